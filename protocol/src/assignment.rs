@@ -1,0 +1,75 @@
+//! Messages between the coordinator and a worker besides run events: the assignment a
+//! worker receives over JetStream, and the heartbeat it posts over HTTP to register its
+//! devices and extend its leases.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::job::{JobSpec, Platform};
+
+/// A claimed run handed to one worker for one of its devices.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Assignment {
+    /// The run to execute.
+    pub run_id: Uuid,
+    /// Fencing token of this claim; every event must carry it.
+    pub attempt_id: Uuid,
+    /// The job the run belongs to.
+    pub job_id: Uuid,
+    /// Which of the worker's devices runs it.
+    pub device_id: String,
+    /// The job as submitted.
+    pub spec: JobSpec,
+    /// The lease ends here unless heartbeats extend it.
+    pub lease_expires_at: DateTime<Utc>,
+}
+
+/// A device a worker offers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    /// Stable id, unique in the farm (e.g. `<worker>/chromium-0`).
+    pub device_id: String,
+    /// What kind of device.
+    pub platform: Platform,
+    /// Labels matched by job selectors (`browser=chromium`, `os=android`, …).
+    pub labels: BTreeMap<String, String>,
+    /// Screen or viewport width in device px.
+    pub screen_w_px: u32,
+    /// Screen or viewport height in device px.
+    pub screen_h_px: u32,
+}
+
+/// A run a worker is holding, named with its fencing token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaseRef {
+    /// The run.
+    pub run_id: Uuid,
+    /// Its attempt.
+    pub attempt_id: Uuid,
+}
+
+/// `POST /api/v1/workers/heartbeat` body: registers (or refreshes) the worker and its
+/// devices, and extends the leases of the runs it holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Heartbeat {
+    /// Stable worker id (also its NATS assignment subject token: `[A-Za-z0-9_-]`).
+    pub worker_id: String,
+    /// Host name, for people.
+    pub hostname: String,
+    /// Devices it offers.
+    pub devices: Vec<DeviceInfo>,
+    /// Runs it is executing now.
+    pub running: Vec<LeaseRef>,
+}
+
+/// The coordinator's answer to a heartbeat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeartbeatReply {
+    /// How long a lease lasts from now, s. Heartbeat well within it.
+    pub lease_s: u64,
+    /// Leases the worker no longer holds (reaped or reassigned): stop those runs.
+    pub fenced: Vec<LeaseRef>,
+}

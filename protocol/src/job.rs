@@ -1,0 +1,352 @@
+//! The job spec: what a user asks for, as accepted by `POST /api/v1/jobs` and `argus run`.
+//!
+//! A spec is parsed strictly (unknown fields are refused) and then [`JobSpec::validate`]d;
+//! every failure names the offending field so the API can answer a 4xx envelope that says
+//! what to fix. A valid spec is immutable once queued.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::script::{Script, ScriptError};
+
+/// Largest accepted `instruction`, in bytes (64 KiB).
+pub const MAX_INSTRUCTION_BYTES: usize = 64 * 1024;
+/// Largest accepted `max_steps`.
+pub const MAX_STEPS_LIMIT: u32 = 1_000;
+/// Largest accepted `timeout_s` (24 h).
+pub const MAX_TIMEOUT_S: u64 = 24 * 3600;
+/// Most selector labels a job may carry.
+pub const MAX_LABELS: usize = 32;
+/// Longest label key or value, in bytes.
+pub const MAX_LABEL_BYTES: usize = 128;
+/// Default `max_steps` when the spec leaves it out.
+pub const DEFAULT_MAX_STEPS: u32 = 50;
+/// Default `timeout_s` when the spec leaves it out (5 min).
+pub const DEFAULT_TIMEOUT_S: u64 = 300;
+
+/// Kind of device a job targets. Serialized lowercase (`"web"`, `"android"`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    /// Headless Chromium driven over CDP.
+    Web,
+    /// An Electron app attached over CDP.
+    Electron,
+    /// A Linux desktop app under Xvfb + AT-SPI.
+    Desktop,
+    /// An Android phone over ADB.
+    Android,
+    /// A HarmonyOS NEXT phone over hdc.
+    Harmony,
+    /// An iPhone over WebDriverAgent.
+    Ios,
+}
+
+impl Platform {
+    /// Every platform, in documentation order.
+    pub const ALL: [Platform; 6] = [
+        Platform::Web,
+        Platform::Electron,
+        Platform::Desktop,
+        Platform::Android,
+        Platform::Harmony,
+        Platform::Ios,
+    ];
+
+    /// The lowercase wire name (`"web"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Platform::Web => "web",
+            Platform::Electron => "electron",
+            Platform::Desktop => "desktop",
+            Platform::Android => "android",
+            Platform::Harmony => "harmony",
+            Platform::Ios => "ios",
+        }
+    }
+
+    /// Parses a wire name; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Platform> {
+        Platform::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+}
+
+impl fmt::Display for Platform {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How the worker turns the instruction into actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// The step language in [`crate::script`]; needs no model. The default.
+    #[default]
+    Script,
+    /// A text model plans over the compact element list.
+    Llm,
+    /// A vision model plans over the screenshot.
+    Vlm,
+}
+
+impl Mode {
+    /// The lowercase wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Script => "script",
+            Mode::Llm => "llm",
+            Mode::Vlm => "vlm",
+        }
+    }
+}
+
+/// Which devices may run a job: every label here must be present with the same value.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Selector {
+    /// Required device labels, e.g. `{"browser": "chromium"}`.
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+}
+
+/// A job as submitted. See the crate docs of `argus-coordinator` for the HTTP shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobSpec {
+    /// Target platform.
+    pub platform: Platform,
+    /// URL opened before the first step (web/electron), optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_url: Option<String>,
+    /// The instruction: script lines in `script` mode, natural language otherwise.
+    pub instruction: String,
+    /// Planning mode; default `script`.
+    #[serde(default)]
+    pub mode: Mode,
+    /// Device selector; default matches any device of the platform.
+    #[serde(default)]
+    pub selector: Selector,
+    /// Most actions the run may take; default 50, at most 1,000.
+    #[serde(default = "default_max_steps")]
+    pub max_steps: u32,
+    /// Wall-clock limit of one run in seconds; default 300, at most 86,400.
+    #[serde(default = "default_timeout_s")]
+    pub timeout_s: u64,
+    /// Free-form name shown in the dashboard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+fn default_max_steps() -> u32 {
+    DEFAULT_MAX_STEPS
+}
+fn default_timeout_s() -> u64 {
+    DEFAULT_TIMEOUT_S
+}
+
+/// Why a spec was refused: the field path (`instruction`, `selector.labels`, …), a message
+/// saying what is wrong and a hint saying how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct SpecError {
+    /// Dotted path of the offending field, e.g. `instruction` or `instruction[line 3]`.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub hint: String,
+}
+
+impl SpecError {
+    fn new(field: &str, message: impl Into<String>, hint: impl Into<String>) -> SpecError {
+        SpecError {
+            field: field.to_string(),
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+}
+
+impl From<ScriptError> for SpecError {
+    fn from(e: ScriptError) -> SpecError {
+        SpecError {
+            field: format!("instruction[line {}]", e.line),
+            message: e.message,
+            hint: e.hint,
+        }
+    }
+}
+
+impl JobSpec {
+    /// A script-mode web job with defaults, as `argus run` builds one.
+    pub fn script(platform: Platform, start_url: Option<String>, instruction: String) -> JobSpec {
+        JobSpec {
+            platform,
+            start_url,
+            instruction,
+            mode: Mode::Script,
+            selector: Selector::default(),
+            max_steps: DEFAULT_MAX_STEPS,
+            timeout_s: DEFAULT_TIMEOUT_S,
+            name: None,
+        }
+    }
+
+    /// Checks limits and, in `script` mode, parses the instruction.
+    ///
+    /// Returns the parsed script (empty for other modes) or the first problem found.
+    pub fn validate(&self) -> Result<Script, SpecError> {
+        if self.instruction.trim().is_empty() {
+            return Err(SpecError::new(
+                "instruction",
+                "instruction is empty",
+                "give one step per line, e.g. `tap \"Sign in\"`",
+            ));
+        }
+        if self.instruction.len() > MAX_INSTRUCTION_BYTES {
+            return Err(SpecError::new(
+                "instruction",
+                format!(
+                    "instruction is {} bytes, more than the {MAX_INSTRUCTION_BYTES} allowed",
+                    self.instruction.len()
+                ),
+                "split the job into several jobs or a suite",
+            ));
+        }
+        if self.max_steps == 0 || self.max_steps > MAX_STEPS_LIMIT {
+            return Err(SpecError::new(
+                "max_steps",
+                format!("max_steps is {}", self.max_steps),
+                format!("use a value from 1 to {MAX_STEPS_LIMIT}"),
+            ));
+        }
+        if self.timeout_s == 0 || self.timeout_s > MAX_TIMEOUT_S {
+            return Err(SpecError::new(
+                "timeout_s",
+                format!("timeout_s is {}", self.timeout_s),
+                format!("use a value from 1 to {MAX_TIMEOUT_S} seconds"),
+            ));
+        }
+        self.validate_labels()?;
+        if let Some(url) = &self.start_url {
+            if !(url.starts_with("http://")
+                || url.starts_with("https://")
+                || url.starts_with("file://")
+                || url == "about:blank")
+            {
+                return Err(SpecError::new(
+                    "start_url",
+                    "start_url is not an http(s) or file URL",
+                    "write a full URL such as http://127.0.0.1:8080/",
+                ));
+            }
+            if !matches!(self.platform, Platform::Web | Platform::Electron) {
+                return Err(SpecError::new(
+                    "start_url",
+                    format!("start_url applies to web and electron, not {}", self.platform),
+                    "drop start_url and open the app with an `open` step",
+                ));
+            }
+        }
+        match self.mode {
+            Mode::Script => {
+                let script = Script::parse(&self.instruction)?;
+                if script.steps.len() > self.max_steps as usize {
+                    return Err(SpecError::new(
+                        "max_steps",
+                        format!(
+                            "the script has {} steps but max_steps is {}",
+                            script.steps.len(),
+                            self.max_steps
+                        ),
+                        "raise max_steps or shorten the script",
+                    ));
+                }
+                Ok(script)
+            }
+            Mode::Llm | Mode::Vlm => Err(SpecError::new(
+                "mode",
+                format!("mode `{}` is not available in this build", self.mode.as_str()),
+                "use mode `script` (the step language) until model planning ships",
+            )),
+        }
+    }
+
+    fn validate_labels(&self) -> Result<(), SpecError> {
+        let labels = &self.selector.labels;
+        if labels.len() > MAX_LABELS {
+            return Err(SpecError::new(
+                "selector.labels",
+                format!("{} labels, more than the {MAX_LABELS} allowed", labels.len()),
+                "keep only the labels that select the device",
+            ));
+        }
+        for (k, v) in labels {
+            let key_ok = !k.is_empty()
+                && k.len() <= MAX_LABEL_BYTES
+                && k
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
+            if !key_ok {
+                return Err(SpecError::new(
+                    "selector.labels",
+                    format!("label key {k:?} is not a valid key"),
+                    format!("use 1..{MAX_LABEL_BYTES} chars of a-z, 0-9, _ - . /"),
+                ));
+            }
+            if v.len() > MAX_LABEL_BYTES {
+                return Err(SpecError::new(
+                    "selector.labels",
+                    format!("label {k:?} has a value longer than {MAX_LABEL_BYTES} bytes"),
+                    "shorten the value",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(json: &str) -> Result<JobSpec, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    #[test]
+    fn defaults_apply_and_script_parses() {
+        let s = spec(r#"{"platform":"web","instruction":"tap \"OK\""}"#).unwrap();
+        assert_eq!(s.mode, Mode::Script);
+        assert_eq!(s.max_steps, DEFAULT_MAX_STEPS);
+        assert_eq!(s.validate().unwrap().steps.len(), 1);
+    }
+
+    #[test]
+    fn unknown_platform_and_fields_are_refused() {
+        assert!(spec(r#"{"platform":"symbian","instruction":"x"}"#).is_err());
+        assert!(spec(r#"{"platform":"web","instruction":"x","colour":1}"#).is_err());
+    }
+
+    #[test]
+    fn bad_script_line_names_the_line() {
+        let s = spec(r#"{"platform":"web","instruction":"tap \"OK\"\nfrobnicate it"}"#).unwrap();
+        let e = s.validate().unwrap_err();
+        assert_eq!(e.field, "instruction[line 2]");
+    }
+
+    #[test]
+    fn limits_are_checked() {
+        let mut s = JobSpec::script(Platform::Web, None, "press Enter".into());
+        s.max_steps = 0;
+        assert_eq!(s.validate().unwrap_err().field, "max_steps");
+        s.max_steps = 5;
+        s.selector.labels.insert("bad key!".into(), "x".into());
+        assert_eq!(s.validate().unwrap_err().field, "selector.labels");
+        let s = JobSpec::script(Platform::Android, Some("http://x".into()), "press Enter".into());
+        assert_eq!(s.validate().unwrap_err().field, "start_url");
+    }
+}

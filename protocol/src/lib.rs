@@ -1,0 +1,25 @@
+//! Argus wire contract shared by the coordinator and the worker.
+//!
+//! Everything here is plain data plus pure functions: the job spec and its validation
+//! ([`job`]), the script step language ([`script`]), the run events a worker streams back
+//! ([`events`]), the assignment and heartbeat messages ([`assignment`]), the NATS subject and
+//! stream names ([`subjects`]), the API error envelope ([`error`]) and the run detail that both
+//! the coordinator and the local runner render reports from ([`run_view`]). No I/O lives here.
+
+pub mod assignment;
+pub mod error;
+pub mod events;
+pub mod job;
+pub mod run_view;
+pub mod script;
+pub mod subjects;
+
+pub use assignment::{Assignment, DeviceInfo, Heartbeat, HeartbeatReply, LeaseRef};
+pub use error::{ErrorCode, ErrorEnvelope};
+pub use events::{
+    ActionRecord, ActionTimings, Disposition, EventBody, RetryAdvice, RunEvent, RunStatus,
+    TargetedElement,
+};
+pub use job::{JobSpec, Mode, Platform, Selector, SpecError};
+pub use run_view::{ActionView, RunDetail, StepView};
+pub use script::{Key, Relation, Script, ScriptError, Step, Target};
