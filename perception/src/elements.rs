@@ -1,0 +1,269 @@
+//! Clean, cluster and number a normalized [`Tree`] into the element list of one
+//! [`Observation`].
+//!
+//! - Clean: ignored nodes, nodes without a box, zero-area boxes and boxes entirely outside
+//!   the screen are dropped; layout-only roles ([`Role::Other`], list items, dialogs without
+//!   a name) never become elements.
+//! - Cluster: an actionable node (button, link, checkbox …) or a heading absorbs its
+//!   descendants' text: it gets their text as its name when it has none, and the text nodes
+//!   under it are not listed separately.
+//! - Number: elements get ids `e1…` in reading order: rows top to bottom (an element joins
+//!   the current row when its vertical centre lies inside the row's first element's band,
+//!   ±[`ROW_TOLERANCE_PX`]), left to right within a row.
+
+use serde::{Deserialize, Serialize};
+
+use crate::geometry::{Rect, Screen};
+use crate::role::Role;
+use crate::tree::{NodeRef, Tree, Tri};
+
+/// Slack when grouping elements into reading-order rows, logical px.
+pub const ROW_TOLERANCE_PX: f64 = 4.0;
+
+/// One entry of the element list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Element {
+    /// Per-observation id, `e1`, `e2`, … in reading order.
+    pub id: String,
+    /// Canonical role.
+    pub role: Role,
+    /// The platform's original role.
+    pub platform_role: String,
+    /// Accessible name, label or visible text (after clustering).
+    pub name: String,
+    /// Current value (text fields, sliders).
+    pub value: Option<String>,
+    /// Placeholder / hint.
+    pub placeholder: Option<String>,
+    pub checked: Tri,
+    pub enabled: Tri,
+    pub focused: Tri,
+    pub editable: Tri,
+    pub password: Tri,
+    /// Visible box (clipped to the screen) in logical px.
+    pub bbox_logical: Rect,
+    /// Visible box in device px.
+    pub bbox_px: Rect,
+    /// Platform reference for acting on it.
+    pub node_ref: NodeRef,
+}
+
+impl Element {
+    /// Every text a step may name this element by: name, placeholder, value.
+    pub fn labels(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.name.as_str())
+            .chain(self.placeholder.as_deref())
+            .chain(self.value.as_deref())
+            .filter(|s| !s.trim().is_empty())
+    }
+
+    /// Short one-line description for messages: `e3 button "Clear completed"`.
+    pub fn describe(&self) -> String {
+        let label = self
+            .labels()
+            .next()
+            .map(|s| s.chars().take(40).collect::<String>())
+            .unwrap_or_default();
+        format!("{} {} {:?}", self.id, self.role.as_str(), label)
+    }
+}
+
+/// What the device showed at one instant, perceived.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    /// Serial of this observation on its device; element ids are valid only with it.
+    pub serial: u64,
+    /// Screen geometry.
+    pub screen: Screen,
+    /// Elements in reading order.
+    pub elements: Vec<Element>,
+    /// All visible text in document order, whitespace-collapsed, one space between runs.
+    pub text: String,
+}
+
+/// Collapses runs of whitespace to one space and trims.
+pub fn collapse_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+impl Observation {
+    /// Whether the visible text contains `needle` (case-insensitive, whitespace-collapsed).
+    pub fn contains_text(&self, needle: &str) -> bool {
+        let n = collapse_ws(needle).to_lowercase();
+        !n.is_empty() && self.text.to_lowercase().contains(&n)
+    }
+
+    /// Element by id.
+    pub fn element(&self, id: &str) -> Option<&Element> {
+        self.elements.iter().find(|e| e.id == id)
+    }
+}
+
+/// Builds the observation from a normalized tree.
+pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
+    let screen_rect = screen.logical_rect();
+    let n = tree.nodes.len();
+    // Visible box per node (clipped), None when hidden.
+    let visible: Vec<Option<Rect>> = tree
+        .nodes
+        .iter()
+        .map(|node| {
+            if node.ignored {
+                return None;
+            }
+            let b = node.bounds?;
+            if b.area() <= 0.0 {
+                return None;
+            }
+            b.intersect(&screen_rect)
+        })
+        .collect();
+
+    // Nearest clustering ancestor (actionable or heading) of each node.
+    let mut cluster_of: Vec<Option<usize>> = vec![None; n];
+    for i in 0..n {
+        let mut p = tree.nodes[i].parent;
+        while let Some(pi) = p {
+            let r = tree.nodes[pi].role;
+            if !tree.nodes[pi].ignored && (r.is_actionable() || r == Role::Heading) {
+                cluster_of[i] = Some(pi);
+                break;
+            }
+            p = tree.nodes[pi].parent;
+        }
+    }
+    // Absorbed text per clustering node.
+    let mut absorbed: Vec<Vec<String>> = vec![Vec::new(); n];
+    let mut text_runs: Vec<String> = Vec::new();
+    for i in 0..n {
+        let node = &tree.nodes[i];
+        if visible[i].is_none() {
+            continue;
+        }
+        if node.role == Role::Text && !node.name.trim().is_empty() {
+            text_runs.push(node.name.clone());
+            if let Some(c) = cluster_of[i] {
+                absorbed[c].push(node.name.clone());
+            }
+        }
+        if node.role == Role::Textfield {
+            if let Some(v) = node.value.as_ref().filter(|v| !v.is_empty()) {
+                if !node.password.is_yes() {
+                    text_runs.push(v.clone());
+                }
+            }
+        }
+    }
+
+    let mut out: Vec<Element> = Vec::new();
+    for i in 0..n {
+        let node = &tree.nodes[i];
+        let Some(vis) = visible[i] else { continue };
+        let keep = match node.role {
+            r if r.is_actionable() => true,
+            Role::Heading => true,
+            Role::Text | Role::Image => cluster_of[i].is_none() && !node.name.trim().is_empty(),
+            Role::Dialog => !node.name.trim().is_empty(),
+            _ => false,
+        };
+        if !keep {
+            continue;
+        }
+        let mut name = collapse_ws(&node.name);
+        if name.is_empty() && !absorbed[i].is_empty() {
+            name = collapse_ws(&absorbed[i].join(" "));
+        }
+        out.push(Element {
+            id: String::new(),
+            role: node.role,
+            platform_role: node.platform_role.clone(),
+            name,
+            value: node.value.clone(),
+            placeholder: node.placeholder.clone(),
+            checked: node.checked,
+            enabled: node.enabled,
+            focused: node.focused,
+            editable: node.editable,
+            password: node.password,
+            bbox_logical: vis,
+            bbox_px: screen.to_device(&vis),
+            node_ref: node.node_ref.clone(),
+        });
+    }
+    reading_order(&mut out);
+    for (i, e) in out.iter_mut().enumerate() {
+        e.id = format!("e{}", i + 1);
+    }
+    Observation {
+        serial,
+        screen,
+        elements: out,
+        text: collapse_ws(&text_runs.join(" ")),
+    }
+}
+
+/// Sorts into rows top-to-bottom, left-to-right within a row.
+fn reading_order(els: &mut Vec<Element>) {
+    els.sort_by(|a, b| {
+        a.bbox_logical
+            .y
+            .total_cmp(&b.bbox_logical.y)
+            .then(a.bbox_logical.x.total_cmp(&b.bbox_logical.x))
+    });
+    let mut rows: Vec<Vec<Element>> = Vec::new();
+    for e in els.drain(..) {
+        let cy = e.bbox_logical.center().1;
+        match rows.last_mut() {
+            Some(row)
+                if cy >= row[0].bbox_logical.y - ROW_TOLERANCE_PX
+                    && cy <= row[0].bbox_logical.bottom() + ROW_TOLERANCE_PX =>
+            {
+                row.push(e)
+            }
+            _ => rows.push(vec![e]),
+        }
+    }
+    for mut row in rows {
+        row.sort_by(|a, b| a.bbox_logical.x.total_cmp(&b.bbox_logical.x));
+        els.extend(row);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree::Node;
+
+    fn node(role: Role, name: &str, b: Rect, parent: Option<usize>) -> Node {
+        let mut n = Node::new(role, role.as_str(), name);
+        n.bounds = Some(b);
+        n.parent = parent;
+        n
+    }
+
+    #[test]
+    fn clusters_orders_and_drops_offscreen() {
+        let screen = Screen {
+            width: 100.0,
+            height: 100.0,
+            dpr: 2.0,
+        };
+        let tree = Tree {
+            nodes: vec![
+                node(Role::Other, "", Rect::new(0.0, 0.0, 100.0, 100.0), None),
+                node(Role::Button, "", Rect::new(50.0, 10.0, 20.0, 10.0), Some(0)),
+                node(Role::Text, "OK", Rect::new(52.0, 12.0, 10.0, 6.0), Some(1)),
+                node(Role::Text, "Title", Rect::new(5.0, 11.0, 30.0, 8.0), Some(0)),
+                node(Role::Text, "below", Rect::new(5.0, 150.0, 30.0, 8.0), Some(0)),
+                node(Role::Text, "zero", Rect::new(5.0, 50.0, 0.0, 8.0), Some(0)),
+            ],
+        };
+        let obs = build(&tree, screen, 7);
+        let names: Vec<_> = obs.elements.iter().map(|e| (e.id.as_str(), e.name.as_str())).collect();
+        assert_eq!(names, vec![("e1", "Title"), ("e2", "OK")]);
+        assert_eq!(obs.elements[1].bbox_px, Rect::new(100.0, 20.0, 40.0, 20.0));
+        assert_eq!(obs.text, "OK Title");
+        assert!(obs.contains_text("ok  title"));
+        assert!(!obs.contains_text("below"));
+    }
+}
