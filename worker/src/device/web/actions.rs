@@ -1,0 +1,227 @@
+//! Acting on a page with CDP Input events (CSS px), then waiting for the page to settle
+//! (two animation frames, or 100 ms if frames are throttled).
+//!
+//! Dispositions: an error before the first input event is sent is `not_delivered`; an error
+//! after it is `delivery_uncertain`; success is `delivered_unverified` (the executor verifies).
+
+use std::time::Duration;
+
+use argus_perception::{Element, NodeRef};
+use argus_protocol::Key;
+use serde_json::{json, Value};
+
+use super::WebDevice;
+use crate::device::ActError;
+
+/// Longest wait for a navigation's load event.
+const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
+
+const SETTLE_JS: &str = "new Promise(r => { let done = false; \
+    requestAnimationFrame(() => requestAnimationFrame(() => { done = true; r(true); })); \
+    setTimeout(() => { if (!done) r(false); }, 100); })";
+
+async fn settle(dev: &WebDevice) {
+    let _ = dev
+        .call(
+            "Runtime.evaluate",
+            json!({"expression": SETTLE_JS, "awaitPromise": true}),
+        )
+        .await;
+}
+
+/// Navigates and waits for the load event.
+pub(super) async fn open(dev: &WebDevice, url: &str) -> Result<(), ActError> {
+    let sid = dev.session_id().map_err(ActError::from)?.to_string();
+    let mut events = dev.cdp().events();
+    let res = dev
+        .call("Page.navigate", json!({"url": url}))
+        .await
+        .map_err(|e| ActError::uncertain(e.to_string()))?;
+    if let Some(err) = res.get("errorText").and_then(Value::as_str) {
+        return Err(ActError::not_delivered(format!(
+            "cannot open the URL: {err} (is the server up?)"
+        )));
+    }
+    if res.get("loaderId").is_some() {
+        let wait = async {
+            while let Ok(ev) = events.recv().await {
+                if ev.method == "Page.loadEventFired" && ev.session_id.as_deref() == Some(&sid) {
+                    return true;
+                }
+            }
+            false
+        };
+        match tokio::time::timeout(LOAD_TIMEOUT, wait).await {
+            Ok(true) => {}
+            _ => {
+                return Err(ActError::uncertain(format!(
+                    "the page did not finish loading within {} s",
+                    LOAD_TIMEOUT.as_secs()
+                )))
+            }
+        }
+    }
+    settle(dev).await;
+    Ok(())
+}
+
+/// Centre of the element in CSS px: from its live border box when the node still exists,
+/// else from the observed box.
+async fn center(dev: &WebDevice, el: &Element) -> (f64, f64) {
+    if let NodeRef::Cdp { backend_node_id } = el.node_ref {
+        let _ = dev
+            .call(
+                "DOM.scrollIntoViewIfNeeded",
+                json!({"backendNodeId": backend_node_id}),
+            )
+            .await;
+        if let Ok(m) = dev
+            .call("DOM.getBoxModel", json!({"backendNodeId": backend_node_id}))
+            .await
+        {
+            if let Some(q) = m["model"]["border"].as_array() {
+                let v: Vec<f64> = q.iter().filter_map(Value::as_f64).collect();
+                if v.len() == 8 {
+                    let x = (v[0] + v[2] + v[4] + v[6]) / 4.0;
+                    let y = (v[1] + v[3] + v[5] + v[7]) / 4.0;
+                    return (x, y);
+                }
+            }
+        }
+    }
+    el.bbox_logical.center()
+}
+
+/// Clicks the element's centre with the left button.
+pub(super) async fn tap(dev: &WebDevice, el: &Element) -> Result<(), ActError> {
+    let (x, y) = center(dev, el).await;
+    let mouse = |kind: &str| {
+        json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1})
+    };
+    dev.call(
+        "Input.dispatchMouseEvent",
+        json!({"type": "mouseMoved", "x": x, "y": y}),
+    )
+    .await
+    .map_err(|e| ActError::not_delivered(e.to_string()))?;
+    dev.call("Input.dispatchMouseEvent", mouse("mousePressed"))
+        .await
+        .map_err(|e| ActError::uncertain(e.to_string()))?;
+    dev.call("Input.dispatchMouseEvent", mouse("mouseReleased"))
+        .await
+        .map_err(|e| ActError::uncertain(e.to_string()))?;
+    settle(dev).await;
+    Ok(())
+}
+
+/// Windows virtual key code for a printable ASCII char (letters and digits), else 0.
+fn vk_of(c: char) -> u32 {
+    match c {
+        'a'..='z' => c.to_ascii_uppercase() as u32,
+        'A'..='Z' | '0'..='9' | ' ' => c as u32,
+        _ => 0,
+    }
+}
+
+/// Focuses the element, then types: printable ASCII as real key events (keydown, keypress,
+/// input, keyup), everything else with `Input.insertText` (fires `input` only).
+pub(super) async fn type_text(dev: &WebDevice, el: &Element, text: &str) -> Result<(), ActError> {
+    let focused = match el.node_ref {
+        NodeRef::Cdp { backend_node_id } => dev
+            .call("DOM.focus", json!({"backendNodeId": backend_node_id}))
+            .await
+            .is_ok(),
+        NodeRef::None => false,
+    };
+    if !focused {
+        tap(dev, el).await?;
+    }
+    let mut sent_any = false;
+    let fail = |sent: bool, e: crate::device::DeviceError| {
+        if sent {
+            ActError::uncertain(e.to_string())
+        } else {
+            ActError::not_delivered(e.to_string())
+        }
+    };
+    let mut pending = String::new();
+    for c in text.chars() {
+        if c.is_ascii() && !c.is_ascii_control() {
+            if !pending.is_empty() {
+                dev.call("Input.insertText", json!({"text": pending}))
+                    .await
+                    .map_err(|e| fail(sent_any, e))?;
+                sent_any = true;
+                pending.clear();
+            }
+            let s = c.to_string();
+            let vk = vk_of(c);
+            dev.call(
+                "Input.dispatchKeyEvent",
+                json!({"type": "keyDown", "key": s, "text": s, "unmodifiedText": s,
+                       "windowsVirtualKeyCode": vk}),
+            )
+            .await
+            .map_err(|e| fail(sent_any, e))?;
+            sent_any = true;
+            dev.call(
+                "Input.dispatchKeyEvent",
+                json!({"type": "keyUp", "key": s, "windowsVirtualKeyCode": vk}),
+            )
+            .await
+            .map_err(|e| fail(true, e))?;
+        } else {
+            pending.push(c);
+        }
+    }
+    if !pending.is_empty() {
+        dev.call("Input.insertText", json!({"text": pending}))
+            .await
+            .map_err(|e| fail(sent_any, e))?;
+    }
+    settle(dev).await;
+    Ok(())
+}
+
+/// `(key, code, windowsVirtualKeyCode, text)` for a named key.
+fn key_def(key: Key) -> (&'static str, &'static str, u32, Option<&'static str>) {
+    match key {
+        Key::Enter => ("Enter", "Enter", 13, Some("\r")),
+        Key::Tab => ("Tab", "Tab", 9, None),
+        Key::Escape => ("Escape", "Escape", 27, None),
+        Key::Backspace => ("Backspace", "Backspace", 8, None),
+        Key::Delete => ("Delete", "Delete", 46, None),
+        Key::Space => (" ", "Space", 32, Some(" ")),
+        Key::ArrowUp => ("ArrowUp", "ArrowUp", 38, None),
+        Key::ArrowDown => ("ArrowDown", "ArrowDown", 40, None),
+        Key::ArrowLeft => ("ArrowLeft", "ArrowLeft", 37, None),
+        Key::ArrowRight => ("ArrowRight", "ArrowRight", 39, None),
+        Key::Home => ("Home", "Home", 36, None),
+        Key::End => ("End", "End", 35, None),
+        Key::PageUp => ("PageUp", "PageUp", 33, None),
+        Key::PageDown => ("PageDown", "PageDown", 34, None),
+    }
+}
+
+/// Presses and releases one key on the focused element.
+pub(super) async fn key(dev: &WebDevice, key: Key) -> Result<(), ActError> {
+    let (k, code, vk, text) = key_def(key);
+    let mut down = json!({"type": if text.is_some() { "keyDown" } else { "rawKeyDown" },
+        "key": k, "code": code, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk});
+    if let Some(t) = text {
+        down["text"] = json!(t);
+        down["unmodifiedText"] = json!(t);
+    }
+    dev.call("Input.dispatchKeyEvent", down)
+        .await
+        .map_err(|e| ActError::not_delivered(e.to_string()))?;
+    dev.call(
+        "Input.dispatchKeyEvent",
+        json!({"type": "keyUp", "key": k, "code": code, "windowsVirtualKeyCode": vk,
+               "nativeVirtualKeyCode": vk}),
+    )
+    .await
+    .map_err(|e| ActError::uncertain(e.to_string()))?;
+    settle(dev).await;
+    Ok(())
+}

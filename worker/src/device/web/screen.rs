@@ -1,0 +1,20 @@
+//! Screenshots of the page in device px (`Page.captureScreenshot`, PNG).
+
+use base64::Engine;
+use serde_json::json;
+
+use super::WebDevice;
+use crate::device::DeviceError;
+
+/// A PNG of the viewport, `width*dpr × height*dpr` px.
+pub(super) async fn screenshot(dev: &WebDevice) -> Result<Vec<u8>, DeviceError> {
+    let v = dev
+        .call("Page.captureScreenshot", json!({"format": "png"}))
+        .await?;
+    let data = v["data"]
+        .as_str()
+        .ok_or_else(|| DeviceError::Failed("screenshot answer has no data".into()))?;
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| DeviceError::Failed(format!("screenshot is not base64: {e}")))
+}

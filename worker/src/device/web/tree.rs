@@ -1,0 +1,54 @@
+//! Observing a page: the accessibility tree (`Accessibility.getFullAXTree`) and layout boxes
+//! (`DOMSnapshot.captureSnapshot`) in two calls, normalized by `argus_perception::cdp`.
+
+use argus_perception::{Observation, Screen};
+use serde_json::json;
+
+use super::WebDevice;
+use crate::device::DeviceError;
+
+/// Raw CDP payloads of one observation (kept for fixtures and debugging).
+pub(super) struct RawTree {
+    pub ax: serde_json::Value,
+    pub snapshot: serde_json::Value,
+    pub screen: Screen,
+}
+
+pub(super) async fn raw(dev: &WebDevice) -> Result<RawTree, DeviceError> {
+    let ax = dev.call("Accessibility.getFullAXTree", json!({})).await?;
+    let snapshot = dev
+        .call(
+            "DOMSnapshot.captureSnapshot",
+            json!({"computedStyles": [], "includeDOMRects": false}),
+        )
+        .await?;
+    let metrics = dev.call("Page.getLayoutMetrics", json!({})).await?;
+    let vv = &metrics["cssVisualViewport"];
+    let screen = Screen {
+        width: vv["clientWidth"].as_f64().unwrap_or(dev.viewport.width as f64),
+        height: vv["clientHeight"]
+            .as_f64()
+            .unwrap_or(dev.viewport.height as f64),
+        dpr: dev.viewport.dpr,
+    };
+    Ok(RawTree {
+        ax,
+        snapshot,
+        screen,
+    })
+}
+
+pub(super) async fn observe(dev: &WebDevice, serial: u64) -> Result<Observation, DeviceError> {
+    let raw = raw(dev).await?;
+    if let Ok(dir) = std::env::var("ARGUS_DUMP_CDP") {
+        // Fixture capture for perception tests; off unless the variable is set.
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(
+            format!("{dir}/obs-{serial}.json"),
+            json!({"ax": raw.ax, "snapshot": raw.snapshot, "screen": raw.screen}).to_string(),
+        );
+    }
+    let tree = argus_perception::cdp::normalize(&raw.ax, &raw.snapshot)
+        .map_err(|e| DeviceError::Failed(e.to_string()))?;
+    Ok(argus_perception::build(&tree, raw.screen, serial))
+}

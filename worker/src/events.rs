@@ -1,0 +1,116 @@
+//! Where a run's events go: JetStream (`<prefix>.events.<run_id>`, `Nats-Msg-Id` =
+//! `<run>:<attempt>:<seq>` so a republish is deduplicated) or memory (for `argus run`).
+//!
+//! [`Emitter`] numbers events per run from 1 and retries a failed publish with backoff
+//! (250 ms doubling, up to [`PUBLISH_ATTEMPTS`] tries) before giving up with an error.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use argus_protocol::subjects::Subjects;
+use argus_protocol::{EventBody, RunEvent};
+use async_trait::async_trait;
+use chrono::Utc;
+use uuid::Uuid;
+
+/// Publish tries before an event is given up on.
+pub const PUBLISH_ATTEMPTS: u32 = 6;
+
+/// A destination for run events.
+#[async_trait]
+pub trait EventSink: Send + Sync {
+    /// Publishes one event, awaiting the broker's acknowledgement.
+    async fn publish(&self, ev: &RunEvent) -> Result<(), String>;
+}
+
+/// JetStream publisher.
+pub struct NatsSink {
+    js: async_nats::jetstream::Context,
+    subjects: Subjects,
+}
+
+impl NatsSink {
+    /// Publishes on `subjects.events(run_id)`.
+    pub fn new(js: async_nats::jetstream::Context, subjects: Subjects) -> NatsSink {
+        NatsSink { js, subjects }
+    }
+}
+
+#[async_trait]
+impl EventSink for NatsSink {
+    async fn publish(&self, ev: &RunEvent) -> Result<(), String> {
+        let payload = serde_json::to_vec(ev).map_err(|e| e.to_string())?;
+        let mut headers = async_nats::HeaderMap::new();
+        headers.insert("Nats-Msg-Id", ev.msg_id().as_str());
+        let ack = self
+            .js
+            .publish_with_headers(self.subjects.events(&ev.run_id), headers, payload.into())
+            .await
+            .map_err(|e| e.to_string())?;
+        ack.await.map(|_| ()).map_err(|e| e.to_string())
+    }
+}
+
+/// Keeps events in memory (local runs, tests).
+#[derive(Default)]
+pub struct MemorySink {
+    /// Everything published, in order.
+    pub events: Mutex<Vec<RunEvent>>,
+}
+
+#[async_trait]
+impl EventSink for MemorySink {
+    async fn publish(&self, ev: &RunEvent) -> Result<(), String> {
+        self.events
+            .lock()
+            .map_err(|_| "event log poisoned".to_string())?
+            .push(ev.clone());
+        Ok(())
+    }
+}
+
+/// Numbers and publishes one run's events.
+pub struct Emitter {
+    sink: Arc<dyn EventSink>,
+    run_id: Uuid,
+    attempt_id: Uuid,
+    seq: u64,
+}
+
+impl Emitter {
+    /// Starts at sequence 1.
+    pub fn new(sink: Arc<dyn EventSink>, run_id: Uuid, attempt_id: Uuid) -> Emitter {
+        Emitter {
+            sink,
+            run_id,
+            attempt_id,
+            seq: 0,
+        }
+    }
+
+    /// Publishes `body` as the next event; retries with backoff, then errors.
+    pub async fn emit(&mut self, body: EventBody) -> Result<(), String> {
+        self.seq += 1;
+        let ev = RunEvent {
+            run_id: self.run_id,
+            attempt_id: self.attempt_id,
+            seq: self.seq,
+            at: Utc::now(),
+            body,
+        };
+        let mut delay = Duration::from_millis(250);
+        let mut last = String::new();
+        for _ in 0..PUBLISH_ATTEMPTS {
+            match self.sink.publish(&ev).await {
+                Ok(()) => return Ok(()),
+                Err(e) => {
+                    tracing::warn!(run_id = %self.run_id, seq = ev.seq, error = %e, "event publish failed; retrying");
+                    last = e;
+                    tokio::time::sleep(delay).await;
+                    delay *= 2;
+                }
+            }
+        }
+        Err(format!("event {} not published: {last}", ev.seq))
+    }
+}

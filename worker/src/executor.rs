@@ -1,0 +1,492 @@
+//! Runs one script-mode job on one device: the run lifecycle (start → steps → teardown →
+//! finish) and, per step, one action: screenshot before → observe → resolve target → act →
+//! observe again to verify → screenshot after → `action_finished` event.
+//!
+//! Verdicts: a step that fails on the app's side (assertion false, target missing or
+//! ambiguous, checkbox did not change) ends the run `failed`; a device or storage failure
+//! ends it `errored`; `timeout_s` ends it `timed_out`; a cancel flag ends it `cancelled` at
+//! the next step boundary. Teardown ([`Device::end`]) always runs.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use argus_perception::elements::collapse_ws;
+use argus_perception::{Element, Observation};
+use argus_protocol::script::{Script, Step};
+use argus_protocol::{
+    ActionRecord, ActionTimings, Disposition, EventBody, JobSpec, RunStatus, TargetedElement,
+};
+use chrono::Utc;
+use uuid::Uuid;
+
+use argus_storage::{screenshot_key, ArtifactStore};
+use crate::device::{ActError, Device};
+use crate::events::{Emitter, EventSink};
+use crate::resolve::{resolve, Purpose};
+
+/// Poll interval of `wait for`.
+const WAIT_POLL: Duration = Duration::from_millis(100);
+
+/// What the executor needs to know about a run.
+#[derive(Debug, Clone)]
+pub struct RunInput {
+    /// Run id.
+    pub run_id: Uuid,
+    /// Fencing token.
+    pub attempt_id: Uuid,
+    /// Device id reported in `run_started`.
+    pub device_id: String,
+    /// The job.
+    pub spec: JobSpec,
+}
+
+/// How a step went wrong.
+enum StepFail {
+    /// The app did not do what the job expects: the run fails.
+    Verdict(String),
+    /// Argus could not do its part: the run errors.
+    Infra(String),
+}
+
+struct Outcome {
+    target: Option<TargetedElement>,
+    ok: bool,
+    error: Option<String>,
+    disposition: Disposition,
+    infra: bool,
+    act_ms: f64,
+    extra_perceive_ms: f64,
+    detail: String,
+}
+
+impl Outcome {
+    fn new(detail: String) -> Outcome {
+        Outcome {
+            target: None,
+            ok: true,
+            error: None,
+            disposition: Disposition::NotDelivered,
+            infra: false,
+            act_ms: 0.0,
+            extra_perceive_ms: 0.0,
+            detail,
+        }
+    }
+    fn fail(mut self, msg: String) -> Outcome {
+        self.ok = false;
+        self.error = Some(msg);
+        self
+    }
+    fn act_error(mut self, e: ActError) -> Outcome {
+        self.disposition = e.disposition;
+        self.fail(e.message)
+    }
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
+}
+
+fn targeted(e: &Element) -> TargetedElement {
+    TargetedElement {
+        id: e.id.clone(),
+        role: e.role.as_str().to_string(),
+        name: e.labels().next().unwrap_or_default().to_string(),
+        bbox_px: e.bbox_px.to_array(),
+    }
+}
+
+struct Exec<'a> {
+    dev: &'a mut dyn Device,
+    store: &'a dyn ArtifactStore,
+    em: Emitter,
+    run_id: Uuid,
+    serial: u64,
+}
+
+impl Exec<'_> {
+    async fn observe(&mut self) -> Result<Observation, String> {
+        self.serial += 1;
+        self.dev.observe(self.serial).await.map_err(|e| e.to_string())
+    }
+
+    /// Screenshot + upload; returns the key, or `None` (logged) when either failed.
+    async fn shot(&mut self, step: u32, action: u32, phase: &str, t: &mut ActionTimings) -> Option<String> {
+        let start = Instant::now();
+        let png = self.dev.screenshot().await;
+        t.screenshot_ms += ms(start);
+        let png = match png {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(run_id = %self.run_id, error = %e, "screenshot failed");
+                return None;
+            }
+        };
+        let key = screenshot_key(&self.run_id, step, action, phase);
+        let start = Instant::now();
+        let res = self.store.put(&key, png, "image/png").await;
+        t.upload_ms += ms(start);
+        match res {
+            Ok(()) => Some(key),
+            Err(e) => {
+                tracing::warn!(run_id = %self.run_id, error = %e, "screenshot upload failed; the report will mark it missing");
+                None
+            }
+        }
+    }
+
+    async fn run_step(&mut self, index: u32, step: &Step) -> Result<(), StepFail> {
+        let started_at = Utc::now();
+        let mut t = ActionTimings::default();
+        let before_key = self.shot(index, 0, "before", &mut t).await;
+        let start = Instant::now();
+        let obs = self.observe().await;
+        t.perceive_ms += ms(start);
+        let out = match obs {
+            Ok(obs) => self.perform(step, &obs).await,
+            Err(e) => {
+                let mut o = Outcome::new(describe(step)).fail(format!("cannot observe the screen: {e}"));
+                o.infra = true;
+                o
+            }
+        };
+        t.act_ms += out.act_ms;
+        t.perceive_ms += out.extra_perceive_ms;
+        let after_key = self.shot(index, 0, "after", &mut t).await;
+        let rec = ActionRecord {
+            step: index,
+            action: 0,
+            kind: kind_of(step).to_string(),
+            detail: out.detail.clone(),
+            target: out.target.clone(),
+            ok: out.ok,
+            error: out.error.clone(),
+            disposition: out.disposition,
+            before_key,
+            after_key,
+            started_at,
+            finished_at: Utc::now(),
+            timings: t,
+        };
+        tracing::info!(run_id = %self.run_id, step = index, kind = rec.kind, ok = rec.ok,
+            perceive_ms = t.perceive_ms, act_ms = t.act_ms, screenshot_ms = t.screenshot_ms,
+            upload_ms = t.upload_ms, "action finished");
+        self.em
+            .emit(EventBody::ActionFinished(rec))
+            .await
+            .map_err(StepFail::Infra)?;
+        match (out.ok, out.infra, out.error) {
+            (true, _, _) => Ok(()),
+            (false, true, e) => Err(StepFail::Infra(e.unwrap_or_default())),
+            (false, false, e) => Err(StepFail::Verdict(e.unwrap_or_default())),
+        }
+    }
+
+    async fn perform(&mut self, step: &Step, obs: &Observation) -> Outcome {
+        let mut out = Outcome::new(describe(step));
+        match step {
+            Step::Open { url } => {
+                let start = Instant::now();
+                let r = self.dev.open(url).await;
+                out.act_ms = ms(start);
+                match r {
+                    Ok(()) => out.disposition = Disposition::DeliveredUnverified,
+                    Err(e) => return out.act_error(e),
+                }
+            }
+            Step::Tap { target } => {
+                let el = match resolve(obs, target, Purpose::Tap) {
+                    Ok(e) => e,
+                    Err(m) => return out.fail(m),
+                };
+                out.target = Some(targeted(el));
+                out.detail = format!("tap {}", el.describe());
+                let start = Instant::now();
+                let r = self.dev.tap(el).await;
+                out.act_ms = ms(start);
+                match r {
+                    Ok(()) => out.disposition = Disposition::DeliveredUnverified,
+                    Err(e) => return out.act_error(e),
+                }
+            }
+            Step::SetChecked { target, checked } => {
+                let el = match resolve(obs, target, Purpose::Tap) {
+                    Ok(e) => e,
+                    Err(m) => return out.fail(m),
+                };
+                out.target = Some(targeted(el));
+                out.detail = format!(
+                    "{} {}",
+                    if *checked { "check" } else { "uncheck" },
+                    el.describe()
+                );
+                if el.checked.is_yes() == *checked {
+                    out.detail.push_str(" (already in that state)");
+                    return out;
+                }
+                let start = Instant::now();
+                let r = self.dev.tap(el).await;
+                out.act_ms = ms(start);
+                if let Err(e) = r {
+                    return out.act_error(e);
+                }
+                out.disposition = Disposition::DeliveredUnverified;
+                let start = Instant::now();
+                let after = self.observe().await;
+                out.extra_perceive_ms = ms(start);
+                if let Ok(after) = after {
+                    match resolve(&after, target, Purpose::Tap) {
+                        Ok(now) if now.checked.is_yes() == *checked => {
+                            out.disposition = Disposition::DeliveredVerified
+                        }
+                        Ok(now) => {
+                            return out.fail(format!(
+                                "{} is still {} after the tap",
+                                now.describe(),
+                                if *checked { "unchecked" } else { "checked" }
+                            ))
+                        }
+                        Err(_) => {}
+                    }
+                }
+            }
+            Step::Type { text, target } => {
+                let el = match resolve(obs, target, Purpose::Type) {
+                    Ok(e) => e,
+                    Err(m) => return out.fail(m),
+                };
+                out.target = Some(targeted(el));
+                out.detail = format!("type {} chars into {}", text.chars().count(), el.describe());
+                if el.enabled == argus_perception::Tri::No {
+                    return out.fail(format!("{} is disabled", el.describe()));
+                }
+                let start = Instant::now();
+                let r = self.dev.type_text(el, text).await;
+                out.act_ms = ms(start);
+                if let Err(e) = r {
+                    return out.act_error(e);
+                }
+                out.disposition = Disposition::DeliveredUnverified;
+                let start = Instant::now();
+                let after = self.observe().await;
+                out.extra_perceive_ms = ms(start);
+                if let Ok(after) = after {
+                    let want = collapse_ws(text);
+                    let landed = after.elements.iter().any(|e| {
+                        e.node_ref == el.node_ref
+                            && e.value.as_deref().is_some_and(|v| collapse_ws(v).contains(&want))
+                    });
+                    if landed {
+                        out.disposition = Disposition::DeliveredVerified;
+                    }
+                }
+            }
+            Step::Press { key } => {
+                let start = Instant::now();
+                let r = self.dev.key(*key).await;
+                out.act_ms = ms(start);
+                match r {
+                    Ok(()) => out.disposition = Disposition::DeliveredUnverified,
+                    Err(e) => return out.act_error(e),
+                }
+            }
+            Step::WaitFor { text, timeout_ms } => {
+                let deadline = Instant::now() + Duration::from_millis(*timeout_ms);
+                let mut current = obs.contains_text(text);
+                while !current && Instant::now() < deadline {
+                    tokio::time::sleep(WAIT_POLL).await;
+                    let start = Instant::now();
+                    let o = self.observe().await;
+                    out.extra_perceive_ms += ms(start);
+                    match o {
+                        Ok(o) => current = o.contains_text(text),
+                        Err(e) => {
+                            out.infra = true;
+                            return out.fail(format!("cannot observe the screen: {e}"));
+                        }
+                    }
+                }
+                if !current {
+                    return out.fail(format!(
+                        "{text:?} did not appear within {timeout_ms} ms; screen shows: {}",
+                        excerpt(obs)
+                    ));
+                }
+            }
+            Step::Sleep { ms: d } => {
+                tokio::time::sleep(Duration::from_millis(*d)).await;
+            }
+            Step::AssertContains { text } => {
+                if !obs.contains_text(text) {
+                    return out.fail(format!(
+                        "the screen does not contain {text:?}; it shows: {}",
+                        excerpt(obs)
+                    ));
+                }
+            }
+            Step::AssertNotContains { text } => {
+                if obs.contains_text(text) {
+                    return out.fail(format!("the screen contains {text:?}"));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// First 200 chars of the visible text, for failure messages.
+fn excerpt(obs: &Observation) -> String {
+    let t: String = obs.text.chars().take(200).collect();
+    if obs.text.chars().count() > 200 {
+        format!("{t:?}…")
+    } else {
+        format!("{t:?}")
+    }
+}
+
+fn kind_of(step: &Step) -> &'static str {
+    match step {
+        Step::Open { .. } => "open",
+        Step::Tap { .. } => "tap",
+        Step::SetChecked { .. } => "set_checked",
+        Step::Type { .. } => "type",
+        Step::Press { .. } => "key",
+        Step::WaitFor { .. } => "wait_for",
+        Step::Sleep { .. } => "sleep",
+        Step::AssertContains { .. } => "assert_contains",
+        Step::AssertNotContains { .. } => "assert_not_contains",
+    }
+}
+
+fn describe(step: &Step) -> String {
+    match step {
+        Step::Open { url } => format!("open {url}"),
+        Step::Tap { target } => format!("tap {target}"),
+        Step::SetChecked { target, checked } => {
+            format!("{} {target}", if *checked { "check" } else { "uncheck" })
+        }
+        Step::Type { text, target } => format!("type {} chars into {target}", text.chars().count()),
+        Step::Press { key } => format!("press {}", key.as_str()),
+        Step::WaitFor { text, timeout_ms } => format!("wait for {text:?} (up to {timeout_ms} ms)"),
+        Step::Sleep { ms } => format!("wait {ms} ms"),
+        Step::AssertContains { text } => format!("assert screen contains {text:?}"),
+        Step::AssertNotContains { text } => format!("assert screen does not contain {text:?}"),
+    }
+}
+
+/// The steps of a job: `open start_url` (if any) then the parsed script.
+pub fn plan(spec: &JobSpec) -> Result<Vec<(String, Step)>, String> {
+    let script: Script = spec.validate().map_err(|e| e.to_string())?;
+    let mut steps = Vec::new();
+    if let Some(url) = &spec.start_url {
+        steps.push((format!("open {url}"), Step::Open { url: url.clone() }));
+    }
+    steps.extend(script.steps.into_iter().map(|s| (s.text, s.step)));
+    Ok(steps)
+}
+
+/// Runs the job to a terminal status; every event goes through `sink`.
+///
+/// Never panics on device failures: they end the run `errored`. Returns the final status
+/// (also sent as `run_finished`).
+pub async fn execute(
+    input: &RunInput,
+    dev: &mut dyn Device,
+    store: &dyn ArtifactStore,
+    sink: Arc<dyn EventSink>,
+    cancel: Arc<AtomicBool>,
+) -> RunStatus {
+    let mut em = Emitter::new(sink, input.run_id, input.attempt_id);
+    let (w, h) = dev.screen_px();
+    if let Err(e) = em
+        .emit(EventBody::RunStarted {
+            device_id: input.device_id.clone(),
+            screen_w_px: w,
+            screen_h_px: h,
+        })
+        .await
+    {
+        tracing::error!(run_id = %input.run_id, error = %e, "cannot report run start");
+    }
+    let (status, error) = match plan(&input.spec) {
+        Err(e) => (RunStatus::Failed, Some(format!("invalid job: {e}"))),
+        Ok(steps) => match dev.begin().await {
+            Err(e) => (RunStatus::Errored, Some(format!("cannot prepare the device: {e}"))),
+            Ok(()) => {
+                let mut exec = Exec {
+                    dev: &mut *dev,
+                    store,
+                    em,
+                    run_id: input.run_id,
+                    serial: 0,
+                };
+                let limit = Duration::from_secs(input.spec.timeout_s);
+                let res = tokio::time::timeout(limit, run_steps(&mut exec, &steps, &cancel)).await;
+                em = exec.em;
+                match res {
+                    Ok(r) => r,
+                    Err(_) => (
+                        RunStatus::TimedOut,
+                        Some(format!("the run exceeded timeout_s = {} s", input.spec.timeout_s)),
+                    ),
+                }
+            }
+        },
+    };
+    if let Err(e) = dev.end().await {
+        tracing::warn!(run_id = %input.run_id, error = %e, "teardown failed");
+    }
+    if let Err(e) = em.emit(EventBody::RunFinished { status, error }).await {
+        tracing::error!(run_id = %input.run_id, error = %e, "cannot report run end");
+    }
+    status
+}
+
+async fn run_steps(
+    exec: &mut Exec<'_>,
+    steps: &[(String, Step)],
+    cancel: &AtomicBool,
+) -> (RunStatus, Option<String>) {
+    for (i, (text, step)) in steps.iter().enumerate() {
+        if cancel.load(Ordering::Relaxed) {
+            return (RunStatus::Cancelled, Some("cancelled before step".into()));
+        }
+        let i = i as u32;
+        if let Err(e) = exec
+            .em
+            .emit(EventBody::StepStarted {
+                step: i,
+                text: text.clone(),
+            })
+            .await
+        {
+            return (RunStatus::Errored, Some(e));
+        }
+        let start = Instant::now();
+        let res = exec.run_step(i, step).await;
+        let (ok, err) = match &res {
+            Ok(()) => (true, None),
+            Err(StepFail::Verdict(m)) | Err(StepFail::Infra(m)) => (false, Some(m.clone())),
+        };
+        let _ = exec
+            .em
+            .emit(EventBody::StepFinished {
+                step: i,
+                ok,
+                error: err,
+                duration_ms: ms(start),
+            })
+            .await;
+        match res {
+            Ok(()) => {}
+            Err(StepFail::Verdict(m)) => {
+                return (RunStatus::Failed, Some(format!("step {} ({text}): {m}", i + 1)))
+            }
+            Err(StepFail::Infra(m)) => {
+                return (RunStatus::Errored, Some(format!("step {} ({text}): {m}", i + 1)))
+            }
+        }
+    }
+    (RunStatus::Succeeded, None)
+}

@@ -1,0 +1,60 @@
+//! `argus run`: one job in this process, no services. Chromium is launched locally,
+//! screenshots go to `<out_dir>/runs/<run_id>/…`, events are kept in memory and folded into
+//! a [`RunDetail`] for the report.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use argus_protocol::{JobSpec, RunDetail};
+use argus_storage::DirStore;
+use chrono::Utc;
+use uuid::Uuid;
+
+use crate::config::BrowserConfig;
+use crate::device::web::browser::Browser;
+use crate::device::web::{Viewport, WebDevice};
+use crate::events::MemorySink;
+use crate::executor::{execute, RunInput};
+
+/// Runs `spec` on a fresh local Chromium; returns the folded run detail.
+///
+/// Errors only when the browser cannot be started; job failures are in the detail's status.
+pub async fn run_local(
+    browser: &BrowserConfig,
+    spec: JobSpec,
+    out_dir: &Path,
+) -> Result<RunDetail, String> {
+    let run_id = Uuid::new_v4();
+    let job_id = Uuid::new_v4();
+    let profile = out_dir.join(format!("chromium-{run_id}"));
+    let b = Browser::launch(&browser.chromium, &profile)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut dev = WebDevice::new(
+        Arc::new(b),
+        Viewport {
+            width: browser.viewport.0,
+            height: browser.viewport.1,
+            dpr: browser.dpr,
+        },
+    );
+    let sink = Arc::new(MemorySink::default());
+    let store = DirStore::new(out_dir.to_path_buf());
+    let input = RunInput {
+        run_id,
+        attempt_id: Uuid::new_v4(),
+        device_id: "local-chromium".into(),
+        spec: spec.clone(),
+    };
+    let created = Utc::now();
+    execute(&input, &mut dev, &store, sink.clone(), Arc::new(AtomicBool::new(false))).await;
+    drop(dev);
+    let _ = std::fs::remove_dir_all(&profile);
+    let mut detail = RunDetail::new(run_id, job_id, spec, created);
+    let events = sink.events.lock().map_err(|_| "event log poisoned")?;
+    for ev in events.iter() {
+        detail.apply(ev);
+    }
+    Ok(detail)
+}

@@ -1,0 +1,283 @@
+//! Resolving a step's [`Target`] against one observation's element list.
+//!
+//! Names match an element's name, placeholder or value exactly (case-insensitive,
+//! whitespace-collapsed). Relations (`left of`, `in the row of`, …) are resolved from the
+//! boxes: same row = vertical overlap ≥ [`ROW_OVERLAP`] of the smaller height; same column =
+//! horizontal overlap ≥ [`COLUMN_OVERLAP`]. Several matches or none fail with a message that
+//! names the candidates — never a guess.
+
+use argus_perception::elements::collapse_ws;
+use argus_perception::{Element, Observation, Role};
+use argus_protocol::{Relation, Target};
+
+/// Minimum vertical overlap (fraction of the smaller height) for "same row".
+pub const ROW_OVERLAP: f64 = 0.5;
+/// Minimum horizontal overlap (fraction of the smaller width) for "same column".
+pub const COLUMN_OVERLAP: f64 = 0.3;
+/// Most candidates named in an error message.
+const MAX_CANDIDATES: usize = 8;
+
+/// What the element will be used for; breaks ties between a control and its label text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// Tap / toggle: prefer actionable elements.
+    Tap,
+    /// Type: prefer text fields.
+    Type,
+}
+
+fn norm(s: &str) -> String {
+    collapse_ws(s).to_lowercase()
+}
+
+fn role_ok(e: &Element, role: Option<&str>) -> bool {
+    match role {
+        None => true,
+        Some(r) => Role::parse(r) == Some(e.role),
+    }
+}
+
+fn list(els: &[&Element]) -> String {
+    let mut s: Vec<String> = els
+        .iter()
+        .take(MAX_CANDIDATES)
+        .map(|e| e.describe())
+        .collect();
+    if els.len() > MAX_CANDIDATES {
+        s.push(format!("… {} more", els.len() - MAX_CANDIDATES));
+    }
+    s.join(", ")
+}
+
+fn named<'a>(
+    obs: &'a Observation,
+    name: &str,
+    role: Option<&str>,
+    purpose: Purpose,
+) -> Result<&'a Element, String> {
+    let want = norm(name);
+    let exact: Vec<&Element> = obs
+        .elements
+        .iter()
+        .filter(|e| role_ok(e, role) && e.labels().any(|l| norm(l) == want))
+        .collect();
+    match exact.len() {
+        1 => return Ok(exact[0]),
+        0 => {}
+        _ => {
+            let preferred: Vec<&Element> = exact
+                .iter()
+                .copied()
+                .filter(|e| match purpose {
+                    Purpose::Tap => e.role.is_actionable(),
+                    Purpose::Type => e.role == Role::Textfield || e.editable.is_yes(),
+                })
+                .collect();
+            if preferred.len() == 1 {
+                return Ok(preferred[0]);
+            }
+            return Err(format!(
+                "{} elements match {:?}: {}; name it by its row or neighbour, e.g. `tap the \
+                 button in the row of \"…\"`",
+                exact.len(),
+                name,
+                list(&exact)
+            ));
+        }
+    }
+    // Second tier: the phrase appears whole (at word boundaries) in exactly one label,
+    // e.g. `tap "Clear completed"` → button "Clear completed (1)". Unique or nothing.
+    let contains: Vec<&Element> = obs
+        .elements
+        .iter()
+        .filter(|e| role_ok(e, role) && e.labels().any(|l| contains_phrase(&norm(l), &want)))
+        .collect();
+    let contains_pref: Vec<&Element> = contains
+        .iter()
+        .copied()
+        .filter(|e| match purpose {
+            Purpose::Tap => e.role.is_actionable(),
+            Purpose::Type => e.role == Role::Textfield || e.editable.is_yes(),
+        })
+        .collect();
+    if contains.len() == 1 {
+        return Ok(contains[0]);
+    }
+    if contains_pref.len() == 1 {
+        return Ok(contains_pref[0]);
+    }
+    if contains.len() > 1 {
+        return Err(format!(
+            "no element is named exactly {name:?} and {} contain it: {}; use the full name",
+            contains.len(),
+            list(&contains)
+        ));
+    }
+    let near: Vec<&Element> = obs
+        .elements
+        .iter()
+        .filter(|e| {
+            e.labels().any(|l| {
+                let l = norm(l);
+                !l.is_empty() && (l.contains(&want) || want.contains(&l))
+            })
+        })
+        .collect();
+    let role_txt = role.map(|r| format!(" ({r})")).unwrap_or_default();
+    if near.is_empty() {
+        let visible: Vec<&Element> = obs.elements.iter().collect();
+        Err(format!(
+            "no element named {name:?}{role_txt} on screen; visible: {}",
+            if visible.is_empty() {
+                "nothing".to_string()
+            } else {
+                list(&visible)
+            }
+        ))
+    } else {
+        Err(format!(
+            "no element named exactly {name:?}{role_txt}; similar: {}",
+            list(&near)
+        ))
+    }
+}
+
+/// True when `phrase` occurs in `hay` bounded by non-alphanumerics (or the ends).
+fn contains_phrase(hay: &str, phrase: &str) -> bool {
+    if phrase.is_empty() {
+        return false;
+    }
+    hay.match_indices(phrase).any(|(i, m)| {
+        let before = hay[..i].chars().next_back();
+        let after = hay[i + m.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// Finds the one element `target` names in `obs`, or explains why not.
+pub fn resolve<'a>(
+    obs: &'a Observation,
+    target: &Target,
+    purpose: Purpose,
+) -> Result<&'a Element, String> {
+    if target.relation == Relation::Named {
+        return named(obs, &target.name, target.role.as_deref(), purpose);
+    }
+    let role = target.role.as_deref();
+    // `check "Remember me"` where the checkbox itself carries the name.
+    if target.relation == Relation::InRowOf {
+        if let Ok(e) = named(obs, &target.name, role, purpose) {
+            return Ok(e);
+        }
+    }
+    let anchor = named(obs, &target.name, None, Purpose::Tap)
+        .map_err(|e| format!("cannot place {target}: {e}"))?;
+    let a = anchor.bbox_logical;
+    let (ax, ay) = a.center();
+    let mut cands: Vec<(f64, &Element)> = obs
+        .elements
+        .iter()
+        .filter(|e| e.id != anchor.id && role_ok(e, role))
+        .filter_map(|e| {
+            let b = e.bbox_logical;
+            let (bx, by) = b.center();
+            let same_row = b.v_overlap(&a) >= ROW_OVERLAP;
+            let same_col = b.h_overlap(&a) >= COLUMN_OVERLAP;
+            let d = match target.relation {
+                Relation::LeftOf if same_row && bx < a.x => a.x - b.right(),
+                Relation::RightOf if same_row && bx > a.right() => b.x - a.right(),
+                Relation::Above if same_col && by < a.y => a.y - b.bottom(),
+                Relation::Below if same_col && by > a.bottom() => b.y - a.bottom(),
+                Relation::InRowOf if same_row => (bx - ax).abs() + (by - ay).abs() * 0.01,
+                _ => return None,
+            };
+            Some((d.max(0.0), e))
+        })
+        .collect();
+    cands.sort_by(|x, y| x.0.total_cmp(&y.0));
+    match cands.first() {
+        Some((_, e)) => Ok(e),
+        None => Err(format!(
+            "no {} found {} {} (anchor {})",
+            role.unwrap_or("element"),
+            match target.relation {
+                Relation::LeftOf => "left of",
+                Relation::RightOf => "right of",
+                Relation::Above => "above",
+                Relation::Below => "below",
+                _ => "in the row of",
+            },
+            format_args!("{:?}", target.name),
+            anchor.describe()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use argus_perception::{build, Node, Rect, Screen, Tree};
+
+    fn obs(nodes: Vec<(Role, &str, Rect)>) -> Observation {
+        let mut tree = Tree::default();
+        tree.nodes.push(Node::new(Role::Other, "root", ""));
+        tree.nodes[0].bounds = Some(Rect::new(0.0, 0.0, 500.0, 500.0));
+        for (r, name, b) in nodes {
+            let mut n = Node::new(r, r.as_str(), name);
+            n.bounds = Some(b);
+            n.parent = Some(0);
+            tree.nodes.push(n);
+        }
+        let screen = Screen {
+            width: 500.0,
+            height: 500.0,
+            dpr: 1.0,
+        };
+        build(&tree, screen, 1)
+    }
+
+    #[test]
+    fn checkbox_left_of_label_picks_its_own_row() {
+        let o = obs(vec![
+            (Role::Checkbox, "", Rect::new(0.0, 100.0, 40.0, 40.0)),
+            (Role::Text, "buy milk", Rect::new(60.0, 110.0, 80.0, 20.0)),
+            (Role::Checkbox, "", Rect::new(0.0, 160.0, 40.0, 40.0)),
+            (Role::Text, "walk dog", Rect::new(60.0, 170.0, 80.0, 20.0)),
+        ]);
+        let t = Target {
+            role: Some("checkbox".into()),
+            name: "walk dog".into(),
+            relation: Relation::LeftOf,
+        };
+        let e = resolve(&o, &t, Purpose::Tap).unwrap();
+        assert_eq!(e.bbox_logical.y, 160.0);
+    }
+
+    #[test]
+    fn ambiguous_and_missing_name_candidates() {
+        let o = obs(vec![
+            (Role::Button, "Delete", Rect::new(0.0, 0.0, 40.0, 20.0)),
+            (Role::Button, "Delete", Rect::new(0.0, 50.0, 40.0, 20.0)),
+            (Role::Button, "Save draft", Rect::new(0.0, 90.0, 40.0, 20.0)),
+        ]);
+        let e = resolve(&o, &Target::named("Delete"), Purpose::Tap).unwrap_err();
+        assert!(e.contains("2 elements match") && e.contains("e1") && e.contains("e2"), "{e}");
+        assert_eq!(resolve(&o, &Target::named("Save"), Purpose::Tap).unwrap().id, "e3");
+        let e = resolve(&o, &Target::named("Sav"), Purpose::Tap).unwrap_err();
+        assert!(e.contains("Save draft"), "{e}");
+        assert_eq!(
+            resolve(&o, &Target::named("save DRAFT"), Purpose::Tap).unwrap().id,
+            "e3"
+        );
+    }
+
+    #[test]
+    fn control_wins_over_its_label_text() {
+        let o = obs(vec![
+            (Role::Text, "Email", Rect::new(0.0, 0.0, 40.0, 20.0)),
+            (Role::Textfield, "Email", Rect::new(50.0, 0.0, 100.0, 20.0)),
+        ]);
+        let e = resolve(&o, &Target::named("Email"), Purpose::Type).unwrap();
+        assert_eq!(e.role, Role::Textfield);
+    }
+}

@@ -1,0 +1,346 @@
+//! `argus worker`: register device slots, heartbeat, consume assignments, run them.
+//!
+//! Assignments arrive on the worker's own durable pull consumer (`worker-<id>`, one filter
+//! subject `<prefix>.assign.<id>`, works on NATS 2.9) and are acked on receipt: from then on
+//! the run's fate is decided by events and leases, never by redelivery, so a crashed worker
+//! never gets the same run replayed blindly (the coordinator's reaper decides, per the
+//! delivery rules). The streams themselves are created by the coordinator.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{anyhow, Context};
+use argus_protocol::subjects::{is_valid_worker_id, Subjects};
+use argus_protocol::{
+    Assignment, DeviceInfo, EventBody, Heartbeat, HeartbeatReply, LeaseRef, RunStatus,
+};
+use argus_storage::{ArtifactStore, S3Store};
+use async_nats::jetstream::{self, consumer::pull};
+use futures::StreamExt;
+use uuid::Uuid;
+
+use crate::config::WorkerConfig;
+use crate::device::web::browser::Browser;
+use crate::device::web::{Viewport, WebDevice};
+use crate::device::Device;
+use crate::events::{Emitter, EventSink, NatsSink};
+use crate::executor::{execute, RunInput};
+
+type Slot = Arc<tokio::sync::Mutex<Box<dyn Device>>>;
+
+struct Held {
+    attempt_id: Uuid,
+    cancel: Arc<AtomicBool>,
+}
+
+type Running = Arc<Mutex<HashMap<Uuid, Held>>>;
+
+/// Runs the worker until Ctrl-C / SIGTERM.
+pub async fn run(cfg: WorkerConfig) -> anyhow::Result<()> {
+    let worker_id = cfg.worker_id();
+    if !is_valid_worker_id(&worker_id) {
+        return Err(anyhow!(
+            "worker id {worker_id:?} must be 1–64 chars of letters, digits, `_` or `-`"
+        ));
+    }
+    let subjects = Subjects::new(&cfg.nats_prefix).map_err(|e| anyhow!(e))?;
+    let (slots, devices) = start_devices(&cfg, &worker_id).await?;
+    let store: Arc<dyn ArtifactStore> = Arc::new(
+        S3Store::connect(&cfg.s3)
+            .await
+            .map_err(|e| anyhow!(e))
+            .context("object storage (ARGUS_S3_*)")?,
+    );
+    let nats = async_nats::connect(&cfg.nats_url)
+        .await
+        .with_context(|| format!("cannot connect to NATS at {}", cfg.nats_url))?;
+    let js = jetstream::new(nats);
+    let running: Running = Arc::new(Mutex::new(HashMap::new()));
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()?;
+    let hb = Heartbeat {
+        worker_id: worker_id.clone(),
+        hostname: std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+        devices,
+        running: vec![],
+    };
+    // Register before consuming so the coordinator knows the slots.
+    let mut registered = false;
+    for _ in 0..60 {
+        match heartbeat(&http, &cfg, &hb, &running).await {
+            Ok(_) => {
+                registered = true;
+                break;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "coordinator not reachable yet; retrying");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
+    }
+    if !registered {
+        return Err(anyhow!(
+            "cannot register with the coordinator at {} (is it running?)",
+            cfg.coordinator_url
+        ));
+    }
+    tokio::spawn(heartbeat_loop(http, cfg.clone(), hb, running.clone()));
+
+    let stream = wait_for_stream(&js, &subjects.assign_stream()).await?;
+    let consumer: pull::Stream = stream
+        .get_or_create_consumer(
+            &subjects.worker_consumer(&worker_id),
+            pull::Config {
+                durable_name: Some(subjects.worker_consumer(&worker_id)),
+                filter_subject: subjects.assign(&worker_id),
+                ack_policy: jetstream::consumer::AckPolicy::Explicit,
+                ..Default::default()
+            },
+        )
+        .await
+        .context("cannot create the assignment consumer")?
+        .stream()
+        .max_messages_per_batch(8)
+        .heartbeat(Duration::from_secs(5))
+        .expires(Duration::from_secs(30))
+        .messages()
+        .await
+        .context("cannot pull assignments")?;
+    let sink: Arc<dyn EventSink> = Arc::new(NatsSink::new(js.clone(), subjects.clone()));
+    tracing::info!(worker_id, slots = slots.len(), "worker ready");
+    let mut consumer = consumer;
+    loop {
+        tokio::select! {
+            _ = shutdown_signal() => {
+                tracing::info!("shutting down: cancelling runs");
+                if let Ok(r) = running.lock() {
+                    for h in r.values() { h.cancel.store(true, Ordering::Relaxed); }
+                }
+                for _ in 0..100 {
+                    if running.lock().map(|r| r.is_empty()).unwrap_or(true) { break; }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                return Ok(());
+            }
+            msg = consumer.next() => {
+                let Some(msg) = msg else { return Err(anyhow!("assignment stream ended")) };
+                let msg = match msg {
+                    Ok(m) => m,
+                    Err(e) => { tracing::warn!(error = %e, "assignment pull error"); continue; }
+                };
+                if let Err(e) = msg.ack().await {
+                    tracing::warn!(error = %e, "assignment ack failed");
+                }
+                match serde_json::from_slice::<Assignment>(&msg.payload) {
+                    Ok(a) => accept(a, &slots, &running, &store, &sink),
+                    Err(e) => tracing::error!(error = %e, "unreadable assignment dropped"),
+                }
+            }
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        if let Ok(mut term) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            tokio::select! { _ = ctrl_c => {}, _ = term.recv() => {} }
+            return;
+        }
+    }
+    let _ = ctrl_c.await;
+}
+
+async fn start_devices(
+    cfg: &WorkerConfig,
+    worker_id: &str,
+) -> anyhow::Result<(HashMap<String, Slot>, Vec<DeviceInfo>)> {
+    if cfg.platform != argus_protocol::Platform::Web {
+        return Err(anyhow!(
+            "platform {} is not supported by this build's worker yet; use --platform web",
+            cfg.platform
+        ));
+    }
+    let dir = cfg
+        .data_dir
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("argus-worker-{worker_id}")));
+    let browser = Arc::new(
+        Browser::launch(&cfg.browser.chromium, &dir.join("chromium"))
+            .await
+            .map_err(|e| anyhow!(e.to_string()))?,
+    );
+    let version = browser
+        .cdp
+        .call(None, "Browser.getVersion", serde_json::json!({}))
+        .await
+        .ok()
+        .and_then(|v| v["product"].as_str().map(String::from))
+        .unwrap_or_default();
+    let viewport = Viewport {
+        width: cfg.browser.viewport.0,
+        height: cfg.browser.viewport.1,
+        dpr: cfg.browser.dpr,
+    };
+    let mut slots = HashMap::new();
+    let mut infos = Vec::new();
+    for i in 0..cfg.slots.max(1) {
+        let dev = WebDevice::new(browser.clone(), viewport);
+        let (w, h) = dev.screen_px();
+        let device_id = format!("{worker_id}-{i}");
+        let mut labels = cfg.labels.clone();
+        labels.insert("platform".into(), "web".into());
+        labels.insert("browser".into(), "chromium".into());
+        if let Some(v) = version.split('/').nth(1) {
+            labels.insert(
+                "browser_version".into(),
+                v.split('.').next().unwrap_or(v).to_string(),
+            );
+        }
+        infos.push(DeviceInfo {
+            device_id: device_id.clone(),
+            platform: cfg.platform,
+            labels,
+            screen_w_px: w,
+            screen_h_px: h,
+        });
+        slots.insert(
+            device_id,
+            Arc::new(tokio::sync::Mutex::new(Box::new(dev) as Box<dyn Device>)),
+        );
+    }
+    Ok((slots, infos))
+}
+
+async fn wait_for_stream(
+    js: &jetstream::Context,
+    name: &str,
+) -> anyhow::Result<jetstream::stream::Stream> {
+    for i in 0.. {
+        match js.get_stream(name).await {
+            Ok(s) => return Ok(s),
+            Err(e) if i < 120 => {
+                tracing::info!(stream = name, error = %e, "waiting for the coordinator to create the stream");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(e) => return Err(anyhow!("stream {name} does not exist: {e}")),
+        }
+    }
+    Err(anyhow!("stream {name} does not exist"))
+}
+
+fn accept(
+    a: Assignment,
+    slots: &HashMap<String, Slot>,
+    running: &Running,
+    store: &Arc<dyn ArtifactStore>,
+    sink: &Arc<dyn EventSink>,
+) {
+    let cancel = Arc::new(AtomicBool::new(false));
+    if let Ok(mut r) = running.lock() {
+        r.insert(
+            a.run_id,
+            Held {
+                attempt_id: a.attempt_id,
+                cancel: cancel.clone(),
+            },
+        );
+    }
+    let slot = slots.get(&a.device_id).cloned();
+    let running = running.clone();
+    let store = store.clone();
+    let sink = sink.clone();
+    tokio::spawn(async move {
+        let input = RunInput {
+            run_id: a.run_id,
+            attempt_id: a.attempt_id,
+            device_id: a.device_id.clone(),
+            spec: a.spec.clone(),
+        };
+        match slot {
+            Some(slot) => {
+                let mut dev = slot.lock().await;
+                let status = execute(&input, dev.as_mut(), store.as_ref(), sink, cancel).await;
+                tracing::info!(run_id = %a.run_id, status = status.as_str(), "run finished");
+            }
+            None => {
+                tracing::error!(device_id = a.device_id, "assignment for a device this worker does not have");
+                let mut em = Emitter::new(sink, a.run_id, a.attempt_id);
+                let _ = em
+                    .emit(EventBody::RunFinished {
+                        status: RunStatus::Errored,
+                        error: Some(format!("worker has no device {:?}", a.device_id)),
+                    })
+                    .await;
+            }
+        }
+        if let Ok(mut r) = running.lock() {
+            r.remove(&a.run_id);
+        }
+    });
+}
+
+async fn heartbeat(
+    http: &reqwest::Client,
+    cfg: &WorkerConfig,
+    hb: &Heartbeat,
+    running: &Running,
+) -> anyhow::Result<HeartbeatReply> {
+    let mut hb = hb.clone();
+    hb.running = running
+        .lock()
+        .map(|r| {
+            r.iter()
+                .map(|(id, h)| LeaseRef {
+                    run_id: *id,
+                    attempt_id: h.attempt_id,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let url = format!(
+        "{}/api/v1/workers/heartbeat",
+        cfg.coordinator_url.trim_end_matches('/')
+    );
+    let mut req = http.post(&url).json(&hb);
+    if let Some(t) = &cfg.api_token {
+        req = req.bearer_auth(t);
+    }
+    let resp = req.send().await?;
+    if !resp.status().is_success() {
+        let status = resp.status();
+        let body = resp.text().await.unwrap_or_default();
+        return Err(anyhow!("heartbeat refused: {status} {body}"));
+    }
+    let reply: HeartbeatReply = resp.json().await?;
+    if let Ok(r) = running.lock() {
+        for f in &reply.fenced {
+            if let Some(h) = r.get(&f.run_id) {
+                if h.attempt_id == f.attempt_id {
+                    tracing::warn!(run_id = %f.run_id, "lease fenced by the coordinator; stopping the run");
+                    h.cancel.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+    Ok(reply)
+}
+
+async fn heartbeat_loop(http: reqwest::Client, cfg: WorkerConfig, hb: Heartbeat, running: Running) {
+    let mut tick = tokio::time::interval(Duration::from_millis(cfg.heartbeat_ms.max(100)));
+    loop {
+        tick.tick().await;
+        if let Err(e) = heartbeat(&http, &cfg, &hb, &running).await {
+            tracing::warn!(error = %e, "heartbeat failed");
+        }
+    }
+}
