@@ -1,1 +1,74 @@
-fn main() {}
+//! `argus`: one binary for every host. `main` only parses configuration, starts tracing and
+//! hands over to the subcommand.
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Argus: natural-language UI-automation jobs on a farm of devices.
+#[derive(Parser)]
+#[command(name = "argus", version, about)]
+struct Cli {
+    /// Log format on stderr: `human` or `json`. Default `human`. Filter with `RUST_LOG`.
+    #[arg(long, env = "ARGUS_LOG_FORMAT", default_value = "human", global = true)]
+    log_format: String,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the coordinator: API, dashboard, dispatcher, event applier, reaper.
+    Coordinator(argus_coordinator::CoordinatorConfig),
+    /// Run a worker that owns devices and executes assigned runs.
+    Worker(argus_worker::WorkerConfig),
+    /// Submit a job to a coordinator; `--wait` follows it to the end.
+    Submit(cli::submit::SubmitArgs),
+    /// Run one job locally with no services (local Chromium, report in a folder).
+    Run(cli::run_local::RunArgs),
+    /// Apply database migrations and exit.
+    Migrate(cli::migrate::MigrateArgs),
+}
+
+fn init_tracing(format: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if format == "json" {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing(&cli.log_format);
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("argus: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    rt.block_on(async move {
+        let res = match cli.command {
+            Command::Coordinator(cfg) => argus_coordinator::run(cfg).await.map(|_| ExitCode::SUCCESS),
+            Command::Worker(cfg) => argus_worker::service::run(cfg).await.map(|_| ExitCode::SUCCESS),
+            Command::Submit(args) => cli::submit::run(args).await,
+            Command::Run(args) => cli::run_local::run(args).await,
+            Command::Migrate(args) => cli::migrate::run(args).await,
+        };
+        match res {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("argus: {e:#}");
+                ExitCode::from(2)
+            }
+        }
+    })
+}

@@ -1,1 +1,101 @@
-//! stub
+//! Argus coordinator: the HTTP API and dashboard, the PostgreSQL store (the truth), the
+//! dispatcher that claims queued runs for free device slots and publishes assignments over
+//! NATS JetStream, the applier that applies run events exactly once, the lease reaper, and
+//! report rendering.
+//!
+//! Task ownership: [`run`] starts three tasks — the HTTP server (axum), the dispatcher
+//! ([`dispatcher::run`], also reaps expired leases) and the event applier
+//! ([`applier::run`]). They share only [`AppState`]; all coordination between several
+//! coordinators happens in SQL (`FOR UPDATE SKIP LOCKED`, attempt-id fencing) and in
+//! JetStream (one shared durable consumer, deduplicated publishes).
+
+pub mod api;
+pub mod applier;
+pub mod bus;
+pub mod config;
+pub mod dispatcher;
+pub mod error;
+pub mod report;
+pub mod store;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use anyhow::Context;
+use argus_protocol::subjects::Subjects;
+use argus_storage::S3Store;
+use sqlx::PgPool;
+use tokio::sync::Notify;
+
+pub use config::CoordinatorConfig;
+
+/// What every request handler and task shares.
+#[derive(Clone)]
+pub struct AppState {
+    /// PostgreSQL pool.
+    pub pool: PgPool,
+    /// JetStream context.
+    pub js: async_nats::jetstream::Context,
+    /// Subject names.
+    pub subjects: Subjects,
+    /// Configuration.
+    pub cfg: Arc<CoordinatorConfig>,
+    /// Screenshot store (read side).
+    pub s3: Arc<S3Store>,
+    /// Wakes the dispatcher (new job, freed slot).
+    pub wake: Arc<Notify>,
+}
+
+/// Connects to PostgreSQL (migrating), NATS (creating streams) and S3 (creating the bucket).
+pub async fn connect(cfg: CoordinatorConfig) -> anyhow::Result<AppState> {
+    let subjects = Subjects::new(&cfg.nats_prefix).map_err(|e| anyhow::anyhow!(e))?;
+    let pool = store::connect(&cfg.database_url, cfg.db_max_connections).await?;
+    let nats = async_nats::connect(&cfg.nats_url)
+        .await
+        .with_context(|| format!("cannot connect to NATS at {}", cfg.nats_url))?;
+    let js = async_nats::jetstream::new(nats);
+    bus::ensure_streams(&js, &subjects, cfg.nats_replicas).await?;
+    let s3 = S3Store::connect(&cfg.s3)
+        .await
+        .map_err(|e| anyhow::anyhow!(e))
+        .context("object storage (ARGUS_S3_*)")?;
+    Ok(AppState {
+        pool,
+        js,
+        subjects,
+        cfg: Arc::new(cfg),
+        s3: Arc::new(s3),
+        wake: Arc::new(Notify::new()),
+    })
+}
+
+/// Serves on `listener` until `shutdown` completes.
+pub async fn serve(
+    state: AppState,
+    listener: tokio::net::TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let dispatcher = tokio::spawn(dispatcher::run(state.clone(), state.wake.clone()));
+    let applier = tokio::spawn(applier::run(state.clone(), state.wake.clone()));
+    let app = api::router(state);
+    let res = axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await;
+    dispatcher.abort();
+    applier.abort();
+    res.context("HTTP server failed")
+}
+
+/// `argus coordinator`: connect, bind `cfg.listen`, serve until Ctrl-C.
+pub async fn run(cfg: CoordinatorConfig) -> anyhow::Result<()> {
+    let listen = cfg.listen;
+    let state = connect(cfg).await?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("cannot listen on {listen}"))?;
+    tracing::info!(%listen, "coordinator listening");
+    serve(state, listener, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+}

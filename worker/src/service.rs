@@ -39,6 +39,15 @@ type Running = Arc<Mutex<HashMap<Uuid, Held>>>;
 
 /// Runs the worker until Ctrl-C / SIGTERM.
 pub async fn run(cfg: WorkerConfig) -> anyhow::Result<()> {
+    run_until(cfg, shutdown_signal()).await
+}
+
+/// Runs the worker until `shutdown` completes; then cancels held runs at their next step
+/// boundary and waits up to 10 s for their teardown.
+pub async fn run_until(
+    cfg: WorkerConfig,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> anyhow::Result<()> {
     let worker_id = cfg.worker_id();
     if !is_valid_worker_id(&worker_id) {
         return Err(anyhow!(
@@ -90,7 +99,8 @@ pub async fn run(cfg: WorkerConfig) -> anyhow::Result<()> {
             cfg.coordinator_url
         ));
     }
-    tokio::spawn(heartbeat_loop(http, cfg.clone(), hb, running.clone()));
+    let hb_task = tokio::spawn(heartbeat_loop(http, cfg.clone(), hb, running.clone()));
+    let _hb_guard = AbortOnDrop(hb_task);
 
     let stream = wait_for_stream(&js, &subjects.assign_stream()).await?;
     let consumer: pull::Stream = stream
@@ -115,9 +125,10 @@ pub async fn run(cfg: WorkerConfig) -> anyhow::Result<()> {
     let sink: Arc<dyn EventSink> = Arc::new(NatsSink::new(js.clone(), subjects.clone()));
     tracing::info!(worker_id, slots = slots.len(), "worker ready");
     let mut consumer = consumer;
+    tokio::pin!(shutdown);
     loop {
         tokio::select! {
-            _ = shutdown_signal() => {
+            _ = &mut shutdown => {
                 tracing::info!("shutting down: cancelling runs");
                 if let Ok(r) = running.lock() {
                     for h in r.values() { h.cancel.store(true, Ordering::Relaxed); }
@@ -143,6 +154,14 @@ pub async fn run(cfg: WorkerConfig) -> anyhow::Result<()> {
                 }
             }
         }
+    }
+}
+
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

@@ -1,0 +1,65 @@
+//! `GET /artifacts/runs/{run_id}/{file}`: screenshots served through the coordinator, so a
+//! report shows its images even when the S3 endpoint is not reachable from the viewer's
+//! browser. Only keys of existing runs with the screenshot file pattern are served.
+
+use axum::extract::{Path, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+use super::parse_id;
+use crate::error::ApiError;
+use crate::store;
+use crate::AppState;
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new().route("/artifacts/runs/{run_id}/{file}", get(show))
+}
+
+/// `<step>-<action>-<phase>.png` with phase before / after / som.
+fn valid_file(f: &str) -> bool {
+    let Some(stem) = f.strip_suffix(".png") else {
+        return false;
+    };
+    let parts: Vec<&str> = stem.split('-').collect();
+    parts.len() == 3
+        && parts[..2]
+            .iter()
+            .all(|p| !p.is_empty() && p.len() <= 6 && p.chars().all(|c| c.is_ascii_digit()))
+        && matches!(parts[2], "before" | "after" | "som")
+}
+
+async fn show(
+    State(st): State<AppState>,
+    Path((run_id, file)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let id = parse_id("run", &run_id)?;
+    if !valid_file(&file) || !store::runs::exists(&st.pool, id).await? {
+        return Err(ApiError::not_found("artifact", &format!("runs/{run_id}/{file}")));
+    }
+    let key = format!("runs/{id}/{file}");
+    match st.s3.get(&key).await.map_err(ApiError::Unavailable)? {
+        Some((bytes, ct)) => Ok((
+            [
+                (header::CONTENT_TYPE, ct),
+                (header::CACHE_CONTROL, "private, max-age=86400, immutable".to_string()),
+            ],
+            bytes,
+        )
+            .into_response()),
+        None => Err(ApiError::not_found("artifact", &key)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn file_pattern() {
+        assert!(super::valid_file("0-0-before.png"));
+        assert!(super::valid_file("12-3-after.png"));
+        assert!(!super::valid_file("../x.png"));
+        assert!(!super::valid_file("0-0-before.png.exe"));
+        assert!(!super::valid_file("a-0-after.png"));
+    }
+}

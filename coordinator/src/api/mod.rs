@@ -1,0 +1,49 @@
+//! HTTP routes. Each resource module exposes its own `router()`; [`router`] merges them so
+//! tests can call the whole API in-process. Unknown routes answer a 404 envelope.
+
+mod artifacts;
+mod jobs;
+mod pages;
+mod runs;
+mod workers;
+
+use argus_protocol::{ErrorCode, ErrorEnvelope};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::routing::get;
+use axum::{Json, Router};
+
+use crate::error::ApiError;
+use crate::AppState;
+
+/// The whole HTTP surface.
+pub fn router(state: AppState) -> Router {
+    let limit = state.cfg.max_body_bytes;
+    Router::new()
+        .route("/healthz", get(healthz))
+        .merge(jobs::router())
+        .merge(runs::router())
+        .merge(workers::router())
+        .merge(artifacts::router())
+        .merge(pages::router())
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(state)
+}
+
+async fn healthz(State(st): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+    sqlx::query("select 1").execute(&st.pool).await?;
+    Ok(Json(serde_json::json!({"status": "ok"})))
+}
+
+async fn not_found() -> ApiError {
+    ApiError::Client(ErrorEnvelope::new(
+        ErrorCode::NotFound,
+        "no such route",
+        "see README.md for the API: POST /api/v1/jobs, GET /api/v1/runs/{id}, GET /runs/{id}",
+    ))
+}
+
+/// Parses a UUID path segment; a malformed one is simply "not found".
+pub(crate) fn parse_id(what: &str, s: &str) -> Result<uuid::Uuid, ApiError> {
+    uuid::Uuid::parse_str(s).map_err(|_| ApiError::not_found(what, s))
+}

@@ -1,0 +1,62 @@
+//! `argus coordinator` configuration: every field is a flag with an `ARGUS_*` variable.
+
+use std::net::SocketAddr;
+
+use argus_storage::S3Settings;
+
+/// `argus coordinator`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CoordinatorConfig {
+    /// HTTP listen address. Default `127.0.0.1:8080`.
+    #[arg(long, env = "ARGUS_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Base URL people and the CLI reach this coordinator at (for report links).
+    /// Default `http://<listen>`.
+    #[arg(long, env = "ARGUS_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// PostgreSQL URL. Default `postgres://postgres@127.0.0.1:5432/argus`.
+    #[arg(
+        long,
+        env = "ARGUS_DATABASE_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/argus"
+    )]
+    pub database_url: String,
+    /// Most PostgreSQL connections. Default 10.
+    #[arg(long, env = "ARGUS_DB_MAX_CONNECTIONS", default_value_t = 10)]
+    pub db_max_connections: u32,
+    /// NATS server URL. Default `nats://127.0.0.1:4222`.
+    #[arg(long, env = "ARGUS_NATS_URL", default_value = "nats://127.0.0.1:4222")]
+    pub nats_url: String,
+    /// Prefix of NATS subjects and streams (must match the workers'). Default `argus`.
+    #[arg(long, env = "ARGUS_NATS_PREFIX", default_value = "argus")]
+    pub nats_prefix: String,
+    /// JetStream stream replicas (1 on one node, 3 in a cluster). Default 1.
+    #[arg(long, env = "ARGUS_NATS_REPLICAS", default_value_t = 1)]
+    pub nats_replicas: usize,
+    /// Lease length, s: a run whose worker stops heartbeating is reaped this long after its
+    /// last heartbeat. Default 30.
+    #[arg(long, env = "ARGUS_LEASE_S", default_value_t = 30)]
+    pub lease_s: u64,
+    /// A device not heard from for this long, s, gets no new runs. Default 15.
+    #[arg(long, env = "ARGUS_DEVICE_TTL_S", default_value_t = 15)]
+    pub device_ttl_s: u64,
+    /// Dispatcher and reaper poll interval, ms (submits and finishes also wake it). Default 500.
+    #[arg(long, env = "ARGUS_DISPATCH_INTERVAL_MS", default_value_t = 500)]
+    pub dispatch_interval_ms: u64,
+    /// Largest accepted request body, bytes. Default 1 MiB.
+    #[arg(long, env = "ARGUS_MAX_BODY_BYTES", default_value_t = 1024 * 1024)]
+    pub max_body_bytes: usize,
+    #[command(flatten)]
+    pub s3: S3Settings,
+}
+
+impl CoordinatorConfig {
+    /// The effective public base URL, without a trailing slash.
+    pub fn public_url(&self) -> String {
+        self.public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", self.listen))
+            .trim_end_matches('/')
+            .to_string()
+    }
+}

@@ -1,0 +1,39 @@
+//! PostgreSQL access: one module per table group. Every value is bound; claims are single
+//! `FOR UPDATE SKIP LOCKED` statements; transitions after a claim are fenced by attempt id.
+
+pub mod claim;
+pub mod events;
+pub mod jobs;
+pub mod reaper;
+pub mod runs;
+pub mod workers;
+
+use sqlx::postgres::PgPoolOptions;
+use sqlx::PgPool;
+
+/// Migrations embedded from `migrations/` at build time.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+
+/// Connects (up to `max` connections) and applies pending migrations.
+pub async fn connect(url: &str, max: u32) -> anyhow::Result<PgPool> {
+    let pool = PgPoolOptions::new()
+        .max_connections(max)
+        .acquire_timeout(std::time::Duration::from_secs(10))
+        .connect(url)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot connect to PostgreSQL at {}: {e}", redact(url)))?;
+    MIGRATOR.run(&pool).await?;
+    Ok(pool)
+}
+
+/// The URL without its password, for messages.
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            let user = creds.split(':').next().unwrap_or("");
+            format!("{}{user}:***{}", &url[..s + 3], &url[at..])
+        }
+        _ => url.to_string(),
+    }
+}

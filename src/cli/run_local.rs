@@ -1,0 +1,85 @@
+//! `argus run`: one job in-process with no services; writes `report.html` and the
+//! screenshots into `--out/<run_id>/`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use argus_protocol::{JobSpec, Platform, RunStatus};
+
+/// `argus run` flags.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Platform; only `web` runs locally in this build.
+    #[arg(long, default_value = "web")]
+    platform: String,
+    /// Steps: a file path, or the script text itself.
+    #[arg(long)]
+    steps: String,
+    /// URL to open first.
+    #[arg(long)]
+    url: Option<String>,
+    /// Run time limit, s. Default 300.
+    #[arg(long, default_value_t = 300)]
+    timeout_s: u64,
+    /// Output folder. Default `./argus-runs`.
+    #[arg(long, env = "ARGUS_RUN_OUT", default_value = "argus-runs")]
+    out: PathBuf,
+    #[command(flatten)]
+    browser: argus_worker::BrowserConfig,
+}
+
+/// Runs the job; exit code 0 only when it succeeded.
+pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let platform = Platform::parse(&args.platform)
+        .ok_or_else(|| anyhow::anyhow!("unknown platform {:?}", args.platform))?;
+    if platform != Platform::Web {
+        anyhow::bail!("`argus run` supports --platform web in this build");
+    }
+    let mut spec = JobSpec::script(platform, args.url, super::read_steps(&args.steps)?);
+    spec.timeout_s = args.timeout_s;
+    spec.max_steps = argus_protocol::job::MAX_STEPS_LIMIT;
+    if let Err(e) = spec.validate() {
+        anyhow::bail!("{}: {} ({})", e.field, e.message, e.hint);
+    }
+    let staging = args.out.join("staging");
+    let detail = argus_worker::local::run_local(&args.browser, spec, &staging)
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let dir = args.out.join(detail.run_id.to_string());
+    std::fs::create_dir_all(&dir)?;
+    let shots = staging.join("runs").join(detail.run_id.to_string());
+    if shots.exists() {
+        std::fs::rename(&shots, dir.join("shots"))?;
+    }
+    let _ = std::fs::remove_dir_all(&staging);
+    let prefix = format!("runs/{}/", detail.run_id);
+    let mut local = detail.clone();
+    for s in &mut local.steps {
+        for a in &mut s.actions {
+            for k in [&mut a.before_key, &mut a.after_key].into_iter().flatten() {
+                *k = k.replacen(&prefix, "shots/", 1);
+            }
+        }
+    }
+    let html = argus_coordinator::report::render_report(&local, "", false)?;
+    let report = dir.join("report.html");
+    std::fs::write(&report, html)?;
+    for s in &detail.steps {
+        let mark = match s.ok {
+            Some(true) => "ok  ",
+            Some(false) => "FAIL",
+            None => "--  ",
+        };
+        println!("{mark} step {}: {}", s.index + 1, s.text);
+        if let Some(e) = &s.error {
+            println!("     {e}");
+        }
+    }
+    println!("run {} {}", detail.run_id, detail.status.as_str());
+    println!("report: {}", std::fs::canonicalize(&report)?.display());
+    Ok(if detail.status == RunStatus::Succeeded {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,141 @@
+//! `argus submit`: POST a job, print its ids; with `--wait`, print one line per action as
+//! it lands and the final status and report URL. Exit code 0 only when the run succeeded.
+
+use std::collections::{BTreeMap, HashSet};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use argus_protocol::{ErrorEnvelope, JobSpec, Platform, RunDetail, Selector};
+
+/// `argus submit` flags.
+#[derive(Debug, clap::Args)]
+pub struct SubmitArgs {
+    /// Coordinator base URL. Default `http://127.0.0.1:8080`.
+    #[arg(long, env = "ARGUS_SERVER", default_value = "http://127.0.0.1:8080")]
+    server: String,
+    /// API token, if the coordinator requires one (read from the environment, not a flag).
+    #[arg(skip)]
+    api_token: Option<String>,
+    /// Target platform.
+    #[arg(long, default_value = "web")]
+    platform: String,
+    /// Steps: a file path, or the script text itself.
+    #[arg(long)]
+    steps: String,
+    /// URL to open first (web).
+    #[arg(long)]
+    url: Option<String>,
+    /// Selector label `key=value`, repeatable.
+    #[arg(long = "label")]
+    labels: Vec<String>,
+    /// Display name.
+    #[arg(long)]
+    name: Option<String>,
+    /// Run time limit, s. Default 300.
+    #[arg(long, default_value_t = 300)]
+    timeout_s: u64,
+    /// Follow the run until it ends.
+    #[arg(long)]
+    wait: bool,
+}
+
+/// Submits and optionally follows the run.
+pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
+    args.api_token = std::env::var("ARGUS_API_TOKEN").ok();
+    let platform = Platform::parse(&args.platform).ok_or_else(|| {
+        anyhow::anyhow!(
+            "unknown platform {:?}; one of: {}",
+            args.platform,
+            Platform::ALL.map(|p| p.as_str()).join(", ")
+        )
+    })?;
+    let mut labels = BTreeMap::new();
+    for l in &args.labels {
+        let (k, v) = l
+            .split_once('=')
+            .ok_or_else(|| anyhow::anyhow!("--label {l:?} is not key=value"))?;
+        labels.insert(k.to_string(), v.to_string());
+    }
+    let mut spec = JobSpec::script(platform, args.url.clone(), super::read_steps(&args.steps)?);
+    spec.selector = Selector { labels };
+    spec.name = args.name.clone();
+    spec.timeout_s = args.timeout_s;
+    spec.max_steps = argus_protocol::job::MAX_STEPS_LIMIT;
+    let base = args.server.trim_end_matches('/').to_string();
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()?;
+    let auth = |r: reqwest::RequestBuilder| match &args.api_token {
+        Some(t) => r.bearer_auth(t),
+        None => r,
+    };
+    let resp = auth(http.post(format!("{base}/api/v1/jobs")).json(&spec))
+        .send()
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot reach the coordinator at {base}: {e}"))?;
+    let status = resp.status();
+    let body: serde_json::Value = resp.json().await.unwrap_or_default();
+    if !status.is_success() {
+        if let Ok(env) = serde_json::from_value::<ErrorEnvelope>(body.clone()) {
+            eprintln!("rejected ({status}): {}\nhint: {}", env.message, env.hint);
+        } else {
+            eprintln!("rejected ({status}): {body}");
+        }
+        return Ok(ExitCode::from(2));
+    }
+    let run_id = body["run_id"].as_str().unwrap_or_default().to_string();
+    let report_url = body["report_url"].as_str().unwrap_or_default().to_string();
+    println!("job {} run {run_id}", body["job_id"].as_str().unwrap_or_default());
+    if !args.wait {
+        println!("report: {report_url}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut seen: HashSet<(u32, u32)> = HashSet::new();
+    let mut last_status = String::new();
+    loop {
+        let r = auth(http.get(format!("{base}/api/v1/runs/{run_id}")))
+            .send()
+            .await;
+        let detail: Option<RunDetail> = match r {
+            Ok(r) if r.status().is_success() => r.json().await.ok(),
+            _ => None,
+        };
+        if let Some(d) = detail {
+            let st = d.status.as_str().to_string();
+            if st != last_status {
+                println!("status: {st}");
+                last_status = st;
+            }
+            for s in &d.steps {
+                for a in &s.actions {
+                    if seen.insert((a.step, a.action)) {
+                        let t = &a.timings;
+                        println!(
+                            "  step {} {} {} — {} ({}, {:.0} ms){}",
+                            a.step + 1,
+                            if a.ok { "ok  " } else { "FAIL" },
+                            a.kind,
+                            a.detail,
+                            a.disposition.as_str(),
+                            t.perceive_ms + t.act_ms + t.screenshot_ms + t.upload_ms,
+                            a.error.as_ref().map(|e| format!("\n      {e}")).unwrap_or_default()
+                        );
+                    }
+                }
+            }
+            if d.status.is_terminal() {
+                if let Some(e) = &d.error {
+                    println!("error: {e}");
+                }
+                println!("run {run_id} {}", d.status.as_str());
+                println!("report: {report_url}");
+                return Ok(if d.status == argus_protocol::RunStatus::Succeeded {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                });
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
