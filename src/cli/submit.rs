@@ -101,11 +101,6 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
             _ => None,
         };
         if let Some(d) = detail {
-            let st = d.status.as_str().to_string();
-            if st != last_status {
-                println!("status: {st}");
-                last_status = st;
-            }
             for s in &d.steps {
                 for a in &s.actions {
                     if seen.insert((a.step, a.action)) {
@@ -122,6 +117,11 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
                         );
                     }
                 }
+            }
+            let st = d.status.as_str().to_string();
+            if st != last_status {
+                println!("status: {st}");
+                last_status = st;
             }
             if d.status.is_terminal() {
                 if let Some(e) = &d.error {

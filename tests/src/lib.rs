@@ -1,1 +1,360 @@
-//! stub
+//! Test harness for Argus end-to-end tests: a whole farm in one process against the real
+//! services on this machine (PostgreSQL, NATS JetStream, the S3 server started by
+//! `deploy/dev-up.sh`, Debian's Chromium).
+//!
+//! Every [`Farm`] gets its own database (`argus_t_<token>`), NATS prefix (`t<token>`, so
+//! its own streams) and bucket (`argus-t-<token>`), and removes all three when dropped, so
+//! tests run in parallel and leave nothing behind on the shared services.
+
+pub mod site;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use argus_coordinator::CoordinatorConfig;
+use argus_protocol::subjects::Subjects;
+use argus_protocol::RunDetail;
+use argus_storage::S3Settings;
+use argus_worker::{BrowserConfig, WorkerConfig};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+fn env_or(key: &str, default: &str) -> String {
+    std::env::var(key).unwrap_or_else(|_| default.to_string())
+}
+
+/// Where the shared services are (the `ARGUS_*` variables dev-up prints, or its defaults).
+#[derive(Debug, Clone)]
+pub struct Services {
+    /// A database the test role can `create database` from.
+    pub pg_admin_url: String,
+    /// Base URL for per-test databases (database name appended).
+    pub pg_base_url: String,
+    pub nats_url: String,
+    pub s3: S3Settings,
+    pub chromium: PathBuf,
+    pub todomvc_dir: PathBuf,
+}
+
+impl Services {
+    /// Reads `ARGUS_TEST_PG_URL` (default `postgres://postgres@127.0.0.1:5432`),
+    /// `ARGUS_NATS_URL`, `ARGUS_S3_*`, `ARGUS_CHROMIUM`, `ARGUS_TODOMVC_DIR`.
+    pub fn from_env() -> Services {
+        let pg = env_or("ARGUS_TEST_PG_URL", "postgres://postgres@127.0.0.1:5432");
+        Services {
+            pg_admin_url: format!("{pg}/postgres"),
+            pg_base_url: pg,
+            nats_url: env_or("ARGUS_NATS_URL", "nats://127.0.0.1:4222"),
+            s3: S3Settings {
+                endpoint: env_or("ARGUS_S3_ENDPOINT", "http://127.0.0.1:8333"),
+                region: env_or("ARGUS_S3_REGION", "us-east-1"),
+                bucket: String::new(),
+                access_key: env_or("ARGUS_S3_ACCESS_KEY", "argus"),
+                secret_key: env_or("ARGUS_S3_SECRET_KEY", "argus-secret-key"),
+            },
+            chromium: env_or("ARGUS_CHROMIUM", "/usr/lib/chromium/chromium").into(),
+            todomvc_dir: env_or("ARGUS_TODOMVC_DIR", "/var/lib/argus/todomvc").into(),
+        }
+    }
+}
+
+/// Options of a test farm.
+#[derive(Debug, Clone)]
+pub struct FarmOptions {
+    /// Web worker slots; `None` starts no worker.
+    pub worker_slots: Option<u32>,
+    /// Viewport, CSS px.
+    pub viewport: (u32, u32),
+    /// Device pixel ratio.
+    pub dpr: f64,
+    /// Lease, s.
+    pub lease_s: u64,
+}
+
+impl Default for FarmOptions {
+    fn default() -> Self {
+        FarmOptions {
+            worker_slots: Some(1),
+            viewport: (1280, 800),
+            dpr: 1.0,
+            lease_s: 30,
+        }
+    }
+}
+
+/// A coordinator and (optionally) one web worker, in this process, on private names.
+pub struct Farm {
+    /// Unique token of this farm.
+    pub token: String,
+    pub services: Services,
+    /// Coordinator base URL, `http://127.0.0.1:<port>`.
+    pub base_url: String,
+    pub pool: sqlx::PgPool,
+    pub subjects: Subjects,
+    pub s3: S3Settings,
+    pub s3_client: aws_sdk_s3::Client,
+    pub worker_id: String,
+    /// The worker's data dir (its Chromium profile is `<dir>/chromium`).
+    pub worker_dir: PathBuf,
+    pub http: reqwest::Client,
+    pub options: FarmOptions,
+    db_name: String,
+    stop_coordinator: Option<oneshot::Sender<()>>,
+    stop_worker: Option<oneshot::Sender<()>>,
+    worker_task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+}
+
+impl Farm {
+    /// Starts a farm; panics with a clear message when a service is missing (tests only).
+    pub async fn start(options: FarmOptions) -> Farm {
+        let services = Services::from_env();
+        let token = uuid::Uuid::new_v4().simple().to_string()[..10].to_string();
+        let db_name = format!("argus_t_{token}");
+        let admin = sqlx::PgPool::connect(&services.pg_admin_url)
+            .await
+            .unwrap_or_else(|e| {
+                panic!(
+                    "PostgreSQL not reachable at {} ({e}); run deploy/dev-up.sh",
+                    services.pg_admin_url
+                )
+            });
+        sqlx::query(&format!("create database {db_name}"))
+            .execute(&admin)
+            .await
+            .expect("create test database");
+        admin.close().await;
+        let db_url = format!("{}/{db_name}", services.pg_base_url);
+        let mut s3 = services.s3.clone();
+        s3.bucket = format!("argus-t-{token}");
+        let cfg = CoordinatorConfig {
+            listen: "127.0.0.1:0".parse().expect("addr"),
+            public_url: None,
+            database_url: db_url.clone(),
+            db_max_connections: 8,
+            nats_url: services.nats_url.clone(),
+            nats_prefix: format!("t{token}"),
+            nats_replicas: 1,
+            lease_s: options.lease_s,
+            device_ttl_s: 15,
+            dispatch_interval_ms: 200,
+            max_body_bytes: 1024 * 1024,
+            s3: s3.clone(),
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind coordinator");
+        let addr = listener.local_addr().expect("local addr");
+        let base_url = format!("http://{addr}");
+        let mut cfg = cfg;
+        cfg.listen = addr;
+        let state = argus_coordinator::connect(cfg)
+            .await
+            .unwrap_or_else(|e| panic!("coordinator cannot start (services up? run deploy/dev-up.sh): {e:#}"));
+        let pool = state.pool.clone();
+        let subjects = state.subjects.clone();
+        let (stop_c, rx_c) = oneshot::channel::<()>();
+        tokio::spawn(argus_coordinator::serve(state, listener, async move {
+            let _ = rx_c.await;
+        }));
+        let worker_id = format!("tw-{token}");
+        let worker_dir = std::env::temp_dir().join(format!("argus-test-worker-{token}"));
+        let mut farm = Farm {
+            token: token.clone(),
+            services: services.clone(),
+            base_url: base_url.clone(),
+            pool,
+            subjects,
+            s3: s3.clone(),
+            s3_client: argus_storage::s3_client(&s3),
+            worker_id: worker_id.clone(),
+            worker_dir: worker_dir.clone(),
+            http: reqwest::Client::new(),
+            options: options.clone(),
+            db_name,
+            stop_coordinator: Some(stop_c),
+            stop_worker: None,
+            worker_task: None,
+        };
+        if let Some(slots) = options.worker_slots {
+            let wcfg = WorkerConfig {
+                platform: argus_protocol::Platform::Web,
+                worker_id: Some(worker_id),
+                coordinator_url: base_url,
+                api_token: None,
+                nats_url: services.nats_url.clone(),
+                nats_prefix: format!("t{token}"),
+                slots,
+                labels: [("team".to_string(), "qa".to_string())].into(),
+                data_dir: Some(worker_dir),
+                heartbeat_ms: 500,
+                browser: BrowserConfig {
+                    chromium: services.chromium.clone(),
+                    viewport: options.viewport,
+                    dpr: options.dpr,
+                },
+                s3,
+            };
+            let (stop_w, rx_w) = oneshot::channel::<()>();
+            farm.stop_worker = Some(stop_w);
+            farm.worker_task = Some(tokio::spawn(argus_worker::service::run_until(
+                wcfg,
+                async move {
+                    let _ = rx_w.await;
+                },
+            )));
+            farm.wait_for_devices(slots as usize).await;
+        }
+        farm
+    }
+
+    async fn wait_for_devices(&self, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let count: (i64,) = sqlx::query_as("select count(*) from devices")
+                .fetch_one(&self.pool)
+                .await
+                .expect("count devices");
+            if count.0 as usize >= n {
+                return;
+            }
+            if let Some(t) = &self.worker_task {
+                assert!(!t.is_finished(), "the worker exited at start; see the log above");
+            }
+            assert!(Instant::now() < deadline, "worker did not register within 60 s");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// POSTs a raw body to `/api/v1/jobs`; returns `(status, json)`.
+    pub async fn post_job_raw(&self, body: impl Into<reqwest::Body>) -> (u16, Value) {
+        let r = self
+            .http
+            .post(format!("{}/api/v1/jobs", self.base_url))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .expect("POST /api/v1/jobs");
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Submits a job spec; panics unless 201. Returns the run id.
+    pub async fn submit(&self, spec: &Value) -> uuid::Uuid {
+        let (status, body) = self.post_job_raw(spec.to_string()).await;
+        assert_eq!(status, 201, "submit refused: {body}");
+        body["run_id"]
+            .as_str()
+            .and_then(|s| s.parse().ok())
+            .expect("run_id in the answer")
+    }
+
+    /// Polls `GET /api/v1/runs/{id}` until the run is terminal.
+    pub async fn wait_run(&self, run_id: uuid::Uuid, limit: Duration) -> RunDetail {
+        let deadline = Instant::now() + limit;
+        loop {
+            let r = self
+                .http
+                .get(format!("{}/api/v1/runs/{run_id}", self.base_url))
+                .send()
+                .await
+                .expect("GET run");
+            let d: RunDetail = r.json().await.expect("run detail JSON");
+            if d.status.is_terminal() {
+                return d;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "run {run_id} still {} after {limit:?}",
+                d.status.as_str()
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Reads an object straight from S3 (not through the coordinator).
+    pub async fn s3_get(&self, key: &str) -> Option<Vec<u8>> {
+        let out = self
+            .s3_client
+            .get_object()
+            .bucket(&self.s3.bucket)
+            .key(key)
+            .send()
+            .await
+            .ok()?;
+        Some(out.body.collect().await.ok()?.into_bytes().to_vec())
+    }
+
+    /// Page targets currently open in the worker's Chromium (`/json/list`).
+    pub async fn open_pages(&self) -> Vec<Value> {
+        let port_file = self.worker_dir.join("chromium").join("DevToolsActivePort");
+        let port = std::fs::read_to_string(port_file).expect("DevToolsActivePort");
+        let port = port.lines().next().unwrap_or_default().trim().to_string();
+        let list: Vec<Value> = self
+            .http
+            .get(format!("http://127.0.0.1:{port}/json/list"))
+            .send()
+            .await
+            .expect("json/list")
+            .json()
+            .await
+            .expect("json/list JSON");
+        list.into_iter().filter(|t| t["type"] == "page").collect()
+    }
+}
+
+/// Decodes a PNG's header: `(width, height)` px.
+pub fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    let dec = png::Decoder::new(std::io::Cursor::new(bytes));
+    let reader = dec.read_info().ok()?;
+    let info = reader.info();
+    Some((info.width, info.height))
+}
+
+impl Drop for Farm {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop_worker.take() {
+            let _ = tx.send(());
+        }
+        if let Some(tx) = self.stop_coordinator.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.worker_task.take() {
+            t.abort();
+        }
+        let services = self.services.clone();
+        let db_name = self.db_name.clone();
+        let subjects = self.subjects.clone();
+        let s3 = self.s3.clone();
+        let dir = self.worker_dir.clone();
+        // Async cleanup on a private runtime: the test's runtime may be shutting down.
+        let _ = std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+                return;
+            };
+            rt.block_on(async move {
+                if let Ok(admin) = sqlx::PgPool::connect(&services.pg_admin_url).await {
+                    let _ = sqlx::query(&format!("drop database if exists {db_name} with (force)"))
+                        .execute(&admin)
+                        .await;
+                }
+                if let Ok(nc) = async_nats::connect(&services.nats_url).await {
+                    let js = async_nats::jetstream::new(nc);
+                    let _ = js.delete_stream(subjects.assign_stream()).await;
+                    let _ = js.delete_stream(subjects.events_stream()).await;
+                }
+                let client = argus_storage::s3_client(&s3);
+                if let Ok(list) = client.list_objects_v2().bucket(&s3.bucket).send().await {
+                    for o in list.contents() {
+                        if let Some(k) = o.key() {
+                            let _ = client.delete_object().bucket(&s3.bucket).key(k).send().await;
+                        }
+                    }
+                }
+                let _ = client.delete_bucket().bucket(&s3.bucket).send().await;
+            });
+            let _ = std::fs::remove_dir_all(dir);
+        })
+        .join();
+    }
+}

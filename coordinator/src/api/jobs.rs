@@ -41,11 +41,11 @@ pub(crate) fn parse_spec(body: &[u8]) -> Result<JobSpec, ApiError> {
         // `missing field `x`` is reported at the parent path; name the field itself.
         let field = match msg.split('`').nth(1) {
             Some(f) if msg.starts_with("missing field") => {
-                if path == "." { f.to_string() } else { format!("{path}.{f}") }
-            }
-            _ if msg.starts_with("unknown field") => {
-                let f = msg.split('`').nth(1).unwrap_or("?");
-                if path == "." { f.to_string() } else { format!("{path}.{f}") }
+                if path == "." {
+                    f.to_string()
+                } else {
+                    format!("{path}.{f}")
+                }
             }
             _ => path,
         };

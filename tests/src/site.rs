@@ -1,0 +1,153 @@
+//! A static web server for the TodoMVC examples (npm `todomvc@0.1.1`, installed by
+//! dev-up) that injects a probe script into every HTML page. The probe reports the todo
+//! list as the page itself sees it (item labels, `completed` classes, the counter text) to
+//! `POST /__probe`, so tests confirm the app's state by an independent read, not by the
+//! worker's own "ok". Pages are keyed by the `probe` query parameter of their URL.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Component, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde::Deserialize;
+
+const PROBE_JS: &str = r#"(function () {
+  var token = new URLSearchParams(location.search).get('probe') || '';
+  function report() {
+    var items = Array.prototype.map.call(
+      document.querySelectorAll('#todo-list li, .todo-list li'),
+      function (li) {
+        var label = li.querySelector('label');
+        return { text: label ? label.textContent.trim() : '',
+                 completed: /(^|\s)completed(\s|$)/.test(li.className) };
+      });
+    var count = document.querySelector('#todo-count, .todo-count');
+    var x = new XMLHttpRequest();
+    x.open('POST', '/__probe', true);
+    x.setRequestHeader('Content-Type', 'application/json');
+    x.send(JSON.stringify({ token: token, items: items,
+      count: count ? count.textContent.replace(/\s+/g, ' ').trim() : null }));
+  }
+  var t = null;
+  function schedule() { clearTimeout(t); t = setTimeout(report, 20); }
+  new MutationObserver(schedule).observe(document.documentElement,
+    { subtree: true, childList: true, attributes: true, characterData: true });
+  window.addEventListener('load', schedule);
+})();"#;
+
+/// One todo as the page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Item {
+    pub text: String,
+    pub completed: bool,
+}
+
+/// The latest state a page reported.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct PageState {
+    pub token: String,
+    pub items: Vec<Item>,
+    pub count: Option<String>,
+}
+
+#[derive(Clone)]
+struct SiteState {
+    root: PathBuf,
+    reports: Arc<Mutex<HashMap<String, PageState>>>,
+}
+
+/// The running site.
+pub struct Site {
+    /// `http://127.0.0.1:<port>`.
+    pub base_url: String,
+    reports: Arc<Mutex<HashMap<String, PageState>>>,
+}
+
+impl Site {
+    /// Serves `root` on a free loopback port.
+    pub async fn start(root: PathBuf) -> Site {
+        assert!(
+            root.join("examples/vanillajs/index.html").exists(),
+            "TodoMVC not found under {} (run deploy/dev-up.sh)",
+            root.display()
+        );
+        let reports = Arc::new(Mutex::new(HashMap::new()));
+        let state = SiteState {
+            root,
+            reports: reports.clone(),
+        };
+        let app = Router::new()
+            .route("/__probe.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], PROBE_JS) }))
+            .route("/__probe", post(probe))
+            .route("/{*path}", get(file))
+            .with_state(state);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind site");
+        let addr: SocketAddr = listener.local_addr().expect("addr");
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Site {
+            base_url: format!("http://{addr}"),
+            reports,
+        }
+    }
+
+    /// URL of one example's page, tagged with a probe token.
+    pub fn example_url(&self, variant: &str, token: &str) -> String {
+        format!("{}/examples/{variant}/index.html?probe={token}", self.base_url)
+    }
+
+    /// The latest state reported for `token`.
+    pub fn state(&self, token: &str) -> Option<PageState> {
+        self.reports.lock().ok()?.get(token).cloned()
+    }
+}
+
+async fn probe(State(st): State<SiteState>, body: Bytes) -> StatusCode {
+    match serde_json::from_slice::<PageState>(&body) {
+        Ok(s) => {
+            if let Ok(mut r) = st.reports.lock() {
+                r.insert(s.token.clone(), s);
+            }
+            StatusCode::NO_CONTENT
+        }
+        Err(_) => StatusCode::BAD_REQUEST,
+    }
+}
+
+async fn file(State(st): State<SiteState>, Path(path): Path<String>) -> Response {
+    let rel = PathBuf::from(&path);
+    if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    let full = st.root.join(&rel);
+    let Ok(bytes) = tokio::fs::read(&full).await else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let ext = full.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let ct = match ext {
+        "html" => "text/html; charset=utf-8",
+        "js" | "jsx" => "text/javascript",
+        "css" => "text/css",
+        "png" => "image/png",
+        "json" => "application/json",
+        _ => "application/octet-stream",
+    };
+    if ext == "html" {
+        let html = String::from_utf8_lossy(&bytes).replacen(
+            "</body>",
+            "<script src=\"/__probe.js\"></script></body>",
+            1,
+        );
+        return ([(header::CONTENT_TYPE, ct)], html).into_response();
+    }
+    ([(header::CONTENT_TYPE, ct)], bytes).into_response()
+}

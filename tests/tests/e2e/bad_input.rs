@@ -1,0 +1,89 @@
+//! Pins input validation at the API: malformed jobs get a 4xx envelope
+//! `{code, message, hint}` that names the field, and nothing is stored.
+
+use argus_tests::{Farm, FarmOptions};
+use serde_json::{json, Value};
+
+async fn job_rows(farm: &Farm) -> i64 {
+    let n: (i64,) = sqlx::query_as("select (select count(*) from jobs) + (select count(*) from runs)")
+        .fetch_one(&farm.pool)
+        .await
+        .expect("count");
+    n.0
+}
+
+fn assert_envelope(body: &Value, field: Option<&str>) {
+    for k in ["code", "message", "hint"] {
+        assert!(body[k].is_string(), "envelope lacks {k}: {body}");
+    }
+    if let Some(f) = field {
+        assert_eq!(body["field"].as_str(), Some(f), "{body}");
+        assert!(body["message"].as_str().unwrap_or("").contains(f.split('[').next().unwrap_or(f)));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_jobs_are_refused_and_nothing_is_stored() {
+    let farm = Farm::start(FarmOptions {
+        worker_slots: None,
+        ..Default::default()
+    })
+    .await;
+    let cases: Vec<(Value, u16, Option<&str>)> = vec![
+        (json!({"platform": "symbian", "instruction": "tap \"OK\""}), 422, Some("platform")),
+        (json!({"platform": "web"}), 422, Some("instruction")),
+        (json!({"platform": "web", "instruction": "   "}), 422, Some("instruction")),
+        (
+            json!({"platform": "web", "instruction": "tap \"OK\"\nfrobnicate the page"}),
+            422,
+            Some("instruction[line 2]"),
+        ),
+        (json!({"platform": "web", "instruction": "tap \"OK\"", "colour": "red"}), 422, Some("colour")),
+        (json!({"platform": "web", "instruction": "tap \"OK\"", "max_steps": 0}), 422, Some("max_steps")),
+        (
+            json!({"platform": "web", "instruction": "tap \"OK\"", "selector": {"labels": {"bad key!": "x"}}}),
+            422,
+            Some("selector.labels"),
+        ),
+        (json!({"platform": "web", "instruction": "tap \"OK\"", "start_url": "javascript:alert(1)"}), 422, Some("start_url")),
+        (json!({"platform": "web", "instruction": "tap \"OK\"", "mode": "llm"}), 422, Some("mode")),
+    ];
+    for (body, status, field) in cases {
+        let (got, env) = farm.post_job_raw(body.to_string()).await;
+        assert_eq!(got, status, "{body} → {env}");
+        assert_envelope(&env, field);
+    }
+    let (got, env) = farm.post_job_raw("{not json").await;
+    assert_eq!(got, 400);
+    assert_envelope(&env, None);
+    let big = format!(
+        "{{\"platform\":\"web\",\"instruction\":\"{}\"}}",
+        "a".repeat(10 * 1024 * 1024)
+    );
+    let (got, env) = farm.post_job_raw(big).await;
+    assert_eq!(got, 413);
+    assert_eq!(env["code"], "body_too_large");
+    assert_eq!(job_rows(&farm).await, 0, "nothing may be stored");
+
+    // Unknown ids are 404 envelopes, not 500s or plain text.
+    for path in ["/api/v1/runs/nope", "/api/v1/jobs/00000000-0000-0000-0000-000000000000", "/runs/x", "/artifacts/runs/x/0-0-before.png"] {
+        let r = farm.http.get(format!("{}{path}", farm.base_url)).send().await.expect("get");
+        assert_eq!(r.status().as_u16(), 404, "{path}");
+        assert_envelope(&r.json().await.expect("json"), None);
+    }
+    // A valid job is stored (job + run).
+    let run = farm
+        .submit(&json!({"platform": "web", "instruction": "assert screen contains \"x\""}))
+        .await;
+    assert_eq!(job_rows(&farm).await, 2);
+    let d: Value = farm
+        .http
+        .get(format!("{}/api/v1/runs/{run}", farm.base_url))
+        .send()
+        .await
+        .expect("get")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(d["status"], "queued", "no device registered, so it waits");
+}
