@@ -48,7 +48,10 @@ fn init_tracing(format: &str) {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing(&cli.log_format);
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("argus: cannot start the async runtime: {e}");
@@ -57,8 +60,12 @@ fn main() -> ExitCode {
     };
     rt.block_on(async move {
         let res = match cli.command {
-            Command::Coordinator(cfg) => argus_coordinator::run(cfg).await.map(|_| ExitCode::SUCCESS),
-            Command::Worker(cfg) => argus_worker::service::run(cfg).await.map(|_| ExitCode::SUCCESS),
+            Command::Coordinator(cfg) => {
+                argus_coordinator::run(cfg).await.map(|_| ExitCode::SUCCESS)
+            }
+            Command::Worker(cfg) => argus_worker::service::run(cfg)
+                .await
+                .map(|_| ExitCode::SUCCESS),
             Command::Submit(args) => cli::submit::run(args).await,
             Command::Run(args) => cli::run_local::run(args).await,
             Command::Migrate(args) => cli::migrate::run(args).await,

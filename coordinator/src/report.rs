@@ -86,6 +86,9 @@ struct DashboardPage<'a> {
 }
 
 /// Renders the dashboard.
-pub fn render_dashboard(runs: &[RunSummary], devices: &[DeviceRow]) -> Result<String, askama::Error> {
+pub fn render_dashboard(
+    runs: &[RunSummary],
+    devices: &[DeviceRow],
+) -> Result<String, askama::Error> {
     DashboardPage { runs, devices }.render()
 }

@@ -140,18 +140,18 @@ pub fn map_role(cdp_role: &str) -> Role {
 
 /// Layout boxes (document CSS px, viewport-relative after scroll) by backend node id.
 fn boxes(snapshot: &Value) -> Result<HashMap<i64, Rect>, CdpError> {
-    let snap: Snapshot = serde_json::from_value(snapshot.clone()).map_err(|source| {
-        CdpError::Shape {
+    let snap: Snapshot =
+        serde_json::from_value(snapshot.clone()).map_err(|source| CdpError::Shape {
             what: "DOMSnapshot.captureSnapshot result",
             source,
-        }
-    })?;
+        })?;
     let mut out: HashMap<i64, Rect> = HashMap::new();
     let Some(doc) = snap.documents.first() else {
         return Ok(out);
     };
     for (li, &ni) in doc.layout.node_index.iter().enumerate() {
-        let (Some(&backend), Some(b)) = (doc.nodes.backend_node_id.get(ni), doc.layout.bounds.get(li))
+        let (Some(&backend), Some(b)) =
+            (doc.nodes.backend_node_id.get(ni), doc.layout.bounds.get(li))
         else {
             continue;
         };
@@ -180,7 +180,12 @@ fn union(a: &Rect, b: &Rect) -> Rect {
     }
     let x = a.x.min(b.x);
     let y = a.y.min(b.y);
-    Rect::new(x, y, a.right().max(b.right()) - x, a.bottom().max(b.bottom()) - y)
+    Rect::new(
+        x,
+        y,
+        a.right().max(b.right()) - x,
+        a.bottom().max(b.bottom()) - y,
+    )
 }
 
 /// Normalizes a CDP accessibility tree plus DOM snapshot into a [`Tree`] in pre-order.
@@ -200,10 +205,11 @@ pub fn normalize(ax_tree: &Value, snapshot: &Value) -> Result<Tree, CdpError> {
         .enumerate()
         .map(|(i, n)| (n.node_id.as_str(), i))
         .collect();
-    let root = ax
-        .nodes
-        .iter()
-        .position(|n| n.parent_id.as_deref().is_none_or(|p| !by_id.contains_key(p)));
+    let root = ax.nodes.iter().position(|n| {
+        n.parent_id
+            .as_deref()
+            .is_none_or(|p| !by_id.contains_key(p))
+    });
     let mut tree = Tree::default();
     let Some(root) = root else { return Ok(tree) };
     // Iterative pre-order walk; (ax index, parent tree index).

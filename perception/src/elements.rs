@@ -7,18 +7,45 @@
 //! - Cluster: an actionable node (button, link, checkbox …) or a heading absorbs its
 //!   descendants' text: it gets their text as its name when it has none, and the text nodes
 //!   under it are not listed separately.
-//! - Number: elements get ids `e1…` in reading order: rows top to bottom (an element joins
-//!   the current row when its vertical centre lies inside the row's first element's band,
-//!   ±[`ROW_TOLERANCE_PX`]), left to right within a row.
+//!   When an actionable node has no text below it, the names of images below it are used.
+//! - Occlusion: each element's `covered` is decided by [`crate::occlusion`].
+//! - Number: elements get ids `e1…` in reading order and their left/right/top/bottom
+//!   neighbours ([`crate::layout`]).
 
 use serde::{Deserialize, Serialize};
 
 use crate::geometry::{Rect, Screen};
+use crate::layout;
+pub use crate::layout::ROW_TOLERANCE_PX;
+use crate::occlusion;
 use crate::role::Role;
 use crate::tree::{NodeRef, Tree, Tri};
 
-/// Slack when grouping elements into reading-order rows, logical px.
-pub const ROW_TOLERANCE_PX: f64 = 4.0;
+/// Where an element came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// The platform's accessibility / view tree.
+    #[default]
+    Tree,
+    /// A text box found by OCR on the screenshot.
+    Ocr,
+    /// A box found by classical vision or an icon detector on the screenshot.
+    Vision,
+}
+
+/// Ids of the nearest element on each side (see [`crate::layout::neighbours`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Neighbours {
+    /// Nearest element to the left that shares some of this element's height.
+    pub left: Option<String>,
+    /// Nearest element to the right that shares some of this element's height.
+    pub right: Option<String>,
+    /// Nearest element above that shares some of this element's width.
+    pub top: Option<String>,
+    /// Nearest element below that shares some of this element's width.
+    pub bottom: Option<String>,
+}
 
 /// One entry of the element list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,12 +67,29 @@ pub struct Element {
     pub focused: Tri,
     pub editable: Tri,
     pub password: Tri,
+    /// Selected (tab, list row).
+    pub selected: Tri,
+    /// Another node drawn above covers it ([`crate::occlusion`]): a tap at its centre would
+    /// not reach it. Unknown for pixel-channel elements.
+    pub covered: Tri,
     /// Visible box (clipped to the screen) in logical px.
     pub bbox_logical: Rect,
     /// Visible box in device px.
     pub bbox_px: Rect,
     /// Platform reference for acting on it.
     pub node_ref: NodeRef,
+    /// The platform's stable id (Android `resource-id`, HarmonyOS `id`/`key`, WDA `name`,
+    /// AT-SPI accessible id), when it has one.
+    pub platform_id: Option<String>,
+    /// Where the node sits in its tree: top-level node ordinal, then child indices
+    /// ([`Tree::path`]); empty for pixel-channel elements.
+    pub path: Vec<usize>,
+    /// Which channel produced it.
+    pub source: Source,
+    /// Detector confidence 0..=1 for pixel-channel elements; `None` for tree elements.
+    pub confidence: Option<f64>,
+    /// Nearest elements on each side.
+    pub neighbours: Neighbours,
 }
 
 impl Element {
@@ -99,13 +143,11 @@ impl Observation {
     }
 }
 
-/// Builds the observation from a normalized tree.
-pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
+/// Visible box per node in logical px (clipped to the screen); `None` for ignored nodes,
+/// nodes without a box, zero-area boxes and boxes entirely off-screen.
+pub fn visible_boxes(tree: &Tree, screen: &Screen) -> Vec<Option<Rect>> {
     let screen_rect = screen.logical_rect();
-    let n = tree.nodes.len();
-    // Visible box per node (clipped), None when hidden.
-    let visible: Vec<Option<Rect>> = tree
-        .nodes
+    tree.nodes
         .iter()
         .map(|node| {
             if node.ignored {
@@ -117,23 +159,30 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
             }
             b.intersect(&screen_rect)
         })
-        .collect();
+        .collect()
+}
+
+/// Builds the observation from a normalized tree.
+pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
+    let n = tree.nodes.len();
+    let visible = visible_boxes(tree, &screen);
 
     // Nearest clustering ancestor (actionable or heading) of each node.
     let mut cluster_of: Vec<Option<usize>> = vec![None; n];
-    for i in 0..n {
-        let mut p = tree.nodes[i].parent;
+    for (slot, node) in cluster_of.iter_mut().zip(&tree.nodes) {
+        let mut p = node.parent;
         while let Some(pi) = p {
             let r = tree.nodes[pi].role;
             if !tree.nodes[pi].ignored && (r.is_actionable() || r == Role::Heading) {
-                cluster_of[i] = Some(pi);
+                *slot = Some(pi);
                 break;
             }
             p = tree.nodes[pi].parent;
         }
     }
-    // Absorbed text per clustering node.
+    // Absorbed text (and image names, as a fallback) per clustering node.
     let mut absorbed: Vec<Vec<String>> = vec![Vec::new(); n];
+    let mut absorbed_img: Vec<Vec<String>> = vec![Vec::new(); n];
     let mut text_runs: Vec<String> = Vec::new();
     for i in 0..n {
         let node = &tree.nodes[i];
@@ -146,6 +195,11 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
                 absorbed[c].push(node.name.clone());
             }
         }
+        if node.role == Role::Image && !node.name.trim().is_empty() {
+            if let Some(c) = cluster_of[i] {
+                absorbed_img[c].push(node.name.clone());
+            }
+        }
         if node.role == Role::Textfield {
             if let Some(v) = node.value.as_ref().filter(|v| !v.is_empty()) {
                 if !node.password.is_yes() {
@@ -156,6 +210,7 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
     }
 
     let mut out: Vec<Element> = Vec::new();
+    let mut owners: Vec<usize> = Vec::new();
     for i in 0..n {
         let node = &tree.nodes[i];
         let Some(vis) = visible[i] else { continue };
@@ -173,6 +228,10 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
         if name.is_empty() && !absorbed[i].is_empty() {
             name = collapse_ws(&absorbed[i].join(" "));
         }
+        if name.is_empty() && !absorbed_img[i].is_empty() {
+            name = collapse_ws(&absorbed_img[i].join(" "));
+        }
+        owners.push(i);
         out.push(Element {
             id: String::new(),
             role: node.role,
@@ -185,47 +244,28 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
             focused: node.focused,
             editable: node.editable,
             password: node.password,
+            selected: node.selected,
+            covered: Tri::Unknown,
             bbox_logical: vis,
             bbox_px: screen.to_device(&vis),
             node_ref: node.node_ref.clone(),
+            platform_id: node.platform_id.clone(),
+            path: tree.path(i),
+            source: Source::Tree,
+            confidence: None,
+            neighbours: Neighbours::default(),
         });
     }
-    reading_order(&mut out);
-    for (i, e) in out.iter_mut().enumerate() {
-        e.id = format!("e{}", i + 1);
+    let covered = occlusion::covered(tree, &visible, &owners);
+    for (e, c) in out.iter_mut().zip(covered) {
+        e.covered = c;
     }
+    layout::number(&mut out);
     Observation {
         serial,
         screen,
         elements: out,
         text: collapse_ws(&text_runs.join(" ")),
-    }
-}
-
-/// Sorts into rows top-to-bottom, left-to-right within a row.
-fn reading_order(els: &mut Vec<Element>) {
-    els.sort_by(|a, b| {
-        a.bbox_logical
-            .y
-            .total_cmp(&b.bbox_logical.y)
-            .then(a.bbox_logical.x.total_cmp(&b.bbox_logical.x))
-    });
-    let mut rows: Vec<Vec<Element>> = Vec::new();
-    for e in els.drain(..) {
-        let cy = e.bbox_logical.center().1;
-        match rows.last_mut() {
-            Some(row)
-                if cy >= row[0].bbox_logical.y - ROW_TOLERANCE_PX
-                    && cy <= row[0].bbox_logical.bottom() + ROW_TOLERANCE_PX =>
-            {
-                row.push(e)
-            }
-            _ => rows.push(vec![e]),
-        }
-    }
-    for mut row in rows {
-        row.sort_by(|a, b| a.bbox_logical.x.total_cmp(&b.bbox_logical.x));
-        els.extend(row);
     }
 }
 
@@ -253,13 +293,27 @@ mod tests {
                 node(Role::Other, "", Rect::new(0.0, 0.0, 100.0, 100.0), None),
                 node(Role::Button, "", Rect::new(50.0, 10.0, 20.0, 10.0), Some(0)),
                 node(Role::Text, "OK", Rect::new(52.0, 12.0, 10.0, 6.0), Some(1)),
-                node(Role::Text, "Title", Rect::new(5.0, 11.0, 30.0, 8.0), Some(0)),
-                node(Role::Text, "below", Rect::new(5.0, 150.0, 30.0, 8.0), Some(0)),
+                node(
+                    Role::Text,
+                    "Title",
+                    Rect::new(5.0, 11.0, 30.0, 8.0),
+                    Some(0),
+                ),
+                node(
+                    Role::Text,
+                    "below",
+                    Rect::new(5.0, 150.0, 30.0, 8.0),
+                    Some(0),
+                ),
                 node(Role::Text, "zero", Rect::new(5.0, 50.0, 0.0, 8.0), Some(0)),
             ],
         };
         let obs = build(&tree, screen, 7);
-        let names: Vec<_> = obs.elements.iter().map(|e| (e.id.as_str(), e.name.as_str())).collect();
+        let names: Vec<_> = obs
+            .elements
+            .iter()
+            .map(|e| (e.id.as_str(), e.name.as_str()))
+            .collect();
         assert_eq!(names, vec![("e1", "Title"), ("e2", "OK")]);
         assert_eq!(obs.elements[1].bbox_px, Rect::new(100.0, 20.0, 40.0, 20.0));
         assert_eq!(obs.text, "OK Title");

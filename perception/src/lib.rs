@@ -2,22 +2,38 @@
 //!
 //! Pure library (no network, no devices). The flow for every platform is:
 //!
-//! 1. a platform normalizer ([`cdp`], …) turns the platform's tree into a [`tree::Tree`] of
-//!    [`tree::Node`]s with tri-state properties ([`tree::Tri`]) and boxes in logical px;
+//! 1. a platform normalizer turns the platform's tree into a [`tree::Tree`] of
+//!    [`tree::Node`]s with tri-state properties ([`tree::Tri`]) and boxes in logical px:
+//!    [`cdp`] (web, Electron), [`android`] (`uiautomator dump` XML), [`harmony`]
+//!    (`uitest dumpLayout` JSON), [`wda`] (WebDriverAgent `/source` XML), [`atspi`] (Linux
+//!    desktop);
 //! 2. [`elements::build`] cleans it (ignored, invisible, zero-area, off-screen and empty
 //!    layout-only nodes go), clusters it (an actionable node absorbs its descendants' text),
-//!    converts boxes to device px through [`geometry::Screen`], and numbers what is left in
-//!    reading order; the result is an [`Observation`].
+//!    flags covered elements ([`occlusion`]), converts boxes to device px through
+//!    [`geometry::Screen`], and numbers what is left in reading order with neighbours
+//!    ([`layout`]); the result is an [`Observation`];
+//! 3. [`fusion::fuse`] adds pixel-channel candidates (OCR, vision boxes) the tree lacks;
+//! 4. [`Observation::compact`] renders it for a prompt ([`compact`]).
 //!
 //! Element ids (`e1`, `e2`, …) are valid for one observation only.
 
+pub mod android;
+pub mod atspi;
 pub mod cdp;
+pub mod compact;
 pub mod elements;
+pub mod fusion;
 pub mod geometry;
+pub mod harmony;
+pub mod layout;
+pub mod occlusion;
 pub mod role;
 pub mod tree;
+pub mod wda;
+pub mod xml;
 
-pub use elements::{build, Element, Observation};
-pub use geometry::{Rect, Screen};
+pub use elements::{build, Element, Neighbours, Observation, Source};
+pub use fusion::{fuse, PixelCandidate, PixelKind};
+pub use geometry::{NormScale, Rect, Screen};
 pub use role::Role;
 pub use tree::{Node, NodeRef, Tree, Tri};

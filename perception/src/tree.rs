@@ -38,6 +38,12 @@ impl Tri {
 }
 
 /// How to find a node again on its platform (for acting on it).
+///
+/// Only platforms with a live handle get a variant. Mobile and desktop trees are re-found by
+/// [`crate::Element::platform_id`] (Android `resource-id`, HarmonyOS `id`/`key`, WDA
+/// `name`) and [`crate::Element::path`] (child-index path from the root), which every
+/// normalizer fills alike; they stay [`NodeRef::None`] here so matches on this enum elsewhere
+/// stay exhaustive.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum NodeRef {
@@ -71,6 +77,13 @@ pub struct Node {
     pub clickable: Tri,
     pub editable: Tri,
     pub password: Tri,
+    /// Selected (tab, list row).
+    pub selected: Tri,
+    /// Scrolls its content.
+    pub scrollable: Tri,
+    /// The platform's stable id for the node, when it has one (Android `resource-id`, HarmonyOS
+    /// `id` or `key`, WDA `name`, AT-SPI accessible id). `None` when absent or empty.
+    pub platform_id: Option<String>,
     /// Parent index in [`Tree::nodes`].
     pub parent: Option<usize>,
     /// Child indices in document order.
@@ -97,6 +110,9 @@ impl Node {
             clickable: Tri::Unknown,
             editable: Tri::Unknown,
             password: Tri::Unknown,
+            selected: Tri::Unknown,
+            scrollable: Tri::Unknown,
+            platform_id: None,
             parent: None,
             children: Vec::new(),
             node_ref: NodeRef::None,
@@ -105,7 +121,66 @@ impl Node {
 }
 
 /// A normalized tree: nodes in document (pre-)order; `nodes[0]` is the root when non-empty.
+///
+/// Pre-order is also taken as drawing order: a node later in it that is not a descendant is
+/// drawn above (see [`crate::occlusion`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Tree {
+    /// Nodes in pre-order.
     pub nodes: Vec<Node>,
+}
+
+impl Tree {
+    /// Appends `node` as the last child of `parent` (or as a root), returning its index.
+    /// Normalizers call it in pre-order, so the tree stays in pre-order.
+    pub fn push(&mut self, mut node: Node, parent: Option<usize>) -> usize {
+        let i = self.nodes.len();
+        node.parent = parent;
+        self.nodes.push(node);
+        if let Some(p) = parent {
+            if let Some(pn) = self.nodes.get_mut(p) {
+                pn.children.push(i);
+            }
+        }
+        i
+    }
+
+    /// Where `i` sits: the ordinal of its top-level node (0 for the first root; a multi-window
+    /// dump has several), then the child index at each level down to `i`. `[0]` is the first
+    /// root itself.
+    pub fn path(&self, i: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut cur = i;
+        while let Some(p) = self.nodes.get(cur).and_then(|n| n.parent) {
+            let pos = self
+                .nodes
+                .get(p)
+                .and_then(|pn| pn.children.iter().position(|&c| c == cur));
+            out.push(pos.unwrap_or(0));
+            if p >= cur {
+                break; // malformed (a parent must precede its child): stop rather than loop
+            }
+            cur = p;
+        }
+        let end = cur.min(self.nodes.len());
+        out.push(
+            self.nodes[..end]
+                .iter()
+                .filter(|n| n.parent.is_none())
+                .count(),
+        );
+        out.reverse();
+        out
+    }
+
+    /// Index one past the last node of `i`'s subtree (pre-order makes a subtree contiguous).
+    pub fn subtree_end(&self, i: usize) -> usize {
+        let mut cur = i;
+        loop {
+            match self.nodes.get(cur).and_then(|n| n.children.last()) {
+                Some(&last) if last > cur => cur = last,
+                _ => return cur + 1,
+            }
+        }
+    }
 }

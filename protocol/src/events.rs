@@ -196,7 +196,7 @@ pub enum EventBody {
         text: String,
     },
     /// An action ended.
-    ActionFinished(ActionRecord),
+    ActionFinished(Box<ActionRecord>),
     /// A step ended.
     StepFinished {
         /// 0-based index.

@@ -246,7 +246,10 @@ impl JobSpec {
             if !matches!(self.platform, Platform::Web | Platform::Electron) {
                 return Err(SpecError::new(
                     "start_url",
-                    format!("start_url applies to web and electron, not {}", self.platform),
+                    format!(
+                        "start_url applies to web and electron, not {}",
+                        self.platform
+                    ),
                     "drop start_url and open the app with an `open` step",
                 ));
             }
@@ -269,7 +272,10 @@ impl JobSpec {
             }
             Mode::Llm | Mode::Vlm => Err(SpecError::new(
                 "mode",
-                format!("mode `{}` is not available in this build", self.mode.as_str()),
+                format!(
+                    "mode `{}` is not available in this build",
+                    self.mode.as_str()
+                ),
                 "use mode `script` (the step language) until model planning ships",
             )),
         }
@@ -280,15 +286,17 @@ impl JobSpec {
         if labels.len() > MAX_LABELS {
             return Err(SpecError::new(
                 "selector.labels",
-                format!("{} labels, more than the {MAX_LABELS} allowed", labels.len()),
+                format!(
+                    "{} labels, more than the {MAX_LABELS} allowed",
+                    labels.len()
+                ),
                 "keep only the labels that select the device",
             ));
         }
         for (k, v) in labels {
             let key_ok = !k.is_empty()
                 && k.len() <= MAX_LABEL_BYTES
-                && k
-                    .chars()
+                && k.chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
             if !key_ok {
                 return Err(SpecError::new(
@@ -346,7 +354,11 @@ mod tests {
         s.max_steps = 5;
         s.selector.labels.insert("bad key!".into(), "x".into());
         assert_eq!(s.validate().unwrap_err().field, "selector.labels");
-        let s = JobSpec::script(Platform::Android, Some("http://x".into()), "press Enter".into());
+        let s = JobSpec::script(
+            Platform::Android,
+            Some("http://x".into()),
+            "press Enter".into(),
+        );
         assert_eq!(s.validate().unwrap_err().field, "start_url");
     }
 }

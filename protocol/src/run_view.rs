@@ -103,7 +103,11 @@ impl RunDetail {
             actions: Vec::new(),
         });
         self.steps.sort_by_key(|s| s.index);
-        let pos = self.steps.iter().position(|s| s.index == index).unwrap_or(0);
+        let pos = self
+            .steps
+            .iter()
+            .position(|s| s.index == index)
+            .unwrap_or(0);
         &mut self.steps[pos]
     }
 
@@ -129,9 +133,9 @@ impl RunDetail {
             EventBody::ActionFinished(a) => {
                 let s = self.step_mut(a.step);
                 match s.actions.iter().position(|x| x.action == a.action) {
-                    Some(i) => s.actions[i] = a.clone(),
+                    Some(i) => s.actions[i] = (**a).clone(),
                     None => {
-                        s.actions.push(a.clone());
+                        s.actions.push((**a).clone());
                         s.actions.sort_by_key(|x| x.action);
                     }
                 }

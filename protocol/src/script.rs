@@ -366,12 +366,14 @@ fn parse_line(line: &str) -> LineResult<Step> {
     if let Some(rest) = strip_cjk(line, "输入") {
         // 输入 "alice" 到 "用户名"
         let (text, rest) = quoted(rest)?;
-        let rest = strip_cjk(rest, "到").or_else(|| strip_cjk(rest, "至")).ok_or_else(|| {
-            (
-                "expected 到 and a field after the text".to_string(),
-                "write 输入 \"alice\" 到 \"用户名\"".to_string(),
-            )
-        })?;
+        let rest = strip_cjk(rest, "到")
+            .or_else(|| strip_cjk(rest, "至"))
+            .ok_or_else(|| {
+                (
+                    "expected 到 and a field after the text".to_string(),
+                    "write 输入 \"alice\" 到 \"用户名\"".to_string(),
+                )
+            })?;
         let (target, rest) = parse_target(rest)?;
         expect_end(rest)?;
         return Ok(Step::Type { text, target });
@@ -386,7 +388,12 @@ fn parse_line(line: &str) -> LineResult<Step> {
             return parse_press(rest);
         }
     }
-    for (kw, checked) in [("uncheck", false), ("check", true), ("取消勾选", false), ("勾选", true)] {
+    for (kw, checked) in [
+        ("uncheck", false),
+        ("check", true),
+        ("取消勾选", false),
+        ("勾选", true),
+    ] {
         let rest = if kw.is_ascii() {
             strip_kw(line, kw)
         } else {
@@ -454,7 +461,11 @@ fn parse_line(line: &str) -> LineResult<Step> {
 }
 
 fn first_word(line: &str) -> String {
-    let w: String = line.chars().take_while(|c| !c.is_whitespace()).take(24).collect();
+    let w: String = line
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .take(24)
+        .collect();
     format!("`{w}` is not a known step word")
 }
 
@@ -496,7 +507,10 @@ fn parse_press(rest: &str) -> LineResult<Step> {
     match Key::parse(word) {
         Some(key) => Ok(Step::Press { key }),
         None => err(
-            format!("unknown key `{}`", word.chars().take(24).collect::<String>()),
+            format!(
+                "unknown key `{}`",
+                word.chars().take(24).collect::<String>()
+            ),
             "keys: Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, \
              End, PageUp, PageDown (回车, 空格, 退格); to tap a button write tap \"X\"",
         ),
@@ -508,7 +522,12 @@ fn parse_assert_en(rest: &str) -> LineResult<Step> {
         .iter()
         .find_map(|w| strip_kw(rest, w))
         .unwrap_or(rest);
-    for kw in ["does not contain", "doesn't contain", "not contains", "not contain"] {
+    for kw in [
+        "does not contain",
+        "doesn't contain",
+        "not contains",
+        "not contain",
+    ] {
         if let Some(r) = strip_kw(rest, kw) {
             let (text, tail) = quoted(r)?;
             expect_end(tail)?;
@@ -593,7 +612,10 @@ fn parse_duration(s: &str) -> LineResult<u64> {
         "m" | "min" | "mins" | "minute" | "minutes" | "分钟" => 60_000.0,
         other => {
             return err(
-                format!("unknown time unit `{}`", other.chars().take(12).collect::<String>()),
+                format!(
+                    "unknown time unit `{}`",
+                    other.chars().take(12).collect::<String>()
+                ),
                 "use ms, s or min",
             )
         }
@@ -905,11 +927,15 @@ mod tests {
         );
         assert_eq!(
             one(r#"断言 页面包含 "欢迎""#),
-            Step::AssertContains { text: "欢迎".into() }
+            Step::AssertContains {
+                text: "欢迎".into()
+            }
         );
         assert_eq!(
             one("断言 页面不包含 “错误”"),
-            Step::AssertNotContains { text: "错误".into() }
+            Step::AssertNotContains {
+                text: "错误".into()
+            }
         );
         assert_eq!(one("按 回车"), Step::Press { key: Key::Enter });
         assert_eq!(
@@ -934,7 +960,17 @@ mod tests {
         assert!(Script::parse("tap the gizmo left of \"x\"").is_err());
         assert!(Script::parse("# only a comment").is_err());
         assert!(Script::parse("wait 99999999s").is_err());
-        for junk in ["\"", "“", "在", "断言", "tap", "type \"x\"", "「", "wait for", "é"] {
+        for junk in [
+            "\"",
+            "“",
+            "在",
+            "断言",
+            "tap",
+            "type \"x\"",
+            "「",
+            "wait for",
+            "é",
+        ] {
             let _ = Script::parse(junk);
         }
     }

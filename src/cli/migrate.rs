@@ -6,7 +6,11 @@ use std::process::ExitCode;
 #[derive(Debug, clap::Args)]
 pub struct MigrateArgs {
     /// PostgreSQL URL. Default `postgres://postgres@127.0.0.1:5432/argus`.
-    #[arg(long, env = "ARGUS_DATABASE_URL", default_value = "postgres://postgres@127.0.0.1:5432/argus")]
+    #[arg(
+        long,
+        env = "ARGUS_DATABASE_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/argus"
+    )]
     database_url: String,
 }
 

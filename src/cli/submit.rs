@@ -85,7 +85,10 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
     }
     let run_id = body["run_id"].as_str().unwrap_or_default().to_string();
     let report_url = body["report_url"].as_str().unwrap_or_default().to_string();
-    println!("job {} run {run_id}", body["job_id"].as_str().unwrap_or_default());
+    println!(
+        "job {} run {run_id}",
+        body["job_id"].as_str().unwrap_or_default()
+    );
     if !args.wait {
         println!("report: {report_url}");
         return Ok(ExitCode::SUCCESS);
@@ -113,7 +116,10 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
                             a.detail,
                             a.disposition.as_str(),
                             t.perceive_ms + t.act_ms + t.screenshot_ms + t.upload_ms,
-                            a.error.as_ref().map(|e| format!("\n      {e}")).unwrap_or_default()
+                            a.error
+                                .as_ref()
+                                .map(|e| format!("\n      {e}"))
+                                .unwrap_or_default()
                         );
                     }
                 }

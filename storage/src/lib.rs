@@ -27,16 +27,28 @@ pub fn screenshot_key(run_id: &uuid::Uuid, step: u32, action: u32, phase: &str) 
 #[derive(Debug, Clone, clap::Args)]
 pub struct S3Settings {
     /// S3 endpoint URL. Default `http://127.0.0.1:8333` (dev-up's SeaweedFS).
-    #[arg(long = "s3-endpoint", env = "ARGUS_S3_ENDPOINT", default_value = "http://127.0.0.1:8333")]
+    #[arg(
+        long = "s3-endpoint",
+        env = "ARGUS_S3_ENDPOINT",
+        default_value = "http://127.0.0.1:8333"
+    )]
     pub endpoint: String,
     /// Region name (SeaweedFS accepts any; AWS needs the real one). Default `us-east-1`.
-    #[arg(long = "s3-region", env = "ARGUS_S3_REGION", default_value = "us-east-1")]
+    #[arg(
+        long = "s3-region",
+        env = "ARGUS_S3_REGION",
+        default_value = "us-east-1"
+    )]
     pub region: String,
     /// Bucket for screenshots; created if missing. Default `argus`.
     #[arg(long = "s3-bucket", env = "ARGUS_S3_BUCKET", default_value = "argus")]
     pub bucket: String,
     /// Access key id. Default `argus` (dev-up's).
-    #[arg(long = "s3-access-key", env = "ARGUS_S3_ACCESS_KEY", default_value = "argus")]
+    #[arg(
+        long = "s3-access-key",
+        env = "ARGUS_S3_ACCESS_KEY",
+        default_value = "argus"
+    )]
     pub access_key: String,
     /// Secret key. Default dev-up's; set your own in production.
     #[arg(
@@ -124,14 +136,26 @@ impl ArtifactStore for S3Store {
             .send()
             .await
             .map(|_| ())
-            .map_err(|e| format!("upload of {key} failed: {}", aws_sdk_s3::error::DisplayErrorContext(e)))
+            .map_err(|e| {
+                format!(
+                    "upload of {key} failed: {}",
+                    aws_sdk_s3::error::DisplayErrorContext(e)
+                )
+            })
     }
 }
 
 impl S3Store {
     /// Reads an object: `Ok(None)` when the key does not exist.
     pub async fn get(&self, key: &str) -> Result<Option<(Vec<u8>, String)>, String> {
-        match self.client.get_object().bucket(&self.bucket).key(key).send().await {
+        match self
+            .client
+            .get_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .send()
+            .await
+        {
             Ok(out) => {
                 let ct = out
                     .content_type()

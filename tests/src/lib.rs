@@ -147,9 +147,9 @@ impl Farm {
         let base_url = format!("http://{addr}");
         let mut cfg = cfg;
         cfg.listen = addr;
-        let state = argus_coordinator::connect(cfg)
-            .await
-            .unwrap_or_else(|e| panic!("coordinator cannot start (services up? run deploy/dev-up.sh): {e:#}"));
+        let state = argus_coordinator::connect(cfg).await.unwrap_or_else(|e| {
+            panic!("coordinator cannot start (services up? run deploy/dev-up.sh): {e:#}")
+        });
         let pool = state.pool.clone();
         let subjects = state.subjects.clone();
         let (stop_c, rx_c) = oneshot::channel::<()>();
@@ -218,9 +218,15 @@ impl Farm {
                 return;
             }
             if let Some(t) = &self.worker_task {
-                assert!(!t.is_finished(), "the worker exited at start; see the log above");
+                assert!(
+                    !t.is_finished(),
+                    "the worker exited at start; see the log above"
+                );
             }
-            assert!(Instant::now() < deadline, "worker did not register within 60 s");
+            assert!(
+                Instant::now() < deadline,
+                "worker did not register within 60 s"
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
@@ -329,7 +335,10 @@ impl Drop for Farm {
         let dir = self.worker_dir.clone();
         // Async cleanup on a private runtime: the test's runtime may be shutting down.
         let _ = std::thread::spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
                 return;
             };
             rt.block_on(async move {
@@ -347,7 +356,12 @@ impl Drop for Farm {
                 if let Ok(list) = client.list_objects_v2().bucket(&s3.bucket).send().await {
                     for o in list.contents() {
                         if let Some(k) = o.key() {
-                            let _ = client.delete_object().bucket(&s3.bucket).key(k).send().await;
+                            let _ = client
+                                .delete_object()
+                                .bucket(&s3.bucket)
+                                .key(k)
+                                .send()
+                                .await;
                         }
                     }
                 }

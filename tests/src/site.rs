@@ -83,7 +83,10 @@ impl Site {
             reports: reports.clone(),
         };
         let app = Router::new()
-            .route("/__probe.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], PROBE_JS) }))
+            .route(
+                "/__probe.js",
+                get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], PROBE_JS) }),
+            )
             .route("/__probe", post(probe))
             .route("/{*path}", get(file))
             .with_state(state);
@@ -102,7 +105,10 @@ impl Site {
 
     /// URL of one example's page, tagged with a probe token.
     pub fn example_url(&self, variant: &str, token: &str) -> String {
-        format!("{}/examples/{variant}/index.html?probe={token}", self.base_url)
+        format!(
+            "{}/examples/{variant}/index.html?probe={token}",
+            self.base_url
+        )
     }
 
     /// The latest state reported for `token`.

@@ -11,10 +11,18 @@ pub fn parse_viewport(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
         .ok_or_else(|| format!("viewport {s:?} is not WIDTHxHEIGHT (e.g. 1280x800)"))?;
-    let w: u32 = w.trim().parse().map_err(|_| format!("bad viewport width in {s:?}"))?;
-    let h: u32 = h.trim().parse().map_err(|_| format!("bad viewport height in {s:?}"))?;
+    let w: u32 = w
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad viewport width in {s:?}"))?;
+    let h: u32 = h
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad viewport height in {s:?}"))?;
     if !(100..=8000).contains(&w) || !(100..=8000).contains(&h) {
-        return Err(format!("viewport {s:?} must be between 100 and 8000 px per side"));
+        return Err(format!(
+            "viewport {s:?} must be between 100 and 8000 px per side"
+        ));
     }
     Ok((w, h))
 }
@@ -44,7 +52,11 @@ fn parse_platform(s: &str) -> Result<Platform, String> {
 #[derive(Debug, Clone, clap::Args)]
 pub struct BrowserConfig {
     /// Chromium binary. Default `/usr/lib/chromium/chromium` (Debian's, without its wrapper).
-    #[arg(long, env = "ARGUS_CHROMIUM", default_value = "/usr/lib/chromium/chromium")]
+    #[arg(
+        long,
+        env = "ARGUS_CHROMIUM",
+        default_value = "/usr/lib/chromium/chromium"
+    )]
     pub chromium: PathBuf,
     /// Viewport in CSS px, `WIDTHxHEIGHT`. Default `1280x800`.
     #[arg(long, env = "ARGUS_VIEWPORT", default_value = "1280x800", value_parser = parse_viewport)]
@@ -64,7 +76,11 @@ pub struct WorkerConfig {
     #[arg(long, env = "ARGUS_WORKER_ID")]
     pub worker_id: Option<String>,
     /// Coordinator base URL for registration and heartbeats. Default `http://127.0.0.1:8080`.
-    #[arg(long, env = "ARGUS_COORDINATOR_URL", default_value = "http://127.0.0.1:8080")]
+    #[arg(
+        long,
+        env = "ARGUS_COORDINATOR_URL",
+        default_value = "http://127.0.0.1:8080"
+    )]
     pub coordinator_url: String,
     /// API token sent to the coordinator (`Authorization: Bearer`), if it requires one.
     #[arg(long, env = "ARGUS_API_TOKEN", hide_env_values = true)]
@@ -103,10 +119,20 @@ impl WorkerConfig {
         let host: String = host
             .trim()
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .take(48)
             .collect();
-        let host = if host.is_empty() { "worker".to_string() } else { host };
+        let host = if host.is_empty() {
+            "worker".to_string()
+        } else {
+            host
+        };
         format!("{host}-{}", self.platform.as_str())
     }
 }

@@ -20,10 +20,10 @@ use argus_protocol::{
 use chrono::Utc;
 use uuid::Uuid;
 
-use argus_storage::{screenshot_key, ArtifactStore};
 use crate::device::{ActError, Device};
 use crate::events::{Emitter, EventSink};
 use crate::resolve::{resolve, Purpose};
+use argus_storage::{screenshot_key, ArtifactStore};
 
 /// Poll interval of `wait for`.
 const WAIT_POLL: Duration = Duration::from_millis(100);
@@ -108,11 +108,20 @@ struct Exec<'a> {
 impl Exec<'_> {
     async fn observe(&mut self) -> Result<Observation, String> {
         self.serial += 1;
-        self.dev.observe(self.serial).await.map_err(|e| e.to_string())
+        self.dev
+            .observe(self.serial)
+            .await
+            .map_err(|e| e.to_string())
     }
 
     /// Screenshot + upload; returns the key, or `None` (logged) when either failed.
-    async fn shot(&mut self, step: u32, action: u32, phase: &str, t: &mut ActionTimings) -> Option<String> {
+    async fn shot(
+        &mut self,
+        step: u32,
+        action: u32,
+        phase: &str,
+        t: &mut ActionTimings,
+    ) -> Option<String> {
         let start = Instant::now();
         let png = self.dev.screenshot().await;
         t.screenshot_ms += ms(start);
@@ -146,7 +155,8 @@ impl Exec<'_> {
         let out = match obs {
             Ok(obs) => self.perform(step, &obs).await,
             Err(e) => {
-                let mut o = Outcome::new(describe(step)).fail(format!("cannot observe the screen: {e}"));
+                let mut o =
+                    Outcome::new(describe(step)).fail(format!("cannot observe the screen: {e}"));
                 o.infra = true;
                 o
             }
@@ -173,7 +183,7 @@ impl Exec<'_> {
             perceive_ms = t.perceive_ms, act_ms = t.act_ms, screenshot_ms = t.screenshot_ms,
             upload_ms = t.upload_ms, "action finished");
         self.em
-            .emit(EventBody::ActionFinished(rec))
+            .emit(EventBody::ActionFinished(Box::new(rec)))
             .await
             .map_err(StepFail::Infra)?;
         match (out.ok, out.infra, out.error) {
@@ -275,7 +285,9 @@ impl Exec<'_> {
                     let want = collapse_ws(text);
                     let landed = after.elements.iter().any(|e| {
                         e.node_ref == el.node_ref
-                            && e.value.as_deref().is_some_and(|v| collapse_ws(v).contains(&want))
+                            && e.value
+                                .as_deref()
+                                .is_some_and(|v| collapse_ws(v).contains(&want))
                     });
                     if landed {
                         out.disposition = Disposition::DeliveredVerified;
@@ -412,7 +424,10 @@ pub async fn execute(
     let (status, error) = match plan(&input.spec) {
         Err(e) => (RunStatus::Failed, Some(format!("invalid job: {e}"))),
         Ok(steps) => match dev.begin().await {
-            Err(e) => (RunStatus::Errored, Some(format!("cannot prepare the device: {e}"))),
+            Err(e) => (
+                RunStatus::Errored,
+                Some(format!("cannot prepare the device: {e}")),
+            ),
             Ok(()) => {
                 let mut exec = Exec {
                     dev: &mut *dev,
@@ -428,7 +443,10 @@ pub async fn execute(
                     Ok(r) => r,
                     Err(_) => (
                         RunStatus::TimedOut,
-                        Some(format!("the run exceeded timeout_s = {} s", input.spec.timeout_s)),
+                        Some(format!(
+                            "the run exceeded timeout_s = {} s",
+                            input.spec.timeout_s
+                        )),
                     ),
                 }
             }
@@ -481,10 +499,16 @@ async fn run_steps(
         match res {
             Ok(()) => {}
             Err(StepFail::Verdict(m)) => {
-                return (RunStatus::Failed, Some(format!("step {} ({text}): {m}", i + 1)))
+                return (
+                    RunStatus::Failed,
+                    Some(format!("step {} ({text}): {m}", i + 1)),
+                )
             }
             Err(StepFail::Infra(m)) => {
-                return (RunStatus::Errored, Some(format!("step {} ({text}): {m}", i + 1)))
+                return (
+                    RunStatus::Errored,
+                    Some(format!("step {} ({text}): {m}", i + 1)),
+                )
             }
         }
     }

@@ -48,7 +48,14 @@ pub async fn run_local(
         spec: spec.clone(),
     };
     let created = Utc::now();
-    execute(&input, &mut dev, &store, sink.clone(), Arc::new(AtomicBool::new(false))).await;
+    execute(
+        &input,
+        &mut dev,
+        &store,
+        sink.clone(),
+        Arc::new(AtomicBool::new(false)),
+    )
+    .await;
     drop(dev);
     let _ = std::fs::remove_dir_all(&profile);
     let mut detail = RunDetail::new(run_id, job_id, spec, created);

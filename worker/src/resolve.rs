@@ -261,12 +261,22 @@ mod tests {
             (Role::Button, "Save draft", Rect::new(0.0, 90.0, 40.0, 20.0)),
         ]);
         let e = resolve(&o, &Target::named("Delete"), Purpose::Tap).unwrap_err();
-        assert!(e.contains("2 elements match") && e.contains("e1") && e.contains("e2"), "{e}");
-        assert_eq!(resolve(&o, &Target::named("Save"), Purpose::Tap).unwrap().id, "e3");
+        assert!(
+            e.contains("2 elements match") && e.contains("e1") && e.contains("e2"),
+            "{e}"
+        );
+        assert_eq!(
+            resolve(&o, &Target::named("Save"), Purpose::Tap)
+                .unwrap()
+                .id,
+            "e3"
+        );
         let e = resolve(&o, &Target::named("Sav"), Purpose::Tap).unwrap_err();
         assert!(e.contains("Save draft"), "{e}");
         assert_eq!(
-            resolve(&o, &Target::named("save DRAFT"), Purpose::Tap).unwrap().id,
+            resolve(&o, &Target::named("save DRAFT"), Purpose::Tap)
+                .unwrap()
+                .id,
             "e3"
         );
     }

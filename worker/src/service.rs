@@ -292,7 +292,10 @@ fn accept(
                 tracing::info!(run_id = %a.run_id, status = status.as_str(), "run finished");
             }
             None => {
-                tracing::error!(device_id = a.device_id, "assignment for a device this worker does not have");
+                tracing::error!(
+                    device_id = a.device_id,
+                    "assignment for a device this worker does not have"
+                );
                 let mut em = Emitter::new(sink, a.run_id, a.attempt_id);
                 let _ = em
                     .emit(EventBody::RunFinished {

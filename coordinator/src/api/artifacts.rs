@@ -36,14 +36,20 @@ async fn show(
 ) -> Result<Response, ApiError> {
     let id = parse_id("run", &run_id)?;
     if !valid_file(&file) || !store::runs::exists(&st.pool, id).await? {
-        return Err(ApiError::not_found("artifact", &format!("runs/{run_id}/{file}")));
+        return Err(ApiError::not_found(
+            "artifact",
+            &format!("runs/{run_id}/{file}"),
+        ));
     }
     let key = format!("runs/{id}/{file}");
     match st.s3.get(&key).await.map_err(ApiError::Unavailable)? {
         Some((bytes, ct)) => Ok((
             [
                 (header::CONTENT_TYPE, ct),
-                (header::CACHE_CONTROL, "private, max-age=86400, immutable".to_string()),
+                (
+                    header::CACHE_CONTROL,
+                    "private, max-age=86400, immutable".to_string(),
+                ),
             ],
             bytes,
         )

@@ -34,6 +34,7 @@ async fn report(
     let run = store::runs::detail(&st.pool, id)
         .await?
         .ok_or_else(|| ApiError::not_found("run", &id.to_string()))?;
-    let html = render_report(&run, "/artifacts/", true).map_err(|e| ApiError::Internal(e.into()))?;
+    let html =
+        render_report(&run, "/artifacts/", true).map_err(|e| ApiError::Internal(e.into()))?;
     Ok(Html(html))
 }

@@ -101,7 +101,7 @@ pub async fn apply(pool: &PgPool, ev: &RunEvent) -> Result<Applied, sqlx::Error>
             .bind(&a.kind)
             .bind(a.ok)
             .bind(a.disposition.as_str())
-            .bind(sqlx::types::Json(a))
+            .bind(sqlx::types::Json(a.as_ref()))
             .execute(&mut *tx)
             .await?;
         }

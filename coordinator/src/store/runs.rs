@@ -21,6 +21,9 @@ type RunRow = (
     Option<DateTime<Utc>>,
 );
 
+/// `(step, text, ok, error, duration_ms)`.
+type StepRow = (i32, String, Option<bool>, Option<String>, Option<f64>);
+
 /// The run with the steps and actions of its current attempt; `None` if absent.
 pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<RunDetail>, sqlx::Error> {
     let row: Option<RunRow> = sqlx::query_as(
@@ -31,8 +34,21 @@ pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<RunDetail>, sqlx::
     .bind(id)
     .fetch_optional(pool)
     .await?;
-    let Some((run_id, job_id, spec, status, attempt, error, device, worker, w, h, created, started, finished)) =
-        row
+    let Some((
+        run_id,
+        job_id,
+        spec,
+        status,
+        attempt,
+        error,
+        device,
+        worker,
+        w,
+        h,
+        created,
+        started,
+        finished,
+    )) = row
     else {
         return Ok(None);
     };
@@ -45,7 +61,7 @@ pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<RunDetail>, sqlx::
     d.started_at = started;
     d.finished_at = finished;
     if let Some(attempt) = attempt {
-        let steps: Vec<(i32, String, Option<bool>, Option<String>, Option<f64>)> = sqlx::query_as(
+        let steps: Vec<StepRow> = sqlx::query_as(
             "select step, text, ok, error, duration_ms from steps
               where run_id = $1 and attempt_id = $2 order by step",
         )

@@ -5,10 +5,11 @@ use argus_tests::{Farm, FarmOptions};
 use serde_json::{json, Value};
 
 async fn job_rows(farm: &Farm) -> i64 {
-    let n: (i64,) = sqlx::query_as("select (select count(*) from jobs) + (select count(*) from runs)")
-        .fetch_one(&farm.pool)
-        .await
-        .expect("count");
+    let n: (i64,) =
+        sqlx::query_as("select (select count(*) from jobs) + (select count(*) from runs)")
+            .fetch_one(&farm.pool)
+            .await
+            .expect("count");
     n.0
 }
 
@@ -18,7 +19,10 @@ fn assert_envelope(body: &Value, field: Option<&str>) {
     }
     if let Some(f) = field {
         assert_eq!(body["field"].as_str(), Some(f), "{body}");
-        assert!(body["message"].as_str().unwrap_or("").contains(f.split('[').next().unwrap_or(f)));
+        assert!(body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains(f.split('[').next().unwrap_or(f)));
     }
 }
 
@@ -30,23 +34,47 @@ async fn malformed_jobs_are_refused_and_nothing_is_stored() {
     })
     .await;
     let cases: Vec<(Value, u16, Option<&str>)> = vec![
-        (json!({"platform": "symbian", "instruction": "tap \"OK\""}), 422, Some("platform")),
+        (
+            json!({"platform": "symbian", "instruction": "tap \"OK\""}),
+            422,
+            Some("platform"),
+        ),
         (json!({"platform": "web"}), 422, Some("instruction")),
-        (json!({"platform": "web", "instruction": "   "}), 422, Some("instruction")),
+        (
+            json!({"platform": "web", "instruction": "   "}),
+            422,
+            Some("instruction"),
+        ),
         (
             json!({"platform": "web", "instruction": "tap \"OK\"\nfrobnicate the page"}),
             422,
             Some("instruction[line 2]"),
         ),
-        (json!({"platform": "web", "instruction": "tap \"OK\"", "colour": "red"}), 422, Some("colour")),
-        (json!({"platform": "web", "instruction": "tap \"OK\"", "max_steps": 0}), 422, Some("max_steps")),
+        (
+            json!({"platform": "web", "instruction": "tap \"OK\"", "colour": "red"}),
+            422,
+            Some("colour"),
+        ),
+        (
+            json!({"platform": "web", "instruction": "tap \"OK\"", "max_steps": 0}),
+            422,
+            Some("max_steps"),
+        ),
         (
             json!({"platform": "web", "instruction": "tap \"OK\"", "selector": {"labels": {"bad key!": "x"}}}),
             422,
             Some("selector.labels"),
         ),
-        (json!({"platform": "web", "instruction": "tap \"OK\"", "start_url": "javascript:alert(1)"}), 422, Some("start_url")),
-        (json!({"platform": "web", "instruction": "tap \"OK\"", "mode": "llm"}), 422, Some("mode")),
+        (
+            json!({"platform": "web", "instruction": "tap \"OK\"", "start_url": "javascript:alert(1)"}),
+            422,
+            Some("start_url"),
+        ),
+        (
+            json!({"platform": "web", "instruction": "tap \"OK\"", "mode": "llm"}),
+            422,
+            Some("mode"),
+        ),
     ];
     for (body, status, field) in cases {
         let (got, env) = farm.post_job_raw(body.to_string()).await;
@@ -66,8 +94,18 @@ async fn malformed_jobs_are_refused_and_nothing_is_stored() {
     assert_eq!(job_rows(&farm).await, 0, "nothing may be stored");
 
     // Unknown ids are 404 envelopes, not 500s or plain text.
-    for path in ["/api/v1/runs/nope", "/api/v1/jobs/00000000-0000-0000-0000-000000000000", "/runs/x", "/artifacts/runs/x/0-0-before.png"] {
-        let r = farm.http.get(format!("{}{path}", farm.base_url)).send().await.expect("get");
+    for path in [
+        "/api/v1/runs/nope",
+        "/api/v1/jobs/00000000-0000-0000-0000-000000000000",
+        "/runs/x",
+        "/artifacts/runs/x/0-0-before.png",
+    ] {
+        let r = farm
+            .http
+            .get(format!("{}{path}", farm.base_url))
+            .send()
+            .await
+            .expect("get");
         assert_eq!(r.status().as_u16(), 404, "{path}");
         assert_envelope(&r.json().await.expect("json"), None);
     }

@@ -31,9 +31,11 @@ async fn racing_claimers_hand_each_run_out_once_and_respect_labels() {
     let mut ids = Vec::new();
     for i in 0..6 {
         ids.push(
-            farm.submit(&json!({"platform": "web", "instruction": format!("wait {i}ms"),
-                "selector": {"labels": {"team": "qa"}}}))
-                .await,
+            farm.submit(
+                &json!({"platform": "web", "instruction": format!("wait {i}ms"),
+                "selector": {"labels": {"team": "qa"}}}),
+            )
+            .await,
         );
     }
     let unmatched = farm
@@ -47,7 +49,9 @@ async fn racing_claimers_hand_each_run_out_once_and_respect_labels() {
     for d in devs.iter().chain(devs.iter()) {
         let pool = farm.pool.clone();
         let d = d.clone();
-        tasks.push(tokio::spawn(async move { claim(&pool, &d, 30).await.expect("claim") }));
+        tasks.push(tokio::spawn(async move {
+            claim(&pool, &d, 30).await.expect("claim")
+        }));
     }
     let mut claimed = Vec::new();
     for t in tasks {
@@ -64,7 +68,9 @@ async fn racing_claimers_hand_each_run_out_once_and_respect_labels() {
     devices.dedup();
     assert_eq!(devices.len(), claimed.len(), "a slot got two runs");
     assert_eq!(claimed.len(), 6, "all six qa runs claimed by qa slots");
-    assert!(claimed.iter().all(|c| c.device_id != "sim-6" && c.device_id != "sim-7"));
+    assert!(claimed
+        .iter()
+        .all(|c| c.device_id != "sim-6" && c.device_id != "sim-7"));
     assert!(!runs.contains(&unmatched));
     let st: (String,) = sqlx::query_as("select status from runs where id = $1")
         .bind(unmatched)
@@ -74,9 +80,15 @@ async fn racing_claimers_hand_each_run_out_once_and_respect_labels() {
     assert_eq!(st.0, "queued");
 
     // The claim's candidate scan uses the partial queued index, with no sort node.
-    sqlx::query("analyze runs").execute(&farm.pool).await.expect("analyze");
+    sqlx::query("analyze runs")
+        .execute(&farm.pool)
+        .await
+        .expect("analyze");
     let mut tx = farm.pool.begin().await.expect("tx");
-    sqlx::query("set local enable_seqscan = off").execute(&mut *tx).await.expect("set");
+    sqlx::query("set local enable_seqscan = off")
+        .execute(&mut *tx)
+        .await
+        .expect("set");
     let plan: Vec<(String,)> = sqlx::query_as(&format!("explain {CLAIM_SQL}"))
         .bind("sim-0")
         .bind("web")

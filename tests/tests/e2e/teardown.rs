@@ -25,11 +25,17 @@ async fn failing_assertion_and_timeout_end_truthfully_and_tear_down() {
     let d = farm.wait_run(run_id, Duration::from_secs(60)).await;
     assert_eq!(d.status.as_str(), "failed", "{:?}", d.error);
     let err = d.error.clone().unwrap_or_default();
-    assert!(err.contains("no such text") && err.contains("step 4"), "{err}");
+    assert!(
+        err.contains("no such text") && err.contains("step 4"),
+        "{err}"
+    );
     assert_eq!(d.steps.len(), 4, "the step after the failure never ran");
     let failing = &d.steps[3];
     assert_eq!(failing.ok, Some(false));
-    let shot = failing.actions[0].after_key.clone().expect("failing step screenshot");
+    let shot = failing.actions[0]
+        .after_key
+        .clone()
+        .expect("failing step screenshot");
     assert!(farm.s3_get(&shot).await.is_some());
     let html = farm
         .http
@@ -43,7 +49,10 @@ async fn failing_assertion_and_timeout_end_truthfully_and_tear_down() {
     assert!(html.contains("step fail") && html.contains("id=\"step-3\""));
     assert!(html.contains(&format!("/artifacts/{shot}")));
     assert!(
-        farm.open_pages().await.iter().all(|p| !p["url"].as_str().unwrap_or("").contains(&token)),
+        farm.open_pages()
+            .await
+            .iter()
+            .all(|p| !p["url"].as_str().unwrap_or("").contains(&token)),
         "the failed run's page is still open"
     );
 
@@ -59,7 +68,10 @@ async fn failing_assertion_and_timeout_end_truthfully_and_tear_down() {
     let d = farm.wait_run(run_id, Duration::from_secs(30)).await;
     assert_eq!(d.status.as_str(), "timed_out", "{:?}", d.error);
     assert!(
-        farm.open_pages().await.iter().all(|p| !p["url"].as_str().unwrap_or("").contains(&token)),
+        farm.open_pages()
+            .await
+            .iter()
+            .all(|p| !p["url"].as_str().unwrap_or("").contains(&token)),
         "the timed-out run's page is still open"
     );
 }

@@ -56,7 +56,9 @@ async fn todomvc_four_variants_pass_end_to_end() {
         );
         assert_eq!(d.steps.len(), 11, "{v}: open + 10 script steps");
         // Independent read of the page: only "walk the dog" is left, not completed.
-        let state = site.state(&token).unwrap_or_else(|| panic!("{v}: page never reported"));
+        let state = site
+            .state(&token)
+            .unwrap_or_else(|| panic!("{v}: page never reported"));
         assert_eq!(
             state.items,
             vec![Item {
@@ -106,10 +108,15 @@ async fn todomvc_four_variants_pass_end_to_end() {
                 .expect("image");
             assert_eq!(r.status().as_u16(), 200, "{src}");
             assert_eq!(
-                r.headers().get("content-type").and_then(|h| h.to_str().ok()),
+                r.headers()
+                    .get("content-type")
+                    .and_then(|h| h.to_str().ok()),
                 Some("image/png")
             );
-            assert!(png_size(&r.bytes().await.expect("bytes")).is_some(), "{src} decodes");
+            assert!(
+                png_size(&r.bytes().await.expect("bytes")).is_some(),
+                "{src} decodes"
+            );
         }
         // Time split: perceive / act / screenshot+upload / event round trip.
         let applied: Vec<(i32, f64)> = sqlx::query_as(
@@ -133,7 +140,11 @@ async fn todomvc_four_variants_pass_end_to_end() {
         }
     }
     let median = |i: usize| {
-        let mut v: Vec<f64> = splits.iter().map(|s| s[i]).filter(|x| x.is_finite()).collect();
+        let mut v: Vec<f64> = splits
+            .iter()
+            .map(|s| s[i])
+            .filter(|x| x.is_finite())
+            .collect();
         v.sort_by(f64::total_cmp);
         v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
     };

@@ -16,7 +16,10 @@ use async_trait::async_trait;
 pub enum DeviceError {
     /// The platform cannot do this at all.
     #[error("{what} is not supported on {platform}")]
-    NotSupported { what: &'static str, platform: Platform },
+    NotSupported {
+        what: &'static str,
+        platform: Platform,
+    },
     /// The device or its driver failed.
     #[error("{0}")]
     Failed(String),

@@ -95,9 +95,7 @@ async fn center(dev: &WebDevice, el: &Element) -> (f64, f64) {
 /// Clicks the element's centre with the left button.
 pub(super) async fn tap(dev: &WebDevice, el: &Element) -> Result<(), ActError> {
     let (x, y) = center(dev, el).await;
-    let mouse = |kind: &str| {
-        json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1})
-    };
+    let mouse = |kind: &str| json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1});
     dev.call(
         "Input.dispatchMouseEvent",
         json!({"type": "mouseMoved", "x": x, "y": y}),

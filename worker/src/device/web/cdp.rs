@@ -145,7 +145,11 @@ impl Cdp {
         if let Ok(mut p) = self.pending.lock() {
             p.insert(id, tx);
         }
-        if self.out.send(Message::Text(msg.to_string().into())).is_err() {
+        if self
+            .out
+            .send(Message::Text(msg.to_string().into()))
+            .is_err()
+        {
             return Err(CdpError::Closed);
         }
         match tokio::time::timeout(timeout, rx).await {

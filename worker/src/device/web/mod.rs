@@ -97,10 +97,17 @@ impl Device for WebDevice {
         let fail = |e: cdp::CdpError| DeviceError::Failed(e.to_string());
         let ctx = self
             .cdp()
-            .call(None, "Target.createBrowserContext", json!({"disposeOnDetach": true}))
+            .call(
+                None,
+                "Target.createBrowserContext",
+                json!({"disposeOnDetach": true}),
+            )
             .await
             .map_err(fail)?;
-        let context_id = ctx["browserContextId"].as_str().unwrap_or_default().to_string();
+        let context_id = ctx["browserContextId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         let target = self
             .cdp()
             .call(

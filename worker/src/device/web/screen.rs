@@ -9,7 +9,10 @@ use crate::device::DeviceError;
 /// A PNG of the viewport, `width*dpr × height*dpr` px.
 pub(super) async fn screenshot(dev: &WebDevice) -> Result<Vec<u8>, DeviceError> {
     let v = dev
-        .call("Page.captureScreenshot", json!({"format": "png", "optimizeForSpeed": true}))
+        .call(
+            "Page.captureScreenshot",
+            json!({"format": "png", "optimizeForSpeed": true}),
+        )
         .await?;
     let data = v["data"]
         .as_str()

@@ -25,7 +25,9 @@ pub(super) async fn raw(dev: &WebDevice) -> Result<RawTree, DeviceError> {
     let metrics = dev.call("Page.getLayoutMetrics", json!({})).await?;
     let vv = &metrics["cssVisualViewport"];
     let screen = Screen {
-        width: vv["clientWidth"].as_f64().unwrap_or(dev.viewport.width as f64),
+        width: vv["clientWidth"]
+            .as_f64()
+            .unwrap_or(dev.viewport.width as f64),
         height: vv["clientHeight"]
             .as_f64()
             .unwrap_or(dev.viewport.height as f64),

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The test command (README): brings the services up (deploy/dev-up.sh), then runs the
+# format check, clippy and every test of the workspace against the real services.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+env_file="${ARGUS_ENV_FILE:-/tmp/argus-dev/env}"
+bash deploy/dev-up.sh >/dev/null
+# shellcheck disable=SC1090
+source "$env_file"
+echo "[test] cargo fmt --check" >&2
+cargo fmt --all -- --check
+echo "[test] cargo clippy" >&2
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "[test] cargo test" >&2
+cargo test --workspace --locked -- --test-threads "${ARGUS_TEST_THREADS:-2}"

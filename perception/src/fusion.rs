@@ -1,0 +1,183 @@
+//! Fusion of the tree channel with pixel-channel candidates (OCR text boxes, vision boxes).
+//!
+//! Tree elements are primary. Candidates are taken OCR first, then by confidence (highest
+//! first); for each, in device px, against the tree elements (found through an `rstar`
+//! R-tree) and the candidates already added:
+//!
+//! 1. OCR text whose box lies mostly ([`INSIDE_FRACTION`] of its area) inside an **unnamed**
+//!    tree element (an icon button, an image) names that element and is not added;
+//! 2. OCR text mostly inside an element whose labels already contain it is a duplicate and is
+//!    dropped (a text box inside a large button has a small IoU but adds nothing);
+//! 3. otherwise the candidate is added only when its IoU with every element so far is
+//!    ≤ `iou_threshold` ([`DEFAULT_IOU_THRESHOLD`]).
+//!
+//! Added OCR text becomes a [`Role::Text`] element, a vision box a [`Role::Image`] element
+//! (platform role `ocr` / `vision`), `covered` unknown. OCR text joins the observation's
+//! text. Ids and neighbours are then recomputed over the whole list.
+
+use rstar::primitives::{GeomWithData, Rectangle};
+use rstar::{RTree, AABB};
+use serde::{Deserialize, Serialize};
+
+use crate::elements::{collapse_ws, Element, Neighbours, Observation, Source};
+use crate::geometry::Rect;
+use crate::layout;
+use crate::role::Role;
+use crate::tree::{NodeRef, Tri};
+
+/// Default IoU above which a pixel candidate duplicates an element.
+pub const DEFAULT_IOU_THRESHOLD: f64 = 0.1;
+
+/// Fraction of a text box's area that must lie inside an element for rules 1 and 2.
+pub const INSIDE_FRACTION: f64 = 0.8;
+
+/// What found a pixel candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PixelKind {
+    /// OCR: the candidate has text.
+    Ocr,
+    /// Classical vision anchors or an icon detector: a box, maybe a class label.
+    Vision,
+}
+
+/// One pixel-channel candidate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PixelCandidate {
+    /// Box in device px (screenshot coordinates).
+    pub bbox_px: Rect,
+    /// Recognised text (OCR) or class label (detector); may be empty.
+    pub text: String,
+    /// Which detector.
+    pub kind: PixelKind,
+    /// Confidence 0..=1.
+    pub confidence: f64,
+}
+
+type Entry = GeomWithData<Rectangle<[f64; 2]>, usize>;
+
+fn entry(r: &Rect, k: usize) -> Entry {
+    GeomWithData::new(
+        Rectangle::from_corners([r.x, r.y], [r.right(), r.bottom()]),
+        k,
+    )
+}
+
+fn inside_fraction(inner: &Rect, outer: &Rect) -> f64 {
+    let a = inner.area();
+    if a <= 0.0 {
+        return 0.0;
+    }
+    inner.intersect(outer).map(|r| r.area()).unwrap_or(0.0) / a
+}
+
+/// Fuses `candidates` into `obs` (see the module docs) and renumbers. `iou_threshold` is
+/// usually [`DEFAULT_IOU_THRESHOLD`].
+pub fn fuse(obs: &Observation, candidates: &[PixelCandidate], iou_threshold: f64) -> Observation {
+    let mut out = obs.clone();
+    let tree_count = out.elements.len();
+    let mut rt: RTree<Entry> = RTree::bulk_load(
+        out.elements
+            .iter()
+            .enumerate()
+            .map(|(k, e)| entry(&e.bbox_px, k))
+            .collect(),
+    );
+    let mut order: Vec<&PixelCandidate> = candidates
+        .iter()
+        .filter(|c| c.bbox_px.area() > 0.0)
+        .collect();
+    order.sort_by(|a, b| {
+        (a.kind != PixelKind::Ocr)
+            .cmp(&(b.kind != PixelKind::Ocr))
+            .then(b.confidence.total_cmp(&a.confidence))
+    });
+    let mut extra_text: Vec<String> = Vec::new();
+    for c in order {
+        let text = collapse_ws(&c.text);
+        let b = c.bbox_px;
+        let env = AABB::from_corners([b.x, b.y], [b.right(), b.bottom()]);
+        let hits: Vec<usize> = rt
+            .locate_in_envelope_intersecting(&env)
+            .map(|g| g.data)
+            .collect();
+        if c.kind == PixelKind::Ocr && !text.is_empty() {
+            let host = hits
+                .iter()
+                .copied()
+                .filter(|&k| {
+                    k < tree_count
+                        && inside_fraction(&b, &out.elements[k].bbox_px) >= INSIDE_FRACTION
+                })
+                .min_by(|&x, &y| {
+                    out.elements[x]
+                        .bbox_px
+                        .area()
+                        .total_cmp(&out.elements[y].bbox_px.area())
+                });
+            if let Some(k) = host {
+                let el = &mut out.elements[k];
+                if el.name.trim().is_empty() {
+                    el.name = text.clone();
+                    extra_text.push(text);
+                    continue;
+                }
+                let lower = text.to_lowercase();
+                if el
+                    .labels()
+                    .any(|l| collapse_ws(l).to_lowercase().contains(&lower))
+                {
+                    continue;
+                }
+            }
+        }
+        let dup = hits
+            .iter()
+            .any(|&k| out.elements[k].bbox_px.iou(&b) > iou_threshold);
+        if dup {
+            continue;
+        }
+        let logical = out.screen.to_logical(&b);
+        let Some(vis) = logical.intersect(&out.screen.logical_rect()) else {
+            continue;
+        };
+        let (role, platform_role, source) = match c.kind {
+            PixelKind::Ocr => (Role::Text, "ocr", Source::Ocr),
+            PixelKind::Vision => (Role::Image, "vision", Source::Vision),
+        };
+        if c.kind == PixelKind::Ocr && !text.is_empty() {
+            extra_text.push(text.clone());
+        }
+        let k = out.elements.len();
+        rt.insert(entry(&b, k));
+        out.elements.push(Element {
+            id: String::new(),
+            role,
+            platform_role: platform_role.to_string(),
+            name: text,
+            value: None,
+            placeholder: None,
+            checked: Tri::Unknown,
+            enabled: Tri::Unknown,
+            focused: Tri::Unknown,
+            editable: Tri::Unknown,
+            password: Tri::Unknown,
+            selected: Tri::Unknown,
+            covered: Tri::Unknown,
+            bbox_logical: vis,
+            bbox_px: out.screen.to_device(&vis),
+            node_ref: NodeRef::None,
+            platform_id: None,
+            path: Vec::new(),
+            source,
+            confidence: Some(c.confidence),
+            neighbours: Neighbours::default(),
+        });
+    }
+    if !extra_text.is_empty() {
+        let joined = format!("{} {}", out.text, extra_text.join(" "));
+        out.text = collapse_ws(&joined);
+    }
+    layout::number(&mut out.elements);
+    out
+}

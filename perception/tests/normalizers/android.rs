@@ -1,0 +1,135 @@
+use argus_perception::{android, build, Screen};
+
+use crate::{assert_golden, assert_lines, fixture};
+
+const DENSITY: f64 = 2.625;
+
+fn inbox() -> argus_perception::Observation {
+    let dump = android::normalize(&fixture("android_inbox.xml"), DENSITY).unwrap();
+    assert_eq!(dump.rotation, Some(0));
+    assert_eq!(dump.tree.nodes.len(), 78);
+    build(
+        &dump.tree,
+        Screen::from_device_px(1080.0, 2400.0, DENSITY),
+        1,
+    )
+}
+
+#[test]
+fn inbox_elements() {
+    let obs = inbox();
+    assert_golden(
+        &obs,
+        r#"
+        e1 button/ImageButton "Open navigation drawer" chk- en+ foc- sel- ed? pw- cov- @0,63,147,147
+        e2 textfield/EditText "" hint="Search in mail" chk- en+ foc- sel- ed+ pw- cov- @168,84,682,105 #search
+        e3 button/ImageView "Account: dana@example.com" chk- en+ foc- sel- ed? pw- cov- @900,84,138,105 #account
+        e4 tab/TabView "Primary" chk- en+ foc- sel+ ed? pw- cov- @0,210,360,147
+        e5 tab/TabView "Social" chk- en+ foc- sel- ed? pw- cov- @360,210,360,147
+        e6 tab/TabView "Promotions" chk- en+ foc- sel- ed? pw- cov- @720,210,360,147
+        e7 button/LinearLayout "Alice Martin Lunch on Friday? Are you free at noon? The usual place 10:42" chk- en+ foc- sel- ed? pw- cov- @0,357,1080,220 #row
+        e8 checkbox/CheckBox "Star" chk- en+ foc- sel- ed? pw- cov- @930,467,108,80 #star
+        e9 button/LinearLayout "GitHub [argus] CI passed on main All checks have passed for 3f2c1d0 09:15" chk- en+ foc- sel- ed? pw- cov- @0,577,1080,220 #row
+        e10 checkbox/CheckBox "Star" chk+ en+ foc- sel- ed? pw- cov- @930,687,108,80 #star
+        e11 button/LinearLayout "Bob & Carol Trip photos We uploaded 48 photos from the weekend Yesterday" chk- en+ foc- sel- ed? pw- cov- @0,797,1080,220 #row
+        e12 checkbox/CheckBox "Star" chk- en+ foc- sel- ed? pw- cov- @930,907,108,80 #star
+        e13 button/LinearLayout "Deliveries Your parcel is out for delivery Track it in the app before 6 pm Yesterday" chk- en+ foc- sel- ed? pw- cov- @0,1017,1080,220 #row
+        e14 checkbox/CheckBox "Star" chk- en+ foc- sel- ed? pw- cov- @930,1127,108,80 #star
+        e15 button/LinearLayout "Erin Zhou Re: design review Looks good, one note on the tab bar Mon" chk- en+ foc- sel- ed? pw- cov- @0,1237,1080,220 #row
+        e16 checkbox/CheckBox "Star" chk+ en+ foc- sel- ed? pw- cov- @930,1347,108,80 #star
+        e17 button/LinearLayout "Calendar Invitation: Standup 09:30 Daily at 09:30, Room 4 Sun" chk- en+ foc- sel- ed? pw- cov- @0,1457,1080,220 #row
+        e18 checkbox/CheckBox "Star" chk- en+ foc- sel- ed? pw- cov- @930,1567,108,80 #star
+        e19 button/Button "Load more" chk- en- foc- sel- ed? pw- cov- @42,1697,996,126 #load_more
+        e20 button/ImageButton "" chk- en+ foc- sel- ed? pw- cov- @42,1937,126,126 #filter
+        e21 button/ExtendedFloatingActionButton "Compose" chk- en+ foc- sel- ed? pw- cov- @647,1937,391,168 #compose
+        e22 button/BottomNavigationItemView "Mail" chk- en+ foc- sel+ ed? pw- cov- @0,2148,540,189 #nav_mail
+        e23 button/BottomNavigationItemView "Meet" chk- en+ foc- sel- ed? pw- cov- @540,2148,540,189 #nav_meet
+"#,
+    );
+    assert_lines(
+        &obs.compact(),
+        r#"
+        e1 button "Open navigation drawer" D:e4
+        e2 textfield hint="Search in mail" D:e5
+        e3 button "Account: dana@example.com" D:e6
+        e4 tab "Primary" selected U:e1 D:e7
+        e5 tab "Social" U:e2 D:e7
+        e6 tab "Promotions" U:e3 D:e7
+        e7 button "Alice Martin Lunch on Friday? Are you fr…" U:e5 D:e9
+        e8 checkbox "Star" off U:e6 D:e9
+        e9 button "GitHub [argus] CI passed on main All che…" U:e7 D:e11
+        e10 checkbox "Star" on U:e7 D:e11
+        e11 button "Bob & Carol Trip photos We uploaded 48 p…" U:e9 D:e13
+        e12 checkbox "Star" off U:e9 D:e13
+        e13 button "Deliveries Your parcel is out for delive…" U:e11 D:e15
+        e14 checkbox "Star" off U:e11 D:e15
+        e15 button "Erin Zhou Re: design review Looks good, …" U:e13 D:e17
+        e16 checkbox "Star" on U:e13 D:e17
+        e17 button "Calendar Invitation: Standup 09:30 Daily…" U:e15 D:e19
+        e18 checkbox "Star" off U:e15 D:e19
+        e19 button "Load more" disabled U:e17 D:e21
+        e20 button U:e19 D:e22
+        e21 button "Compose" U:e19 D:e23
+        e22 button "Mail" selected U:e20
+        e23 button "Meet" U:e21
+"#,
+    );
+}
+
+#[test]
+fn inbox_text_paths_and_budget() {
+    let obs = inbox();
+    // Text of every visible text node, in document order, newline collapsed, `&amp;` decoded.
+    assert!(obs.contains_text("Bob & Carol Trip photos We uploaded 48 photos from the weekend"));
+    assert!(obs
+        .text
+        .starts_with("Primary Social Promotions Alice Martin"));
+    assert!(
+        !obs.contains_text("Search in mail"),
+        "a hint is not visible text"
+    );
+    // Re-finding: root ordinal, then child indices: decor, content, coordinator, list (2nd), row 2, star (4th child).
+    let star = obs.element("e10").unwrap();
+    assert_eq!(star.path, vec![0, 0, 0, 0, 1, 1, 3]);
+    // Boxes round-trip through dp back to device px.
+    let compose = obs.element("e21").unwrap();
+    assert!((compose.bbox_px.x - 647.0).abs() < 1e-6 && (compose.bbox_px.h - 168.0).abs() < 1e-6);
+    assert!((compose.bbox_logical.w - 391.0 / DENSITY).abs() < 1e-9);
+    // A few hundred tokens (≈ chars / 4) for the busy screen.
+    let c = obs.compact();
+    assert!(c.len() / 4 < 400, "compact is {} chars", c.len());
+}
+
+/// A Compose screen with the navigation drawer open: the drawer's scrim (a clickable
+/// full-screen node drawn after the content) covers everything behind it; older dump format
+/// (no `visible-to-user`, `hint`, …), one line, no trailer.
+#[test]
+fn compose_drawer_scrim_covers_content() {
+    let dump = android::normalize(&fixture("android_compose_drawer.xml"), DENSITY).unwrap();
+    let obs = build(
+        &dump.tree,
+        Screen::from_device_px(1080.0, 2400.0, DENSITY),
+        2,
+    );
+    assert_golden(
+        &obs,
+        r#"
+        e1 button/View "Close navigation menu" chk- en+ foc- sel- ed? pw- cov- @0,63,1080,2274
+        e2 button/Button "Menu" chk- en+ foc- sel- ed? pw- cov+ @21,84,126,105
+        e3 text/TextView "Account" chk- en+ foc- sel- ed? pw- cov- @63,126,537,63
+        e4 text/TextView "Settings" chk- en+ foc- sel- ed? pw- cov+ @189,105,311,63
+        e5 button/View "Wi-Fi HomeNet-5G" chk- en+ foc- sel- ed? pw- cov+ @0,231,1080,168
+        e6 button/View "Inbox" chk- en+ foc- sel+ ed? pw- cov- @21,231,714,147
+        e7 checkbox/View "" chk+ en+ foc- sel- ed? pw- cov+ @850,273,167,84
+        e8 button/View "Bluetooth" chk- en+ foc- sel- ed? pw- cov+ @0,399,1080,168
+        e9 button/View "Starred" chk- en+ foc- sel- ed? pw- cov- @21,378,714,147
+        e10 checkbox/View "" chk- en+ foc- sel- ed? pw- cov+ @850,441,167,84
+        e11 button/Button "Sign out" chk- en+ foc- sel- ed? pw- cov- @63,2184,630,126
+        e12 text/TextView "Version 2.4.1" chk- en+ foc- sel- ed? pw- cov+ @63,2200,437,60
+"#,
+    );
+    let compact = obs.compact();
+    let lines: Vec<&str> = compact.lines().collect();
+    assert_eq!(lines[1], "e2 button \"Menu\" covered R:e4 D:e6");
+    assert_eq!(lines[6], "e7 checkbox on covered D:e8");
+}
