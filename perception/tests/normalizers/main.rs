@@ -7,6 +7,7 @@
 
 mod android;
 mod atspi;
+mod cdp;
 mod fusion;
 mod harmony;
 mod wda;

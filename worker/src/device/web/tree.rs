@@ -7,7 +7,7 @@ use serde_json::json;
 use super::WebDevice;
 use crate::device::DeviceError;
 
-/// Raw CDP payloads of one observation (kept for fixtures and debugging).
+/// Raw CDP payloads of one observation.
 pub(super) struct RawTree {
     pub ax: serde_json::Value,
     pub snapshot: serde_json::Value,
@@ -42,14 +42,6 @@ pub(super) async fn raw(dev: &WebDevice) -> Result<RawTree, DeviceError> {
 
 pub(super) async fn observe(dev: &WebDevice, serial: u64) -> Result<Observation, DeviceError> {
     let raw = raw(dev).await?;
-    if let Ok(dir) = std::env::var("ARGUS_DUMP_CDP") {
-        // Fixture capture for perception tests; off unless the variable is set.
-        let _ = std::fs::create_dir_all(&dir);
-        let _ = std::fs::write(
-            format!("{dir}/obs-{serial}.json"),
-            json!({"ax": raw.ax, "snapshot": raw.snapshot, "screen": raw.screen}).to_string(),
-        );
-    }
     let tree = argus_perception::cdp::normalize(&raw.ax, &raw.snapshot)
         .map_err(|e| DeviceError::Failed(e.to_string()))?;
     Ok(argus_perception::build(&tree, raw.screen, serial))
