@@ -13,17 +13,13 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 use argus_protocol::subjects::{is_valid_worker_id, Subjects};
-use argus_protocol::{
-    Assignment, DeviceInfo, EventBody, Heartbeat, HeartbeatReply, LeaseRef, RunStatus,
-};
+use argus_protocol::{Assignment, EventBody, Heartbeat, HeartbeatReply, LeaseRef, RunStatus};
 use argus_storage::{ArtifactStore, S3Store};
 use async_nats::jetstream::{self, consumer::pull};
 use futures::StreamExt;
 use uuid::Uuid;
 
 use crate::config::WorkerConfig;
-use crate::device::web::browser::Browser;
-use crate::device::web::{Viewport, WebDevice};
 use crate::device::Device;
 use crate::events::{Emitter, EventSink, NatsSink};
 use crate::executor::{execute, RunInput};
@@ -55,7 +51,15 @@ pub async fn run_until(
         ));
     }
     let subjects = Subjects::new(&cfg.nats_prefix).map_err(|e| anyhow!(e))?;
-    let (slots, devices) = start_devices(&cfg, &worker_id).await?;
+    let mut slots: HashMap<String, Slot> = HashMap::new();
+    let mut devices = Vec::new();
+    for (info, dev) in crate::device::open_devices(&cfg, &worker_id).await? {
+        slots.insert(
+            info.device_id.clone(),
+            Arc::new(tokio::sync::Mutex::new(dev)),
+        );
+        devices.push(info);
+    }
     let store: Arc<dyn ArtifactStore> = Arc::new(
         S3Store::connect(&cfg.s3)
             .await
@@ -177,67 +181,6 @@ async fn shutdown_signal() {
         }
     }
     let _ = ctrl_c.await;
-}
-
-async fn start_devices(
-    cfg: &WorkerConfig,
-    worker_id: &str,
-) -> anyhow::Result<(HashMap<String, Slot>, Vec<DeviceInfo>)> {
-    if cfg.platform != argus_protocol::Platform::Web {
-        return Err(anyhow!(
-            "platform {} is not supported by this build's worker yet; use --platform web",
-            cfg.platform
-        ));
-    }
-    let dir = cfg
-        .data_dir
-        .clone()
-        .unwrap_or_else(|| std::env::temp_dir().join(format!("argus-worker-{worker_id}")));
-    let browser = Arc::new(
-        Browser::launch(&cfg.browser.chromium, &dir.join("chromium"))
-            .await
-            .map_err(|e| anyhow!(e.to_string()))?,
-    );
-    let version = browser
-        .cdp
-        .call(None, "Browser.getVersion", serde_json::json!({}))
-        .await
-        .ok()
-        .and_then(|v| v["product"].as_str().map(String::from))
-        .unwrap_or_default();
-    let viewport = Viewport {
-        width: cfg.browser.viewport.0,
-        height: cfg.browser.viewport.1,
-        dpr: cfg.browser.dpr,
-    };
-    let mut slots = HashMap::new();
-    let mut infos = Vec::new();
-    for i in 0..cfg.slots.max(1) {
-        let dev = WebDevice::new(browser.clone(), viewport);
-        let (w, h) = dev.screen_px();
-        let device_id = format!("{worker_id}-{i}");
-        let mut labels = cfg.labels.clone();
-        labels.insert("platform".into(), "web".into());
-        labels.insert("browser".into(), "chromium".into());
-        if let Some(v) = version.split('/').nth(1) {
-            labels.insert(
-                "browser_version".into(),
-                v.split('.').next().unwrap_or(v).to_string(),
-            );
-        }
-        infos.push(DeviceInfo {
-            device_id: device_id.clone(),
-            platform: cfg.platform,
-            labels,
-            screen_w_px: w,
-            screen_h_px: h,
-        });
-        slots.insert(
-            device_id,
-            Arc::new(tokio::sync::Mutex::new(Box::new(dev) as Box<dyn Device>)),
-        );
-    }
-    Ok((slots, infos))
 }
 
 async fn wait_for_stream(

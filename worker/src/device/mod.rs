@@ -5,7 +5,10 @@
 //! capability a platform lacks fails closed instead of being silently substituted.
 //! Errors from actions carry a [`Disposition`]: whether the input may have reached the device.
 
+mod open;
 pub mod web;
+
+pub use open::open_devices;
 
 use argus_perception::{Element, Observation};
 use argus_protocol::{Disposition, Key, Platform};
