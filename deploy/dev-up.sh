@@ -24,6 +24,7 @@
 #   ARGUS_ENV_FILE (/tmp/argus-dev/env)
 #   ARGUS_RUN_DIR (/var/lib/argus/run: pid files / "started by dev-up" records)
 #   ARGUS_SKIP_CHROMIUM=1 / ARGUS_SKIP_TODOMVC=1 to skip those steps.
+#   ARGUS_SKIP_DEVICE_TOOLS=1 to skip the desktop/Android driver packages.
 set -euo pipefail
 
 T_START=$(date +%s%N)
@@ -385,6 +386,23 @@ if [[ ${ARGUS_SKIP_CHROMIUM:-0} != 1 ]]; then
         apt_install chromium fonts-dejavu-core fonts-wqy-zenhei
         [[ -x $CHROMIUM_BIN ]] || die "$CHROMIUM_BIN missing after installing chromium"
         log "Chromium installed: $CHROMIUM_BIN ($(elapsed "$t"))"
+    fi
+fi
+
+# ------------------------------------------- desktop / Android tools ----
+# Xvfb + session D-Bus + AT-SPI for the desktop driver (mousepad: its e2e app), and
+# Debian's adb (the Android driver's server).
+if [[ ${ARGUS_SKIP_DEVICE_TOOLS:-0} != 1 ]]; then
+    t=$(date +%s%N)
+    DEVICE_PKGS=(xvfb at-spi2-core dbus dbus-x11 mousepad adb)
+    missing_dev=0
+    for p in "${DEVICE_PKGS[@]}"; do pkg_installed "$p" || missing_dev=1; done
+    if [[ $missing_dev == 0 ]]; then
+        log "device tools present: ${DEVICE_PKGS[*]}"
+    else
+        apt_busy && wait_apt
+        apt_install "${DEVICE_PKGS[@]}"
+        log "device tools installed: ${DEVICE_PKGS[*]} ($(elapsed "$t"))"
     fi
 fi
 

@@ -36,6 +36,11 @@ log "building argus (first build takes a few minutes on 2 cores)"
 cargo build --locked --bin argus
 argus="$root/target/debug/argus"
 
+# One admin token for this quickstart farm (kept in $state/token; only its hash is stored).
+[[ -s $state/token ]] || echo "argus_qs_$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')" >"$state/token"
+chmod 600 "$state/token"
+ARGUS_BOOTSTRAP_TOKEN=$(cat "$state/token")
+export ARGUS_BOOTSTRAP_TOKEN ARGUS_API_TOKEN=$ARGUS_BOOTSTRAP_TOKEN
 export ARGUS_LISTEN=127.0.0.1:$port
 export ARGUS_COORDINATOR_URL=http://127.0.0.1:$port
 export ARGUS_NATS_PREFIX=${ARGUS_NATS_PREFIX:-argus}
@@ -64,5 +69,6 @@ set +e
   --steps examples/todomvc.steps --name "quickstart: TodoMVC" --wait
 rc=$?
 set -e
-log "dashboard: http://127.0.0.1:$port/   (stop everything with: deploy/quickstart.sh stop)"
+log "dashboard: http://127.0.0.1:$port/  (sign in with the token in $state/token)"
+log "stop everything with: deploy/quickstart.sh stop"
 exit $rc

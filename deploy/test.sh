@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 env_file="${ARGUS_ENV_FILE:-/tmp/argus-dev/env}"
 bash deploy/dev-up.sh >/dev/null
+# OCR runtime and PP-OCR models from PyPI (pinned, sha256-checked) for the perception tests.
+ARGUS_NO_RAPIDOCR_VENV=1 bash deploy/models.sh >/dev/null
 # shellcheck disable=SC1090
 source "$env_file"
 echo "[test] cargo fmt --check" >&2
@@ -13,3 +15,5 @@ echo "[test] cargo clippy" >&2
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "[test] cargo test" >&2
 cargo test --workspace --locked -- --test-threads "${ARGUS_TEST_THREADS:-2}"
+echo "[test] OCR (perception --features ocr)" >&2
+cargo test -p argus-perception --features ocr --locked

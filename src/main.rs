@@ -30,6 +30,10 @@ enum Command {
     Run(cli::run_local::RunArgs),
     /// Apply database migrations and exit.
     Migrate(cli::migrate::MigrateArgs),
+    /// Run a suite of jobs across a device matrix and report its verdict.
+    Suite(cli::suite::SuiteArgs),
+    /// Manage API tokens.
+    Token(cli::token::TokenArgs),
 }
 
 fn init_tracing(format: &str) {
@@ -69,6 +73,8 @@ fn main() -> ExitCode {
             Command::Submit(args) => cli::submit::run(args).await,
             Command::Run(args) => cli::run_local::run(args).await,
             Command::Migrate(args) => cli::migrate::run(args).await,
+            Command::Suite(args) => cli::suite::run(args).await,
+            Command::Token(args) => cli::token::run(args).await,
         };
         match res {
             Ok(code) => code,

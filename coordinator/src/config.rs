@@ -46,6 +46,14 @@ pub struct CoordinatorConfig {
     /// Largest accepted request body, bytes. Default 1 MiB.
     #[arg(long, env = "ARGUS_MAX_BODY_BYTES", default_value_t = 1024 * 1024)]
     pub max_body_bytes: usize,
+    /// Require API tokens (`Authorization: Bearer …` or the dashboard login cookie) on every
+    /// route except `/healthz`. `on` (default) or `off` (single-user laptops only).
+    #[arg(long, env = "ARGUS_AUTH", default_value = "on", value_parser = ["on", "off"])]
+    pub auth: String,
+    /// An admin token for team `default`, created (as its sha256) at start if absent, so a
+    /// fresh farm can be used and more tokens minted (`argus token create`).
+    #[arg(long, env = "ARGUS_BOOTSTRAP_TOKEN", hide_env_values = true)]
+    pub bootstrap_token: Option<String>,
     #[command(flatten)]
     pub s3: S3Settings,
 }

@@ -3,20 +3,24 @@
 //! NATS JetStream, the applier that applies run events exactly once, the lease reaper, and
 //! report rendering.
 //!
-//! Task ownership: [`run`] starts three tasks — the HTTP server (axum), the dispatcher
-//! ([`dispatcher::run`], also reaps expired leases) and the event applier
-//! ([`applier::run`]). They share only [`AppState`]; all coordination between several
+//! Task ownership: [`run`] starts four tasks — the HTTP server (axum), the dispatcher
+//! ([`dispatcher::run`], also reaps expired leases and queue deadlines), the event applier
+//! ([`applier::run`]) and the scheduler ([`scheduler::run`], fires due schedules). They share only [`AppState`]; all coordination between several
 //! coordinators happens in SQL (`FOR UPDATE SKIP LOCKED`, attempt-id fencing) and in
 //! JetStream (one shared durable consumer, deduplicated publishes).
 
 pub mod api;
 pub mod applier;
+pub mod auth;
 pub mod bus;
 pub mod config;
 pub mod dispatcher;
 pub mod error;
+pub mod junit;
 pub mod report;
+pub mod scheduler;
 pub mod store;
+pub mod views;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -55,6 +59,9 @@ pub async fn connect(cfg: CoordinatorConfig) -> anyhow::Result<AppState> {
         .with_context(|| format!("cannot connect to NATS at {}", cfg.nats_url))?;
     let js = async_nats::jetstream::new(nats);
     bus::ensure_streams(&js, &subjects, cfg.nats_replicas).await?;
+    if let Some(t) = &cfg.bootstrap_token {
+        auth::create_token(&pool, "default", "admin", "bootstrap", t).await?;
+    }
     let s3 = S3Store::connect(&cfg.s3)
         .await
         .map_err(|e| anyhow::anyhow!(e))
@@ -77,12 +84,14 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     let dispatcher = tokio::spawn(dispatcher::run(state.clone(), state.wake.clone()));
     let applier = tokio::spawn(applier::run(state.clone(), state.wake.clone()));
+    let scheduler = tokio::spawn(scheduler::run(state.clone()));
     let app = api::router(state);
     let res = axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await;
     dispatcher.abort();
     applier.abort();
+    scheduler.abort();
     res.context("HTTP server failed")
 }
 

@@ -6,9 +6,6 @@
 use argus_protocol::{ActionView, RunDetail, StepView};
 use askama::Template;
 
-use crate::store::runs::RunSummary;
-use crate::store::workers::DeviceRow;
-
 /// Report page.
 #[derive(Template)]
 #[template(path = "report.html")]
@@ -51,6 +48,37 @@ impl ReportPage<'_> {
             t.perceive_ms, t.act_ms, t.screenshot_ms, t.upload_ms
         )
     }
+    /// `prompt 1234 / completion 56 tokens · 2 calls · 830 ms`, or empty without a model.
+    fn usage(&self, a: &ActionView) -> String {
+        match &a.usage {
+            Some(u) => format!(
+                "prompt {} / completion {} tokens · {} call(s) · {:.0} ms",
+                u.prompt_tokens, u.completion_tokens, u.calls, u.latency_ms
+            ),
+            None => String::new(),
+        }
+    }
+    /// Run-wide model usage, or empty in script mode.
+    fn usage_total(&self) -> String {
+        let u = self.run.model_usage();
+        if u.calls == 0 {
+            return String::new();
+        }
+        format!(
+            "{} model calls · prompt {} / completion {} tokens · {:.1} s waiting",
+            u.calls,
+            u.prompt_tokens,
+            u.completion_tokens,
+            u.latency_ms / 1000.0
+        )
+    }
+    /// `C — no change …`, or empty.
+    fn reflection(&self, a: &ActionView) -> String {
+        a.reflection
+            .as_ref()
+            .map(|r| format!("{} — {}", r.class.as_str(), r.note))
+            .unwrap_or_default()
+    }
     fn target(&self, a: &ActionView) -> String {
         match &a.target {
             Some(t) => format!(
@@ -77,18 +105,14 @@ pub fn render_report(
     .render()
 }
 
-/// Dashboard page.
+/// Login page.
 #[derive(Template)]
-#[template(path = "dashboard.html")]
-struct DashboardPage<'a> {
-    runs: &'a [RunSummary],
-    devices: &'a [DeviceRow],
+#[template(path = "login.html")]
+struct LoginPage<'a> {
+    error: Option<&'a str>,
 }
 
-/// Renders the dashboard.
-pub fn render_dashboard(
-    runs: &[RunSummary],
-    devices: &[DeviceRow],
-) -> Result<String, askama::Error> {
-    DashboardPage { runs, devices }.render()
+/// Renders the login form, with an error line when a token was refused.
+pub fn render_login(error: Option<&str>) -> Result<String, askama::Error> {
+    LoginPage { error }.render()
 }

@@ -15,9 +15,14 @@
 //! 3. [`fusion::fuse`] adds pixel-channel candidates (OCR, vision boxes) the tree lacks;
 //! 4. [`Observation::compact`] renders it for a prompt ([`compact`]).
 //!
+//! Pixel channel: [`regions`] picks what the tree does not cover, `ocr` (cargo feature `ocr`,
+//! PP-OCRv4 through ONNX Runtime) reads text there, [`vision`] finds icon-like boxes, and
+//! [`arbitration`] decides per frame which channel to trust, with hysteresis.
+//!
 //! Element ids (`e1`, `e2`, …) are valid for one observation only.
 
 pub mod android;
+pub mod arbitration;
 pub mod atspi;
 pub mod cdp;
 pub mod compact;
@@ -27,8 +32,12 @@ pub mod geometry;
 pub mod harmony;
 pub mod layout;
 pub mod occlusion;
+#[cfg(feature = "ocr")]
+pub mod ocr;
+pub mod regions;
 pub mod role;
 pub mod tree;
+pub mod vision;
 pub mod wda;
 pub mod xml;
 

@@ -72,4 +72,8 @@ pub struct HeartbeatReply {
     pub lease_s: u64,
     /// Leases the worker no longer holds (reaped or reassigned): stop those runs.
     pub fenced: Vec<LeaseRef>,
+    /// Runs a person cancelled: stop at the next action boundary, tear down, report
+    /// `cancelled`.
+    #[serde(default)]
+    pub cancel: Vec<LeaseRef>,
 }

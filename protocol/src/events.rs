@@ -105,13 +105,79 @@ impl Disposition {
 }
 
 /// Whether repeating an action is safe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RetryAdvice {
     /// Nothing landed; repeat freely.
     Safe,
-    /// It may have landed; observe and reflect before doing anything again.
+    /// It may have landed; observe and reflect before doing anything again. The default
+    /// for records written before this field existed.
+    #[default]
     Unsafe,
+}
+
+impl RetryAdvice {
+    /// The snake_case wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RetryAdvice::Safe => "safe",
+            RetryAdvice::Unsafe => "unsafe",
+        }
+    }
+}
+
+/// Token and latency accounting of the model calls behind one action or plan.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelUsage {
+    /// Chat-completion requests made (format retries and re-asks included).
+    pub calls: u32,
+    /// Prompt tokens, as the endpoint's `usage` block reported them.
+    pub prompt_tokens: u64,
+    /// Completion tokens, as reported.
+    pub completion_tokens: u64,
+    /// Wall time spent waiting for the endpoint, ms.
+    pub latency_ms: f64,
+}
+
+impl ModelUsage {
+    /// Adds another usage to this one.
+    pub fn add(&mut self, o: &ModelUsage) {
+        self.calls += o.calls;
+        self.prompt_tokens += o.prompt_tokens;
+        self.completion_tokens += o.completion_tokens;
+        self.latency_ms += o.latency_ms;
+    }
+}
+
+/// The reflector's verdict on one action, from its before/after observations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReflectClass {
+    /// Progressed: the screen changed in a way consistent with the step.
+    A,
+    /// Wrong page: the screen was replaced by one unrelated to the step.
+    B,
+    /// No change.
+    C,
+}
+
+impl ReflectClass {
+    /// `"A"`, `"B"` or `"C"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReflectClass::A => "A",
+            ReflectClass::B => "B",
+            ReflectClass::C => "C",
+        }
+    }
+}
+
+/// A reflection: class and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reflection {
+    /// A / B / C.
+    pub class: ReflectClass,
+    /// What the diff showed, for a person (`3 elements changed`, `screen replaced`, …).
+    pub note: String,
 }
 
 /// The element an action targeted, as perceived in the observation it came from.
@@ -173,6 +239,66 @@ pub struct ActionRecord {
     pub finished_at: DateTime<Utc>,
     /// Phase split.
     pub timings: ActionTimings,
+    /// Whether repeating it is safe (follows from `disposition`).
+    #[serde(default)]
+    pub retry: RetryAdvice,
+    /// Serial of the observation the action named (model modes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observation: Option<u64>,
+    /// The tool call as the model sent it (`${secret.NAME}` unresolved), model modes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    /// Token and latency accounting of the model calls that chose this action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<ModelUsage>,
+    /// The planned steps, for a `plan` record (the planner's answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Vec<String>>,
+    /// The reflector's class of this action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reflection: Option<Reflection>,
+    /// Tap point in device px (`vlm` mode), after mapping the model's coordinates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point_px: Option<[f64; 2]>,
+}
+
+impl ActionRecord {
+    /// A record with the required fields set and every optional one empty; `retry` follows
+    /// `disposition`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        step: u32,
+        action: u32,
+        kind: &str,
+        detail: String,
+        ok: bool,
+        error: Option<String>,
+        disposition: Disposition,
+        started_at: DateTime<Utc>,
+    ) -> ActionRecord {
+        ActionRecord {
+            step,
+            action,
+            kind: kind.to_string(),
+            detail,
+            target: None,
+            ok,
+            error,
+            disposition,
+            before_key: None,
+            after_key: None,
+            started_at,
+            finished_at: Utc::now(),
+            timings: ActionTimings::default(),
+            retry: disposition.retry(),
+            observation: None,
+            call: None,
+            usage: None,
+            plan: None,
+            reflection: None,
+            point_px: None,
+        }
+    }
 }
 
 /// What happened.
@@ -238,5 +364,38 @@ impl RunEvent {
     /// The JetStream dedupe id: `"<run_id>:<attempt_id>:<seq>"`.
     pub fn msg_id(&self) -> String {
         format!("{}:{}:{}", self.run_id, self.attempt_id, self.seq)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn old_action_records_still_parse() {
+        let old = r#"{"step":0,"action":0,"kind":"tap","detail":"tap","ok":true,
+            "disposition":"delivered_unverified","started_at":"2024-01-01T00:00:00Z",
+            "finished_at":"2024-01-01T00:00:01Z","timings":{"perceive_ms":1.0,"act_ms":2.0,
+            "screenshot_ms":3.0,"upload_ms":4.0}}"#;
+        let r: ActionRecord = serde_json::from_str(old).unwrap();
+        assert_eq!(r.retry, RetryAdvice::Unsafe);
+        assert!(r.usage.is_none() && r.plan.is_none() && r.reflection.is_none());
+        let mut n = ActionRecord::new(
+            1,
+            2,
+            "plan",
+            "p".into(),
+            true,
+            None,
+            Disposition::NotDelivered,
+            Utc::now(),
+        );
+        assert_eq!(n.retry, RetryAdvice::Safe);
+        n.reflection = Some(Reflection {
+            class: ReflectClass::C,
+            note: "same".into(),
+        });
+        let back: ActionRecord = serde_json::from_str(&serde_json::to_string(&n).unwrap()).unwrap();
+        assert_eq!(back, n);
     }
 }

@@ -10,6 +10,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::script::{Script, ScriptError};
+use crate::selector::Constraint;
 
 /// Largest accepted `instruction`, in bytes (64 KiB).
 pub const MAX_INSTRUCTION_BYTES: usize = 64 * 1024;
@@ -110,6 +111,26 @@ pub struct Selector {
     /// Required device labels, e.g. `{"browser": "chromium"}`.
     #[serde(default)]
     pub labels: BTreeMap<String, String>,
+    /// Further constraints, each `key=value`, `key!=value`, `key>=13` (numeric / version
+    /// compare) or `key in [a, b]`; see [`crate::selector`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub require: Vec<String>,
+}
+
+impl Selector {
+    /// Parsed `require` constraints (validated by [`JobSpec::validate`]).
+    pub fn constraints(&self) -> Result<Vec<Constraint>, String> {
+        self.require.iter().map(|c| Constraint::parse(c)).collect()
+    }
+
+    /// Whether a device with `labels` satisfies the whole selector.
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        self.labels.iter().all(|(k, v)| labels.get(k) == Some(v))
+            && self
+                .constraints()
+                .map(|cs| cs.iter().all(|c| c.matches(labels)))
+                .unwrap_or(false)
+    }
 }
 
 /// A job as submitted. See the crate docs of `argus-coordinator` for the HTTP shape.
@@ -138,6 +159,91 @@ pub struct JobSpec {
     /// Free-form name shown in the dashboard.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Higher runs first, FIFO within a priority. Default 0, range -100..=100.
+    #[serde(default)]
+    pub priority: i32,
+    /// Extra runs after a `failed`, `errored` or `timed_out` run. Default 0, at most 10.
+    #[serde(default)]
+    pub retries: u32,
+    /// Delay before a retry run starts, s. Default 0.
+    #[serde(default)]
+    pub backoff_s: u64,
+    /// Safe to repeat even after actions were delivered (read-only patrols): a run lost with
+    /// a worker is retried instead of waiting for a person. Default false.
+    #[serde(default)]
+    pub idempotent: bool,
+    /// A run still queued this long after it was queued ends `timed_out` ("no matching free
+    /// device"), s. Default: none (waits until a matching device is free).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_timeout_s: Option<u64>,
+    /// Per-job model settings for `llm` / `vlm` mode (the worker's defaults otherwise).
+    /// The API key is never part of a job: it comes from the worker's environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelOverride>,
+    /// Run the built-in popup policy between steps (dismiss cookie/update/ad dialogs).
+    /// Default true.
+    #[serde(default = "default_true")]
+    pub popups: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// The coordinate space a vision model answers points in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoordSpace {
+    /// Absolute device px.
+    Abs,
+    /// 0..=1000 per axis, each axis by its own size.
+    Norm1000,
+    /// 0..=999 per axis, each axis by its own size.
+    Norm999,
+}
+
+/// Model settings a job may override. Unknown fields (an `api_key`, say) are refused.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelOverride {
+    /// OpenAI-compatible API base URL, e.g. `http://127.0.0.1:8000/v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Model name the endpoint serves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Sampling temperature, 0..=2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Coordinate space of vlm answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coords: Option<CoordSpace>,
+}
+
+/// Names of the `${secret.NAME}` references in `text`, in order (NAME: `[A-Za-z0-9_]`,
+/// 1..=64). Errors on an unclosed or malformed reference.
+pub fn secret_refs(text: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("${secret.") {
+        let after = &rest[i + "${secret.".len()..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| "unclosed ${secret.…} reference".to_string())?;
+        let name = &after[..end];
+        if name.is_empty()
+            || name.len() > 64
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return Err(format!(
+                "secret name {:?} must be 1–64 letters, digits or `_`",
+                name.chars().take(64).collect::<String>()
+            ));
+        }
+        out.push(name.to_string());
+        rest = &after[end + 1..];
+    }
+    Ok(out)
 }
 
 fn default_max_steps() -> u32 {
@@ -192,6 +298,13 @@ impl JobSpec {
             max_steps: DEFAULT_MAX_STEPS,
             timeout_s: DEFAULT_TIMEOUT_S,
             name: None,
+            priority: 0,
+            retries: 0,
+            backoff_s: 0,
+            idempotent: false,
+            queue_timeout_s: None,
+            model: None,
+            popups: true,
         }
     }
 
@@ -231,6 +344,15 @@ impl JobSpec {
             ));
         }
         self.validate_labels()?;
+        self.validate_policy()?;
+        self.validate_model()?;
+        if let Err(e) = secret_refs(&self.instruction) {
+            return Err(SpecError::new(
+                "instruction",
+                e,
+                "write secrets as ${secret.NAME} with NAME of letters, digits or `_`",
+            ));
+        }
         if let Some(url) = &self.start_url {
             if !(url.starts_with("http://")
                 || url.starts_with("https://")
@@ -270,18 +392,95 @@ impl JobSpec {
                 }
                 Ok(script)
             }
-            Mode::Llm | Mode::Vlm => Err(SpecError::new(
-                "mode",
-                format!(
-                    "mode `{}` is not available in this build",
-                    self.mode.as_str()
-                ),
-                "use mode `script` (the step language) until model planning ships",
-            )),
+            // Natural language: the worker's planner turns it into steps.
+            Mode::Llm | Mode::Vlm => Ok(Script { steps: Vec::new() }),
         }
     }
 
+    fn validate_model(&self) -> Result<(), SpecError> {
+        let Some(m) = &self.model else { return Ok(()) };
+        if let Some(u) = &m.base_url {
+            if !(u.starts_with("http://") || u.starts_with("https://")) || u.len() > 2048 {
+                return Err(SpecError::new(
+                    "model.base_url",
+                    "model.base_url is not an http(s) URL",
+                    "write the API base, e.g. http://127.0.0.1:8000/v1",
+                ));
+            }
+        }
+        if let Some(name) = &m.model {
+            if name.trim().is_empty() || name.len() > 256 {
+                return Err(SpecError::new(
+                    "model.model",
+                    "model.model must be 1..=256 bytes",
+                    "give the model name the endpoint serves",
+                ));
+            }
+        }
+        if let Some(t) = m.temperature {
+            if !(0.0..=2.0).contains(&t) {
+                return Err(SpecError::new(
+                    "model.temperature",
+                    format!("model.temperature is {t}"),
+                    "use a value from 0 to 2",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_policy(&self) -> Result<(), SpecError> {
+        if !(-100..=100).contains(&self.priority) {
+            return Err(SpecError::new(
+                "priority",
+                format!("priority is {}", self.priority),
+                "use a value from -100 to 100 (higher runs first)",
+            ));
+        }
+        if self.retries > 10 {
+            return Err(SpecError::new(
+                "retries",
+                format!("retries is {}", self.retries),
+                "use at most 10",
+            ));
+        }
+        if self.backoff_s > 24 * 3600 {
+            return Err(SpecError::new(
+                "backoff_s",
+                format!("backoff_s is {}", self.backoff_s),
+                "use at most 86400 seconds",
+            ));
+        }
+        if let Some(q) = self.queue_timeout_s {
+            if q == 0 || q > 7 * 24 * 3600 {
+                return Err(SpecError::new(
+                    "queue_timeout_s",
+                    format!("queue_timeout_s is {q}"),
+                    "use 1 to 604800 seconds, or leave it out to wait indefinitely",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn validate_labels(&self) -> Result<(), SpecError> {
+        if self.selector.require.len() > MAX_LABELS {
+            return Err(SpecError::new(
+                "selector.require",
+                format!(
+                    "{} constraints, more than the {MAX_LABELS} allowed",
+                    self.selector.require.len()
+                ),
+                "keep only the constraints that select the device",
+            ));
+        }
+        if let Err(e) = self.selector.constraints() {
+            return Err(SpecError::new(
+                "selector.require",
+                e,
+                "see the selector syntax in README.md",
+            ));
+        }
         let labels = &self.selector.labels;
         if labels.len() > MAX_LABELS {
             return Err(SpecError::new(
@@ -360,5 +559,33 @@ mod tests {
             "press Enter".into(),
         );
         assert_eq!(s.validate().unwrap_err().field, "start_url");
+    }
+
+    #[test]
+    fn llm_mode_validates_and_secrets_are_checked() {
+        let s = spec(r#"{"platform":"web","mode":"llm","instruction":"add two todos"}"#).unwrap();
+        assert!(s.popups);
+        assert!(s.validate().unwrap().steps.is_empty());
+        let s = spec(
+            r#"{"platform":"web","mode":"vlm","instruction":"x","popups":false,
+            "model":{"model":"m","coords":"norm999","temperature":0.2}}"#,
+        )
+        .unwrap();
+        assert_eq!(s.model.as_ref().unwrap().coords, Some(CoordSpace::Norm999));
+        s.validate().unwrap();
+        let mut bad = s.clone();
+        bad.model.as_mut().unwrap().temperature = Some(9.0);
+        assert_eq!(bad.validate().unwrap_err().field, "model.temperature");
+        assert!(spec(r#"{"platform":"web","instruction":"x","model":{"api_key":"k"}}"#).is_err());
+        assert_eq!(
+            secret_refs("type ${secret.PASSWORD} and ${secret.a_1}").unwrap(),
+            vec!["PASSWORD", "a_1"]
+        );
+        assert!(secret_refs("${secret.PASS").is_err());
+        assert!(secret_refs("${secret.bad name}").is_err());
+        let mut j = JobSpec::script(Platform::Web, None, "ai: log in as ${secret.x y}".into());
+        assert_eq!(j.validate().unwrap_err().field, "instruction");
+        j.instruction = "ai: log in".into();
+        j.validate().unwrap();
     }
 }

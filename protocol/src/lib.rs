@@ -12,14 +12,17 @@ pub mod events;
 pub mod job;
 pub mod run_view;
 pub mod script;
+pub mod selector;
 pub mod subjects;
 
 pub use assignment::{Assignment, DeviceInfo, Heartbeat, HeartbeatReply, LeaseRef};
 pub use error::{ErrorCode, ErrorEnvelope};
 pub use events::{
-    ActionRecord, ActionTimings, Disposition, EventBody, RetryAdvice, RunEvent, RunStatus,
-    TargetedElement,
+    ActionRecord, ActionTimings, Disposition, EventBody, ModelUsage, ReflectClass, Reflection,
+    RetryAdvice, RunEvent, RunStatus, TargetedElement,
 };
-pub use job::{JobSpec, Mode, Platform, Selector, SpecError};
+pub use job::{
+    secret_refs, CoordSpace, JobSpec, Mode, ModelOverride, Platform, Selector, SpecError,
+};
 pub use run_view::{ActionView, RunDetail, StepView};
 pub use script::{Key, Relation, Script, ScriptError, Step, Target};

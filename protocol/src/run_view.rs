@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::events::{ActionRecord, EventBody, RunEvent, RunStatus};
+use crate::events::{ActionRecord, EventBody, ModelUsage, RunEvent, RunStatus};
 use crate::job::JobSpec;
 
 /// One action as shown in the report.
@@ -88,6 +88,26 @@ impl RunDetail {
     /// Number of actions across all steps.
     pub fn action_count(&self) -> usize {
         self.steps.iter().map(|s| s.actions.len()).sum()
+    }
+
+    /// Every plan the planner made (the first, then each re-plan), in order.
+    pub fn plans(&self) -> Vec<&ActionRecord> {
+        self.steps
+            .iter()
+            .flat_map(|s| s.actions.iter())
+            .filter(|a| a.plan.is_some())
+            .collect()
+    }
+
+    /// Model usage summed over every plan and action of the run.
+    pub fn model_usage(&self) -> ModelUsage {
+        let mut total = ModelUsage::default();
+        for a in self.steps.iter().flat_map(|s| s.actions.iter()) {
+            if let Some(u) = &a.usage {
+                total.add(u);
+            }
+        }
+        total
     }
 
     fn step_mut(&mut self, index: u32) -> &mut StepView {

@@ -69,6 +69,9 @@ pub enum Step {
     AssertContains { text: String },
     /// Fail the run if the screen text contains `text`.
     AssertNotContains { text: String },
+    /// A natural-language step (`ai: <instruction>`) the worker's model carries out, one
+    /// tool call at a time.
+    Ai { instruction: String },
 }
 
 /// A key name accepted by `press`.
@@ -292,7 +295,7 @@ type LineResult<T> = Result<T, (String, String)>;
 
 const GRAMMAR_HINT: &str = "steps are: open URL | tap \"X\" | type \"text\" into \"X\" | press KEY | \
 check \"X\" | wait for \"X\" | wait 2s | assert screen contains \"X\" | assert screen does not \
-contain \"X\" (or 打开 / 点击 / 在 \"X\" 输入 \"…\" / 按 / 勾选 / 等待 / 断言 页面包含 / 断言 页面不包含)";
+contain \"X\" | ai: <instruction for the model> (or 打开 / 点击 / 在 \"X\" 输入 \"…\" / 按 / 勾选 / 等待 / 断言 页面包含 / 断言 页面不包含)";
 
 fn err<T>(message: impl Into<String>, hint: impl Into<String>) -> LineResult<T> {
     Err((message.into(), hint.into()))
@@ -320,6 +323,20 @@ fn strip_cjk<'a>(s: &'a str, kw: &str) -> Option<&'a str> {
 }
 
 fn parse_line(line: &str) -> LineResult<Step> {
+    for kw in ["ai:", "ai：", "AI:", "AI：", "Ai:"] {
+        if let Some(rest) = line.strip_prefix(kw) {
+            let instruction = rest.trim();
+            if instruction.is_empty() {
+                return err(
+                    "`ai:` needs an instruction",
+                    "write ai: sign in and open the settings page",
+                );
+            }
+            return Ok(Step::Ai {
+                instruction: instruction.to_string(),
+            });
+        }
+    }
     for kw in ["open", "go to", "goto", "navigate to", "visit"] {
         if let Some(rest) = strip_kw(line, kw) {
             return parse_open(rest);
@@ -822,6 +839,24 @@ mod tests {
 
     fn one(line: &str) -> Step {
         Script::parse(line).unwrap().steps.remove(0).step
+    }
+
+    #[test]
+    fn ai_lines_mix_with_script_lines() {
+        let s = Script::parse("tap \"OK\"\nai: add a todo called milk\nAI： 完成登录").unwrap();
+        assert_eq!(
+            s.steps[1].step,
+            Step::Ai {
+                instruction: "add a todo called milk".into()
+            }
+        );
+        assert_eq!(
+            s.steps[2].step,
+            Step::Ai {
+                instruction: "完成登录".into()
+            }
+        );
+        assert_eq!(Script::parse("ai:   ").unwrap_err().line, 1);
     }
 
     #[test]

@@ -4,17 +4,37 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use argus_protocol::{JobSpec, Platform, RunStatus};
+use argus_protocol::{JobSpec, Mode, Platform, RunStatus};
+
+/// Parses `script`, `llm` or `vlm`.
+pub fn parse_mode(s: &str) -> Result<Mode, String> {
+    match s {
+        "script" => Ok(Mode::Script),
+        "llm" => Ok(Mode::Llm),
+        "vlm" => Ok(Mode::Vlm),
+        _ => Err(format!("{s:?} is not script, llm or vlm")),
+    }
+}
 
 /// `argus run` flags.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Platform; only `web` runs locally in this build.
+    /// Platform: `web`, `electron`, `desktop`, `android`, `harmony` or `ios`. Default `web`.
     #[arg(long, default_value = "web")]
     platform: String,
-    /// Steps: a file path, or the script text itself.
-    #[arg(long)]
-    steps: String,
+    /// Steps: a file path, or the script text itself (script mode; may hold `ai:` lines).
+    #[arg(long, required_unless_present = "instruction")]
+    steps: Option<String>,
+    /// Natural-language instruction (`--mode llm|vlm`).
+    #[arg(long, conflicts_with = "steps")]
+    instruction: Option<String>,
+    /// Planning mode: `script`, `llm` or `vlm`. Default `script`.
+    #[arg(long, default_value = "script", value_parser = parse_mode)]
+    mode: Mode,
+    /// Model endpoint and agent settings (`--model-url`, `--model`, …; the API key only
+    /// from `ARGUS_MODEL_API_KEY`).
+    #[command(flatten)]
+    model: argus_worker::agent::ModelConfig,
     /// URL to open first.
     #[arg(long)]
     url: Option<String>,
@@ -26,25 +46,32 @@ pub struct RunArgs {
     out: PathBuf,
     #[command(flatten)]
     browser: argus_worker::BrowserConfig,
+    #[command(flatten)]
+    drivers: argus_worker::DriverConfig,
 }
 
 /// Runs the job; exit code 0 only when it succeeded.
 pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let platform = Platform::parse(&args.platform)
         .ok_or_else(|| anyhow::anyhow!("unknown platform {:?}", args.platform))?;
-    if platform != Platform::Web {
-        anyhow::bail!("`argus run` supports --platform web in this build");
-    }
-    let mut spec = JobSpec::script(platform, args.url, super::read_steps(&args.steps)?);
+    let text = match (&args.steps, &args.instruction) {
+        (Some(s), _) => super::read_steps(s)?,
+        (None, Some(i)) => i.clone(),
+        (None, None) => anyhow::bail!("give --steps or --instruction"),
+    };
+    let mut spec = JobSpec::script(platform, args.url, text);
+    spec.mode = args.mode;
     spec.timeout_s = args.timeout_s;
     spec.max_steps = argus_protocol::job::MAX_STEPS_LIMIT;
     if let Err(e) = spec.validate() {
         anyhow::bail!("{}: {} ({})", e.field, e.message, e.hint);
     }
     let staging = args.out.join("staging");
-    let detail = argus_worker::local::run_local(&args.browser, spec, &staging)
-        .await
-        .map_err(|e| anyhow::anyhow!(e))?;
+    let agent = argus_worker::agent::AgentEnv::load(&args.model).map_err(|e| anyhow::anyhow!(e))?;
+    let detail =
+        argus_worker::local::run_local(&args.browser, &args.drivers, &agent, spec, &staging)
+            .await
+            .map_err(|e| anyhow::anyhow!(e))?;
     let dir = args.out.join(detail.run_id.to_string());
     std::fs::create_dir_all(&dir)?;
     let shots = staging.join("runs").join(detail.run_id.to_string());

@@ -19,15 +19,34 @@ pub struct SubmitArgs {
     /// Target platform.
     #[arg(long, default_value = "web")]
     platform: String,
-    /// Steps: a file path, or the script text itself.
-    #[arg(long)]
-    steps: String,
+    /// Steps: a file path, or the script text itself (script mode; may hold `ai:` lines).
+    #[arg(long, required_unless_present = "instruction")]
+    steps: Option<String>,
+    /// Natural-language instruction (`--mode llm|vlm`).
+    #[arg(long, conflicts_with = "steps")]
+    instruction: Option<String>,
+    /// Planning mode: `script`, `llm` or `vlm`. Default `script`.
+    #[arg(long, default_value = "script", value_parser = super::run_local::parse_mode)]
+    mode: argus_protocol::Mode,
+    /// Model API base URL for this job (the worker's `ARGUS_MODEL_URL` otherwise). The
+    /// worker's API key is never sent to a URL named here.
+    #[arg(long = "model-url")]
+    model_url: Option<String>,
+    /// Model name for this job.
+    #[arg(long = "model")]
+    model: Option<String>,
     /// URL to open first (web).
     #[arg(long)]
     url: Option<String>,
     /// Selector label `key=value`, repeatable.
     #[arg(long = "label")]
     labels: Vec<String>,
+    /// Selector constraint (`os_version>=13`, `model in [a, b]`), repeatable.
+    #[arg(long = "require")]
+    require: Vec<String>,
+    /// Priority, -100..=100 (higher first). Default 0.
+    #[arg(long, default_value_t = 0)]
+    priority: i32,
     /// Display name.
     #[arg(long)]
     name: Option<String>,
@@ -56,9 +75,26 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
             .ok_or_else(|| anyhow::anyhow!("--label {l:?} is not key=value"))?;
         labels.insert(k.to_string(), v.to_string());
     }
-    let mut spec = JobSpec::script(platform, args.url.clone(), super::read_steps(&args.steps)?);
-    spec.selector = Selector { labels };
+    let text = match (&args.steps, &args.instruction) {
+        (Some(s), _) => super::read_steps(s)?,
+        (None, Some(i)) => i.clone(),
+        (None, None) => anyhow::bail!("give --steps or --instruction"),
+    };
+    let mut spec = JobSpec::script(platform, args.url.clone(), text);
+    spec.mode = args.mode;
+    if args.model_url.is_some() || args.model.is_some() {
+        spec.model = Some(argus_protocol::ModelOverride {
+            base_url: args.model_url.clone(),
+            model: args.model.clone(),
+            ..Default::default()
+        });
+    }
+    spec.selector = Selector {
+        labels,
+        require: args.require.clone(),
+    };
     spec.name = args.name.clone();
+    spec.priority = args.priority;
     spec.timeout_s = args.timeout_s;
     spec.max_steps = argus_protocol::job::MAX_STEPS_LIMIT;
     let base = args.server.trim_end_matches('/').to_string();

@@ -6,16 +6,23 @@
 //! its own streams) and bucket (`argus-t-<token>`), and removes all three when dropped, so
 //! tests run in parallel and leave nothing behind on the shared services.
 
+pub mod adb_peer;
+pub mod chat_stub;
+pub mod hdc_stub;
+pub mod scripted_device;
+pub mod sim;
 pub mod site;
+pub mod wda_peer;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use argus_coordinator::CoordinatorConfig;
 use argus_protocol::subjects::Subjects;
+use argus_protocol::Platform;
 use argus_protocol::RunDetail;
 use argus_storage::S3Settings;
-use argus_worker::{BrowserConfig, WorkerConfig};
+use argus_worker::{BrowserConfig, DriverConfig, WorkerConfig};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -69,6 +76,12 @@ pub struct FarmOptions {
     pub dpr: f64,
     /// Lease, s.
     pub lease_s: u64,
+    /// The worker's platform. Default web.
+    pub platform: Platform,
+    /// The worker's driver settings (desktop `launch`, Android `serial`, …).
+    pub drivers: DriverConfig,
+    /// The worker's model settings and secret source.
+    pub model: argus_worker::agent::ModelConfig,
 }
 
 impl Default for FarmOptions {
@@ -78,6 +91,9 @@ impl Default for FarmOptions {
             viewport: (1280, 800),
             dpr: 1.0,
             lease_s: 30,
+            platform: Platform::Web,
+            drivers: DriverConfig::default(),
+            model: Default::default(),
         }
     }
 }
@@ -96,10 +112,15 @@ pub struct Farm {
     pub worker_id: String,
     /// The worker's data dir (its Chromium profile is `<dir>/chromium`).
     pub worker_dir: PathBuf,
+    /// A client that sends the farm's admin token (team `default`).
     pub http: reqwest::Client,
+    /// The bootstrap admin token.
+    pub admin_token: String,
     pub options: FarmOptions,
     db_name: String,
     stop_coordinator: Option<oneshot::Sender<()>>,
+    coord_cfg: CoordinatorConfig,
+    extra: Vec<oneshot::Sender<()>>,
     stop_worker: Option<oneshot::Sender<()>>,
     worker_task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
 }
@@ -138,6 +159,8 @@ impl Farm {
             device_ttl_s: 15,
             dispatch_interval_ms: 200,
             max_body_bytes: 1024 * 1024,
+            auth: "on".into(),
+            bootstrap_token: Some(format!("admin-{token}")),
             s3: s3.clone(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -147,6 +170,7 @@ impl Farm {
         let base_url = format!("http://{addr}");
         let mut cfg = cfg;
         cfg.listen = addr;
+        let coord_cfg = cfg.clone();
         let state = argus_coordinator::connect(cfg).await.unwrap_or_else(|e| {
             panic!("coordinator cannot start (services up? run deploy/dev-up.sh): {e:#}")
         });
@@ -168,19 +192,22 @@ impl Farm {
             s3_client: argus_storage::s3_client(&s3),
             worker_id: worker_id.clone(),
             worker_dir: worker_dir.clone(),
-            http: reqwest::Client::new(),
+            http: authed_client(&format!("admin-{token}")),
+            admin_token: format!("admin-{token}"),
             options: options.clone(),
             db_name,
             stop_coordinator: Some(stop_c),
+            coord_cfg,
+            extra: Vec::new(),
             stop_worker: None,
             worker_task: None,
         };
         if let Some(slots) = options.worker_slots {
             let wcfg = WorkerConfig {
-                platform: argus_protocol::Platform::Web,
+                platform: options.platform,
                 worker_id: Some(worker_id),
                 coordinator_url: base_url,
-                api_token: None,
+                api_token: Some(format!("admin-{token}")),
                 nats_url: services.nats_url.clone(),
                 nats_prefix: format!("t{token}"),
                 slots,
@@ -192,6 +219,8 @@ impl Farm {
                     viewport: options.viewport,
                     dpr: options.dpr,
                 },
+                drivers: options.drivers.clone(),
+                model: options.model.clone(),
                 s3,
             };
             let (stop_w, rx_w) = oneshot::channel::<()>();
@@ -309,6 +338,74 @@ impl Farm {
     }
 }
 
+/// A client sending `Authorization: Bearer <token>` on every request.
+pub fn authed_client(token: &str) -> reqwest::Client {
+    let mut h = reqwest::header::HeaderMap::new();
+    if let Ok(v) = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}")) {
+        h.insert(reqwest::header::AUTHORIZATION, v);
+    }
+    reqwest::Client::builder()
+        .default_headers(h)
+        .build()
+        .expect("http client")
+}
+
+impl Farm {
+    /// Starts another coordinator on the same database, NATS prefix and bucket (as a second
+    /// replica behind a load balancer would be); returns its base URL.
+    pub async fn start_extra_coordinator(&mut self) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind coordinator");
+        let addr = listener.local_addr().expect("addr");
+        let mut cfg = self.coord_cfg.clone();
+        cfg.listen = addr;
+        let state = argus_coordinator::connect(cfg)
+            .await
+            .expect("second coordinator");
+        let (tx, rx) = oneshot::channel::<()>();
+        tokio::spawn(argus_coordinator::serve(state, listener, async move {
+            let _ = rx.await;
+        }));
+        self.extra.push(tx);
+        format!("http://{addr}")
+    }
+
+    /// Mints a token for `team` with `role`; returns a client that sends it.
+    pub async fn client_for(&self, team: &str, role: &str) -> reqwest::Client {
+        let token = argus_coordinator::auth::generate();
+        argus_coordinator::auth::create_token(&self.pool, team, role, "test", &token)
+            .await
+            .expect("create token");
+        authed_client(&token)
+    }
+
+    /// Registers a simulated device (no worker behind it) so selectors can be matched.
+    pub async fn register_sim_device(
+        &self,
+        id: &str,
+        platform: &str,
+        labels: Value,
+        last_seen_ago_s: i64,
+    ) {
+        sqlx::query("insert into workers (id) values ('sim') on conflict do nothing")
+            .execute(&self.pool)
+            .await
+            .expect("sim worker");
+        sqlx::query(
+            "insert into devices (id, worker_id, platform, labels, screen_w_px, screen_h_px, last_seen)
+             values ($1, 'sim', $2, $3, 100, 100, now() - make_interval(secs => $4::float8))",
+        )
+        .bind(id)
+        .bind(platform)
+        .bind(labels)
+        .bind(last_seen_ago_s as f64)
+        .execute(&self.pool)
+        .await
+        .expect("sim device");
+    }
+}
+
 /// Decodes a PNG's header: `(width, height)` px.
 pub fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
     let dec = png::Decoder::new(std::io::Cursor::new(bytes));
@@ -323,6 +420,9 @@ impl Drop for Farm {
             let _ = tx.send(());
         }
         if let Some(tx) = self.stop_coordinator.take() {
+            let _ = tx.send(());
+        }
+        for tx in self.extra.drain(..) {
             let _ = tx.send(());
         }
         if let Some(t) = self.worker_task.take() {

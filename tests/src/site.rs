@@ -56,10 +56,27 @@ pub struct PageState {
     pub count: Option<String>,
 }
 
+/// A small sign-in form (`/login.html`): username, password field, button. On "Sign in" it
+/// posts what was typed to `/__login` (so a test can check the real value arrived) and
+/// shows "Welcome, <user>" — never the password.
+const LOGIN_HTML: &str = r#"<!doctype html><html><head><title>Account</title></head><body>
+<h1>Account</h1>
+<p><label for="u">Username</label> <input id="u" placeholder="Username"></p>
+<p><label for="p">Password</label> <input id="p" type="password" placeholder="Password"></p>
+<p><button id="b">Sign in</button></p><p id="msg"></p>
+<script>document.getElementById('b').onclick = function () {
+  var u = document.getElementById('u').value, p = document.getElementById('p').value;
+  var x = new XMLHttpRequest(); x.open('POST', '/__login', true);
+  x.setRequestHeader('Content-Type', 'application/json');
+  x.send(JSON.stringify({ user: u, password: p }));
+  document.getElementById('msg').textContent = 'Welcome, ' + u;
+};</script></body></html>"#;
+
 #[derive(Clone)]
 struct SiteState {
     root: PathBuf,
     reports: Arc<Mutex<HashMap<String, PageState>>>,
+    logins: Arc<Mutex<Vec<serde_json::Value>>>,
 }
 
 /// The running site.
@@ -67,6 +84,7 @@ pub struct Site {
     /// `http://127.0.0.1:<port>`.
     pub base_url: String,
     reports: Arc<Mutex<HashMap<String, PageState>>>,
+    logins: Arc<Mutex<Vec<serde_json::Value>>>,
 }
 
 impl Site {
@@ -78,9 +96,11 @@ impl Site {
             root.display()
         );
         let reports = Arc::new(Mutex::new(HashMap::new()));
+        let logins = Arc::new(Mutex::new(Vec::new()));
         let state = SiteState {
             root,
             reports: reports.clone(),
+            logins: logins.clone(),
         };
         let app = Router::new()
             .route(
@@ -88,6 +108,26 @@ impl Site {
                 get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], PROBE_JS) }),
             )
             .route("/__probe", post(probe))
+            .route(
+                "/login.html",
+                get(|| async {
+                    (
+                        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+                        LOGIN_HTML,
+                    )
+                }),
+            )
+            .route(
+                "/__login",
+                post(|State(st): State<SiteState>, body: Bytes| async move {
+                    if let Ok(v) = serde_json::from_slice(&body) {
+                        if let Ok(mut l) = st.logins.lock() {
+                            l.push(v);
+                        }
+                    }
+                    StatusCode::NO_CONTENT
+                }),
+            )
             .route("/{*path}", get(file))
             .with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -100,6 +140,7 @@ impl Site {
         Site {
             base_url: format!("http://{addr}"),
             reports,
+            logins,
         }
     }
 
@@ -109,6 +150,11 @@ impl Site {
             "{}/examples/{variant}/index.html?probe={token}",
             self.base_url
         )
+    }
+
+    /// Every sign-in the login page posted (`{user, password}`), in order.
+    pub fn logins(&self) -> Vec<serde_json::Value> {
+        self.logins.lock().map(|l| l.clone()).unwrap_or_default()
     }
 
     /// The latest state reported for `token`.

@@ -66,10 +66,75 @@ pub struct BrowserConfig {
     pub dpr: f64,
 }
 
+/// Parses `WIDTHxHEIGHT` px for a virtual screen (same limits as the viewport).
+pub fn parse_screen(s: &str) -> Result<(u32, u32), String> {
+    parse_viewport(s)
+}
+
+/// Device-driver settings for the platforms other than web, shared by `argus worker` and
+/// `argus run`. Each is read only by its platform's driver.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DriverConfig {
+    /// Desktop: the app to start for every run, a shell command line (e.g. `mousepad`); it
+    /// runs in the device's own Xvfb + D-Bus session and is stopped after the run. Without
+    /// it the device attaches to what already runs on the display and never stops it.
+    #[arg(long, env = "ARGUS_LAUNCH")]
+    pub launch: Option<String>,
+    /// Desktop: attach to this existing X display (e.g. `:0`) instead of starting Xvfb;
+    /// needs `--dbus-address`. Default: a private Xvfb per device slot.
+    #[arg(long, env = "ARGUS_DISPLAY", requires = "dbus_address")]
+    pub display: Option<String>,
+    /// Desktop: session D-Bus address of the attached display (`unix:path=…`).
+    #[arg(long, env = "ARGUS_DBUS_ADDRESS")]
+    pub dbus_address: Option<String>,
+    /// Desktop: Xvfb screen size in px, `WIDTHxHEIGHT`. Default `1280x800`.
+    #[arg(long, env = "ARGUS_SCREEN", default_value = "1280x800", value_parser = parse_screen)]
+    pub screen: (u32, u32),
+    /// Android: device serial (`adb devices`); required when more than one is attached.
+    /// HarmonyOS: the hdc connect key (`hdc list targets`), same rule.
+    #[arg(long, env = "ARGUS_SERIAL")]
+    pub serial: Option<String>,
+    /// Android: ADB server address. Default `127.0.0.1:5037`.
+    #[arg(long, env = "ARGUS_ADB_SERVER", default_value = "127.0.0.1:5037")]
+    pub adb_server: std::net::SocketAddrV4,
+    /// HarmonyOS: the `hdc` executable. Default `hdc` (from `PATH`).
+    #[arg(long, env = "ARGUS_HDC", default_value = "hdc")]
+    pub hdc: PathBuf,
+    /// iOS: WebDriverAgent base URL. Default `http://127.0.0.1:8100`.
+    #[arg(long, env = "ARGUS_WDA_URL", default_value = "http://127.0.0.1:8100")]
+    pub wda_url: String,
+    /// iOS: bundle id to launch for every run (e.g. `com.apple.Preferences`); none: stay
+    /// on whatever is in front.
+    #[arg(long, env = "ARGUS_BUNDLE_ID")]
+    pub bundle_id: Option<String>,
+    /// Electron: CDP endpoint of the running app (`--remote-debugging-port`), e.g.
+    /// `http://127.0.0.1:9222`. Argus attaches and never stops the app.
+    #[arg(long, env = "ARGUS_CDP_URL")]
+    pub cdp_url: Option<String>,
+}
+
+impl Default for DriverConfig {
+    fn default() -> Self {
+        DriverConfig {
+            launch: None,
+            display: None,
+            dbus_address: None,
+            screen: (1280, 800),
+            serial: None,
+            adb_server: std::net::SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, 5037),
+            hdc: PathBuf::from("hdc"),
+            wda_url: "http://127.0.0.1:8100".into(),
+            bundle_id: None,
+            cdp_url: None,
+        }
+    }
+}
+
 /// `argus worker`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct WorkerConfig {
-    /// Platform of this worker's devices. Only `web` is implemented in this build.
+    /// Platform of this worker's devices: `web`, `electron`, `desktop`, `android`,
+    /// `harmony` or `ios`. Default `web`.
     #[arg(long, env = "ARGUS_PLATFORM", default_value = "web", value_parser = parse_platform)]
     pub platform: Platform,
     /// Stable worker id (`[A-Za-z0-9_-]`, ≤ 64). Default `<hostname>-<platform>`.
@@ -105,6 +170,11 @@ pub struct WorkerConfig {
     pub heartbeat_ms: u64,
     #[command(flatten)]
     pub browser: BrowserConfig,
+    #[command(flatten)]
+    pub drivers: DriverConfig,
+    /// Model endpoint, agent limits and secret source (`llm` / `vlm` jobs, `ai:` lines).
+    #[command(flatten)]
+    pub model: crate::agent::ModelConfig,
     #[command(flatten)]
     pub s3: S3Settings,
 }

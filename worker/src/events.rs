@@ -10,6 +10,8 @@ use std::time::Duration;
 use argus_protocol::subjects::Subjects;
 use argus_protocol::{EventBody, RunEvent};
 use async_trait::async_trait;
+
+use crate::agent::Secrets;
 use chrono::Utc;
 use uuid::Uuid;
 
@@ -69,12 +71,14 @@ impl EventSink for MemorySink {
     }
 }
 
-/// Numbers and publishes one run's events.
+/// Numbers and publishes one run's events. With [`Emitter::with_secrets`], every string in
+/// an event is redacted (secret values → `${secret.NAME}`) before it leaves the worker.
 pub struct Emitter {
     sink: Arc<dyn EventSink>,
     run_id: Uuid,
     attempt_id: Uuid,
     seq: u64,
+    secrets: Option<Arc<Secrets>>,
 }
 
 impl Emitter {
@@ -85,12 +89,29 @@ impl Emitter {
             run_id,
             attempt_id,
             seq: 0,
+            secrets: None,
         }
+    }
+
+    /// Redacts every event against `secrets` before publishing.
+    pub fn with_secrets(mut self, secrets: Arc<Secrets>) -> Emitter {
+        self.secrets = Some(secrets);
+        self
+    }
+
+    fn redact(&self, body: EventBody) -> EventBody {
+        let Some(s) = &self.secrets else { return body };
+        let Ok(mut v) = serde_json::to_value(&body) else {
+            return body;
+        };
+        s.redact_json(&mut v);
+        serde_json::from_value(v).unwrap_or(body)
     }
 
     /// Publishes `body` as the next event; retries with backoff, then errors.
     pub async fn emit(&mut self, body: EventBody) -> Result<(), String> {
         self.seq += 1;
+        let body = self.redact(body);
         let ev = RunEvent {
             run_id: self.run_id,
             attempt_id: self.attempt_id,

@@ -15,11 +15,13 @@ use argus_perception::elements::collapse_ws;
 use argus_perception::{Element, Observation};
 use argus_protocol::script::{Script, Step};
 use argus_protocol::{
-    ActionRecord, ActionTimings, Disposition, EventBody, JobSpec, RunStatus, TargetedElement,
+    ActionRecord, ActionTimings, Disposition, EventBody, JobSpec, Mode, RunStatus, TargetedElement,
 };
 use chrono::Utc;
 use uuid::Uuid;
 
+use crate::agent::mask::{self, mask_png};
+use crate::agent::{AgentEnv, ModelClient, Secrets};
 use crate::device::{ActError, Device};
 use crate::events::{Emitter, EventSink};
 use crate::resolve::{resolve, Purpose};
@@ -39,29 +41,31 @@ pub struct RunInput {
     pub device_id: String,
     /// The job.
     pub spec: JobSpec,
+    /// The worker's model settings and secret source.
+    pub agent: AgentEnv,
 }
 
 /// How a step went wrong.
-enum StepFail {
+pub(crate) enum StepFail {
     /// The app did not do what the job expects: the run fails.
     Verdict(String),
     /// Argus could not do its part: the run errors.
     Infra(String),
 }
 
-struct Outcome {
-    target: Option<TargetedElement>,
-    ok: bool,
-    error: Option<String>,
-    disposition: Disposition,
-    infra: bool,
-    act_ms: f64,
-    extra_perceive_ms: f64,
-    detail: String,
+pub(crate) struct Outcome {
+    pub(crate) target: Option<TargetedElement>,
+    pub(crate) ok: bool,
+    pub(crate) error: Option<String>,
+    pub(crate) disposition: Disposition,
+    pub(crate) infra: bool,
+    pub(crate) act_ms: f64,
+    pub(crate) extra_perceive_ms: f64,
+    pub(crate) detail: String,
 }
 
 impl Outcome {
-    fn new(detail: String) -> Outcome {
+    pub(crate) fn new(detail: String) -> Outcome {
         Outcome {
             target: None,
             ok: true,
@@ -73,22 +77,22 @@ impl Outcome {
             detail,
         }
     }
-    fn fail(mut self, msg: String) -> Outcome {
+    pub(crate) fn fail(mut self, msg: String) -> Outcome {
         self.ok = false;
         self.error = Some(msg);
         self
     }
-    fn act_error(mut self, e: ActError) -> Outcome {
+    pub(crate) fn act_error(mut self, e: ActError) -> Outcome {
         self.disposition = e.disposition;
         self.fail(e.message)
     }
 }
 
-fn ms(since: Instant) -> f64 {
+pub(crate) fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
 
-fn targeted(e: &Element) -> TargetedElement {
+pub(crate) fn targeted(e: &Element) -> TargetedElement {
     TargetedElement {
         id: e.id.clone(),
         role: e.role.as_str().to_string(),
@@ -97,16 +101,26 @@ fn targeted(e: &Element) -> TargetedElement {
     }
 }
 
-struct Exec<'a> {
-    dev: &'a mut dyn Device,
-    store: &'a dyn ArtifactStore,
-    em: Emitter,
-    run_id: Uuid,
-    serial: u64,
+pub(crate) struct Exec<'a> {
+    pub(crate) dev: &'a mut dyn Device,
+    pub(crate) store: &'a dyn ArtifactStore,
+    pub(crate) em: Emitter,
+    pub(crate) run_id: Uuid,
+    pub(crate) serial: u64,
+    /// The job.
+    pub(crate) spec: &'a JobSpec,
+    /// Worker agent settings and secrets.
+    pub(crate) agent: &'a AgentEnv,
+    /// The job's model client, made on first use.
+    pub(crate) model: Option<ModelClient>,
+    /// Next step index.
+    pub(crate) next_step: u32,
+    /// Actions taken so far (counted against `max_steps` in model modes).
+    pub(crate) actions_taken: u32,
 }
 
 impl Exec<'_> {
-    async fn observe(&mut self) -> Result<Observation, String> {
+    pub(crate) async fn observe(&mut self) -> Result<Observation, String> {
         self.serial += 1;
         self.dev
             .observe(self.serial)
@@ -114,18 +128,23 @@ impl Exec<'_> {
             .map_err(|e| e.to_string())
     }
 
-    /// Screenshot + upload; returns the key, or `None` (logged) when either failed.
-    async fn shot(
+    /// Screenshot + mask (`mask`: boxes to blank, device px) + upload; returns the key, or
+    /// `None` (logged) when any of them failed — never an unmasked image.
+    pub(crate) async fn shot(
         &mut self,
         step: u32,
         action: u32,
         phase: &str,
+        mask: &[argus_perception::Rect],
         t: &mut ActionTimings,
     ) -> Option<String> {
         let start = Instant::now();
         let png = self.dev.screenshot().await;
         t.screenshot_ms += ms(start);
-        let png = match png {
+        let png = match png
+            .map_err(|e| e.to_string())
+            .and_then(|p| mask_png(p, mask))
+        {
             Ok(p) => p,
             Err(e) => {
                 tracing::warn!(run_id = %self.run_id, error = %e, "screenshot failed");
@@ -145,15 +164,41 @@ impl Exec<'_> {
         }
     }
 
+    /// Boxes to blank in a screenshot of `obs`.
+    pub(crate) fn mask_for(&self, obs: &Observation) -> Vec<argus_perception::Rect> {
+        mask::boxes(obs, &self.agent.secrets)
+    }
+
     async fn run_step(&mut self, index: u32, step: &Step) -> Result<(), StepFail> {
-        let started_at = Utc::now();
-        let mut t = ActionTimings::default();
-        let before_key = self.shot(index, 0, "before", &mut t).await;
+        let mut action = 0;
         let start = Instant::now();
-        let obs = self.observe().await;
-        t.perceive_ms += ms(start);
+        let mut obs = self.observe().await;
+        let mut observe_ms = ms(start);
+        if let Ok(o) = &obs {
+            if self.popup_pass(index, o).await? {
+                action = 1;
+                let start = Instant::now();
+                obs = self.observe().await;
+                observe_ms = ms(start);
+            }
+        }
+        let started_at = Utc::now();
+        let mut t = ActionTimings {
+            perceive_ms: observe_ms,
+            ..Default::default()
+        };
+        let mut masks = obs.as_ref().map(|o| self.mask_for(o)).unwrap_or_default();
+        let before_key = self.shot(index, action, "before", &masks, &mut t).await;
         let out = match obs {
-            Ok(obs) => self.perform(step, &obs).await,
+            Ok(obs) => {
+                let out = self.perform(step, &obs).await;
+                if !masks.is_empty() || matches!(step, Step::Type { .. }) {
+                    if let Ok(after) = self.observe().await {
+                        masks.extend(self.mask_for(&after));
+                    }
+                }
+                out
+            }
             Err(e) => {
                 let mut o =
                     Outcome::new(describe(step)).fail(format!("cannot observe the screen: {e}"));
@@ -163,22 +208,21 @@ impl Exec<'_> {
         };
         t.act_ms += out.act_ms;
         t.perceive_ms += out.extra_perceive_ms;
-        let after_key = self.shot(index, 0, "after", &mut t).await;
-        let rec = ActionRecord {
-            step: index,
-            action: 0,
-            kind: kind_of(step).to_string(),
-            detail: out.detail.clone(),
-            target: out.target.clone(),
-            ok: out.ok,
-            error: out.error.clone(),
-            disposition: out.disposition,
-            before_key,
-            after_key,
+        let after_key = self.shot(index, action, "after", &masks, &mut t).await;
+        let mut rec = ActionRecord::new(
+            index,
+            action,
+            kind_of(step),
+            out.detail.clone(),
+            out.ok,
+            out.error.clone(),
+            out.disposition,
             started_at,
-            finished_at: Utc::now(),
-            timings: t,
-        };
+        );
+        rec.target = out.target.clone();
+        rec.before_key = before_key;
+        rec.after_key = after_key;
+        rec.timings = t;
         tracing::info!(run_id = %self.run_id, step = index, kind = rec.kind, ok = rec.ok,
             perceive_ms = t.perceive_ms, act_ms = t.act_ms, screenshot_ms = t.screenshot_ms,
             upload_ms = t.upload_ms, "action finished");
@@ -193,7 +237,7 @@ impl Exec<'_> {
         }
     }
 
-    async fn perform(&mut self, step: &Step, obs: &Observation) -> Outcome {
+    pub(crate) async fn perform(&mut self, step: &Step, obs: &Observation) -> Outcome {
         let mut out = Outcome::new(describe(step));
         match step {
             Step::Open { url } => {
@@ -262,6 +306,15 @@ impl Exec<'_> {
                 }
             }
             Step::Type { text, target } => {
+                let typed = if Secrets::has_refs(text) {
+                    match self.agent.secrets.resolve(text) {
+                        Ok(t) => t,
+                        Err(m) => return out.fail(m),
+                    }
+                } else {
+                    text.clone()
+                };
+                let text = &typed;
                 let el = match resolve(obs, target, Purpose::Type) {
                     Ok(e) => e,
                     Err(m) => return out.fail(m),
@@ -278,6 +331,10 @@ impl Exec<'_> {
                     return out.act_error(e);
                 }
                 out.disposition = Disposition::DeliveredUnverified;
+                if el.password.is_yes() {
+                    // A password field's value is never read back.
+                    return out;
+                }
                 let start = Instant::now();
                 let after = self.observe().await;
                 out.extra_perceive_ms = ms(start);
@@ -342,6 +399,9 @@ impl Exec<'_> {
                     return out.fail(format!("the screen contains {text:?}"));
                 }
             }
+            Step::Ai { .. } => {
+                return out.fail("an `ai:` step is run by the agent loop".into());
+            }
         }
         out
     }
@@ -368,6 +428,7 @@ fn kind_of(step: &Step) -> &'static str {
         Step::Sleep { .. } => "sleep",
         Step::AssertContains { .. } => "assert_contains",
         Step::AssertNotContains { .. } => "assert_not_contains",
+        Step::Ai { .. } => "ai",
     }
 }
 
@@ -384,17 +445,28 @@ fn describe(step: &Step) -> String {
         Step::Sleep { ms } => format!("wait {ms} ms"),
         Step::AssertContains { text } => format!("assert screen contains {text:?}"),
         Step::AssertNotContains { text } => format!("assert screen does not contain {text:?}"),
+        Step::Ai { instruction } => format!("ai: {instruction}"),
     }
 }
 
-/// The steps of a job: `open start_url` (if any) then the parsed script.
+/// The steps of a job: `open start_url` (if any) then the parsed script; in `llm` / `vlm`
+/// mode the whole instruction is one [`Step::Ai`] the agent loop plans and carries out.
 pub fn plan(spec: &JobSpec) -> Result<Vec<(String, Step)>, String> {
     let script: Script = spec.validate().map_err(|e| e.to_string())?;
     let mut steps = Vec::new();
     if let Some(url) = &spec.start_url {
         steps.push((format!("open {url}"), Step::Open { url: url.clone() }));
     }
-    steps.extend(script.steps.into_iter().map(|s| (s.text, s.step)));
+    if spec.mode == Mode::Script {
+        steps.extend(script.steps.into_iter().map(|s| (s.text, s.step)));
+    } else {
+        steps.push((
+            format!("{}: {}", spec.mode.as_str(), spec.instruction.trim()),
+            Step::Ai {
+                instruction: spec.instruction.trim().to_string(),
+            },
+        ));
+    }
     Ok(steps)
 }
 
@@ -409,7 +481,8 @@ pub async fn execute(
     sink: Arc<dyn EventSink>,
     cancel: Arc<AtomicBool>,
 ) -> RunStatus {
-    let mut em = Emitter::new(sink, input.run_id, input.attempt_id);
+    let mut em = Emitter::new(sink, input.run_id, input.attempt_id)
+        .with_secrets(input.agent.secrets.clone());
     let (w, h) = dev.screen_px();
     if let Err(e) = em
         .emit(EventBody::RunStarted {
@@ -435,6 +508,11 @@ pub async fn execute(
                     em,
                     run_id: input.run_id,
                     serial: 0,
+                    spec: &input.spec,
+                    agent: &input.agent,
+                    model: None,
+                    next_step: 0,
+                    actions_taken: 0,
                 };
                 let limit = Duration::from_secs(input.spec.timeout_s);
                 let res = tokio::time::timeout(limit, run_steps(&mut exec, &steps, &cancel)).await;
@@ -466,51 +544,64 @@ async fn run_steps(
     steps: &[(String, Step)],
     cancel: &AtomicBool,
 ) -> (RunStatus, Option<String>) {
-    for (i, (text, step)) in steps.iter().enumerate() {
+    for (text, step) in steps {
         if cancel.load(Ordering::Relaxed) {
             return (RunStatus::Cancelled, Some("cancelled before step".into()));
         }
-        let i = i as u32;
-        if let Err(e) = exec
-            .em
-            .emit(EventBody::StepStarted {
-                step: i,
-                text: text.clone(),
-            })
-            .await
-        {
-            return (RunStatus::Errored, Some(e));
-        }
-        let start = Instant::now();
-        let res = exec.run_step(i, step).await;
-        let (ok, err) = match &res {
-            Ok(()) => (true, None),
-            Err(StepFail::Verdict(m)) | Err(StepFail::Infra(m)) => (false, Some(m.clone())),
+        let res = match step {
+            Step::Ai { instruction } => exec.agent_task(instruction, cancel).await,
+            _ => exec.script_step(text, step).await,
         };
-        let _ = exec
-            .em
-            .emit(EventBody::StepFinished {
-                step: i,
-                ok,
-                error: err,
-                duration_ms: ms(start),
-            })
-            .await;
         match res {
             Ok(()) => {}
-            Err(StepFail::Verdict(m)) => {
-                return (
-                    RunStatus::Failed,
-                    Some(format!("step {} ({text}): {m}", i + 1)),
-                )
-            }
-            Err(StepFail::Infra(m)) => {
-                return (
-                    RunStatus::Errored,
-                    Some(format!("step {} ({text}): {m}", i + 1)),
-                )
-            }
+            Err(StepFail::Verdict(m)) => return (RunStatus::Failed, Some(m)),
+            Err(StepFail::Infra(m)) => return (RunStatus::Errored, Some(m)),
         }
     }
     (RunStatus::Succeeded, None)
+}
+
+impl Exec<'_> {
+    /// Emits `step_started` for the next step index and returns it.
+    pub(crate) async fn begin_step(&mut self, text: &str) -> Result<u32, StepFail> {
+        let i = self.next_step;
+        self.next_step += 1;
+        self.em
+            .emit(EventBody::StepStarted {
+                step: i,
+                text: text.to_string(),
+            })
+            .await
+            .map_err(StepFail::Infra)?;
+        Ok(i)
+    }
+
+    /// Emits `step_finished` (best effort: the run's end event says what matters).
+    pub(crate) async fn end_step(&mut self, i: u32, error: Option<String>, start: Instant) {
+        let _ = self
+            .em
+            .emit(EventBody::StepFinished {
+                step: i,
+                ok: error.is_none(),
+                error,
+                duration_ms: ms(start),
+            })
+            .await;
+    }
+
+    /// One script line as one step with one action.
+    async fn script_step(&mut self, text: &str, step: &Step) -> Result<(), StepFail> {
+        let i = self.begin_step(text).await?;
+        let start = Instant::now();
+        let res = self.run_step(i, step).await;
+        let err = match &res {
+            Ok(()) => None,
+            Err(StepFail::Verdict(m)) | Err(StepFail::Infra(m)) => Some(m.clone()),
+        };
+        self.end_step(i, err, start).await;
+        res.map_err(|e| match e {
+            StepFail::Verdict(m) => StepFail::Verdict(format!("step {} ({text}): {m}", i + 1)),
+            StepFail::Infra(m) => StepFail::Infra(format!("step {} ({text}): {m}", i + 1)),
+        })
+    }
 }

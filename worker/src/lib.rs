@@ -6,6 +6,7 @@
 //! holding its slot's lock from `begin` to `end`. [`local::run_local`] runs one job in-process
 //! with no services (`argus run`).
 
+pub mod agent;
 pub mod config;
 pub mod device;
 pub mod events;
@@ -14,4 +15,4 @@ pub mod local;
 pub mod resolve;
 pub mod service;
 
-pub use config::{BrowserConfig, WorkerConfig};
+pub use config::{BrowserConfig, DriverConfig, WorkerConfig};

@@ -1,56 +1,68 @@
-//! `argus run`: one job in this process, no services. Chromium is launched locally,
-//! screenshots go to `<out_dir>/runs/<run_id>/…`, events are kept in memory and folded into
+//! `argus run`: one job in this process, no services. The device is opened locally (web: a
+//! fresh Chromium; other platforms: their driver, e.g. a private Xvfb session with the
+//! `--launch` app for desktop), screenshots go to `<out_dir>/runs/<run_id>/…`, events are kept in memory and folded into
 //! a [`RunDetail`] for the report.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use argus_protocol::{JobSpec, RunDetail};
+use argus_protocol::{JobSpec, Platform, RunDetail};
 use argus_storage::DirStore;
 use chrono::Utc;
 use uuid::Uuid;
 
-use crate::config::BrowserConfig;
+use crate::config::{BrowserConfig, DriverConfig};
 use crate::device::web::browser::Browser;
 use crate::device::web::{Viewport, WebDevice};
+use crate::device::Device;
 use crate::events::MemorySink;
 use crate::executor::{execute, RunInput};
 
-/// Runs `spec` on a fresh local Chromium; returns the folded run detail.
+/// Runs `spec` on a fresh local device of `spec.platform`; returns the folded run detail.
 ///
-/// Errors only when the browser cannot be started; job failures are in the detail's status.
+/// Errors only when the device cannot be opened; job failures are in the detail's status.
 pub async fn run_local(
     browser: &BrowserConfig,
+    drivers: &DriverConfig,
+    agent: &crate::agent::AgentEnv,
     spec: JobSpec,
     out_dir: &Path,
 ) -> Result<RunDetail, String> {
     let run_id = Uuid::new_v4();
     let job_id = Uuid::new_v4();
-    let profile = out_dir.join(format!("chromium-{run_id}"));
-    let b = Browser::launch(&browser.chromium, &profile)
-        .await
-        .map_err(|e| e.to_string())?;
-    let mut dev = WebDevice::new(
-        Arc::new(b),
-        Viewport {
-            width: browser.viewport.0,
-            height: browser.viewport.1,
-            dpr: browser.dpr,
-        },
-    );
+    let profile = out_dir.join(format!("device-{run_id}"));
+    let mut dev: Box<dyn Device> = if spec.platform == Platform::Web {
+        let b = Browser::launch(&browser.chromium, &profile.join("chromium"))
+            .await
+            .map_err(|e| e.to_string())?;
+        Box::new(WebDevice::new(
+            Arc::new(b),
+            Viewport {
+                width: browser.viewport.0,
+                height: browser.viewport.1,
+                dpr: browser.dpr,
+            },
+        ))
+    } else {
+        crate::device::open_device(spec.platform, drivers, &profile)
+            .await
+            .map_err(|e| format!("{e:#}"))?
+            .device
+    };
     let sink = Arc::new(MemorySink::default());
     let store = DirStore::new(out_dir.to_path_buf());
     let input = RunInput {
         run_id,
         attempt_id: Uuid::new_v4(),
-        device_id: "local-chromium".into(),
+        device_id: format!("local-{}", spec.platform.as_str()),
         spec: spec.clone(),
+        agent: agent.clone(),
     };
     let created = Utc::now();
     execute(
         &input,
-        &mut dev,
+        dev.as_mut(),
         &store,
         sink.clone(),
         Arc::new(AtomicBool::new(false)),

@@ -60,6 +60,9 @@ pub async fn run_until(
         );
         devices.push(info);
     }
+    let agent = crate::agent::AgentEnv::load(&cfg.model)
+        .map_err(|e| anyhow!(e))
+        .context("secret source (ARGUS_SECRETS_FILE)")?;
     let store: Arc<dyn ArtifactStore> = Arc::new(
         S3Store::connect(&cfg.s3)
             .await
@@ -153,7 +156,7 @@ pub async fn run_until(
                     tracing::warn!(error = %e, "assignment ack failed");
                 }
                 match serde_json::from_slice::<Assignment>(&msg.payload) {
-                    Ok(a) => accept(a, &slots, &running, &store, &sink),
+                    Ok(a) => accept(a, &slots, &running, &store, &sink, &agent),
                     Err(e) => tracing::error!(error = %e, "unreadable assignment dropped"),
                 }
             }
@@ -206,6 +209,7 @@ fn accept(
     running: &Running,
     store: &Arc<dyn ArtifactStore>,
     sink: &Arc<dyn EventSink>,
+    agent: &crate::agent::AgentEnv,
 ) {
     let cancel = Arc::new(AtomicBool::new(false));
     if let Ok(mut r) = running.lock() {
@@ -221,12 +225,14 @@ fn accept(
     let running = running.clone();
     let store = store.clone();
     let sink = sink.clone();
+    let agent = agent.clone();
     tokio::spawn(async move {
         let input = RunInput {
             run_id: a.run_id,
             attempt_id: a.attempt_id,
             device_id: a.device_id.clone(),
             spec: a.spec.clone(),
+            agent,
         };
         match slot {
             Some(slot) => {
@@ -288,11 +294,15 @@ async fn heartbeat(
     }
     let reply: HeartbeatReply = resp.json().await?;
     if let Ok(r) = running.lock() {
-        for f in &reply.fenced {
-            if let Some(h) = r.get(&f.run_id) {
-                if h.attempt_id == f.attempt_id {
-                    tracing::warn!(run_id = %f.run_id, "lease fenced by the coordinator; stopping the run");
-                    h.cancel.store(true, Ordering::Relaxed);
+        let stops = reply
+            .fenced
+            .iter()
+            .map(|l| (l, "lease fenced by the coordinator"))
+            .chain(reply.cancel.iter().map(|l| (l, "cancelled by a person")));
+        for (l, why) in stops {
+            if let Some(h) = r.get(&l.run_id) {
+                if h.attempt_id == l.attempt_id && !h.cancel.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(run_id = %l.run_id, why, "stopping the run at the next step");
                 }
             }
         }

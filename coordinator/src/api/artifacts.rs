@@ -1,14 +1,16 @@
 //! `GET /artifacts/runs/{run_id}/{file}`: screenshots served through the coordinator, so a
 //! report shows its images even when the S3 endpoint is not reachable from the viewer's
-//! browser. Only keys of existing runs with the screenshot file pattern are served.
+//! browser. Only keys of runs the caller's team may see, with the screenshot file pattern,
+//! are served; anything else is a 404 (guessed keys of other teams included).
 
 use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::Router;
+use axum::{Extension, Router};
 
 use super::parse_id;
+use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::store;
 use crate::AppState;
@@ -32,10 +34,11 @@ fn valid_file(f: &str) -> bool {
 
 async fn show(
     State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Path((run_id, file)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let id = parse_id("run", &run_id)?;
-    if !valid_file(&file) || !store::runs::exists(&st.pool, id).await? {
+    if !valid_file(&file) || !store::runs::visible(&st.pool, id, caller.team_filter()).await? {
         return Err(ApiError::not_found(
             "artifact",
             &format!("runs/{run_id}/{file}"),

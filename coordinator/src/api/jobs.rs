@@ -10,10 +10,12 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
+use axum::Extension;
 use axum::{Json, Router};
 use serde_json::json;
 
 use super::parse_id;
+use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::store;
 use crate::AppState;
@@ -22,6 +24,7 @@ pub(super) fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/jobs", post(create))
         .route("/api/v1/jobs/{id}", get(show))
+        .route("/api/v1/jobs/{id}/cancel", post(cancel))
 }
 
 /// Turns a body into a spec, naming the field at fault.
@@ -62,8 +65,46 @@ pub(crate) fn parse_spec(body: &[u8]) -> Result<JobSpec, ApiError> {
     Ok(spec)
 }
 
+/// Refuses a selector that no registered device of the platform could ever satisfy,
+/// listing the label sets that exist.
+pub(crate) async fn check_matchable(st: &AppState, spec: &JobSpec) -> Result<(), ApiError> {
+    let sets = store::workers::label_sets(&st.pool, spec.platform.as_str()).await?;
+    if sets.iter().any(|l| spec.selector.matches(l)) {
+        return Ok(());
+    }
+    let existing: Vec<String> = sets
+        .iter()
+        .take(10)
+        .map(|l| {
+            let kv: Vec<String> = l.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{{{}}}", kv.join(", "))
+        })
+        .collect();
+    let message = if sets.is_empty() {
+        format!(
+            "selector: no {} device is registered, so no device could run this job",
+            spec.platform
+        )
+    } else {
+        format!(
+            "selector: no registered {} device matches; devices have: {}",
+            spec.platform,
+            existing.join("; ")
+        )
+    };
+    Err(ApiError::Client(
+        ErrorEnvelope::new(
+            ErrorCode::InvalidField,
+            message,
+            "change selector.labels / selector.require, or register a matching device first",
+        )
+        .with_field("selector"),
+    ))
+}
+
 async fn create(
     State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let body = body.map_err(|r| {
@@ -83,7 +124,12 @@ async fn create(
     })?;
     let spec = parse_spec(&body)?;
     spec.validate()?;
-    let (job_id, run_id) = store::jobs::insert(&st.pool, &spec).await?;
+    check_matchable(&st, &spec).await?;
+    let meta = store::jobs::JobMeta {
+        team_id: caller.team_id.clone(),
+        ..Default::default()
+    };
+    let (job_id, run_id) = store::jobs::insert(&st.pool, &spec, &meta).await?;
     st.wake.notify_one();
     tracing::info!(%job_id, %run_id, platform = spec.platform.as_str(), "job queued");
     let base = st.cfg.public_url();
@@ -101,11 +147,13 @@ async fn create(
 
 async fn show(
     State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let id = parse_id("job", &id)?;
     let job = store::jobs::get(&st.pool, id)
         .await?
+        .filter(|j| caller.sees(&j.team_id))
         .ok_or_else(|| ApiError::not_found("job", &id.to_string()))?;
     Ok(Json(json!({
         "job_id": job.id,
@@ -115,4 +163,25 @@ async fn show(
             "run_id": id, "status": status, "created_at": at,
         })).collect::<Vec<_>>(),
     })))
+}
+
+async fn cancel(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let id = parse_id("job", &id)?;
+    let job = store::jobs::get(&st.pool, id)
+        .await?
+        .filter(|j| caller.sees(&j.team_id))
+        .ok_or_else(|| ApiError::not_found("job", &id.to_string()))?;
+    let mut out = Vec::new();
+    for (run_id, _, _) in &job.runs {
+        if let Some(status) =
+            store::jobs::cancel_run(&st.pool, *run_id, caller.team_filter()).await?
+        {
+            out.push(json!({"run_id": run_id, "status": status}));
+        }
+    }
+    Ok(Json(json!({"job_id": id, "cancelled": out})))
 }

@@ -2,9 +2,12 @@
 //! tests can call the whole API in-process. Unknown routes answer a 404 envelope.
 
 mod artifacts;
+mod dashboard;
 mod jobs;
 mod pages;
 mod runs;
+mod schedules;
+mod suites;
 mod workers;
 
 use argus_protocol::{ErrorCode, ErrorEnvelope};
@@ -20,12 +23,20 @@ pub fn router(state: AppState) -> Router {
     let limit = state.cfg.max_body_bytes;
     Router::new()
         .route("/healthz", get(healthz))
+        .route("/api/v1/openapi.json", get(openapi))
         .merge(jobs::router())
         .merge(runs::router())
         .merge(workers::router())
+        .merge(schedules::router())
+        .merge(suites::router())
         .merge(artifacts::router())
         .merge(pages::router())
+        .merge(dashboard::router())
         .fallback(not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::auth::require,
+        ))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(state)
 }
@@ -33,6 +44,14 @@ pub fn router(state: AppState) -> Router {
 async fn healthz(State(st): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
     sqlx::query("select 1").execute(&st.pool).await?;
     Ok(Json(serde_json::json!({"status": "ok"})))
+}
+
+/// The OpenAPI 3 document of the JSON API (`web/openapi.json`).
+async fn openapi() -> impl axum::response::IntoResponse {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        include_str!("../../../web/openapi.json"),
+    )
 }
 
 async fn not_found() -> ApiError {

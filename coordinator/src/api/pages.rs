@@ -1,40 +1,64 @@
-//! Server-rendered pages: `GET /` (dashboard: recent runs, devices) and `GET /runs/{id}`
-//! (the per-run report). Both work without JavaScript and refresh themselves while runs
-//! are live.
+//! Server-rendered pages: `GET /runs/{id}` (the per-run report) and `GET|POST /login` (sets the `argus_token` cookie). Every page works
+//! without JavaScript and refreshes itself while runs are live.
 
-use axum::extract::{Path, State};
-use axum::response::Html;
+use axum::extract::{Form, State};
+use axum::http::header;
+use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
-use axum::Router;
+use axum::{extract::Path, Extension, Router};
+use serde::Deserialize;
 
-use super::parse_id;
+use super::runs::visible_detail;
+use crate::auth::{self, Caller};
 use crate::error::ApiError;
-use crate::report::{render_dashboard, render_report};
-use crate::store;
+use crate::report::{render_login, render_report};
 use crate::AppState;
 
 pub(super) fn router() -> Router<AppState> {
     Router::new()
-        .route("/", get(dashboard))
         .route("/runs/{id}", get(report))
-}
-
-async fn dashboard(State(st): State<AppState>) -> Result<Html<String>, ApiError> {
-    let runs = store::runs::recent(&st.pool, 100).await?;
-    let devices = store::workers::devices(&st.pool, st.cfg.device_ttl_s).await?;
-    let html = render_dashboard(&runs, &devices).map_err(|e| ApiError::Internal(e.into()))?;
-    Ok(Html(html))
+        .route("/login", get(login_form).post(login))
 }
 
 async fn report(
     State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Html<String>, ApiError> {
-    let id = parse_id("run", &id)?;
-    let run = store::runs::detail(&st.pool, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("run", &id.to_string()))?;
+    let run = visible_detail(&st, &caller, &id).await?;
     let html =
         render_report(&run, "/artifacts/", true).map_err(|e| ApiError::Internal(e.into()))?;
     Ok(Html(html))
+}
+
+async fn login_form() -> Result<Html<String>, ApiError> {
+    render_login(None)
+        .map(Html)
+        .map_err(|e| ApiError::Internal(e.into()))
+}
+
+#[derive(Deserialize)]
+struct LoginForm {
+    token: String,
+}
+
+async fn login(State(st): State<AppState>, Form(f): Form<LoginForm>) -> Response {
+    match auth::lookup(&st.pool, f.token.trim()).await {
+        Ok(Some(_)) => (
+            [(
+                header::SET_COOKIE,
+                format!(
+                    "argus_token={}; Path=/; HttpOnly; SameSite=Strict",
+                    f.token.trim()
+                ),
+            )],
+            Redirect::to("/"),
+        )
+            .into_response(),
+        Ok(None) => match render_login(Some("unknown token")) {
+            Ok(h) => (axum::http::StatusCode::UNAUTHORIZED, Html(h)).into_response(),
+            Err(e) => ApiError::Internal(e.into()).into_response(),
+        },
+        Err(e) => ApiError::from(e).into_response(),
+    }
 }

@@ -4,8 +4,9 @@ use argus_protocol::subjects::is_valid_worker_id;
 use argus_protocol::{ErrorCode, ErrorEnvelope, Heartbeat, HeartbeatReply};
 use axum::extract::State;
 use axum::routing::post;
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 
+use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::store;
 use crate::AppState;
@@ -16,8 +17,16 @@ pub(super) fn router() -> Router<AppState> {
 
 async fn heartbeat(
     State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Json(hb): Json<Heartbeat>,
 ) -> Result<Json<HeartbeatReply>, ApiError> {
+    if caller.role == "user" {
+        return Err(ApiError::Client(ErrorEnvelope::new(
+            ErrorCode::Unauthorized,
+            "this token may not register workers",
+            "give the worker a token made with `argus token create --role worker`",
+        )));
+    }
     if !is_valid_worker_id(&hb.worker_id) {
         return Err(ApiError::Client(
             ErrorEnvelope::new(
@@ -29,12 +38,13 @@ async fn heartbeat(
         ));
     }
     let had_free = hb.running.len() < hb.devices.len();
-    let fenced = store::workers::heartbeat(&st.pool, &hb, st.cfg.lease_s).await?;
+    let (fenced, cancel) = store::workers::heartbeat(&st.pool, &hb, st.cfg.lease_s).await?;
     if had_free {
         st.wake.notify_one();
     }
     Ok(Json(HeartbeatReply {
         lease_s: st.cfg.lease_s,
         fenced,
+        cancel,
     }))
 }

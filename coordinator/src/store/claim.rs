@@ -1,6 +1,11 @@
-//! The claim: one statement that locks a free device slot, picks the oldest queued run whose
-//! platform and selector the device satisfies (`device labels @> job selector`), assigns it
-//! with a fresh attempt id and lease, and marks the slot busy.
+//! The claim: one statement that locks a free device slot, picks the queued run of highest
+//! priority (FIFO within) that is due (`not_before`), whose platform and selector the device
+//! satisfies (`device labels @> job labels` and `argus_selector_match` for the constraints)
+//! and whose team is under its concurrency quota, assigns it with a fresh attempt id and
+//! lease, and marks the slot busy.
+//!
+//! Known limit: the quota is checked by count inside the statement, so two coordinators
+//! claiming for the same team in the same instant can exceed it by one.
 //!
 //! Both the device row and the run row are taken `FOR UPDATE SKIP LOCKED`, so concurrent
 //! coordinators never hand one run or one slot out twice; they skip what another holds.
@@ -52,9 +57,13 @@ with dev as (
      for update skip locked
 ), cand as (
     select r.id from runs r join jobs j on j.id = r.job_id
-     where r.status = 'queued' and j.platform = $2 and $3::jsonb @> j.selector_labels
+     where r.status = 'queued' and r.not_before <= now() and j.platform = $2
+       and $3::jsonb @> j.selector_labels and argus_selector_match($3::jsonb, j.selector_require)
        and exists (select 1 from dev)
-     order by r.created_at, r.id
+       and coalesce((select t.max_concurrent from teams t where t.id = r.team_id), 2147483647)
+           > (select count(*) from runs x
+               where x.team_id = r.team_id and x.status in ('assigned', 'running'))
+     order by r.priority desc, r.created_at, r.id
      limit 1
      for update of r skip locked
 ), claimed as (

@@ -146,6 +146,14 @@ pub async fn apply(pool: &PgPool, ev: &RunEvent) -> Result<Applied, sqlx::Error>
                 .await?;
             if n == 1 {
                 result = Applied::Finished;
+                if matches!(
+                    status,
+                    argus_protocol::RunStatus::Failed
+                        | argus_protocol::RunStatus::Errored
+                        | argus_protocol::RunStatus::TimedOut
+                ) {
+                    crate::store::jobs::retry_in(&mut tx, ev.run_id).await?;
+                }
             }
         }
     }

@@ -5,33 +5,126 @@ use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-/// Stores a validated job and one queued run in one transaction; returns `(job_id, run_id)`.
-pub async fn insert(pool: &PgPool, spec: &JobSpec) -> Result<(Uuid, Uuid), sqlx::Error> {
+/// Where a job comes from besides the API body.
+#[derive(Debug, Clone, Default)]
+pub struct JobMeta {
+    /// Owning team.
+    pub team_id: String,
+    /// Suite it belongs to.
+    pub suite_id: Option<Uuid>,
+    /// Schedule that fired it.
+    pub schedule_id: Option<Uuid>,
+    /// Matrix cell label (e.g. `model=Pixel 7`) for suites and schedules.
+    pub matrix_cell: Option<String>,
+}
+
+/// Stores a validated job and its first queued run inside `tx`; returns `(job_id, run_id)`.
+pub async fn insert_in(
+    tx: &mut sqlx::PgConnection,
+    spec: &JobSpec,
+    meta: &JobMeta,
+) -> Result<(Uuid, Uuid), sqlx::Error> {
     let job_id = Uuid::new_v4();
     let run_id = Uuid::new_v4();
-    let mut tx = pool.begin().await?;
+    let constraints = spec.selector.constraints().unwrap_or_default();
     sqlx::query(
-        "insert into jobs (id, spec, platform, selector_labels, name) values ($1, $2, $3, $4, $5)",
+        "insert into jobs (id, spec, platform, selector_labels, selector_require, name, team_id,
+                           suite_id, schedule_id, matrix_cell)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(job_id)
     .bind(sqlx::types::Json(spec))
     .bind(spec.platform.as_str())
     .bind(sqlx::types::Json(&spec.selector.labels))
+    .bind(sqlx::types::Json(&constraints))
     .bind(spec.name.as_deref())
+    .bind(&meta.team_id)
+    .bind(meta.suite_id)
+    .bind(meta.schedule_id)
+    .bind(meta.matrix_cell.as_deref())
     .execute(&mut *tx)
     .await?;
-    sqlx::query("insert into runs (id, job_id, status) values ($1, $2, 'queued')")
-        .bind(run_id)
-        .bind(job_id)
-        .execute(&mut *tx)
-        .await?;
-    tx.commit().await?;
+    sqlx::query(
+        "insert into runs (id, job_id, status, team_id, priority, queue_deadline)
+         values ($1, $2, 'queued', $3, $4,
+                 now() + make_interval(secs => $5::float8))",
+    )
+    .bind(run_id)
+    .bind(job_id)
+    .bind(&meta.team_id)
+    .bind(spec.priority)
+    .bind(spec.queue_timeout_s.map(|s| s as f64))
+    .execute(&mut *tx)
+    .await?;
     Ok((job_id, run_id))
+}
+
+/// Stores a validated job and one queued run in one transaction; returns `(job_id, run_id)`.
+pub async fn insert(
+    pool: &PgPool,
+    spec: &JobSpec,
+    meta: &JobMeta,
+) -> Result<(Uuid, Uuid), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let ids = insert_in(&mut tx, spec, meta).await?;
+    tx.commit().await?;
+    Ok(ids)
+}
+
+/// Creates the retry run of a finished run when its job allows one more: `retries` not used
+/// up and no retry made yet. Starts after the job's `backoff_s`. Returns the new run id.
+pub async fn retry_in(
+    tx: &mut sqlx::PgConnection,
+    run_id: Uuid,
+) -> Result<Option<Uuid>, sqlx::Error> {
+    let new_id = Uuid::new_v4();
+    let row: Option<(Uuid,)> = sqlx::query_as(
+        "insert into runs (id, job_id, status, team_id, priority, not_before, retry_of)
+         select $2, r.job_id, 'queued', r.team_id, r.priority,
+                now() + make_interval(secs => coalesce((j.spec->>'backoff_s')::float8, 0)), r.id
+           from runs r join jobs j on j.id = r.job_id
+          where r.id = $1
+            and (select count(*) from runs x where x.job_id = r.job_id)
+                <= coalesce((j.spec->>'retries')::int, 0)
+            and not exists (select 1 from runs y where y.retry_of = r.id)
+         returning id",
+    )
+    .bind(run_id)
+    .bind(new_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    Ok(row.map(|r| r.0))
+}
+
+/// Cancels a run: a queued one ends `cancelled` now; an assigned or running one is flagged
+/// and its worker stops it at the next action boundary. Returns the status after the call,
+/// `None` when the run is not the caller's or is already over.
+pub async fn cancel_run(
+    pool: &PgPool,
+    run_id: Uuid,
+    team: Option<&str>,
+) -> Result<Option<String>, sqlx::Error> {
+    let row: Option<(String,)> = sqlx::query_as(
+        "update runs set
+            status = case when status = 'queued' then 'cancelled' else status end,
+            finished_at = case when status = 'queued' then now() else finished_at end,
+            error = case when status = 'queued' then 'cancelled before it started' else error end,
+            cancel_requested = true
+          where id = $1 and status in ('queued', 'assigned', 'running')
+            and ($2::text is null or team_id = $2)
+         returning status",
+    )
+    .bind(run_id)
+    .bind(team)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|r| r.0))
 }
 
 /// A stored job with its runs `(run_id, status, created_at)`, oldest first.
 pub struct JobRow {
     pub id: Uuid,
+    pub team_id: String,
     pub spec: JobSpec,
     pub created_at: DateTime<Utc>,
     pub runs: Vec<(Uuid, String, DateTime<Utc>)>,
@@ -39,12 +132,12 @@ pub struct JobRow {
 
 /// Loads a job, `None` if absent.
 pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<JobRow>, sqlx::Error> {
-    let row: Option<(sqlx::types::Json<JobSpec>, DateTime<Utc>)> =
-        sqlx::query_as("select spec, created_at from jobs where id = $1")
+    let row: Option<(sqlx::types::Json<JobSpec>, DateTime<Utc>, String)> =
+        sqlx::query_as("select spec, created_at, team_id from jobs where id = $1")
             .bind(id)
             .fetch_optional(pool)
             .await?;
-    let Some((spec, created_at)) = row else {
+    let Some((spec, created_at, team_id)) = row else {
         return Ok(None);
     };
     let runs = sqlx::query_as(
@@ -55,6 +148,7 @@ pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<JobRow>, sqlx::Error>
     .await?;
     Ok(Some(JobRow {
         id,
+        team_id,
         spec: spec.0,
         created_at,
         runs,

@@ -6,6 +6,9 @@ pub mod events;
 pub mod jobs;
 pub mod reaper;
 pub mod runs;
+pub mod schedules;
+pub mod suites;
+pub mod teams;
 pub mod workers;
 
 use sqlx::postgres::PgPoolOptions;

@@ -19,16 +19,18 @@ type RunRow = (
     DateTime<Utc>,
     Option<DateTime<Utc>>,
     Option<DateTime<Utc>>,
+    String,
 );
 
 /// `(step, text, ok, error, duration_ms)`.
 type StepRow = (i32, String, Option<bool>, Option<String>, Option<f64>);
 
-/// The run with the steps and actions of its current attempt; `None` if absent.
-pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<RunDetail>, sqlx::Error> {
+/// The run with the steps and actions of its current attempt, and its team; `None` if
+/// absent.
+pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<(RunDetail, String)>, sqlx::Error> {
     let row: Option<RunRow> = sqlx::query_as(
         "select r.id, r.job_id, j.spec, r.status, r.attempt_id, r.error, r.device_id, r.worker_id,
-                r.screen_w_px, r.screen_h_px, r.created_at, r.started_at, r.finished_at
+                r.screen_w_px, r.screen_h_px, r.created_at, r.started_at, r.finished_at, r.team_id
            from runs r join jobs j on j.id = r.job_id where r.id = $1",
     )
     .bind(id)
@@ -48,6 +50,7 @@ pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<RunDetail>, sqlx::
         created,
         started,
         finished,
+        team,
     )) = row
     else {
         return Ok(None);
@@ -92,7 +95,7 @@ pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<RunDetail>, sqlx::
             })
             .collect();
     }
-    Ok(Some(d))
+    Ok(Some((d, team)))
 }
 
 /// One line of the runs list.
@@ -105,28 +108,91 @@ pub struct RunSummary {
     pub name: Option<String>,
     pub device_id: Option<String>,
     pub error: Option<String>,
+    pub team_id: String,
+    pub suite_id: Option<Uuid>,
+    pub schedule_id: Option<Uuid>,
+    pub matrix_cell: Option<String>,
+    pub retry_of: Option<Uuid>,
     pub created_at: DateTime<Utc>,
     pub finished_at: Option<DateTime<Utc>>,
 }
 
-/// The most recent runs, newest first.
-pub async fn recent(pool: &PgPool, limit: i64) -> Result<Vec<RunSummary>, sqlx::Error> {
+/// Filters of the runs list; every field optional.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct RunFilter {
+    pub status: Option<String>,
+    pub platform: Option<String>,
+    /// A device label `key=value` the run's device must carry.
+    pub label: Option<String>,
+    pub suite: Option<Uuid>,
+    pub schedule: Option<Uuid>,
+    /// Only runs queued at or after this instant (RFC 3339).
+    pub since: Option<DateTime<Utc>>,
+    /// At most this many rows (default 100, max 1000).
+    pub limit: Option<i64>,
+}
+
+/// Runs matching `f`, newest first, limited to `team` unless `None` (admin).
+pub async fn list(
+    pool: &PgPool,
+    team: Option<&str>,
+    f: &RunFilter,
+) -> Result<Vec<RunSummary>, sqlx::Error> {
+    let (lk, lv) = match f.label.as_deref().and_then(|l| l.split_once('=')) {
+        Some((k, v)) => (Some(k.to_string()), Some(v.to_string())),
+        None => (None, None),
+    };
     sqlx::query_as(
-        "select r.id, r.job_id, r.status, j.platform, j.name, r.device_id, r.error, r.created_at,
-                r.finished_at
+        "select r.id, r.job_id, r.status, j.platform, j.name, r.device_id, r.error, r.team_id,
+                j.suite_id, j.schedule_id, j.matrix_cell, r.retry_of, r.created_at, r.finished_at
            from runs r join jobs j on j.id = r.job_id
-          order by r.created_at desc limit $1",
+          where ($1::text is null or r.team_id = $1)
+            and ($2::text is null or r.status = $2)
+            and ($3::text is null or j.platform = $3)
+            and ($4::uuid is null or j.suite_id = $4)
+            and ($5::uuid is null or j.schedule_id = $5)
+            and ($6::timestamptz is null or r.created_at >= $6)
+            and ($7::text is null or exists (select 1 from devices d where d.id = r.device_id
+                                               and d.labels ->> $7 = $8))
+          order by r.created_at desc, r.id limit $9",
     )
-    .bind(limit)
+    .bind(team)
+    .bind(f.status.as_deref())
+    .bind(f.platform.as_deref())
+    .bind(f.suite)
+    .bind(f.schedule)
+    .bind(f.since)
+    .bind(lk)
+    .bind(lv)
+    .bind(f.limit.unwrap_or(100).clamp(1, 1000))
     .fetch_all(pool)
     .await
 }
 
-/// Whether a run exists (for artifact access checks).
-pub async fn exists(pool: &PgPool, id: Uuid) -> Result<bool, sqlx::Error> {
-    let n: Option<(i32,)> = sqlx::query_as("select 1 from runs where id = $1")
-        .bind(id)
-        .fetch_optional(pool)
-        .await?;
+/// The most recent runs of `team` (all teams for `None`), newest first.
+pub async fn recent(
+    pool: &PgPool,
+    team: Option<&str>,
+    limit: i64,
+) -> Result<Vec<RunSummary>, sqlx::Error> {
+    list(
+        pool,
+        team,
+        &RunFilter {
+            limit: Some(limit),
+            ..Default::default()
+        },
+    )
+    .await
+}
+
+/// Whether a run exists and `team` may see it (`None` = any team).
+pub async fn visible(pool: &PgPool, id: Uuid, team: Option<&str>) -> Result<bool, sqlx::Error> {
+    let n: Option<(i32,)> =
+        sqlx::query_as("select 1 from runs where id = $1 and ($2::text is null or team_id = $2)")
+            .bind(id)
+            .bind(team)
+            .fetch_optional(pool)
+            .await?;
     Ok(n.is_some())
 }

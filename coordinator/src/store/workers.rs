@@ -4,12 +4,13 @@
 use argus_protocol::{Heartbeat, LeaseRef};
 use sqlx::PgPool;
 
-/// Applies one heartbeat; returns the leases that are no longer the worker's.
+/// Applies one heartbeat; returns `(fenced, cancel)`: leases that are no longer the
+/// worker's, and held runs a person cancelled.
 pub async fn heartbeat(
     pool: &PgPool,
     hb: &Heartbeat,
     lease_s: u64,
-) -> Result<Vec<LeaseRef>, sqlx::Error> {
+) -> Result<(Vec<LeaseRef>, Vec<LeaseRef>), sqlx::Error> {
     let mut tx = pool.begin().await?;
     sqlx::query(
         "insert into workers (id, hostname, last_seen) values ($1, $2, now())
@@ -55,8 +56,20 @@ pub async fn heartbeat(
             fenced.push(l.clone());
         }
     }
+    let cancel: Vec<(uuid::Uuid, uuid::Uuid)> = sqlx::query_as(
+        "select id, attempt_id from runs
+          where worker_id = $1 and cancel_requested and status in ('assigned', 'running')
+            and attempt_id is not null",
+    )
+    .bind(&hb.worker_id)
+    .fetch_all(&mut *tx)
+    .await?;
     tx.commit().await?;
-    Ok(fenced)
+    let cancel = cancel
+        .into_iter()
+        .map(|(run_id, attempt_id)| LeaseRef { run_id, attempt_id })
+        .collect();
+    Ok((fenced, cancel))
 }
 
 /// One device row for the dashboard.
@@ -83,4 +96,18 @@ pub async fn devices(pool: &PgPool, ttl_s: u64) -> Result<Vec<DeviceRow>, sqlx::
     .bind(ttl_s as f64)
     .fetch_all(pool)
     .await
+}
+
+/// Label sets of every registered device of `platform` (online or not), for rejecting
+/// selectors no device could ever satisfy.
+pub async fn label_sets(
+    pool: &PgPool,
+    platform: &str,
+) -> Result<Vec<std::collections::BTreeMap<String, String>>, sqlx::Error> {
+    let rows: Vec<(sqlx::types::Json<std::collections::BTreeMap<String, String>>,)> =
+        sqlx::query_as("select labels from devices where platform = $1 order by id")
+            .bind(platform)
+            .fetch_all(pool)
+            .await?;
+    Ok(rows.into_iter().map(|r| r.0 .0).collect())
 }

@@ -1,14 +1,28 @@
-//! Perception bench: the tree channel on a synthetic 1,000-node Android dump.
+//! Perception bench: the tree channel on a synthetic 1,000-node Android dump, and the OCR
+//! pixel channel against RapidOCR's Python pipeline on the same frame.
 //!
-//! `cargo run --release -p argus-perception --bin perception-bench`
+//! `cargo run --release -p argus-perception --features ocr --bin perception-bench`
+//! (without `--features ocr`, or without the models of `deploy/models.sh`, the OCR fields
+//! print `NA`).
 //!
-//! Builds a `uiautomator dump` XML of exactly 1,000 nodes (111 clickable rows of 9 nodes:
+//! Tree: builds a `uiautomator dump` XML of exactly 1,000 nodes (111 clickable rows of 9 nodes:
 //! row, avatar, text column, sender, subject, snippet, time, star checkbox, badge; plus the
 //! root), all on a 1080×2400 screen, then times over ≥ 10 runs and prints medians (ms) of:
 //! normalize (XML → tree), build (clean, cluster, occlusion, reading order, neighbours),
 //! fuse (40 OCR/vision candidates) and compact, and their sum `tree_1k_ms`
-//! (normalize + build + fuse). OCR is not part of this crate yet, so the OCR columns of the
-//! last line print `NA`. Peak RSS is read from `/proc/self/status` (`VmHWM`) where present.
+//! (normalize + build + fuse).
+//!
+//! OCR (feature `ocr`): the frame is `tests/fixtures/ocr/screen_canvas.png` (1080×1920,
+//! rendered here with Debian fonts; a map canvas the tree cannot see plus ordinary text).
+//! Medians of [`OCR_RUNS`] runs after one warm-up, **CPU time** (user + sys of the whole
+//! process, all threads, `getrusage`) and wall time, of: our full-screen OCR; our region-only
+//! OCR of the canvas region [`pixel_regions`] finds; RapidOCR 1.4.4 (`rapidocr-onnxruntime`,
+//! same ONNX models, its stock `config.yaml`) on the same PNG in a Python subprocess
+//! (`$ARGUS_RAPIDOCR_PYTHON`, default `$ARGUS_MODELS_DIR/rapidocr-venv/bin/python`), timed
+//! inside that process with `time.process_time()`. Ratios: `ocr_full_cpu_ratio` = ours full /
+//! RapidOCR full; `ocr_step_cpu_ratio` = (tree_1k CPU + our region OCR) / RapidOCR full;
+//! `text_match` = 2·|common lines| / (|ours| + |RapidOCR|), lines compared whitespace-collapsed
+//! with spaces next to CJK removed. Peak RSS is `VmHWM` (ours) and `ru_maxrss` (Python).
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -16,6 +30,9 @@ use std::time::Instant;
 use argus_perception::{android, build, fuse, PixelCandidate, PixelKind, Rect, Screen};
 
 const RUNS: usize = 15;
+/// Runs per OCR measurement (after one warm-up).
+#[cfg(feature = "ocr")]
+const OCR_RUNS: usize = 10;
 const ROWS: usize = 111;
 const PLAIN: &str = r#"checkable="false" checked="false" clickable="false""#;
 
@@ -242,9 +259,399 @@ fn main() {
         Some(m) => println!("peak RSS: {m:.1} MiB"),
         None => println!("peak RSS: NA"),
     }
-    println!("OCR: not implemented in this crate yet; OCR ratios print NA");
+    let tree_ms = median(&mut total);
+    let o = ocr_bench::run(tree_ms);
     println!(
-        "tree_1k_ms={:.3} ocr_full_cpu_ratio=NA ocr_step_cpu_ratio=NA text_match=NA",
-        median(&mut total)
+        "tree_1k_ms={tree_ms:.3} ocr_full_cpu_ratio={} ocr_step_cpu_ratio={} text_match={}",
+        o.full_ratio, o.step_ratio, o.text_match
     );
+}
+
+/// The OCR fields of the last line (`NA` when not measured).
+struct OcrFields {
+    full_ratio: String,
+    step_ratio: String,
+    text_match: String,
+}
+
+#[cfg(not(feature = "ocr"))]
+mod ocr_bench {
+    pub fn run(_tree_ms: f64) -> super::OcrFields {
+        println!("OCR: built without the `ocr` feature; OCR fields print NA");
+        super::OcrFields {
+            full_ratio: "NA".into(),
+            step_ratio: "NA".into(),
+            text_match: "NA".into(),
+        }
+    }
+}
+
+#[cfg(feature = "ocr")]
+mod ocr_bench {
+    use std::path::{Path, PathBuf};
+    use std::time::Instant;
+
+    use argus_perception::ocr::{self, OcrConfig, OcrEngine};
+    use argus_perception::regions::{pixel_regions, RegionParams};
+    use argus_perception::{build, Node, Rect, Role, Screen, Tree};
+
+    use super::{median, peak_rss_mib, OcrFields, OCR_RUNS};
+
+    const FRAME: &str = "tests/fixtures/ocr/screen_canvas.png";
+
+    /// RapidOCR timing script: argv = image, runs; prints one JSON object.
+    const PY: &str = r#"
+import json, resource, sys, time
+from rapidocr_onnxruntime import RapidOCR
+path, runs = sys.argv[1], int(sys.argv[2])
+eng = RapidOCR()
+res, _ = eng(path)
+cpu, wall = [], []
+for _ in range(runs):
+    c0, w0 = time.process_time(), time.perf_counter()
+    res, _ = eng(path)
+    cpu.append(time.process_time() - c0)
+    wall.append(time.perf_counter() - w0)
+texts = [r[1] for r in (res or [])]
+print(json.dumps({"cpu": cpu, "wall": wall, "texts": texts,
+                  "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"#;
+
+    fn na() -> OcrFields {
+        OcrFields {
+            full_ratio: "NA".into(),
+            step_ratio: "NA".into(),
+            text_match: "NA".into(),
+        }
+    }
+
+    /// User + sys CPU seconds of this process (all threads).
+    fn cpu_s() -> f64 {
+        // SAFETY: getrusage only writes the struct we pass.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+        if rc != 0 {
+            return 0.0;
+        }
+        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        tv(ru.ru_utime) + tv(ru.ru_stime)
+    }
+
+    fn is_cjk(c: char) -> bool {
+        matches!(c, '\u{3000}'..='\u{9fff}' | '\u{ff00}'..='\u{ffef}')
+    }
+
+    /// Whitespace collapsed, spaces next to CJK removed.
+    fn norm(s: &str) -> String {
+        let mut out = String::new();
+        for w in s.split_whitespace() {
+            let prev = out.chars().last();
+            if prev.is_some_and(|p| !is_cjk(p)) && w.chars().next().is_some_and(|c| !is_cjk(c)) {
+                out.push(' ');
+            }
+            out.push_str(w);
+        }
+        out
+    }
+
+    fn text_match(a: &[String], b: &[String]) -> f64 {
+        if a.is_empty() && b.is_empty() {
+            return 1.0;
+        }
+        let mut pool: Vec<String> = b.iter().map(|s| norm(s)).collect();
+        let mut common = 0usize;
+        for s in a {
+            if let Some(k) = pool.iter().position(|p| *p == norm(s)) {
+                pool.swap_remove(k);
+                common += 1;
+            }
+        }
+        2.0 * common as f64 / (a.len() + b.len()) as f64
+    }
+
+    /// The tree a platform would give for the frame: texts around an opaque SurfaceView.
+    fn frame_tree() -> Tree {
+        let mut t = Tree::default();
+        let mut n = |role, platform: &str, name: &str, b: Rect, parent| {
+            let mut node = Node::new(role, platform, name);
+            node.bounds = Some(b);
+            t.push(node, parent)
+        };
+        let root = n(
+            Role::Other,
+            "android.widget.FrameLayout",
+            "",
+            Rect::new(0.0, 0.0, 540.0, 960.0),
+            None,
+        );
+        n(
+            Role::Heading,
+            "android.widget.TextView",
+            "Map view",
+            Rect::new(20.0, 20.0, 200.0, 30.0),
+            Some(root),
+        );
+        n(
+            Role::Text,
+            "android.widget.TextView",
+            "离线地图",
+            Rect::new(380.0, 24.0, 100.0, 26.0),
+            Some(root),
+        );
+        n(
+            Role::Other,
+            "android.view.SurfaceView",
+            "",
+            Rect::new(0.0, 80.0, 540.0, 620.0),
+            Some(root),
+        );
+        n(
+            Role::Heading,
+            "android.widget.TextView",
+            "Nearby places",
+            Rect::new(20.0, 730.0, 300.0, 30.0),
+            Some(root),
+        );
+        n(
+            Role::Text,
+            "android.widget.TextView",
+            "Coffee House",
+            Rect::new(20.0, 770.0, 500.0, 25.0),
+            Some(root),
+        );
+        n(
+            Role::Text,
+            "android.widget.TextView",
+            "Gas Station",
+            Rect::new(20.0, 805.0, 500.0, 25.0),
+            Some(root),
+        );
+        n(
+            Role::Text,
+            "android.widget.TextView",
+            "Pharmacy",
+            Rect::new(20.0, 840.0, 500.0, 25.0),
+            Some(root),
+        );
+        n(
+            Role::Button,
+            "android.widget.Button",
+            "开始导航",
+            Rect::new(20.0, 890.0, 500.0, 50.0),
+            Some(root),
+        );
+        t
+    }
+
+    struct Timed {
+        cpu_ms: f64,
+        wall_ms: f64,
+    }
+
+    fn time_runs<F: FnMut() -> Result<usize, ocr::OcrError>>(
+        mut f: F,
+    ) -> Result<(Timed, usize), ocr::OcrError> {
+        let mut n = f()?; // warm-up
+        let (mut cpu, mut wall) = (Vec::new(), Vec::new());
+        for _ in 0..OCR_RUNS {
+            let (c0, w0) = (cpu_s(), Instant::now());
+            n = f()?;
+            cpu.push((cpu_s() - c0) * 1e3);
+            wall.push(w0.elapsed().as_secs_f64() * 1e3);
+        }
+        Ok((
+            Timed {
+                cpu_ms: median(&mut cpu),
+                wall_ms: median(&mut wall),
+            },
+            n,
+        ))
+    }
+
+    struct Rapid {
+        cpu_ms: f64,
+        wall_ms: f64,
+        texts: Vec<String>,
+        rss_mib: f64,
+    }
+
+    fn rapidocr(models: &Path, frame: &Path) -> Result<Rapid, String> {
+        let python = std::env::var_os("ARGUS_RAPIDOCR_PYTHON")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| models.join("rapidocr-venv/bin/python"));
+        let out = std::process::Command::new(&python)
+            .arg("-c")
+            .arg(PY)
+            .arg(frame)
+            .arg(OCR_RUNS.to_string())
+            .output()
+            .map_err(|e| format!("running {}: {e}", python.display()))?;
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let tail: String = err.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
+            return Err(format!("{} failed: {tail}", python.display()));
+        }
+        let v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).map_err(|e| format!("RapidOCR output: {e}"))?;
+        let list = |k: &str| -> Vec<f64> {
+            v[k].as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_f64())
+                        .map(|s| s * 1e3)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        Ok(Rapid {
+            cpu_ms: median(&mut list("cpu")),
+            wall_ms: median(&mut list("wall")),
+            texts: v["texts"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            rss_mib: v["rss_mib"].as_f64().unwrap_or(0.0),
+        })
+    }
+
+    pub fn run(tree_ms: f64) -> OcrFields {
+        let models = ocr::models_dir();
+        if !ocr::models_present(&models) {
+            println!(
+                "OCR: models missing in {} (run deploy/models.sh); OCR fields print NA",
+                models.display()
+            );
+            return na();
+        }
+        let frame = Path::new(env!("CARGO_MANIFEST_DIR")).join(FRAME);
+        let img = match image::open(&frame) {
+            Ok(i) => i.to_rgb8(),
+            Err(e) => {
+                println!(
+                    "OCR: cannot read {}: {e}; OCR fields print NA",
+                    frame.display()
+                );
+                return na();
+            }
+        };
+        let config = OcrConfig {
+            session: ocr::SessionOptions::from_env(),
+            ..OcrConfig::default()
+        };
+        let threads = config.session.intra_threads;
+        let mut engine = match OcrEngine::open(&models, config) {
+            Ok(e) => e,
+            Err(e) => {
+                println!("OCR: {e}; OCR fields print NA");
+                return na();
+            }
+        };
+        let mut ours: Vec<String> = Vec::new();
+        let full = time_runs(|| {
+            let lines = engine.recognize(&img)?;
+            ours = lines.iter().map(|l| l.text.clone()).collect();
+            Ok(lines.len())
+        });
+        let stages = engine.last_times;
+        let tree = frame_tree();
+        let obs = build(
+            &tree,
+            Screen::from_device_px(f64::from(img.width()), f64::from(img.height()), 2.0),
+            1,
+        );
+        let regions: Vec<Rect> = pixel_regions(&tree, &obs, &RegionParams::default())
+            .iter()
+            .map(|r| r.rect)
+            .collect();
+        let region = time_runs(|| Ok(engine.recognize_regions(&img, &regions, 16.0)?.len()));
+        let rss = peak_rss_mib();
+        let ((full, full_n), (region, region_n)) = match (full, region) {
+            (Ok(f), Ok(r)) => (f, r),
+            (Err(e), _) | (_, Err(e)) => {
+                println!("OCR: {e}; OCR fields print NA");
+                return na();
+            }
+        };
+        let region_px: f64 = regions.iter().map(|r| r.area()).sum();
+        println!();
+        println!(
+            "OCR frame {} ({}x{}), {OCR_RUNS} runs after a warm-up (medians), ORT intra threads {threads}",
+            FRAME,
+            img.width(),
+            img.height()
+        );
+        println!(
+            "{:<44} {:>9} {:>9} {:>6}",
+            "pipeline", "cpu ms", "wall ms", "lines"
+        );
+        println!(
+            "{:<44} {:>9.1} {:>9.1} {:>6}",
+            "ours: full screen", full.cpu_ms, full.wall_ms, full_n
+        );
+        println!(
+            "{:<44} {:>9} {:>9} {:>6}",
+            format!(
+                "  stages det/cls/rec wall ms {:.0}/{:.0}/{:.0}",
+                stages.det.as_secs_f64() * 1e3,
+                stages.cls.as_secs_f64() * 1e3,
+                stages.rec.as_secs_f64() * 1e3
+            ),
+            "",
+            "",
+            ""
+        );
+        println!(
+            "{:<44} {:>9.1} {:>9.1} {:>6}",
+            format!(
+                "ours: regions only ({} region, {:.0}% of screen)",
+                regions.len(),
+                100.0 * region_px / (f64::from(img.width()) * f64::from(img.height()))
+            ),
+            region.cpu_ms,
+            region.wall_ms,
+            region_n
+        );
+        let rapid = match rapidocr(&models, &frame) {
+            Ok(r) => r,
+            Err(e) => {
+                println!("RapidOCR: {e}; ratios print NA");
+                match rss {
+                    Some(m) => println!("peak RSS ours: {m:.1} MiB"),
+                    None => println!("peak RSS ours: NA"),
+                }
+                return na();
+            }
+        };
+        println!(
+            "{:<44} {:>9.1} {:>9.1} {:>6}",
+            "RapidOCR 1.4.4 (python): full screen",
+            rapid.cpu_ms,
+            rapid.wall_ms,
+            rapid.texts.len()
+        );
+        let step_cpu = tree_ms + region.cpu_ms;
+        let full_ratio = full.cpu_ms / rapid.cpu_ms;
+        let step_ratio = step_cpu / rapid.cpu_ms;
+        let tm = text_match(&ours, &rapid.texts);
+        println!(
+            "full-screen CPU ours/RapidOCR {full_ratio:.3}; step (tree_1k {tree_ms:.1} + regions {:.1} ms) / RapidOCR full {step_ratio:.3}; text match {tm:.3}",
+            region.cpu_ms
+        );
+        match rss {
+            Some(m) => println!(
+                "peak RSS: ours {m:.1} MiB (tree + OCR), RapidOCR {:.1} MiB",
+                rapid.rss_mib
+            ),
+            None => println!("peak RSS: ours NA, RapidOCR {:.1} MiB", rapid.rss_mib),
+        }
+        OcrFields {
+            full_ratio: format!("{full_ratio:.3}"),
+            step_ratio: format!("{step_ratio:.3}"),
+            text_match: format!("{tm:.3}"),
+        }
+    }
 }

@@ -13,6 +13,30 @@ async fn job_rows(farm: &Farm) -> i64 {
     n.0
 }
 
+async fn raw_post(farm: &Farm, path: &str, body: &[u8]) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = farm.base_url.trim_start_matches("http://");
+    let mut sock = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        farm.admin_token,
+        body.len()
+    );
+    sock.write_all(head.as_bytes()).await.expect("head");
+    let _ = sock.write_all(body).await; // may fail once the server has answered
+    let mut resp = Vec::new();
+    let _ = sock.read_to_end(&mut resp).await;
+    let text = String::from_utf8_lossy(&resp);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or("");
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
 fn assert_envelope(body: &Value, field: Option<&str>) {
     for k in ["code", "message", "hint"] {
         assert!(body[k].is_string(), "envelope lacks {k}: {body}");
@@ -71,7 +95,7 @@ async fn malformed_jobs_are_refused_and_nothing_is_stored() {
             Some("start_url"),
         ),
         (
-            json!({"platform": "web", "instruction": "tap \"OK\"", "mode": "llm"}),
+            json!({"platform": "web", "instruction": "tap \"OK\"", "mode": "telepathy"}),
             422,
             Some("mode"),
         ),
@@ -84,11 +108,13 @@ async fn malformed_jobs_are_refused_and_nothing_is_stored() {
     let (got, env) = farm.post_job_raw("{not json").await;
     assert_eq!(got, 400);
     assert_envelope(&env, None);
+    // 10 MB: written over a raw socket, since the server answers 413 and may close before
+    // the client has finished sending (a normal client then sees a broken pipe).
     let big = format!(
         "{{\"platform\":\"web\",\"instruction\":\"{}\"}}",
         "a".repeat(10 * 1024 * 1024)
     );
-    let (got, env) = farm.post_job_raw(big).await;
+    let (got, env) = raw_post(&farm, "/api/v1/jobs", big.as_bytes()).await;
     assert_eq!(got, 413);
     assert_eq!(env["code"], "body_too_large");
     assert_eq!(job_rows(&farm).await, 0, "nothing may be stored");
@@ -109,7 +135,18 @@ async fn malformed_jobs_are_refused_and_nothing_is_stored() {
         assert_eq!(r.status().as_u16(), 404, "{path}");
         assert_envelope(&r.json().await.expect("json"), None);
     }
-    // A valid job is stored (job + run).
+    // A valid job no registered device could run is refused, naming the selector.
+    let (got, env) = farm
+        .post_job_raw(
+            json!({"platform": "web", "instruction": "assert screen contains \"x\""}).to_string(),
+        )
+        .await;
+    assert_eq!(got, 422, "{env}");
+    assert_envelope(&env, Some("selector"));
+    assert_eq!(job_rows(&farm).await, 0, "nothing may be stored");
+    // With a (busy, offline) matching device registered, a valid job is stored and waits.
+    farm.register_sim_device("sim-web", "web", json!({"browser": "chromium"}), 3600)
+        .await;
     let run = farm
         .submit(&json!({"platform": "web", "instruction": "assert screen contains \"x\""}))
         .await;
@@ -123,5 +160,20 @@ async fn malformed_jobs_are_refused_and_nothing_is_stored() {
         .json()
         .await
         .expect("json");
-    assert_eq!(d["status"], "queued", "no device registered, so it waits");
+    assert_eq!(d["status"], "queued", "no live device, so it waits");
+    // Without a token: 401 envelope on the API, redirect to /login for a browser.
+    let anon = reqwest::Client::new();
+    let r = anon
+        .get(format!("{}/api/v1/runs/{run}", farm.base_url))
+        .send()
+        .await
+        .expect("get");
+    assert_eq!(r.status().as_u16(), 401);
+    assert_envelope(&r.json().await.expect("json"), None);
+    let r = anon
+        .get(format!("{}/healthz", farm.base_url))
+        .send()
+        .await
+        .expect("health");
+    assert_eq!(r.status().as_u16(), 200, "health needs no token");
 }

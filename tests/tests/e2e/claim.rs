@@ -13,20 +13,17 @@ async fn racing_claimers_hand_each_run_out_once_and_respect_labels() {
         ..Default::default()
     })
     .await;
-    sqlx::query("insert into workers (id) values ('sim')")
-        .execute(&farm.pool)
-        .await
-        .expect("worker");
+    // Heard from a minute ago: the farm's own dispatcher (15 s device TTL) leaves these
+    // slots alone, so only the claimers below race for them.
     for i in 0..8 {
-        sqlx::query(
-            "insert into devices (id, worker_id, platform, labels, screen_w_px, screen_h_px)
-             values ($1, 'sim', 'web', $2, 100, 100)",
+        let team = if i < 6 { "qa" } else { "ops" };
+        farm.register_sim_device(
+            &format!("sim-{i}"),
+            "web",
+            json!({"browser": "chromium", "team": team, "payments_ok": "no"}),
+            60,
         )
-        .bind(format!("sim-{i}"))
-        .bind(json!({"browser": "chromium", "team": if i < 6 { "qa" } else { "ops" }}))
-        .execute(&farm.pool)
-        .await
-        .expect("device");
+        .await;
     }
     let mut ids = Vec::new();
     for i in 0..6 {
@@ -38,11 +35,16 @@ async fn racing_claimers_hand_each_run_out_once_and_respect_labels() {
             .await,
         );
     }
+    // Only a payments device could run this one, and it is offline: it waits.
+    farm.register_sim_device("sim-pay", "web", json!({"team": "payments"}), 3600)
+        .await;
     let unmatched = farm
         .submit(&json!({"platform": "web", "instruction": "wait 1ms",
-            "selector": {"labels": {"team": "payments"}}}))
+            "selector": {"labels": {"team": "payments"}, "require": ["team in [payments, x]"]}}))
         .await;
-    let devs = free_devices(&farm.pool, 60).await.expect("free");
+    // Heard from a minute ago: the farm's own dispatcher (15 s device TTL) leaves these
+    // slots alone, so only the claimers below race for them.
+    let devs = free_devices(&farm.pool, 600).await.expect("free");
     assert_eq!(devs.len(), 8);
     // Two claimers per device, all at once.
     let mut tasks = Vec::new();

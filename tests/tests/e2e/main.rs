@@ -2,7 +2,12 @@
 //! NATS JetStream, SeaweedFS S3 and Chromium (see `argus_tests::Farm`). Start the services
 //! with `deploy/dev-up.sh` first.
 
+mod agent;
+mod agent_farm;
 mod bad_input;
 mod claim;
+mod dashboard;
+mod desktop;
+mod farm;
 mod teardown;
 mod todomvc;

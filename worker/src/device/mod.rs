@@ -1,14 +1,22 @@
-//! Device drivers behind one trait, one folder per platform.
+//! Device drivers behind one trait, one folder per platform (`web`, `desktop`, `android`,
+//! `harmony`, `ios`; Electron reuses the web driver over an attached CDP endpoint), each with
+//! the same sub-files: `tree` (observe), `actions` (act), `screen` (geometry, screenshots).
 //!
-//! A driver observes (screenshot + tree → [`Observation`]) and acts (open, tap, type, key).
+//! A driver observes (screenshot + tree → [`Observation`]) and acts (open, tap, type, key,
+//! long press, swipe).
 //! Every action method defaults to a structured "not supported on <platform>" error, so a
 //! capability a platform lacks fails closed instead of being silently substituted.
 //! Errors from actions carry a [`Disposition`]: whether the input may have reached the device.
 
+pub mod android;
+pub mod desktop;
+pub mod electron;
+pub mod harmony;
+pub mod ios;
 mod open;
 pub mod web;
 
-pub use open::open_devices;
+pub use open::{open_device, open_devices, Opened};
 
 use argus_perception::{Element, Observation};
 use argus_protocol::{Disposition, Key, Platform};
@@ -101,6 +109,22 @@ pub trait Device: Send {
     /// Presses one key on the focused element.
     async fn key(&mut self, _key: Key) -> Result<(), ActError> {
         Err(not_supported("key", self.platform()))
+    }
+
+    /// Presses the element's centre for `duration_ms`.
+    async fn long_press(&mut self, _el: &Element, _duration_ms: u64) -> Result<(), ActError> {
+        Err(not_supported("long press", self.platform()))
+    }
+
+    /// Swipes (drags) from `from` to `to`, device px, over `duration_ms` (scrolls the
+    /// content the other way).
+    async fn swipe(
+        &mut self,
+        _from: (f64, f64),
+        _to: (f64, f64),
+        _duration_ms: u64,
+    ) -> Result<(), ActError> {
+        Err(not_supported("swipe", self.platform()))
     }
 }
 

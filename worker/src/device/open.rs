@@ -1,6 +1,8 @@
 //! Opening a worker's devices for its platform: one entry per device slot, with the
 //! `DeviceInfo` (id, labels, screen) it registers under.
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::anyhow;
@@ -9,7 +11,18 @@ use argus_protocol::{DeviceInfo, Platform};
 use super::web::browser::Browser;
 use super::web::{Viewport, WebDevice};
 use super::Device;
-use crate::config::WorkerConfig;
+use crate::config::{DriverConfig, WorkerConfig};
+
+/// A device and the labels it registers with (`platform` and the driver's own: model, OS
+/// version, screen size).
+pub struct Opened {
+    /// Labels (the worker's `--labels` are added by the caller).
+    pub labels: BTreeMap<String, String>,
+    /// Screen size, device px.
+    pub screen_px: (u32, u32),
+    /// The device.
+    pub device: Box<dyn Device>,
+}
 
 /// Starts the platform's devices. Errors name the platform and what is missing.
 pub async fn open_devices(
@@ -18,20 +31,237 @@ pub async fn open_devices(
 ) -> anyhow::Result<Vec<(DeviceInfo, Box<dyn Device>)>> {
     match cfg.platform {
         Platform::Web => open_web(cfg, worker_id).await,
-        other => Err(anyhow!(
-            "platform {other} is not supported by this build's worker yet; use --platform web"
-        )),
+        platform => {
+            let dir = work_dir(cfg, worker_id);
+            let slots = cfg.slots.max(1);
+            if slots > 1 && !multi_slot(platform, &cfg.drivers) {
+                return Err(anyhow!(
+                    "{platform} drives one device per worker; start one worker per device \
+                     (--slots 1)"
+                ));
+            }
+            let mut out: Vec<(DeviceInfo, Box<dyn Device>)> = Vec::new();
+            for i in 0..slots {
+                let o = open_device(platform, &cfg.drivers, &dir.join(format!("slot-{i}"))).await?;
+                let mut labels = cfg.labels.clone();
+                labels.extend(o.labels);
+                let info = DeviceInfo {
+                    device_id: format!("{worker_id}-{i}"),
+                    platform,
+                    labels,
+                    screen_w_px: o.screen_px.0,
+                    screen_h_px: o.screen_px.1,
+                };
+                out.push((info, o.device));
+            }
+            Ok(out)
+        }
     }
+}
+
+/// The worker's working directory.
+fn work_dir(cfg: &WorkerConfig, worker_id: &str) -> PathBuf {
+    cfg.data_dir
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("argus-worker-{worker_id}")))
+}
+
+/// Whether one worker can run several slots of `platform` (desktop: one Xvfb each).
+fn multi_slot(platform: Platform, drivers: &DriverConfig) -> bool {
+    platform == Platform::Desktop && drivers.display.is_none()
+}
+
+/// Opens one device of a non-web platform; `dir` is its private working folder.
+pub async fn open_device(
+    platform: Platform,
+    drivers: &DriverConfig,
+    dir: &Path,
+) -> anyhow::Result<Opened> {
+    match platform {
+        Platform::Desktop => open_desktop(drivers, dir).await,
+        Platform::Android => open_android(drivers).await,
+        Platform::Harmony => open_harmony(drivers, dir).await,
+        Platform::Ios => open_ios(drivers).await,
+        Platform::Electron => open_electron(drivers).await,
+        Platform::Web => Err(anyhow!("web devices are opened with their browser")),
+    }
+}
+
+async fn open_desktop(drivers: &DriverConfig, dir: &Path) -> anyhow::Result<Opened> {
+    use super::desktop::session::Session;
+    use super::desktop::{display_size, DesktopDevice};
+    let (session, kind) = match (&drivers.display, &drivers.dbus_address) {
+        (Some(d), Some(a)) => (Session::attach(d.clone(), a.clone()), "attached"),
+        (Some(_), None) => return Err(anyhow!("--display needs --dbus-address")),
+        _ => (
+            Session::start(dir, drivers.screen.0, drivers.screen.1)
+                .await
+                .map_err(|e| anyhow!("desktop session: {e}"))?,
+            "xvfb",
+        ),
+    };
+    let display = session.env.display.clone();
+    let screen = tokio::task::spawn_blocking(move || display_size(&display))
+        .await?
+        .map_err(|e| anyhow!(e.to_string()))?;
+    let mut labels = BTreeMap::new();
+    labels.insert("platform".into(), "desktop".into());
+    labels.insert("display".into(), kind.into());
+    labels.insert("os".into(), "linux".into());
+    if let Some(v) = os_version() {
+        labels.insert("os_version".into(), v);
+    }
+    labels.insert("screen".into(), format!("{}x{}", screen.0, screen.1));
+    if let Some(app) = drivers
+        .launch
+        .as_deref()
+        .and_then(|l| l.split_whitespace().next())
+    {
+        let app = app.rsplit('/').next().unwrap_or(app);
+        labels.insert("app".into(), app.to_string());
+    }
+    Ok(Opened {
+        labels,
+        screen_px: screen,
+        device: Box::new(DesktopDevice::new(session, screen, drivers.launch.clone())),
+    })
+}
+
+async fn open_android(drivers: &DriverConfig) -> anyhow::Result<Opened> {
+    use super::android::adb::{ensure_server, list_devices, select, Adb};
+    use super::android::AndroidDevice;
+    let addr = drivers.adb_server;
+    let serial = drivers.serial.clone();
+    let serial = tokio::task::spawn_blocking(move || {
+        ensure_server(addr)?;
+        select(&list_devices(addr)?, serial.as_deref())
+    })
+    .await?
+    .map_err(|e| anyhow!(e.to_string()))?;
+    let (dev, facts) = AndroidDevice::connect(Adb {
+        addr,
+        serial: serial.clone(),
+    })
+    .await
+    .map_err(|e| anyhow!("Android {serial}: {e}"))?;
+    let mut labels = BTreeMap::new();
+    labels.insert("platform".into(), "android".into());
+    labels.insert("serial".into(), serial);
+    labels.insert("model".into(), facts.model);
+    labels.insert("os_version".into(), facts.os_version);
+    labels.insert(
+        "screen".into(),
+        format!("{}x{}", facts.screen_px.0, facts.screen_px.1),
+    );
+    Ok(Opened {
+        labels,
+        screen_px: facts.screen_px,
+        device: Box::new(dev),
+    })
+}
+
+async fn open_harmony(drivers: &DriverConfig, dir: &Path) -> anyhow::Result<Opened> {
+    use super::harmony::hdc::{list_targets, select, Hdc};
+    use super::harmony::HarmonyDevice;
+    let targets = list_targets(&drivers.hdc)
+        .await
+        .map_err(|e| anyhow!(e.to_string()))?;
+    let key = select(&targets, drivers.serial.as_deref()).map_err(|e| anyhow!(e.to_string()))?;
+    let hdc = Hdc {
+        bin: drivers.hdc.clone(),
+        key: key.clone(),
+    };
+    let (dev, facts) = HarmonyDevice::connect(hdc, dir.to_path_buf())
+        .await
+        .map_err(|e| anyhow!("HarmonyOS {key}: {e}"))?;
+    let screen = dev.screen_px();
+    let mut labels = BTreeMap::new();
+    labels.insert("platform".into(), "harmony".into());
+    labels.insert("serial".into(), key);
+    labels.insert("model".into(), facts.model);
+    labels.insert("os_version".into(), facts.os_version);
+    labels.insert("screen".into(), format!("{}x{}", screen.0, screen.1));
+    Ok(Opened {
+        labels,
+        screen_px: screen,
+        device: Box::new(dev),
+    })
+}
+
+async fn open_ios(drivers: &DriverConfig) -> anyhow::Result<Opened> {
+    use super::ios::IosDevice;
+    let (dev, facts) = IosDevice::connect(&drivers.wda_url, drivers.bundle_id.clone())
+        .await
+        .map_err(|e| anyhow!("iOS at {}: {e}", drivers.wda_url))?;
+    let mut labels = BTreeMap::new();
+    labels.insert("platform".into(), "ios".into());
+    if !facts.model.is_empty() {
+        labels.insert("model".into(), facts.model);
+    }
+    labels.insert("os_version".into(), facts.os_version);
+    labels.insert(
+        "screen".into(),
+        format!("{}x{}", facts.screen_px.0, facts.screen_px.1),
+    );
+    Ok(Opened {
+        labels,
+        screen_px: facts.screen_px,
+        device: Box::new(dev),
+    })
+}
+
+async fn open_electron(drivers: &DriverConfig) -> anyhow::Result<Opened> {
+    let url = drivers.cdp_url.as_deref().ok_or_else(|| {
+        anyhow!("--platform electron needs --cdp-url (the app's --remote-debugging-port)")
+    })?;
+    let (mut dev, facts) = super::electron::attach(url)
+        .await
+        .map_err(|e| anyhow!("Electron at {url}: {e}"))?;
+    // Measure the window once for the registration; every run measures again.
+    dev.begin()
+        .await
+        .map_err(|e| anyhow!("Electron at {url}: {e}"))?;
+    let screen = dev.screen_px();
+    dev.end().await.map_err(|e| anyhow!(e.to_string()))?;
+    let mut labels = BTreeMap::new();
+    labels.insert("platform".into(), "electron".into());
+    if let Some(v) = facts
+        .user_agent
+        .split_whitespace()
+        .find(|t| t.starts_with("Electron/"))
+    {
+        labels.insert(
+            "electron_version".into(),
+            v["Electron/".len()..].to_string(),
+        );
+    }
+    if !facts.product.is_empty() {
+        labels.insert("browser".into(), facts.product);
+    }
+    labels.insert("screen".into(), format!("{}x{}", screen.0, screen.1));
+    Ok(Opened {
+        labels,
+        screen_px: screen,
+        device: Box::new(dev),
+    })
+}
+
+/// `<ID>-<VERSION_ID>` of this host from `/etc/os-release` (e.g. `debian-12`).
+fn os_version() -> Option<String> {
+    let s = std::fs::read_to_string("/etc/os-release").ok()?;
+    let field = |k: &str| {
+        s.lines()
+            .find_map(|l| l.strip_prefix(k))
+            .map(|v| v.trim_matches('"').to_string())
+    };
+    Some(format!("{}-{}", field("ID=")?, field("VERSION_ID=")?))
 }
 
 async fn open_web(
     cfg: &WorkerConfig,
     worker_id: &str,
 ) -> anyhow::Result<Vec<(DeviceInfo, Box<dyn Device>)>> {
-    let dir = cfg
-        .data_dir
-        .clone()
-        .unwrap_or_else(|| std::env::temp_dir().join(format!("argus-worker-{worker_id}")));
+    let dir = work_dir(cfg, worker_id);
     let browser = Arc::new(
         Browser::launch(&cfg.browser.chromium, &dir.join("chromium"))
             .await

@@ -1,6 +1,11 @@
 //! Web driver: one headless Chromium, one device slot per [`WebDevice`]; each run gets its
 //! own browser context (cookies, storage) and page, disposed at teardown.
 //!
+//! The same driver serves Electron ([`WebDevice::attached`], see `device::electron`): it
+//! attaches to an app it did not start, acts on the app's newest window, measures that
+//! window's size and device pixel ratio instead of overriding them, and at teardown only
+//! detaches — it never closes a window or the app.
+//!
 //! `tree` observes (AX tree + DOM snapshot → perception), `actions` acts (CDP Input events
 //! in CSS px), `screen` takes screenshots (device px).
 
@@ -34,13 +39,23 @@ pub struct Viewport {
 
 /// The page of one run.
 struct Session {
-    context_id: String,
+    /// The run's own browser context; `None` when attached to an app's window.
+    context_id: Option<String>,
     session_id: String,
 }
 
-/// One slot of a Chromium browser.
+/// Whose browser this is.
+enum Owner {
+    /// Argus launched it (web): contexts are created and disposed per run.
+    Launched(Arc<Browser>),
+    /// Argus attached to it (Electron): windows are only attached to and detached from.
+    /// `http` is the DevTools HTTP base (`http://host:port`), when known.
+    Attached { cdp: Arc<Cdp>, http: Option<String> },
+}
+
+/// One slot of a Chromium browser, or one attached Electron app.
 pub struct WebDevice {
-    browser: Arc<Browser>,
+    owner: Owner,
     viewport: Viewport,
     session: Option<Session>,
 }
@@ -49,14 +64,107 @@ impl WebDevice {
     /// A slot on `browser` with the given viewport.
     pub fn new(browser: Arc<Browser>, viewport: Viewport) -> WebDevice {
         WebDevice {
-            browser,
+            owner: Owner::Launched(browser),
+            viewport,
+            session: None,
+        }
+    }
+
+    /// A device on an app Argus did not start, over its browser-level CDP connection
+    /// (`http`: its DevTools HTTP base, used to find the newest window); `viewport` is a
+    /// first guess, measured again at every `begin`.
+    pub fn attached(cdp: Arc<Cdp>, http: Option<String>, viewport: Viewport) -> WebDevice {
+        WebDevice {
+            owner: Owner::Attached { cdp, http },
             viewport,
             session: None,
         }
     }
 
     fn cdp(&self) -> &Cdp {
-        &self.browser.cdp
+        match &self.owner {
+            Owner::Launched(b) => &b.cdp,
+            Owner::Attached { cdp, .. } => cdp,
+        }
+    }
+
+    /// The newest window's target id: the first page of the DevTools HTTP `/json/list`
+    /// (Chromium sorts it by last activity, newest first); without an HTTP base, the last
+    /// page of `Target.getTargets`.
+    async fn newest_page(&self) -> Result<String, DeviceError> {
+        let is_page = |t: &serde_json::Value| {
+            t["type"] == "page" && !t["url"].as_str().unwrap_or("").starts_with("devtools://")
+        };
+        if let Owner::Attached {
+            http: Some(base), ..
+        } = &self.owner
+        {
+            let list: serde_json::Value = reqwest::get(format!("{base}/json/list"))
+                .await
+                .map_err(|e| DeviceError::Failed(format!("{base}/json/list: {e}")))?
+                .json()
+                .await
+                .map_err(|e| DeviceError::Failed(format!("{base}/json/list: {e}")))?;
+            return list
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|t| is_page(t))
+                .and_then(|t| t["id"].as_str().map(String::from))
+                .ok_or_else(|| DeviceError::Failed("the app has no open window".into()));
+        }
+        let targets = self
+            .cdp()
+            .call(None, "Target.getTargets", json!({}))
+            .await
+            .map_err(|e| DeviceError::Failed(e.to_string()))?;
+        targets["targetInfos"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .rfind(|t| is_page(t))
+            .and_then(|t| t["targetId"].as_str().map(String::from))
+            .ok_or_else(|| DeviceError::Failed("the app has no open window".into()))
+    }
+
+    /// Attaches to the app's newest window ([`Self::newest_page`]) and measures its
+    /// viewport.
+    async fn attach_newest(&mut self) -> Result<(), DeviceError> {
+        let fail = |e: cdp::CdpError| DeviceError::Failed(e.to_string());
+        let newest = self.newest_page().await?;
+        let att = self
+            .cdp()
+            .call(
+                None,
+                "Target.attachToTarget",
+                json!({"targetId": newest, "flatten": true}),
+            )
+            .await
+            .map_err(fail)?;
+        let session_id = att["sessionId"].as_str().unwrap_or_default().to_string();
+        self.session = Some(Session {
+            context_id: None,
+            session_id,
+        });
+        self.call("Page.enable", json!({})).await?;
+        self.call("DOM.enable", json!({})).await?;
+        self.call("Accessibility.enable", json!({})).await?;
+        let m = self
+            .call(
+                "Runtime.evaluate",
+                json!({"expression": "[innerWidth, innerHeight, devicePixelRatio]",
+                       "returnByValue": true}),
+            )
+            .await?;
+        let v = &m["result"]["value"];
+        if let (Some(w), Some(h), Some(dpr)) = (v[0].as_f64(), v[1].as_f64(), v[2].as_f64()) {
+            self.viewport = Viewport {
+                width: w.round() as u32,
+                height: h.round() as u32,
+                dpr,
+            };
+        }
+        Ok(())
     }
 
     fn session_id(&self) -> Result<&str, DeviceError> {
@@ -82,7 +190,10 @@ impl WebDevice {
 #[async_trait]
 impl Device for WebDevice {
     fn platform(&self) -> Platform {
-        Platform::Web
+        match self.owner {
+            Owner::Launched(_) => Platform::Web,
+            Owner::Attached { .. } => Platform::Electron,
+        }
     }
 
     fn screen_px(&self) -> (u32, u32) {
@@ -94,6 +205,9 @@ impl Device for WebDevice {
 
     async fn begin(&mut self) -> Result<(), DeviceError> {
         self.end().await?;
+        if matches!(self.owner, Owner::Attached { .. }) {
+            return self.attach_newest().await;
+        }
         let fail = |e: cdp::CdpError| DeviceError::Failed(e.to_string());
         let ctx = self
             .cdp()
@@ -129,7 +243,7 @@ impl Device for WebDevice {
             .map_err(fail)?;
         let session_id = att["sessionId"].as_str().unwrap_or_default().to_string();
         self.session = Some(Session {
-            context_id,
+            context_id: Some(context_id),
             session_id,
         });
         self.call("Page.enable", json!({})).await?;
@@ -149,15 +263,35 @@ impl Device for WebDevice {
     }
 
     async fn end(&mut self) -> Result<(), DeviceError> {
-        if let Some(s) = self.session.take() {
-            self.cdp()
-                .call(
-                    None,
-                    "Target.disposeBrowserContext",
-                    json!({"browserContextId": s.context_id}),
-                )
-                .await
-                .map_err(|e| DeviceError::Failed(e.to_string()))?;
+        match self.session.take() {
+            Some(Session {
+                context_id: Some(ctx),
+                ..
+            }) => {
+                self.cdp()
+                    .call(
+                        None,
+                        "Target.disposeBrowserContext",
+                        json!({"browserContextId": ctx}),
+                    )
+                    .await
+                    .map_err(|e| DeviceError::Failed(e.to_string()))?;
+            }
+            Some(Session {
+                context_id: None,
+                session_id,
+            }) => {
+                // Attached to someone else's window: let go of it, never close it.
+                let _ = self
+                    .cdp()
+                    .call(
+                        None,
+                        "Target.detachFromTarget",
+                        json!({"sessionId": session_id}),
+                    )
+                    .await;
+            }
+            None => {}
         }
         Ok(())
     }

@@ -1,0 +1,186 @@
+//! `/api/v1/schedules`: create (validated: cron, timezone, every matrix cell's job), list
+//! and show with the next fire times, pause, resume, delete.
+
+use argus_protocol::{ErrorCode, ErrorEnvelope};
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use chrono::Utc;
+use serde_json::{json, Value};
+
+use super::parse_id;
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::scheduler::{self, ScheduleSpec};
+use crate::store::schedules::{self, ScheduleRow};
+use crate::AppState;
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/schedules", post(create).get(list))
+        .route("/api/v1/schedules/{id}", get(show).delete(remove))
+        .route("/api/v1/schedules/{id}/pause", post(pause))
+        .route("/api/v1/schedules/{id}/resume", post(resume))
+}
+
+fn invalid(field: &str, message: String, hint: &str) -> ApiError {
+    ApiError::Client(ErrorEnvelope::new(ErrorCode::InvalidField, message, hint).with_field(field))
+}
+
+/// Validates a schedule and stores it; shared by the API and the dashboard form.
+pub(crate) async fn create_schedule(
+    st: &AppState,
+    caller: &Caller,
+    s: &ScheduleSpec,
+) -> Result<(uuid::Uuid, Vec<chrono::DateTime<Utc>>), ApiError> {
+    if s.name.trim().is_empty() || s.name.len() > 200 {
+        return Err(invalid(
+            "name",
+            "name is empty or too long".into(),
+            "give 1–200 chars",
+        ));
+    }
+    scheduler::parse_cron(&s.cron).map_err(|e| invalid("cron", e, "e.g. `*/30 * * * *`"))?;
+    scheduler::parse_tz(&s.timezone)
+        .map_err(|e| invalid("timezone", e, "e.g. `UTC` or `Europe/Paris`"))?;
+    if !matches!(s.missed.as_str(), "skip" | "run_once") {
+        return Err(invalid(
+            "missed",
+            format!("missed is {:?}", s.missed),
+            "use `skip` or `run_once`",
+        ));
+    }
+    if s.matrix.len() > 64 {
+        return Err(invalid(
+            "matrix",
+            "more than 64 cells".into(),
+            "split the schedule",
+        ));
+    }
+    for (i, (spec, _)) in scheduler::expand(&s.template, &s.matrix).iter().enumerate() {
+        spec.validate().map_err(|e| {
+            invalid(
+                &format!("template.{}", e.field),
+                format!("matrix cell {i}: {}: {}", e.field, e.message),
+                &e.hint,
+            )
+        })?;
+        super::jobs::check_matchable(st, spec).await?;
+    }
+    let next = scheduler::upcoming(&s.cron, &s.timezone, Utc::now(), 5)
+        .map_err(|e| invalid("cron", e, "check the expression"))?;
+    let first = *next.first().ok_or_else(|| {
+        invalid(
+            "cron",
+            "the cron never fires".into(),
+            "check the expression",
+        )
+    })?;
+    let id = schedules::insert(&st.pool, &caller.team_id, s, first).await?;
+    Ok((id, next))
+}
+
+async fn create(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let de = &mut serde_json::Deserializer::from_slice(&body);
+    let s: ScheduleSpec = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        invalid(
+            &path,
+            format!("{path}: {}", e.into_inner()),
+            "see README.md: Schedules",
+        )
+    })?;
+    let (id, next) = create_schedule(&st, &caller, &s).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"schedule_id": id, "next_fire_times": next})),
+    ))
+}
+
+fn view(r: &ScheduleRow) -> Value {
+    let next = if r.spec.paused {
+        vec![]
+    } else {
+        let mut v = vec![r.next_fire_at];
+        v.extend(
+            scheduler::upcoming(&r.spec.cron, &r.spec.timezone, r.next_fire_at, 4)
+                .unwrap_or_default(),
+        );
+        v
+    };
+    let mut out = serde_json::to_value(r).unwrap_or(Value::Null);
+    out["next_fire_times"] = json!(next);
+    out
+}
+
+async fn list(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+) -> Result<Json<Vec<Value>>, ApiError> {
+    let rows = schedules::list(&st.pool, caller.team_filter()).await?;
+    Ok(Json(rows.iter().map(view).collect()))
+}
+
+async fn load(st: &AppState, caller: &Caller, id: &str) -> Result<ScheduleRow, ApiError> {
+    let uuid = parse_id("schedule", id)?;
+    schedules::get(&st.pool, uuid, caller.team_filter())
+        .await?
+        .ok_or_else(|| ApiError::not_found("schedule", id))
+}
+
+async fn show(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(view(&load(&st, &caller, &id).await?)))
+}
+
+/// Pauses or resumes a schedule; shared with the dashboard.
+pub(crate) async fn set_paused(
+    st: &AppState,
+    caller: &Caller,
+    id: &str,
+    paused: bool,
+) -> Result<ScheduleRow, ApiError> {
+    let row = load(st, caller, id).await?;
+    let next = scheduler::next_fire(&row.spec.cron, &row.spec.timezone, Utc::now())
+        .map_err(|e| invalid("cron", e, "recreate the schedule"))?;
+    schedules::set_paused(&st.pool, row.id, caller.team_filter(), paused, next).await?;
+    load(st, caller, id).await
+}
+
+async fn pause(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(view(&set_paused(&st, &caller, &id, true).await?)))
+}
+
+async fn resume(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(view(&set_paused(&st, &caller, &id, false).await?)))
+}
+
+async fn remove(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let uuid = parse_id("schedule", &id)?;
+    if schedules::delete(&st.pool, uuid, caller.team_filter()).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found("schedule", &id))
+    }
+}

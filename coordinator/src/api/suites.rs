@@ -1,0 +1,128 @@
+//! `/api/v1/suites`: create a suite (jobs × device matrix, all validated and stored in one
+//! transaction), show its verdict and per-device breakdown, export JUnit XML.
+
+use argus_protocol::{ErrorCode, ErrorEnvelope, JobSpec, Selector};
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::parse_id;
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::scheduler::expand;
+use crate::store::suites::{self, SuiteView};
+use crate::AppState;
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/suites", post(create))
+        .route("/api/v1/suites/{id}", get(show))
+        .route("/api/v1/suites/{id}/junit.xml", get(junit))
+}
+
+/// `POST /api/v1/suites` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteSpec {
+    /// Suite name (history and pass-rate are kept per name).
+    pub name: String,
+    /// The jobs; give each a `name`.
+    pub jobs: Vec<JobSpec>,
+    /// Device matrix: every job runs once per cell. Default: each job's own selector.
+    #[serde(default)]
+    pub matrix: Vec<Selector>,
+}
+
+fn invalid(field: String, message: String, hint: &str) -> ApiError {
+    ApiError::Client(ErrorEnvelope::new(ErrorCode::InvalidField, message, hint).with_field(field))
+}
+
+async fn create(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let de = &mut serde_json::Deserializer::from_slice(&body);
+    let s: SuiteSpec = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        invalid(
+            path.clone(),
+            format!("{path}: {}", e.into_inner()),
+            "see README.md: Suites",
+        )
+    })?;
+    if s.name.trim().is_empty() {
+        return Err(invalid(
+            "name".into(),
+            "name is empty".into(),
+            "name the suite",
+        ));
+    }
+    if s.jobs.is_empty() || s.jobs.len() * s.matrix.len().max(1) > 500 {
+        return Err(invalid(
+            "jobs".into(),
+            "a suite needs 1 to 500 job × cell combinations".into(),
+            "split large suites",
+        ));
+    }
+    let mut all = Vec::new();
+    for (i, job) in s.jobs.iter().enumerate() {
+        for (spec, cell) in expand(job, &s.matrix) {
+            spec.validate().map_err(|e| {
+                invalid(
+                    format!("jobs[{i}].{}", e.field),
+                    format!("jobs[{i}] ({cell}): {}: {}", e.field, e.message),
+                    &e.hint,
+                )
+            })?;
+            super::jobs::check_matchable(&st, &spec).await?;
+            all.push((spec, cell));
+        }
+    }
+    let (id, jobs) = suites::insert(&st.pool, &caller.team_id, &s.name, &all).await?;
+    st.wake.notify_one();
+    let base = st.cfg.public_url();
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({
+            "suite_id": id,
+            "suite_url": format!("{base}/api/v1/suites/{id}"),
+            "junit_url": format!("{base}/api/v1/suites/{id}/junit.xml"),
+            "jobs": jobs.iter().map(|(j, r, c)| json!({"job_id": j, "run_id": r, "cell": c}))
+                .collect::<Vec<_>>(),
+        })),
+    ))
+}
+
+/// Loads a suite the caller may see.
+pub(crate) async fn load(st: &AppState, caller: &Caller, id: &str) -> Result<SuiteView, ApiError> {
+    let uuid = parse_id("suite", id)?;
+    suites::view(&st.pool, uuid, caller.team_filter())
+        .await?
+        .ok_or_else(|| ApiError::not_found("suite", id))
+}
+
+async fn show(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Json<SuiteView>, ApiError> {
+    load(&st, &caller, &id).await.map(Json)
+}
+
+async fn junit(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
+    let s = load(&st, &caller, &id).await?;
+    Ok((
+        [(header::CONTENT_TYPE, "application/xml; charset=utf-8")],
+        crate::junit::render(&s, &st.cfg.public_url()),
+    ))
+}

@@ -1,0 +1,94 @@
+//! JUnit XML for a suite: one `<testsuite>` per device-matrix cell, one `<testcase>` per
+//! job, `<failure>` for `failed`, `<error>` for `errored` / `timed_out` / `lost`,
+//! `<skipped>` for `cancelled`, each with the run's message and a link to its report.
+//! Text is escaped with `quick_xml::escape`.
+
+use quick_xml::escape::escape;
+
+use crate::store::suites::SuiteView;
+
+/// Renders the suite; `base_url` prefixes report links.
+pub fn render(s: &SuiteView, base_url: &str) -> String {
+    let mut cells: Vec<&str> = Vec::new();
+    for j in &s.jobs {
+        if !cells.contains(&j.cell.as_str()) {
+            cells.push(&j.cell);
+        }
+    }
+    let count = |pred: &dyn Fn(&str) -> bool, cell: Option<&str>| {
+        s.jobs
+            .iter()
+            .filter(|j| cell.is_none_or(|c| j.cell == c) && pred(&j.status))
+            .count()
+    };
+    let is_fail = |st: &str| st == "failed";
+    let is_err = |st: &str| matches!(st, "errored" | "timed_out" | "lost");
+    let is_skip = |st: &str| st == "cancelled";
+    let total_time: f64 = s.jobs.iter().filter_map(|j| j.duration_s).sum();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">\n",
+        escape(s.name.as_str()),
+        s.jobs.len(),
+        count(&is_fail, None),
+        count(&is_err, None),
+        count(&is_skip, None),
+        total_time
+    ));
+    for cell in cells {
+        let jobs: Vec<_> = s.jobs.iter().filter(|j| j.cell == cell).collect();
+        out.push_str(&format!(
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">\n",
+            escape(cell),
+            jobs.len(),
+            count(&is_fail, Some(cell)),
+            count(&is_err, Some(cell)),
+            count(&is_skip, Some(cell)),
+            jobs.iter().filter_map(|j| j.duration_s).sum::<f64>()
+        ));
+        for j in jobs {
+            let run = j.runs.last().map(|r| r.to_string()).unwrap_or_default();
+            let link = format!("{base_url}/runs/{run}");
+            out.push_str(&format!(
+                "    <testcase name=\"{}\" classname=\"argus.{}\" time=\"{:.3}\">\n",
+                escape(j.name.as_str()),
+                escape(cell),
+                j.duration_s.unwrap_or(0.0)
+            ));
+            let msg = j.error.clone().unwrap_or_else(|| j.status.clone());
+            let body = format!("{msg}\nreport: {link}");
+            if is_fail(&j.status) {
+                out.push_str(&format!(
+                    "      <failure message=\"{}\" type=\"failed\">{}</failure>\n",
+                    escape(msg.as_str()),
+                    escape(body.as_str())
+                ));
+            } else if is_err(&j.status) {
+                out.push_str(&format!(
+                    "      <error message=\"{}\" type=\"{}\">{}</error>\n",
+                    escape(msg.as_str()),
+                    escape(j.status.as_str()),
+                    escape(body.as_str())
+                ));
+            } else if is_skip(&j.status) {
+                out.push_str(&format!(
+                    "      <skipped message=\"{}\"/>\n",
+                    escape(msg.as_str())
+                ));
+            }
+            let flaky = if j.flaky {
+                " (flaky: passed on retry)"
+            } else {
+                ""
+            };
+            out.push_str(&format!(
+                "      <system-out>report: {}{}</system-out>\n    </testcase>\n",
+                escape(link.as_str()),
+                flaky
+            ));
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}

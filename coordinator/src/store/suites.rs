@@ -1,0 +1,203 @@
+//! Suites: a named batch of jobs (job × device-matrix cell) stored in one transaction, and
+//! their aggregate verdict computed from each job's runs.
+
+use argus_protocol::JobSpec;
+use chrono::{DateTime, Utc};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::jobs::{insert_in, JobMeta};
+
+/// Creates the suite and one job per `(spec, cell)`; returns the suite id and
+/// `(job_id, run_id, cell)` per job.
+pub async fn insert(
+    pool: &PgPool,
+    team: &str,
+    name: &str,
+    jobs: &[(JobSpec, String)],
+) -> Result<(Uuid, Vec<(Uuid, Uuid, String)>), sqlx::Error> {
+    let id = Uuid::new_v4();
+    let mut tx = pool.begin().await?;
+    sqlx::query("insert into suites (id, team_id, name) values ($1, $2, $3)")
+        .bind(id)
+        .bind(team)
+        .bind(name)
+        .execute(&mut *tx)
+        .await?;
+    let mut out = Vec::new();
+    for (spec, cell) in jobs {
+        let meta = JobMeta {
+            team_id: team.to_string(),
+            suite_id: Some(id),
+            matrix_cell: Some(cell.clone()),
+            ..Default::default()
+        };
+        let (job, run) = insert_in(&mut tx, spec, &meta).await?;
+        out.push((job, run, cell.clone()));
+    }
+    tx.commit().await?;
+    Ok((id, out))
+}
+
+/// One job of a suite with its runs' outcome.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SuiteJob {
+    pub job_id: Uuid,
+    pub name: String,
+    pub cell: String,
+    /// Status of the latest run.
+    pub status: String,
+    /// Run ids oldest first; the last is the latest.
+    pub runs: Vec<Uuid>,
+    /// Error of the latest run.
+    pub error: Option<String>,
+    /// Seconds the latest run took.
+    pub duration_s: Option<f64>,
+    /// Passed only on a retry.
+    pub flaky: bool,
+    /// The latest run's device.
+    pub device_id: Option<String>,
+}
+
+/// A suite and its verdict.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SuiteView {
+    pub suite_id: Uuid,
+    pub name: String,
+    pub team_id: String,
+    pub created_at: DateTime<Utc>,
+    /// `running` while any latest run is not terminal, else `passed` when all succeeded,
+    /// else `failed`.
+    pub verdict: String,
+    pub passed: usize,
+    pub failed: usize,
+    pub flaky: usize,
+    pub jobs: Vec<SuiteJob>,
+}
+
+type JobRunRow = (
+    Uuid,
+    Option<String>,
+    Option<String>,
+    Uuid,
+    String,
+    Option<String>,
+    Option<f64>,
+    Option<String>,
+);
+
+/// Loads a suite visible to `team`.
+pub async fn view(
+    pool: &PgPool,
+    id: Uuid,
+    team: Option<&str>,
+) -> Result<Option<SuiteView>, sqlx::Error> {
+    let head: Option<(String, String, DateTime<Utc>)> = sqlx::query_as(
+        "select name, team_id, created_at from suites
+          where id = $1 and ($2::text is null or team_id = $2)",
+    )
+    .bind(id)
+    .bind(team)
+    .fetch_optional(pool)
+    .await?;
+    let Some((name, team_id, created_at)) = head else {
+        return Ok(None);
+    };
+    let rows: Vec<JobRunRow> = sqlx::query_as(
+        "select j.id, j.name, j.matrix_cell, r.id, r.status, r.error,
+                extract(epoch from r.finished_at - r.started_at)::float8, r.device_id
+           from jobs j join runs r on r.job_id = j.id
+          where j.suite_id = $1
+          order by j.created_at, j.id, r.created_at, r.id",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?;
+    let mut jobs: Vec<SuiteJob> = Vec::new();
+    let mut failed_before: Vec<bool> = Vec::new();
+    for (job_id, jname, cell, run_id, status, error, dur, device) in rows {
+        match jobs.last_mut() {
+            Some(j) if j.job_id == job_id => {
+                let last = failed_before.len() - 1;
+                failed_before[last] |= j.status != "succeeded";
+                j.runs.push(run_id);
+                j.status = status;
+                j.error = error;
+                j.duration_s = dur;
+                j.device_id = device;
+            }
+            _ => {
+                jobs.push(SuiteJob {
+                    job_id,
+                    name: jname.unwrap_or_else(|| job_id.to_string()),
+                    cell: cell.unwrap_or_else(|| "any".into()),
+                    status,
+                    runs: vec![run_id],
+                    error,
+                    duration_s: dur,
+                    flaky: false,
+                    device_id: device,
+                });
+                failed_before.push(false);
+            }
+        }
+    }
+    for (j, fb) in jobs.iter_mut().zip(failed_before) {
+        j.flaky = fb && j.status == "succeeded";
+    }
+    let terminal = |s: &str| !matches!(s, "queued" | "assigned" | "running");
+    let passed = jobs.iter().filter(|j| j.status == "succeeded").count();
+    let done = jobs.iter().filter(|j| terminal(&j.status)).count();
+    let verdict = if done < jobs.len() {
+        "running"
+    } else if passed == jobs.len() {
+        "passed"
+    } else {
+        "failed"
+    };
+    Ok(Some(SuiteView {
+        suite_id: id,
+        name,
+        team_id,
+        created_at,
+        verdict: verdict.into(),
+        passed,
+        failed: done - passed,
+        flaky: jobs.iter().filter(|j| j.flaky).count(),
+        jobs,
+    }))
+}
+
+/// `(suite_id, created_at)` of the last `n` suites named `name` in `team`, newest first.
+pub async fn history(
+    pool: &PgPool,
+    team: &str,
+    name: &str,
+    n: i64,
+) -> Result<Vec<(Uuid, DateTime<Utc>)>, sqlx::Error> {
+    sqlx::query_as(
+        "select id, created_at from suites where team_id = $1 and name = $2
+          order by created_at desc limit $3",
+    )
+    .bind(team)
+    .bind(name)
+    .bind(n)
+    .fetch_all(pool)
+    .await
+}
+
+/// Recent suites of `team` (all for `None`): `(id, name, created_at)`.
+pub async fn recent(
+    pool: &PgPool,
+    team: Option<&str>,
+    n: i64,
+) -> Result<Vec<(Uuid, String, DateTime<Utc>)>, sqlx::Error> {
+    sqlx::query_as(
+        "select id, name, created_at from suites where ($1::text is null or team_id = $1)
+          order by created_at desc limit $2",
+    )
+    .bind(team)
+    .bind(n)
+    .fetch_all(pool)
+    .await
+}

@@ -1,0 +1,170 @@
+//! Dashboard page models (askama templates in `web/templates/`). Handlers in
+//! `api/dashboard.rs` fill them; every page is plain HTML forms and links.
+
+use askama::Template;
+use chrono::{DateTime, Utc};
+
+use crate::store::runs::{RunFilter, RunSummary};
+use crate::store::suites::{SuiteJob, SuiteView};
+use crate::store::workers::DeviceRow;
+
+/// Every run status, for the filter.
+pub const STATUSES: [&str; 9] = [
+    "queued",
+    "assigned",
+    "running",
+    "succeeded",
+    "failed",
+    "errored",
+    "cancelled",
+    "timed_out",
+    "lost",
+];
+
+/// Every platform, for forms and filters.
+pub fn platforms() -> Vec<String> {
+    argus_protocol::Platform::ALL
+        .iter()
+        .map(|p| p.as_str().to_string())
+        .collect()
+}
+
+/// `/`: runs with filters.
+#[derive(Template)]
+#[template(path = "dashboard.html")]
+pub struct RunsPage<'a> {
+    pub runs: &'a [RunSummary],
+    pub filter: &'a RunFilter,
+    pub statuses: Vec<String>,
+    pub platforms: Vec<String>,
+}
+
+/// `/devices`.
+#[derive(Template)]
+#[template(path = "devices.html")]
+pub struct DevicesPage<'a> {
+    pub devices: &'a [DeviceRow],
+}
+
+/// Values of the new-job form (echoed back with errors).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct JobForm {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub platform: String,
+    #[serde(default)]
+    pub mode: String,
+    #[serde(default)]
+    pub start_url: String,
+    #[serde(default)]
+    pub labels: String,
+    #[serde(default)]
+    pub instruction: String,
+    #[serde(default)]
+    pub timeout_s: String,
+}
+
+/// `/jobs/new`.
+#[derive(Template)]
+#[template(path = "new_job.html")]
+pub struct NewJobPage<'a> {
+    pub form: &'a JobForm,
+    pub platforms: Vec<String>,
+    pub error: Option<String>,
+    /// Field the error is about (`instruction[line 2]`, `selector`…), empty if none.
+    pub field: String,
+    pub error_message: String,
+}
+
+/// One row of the schedules table.
+pub struct ScheduleLine {
+    pub id: uuid::Uuid,
+    pub name: String,
+    pub cron: String,
+    pub timezone: String,
+    pub cells: String,
+    pub paused: bool,
+    pub next: Vec<String>,
+    pub last: Option<String>,
+}
+
+/// Values of the new-schedule form.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct ScheduleForm {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub cron: String,
+    #[serde(default)]
+    pub timezone: String,
+    #[serde(default)]
+    pub platform: String,
+    #[serde(default)]
+    pub start_url: String,
+    #[serde(default)]
+    pub matrix: String,
+    #[serde(default)]
+    pub instruction: String,
+    #[serde(default)]
+    pub missed: String,
+}
+
+/// `/schedules`.
+#[derive(Template)]
+#[template(path = "schedules.html")]
+pub struct SchedulesPage<'a> {
+    pub schedules: Vec<ScheduleLine>,
+    pub form: &'a ScheduleForm,
+    pub platforms: Vec<String>,
+    pub error: Option<String>,
+    pub field: String,
+    pub error_message: String,
+}
+
+/// `/suites`.
+#[derive(Template)]
+#[template(path = "suites.html")]
+pub struct SuitesPage {
+    pub suites: Vec<(uuid::Uuid, String, DateTime<Utc>)>,
+}
+
+/// `/suites/{id}`: verdict matrix job × cell and the name's history.
+#[derive(Template)]
+#[template(path = "suite.html")]
+pub struct SuitePage<'a> {
+    pub suite: &'a SuiteView,
+    pub cells: Vec<String>,
+    pub rows: Vec<MatrixRow<'a>>,
+    /// `(id, created, verdict, pass rate)`.
+    pub history: Vec<(uuid::Uuid, String, String, String)>,
+    pub pass_rate: String,
+}
+
+/// One matrix row: job name and its job per cell.
+pub type MatrixRow<'a> = (String, Vec<Option<&'a SuiteJob>>);
+
+/// Builds the job × cell matrix of a suite: `(cells, rows)`.
+pub fn matrix(s: &SuiteView) -> (Vec<String>, Vec<MatrixRow<'_>>) {
+    let mut cells: Vec<String> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for j in &s.jobs {
+        if !cells.contains(&j.cell) {
+            cells.push(j.cell.clone());
+        }
+        if !names.contains(&j.name) {
+            names.push(j.name.clone());
+        }
+    }
+    let rows = names
+        .into_iter()
+        .map(|n| {
+            let row = cells
+                .iter()
+                .map(|c| s.jobs.iter().find(|j| j.name == n && &j.cell == c))
+                .collect();
+            (n, row)
+        })
+        .collect();
+    (cells, rows)
+}

@@ -1,0 +1,204 @@
+//! Text recognition: PP-OCRv4 CRNN (SVTR-LCNet) with CTC greedy decoding.
+//!
+//! Input `[N, 3, 48, W]` f32 (BGR, `(v/255 - 0.5)/0.5`); each crop is resized to height 48 and
+//! width `ceil(48·w/h)` (capped at `W`) and zero-padded right, where
+//! `W = int(48 · max(320/48, widest w/h in the batch))` — crops are sorted by aspect ratio and
+//! batched by [`RecParams::batch`] (RapidOCR 1.4.4: `rec_img_shape [3, 48, 320]`,
+//! `rec_batch_num 6`). Output `[N, T, C]` per-timestep class probabilities, `C` = 6625: index 0
+//! is the CTC blank, then the 6623 dictionary lines of the model's metadata key `character`,
+//! then a space. Decoding: argmax per step, drop repeats and blanks; the confidence is the mean
+//! probability of the kept steps.
+
+use image::RgbImage;
+use ort::session::Session;
+use ort::value::Tensor;
+
+use super::prep::{self, PxRect};
+use super::OcrError;
+
+/// Input height, px.
+pub const REC_H: u32 = 48;
+/// PaddleOCR's minimum input width, px (`rec_image_shape` 3,48,320).
+pub const REC_MIN_W: u32 = 320;
+
+/// Recognition parameters (RapidOCR 1.4.4 / PaddleOCR defaults).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecParams {
+    /// Crops per inference call (RapidOCR: 6).
+    pub batch: usize,
+    /// Lines whose confidence is below this are dropped (RapidOCR `text_score` 0.5).
+    pub text_score: f32,
+    /// Minimum batch input width, px. PaddleOCR pads every batch to at least [`REC_MIN_W`];
+    /// the network is fully convolutional in width, so a smaller floor saves the compute
+    /// spent on padding for short labels.
+    pub min_width: u32,
+}
+
+impl Default for RecParams {
+    fn default() -> Self {
+        RecParams {
+            batch: 6,
+            text_score: 0.5,
+            min_width: REC_MIN_W,
+        }
+    }
+}
+
+/// The CTC class list: blank, the model's dictionary, space.
+#[derive(Debug, Clone)]
+pub struct Dictionary {
+    classes: Vec<String>,
+}
+
+impl Dictionary {
+    /// Builds it from the text of the rec model's `character` metadata (one entry a line).
+    pub fn from_metadata(text: &str) -> Dictionary {
+        let mut classes = Vec::with_capacity(6625);
+        classes.push(String::new()); // blank
+        classes.extend(text.lines().map(str::to_string));
+        classes.push(" ".to_string());
+        Dictionary { classes }
+    }
+
+    /// Reads the `character` metadata of a rec session.
+    pub fn from_session(session: &Session) -> Result<Dictionary, OcrError> {
+        let meta = session
+            .metadata()
+            .map_err(|e| OcrError::Model(format!("rec model metadata: {e}")))?;
+        let text = meta.custom("character").ok_or_else(|| {
+            OcrError::Model("rec model has no `character` metadata (dictionary)".into())
+        })?;
+        Ok(Dictionary::from_metadata(&text))
+    }
+
+    /// Number of classes including blank and space (6625 for PP-OCRv4 Chinese).
+    pub fn len(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// Whether there are no classes at all.
+    pub fn is_empty(&self) -> bool {
+        self.classes.is_empty()
+    }
+
+    /// Greedy CTC decoding of one `[T, C]` probability matrix (row-major, `c` = C):
+    /// text and mean confidence of the kept steps (0 when nothing is kept).
+    pub fn decode(&self, probs: &[f32], c: usize) -> (String, f32) {
+        let mut text = String::new();
+        let (mut sum, mut kept) = (0f32, 0usize);
+        let mut prev = usize::MAX;
+        for step in probs.chunks_exact(c.max(1)) {
+            let (idx, p) =
+                step.iter()
+                    .copied()
+                    .enumerate()
+                    .fold(
+                        (0usize, f32::MIN),
+                        |m, (i, v)| if v > m.1 { (i, v) } else { m },
+                    );
+            if idx != 0 && idx != prev {
+                if let Some(s) = self.classes.get(idx) {
+                    text.push_str(s);
+                    sum += p;
+                    kept += 1;
+                }
+            }
+            prev = idx;
+        }
+        let conf = if kept == 0 { 0.0 } else { sum / kept as f32 };
+        (text, conf)
+    }
+}
+
+/// Recognizes every crop; returns `(text, confidence)` per crop, in input order.
+pub fn recognize(
+    session: &mut Session,
+    dict: &Dictionary,
+    crops: &[RgbImage],
+    p: &RecParams,
+) -> Result<Vec<(String, f32)>, OcrError> {
+    let mut out = vec![(String::new(), 0f32); crops.len()];
+    let ratio = |c: &RgbImage| c.width() as f32 / c.height().max(1) as f32;
+    let mut order: Vec<usize> = (0..crops.len()).collect();
+    order.sort_by(|&a, &b| ratio(&crops[a]).total_cmp(&ratio(&crops[b])));
+    for batch in order.chunks(p.batch.max(1)) {
+        let max_ratio = batch
+            .iter()
+            .map(|&i| ratio(&crops[i]))
+            .fold(p.min_width as f32 / REC_H as f32, f32::max);
+        let w = (REC_H as f32 * max_ratio) as usize;
+        let h = REC_H as usize;
+        let mut data = vec![0f32; batch.len() * 3 * h * w];
+        for (k, &i) in batch.iter().enumerate() {
+            let c = &crops[i];
+            let rw = ((REC_H as f32 * ratio(c)).ceil() as u32).clamp(1, w as u32);
+            let roi = PxRect {
+                x: 0,
+                y: 0,
+                w: c.width(),
+                h: c.height(),
+            };
+            let dst = &mut data[k * 3 * h * w..(k + 1) * 3 * h * w];
+            prep::resize_normalize_into(c, roi, (rw, REC_H), &prep::HALF, dst, (w, h));
+        }
+        let input = Tensor::from_array(([batch.len(), 3, h, w], data))
+            .map_err(|e| OcrError::Inference(format!("rec input: {e}")))?;
+        let outputs = session
+            .run(ort::inputs![input])
+            .map_err(|e| OcrError::Inference(format!("rec run: {e}")))?;
+        let (shape, probs) = outputs[0]
+            .try_extract_tensor::<f32>()
+            .map_err(|e| OcrError::Inference(format!("rec output: {e}")))?;
+        let dims: Vec<i64> = shape.iter().copied().collect();
+        let (t, c) = match dims.as_slice() {
+            [_, t, c] => (*t as usize, *c as usize),
+            _ => return Err(OcrError::Inference(format!("rec output shape {dims:?}"))),
+        };
+        if c != dict.len() {
+            return Err(OcrError::Model(format!(
+                "rec model has {c} classes, dictionary {}",
+                dict.len()
+            )));
+        }
+        for (k, &i) in batch.iter().enumerate() {
+            if let Some(m) = probs.get(k * t * c..(k + 1) * t * c) {
+                out[i] = dict.decode(m, c);
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ctc_greedy_drops_blanks_and_repeats() {
+        let d = Dictionary::from_metadata("a\nb\n中");
+        assert_eq!(d.len(), 5); // blank, a, b, 中, space
+        let c = 5;
+        let step = |i: usize, p: f32| {
+            let mut v = vec![0.0; c];
+            v[i] = p;
+            v
+        };
+        // a a blank a b space 中 → "aab 中"
+        let m: Vec<f32> = [
+            (1, 0.9),
+            (1, 0.9),
+            (0, 0.9),
+            (1, 0.8),
+            (2, 0.7),
+            (4, 0.6),
+            (3, 1.0),
+        ]
+        .iter()
+        .flat_map(|&(i, p)| step(i, p))
+        .collect();
+        let (t, conf) = d.decode(&m, c);
+        assert_eq!(t, "aab 中");
+        assert!((conf - (0.9 + 0.8 + 0.7 + 0.6 + 1.0) / 5.0).abs() < 1e-6);
+        assert_eq!(d.decode(&step(0, 1.0), c), (String::new(), 0.0));
+    }
+}

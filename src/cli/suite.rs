@@ -1,0 +1,105 @@
+//! `argus suite run FILE`: submit a suite (JSON: `{name, jobs: [job spec…], matrix:
+//! [selector…]}`), follow it to the end, print one line per job and the JUnit URL. Exit code
+//! 0 only when every job passed.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use argus_protocol::ErrorEnvelope;
+
+/// `argus suite` flags.
+#[derive(Debug, clap::Args)]
+pub struct SuiteArgs {
+    #[command(subcommand)]
+    command: SuiteCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum SuiteCommand {
+    /// Submit the suite in FILE and wait for its verdict.
+    Run {
+        /// Suite file (JSON).
+        file: std::path::PathBuf,
+        /// Coordinator base URL.
+        #[arg(long, env = "ARGUS_SERVER", default_value = "http://127.0.0.1:8080")]
+        server: String,
+        /// Write the JUnit XML here when done.
+        #[arg(long)]
+        junit: Option<std::path::PathBuf>,
+    },
+}
+
+/// Runs the subcommand.
+pub async fn run(args: SuiteArgs) -> anyhow::Result<ExitCode> {
+    let SuiteCommand::Run {
+        file,
+        server,
+        junit,
+    } = args.command;
+    let body = std::fs::read_to_string(&file)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+    let body: serde_json::Value = serde_json::from_str(&body)
+        .map_err(|e| anyhow::anyhow!("{} is not JSON: {e}", file.display()))?;
+    let http = super::http_client()?;
+    let base = server.trim_end_matches('/').to_string();
+    let resp = http
+        .post(format!("{base}/api/v1/suites"))
+        .json(&body)
+        .send()
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot reach the coordinator at {base}: {e}"))?;
+    let status = resp.status();
+    let created: serde_json::Value = resp.json().await.unwrap_or_default();
+    if !status.is_success() {
+        match serde_json::from_value::<ErrorEnvelope>(created.clone()) {
+            Ok(env) => eprintln!("rejected ({status}): {}\nhint: {}", env.message, env.hint),
+            Err(_) => eprintln!("rejected ({status}): {created}"),
+        }
+        return Ok(ExitCode::from(2));
+    }
+    let id = created["suite_id"].as_str().unwrap_or_default().to_string();
+    println!(
+        "suite {id}: {} jobs",
+        created["jobs"].as_array().map_or(0, Vec::len)
+    );
+    loop {
+        let v: serde_json::Value = http
+            .get(format!("{base}/api/v1/suites/{id}"))
+            .send()
+            .await?
+            .json()
+            .await?;
+        if v["verdict"] != "running" {
+            for j in v["jobs"].as_array().into_iter().flatten() {
+                let run = j["runs"]
+                    .as_array()
+                    .and_then(|r| r.last())
+                    .and_then(|r| r.as_str())
+                    .unwrap_or("");
+                println!(
+                    "  {:<10} {} [{}]{} — {base}/runs/{run}",
+                    j["status"].as_str().unwrap_or(""),
+                    j["name"].as_str().unwrap_or(""),
+                    j["cell"].as_str().unwrap_or(""),
+                    if j["flaky"] == true { " (flaky)" } else { "" },
+                );
+            }
+            let xml_url = format!("{base}/api/v1/suites/{id}/junit.xml");
+            if let Some(path) = junit {
+                let xml = http.get(&xml_url).send().await?.text().await?;
+                std::fs::write(&path, xml)?;
+                println!("junit: {}", path.display());
+            }
+            println!(
+                "verdict: {} — junit: {xml_url}",
+                v["verdict"].as_str().unwrap_or("")
+            );
+            return Ok(if v["verdict"] == "passed" {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            });
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}

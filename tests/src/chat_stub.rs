@@ -1,0 +1,213 @@
+//! A **scripted stub** of an OpenAI-compatible chat-completions endpoint, for tests. It
+//! speaks the real wire format (`POST /v1/chat/completions` with `messages`, `tools`,
+//! `response_format`; answers `choices[0].message` with `tool_calls` or JSON `content`, and
+//! a `usage` block) but its answers are a fixed script, not a model.
+//!
+//! Answers are templated from the request's last user message, so a script can name what
+//! the worker actually observed:
+//! - `"{{obs}}"` / `"{{obs-1}}"`: the observation number in the prompt (minus one: stale);
+//! - `"{{id:TEXT}}"`: the id of the first element-list line containing `"TEXT`;
+//! - `"{{before:ROLE:TEXT}}"`: the id of the nearest line of role ROLE before that line.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+/// One scripted answer.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// A planner answer: `{"steps": [...]}` as JSON content.
+    Plan(Vec<String>),
+    /// One tool call.
+    Call(&'static str, Value),
+    /// Several tool calls in one reply (the worker must refuse it).
+    Calls(Vec<(&'static str, Value)>),
+    /// Raw content text.
+    Content(String),
+}
+
+/// Shorthand for [`Reply::Plan`].
+pub fn plan(steps: &[&str]) -> Reply {
+    Reply::Plan(steps.iter().map(|s| s.to_string()).collect())
+}
+
+#[derive(Clone, Default)]
+struct StubState {
+    script: Arc<Mutex<VecDeque<Reply>>>,
+    requests: Arc<Mutex<Vec<Value>>>,
+}
+
+/// The running stub.
+pub struct ChatStub {
+    /// API base, `http://127.0.0.1:<port>/v1`.
+    pub base_url: String,
+    state: StubState,
+}
+
+impl ChatStub {
+    /// Serves `script` on a free loopback port.
+    pub async fn start(script: Vec<Reply>) -> ChatStub {
+        let state = StubState::default();
+        state.script.lock().expect("lock").extend(script);
+        let app = Router::new()
+            .route("/v1/chat/completions", post(complete))
+            .with_state(state.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind stub");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        ChatStub {
+            base_url: format!("http://{addr}/v1"),
+            state,
+        }
+    }
+
+    /// Every request body received, in order.
+    pub fn requests(&self) -> Vec<Value> {
+        self.state.requests.lock().expect("lock").clone()
+    }
+
+    /// Scripted answers not yet used.
+    pub fn remaining(&self) -> usize {
+        self.state.script.lock().expect("lock").len()
+    }
+}
+
+/// Text of the last user message (string content or the text parts).
+pub fn last_user_text(body: &Value) -> String {
+    let msgs = body["messages"].as_array().cloned().unwrap_or_default();
+    let Some(m) = msgs.iter().rev().find(|m| {
+        m["role"] == "user"
+            && !m["content"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("Refused"))
+    }) else {
+        return String::new();
+    };
+    match &m["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn observation(prompt: &str) -> i64 {
+    prompt
+        .split("Observation ")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(-1)
+}
+
+fn element_lines(prompt: &str) -> Vec<&str> {
+    prompt
+        .lines()
+        .filter(|l| {
+            l.starts_with('e')
+                && l[1..]
+                    .split(' ')
+                    .next()
+                    .is_some_and(|n| n.parse::<u32>().is_ok())
+        })
+        .collect()
+}
+
+fn id_of(line: &str) -> String {
+    line.split(' ').next().unwrap_or_default().to_string()
+}
+
+fn fill(v: &Value, prompt: &str) -> Value {
+    match v {
+        Value::String(s) if s == "{{obs}}" => json!(observation(prompt)),
+        Value::String(s) if s == "{{obs-1}}" => json!(observation(prompt) - 1),
+        Value::String(s) if s.starts_with("{{id:") => {
+            let want = format!("\"{}", &s[5..s.len() - 2]);
+            let lines = element_lines(prompt);
+            json!(lines
+                .iter()
+                .find(|l| l.contains(&want))
+                .map(|l| id_of(l))
+                .unwrap_or_else(|| "e0".into()))
+        }
+        Value::String(s) if s.starts_with("{{before:") => {
+            let inner = &s[9..s.len() - 2];
+            let (role, text) = inner.split_once(':').unwrap_or(("", inner));
+            let want = format!("\"{text}");
+            let lines = element_lines(prompt);
+            let at = lines.iter().position(|l| l.contains(&want)).unwrap_or(0);
+            let role_tag = format!(" {role}");
+            json!(lines[..at]
+                .iter()
+                .rev()
+                .find(|l| l.split(' ').nth(1).is_some_and(|r| role_tag.trim() == r))
+                .map(|l| id_of(l))
+                .unwrap_or_else(|| "e0".into()))
+        }
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), fill(x, prompt)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|x| fill(x, prompt)).collect()),
+        other => other.clone(),
+    }
+}
+
+async fn complete(
+    State(st): State<StubState>,
+    Json(body): Json<Value>,
+) -> (StatusCode, Json<Value>) {
+    st.requests.lock().expect("lock").push(body.clone());
+    let Some(reply) = st.script.lock().expect("lock").pop_front() else {
+        return (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(json!({"error": {"message": "scripted stub: script exhausted"}})),
+        );
+    };
+    let prompt = last_user_text(&body);
+    let call = |i: usize, name: &str, args: &Value| {
+        json!({"id": format!("call_{i}"), "type": "function",
+            "function": {"name": name, "arguments": fill(args, &prompt).to_string()}})
+    };
+    let (message, finish) = match reply {
+        Reply::Plan(steps) => (
+            json!({"role": "assistant", "content": json!({"steps": steps}).to_string()}),
+            "stop",
+        ),
+        Reply::Content(c) => (json!({"role": "assistant", "content": c}), "stop"),
+        Reply::Call(name, args) => (
+            json!({"role": "assistant", "content": null, "tool_calls": [call(0, name, &args)]}),
+            "tool_calls",
+        ),
+        Reply::Calls(cs) => (
+            json!({"role": "assistant", "content": null, "tool_calls":
+                cs.iter().enumerate().map(|(i, (n, a))| call(i, n, a)).collect::<Vec<_>>()}),
+            "tool_calls",
+        ),
+    };
+    let prompt_tokens = body["messages"].to_string().len() as u64 / 4;
+    let completion_tokens = message.to_string().len() as u64 / 4;
+    (
+        StatusCode::OK,
+        Json(json!({
+            "id": "chatcmpl-stub", "object": "chat.completion", "created": 0,
+            "model": body["model"].clone(),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens}
+        })),
+    )
+}

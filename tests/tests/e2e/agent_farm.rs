@@ -1,0 +1,232 @@
+//! Pins the agent loop through the whole farm (HTTP → PostgreSQL → NATS → worker on real
+//! Chromium → S3 → report) against a **scripted stub** chat-completions endpoint
+//! (`argus_tests::chat_stub`: the real wire format with fixed answers, not a model):
+//! the TodoMVC job written as one sentence passes in `llm` mode, confirmed by the page's own
+//! probe, with a report showing the plan, token counts and dispositions; and a job typing
+//! `${secret.PASSWORD}` leaves no trace of the value in database rows, S3 objects, the NATS
+//! event stream, the prompts or the captured logs.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use argus_tests::chat_stub::{plan, ChatStub, Reply};
+use argus_tests::site::{Item, Site};
+use argus_tests::{Farm, FarmOptions};
+use serde_json::json;
+
+/// Everything logged in this test process (all tests share it).
+fn captured_logs() -> Arc<Mutex<Vec<u8>>> {
+    static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+    LOGS.get_or_init(|| {
+        let buf = Arc::new(Mutex::new(Vec::new()));
+        let w = buf.clone();
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter("debug,h2=info,hyper=info,aws=info,sqlx=info,async_nats=info,rustls=info,tower=info,reqwest=info")
+            .with_writer(move || LogWriter(w.clone()))
+            .try_init();
+        buf
+    })
+    .clone()
+}
+
+struct LogWriter(Arc<Mutex<Vec<u8>>>);
+impl Write for LogWriter {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut v) = self.0.lock() {
+            v.extend_from_slice(b);
+        }
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn call(name: &'static str, args: serde_json::Value) -> Reply {
+    Reply::Call(name, args)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn todomvc_sentence_passes_in_llm_mode() {
+    let farm = Farm::start(FarmOptions::default()).await;
+    let site = Site::start(farm.services.todomvc_dir.clone()).await;
+    let field = "{{id:What needs to be done?}}";
+    let stub = ChatStub::start(vec![
+        plan(&[
+            "add \"buy milk\"",
+            "add \"walk the dog\"",
+            "complete \"buy milk\"",
+            "clear completed",
+            "check the list",
+        ]),
+        call(
+            "type",
+            json!({"element": field, "text": "buy milk", "observation": "{{obs}}"}),
+        ),
+        call("key", json!({"key": "Enter"})),
+        call("finish", json!({})),
+        call(
+            "type",
+            json!({"element": field, "text": "walk the dog", "observation": "{{obs}}"}),
+        ),
+        call("key", json!({"key": "Enter"})),
+        call("finish", json!({})),
+        call(
+            "tap",
+            json!({"element": "{{before:checkbox:buy milk}}", "observation": "{{obs}}"}),
+        ),
+        call("wait_for", json!({"text": "1 item left"})),
+        call("finish", json!({})),
+        call(
+            "tap",
+            json!({"element": "{{id:Clear completed}}", "observation": "{{obs}}"}),
+        ),
+        call("finish", json!({})),
+        call("assert_contains", json!({"text": "walk the dog"})),
+        call("assert_not_contains", json!({"text": "buy milk"})),
+        call("finish", json!({})),
+    ])
+    .await;
+    let token = format!("llm-{}", farm.token);
+    let run_id = farm
+        .submit(&json!({
+            "platform": "web",
+            "mode": "llm",
+            "start_url": site.example_url("vanillajs", &token),
+            "instruction": "Add the todos \"buy milk\" and \"walk the dog\", mark \"buy milk\" done, clear the completed ones and check that only \"walk the dog\" is left.",
+            "model": {"base_url": stub.base_url, "model": "stub"},
+            "timeout_s": 120,
+        }))
+        .await;
+    let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+    assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
+    assert_eq!(stub.remaining(), 0);
+    let state = site.state(&token).expect("page reported");
+    assert_eq!(
+        state.items,
+        vec![Item {
+            text: "walk the dog".into(),
+            completed: false
+        }]
+    );
+    // Steps: open, plan, then the five planned steps.
+    assert_eq!(d.steps.len(), 7);
+    assert_eq!(d.plans().len(), 1);
+    let html = farm
+        .http
+        .get(format!("{}/runs/{run_id}", farm.base_url))
+        .send()
+        .await
+        .expect("report")
+        .text()
+        .await
+        .expect("body");
+    assert!(
+        html.contains("id=\"plan-1\"") && html.contains("clear completed"),
+        "plan shown"
+    );
+    assert!(
+        html.contains("class=\"tokens\">prompt "),
+        "token counts shown"
+    );
+    assert!(html.contains("model calls"), "run-wide usage shown");
+    assert!(html.contains("delivered_unverified") || html.contains("delivered_verified"));
+    assert!(html.contains("class=\"reflection\">A"), "reflections shown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn secret_leaves_no_trace() {
+    let logs = captured_logs();
+    let secret = format!("Tr0ub4dor-{}", uuid::Uuid::new_v4().simple());
+    let mut opts = FarmOptions::default();
+    opts.model.env_secrets = vec![("PASSWORD".into(), secret.clone())];
+    let farm = Farm::start(opts).await;
+    let site = Site::start(farm.services.todomvc_dir.clone()).await;
+    let stub = ChatStub::start(vec![
+        plan(&["sign in as alice"]),
+        call("type", json!({"element": "{{id:Username}}", "text": "alice", "observation": "{{obs}}"})),
+        call("type", json!({"element": "{{id:Password}}", "text": "${secret.PASSWORD}", "observation": "{{obs}}"})),
+        call("tap", json!({"element": "{{id:Sign in}}", "observation": "{{obs}}"})),
+        call("assert_contains", json!({"text": "Welcome, alice"})),
+        call("finish", json!({})),
+    ])
+    .await;
+    let run_id = farm
+        .submit(&json!({
+            "platform": "web", "mode": "llm",
+            "start_url": format!("{}/login.html", site.base_url),
+            "instruction": "Sign in as alice with the password ${secret.PASSWORD}.",
+            "model": {"base_url": stub.base_url},
+            "timeout_s": 120,
+        }))
+        .await;
+    let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+    assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
+    // The value really was typed: the page got it.
+    assert_eq!(
+        site.logins(),
+        vec![json!({"user": "alice", "password": secret})]
+    );
+    let needle = secret.as_bytes();
+    let has = |hay: &[u8]| hay.windows(needle.len()).any(|w| w == needle);
+    // Prompts.
+    for r in stub.requests() {
+        assert!(!has(r.to_string().as_bytes()), "a prompt holds the secret");
+    }
+    assert!(stub
+        .requests()
+        .iter()
+        .any(|r| r.to_string().contains("${secret.PASSWORD}")));
+    // Every row of every table.
+    let tables: Vec<(String,)> = sqlx::query_as(
+        "select table_name::text from information_schema.tables where table_schema = 'public'",
+    )
+    .fetch_all(&farm.pool)
+    .await
+    .expect("tables");
+    for (t,) in &tables {
+        let q = format!("select coalesce(string_agg(x::text, E'\\n'), '') from \"{t}\" x");
+        let (dump,): (String,) = sqlx::query_as(&q)
+            .fetch_one(&farm.pool)
+            .await
+            .expect("dump");
+        assert!(!has(dump.as_bytes()), "table {t} holds the secret");
+    }
+    // Every S3 object (and the password field is blanked in the screenshots).
+    let list = farm
+        .s3_client
+        .list_objects_v2()
+        .bucket(&farm.s3.bucket)
+        .send()
+        .await
+        .expect("list");
+    let mut n = 0;
+    for o in list.contents() {
+        let key = o.key().unwrap_or_default();
+        let bytes = farm.s3_get(key).await.expect("object");
+        assert!(!has(&bytes), "object {key} holds the secret");
+        n += 1;
+    }
+    assert!(n >= 4, "screenshots were uploaded");
+    // Every message of the run's NATS event stream.
+    let nc = async_nats::connect(&farm.services.nats_url)
+        .await
+        .expect("nats");
+    let js = async_nats::jetstream::new(nc);
+    let mut stream = js
+        .get_stream(farm.subjects.events_stream())
+        .await
+        .expect("stream");
+    let last = stream.info().await.expect("info").state.last_sequence;
+    assert!(last > 0);
+    for seq in 1..=last {
+        if let Ok(m) = stream.get_raw_message(seq).await {
+            assert!(!has(&m.payload), "event {seq} holds the secret");
+        }
+    }
+    // Logs captured from this process (coordinator and worker run in it).
+    let logs = logs.lock().expect("logs").clone();
+    assert!(!logs.is_empty(), "logs were captured");
+    assert!(!has(&logs), "the logs hold the secret");
+}

@@ -1,0 +1,309 @@
+//! Pins the dashboard in real headless Chromium (driven over CDP with Argus's own client):
+//! sign in with a token, create a job from the form and watch its report turn `succeeded`
+//! live (the SSE feed reloads the page; the test never reloads it), a wrong form value
+//! shows an inline field error, and a schedule created from the form lists its next fire
+//! times. Screenshots of the pages go to `$ARGUS_SHOTS_DIR` (default
+//! `target/dashboard-shots/`).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use argus_tests::site::Site;
+use argus_tests::{Farm, FarmOptions};
+use argus_worker::device::web::browser::Browser;
+use argus_worker::device::web::cdp::Cdp;
+use base64::Engine;
+use serde_json::{json, Value};
+
+struct Page {
+    cdp: Arc<Cdp>,
+    session: String,
+    _browser: Browser,
+}
+
+impl Page {
+    async fn open(chromium: &std::path::Path, dir: &std::path::Path) -> Page {
+        let browser = Browser::launch(chromium, dir).await.expect("chromium");
+        let cdp = browser.cdp.clone();
+        let t = cdp
+            .call(None, "Target.createTarget", json!({"url": "about:blank"}))
+            .await
+            .expect("target");
+        let att = cdp
+            .call(
+                None,
+                "Target.attachToTarget",
+                json!({"targetId": t["targetId"], "flatten": true}),
+            )
+            .await
+            .expect("attach");
+        let session = att["sessionId"].as_str().expect("session").to_string();
+        cdp.call(
+            Some(&session),
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": false}),
+        )
+        .await
+        .expect("viewport");
+        Page {
+            cdp,
+            session,
+            _browser: browser,
+        }
+    }
+
+    async fn eval(&self, js: &str) -> Value {
+        let r = self
+            .cdp
+            .call(
+                Some(&self.session),
+                "Runtime.evaluate",
+                json!({"expression": js, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await
+            .expect("evaluate");
+        r["result"]["value"].clone()
+    }
+
+    async fn goto(&self, url: &str) {
+        self.cdp
+            .call(Some(&self.session), "Page.navigate", json!({"url": url}))
+            .await
+            .expect("navigate");
+        self.wait_for(
+            "document.readyState === 'complete'",
+            Duration::from_secs(10),
+        )
+        .await;
+    }
+
+    /// Polls a JS condition until true.
+    async fn wait_for(&self, cond: &str, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        loop {
+            if self
+                .eval(&format!(
+                    "(() => {{ try {{ return !!({cond}); }} catch (e) {{ return false; }} }})()"
+                ))
+                .await
+                == json!(true)
+            {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {cond}; page: {}",
+                self.eval("location.href + ' ' + document.body.innerText.slice(0, 500)")
+                    .await
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Fills named fields of the first form matching `sel` and submits it.
+    async fn submit_form(&self, sel: &str, fields: &[(&str, &str)]) {
+        let mut js = format!("const f = document.querySelector({});", json!(sel));
+        for (k, v) in fields {
+            js.push_str(&format!("f.elements[{}].value = {};", json!(k), json!(v)));
+        }
+        js.push_str("f.submit(); true");
+        self.eval(&js).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        self.wait_for(
+            "document.readyState === 'complete'",
+            Duration::from_secs(10),
+        )
+        .await;
+    }
+
+    async fn shot(&self, name: &str) {
+        let dir = std::env::var("ARGUS_SHOTS_DIR").unwrap_or_else(|_| {
+            format!("{}/../target/dashboard-shots", env!("CARGO_MANIFEST_DIR"))
+        });
+        let _ = std::fs::create_dir_all(&dir);
+        if let Ok(r) = self
+            .cdp
+            .call(
+                Some(&self.session),
+                "Page.captureScreenshot",
+                json!({"format": "png"}),
+            )
+            .await
+        {
+            if let Some(b) = r["data"].as_str() {
+                if let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(b) {
+                    let _ = std::fs::write(format!("{dir}/{name}.png"), bytes);
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn dashboard_form_live_report_inline_errors_and_schedules() {
+    let farm = Farm::start(FarmOptions::default()).await;
+    let site = Site::start(farm.services.todomvc_dir.clone()).await;
+    let page = Page::open(
+        &farm.services.chromium,
+        &farm.worker_dir.with_extension("viewer"),
+    )
+    .await;
+
+    // Unauthenticated: the dashboard sends the browser to the login form.
+    page.goto(&format!("{}/", farm.base_url)).await;
+    page.wait_for("location.pathname === '/login'", Duration::from_secs(5))
+        .await;
+    page.submit_form("form", &[("token", "not-a-token")]).await;
+    page.wait_for(
+        "document.getElementById('login-error') !== null",
+        Duration::from_secs(5),
+    )
+    .await;
+    page.submit_form("form", &[("token", &farm.admin_token)])
+        .await;
+    page.wait_for(
+        "document.getElementById('runs') !== null",
+        Duration::from_secs(5),
+    )
+    .await;
+
+    // A wrong value shows an inline error on its field, and nothing is stored.
+    page.goto(&format!("{}/jobs/new", farm.base_url)).await;
+    page.submit_form(
+        "#new-job",
+        &[
+            ("name", "bad job"),
+            ("start_url", &site.example_url("vanillajs", "bad")),
+            ("instruction", "open the fridge"),
+        ],
+    )
+    .await;
+    page.wait_for(
+        "document.getElementById('error-instruction') !== null",
+        Duration::from_secs(5),
+    )
+    .await;
+    let msg = page
+        .eval("document.getElementById('error-instruction').textContent")
+        .await;
+    assert!(msg.as_str().unwrap_or("").contains("line 1"), "{msg}");
+    assert_eq!(
+        page.eval("document.querySelector('textarea[name=instruction]').value")
+            .await,
+        json!("open the fridge"),
+        "the form keeps what was typed"
+    );
+    page.shot("new-job-inline-error").await;
+    let n: (i64,) = sqlx::query_as("select count(*) from jobs")
+        .fetch_one(&farm.pool)
+        .await
+        .expect("count");
+    assert_eq!(n.0, 0);
+
+    // Create a real job from the form and watch its report finish live.
+    let token = format!("dash-{}", farm.token);
+    page.submit_form("#new-job", &[
+        ("name", "todomvc from the dashboard"),
+        ("start_url", &site.example_url("vanillajs", &token)),
+        ("instruction", "type \"from the form\" into \"What needs to be done?\"\npress Enter\nwait 1s\nassert screen contains \"1 item left\""),
+    ]).await;
+    page.wait_for(
+        "location.pathname.startsWith('/runs/')",
+        Duration::from_secs(5),
+    )
+    .await;
+    let first_status = page
+        .eval("document.getElementById('run-status').textContent")
+        .await;
+    assert_ne!(
+        first_status,
+        json!("succeeded"),
+        "the run cannot be done yet"
+    );
+    page.wait_for(
+        "document.getElementById('run-status').textContent === 'succeeded'",
+        Duration::from_secs(60),
+    )
+    .await;
+    assert_eq!(
+        page.eval("document.querySelectorAll('img').length").await,
+        json!(10),
+        "open + 4 steps, before/after each"
+    );
+    page.wait_for(
+        "Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)",
+        Duration::from_secs(10),
+    )
+    .await;
+    page.shot("report").await;
+    let state = site.state(&token).expect("page probe");
+    assert_eq!(state.items.len(), 1);
+    assert_eq!(state.items[0].text, "from the form");
+
+    page.goto(&format!("{}/", farm.base_url)).await;
+    assert!(page
+        .eval("document.getElementById('runs').innerText")
+        .await
+        .as_str()
+        .unwrap_or("")
+        .contains("todomvc from the dashboard"));
+    page.shot("runs").await;
+    page.goto(&format!("{}/devices", farm.base_url)).await;
+    assert!(page
+        .eval("document.getElementById('devices').innerText")
+        .await
+        .as_str()
+        .unwrap_or("")
+        .contains("idle"));
+    page.shot("devices").await;
+
+    // A schedule from the form: a bad cron is an inline error, a good one lists fire times.
+    page.goto(&format!("{}/schedules", farm.base_url)).await;
+    page.submit_form(
+        "#new-schedule",
+        &[
+            ("name", "todo patrol"),
+            ("cron", "every morning"),
+            ("timezone", "Europe/Paris"),
+            ("start_url", &site.example_url("vanillajs", "patrol")),
+            ("instruction", "assert screen contains \"todos\""),
+        ],
+    )
+    .await;
+    page.wait_for(
+        "document.getElementById('error-cron') !== null",
+        Duration::from_secs(5),
+    )
+    .await;
+    page.submit_form(
+        "#new-schedule",
+        &[
+            ("name", "todo patrol"),
+            ("cron", "0 9 * * 1-5"),
+            ("timezone", "Europe/Paris"),
+            ("start_url", &site.example_url("vanillajs", "patrol")),
+            ("instruction", "assert screen contains \"todos\""),
+        ],
+    )
+    .await;
+    page.wait_for(
+        "document.querySelectorAll('#schedules tr').length === 2",
+        Duration::from_secs(5),
+    )
+    .await;
+    let times = page
+        .eval("document.querySelector('.next-fire').innerText")
+        .await;
+    let times: Vec<&str> = times
+        .as_str()
+        .unwrap_or("")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(times.len(), 3, "{times:?}");
+    assert!(
+        times.iter().all(|t| t.contains("09:00")),
+        "09:00 Paris time: {times:?}"
+    );
+    page.shot("schedules").await;
+}

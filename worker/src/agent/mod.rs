@@ -1,0 +1,205 @@
+//! The agent loop for `llm` / `vlm` jobs and `ai:` script lines: **planner** (job text →
+//! ordered steps, structured output) → **executor** (per step: observe → exactly one tool
+//! call → actionability checks → act → observe) → **reflector** (A progressed / B wrong page
+//! / C no change, by tree diff). Two consecutive B/C outcomes escalate to a re-plan that
+//! carries the failed attempts in its prompt; a per-step action budget, the job's
+//! `max_steps` and `timeout_s` end the run.
+//!
+//! - [`model`]: the OpenAI-compatible chat-completions client (JSON-schema structured output
+//!   with a strict parse and a bounded format retry, token and latency accounting).
+//! - [`tools`]: the tool set the executor offers and the strict parser of a reply.
+//! - [`reflect`]: the before/after classifier.
+//! - [`secrets`]: `${secret.NAME}` resolution on the worker and redaction of every outgoing
+//!   string; [`mask`] blanks password fields in uploaded screenshots.
+//! - [`popups`]: the reviewable popup policy run between steps.
+//! - [`run`]: the loop itself, on the executor's device, store and event emitter.
+//!
+//! Delivery rule: only an action whose failure is `not_delivered` is repeated automatically;
+//! anything that may have landed goes back through observe → reflect → ask the model.
+
+pub mod mask;
+pub mod model;
+pub mod popups;
+pub mod reflect;
+pub mod run;
+pub mod secrets;
+pub mod tools;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use argus_protocol::{CoordSpace, JobSpec};
+
+pub use model::{ModelClient, ModelError, ModelSettings};
+pub use secrets::Secrets;
+
+/// Parses `abs`, `norm1000` or `norm999`.
+pub fn parse_coords(s: &str) -> Result<CoordSpace, String> {
+    match s {
+        "abs" => Ok(CoordSpace::Abs),
+        "norm1000" => Ok(CoordSpace::Norm1000),
+        "norm999" => Ok(CoordSpace::Norm999),
+        _ => Err(format!("{s:?} is not abs, norm1000 or norm999")),
+    }
+}
+
+/// Model and agent settings of a worker (and of `argus run`). The API key is read from
+/// `ARGUS_MODEL_API_KEY` only — never a flag, so it stays out of shell history and job rows.
+#[derive(Clone, clap::Args)]
+pub struct ModelConfig {
+    /// Base URL of an OpenAI-compatible API (`…/v1`; `/chat/completions` is appended).
+    /// Needed by `llm` / `vlm` jobs and `ai:` lines unless the job names one.
+    #[arg(long = "model-url", env = "ARGUS_MODEL_URL")]
+    pub model_url: Option<String>,
+    /// Model name sent in each request. Default `default`.
+    #[arg(long = "model", env = "ARGUS_MODEL", default_value = "default")]
+    pub model: String,
+    /// API key (`Authorization: Bearer`), from `ARGUS_MODEL_API_KEY` only. Sent only to
+    /// `--model-url`, never to an endpoint a job names.
+    #[arg(skip = std::env::var("ARGUS_MODEL_API_KEY").ok().filter(|k| !k.is_empty()))]
+    pub api_key: Option<String>,
+    /// Sampling temperature. Default 0.
+    #[arg(
+        long = "model-temperature",
+        env = "ARGUS_MODEL_TEMPERATURE",
+        default_value_t = 0.0
+    )]
+    pub temperature: f64,
+    /// Timeout of one model request, s. Default 60.
+    #[arg(
+        long = "model-timeout-s",
+        env = "ARGUS_MODEL_TIMEOUT_S",
+        default_value_t = 60
+    )]
+    pub timeout_s: u64,
+    /// `max_tokens` of each request. Default 1024.
+    #[arg(
+        long = "model-max-tokens",
+        env = "ARGUS_MODEL_MAX_TOKENS",
+        default_value_t = 1024
+    )]
+    pub max_tokens: u32,
+    /// Re-asks after a reply that is not exactly one valid tool call / valid JSON. Default 2.
+    #[arg(
+        long = "model-format-retries",
+        env = "ARGUS_MODEL_FORMAT_RETRIES",
+        default_value_t = 2
+    )]
+    pub format_retries: u32,
+    /// Coordinate space of `vlm` points: `abs`, `norm1000` or `norm999`. Default `norm1000`.
+    #[arg(long = "model-coords", env = "ARGUS_MODEL_COORDS", default_value = "norm1000", value_parser = parse_coords)]
+    pub coords: CoordSpace,
+    /// Most actions one planned step may take before it escalates. Default 12.
+    #[arg(
+        long = "agent-step-actions",
+        env = "ARGUS_AGENT_STEP_ACTIONS",
+        default_value_t = 12
+    )]
+    pub step_actions: u32,
+    /// Most re-plans per run. Default 3.
+    #[arg(
+        long = "agent-replans",
+        env = "ARGUS_AGENT_REPLANS",
+        default_value_t = 3
+    )]
+    pub replans: u32,
+    /// Bounded auto-wait for a target to become actionable (visible, enabled, not covered,
+    /// stable), ms; `type` adds 50 ms per character. Default 5000.
+    #[arg(
+        long = "agent-auto-wait-ms",
+        env = "ARGUS_AGENT_AUTO_WAIT_MS",
+        default_value_t = 5000
+    )]
+    pub auto_wait_ms: u64,
+    /// Secret source file: `NAME=value` lines (`#` comments). `ARGUS_SECRET_<NAME>`
+    /// variables are read as well and win over the file.
+    #[arg(long = "secrets-file", env = "ARGUS_SECRETS_FILE")]
+    pub secrets_file: Option<PathBuf>,
+    /// `ARGUS_SECRET_<NAME>` variables, snapshotted at start (never a flag).
+    #[arg(skip = secrets::env_secrets())]
+    pub env_secrets: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for ModelConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelConfig")
+            .field("model_url", &self.model_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("temperature", &self.temperature)
+            .field("timeout_s", &self.timeout_s)
+            .field("max_tokens", &self.max_tokens)
+            .field("coords", &self.coords)
+            .field("secrets_file", &self.secrets_file)
+            .field("env_secrets", &self.env_secrets.len())
+            .finish()
+    }
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        ModelConfig {
+            model_url: None,
+            model: "default".into(),
+            api_key: None,
+            temperature: 0.0,
+            timeout_s: 60,
+            max_tokens: 1024,
+            format_retries: 2,
+            coords: CoordSpace::Norm1000,
+            step_actions: 12,
+            replans: 3,
+            auto_wait_ms: 5000,
+            secrets_file: None,
+            env_secrets: Vec::new(),
+        }
+    }
+}
+
+/// What a run needs from the worker's agent settings: the config and the loaded secrets.
+#[derive(Clone, Debug, Default)]
+pub struct AgentEnv {
+    /// Worker-level settings.
+    pub config: ModelConfig,
+    /// The secret source.
+    pub secrets: Arc<Secrets>,
+}
+
+impl AgentEnv {
+    /// Loads the secret source named by the config.
+    pub fn load(config: &ModelConfig) -> Result<AgentEnv, String> {
+        let secrets = Secrets::load(config.secrets_file.as_deref(), &config.env_secrets)?;
+        Ok(AgentEnv {
+            config: config.clone(),
+            secrets: Arc::new(secrets),
+        })
+    }
+
+    /// The model client for one job: the worker's settings, overridden by the job's. The
+    /// API key is only sent to the worker's own endpoint.
+    pub fn client_for(&self, spec: &JobSpec) -> Result<ModelClient, ModelError> {
+        let c = &self.config;
+        let o = spec.model.clone().unwrap_or_default();
+        let base_url = o
+            .base_url
+            .clone()
+            .or_else(|| c.model_url.clone())
+            .ok_or(ModelError::NotConfigured)?;
+        let same_endpoint = c.model_url.as_deref().map(|u| u.trim_end_matches('/'))
+            == Some(base_url.trim_end_matches('/'));
+        ModelClient::new(ModelSettings {
+            base_url,
+            model: o.model.clone().unwrap_or_else(|| c.model.clone()),
+            api_key: if same_endpoint {
+                c.api_key.clone()
+            } else {
+                None
+            },
+            temperature: o.temperature.unwrap_or(c.temperature),
+            timeout: Duration::from_secs(c.timeout_s.max(1)),
+            max_tokens: c.max_tokens,
+            format_retries: c.format_retries,
+        })
+    }
+}

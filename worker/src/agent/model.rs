@@ -1,0 +1,328 @@
+//! An OpenAI-compatible chat-completions client (`POST {base}/chat/completions`).
+//!
+//! - Structured output: [`ModelClient::json`] sends a `response_format` JSON schema; when the
+//!   endpoint refuses it (HTTP 400 naming `response_format`), later requests go without it.
+//!   Either way the reply is parsed strictly and, when it does not parse, the model is asked
+//!   again with the parse error, at most `format_retries` times.
+//! - Tool calls: [`ModelClient::one_tool_call`] offers function tools and accepts exactly one
+//!   call per reply; a reply with several calls (or none, or bad arguments) is refused and
+//!   re-asked within the same bound — calls are never executed in parallel. A reply whose
+//!   content is a JSON `{"name", "arguments"}` object is accepted as the call, for endpoints
+//!   without tool support.
+//! - Accounting: every request adds to a [`ModelUsage`] (calls, prompt/completion tokens
+//!   from the `usage` block, latency).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use argus_protocol::ModelUsage;
+use serde_json::{json, Value};
+
+/// Client settings (worker defaults merged with the job's overrides).
+#[derive(Clone)]
+pub struct ModelSettings {
+    /// API base, e.g. `http://127.0.0.1:8000/v1`.
+    pub base_url: String,
+    /// Model name.
+    pub model: String,
+    /// Bearer key, if any.
+    pub api_key: Option<String>,
+    /// Sampling temperature.
+    pub temperature: f64,
+    /// Per-request timeout.
+    pub timeout: Duration,
+    /// `max_tokens`.
+    pub max_tokens: u32,
+    /// Re-asks after an unusable reply.
+    pub format_retries: u32,
+}
+
+/// Why no usable answer came back.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// No endpoint configured for this worker or job.
+    #[error("no model endpoint configured: set ARGUS_MODEL_URL (--model-url) on the worker or model.base_url in the job")]
+    NotConfigured,
+    /// Transport failure or timeout.
+    #[error("model request failed: {0}")]
+    Transport(String),
+    /// Non-2xx answer.
+    #[error("model endpoint answered HTTP {status}: {body}")]
+    Status {
+        /// HTTP status.
+        status: u16,
+        /// First 300 chars of the body.
+        body: String,
+    },
+    /// Still no usable reply after the format retries.
+    #[error("the model gave no usable answer after {tries} tries: {last}")]
+    Format {
+        /// Requests made.
+        tries: u32,
+        /// The last parse error.
+        last: String,
+    },
+}
+
+/// One parsed tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawCall {
+    /// Function name.
+    pub name: String,
+    /// Arguments object.
+    pub arguments: Value,
+}
+
+/// The chat-completions client of one job.
+pub struct ModelClient {
+    http: reqwest::Client,
+    s: ModelSettings,
+    schema_ok: AtomicBool,
+}
+
+impl ModelClient {
+    /// Builds the client (HTTP timeout from the settings).
+    pub fn new(s: ModelSettings) -> Result<ModelClient, ModelError> {
+        let http = reqwest::Client::builder()
+            .timeout(s.timeout)
+            .build()
+            .map_err(|e| ModelError::Transport(e.to_string()))?;
+        Ok(ModelClient {
+            http,
+            s,
+            schema_ok: AtomicBool::new(true),
+        })
+    }
+
+    /// The model name.
+    pub fn model(&self) -> &str {
+        &self.s.model
+    }
+
+    /// One request; returns `choices[0].message` and adds to `usage`.
+    pub async fn chat(
+        &self,
+        messages: &[Value],
+        extra: Value,
+        usage: &mut ModelUsage,
+    ) -> Result<Value, ModelError> {
+        let mut body = json!({
+            "model": self.s.model,
+            "messages": messages,
+            "temperature": self.s.temperature,
+            "max_tokens": self.s.max_tokens,
+        });
+        if let (Some(b), Value::Object(x)) = (body.as_object_mut(), extra) {
+            b.extend(x);
+        }
+        let url = format!("{}/chat/completions", self.s.base_url.trim_end_matches('/'));
+        let mut req = self.http.post(&url).json(&body);
+        if let Some(k) = &self.s.api_key {
+            req = req.bearer_auth(k);
+        }
+        let start = Instant::now();
+        let res = req.send().await;
+        usage.calls += 1;
+        let res = match res {
+            Ok(r) => r,
+            Err(e) => {
+                usage.latency_ms += start.elapsed().as_secs_f64() * 1000.0;
+                return Err(ModelError::Transport(if e.is_timeout() {
+                    format!("no answer within {} s", self.s.timeout.as_secs())
+                } else {
+                    e.to_string()
+                }));
+            }
+        };
+        let status = res.status();
+        let text = res.text().await.unwrap_or_default();
+        usage.latency_ms += start.elapsed().as_secs_f64() * 1000.0;
+        if !status.is_success() {
+            return Err(ModelError::Status {
+                status: status.as_u16(),
+                body: text.chars().take(300).collect(),
+            });
+        }
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| ModelError::Transport(format!("answer is not JSON: {e}")))?;
+        if let Some(u) = v.get("usage") {
+            usage.prompt_tokens += u["prompt_tokens"].as_u64().unwrap_or(0);
+            usage.completion_tokens += u["completion_tokens"].as_u64().unwrap_or(0);
+        }
+        v.pointer("/choices/0/message")
+            .cloned()
+            .ok_or_else(|| ModelError::Transport("answer has no choices[0].message".into()))
+    }
+
+    /// Asks for a JSON object matching `schema`; `parse` checks it strictly. Re-asks with the
+    /// parse error up to `format_retries` times.
+    pub async fn json<T>(
+        &self,
+        mut messages: Vec<Value>,
+        name: &str,
+        schema: &Value,
+        parse: impl Fn(&Value) -> Result<T, String>,
+        usage: &mut ModelUsage,
+    ) -> Result<T, ModelError> {
+        let mut last = String::new();
+        let tries = self.s.format_retries + 1;
+        for _ in 0..tries {
+            let extra = if self.schema_ok.load(Ordering::Relaxed) {
+                json!({"response_format": {"type": "json_schema",
+                    "json_schema": {"name": name, "strict": true, "schema": schema}}})
+            } else {
+                json!({})
+            };
+            let msg = match self.chat(&messages, extra, usage).await {
+                Err(ModelError::Status { status: 400, body })
+                    if body.contains("response_format")
+                        && self.schema_ok.load(Ordering::Relaxed) =>
+                {
+                    tracing::info!("endpoint refuses response_format; asking for plain JSON");
+                    self.schema_ok.store(false, Ordering::Relaxed);
+                    self.chat(&messages, json!({}), usage).await?
+                }
+                r => r?,
+            };
+            let content = msg["content"].as_str().unwrap_or_default().to_string();
+            let parsed = strip_fences(&content)
+                .and_then(|c| serde_json::from_str::<Value>(c).map_err(|e| e.to_string()))
+                .and_then(|v| parse(&v));
+            match parsed {
+                Ok(t) => return Ok(t),
+                Err(e) => {
+                    last = e.clone();
+                    messages.push(json!({"role": "assistant", "content": content}));
+                    messages.push(json!({"role": "user", "content": format!(
+                        "That answer was not usable: {e}. Answer with only one JSON object that matches the schema {schema}."
+                    )}));
+                }
+            }
+        }
+        Err(ModelError::Format { tries, last })
+    }
+
+    /// Asks for exactly one call of `tools`; `check` validates it. Returns the call and the
+    /// refusals made on the way (for the report).
+    pub async fn one_tool_call<T>(
+        &self,
+        mut messages: Vec<Value>,
+        tools: &Value,
+        check: impl Fn(&RawCall) -> Result<T, String>,
+        usage: &mut ModelUsage,
+    ) -> Result<(T, RawCall, Vec<String>), ModelError> {
+        let mut refusals = Vec::new();
+        let tries = self.s.format_retries + 1;
+        for _ in 0..tries {
+            let msg = self
+                .chat(
+                    &messages,
+                    json!({"tools": tools, "tool_choice": "required", "parallel_tool_calls": false}),
+                    usage,
+                )
+                .await?;
+            let calls = extract_calls(&msg);
+            let problem = match calls.as_slice() {
+                [] => "the reply has no tool call; call exactly one tool".to_string(),
+                [one] => match check(one) {
+                    Ok(t) => return Ok((t, one.clone(), refusals)),
+                    Err(e) => format!("the call {} was refused: {e}", one.name),
+                },
+                many => format!(
+                    "the reply has {} tool calls ({}); only one call per turn is executed, none of these was — call exactly one tool",
+                    many.len(),
+                    many.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            };
+            tracing::info!(problem = %problem, "model reply refused; asking again");
+            refusals.push(problem.clone());
+            let mut assistant = json!({"role": "assistant", "content": msg["content"].clone()});
+            if let Some(tc) = msg.get("tool_calls").filter(|t| t.is_array()) {
+                assistant["tool_calls"] = tc.clone();
+                messages.push(assistant);
+                for c in tc.as_array().into_iter().flatten() {
+                    messages.push(json!({"role": "tool", "tool_call_id": c["id"].clone(),
+                        "content": format!("not executed: {problem}")}));
+                }
+            } else {
+                messages.push(assistant);
+            }
+            messages.push(json!({"role": "user", "content": format!("Refused: {problem}.")}));
+        }
+        Err(ModelError::Format {
+            tries,
+            last: refusals.last().cloned().unwrap_or_default(),
+        })
+    }
+}
+
+/// The tool calls of a reply: `tool_calls[*].function`, or a JSON `{"name","arguments"}`
+/// object (or an array of them) in `content`.
+fn extract_calls(msg: &Value) -> Vec<RawCall> {
+    let parse_args = |a: &Value| match a {
+        Value::String(s) => serde_json::from_str(s).unwrap_or(Value::Null),
+        other => other.clone(),
+    };
+    if let Some(tc) = msg.get("tool_calls").and_then(Value::as_array) {
+        if !tc.is_empty() {
+            return tc
+                .iter()
+                .map(|c| RawCall {
+                    name: c["function"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                    arguments: parse_args(&c["function"]["arguments"]),
+                })
+                .collect();
+        }
+    }
+    let content = msg["content"].as_str().unwrap_or_default();
+    let Ok(v) = strip_fences(content)
+        .and_then(|c| serde_json::from_str::<Value>(c).map_err(|e| e.to_string()))
+    else {
+        return Vec::new();
+    };
+    let one = |o: &Value| {
+        o["name"].as_str().map(|n| RawCall {
+            name: n.to_string(),
+            arguments: parse_args(&o["arguments"]),
+        })
+    };
+    match &v {
+        Value::Array(a) => a.iter().filter_map(one).collect(),
+        o => one(o).into_iter().collect(),
+    }
+}
+
+/// The JSON inside a reply, without a Markdown code fence around it.
+fn strip_fences(s: &str) -> Result<&str, String> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Err("the reply is empty".into());
+    }
+    let t = t
+        .strip_prefix("```json")
+        .or_else(|| t.strip_prefix("```"))
+        .map(|x| x.trim_end().trim_end_matches("```").trim())
+        .unwrap_or(t);
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extracts_tool_calls_and_content_json() {
+        let m = json!({"tool_calls": [
+            {"id": "1", "type": "function", "function": {"name": "tap", "arguments": "{\"element\":\"e1\"}"}},
+            {"id": "2", "type": "function", "function": {"name": "finish", "arguments": "{}"}}]});
+        let c = extract_calls(&m);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0].arguments["element"], "e1");
+        let m = json!({"content": "```json\n{\"name\":\"key\",\"arguments\":{\"key\":\"Enter\"}}\n```"});
+        assert_eq!(extract_calls(&m)[0].name, "key");
+        assert!(extract_calls(&json!({"content": "hello"})).is_empty());
+    }
+}

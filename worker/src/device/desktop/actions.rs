@@ -1,0 +1,171 @@
+//! Acting on desktop apps through AT-SPI, on the very object an element was observed as.
+//!
+//! - tap: the object's own action named `click`, `press`, `activate`, `toggle` or `jump`
+//!   (matched on `GetName(i)`, never on the localized names); an object without one is clicked
+//!   with a synthesized left click at its centre (`DeviceEventController.GenerateMouseEvent`).
+//! - type: `Component.GrabFocus`, then `EditableText.InsertText` at the caret (length in bytes,
+//!   as ATK documents it, so non-ASCII text arrives whole); an object without EditableText gets
+//!   the text as synthesized key strokes (`GenerateKeyboardEvent`, `String`).
+//! - key: `GenerateKeyboardEvent` with the X keysym, after the pointer is moved over the last
+//!   element acted on (with no window manager, X keyboard focus follows the pointer).
+//!
+//! `DoAction` answers true even on an insensitive button, so success here is only
+//! `delivered_unverified`: the executor re-reads the tree to verify.
+
+use argus_perception::Element;
+use argus_protocol::Key;
+use atspi::proxy::device_event_controller::{DeviceEventControllerProxy, KeySynthType};
+use atspi::zbus;
+use atspi::{Interface, ObjectRefOwned};
+
+use super::tree::{action_proxy, component_proxy, dbus_err, editable_proxy, text_proxy};
+use super::DesktopDevice;
+use crate::device::ActError;
+
+/// Action names that mean "activate this", in order of preference.
+const TAP_ACTIONS: [&str; 5] = ["click", "press", "activate", "toggle", "jump"];
+
+/// The X keysym of a named key.
+pub(super) fn keysym(key: Key) -> i32 {
+    match key {
+        Key::Enter => 0xff0d,
+        Key::Tab => 0xff09,
+        Key::Escape => 0xff1b,
+        Key::Backspace => 0xff08,
+        Key::Delete => 0xffff,
+        Key::Space => 0x20,
+        Key::ArrowUp => 0xff52,
+        Key::ArrowDown => 0xff54,
+        Key::ArrowLeft => 0xff51,
+        Key::ArrowRight => 0xff53,
+        Key::Home => 0xff50,
+        Key::End => 0xff57,
+        Key::PageUp => 0xff55,
+        Key::PageDown => 0xff56,
+    }
+}
+
+async fn dec(conn: &zbus::Connection) -> Result<DeviceEventControllerProxy<'static>, ActError> {
+    DeviceEventControllerProxy::new(conn)
+        .await
+        .map_err(|e| ActError::not_delivered(format!("AT-SPI device event controller: {e}")))
+}
+
+/// The live object behind `el`, checked to still answer.
+async fn object(dev: &DesktopDevice, el: &Element) -> Result<ObjectRefOwned, ActError> {
+    dev.refs.get(&el.path).cloned().ok_or_else(|| {
+        ActError::not_delivered(format!(
+            "{} is not in the last observation (observe again)",
+            el.describe()
+        ))
+    })
+}
+
+async fn interfaces(
+    conn: &zbus::Connection,
+    obj: &ObjectRefOwned,
+) -> Result<atspi::InterfaceSet, ActError> {
+    use atspi::proxy::accessible::ObjectRefExt;
+    let acc = obj
+        .as_accessible_proxy(conn)
+        .await
+        .map_err(|e| ActError::not_delivered(e.to_string()))?;
+    acc.get_interfaces()
+        .await
+        .map_err(|e| ActError::not_delivered(format!("the element is gone: {}", dbus_err(e))))
+}
+
+/// Left click at a screen point (px).
+async fn click_at(conn: &zbus::Connection, x: f64, y: f64) -> Result<(), ActError> {
+    let d = dec(conn).await?;
+    let (x, y) = (x.round() as i32, y.round() as i32);
+    d.generate_mouse_event(x, y, "abs")
+        .await
+        .map_err(|e| ActError::not_delivered(format!("pointer move: {e}")))?;
+    d.generate_mouse_event(x, y, "b1c")
+        .await
+        .map_err(|e| ActError::uncertain(format!("click: {e}")))
+}
+
+/// Activates the element (see the module docs).
+pub(super) async fn tap(dev: &mut DesktopDevice, el: &Element) -> Result<(), ActError> {
+    let conn = dev.conn().await.map_err(ActError::from)?;
+    let obj = object(dev, el).await?;
+    let ifaces = interfaces(&conn, &obj).await?;
+    let (cx, cy) = el.bbox_px.center();
+    dev.pointer = Some((cx, cy));
+    if ifaces.contains(Interface::Action) {
+        let a = action_proxy(&conn, &obj).await.map_err(ActError::from)?;
+        let n = a.n_actions().await.unwrap_or(0);
+        for want in TAP_ACTIONS {
+            for i in 0..n {
+                if a.get_name(i)
+                    .await
+                    .is_ok_and(|name| name.eq_ignore_ascii_case(want))
+                {
+                    return match a.do_action(i).await {
+                        Ok(_) => Ok(()),
+                        Err(e) => Err(ActError::uncertain(format!("DoAction({want}): {e}"))),
+                    };
+                }
+            }
+        }
+    }
+    click_at(&conn, cx, cy).await
+}
+
+/// Focuses the element and inserts the text at its caret (see the module docs).
+pub(super) async fn type_text(
+    dev: &mut DesktopDevice,
+    el: &Element,
+    text: &str,
+) -> Result<(), ActError> {
+    let conn = dev.conn().await.map_err(ActError::from)?;
+    let obj = object(dev, el).await?;
+    let ifaces = interfaces(&conn, &obj).await?;
+    let (cx, cy) = el.bbox_px.center();
+    dev.pointer = Some((cx, cy));
+    if ifaces.contains(Interface::Component) {
+        if let Ok(c) = component_proxy(&conn, &obj).await {
+            let _ = c.grab_focus().await;
+        }
+    }
+    if ifaces.contains(Interface::EditableText) {
+        let caret = match text_proxy(&conn, &obj).await {
+            Ok(t) => t.caret_offset().await.unwrap_or(-1),
+            Err(_) => -1,
+        };
+        let e = editable_proxy(&conn, &obj).await.map_err(ActError::from)?;
+        let len = i32::try_from(text.len())
+            .map_err(|_| ActError::not_delivered("the text is too long to type"))?;
+        let pos = if caret < 0 { 0 } else { caret };
+        return match e.insert_text(pos, text, len).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(ActError::not_delivered(format!(
+                "{} refused the text (read-only?)",
+                el.describe()
+            ))),
+            Err(e) => Err(ActError::uncertain(format!("InsertText: {e}"))),
+        };
+    }
+    let d = dec(&conn).await?;
+    let (x, y) = (cx.round() as i32, cy.round() as i32);
+    let _ = d.generate_mouse_event(x, y, "abs").await;
+    d.generate_keyboard_event(0, text, KeySynthType::String)
+        .await
+        .map_err(|e| ActError::uncertain(format!("synthesized typing: {e}")))
+}
+
+/// Presses one key (see the module docs).
+pub(super) async fn key(dev: &mut DesktopDevice, key: Key) -> Result<(), ActError> {
+    let conn = dev.conn().await.map_err(ActError::from)?;
+    let d = dec(&conn).await?;
+    if let Some((x, y)) = dev.pointer {
+        d.generate_mouse_event(x.round() as i32, y.round() as i32, "abs")
+            .await
+            .map_err(|e| ActError::not_delivered(format!("pointer move: {e}")))?;
+    }
+    d.generate_keyboard_event(keysym(key), "", KeySynthType::Sym)
+        .await
+        .map_err(|e| ActError::uncertain(format!("key {}: {e}", key.as_str())))
+}

@@ -1,0 +1,211 @@
+//! Linux desktop driver: apps under a private Xvfb + session D-Bus (or an attached display),
+//! observed and driven through AT-SPI (`atspi` crate, zbus on tokio).
+//!
+//! `session` owns the display and bus; `tree` observes (AT-SPI → `argus_perception::atspi`);
+//! `actions` acts through Action / EditableText / the device event controller; `screen` takes
+//! screenshots of the display. With `--launch`, every run gets a fresh instance of the app
+//! (started in `begin`, its process group stopped in `end`); without it the device attaches to
+//! whatever runs on the display and never stops it.
+
+mod actions;
+mod screen;
+pub mod session;
+mod tree;
+
+use std::time::{Duration, Instant};
+
+/// The AT-SPI crate this driver is built on (for tools and tests that read the bus
+/// themselves).
+pub use atspi;
+
+use argus_perception::{Element, Observation, Screen};
+use argus_protocol::{Key, Platform};
+use async_trait::async_trait;
+use atspi::zbus;
+
+use super::{ActError, Device, DeviceError};
+use session::{Owned, Session};
+use tree::Refs;
+
+/// Longest wait for a launched app to show a window on the accessibility bus.
+const APP_START_TIMEOUT: Duration = Duration::from_secs(30);
+/// Grace period between SIGTERM and SIGKILL when stopping a launched app.
+const APP_STOP_GRACE: Duration = Duration::from_secs(3);
+
+/// One desktop session (one device slot).
+pub struct DesktopDevice {
+    session: Session,
+    launch: Option<String>,
+    app: Option<Owned>,
+    a11y: Option<zbus::Connection>,
+    refs: Refs,
+    screen: (u32, u32),
+    /// Where the pointer was last put (screen px): keys go to the window under it.
+    pointer: Option<(f64, f64)>,
+}
+
+impl DesktopDevice {
+    /// A device on `session` whose screen is `screen` px; `launch` (a shell command line)
+    /// is started for every run.
+    pub fn new(session: Session, screen: (u32, u32), launch: Option<String>) -> DesktopDevice {
+        DesktopDevice {
+            session,
+            launch,
+            app: None,
+            a11y: None,
+            refs: Refs::new(),
+            screen,
+            pointer: None,
+        }
+    }
+
+    /// Stops the launched app and the session's Xvfb and dbus-daemon (if it started them).
+    pub async fn shutdown(&mut self) {
+        self.stop_app().await;
+        self.a11y = None;
+        self.session.stop().await;
+    }
+
+    /// The session's environment (display, bus address).
+    pub fn session_env(&self) -> &session::SessionEnv {
+        &self.session.env
+    }
+
+    /// The accessibility bus connection, opened on first use: the session bus's
+    /// `org.a11y.Bus.GetAddress` (which activates the AT-SPI bus), then that address.
+    async fn conn(&mut self) -> Result<zbus::Connection, DeviceError> {
+        if let Some(c) = &self.a11y {
+            return Ok(c.clone());
+        }
+        let c = connect_a11y(&self.session.env.dbus_address).await?;
+        self.a11y = Some(c.clone());
+        Ok(c)
+    }
+
+    /// Stops the app this device launched, if any.
+    async fn stop_app(&mut self) {
+        if let Some(mut app) = self.app.take() {
+            app.stop(APP_STOP_GRACE).await;
+        }
+    }
+
+    /// Waits until some application shows a window on the accessibility bus.
+    async fn wait_for_window(&mut self) -> Result<(), DeviceError> {
+        let deadline = Instant::now() + APP_START_TIMEOUT;
+        loop {
+            if let Some(app) = self.app.as_mut() {
+                if !app.running() {
+                    return Err(DeviceError::Failed(
+                        "the launched app exited at start (check --launch)".into(),
+                    ));
+                }
+            }
+            if let Ok(c) = self.conn().await {
+                if let Ok((root, _)) = tree::snapshot(&c).await {
+                    let showing = root.children.iter().any(|app| {
+                        app.children
+                            .iter()
+                            .any(|w| w.states.iter().any(|s| s == "showing"))
+                    });
+                    if showing {
+                        return Ok(());
+                    }
+                }
+            }
+            if Instant::now() >= deadline {
+                return Err(DeviceError::Failed(format!(
+                    "no application window appeared on the accessibility bus within {} s",
+                    APP_START_TIMEOUT.as_secs()
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+/// Opens the AT-SPI bus of the session bus at `session_address`.
+pub async fn connect_a11y(session_address: &str) -> Result<zbus::Connection, DeviceError> {
+    let err = tree::dbus_err;
+    let session = zbus::connection::Builder::address(session_address)
+        .map_err(err)?
+        .build()
+        .await
+        .map_err(err)?;
+    let bus = atspi::proxy::bus::BusProxy::new(&session)
+        .await
+        .map_err(err)?;
+    if let Ok(status) = atspi::proxy::bus::StatusProxy::new(&session).await {
+        let _ = status.set_is_enabled(true).await;
+    }
+    let addr = bus.get_address().await.map_err(err)?;
+    zbus::connection::Builder::address(addr.as_str())
+        .map_err(err)?
+        .build()
+        .await
+        .map_err(err)
+}
+
+#[async_trait]
+impl Device for DesktopDevice {
+    fn platform(&self) -> Platform {
+        Platform::Desktop
+    }
+
+    fn screen_px(&self) -> (u32, u32) {
+        self.screen
+    }
+
+    async fn begin(&mut self) -> Result<(), DeviceError> {
+        self.end().await?;
+        if !self.session.healthy() {
+            return Err(DeviceError::Failed(
+                "the desktop session (Xvfb / dbus-daemon) is gone".into(),
+            ));
+        }
+        if let Some(cmd) = self.launch.clone() {
+            self.app = Some(Owned::spawn(self.session.command(&cmd), "the app")?);
+        }
+        self.wait_for_window().await
+    }
+
+    async fn end(&mut self) -> Result<(), DeviceError> {
+        self.stop_app().await;
+        self.refs.clear();
+        self.pointer = None;
+        Ok(())
+    }
+
+    async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError> {
+        let c = self.conn().await?;
+        let (root, refs) = tree::snapshot(&c).await?;
+        self.refs = refs;
+        let tree = argus_perception::atspi::normalize(&root, (0.0, 0.0));
+        let screen = Screen::from_device_px(self.screen.0 as f64, self.screen.1 as f64, 1.0);
+        Ok(argus_perception::build(&tree, screen, serial))
+    }
+
+    async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
+        let display = self.session.env.display.clone();
+        tokio::task::spawn_blocking(move || screen::capture(&display))
+            .await
+            .map_err(|e| DeviceError::Failed(format!("screenshot task: {e}")))?
+            .map(|(png, _, _)| png)
+    }
+
+    async fn tap(&mut self, el: &Element) -> Result<(), ActError> {
+        actions::tap(self, el).await
+    }
+
+    async fn type_text(&mut self, el: &Element, text: &str) -> Result<(), ActError> {
+        actions::type_text(self, el, text).await
+    }
+
+    async fn key(&mut self, key: Key) -> Result<(), ActError> {
+        actions::key(self, key).await
+    }
+}
+
+/// Screen size of an X display in px (one blocking round trip; call off the async threads).
+pub fn display_size(display: &str) -> Result<(u32, u32), DeviceError> {
+    screen::size(display)
+}
