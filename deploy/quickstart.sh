@@ -34,7 +34,7 @@ source "${ARGUS_ENV_FILE:-/tmp/argus-dev/env}"
 
 log "building argus (first build takes a few minutes on 2 cores)"
 cargo build --locked --bin argus
-argus="$root/target/debug/argus"
+argus="${CARGO_TARGET_DIR:-$root/target}/debug/argus"
 
 # One admin token for this quickstart farm (kept in $state/token; only its hash is stored).
 [[ -s $state/token ]] || echo "argus_qs_$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')" >"$state/token"

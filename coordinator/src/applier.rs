@@ -1,18 +1,24 @@
 //! The event applier task: one durable pull consumer (`coordinator`), shared by every
-//! coordinator, on the events stream. Each event is applied exactly once
-//! ([`crate::store::events::apply`]) and acked after its transaction commits; a failed
-//! apply is not acked and comes back after the ack wait.
+//! coordinator, on the events stream. Events already received are applied together, exactly
+//! once each, in one transaction ([`crate::store::events::apply_batch`]) and acked after it
+//! commits; when a batch fails its events are applied one by one, and a failed apply is
+//! nak'ed to come back in 500 ms (the ack wait, half the lease, covers a coordinator that
+//! died holding an event).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use argus_protocol::RunEvent;
 use async_nats::jetstream::consumer::{pull, AckPolicy};
-use futures::StreamExt;
+use async_nats::jetstream::AckKind;
+use futures::{FutureExt, StreamExt};
 use tokio::sync::Notify;
 
-use crate::store::events::{apply, Applied};
+use crate::store::events::{apply, apply_batch, Applied};
 use crate::AppState;
+
+/// Most events applied in one transaction (one pull batch).
+const APPLY_BATCH: usize = 256;
 
 /// Runs until the process ends, reconnecting the consumer after errors.
 pub async fn run(state: AppState, wake: Arc<Notify>) {
@@ -34,7 +40,10 @@ async fn consume(state: &AppState, wake: &Notify) -> anyhow::Result<()> {
                 durable_name: Some(name.clone()),
                 filter_subject: state.subjects.events_all(),
                 ack_policy: AckPolicy::Explicit,
-                ack_wait: Duration::from_secs(30),
+                // Shorter than the lease: an event delivered to a coordinator that died
+                // before acking comes back before the run's lease can expire (else the
+                // reaper would judge a finished run by a stale database).
+                ack_wait: Duration::from_secs((state.cfg.lease_s / 2).clamp(2, 30)),
                 max_ack_pending: 10_000,
                 ..Default::default()
             },
@@ -47,29 +56,68 @@ async fn consume(state: &AppState, wake: &Notify) -> anyhow::Result<()> {
         .expires(Duration::from_secs(30))
         .messages()
         .await?;
-    while let Some(msg) = messages.next().await {
-        let msg = msg.map_err(|e| anyhow::anyhow!(e))?;
-        let ev: RunEvent = match serde_json::from_slice(&msg.payload) {
-            Ok(ev) => ev,
-            Err(e) => {
-                tracing::error!(error = %e, subject = %msg.subject, "unreadable event dropped");
-                let _ = msg.ack().await;
-                continue;
+    while let Some(first) = messages.next().await {
+        // Take what has already arrived (up to one pull batch) and apply it in one
+        // transaction; acks follow the commit.
+        let mut batch = vec![first.map_err(|e| anyhow::anyhow!(e))?];
+        while batch.len() < APPLY_BATCH {
+            match messages.next().now_or_never() {
+                Some(Some(msg)) => batch.push(msg.map_err(|e| anyhow::anyhow!(e))?),
+                _ => break,
             }
-        };
-        match apply(&state.pool, &ev).await {
-            Ok(outcome) => {
-                if outcome == Applied::Finished {
+        }
+        let mut events = Vec::with_capacity(batch.len());
+        let mut msgs = Vec::with_capacity(batch.len());
+        for msg in batch {
+            match serde_json::from_slice::<RunEvent>(&msg.payload) {
+                Ok(ev) => {
+                    events.push(ev);
+                    msgs.push(msg);
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, subject = %msg.subject, "unreadable event dropped");
+                    let _ = msg.ack().await;
+                }
+            }
+        }
+        match apply_batch(&state.pool, &events).await {
+            Ok(outcomes) => {
+                if outcomes.contains(&Applied::Finished) {
                     wake.notify_one();
                 }
-                if let Err(e) = msg.ack().await {
-                    tracing::warn!(error = %e, "event ack failed (it will be redelivered and deduplicated)");
+                for msg in &msgs {
+                    ack(msg).await;
                 }
             }
             Err(e) => {
-                tracing::warn!(run_id = %ev.run_id, seq = ev.seq, error = %e, "event apply failed; will retry");
+                // One bad event must not hold the others back: retry them one by one.
+                tracing::warn!(events = events.len(), error = %e, "batch apply failed; applying one by one");
+                for (ev, msg) in events.iter().zip(&msgs) {
+                    match apply(&state.pool, ev).await {
+                        Ok(outcome) => {
+                            if outcome == Applied::Finished {
+                                wake.notify_one();
+                            }
+                            ack(msg).await;
+                        }
+                        Err(e) => {
+                            // Transient (deadlock, database restart): back in 500 ms, not
+                            // after the whole ack wait.
+                            tracing::warn!(run_id = %ev.run_id, seq = ev.seq, error = %e, "event apply failed; will retry");
+                            let _ = msg
+                                .ack_with(AckKind::Nak(Some(Duration::from_millis(500))))
+                                .await;
+                        }
+                    }
+                }
             }
         }
     }
     Ok(())
+}
+
+async fn ack(msg: &async_nats::jetstream::Message) {
+    if let Err(e) = msg.ack().await {
+        tracing::warn!(error = %e, "event ack failed (it will be redelivered and deduplicated)");
+    }
 }

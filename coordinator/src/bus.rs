@@ -1,6 +1,7 @@
 //! The NATS side of the coordinator: it owns the two JetStream streams (assignments, a
 //! work queue; run events, kept 7 days) and publishes assignments with `Nats-Msg-Id` = attempt
-//! id so a republish is deduplicated.
+//! id so a republish is deduplicated. Batches of assignments are pipelined: every message
+//! is sent before any acknowledgement is awaited (one round trip per batch, not per run).
 
 use std::time::Duration;
 
@@ -46,11 +47,41 @@ pub async fn publish_assignment(
     worker_id: &str,
     a: &Assignment,
 ) -> anyhow::Result<()> {
+    send_assignment(js, subjects, worker_id, a).await?.await?;
+    Ok(())
+}
+
+/// Publishes a batch of assignments `(worker_id, assignment)` pipelined: all are sent first,
+/// then every stream acknowledgement is awaited. Returns one result per input, in order.
+pub async fn publish_assignments(
+    js: &jetstream::Context,
+    subjects: &Subjects,
+    batch: &[(String, Assignment)],
+) -> Vec<anyhow::Result<()>> {
+    let mut pending = Vec::with_capacity(batch.len());
+    for (worker_id, a) in batch {
+        pending.push(send_assignment(js, subjects, worker_id, a).await);
+    }
+    let mut out = Vec::with_capacity(batch.len());
+    for p in pending {
+        out.push(match p {
+            Ok(ack) => ack.await.map(|_| ()).map_err(anyhow::Error::from),
+            Err(e) => Err(e),
+        });
+    }
+    out
+}
+
+async fn send_assignment(
+    js: &jetstream::Context,
+    subjects: &Subjects,
+    worker_id: &str,
+    a: &Assignment,
+) -> anyhow::Result<jetstream::context::PublishAckFuture> {
     let payload = serde_json::to_vec(a)?;
     let mut headers = async_nats::HeaderMap::new();
     headers.insert("Nats-Msg-Id", a.attempt_id.to_string().as_str());
-    js.publish_with_headers(subjects.assign(worker_id), headers, payload.into())
-        .await?
-        .await?;
-    Ok(())
+    Ok(js
+        .publish_with_headers(subjects.assign(worker_id), headers, payload.into())
+        .await?)
 }

@@ -1,6 +1,7 @@
-//! The dispatcher task: for each free slot, claim one matching queued run (one statement,
-//! see [`crate::store::claim`]), commit, then publish the assignment to the slot's worker.
-//! A failed publish puts the run back in the queue (fenced by attempt id). Wakes on submit,
+//! The dispatcher task: claims matching queued runs for up to [`CLAIM_BATCH`] free slots in
+//! one statement (see [`crate::store::claim::claim_batch`]), commits, then publishes the
+//! assignments to the slots' workers pipelined (all sent, then all acks awaited). A failed
+//! publish puts that run back in the queue (fenced by attempt id). Wakes on submit,
 //! on run finish, and every `dispatch_interval_ms`; the same task runs the lease reaper.
 
 use std::sync::Arc;
@@ -32,32 +33,53 @@ pub async fn run(state: AppState, wake: Arc<Notify>) {
     }
 }
 
+/// Most slots claimed per statement; a pass repeats the statement while batches come back
+/// full. Bounds one transaction's lock time and the latency of the first assignment.
+const CLAIM_BATCH: u32 = 256;
+
 /// One pass over the free slots; returns how many runs were assigned.
 pub async fn dispatch_once(state: &AppState) -> anyhow::Result<usize> {
-    let free = claim::free_devices(&state.pool, state.cfg.device_ttl_s).await?;
     let mut assigned = 0;
-    for dev in &free {
-        let Some(c) = claim::claim(&state.pool, dev, state.cfg.lease_s).await? else {
-            continue;
-        };
-        let a = Assignment {
-            run_id: c.run_id,
-            attempt_id: c.attempt_id,
-            job_id: c.job_id,
-            device_id: c.device_id.clone(),
-            spec: c.spec.clone(),
-            lease_expires_at: c.lease_expires_at,
-        };
-        match bus::publish_assignment(&state.js, &state.subjects, &c.worker_id, &a).await {
-            Ok(()) => {
-                tracing::info!(run_id = %c.run_id, device = c.device_id, "run assigned");
-                assigned += 1;
-            }
-            Err(e) => {
-                tracing::warn!(run_id = %c.run_id, error = %e, "assignment publish failed; re-queueing");
-                claim::unclaim(&state.pool, &c).await?;
+    loop {
+        let claimed = claim::claim_batch(
+            &state.pool,
+            state.cfg.device_ttl_s,
+            state.cfg.lease_s,
+            CLAIM_BATCH,
+        )
+        .await?;
+        let full = claimed.len() >= CLAIM_BATCH as usize;
+        let batch: Vec<(String, Assignment)> = claimed
+            .iter()
+            .map(|c| {
+                (
+                    c.worker_id.clone(),
+                    Assignment {
+                        run_id: c.run_id,
+                        attempt_id: c.attempt_id,
+                        job_id: c.job_id,
+                        device_id: c.device_id.clone(),
+                        spec: c.spec.clone(),
+                        lease_expires_at: c.lease_expires_at,
+                    },
+                )
+            })
+            .collect();
+        let results = bus::publish_assignments(&state.js, &state.subjects, &batch).await;
+        for (c, res) in claimed.iter().zip(results) {
+            match res {
+                Ok(()) => {
+                    tracing::info!(run_id = %c.run_id, device = c.device_id, "run assigned");
+                    assigned += 1;
+                }
+                Err(e) => {
+                    tracing::warn!(run_id = %c.run_id, error = %e, "assignment publish failed; re-queueing");
+                    claim::unclaim(&state.pool, c).await?;
+                }
             }
         }
+        if !full {
+            return Ok(assigned);
+        }
     }
-    Ok(assigned)
 }

@@ -54,9 +54,10 @@ pub struct AppState {
 pub async fn connect(cfg: CoordinatorConfig) -> anyhow::Result<AppState> {
     let subjects = Subjects::new(&cfg.nats_prefix).map_err(|e| anyhow::anyhow!(e))?;
     let pool = store::connect(&cfg.database_url, cfg.db_max_connections).await?;
-    let nats = async_nats::connect(&cfg.nats_url)
-        .await
-        .with_context(|| format!("cannot connect to NATS at {}", cfg.nats_url))?;
+    let nats = cfg
+        .nats_auth
+        .connect(&cfg.nats_url, "argus-coordinator")
+        .await?;
     let js = async_nats::jetstream::new(nats);
     bus::ensure_streams(&js, &subjects, cfg.nats_replicas).await?;
     if let Some(t) = &cfg.bootstrap_token {

@@ -9,6 +9,7 @@
 pub mod adb_peer;
 pub mod chat_stub;
 pub mod hdc_stub;
+pub mod procs;
 pub mod scripted_device;
 pub mod sim;
 pub mod site;
@@ -155,6 +156,7 @@ impl Farm {
             nats_url: services.nats_url.clone(),
             nats_prefix: format!("t{token}"),
             nats_replicas: 1,
+            nats_auth: Default::default(),
             lease_s: options.lease_s,
             device_ttl_s: 15,
             dispatch_interval_ms: 200,
@@ -210,6 +212,7 @@ impl Farm {
                 api_token: Some(format!("admin-{token}")),
                 nats_url: services.nats_url.clone(),
                 nats_prefix: format!("t{token}"),
+                nats_auth: Default::default(),
                 slots,
                 labels: [("team".to_string(), "qa".to_string())].into(),
                 data_dir: Some(worker_dir),

@@ -49,6 +49,19 @@ fn list(els: &[&Element]) -> String {
     s.join(", ")
 }
 
+/// The one candidate that suits `purpose` (a control for a tap, a field for typing), if
+/// exactly one does.
+fn single_preferred<'a>(cands: &[&'a Element], purpose: Purpose) -> Option<&'a Element> {
+    let mut it = cands.iter().copied().filter(|e| match purpose {
+        Purpose::Tap => e.role.is_actionable(),
+        Purpose::Type => e.role == Role::Textfield || e.editable.is_yes(),
+    });
+    match (it.next(), it.next()) {
+        (Some(e), None) => Some(e),
+        _ => None,
+    }
+}
+
 fn named<'a>(
     obs: &'a Observation,
     name: &str,
@@ -65,16 +78,8 @@ fn named<'a>(
         1 => return Ok(exact[0]),
         0 => {}
         _ => {
-            let preferred: Vec<&Element> = exact
-                .iter()
-                .copied()
-                .filter(|e| match purpose {
-                    Purpose::Tap => e.role.is_actionable(),
-                    Purpose::Type => e.role == Role::Textfield || e.editable.is_yes(),
-                })
-                .collect();
-            if preferred.len() == 1 {
-                return Ok(preferred[0]);
+            if let Some(e) = single_preferred(&exact, purpose) {
+                return Ok(e);
             }
             return Err(format!(
                 "{} elements match {:?}: {}; name it by its row or neighbour, e.g. `tap the \
@@ -92,19 +97,11 @@ fn named<'a>(
         .iter()
         .filter(|e| role_ok(e, role) && e.labels().any(|l| contains_phrase(&norm(l), &want)))
         .collect();
-    let contains_pref: Vec<&Element> = contains
-        .iter()
-        .copied()
-        .filter(|e| match purpose {
-            Purpose::Tap => e.role.is_actionable(),
-            Purpose::Type => e.role == Role::Textfield || e.editable.is_yes(),
-        })
-        .collect();
     if contains.len() == 1 {
         return Ok(contains[0]);
     }
-    if contains_pref.len() == 1 {
-        return Ok(contains_pref[0]);
+    if let Some(e) = single_preferred(&contains, purpose) {
+        return Ok(e);
     }
     if contains.len() > 1 {
         return Err(format!(

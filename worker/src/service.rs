@@ -69,9 +69,10 @@ pub async fn run_until(
             .map_err(|e| anyhow!(e))
             .context("object storage (ARGUS_S3_*)")?,
     );
-    let nats = async_nats::connect(&cfg.nats_url)
-        .await
-        .with_context(|| format!("cannot connect to NATS at {}", cfg.nats_url))?;
+    let nats = cfg
+        .nats_auth
+        .connect(&cfg.nats_url, &format!("argus-worker-{worker_id}"))
+        .await?;
     let js = jetstream::new(nats);
     let running: Running = Arc::new(Mutex::new(HashMap::new()));
     let http = reqwest::Client::builder()

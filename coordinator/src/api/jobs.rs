@@ -29,40 +29,12 @@ pub(super) fn router() -> Router<AppState> {
 
 /// Turns a body into a spec, naming the field at fault.
 pub(crate) fn parse_spec(body: &[u8]) -> Result<JobSpec, ApiError> {
-    let de = &mut serde_json::Deserializer::from_slice(body);
-    let spec: JobSpec = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let msg = inner.to_string();
-        if inner.is_syntax() || inner.is_eof() || inner.is_io() {
-            return ApiError::Client(ErrorEnvelope::new(
-                ErrorCode::MalformedBody,
-                format!("the body is not valid JSON: {msg}"),
-                "send a JSON object such as {\"platform\":\"web\",\"instruction\":\"tap \\\"OK\\\"\"}",
-            ));
-        }
-        // `missing field `x`` is reported at the parent path; name the field itself.
-        let field = match msg.split('`').nth(1) {
-            Some(f) if msg.starts_with("missing field") => {
-                if path == "." {
-                    f.to_string()
-                } else {
-                    format!("{path}.{f}")
-                }
-            }
-            _ => path,
-        };
-        ApiError::Client(
-            ErrorEnvelope::new(
-                ErrorCode::InvalidField,
-                format!("{field}: {msg}"),
-                "fields: platform (web|electron|desktop|android|harmony|ios), instruction, \
-                 start_url, mode (script|llm|vlm), selector.labels, max_steps, timeout_s, name",
-            )
-            .with_field(field),
-        )
-    })?;
-    Ok(spec)
+    super::parse_body(
+        body,
+        "fields: platform (web|electron|desktop|android|harmony|ios), instruction, start_url, \
+         mode (script|llm|vlm), selector.labels, selector.require, max_steps, timeout_s, name, \
+         priority, retries, backoff_s, idempotent, queue_timeout_s, model, popups",
+    )
 }
 
 /// Refuses a selector that no registered device of the platform could ever satisfy,

@@ -62,6 +62,37 @@ async fn not_found() -> ApiError {
     ))
 }
 
+/// Parses a JSON body strictly: invalid JSON is a 400 `malformed_body`; a value of the
+/// wrong shape is a 422 `invalid_field` naming its path (`selector.labels`, `jobs[2].platform`;
+/// for a missing field, the field itself). `hint` lists the accepted fields.
+pub(crate) fn parse_body<T: serde::de::DeserializeOwned>(
+    body: &[u8],
+    hint: &str,
+) -> Result<T, ApiError> {
+    let de = &mut serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let msg = inner.to_string();
+        if inner.is_syntax() || inner.is_eof() || inner.is_io() {
+            return ApiError::Client(ErrorEnvelope::new(
+                ErrorCode::MalformedBody,
+                format!("the body is not valid JSON: {msg}"),
+                "send a JSON object; see /api/v1/openapi.json",
+            ));
+        }
+        let field = match msg.split('`').nth(1) {
+            Some(f) if msg.starts_with("missing field") && path == "." => f.to_string(),
+            Some(f) if msg.starts_with("missing field") => format!("{path}.{f}"),
+            _ => path,
+        };
+        ApiError::Client(
+            ErrorEnvelope::new(ErrorCode::InvalidField, format!("{field}: {msg}"), hint)
+                .with_field(field),
+        )
+    })
+}
+
 /// Parses a UUID path segment; a malformed one is simply "not found".
 pub(crate) fn parse_id(what: &str, s: &str) -> Result<uuid::Uuid, ApiError> {
     uuid::Uuid::parse_str(s).map_err(|_| ApiError::not_found(what, s))

@@ -87,15 +87,11 @@ async fn create(
     Extension(caller): Extension<Caller>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let de = &mut serde_json::Deserializer::from_slice(&body);
-    let s: ScheduleSpec = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        invalid(
-            &path,
-            format!("{path}: {}", e.into_inner()),
-            "see README.md: Schedules",
-        )
-    })?;
+    let s: ScheduleSpec = super::parse_body(
+        &body,
+        "fields: name, cron (five fields), timezone (IANA), template (a job), matrix \
+         (selectors), missed (skip|run_once), paused",
+    )?;
     let (id, next) = create_schedule(&st, &caller, &s).await?;
     Ok((
         StatusCode::CREATED,

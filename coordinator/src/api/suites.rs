@@ -47,15 +47,8 @@ async fn create(
     Extension(caller): Extension<Caller>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let de = &mut serde_json::Deserializer::from_slice(&body);
-    let s: SuiteSpec = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        invalid(
-            path.clone(),
-            format!("{path}: {}", e.into_inner()),
-            "see README.md: Suites",
-        )
-    })?;
+    let s: SuiteSpec =
+        super::parse_body(&body, "fields: name, jobs (job specs), matrix (selectors)")?;
     if s.name.trim().is_empty() {
         return Err(invalid(
             "name".into(),

@@ -9,6 +9,10 @@
 //!
 //! Both the device row and the run row are taken `FOR UPDATE SKIP LOCKED`, so concurrent
 //! coordinators never hand one run or one slot out twice; they skip what another holds.
+//!
+//! The dispatcher uses [`claim_batch`]: the same rules applied to up to `max_n` free slots in
+//! one round trip (`argus_claim_batch`, migrations/0003_claim_batch.sql). [`claim`] claims
+//! for one given slot.
 
 use argus_protocol::JobSpec;
 use chrono::{DateTime, Utc};
@@ -114,6 +118,50 @@ pub async fn claim(
             spec: spec.0,
         },
     ))
+}
+
+/// Claims runs for up to `max_n` free slots heard from within `ttl_s` seconds, in one
+/// statement (one transaction): at most one run per slot, each with a fresh attempt id and a
+/// lease of `lease_s` seconds. Fewer than `max_n` claims means no free slot or no matching
+/// run was left when it ran.
+pub async fn claim_batch(
+    pool: &PgPool,
+    ttl_s: u64,
+    lease_s: u64,
+    max_n: u32,
+) -> Result<Vec<Claimed>, sqlx::Error> {
+    type BatchRow = (
+        Uuid,
+        Uuid,
+        Uuid,
+        String,
+        String,
+        DateTime<Utc>,
+        sqlx::types::Json<JobSpec>,
+    );
+    let rows: Vec<BatchRow> = sqlx::query_as(
+        "select run_id, job_id, attempt_id, worker_id, device_id, lease_expires_at, spec
+           from argus_claim_batch($1, $2, $3)",
+    )
+    .bind(ttl_s as f64)
+    .bind(lease_s as f64)
+    .bind(i32::try_from(max_n).unwrap_or(i32::MAX))
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(
+            |(run_id, job_id, attempt_id, worker_id, device_id, lease_expires_at, spec)| Claimed {
+                run_id,
+                job_id,
+                attempt_id,
+                worker_id,
+                device_id,
+                lease_expires_at,
+                spec: spec.0,
+            },
+        )
+        .collect())
 }
 
 /// Puts a claimed run back in the queue when its assignment could not be published

@@ -1,9 +1,18 @@
 //! Applying run events exactly once: the `(run_id, attempt_id, seq)` row is inserted first in
 //! the same transaction as the effect; a duplicate inserts nothing and changes nothing. An
 //! event whose attempt id is not the run's current one (a fenced, stale worker) is ignored.
+//!
+//! [`apply_batch`] applies a fetched batch in one transaction: one statement locks every run
+//! of the batch (in id order) and reads its current attempt, one statement inserts the event
+//! rows of current attempts (`on conflict do nothing … returning` tells which are new), then
+//! each new event's effect is written in order. Same guarantees as one event per
+//! transaction, a fraction of the round trips and commits.
+
+use std::collections::{HashMap, HashSet};
 
 use argus_protocol::{EventBody, RunEvent};
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
 
 /// What applying an event did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,31 +29,94 @@ pub enum Applied {
 
 /// Applies one event in one transaction.
 pub async fn apply(pool: &PgPool, ev: &RunEvent) -> Result<Applied, sqlx::Error> {
+    let out = apply_batch(pool, std::slice::from_ref(ev)).await?;
+    Ok(out.first().copied().unwrap_or(Applied::Fenced))
+}
+
+/// Applies `evs` in one transaction, in order; returns one outcome per event. On error
+/// nothing of the batch is written (the caller may retry the events one by one).
+pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>, sqlx::Error> {
+    if evs.is_empty() {
+        return Ok(Vec::new());
+    }
     let mut tx = pool.begin().await?;
-    let current: Option<(Option<uuid::Uuid>,)> =
-        sqlx::query_as("select attempt_id from runs where id = $1 for update")
-            .bind(ev.run_id)
-            .fetch_optional(&mut *tx)
+    // Lock the runs (sorted, so two appliers never deadlock) and read their attempts: every
+    // transition that changes an attempt id takes this lock too.
+    let mut ids: Vec<Uuid> = evs.iter().map(|e| e.run_id).collect();
+    ids.sort();
+    ids.dedup();
+    let current: Vec<(Uuid, Option<Uuid>)> =
+        sqlx::query_as("select id, attempt_id from runs where id = any($1) order by id for update")
+            .bind(&ids)
+            .fetch_all(&mut *tx)
             .await?;
-    if current.and_then(|c| c.0) != Some(ev.attempt_id) {
-        tx.rollback().await?;
-        return Ok(Applied::Fenced);
+    let current: HashMap<Uuid, Option<Uuid>> = current.into_iter().collect();
+    let mut out = vec![Applied::Fenced; evs.len()];
+    let mut seen = HashSet::new();
+    let mut live = Vec::new();
+    for (i, ev) in evs.iter().enumerate() {
+        if current.get(&ev.run_id).copied().flatten() != Some(ev.attempt_id) {
+            continue;
+        }
+        if !seen.insert((ev.run_id, ev.attempt_id, ev.seq)) {
+            out[i] = Applied::Duplicate;
+            continue;
+        }
+        live.push(i);
     }
-    let inserted = sqlx::query(
-        "insert into run_events (run_id, attempt_id, seq, body) values ($1, $2, $3, $4)
-         on conflict do nothing",
+    if live.is_empty() {
+        tx.rollback().await?;
+        return Ok(out);
+    }
+    let run_ids: Vec<Uuid> = live.iter().map(|&i| evs[i].run_id).collect();
+    let attempt_ids: Vec<Uuid> = live.iter().map(|&i| evs[i].attempt_id).collect();
+    let seqs: Vec<i64> = live.iter().map(|&i| evs[i].seq as i64).collect();
+    let bodies: Vec<sqlx::types::Json<&EventBody>> = live
+        .iter()
+        .map(|&i| sqlx::types::Json(&evs[i].body))
+        .collect();
+    let inserted: Vec<(Uuid, Uuid, i64)> = sqlx::query_as(
+        "insert into run_events (run_id, attempt_id, seq, body)
+         select * from unnest($1::uuid[], $2::uuid[], $3::int8[], $4::jsonb[])
+         on conflict do nothing
+         returning run_id, attempt_id, seq",
     )
-    .bind(ev.run_id)
-    .bind(ev.attempt_id)
-    .bind(ev.seq as i64)
-    .bind(sqlx::types::Json(&ev.body))
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
-    if inserted == 0 {
-        tx.rollback().await?;
-        return Ok(Applied::Duplicate);
+    .bind(&run_ids)
+    .bind(&attempt_ids)
+    .bind(&seqs)
+    .bind(&bodies)
+    .fetch_all(&mut *tx)
+    .await?;
+    let inserted: HashSet<(Uuid, Uuid, i64)> = inserted.into_iter().collect();
+    // Slots freed by this batch are locked up front in id order, the order heartbeats lock
+    // them in, so the two never deadlock.
+    let finishing: Vec<Uuid> = live
+        .iter()
+        .map(|&i| &evs[i])
+        .filter(|ev| matches!(ev.body, EventBody::RunFinished { .. }))
+        .filter(|ev| inserted.contains(&(ev.run_id, ev.attempt_id, ev.seq as i64)))
+        .map(|ev| ev.run_id)
+        .collect();
+    if !finishing.is_empty() {
+        sqlx::query("select id from devices where current_run_id = any($1) order by id for update")
+            .bind(&finishing)
+            .execute(&mut *tx)
+            .await?;
     }
+    for &i in &live {
+        let ev = &evs[i];
+        out[i] = if inserted.contains(&(ev.run_id, ev.attempt_id, ev.seq as i64)) {
+            effect(&mut tx, ev).await?
+        } else {
+            Applied::Duplicate
+        };
+    }
+    tx.commit().await?;
+    Ok(out)
+}
+
+/// Writes the effect of one new, current-attempt event.
+async fn effect(tx: &mut PgConnection, ev: &RunEvent) -> Result<Applied, sqlx::Error> {
     let mut result = Applied::Applied;
     match &ev.body {
         EventBody::RunStarted {
@@ -152,11 +224,10 @@ pub async fn apply(pool: &PgPool, ev: &RunEvent) -> Result<Applied, sqlx::Error>
                         | argus_protocol::RunStatus::Errored
                         | argus_protocol::RunStatus::TimedOut
                 ) {
-                    crate::store::jobs::retry_in(&mut tx, ev.run_id).await?;
+                    crate::store::jobs::retry_in(&mut *tx, ev.run_id).await?;
                 }
             }
         }
     }
-    tx.commit().await?;
     Ok(result)
 }

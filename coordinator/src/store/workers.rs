@@ -20,42 +20,74 @@ pub async fn heartbeat(
     .bind(&hb.hostname)
     .execute(&mut *tx)
     .await?;
-    for d in &hb.devices {
-        sqlx::query(
-            "insert into devices (id, worker_id, platform, labels, screen_w_px, screen_h_px, last_seen)
-             values ($1, $2, $3, $4, $5, $6, now())
-             on conflict (id) do update set worker_id = excluded.worker_id,
-                 platform = excluded.platform, labels = excluded.labels,
-                 screen_w_px = excluded.screen_w_px, screen_h_px = excluded.screen_h_px,
-                 last_seen = now()",
+    // Extend every held lease in one statement; those not extended are fenced.
+    // Lock order is runs (by id), then devices (by id) — the event applier's order — so a
+    // heartbeat and an applier batch never deadlock.
+    let run_ids: Vec<uuid::Uuid> = hb.running.iter().map(|l| l.run_id).collect();
+    let attempt_ids: Vec<uuid::Uuid> = hb.running.iter().map(|l| l.attempt_id).collect();
+    let extended: Vec<(uuid::Uuid, uuid::Uuid)> = if hb.running.is_empty() {
+        Vec::new()
+    } else {
+        sqlx::query("select id from runs where id = any($1) order by id for update")
+            .bind(&run_ids)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query_as(
+            "update runs r set lease_expires_at = now() + make_interval(secs => $3)
+               from unnest($1::uuid[], $2::uuid[]) as l(run_id, attempt_id)
+              where r.id = l.run_id and r.attempt_id = l.attempt_id and r.worker_id = $4
+                and r.status in ('assigned', 'running')
+             returning r.id, r.attempt_id",
         )
-        .bind(&d.device_id)
-        .bind(&hb.worker_id)
-        .bind(d.platform.as_str())
-        .bind(sqlx::types::Json(&d.labels))
-        .bind(d.screen_w_px as i32)
-        .bind(d.screen_h_px as i32)
-        .execute(&mut *tx)
-        .await?;
-    }
-    let mut fenced = Vec::new();
-    for l in &hb.running {
-        let n = sqlx::query(
-            "update runs set lease_expires_at = now() + make_interval(secs => $3)
-              where id = $1 and attempt_id = $2 and worker_id = $4
-                and status in ('assigned', 'running')",
-        )
-        .bind(l.run_id)
-        .bind(l.attempt_id)
+        .bind(&run_ids)
+        .bind(&attempt_ids)
         .bind(lease_s as f64)
         .bind(&hb.worker_id)
-        .execute(&mut *tx)
+        .fetch_all(&mut *tx)
         .await?
-        .rows_affected();
-        if n == 0 {
-            fenced.push(l.clone());
-        }
-    }
+    };
+    let extended: std::collections::HashSet<(uuid::Uuid, uuid::Uuid)> =
+        extended.into_iter().collect();
+    let fenced: Vec<LeaseRef> = hb
+        .running
+        .iter()
+        .filter(|l| !extended.contains(&(l.run_id, l.attempt_id)))
+        .cloned()
+        .collect();
+    // All slots in one statement (a worker with hundreds of devices heartbeats every 2 s),
+    // not one per slot. A slot listed twice counts once (its last entry), as one upsert
+    // statement may not touch a row twice.
+    let devs: std::collections::BTreeMap<&str, &argus_protocol::DeviceInfo> = hb
+        .devices
+        .iter()
+        .map(|d| (d.device_id.as_str(), d))
+        .collect();
+    let ids: Vec<&str> = devs.keys().copied().collect();
+    let platforms: Vec<&str> = devs.values().map(|d| d.platform.as_str()).collect();
+    let labels: Vec<sqlx::types::Json<&std::collections::BTreeMap<String, String>>> = devs
+        .values()
+        .map(|d| sqlx::types::Json(&d.labels))
+        .collect();
+    let widths: Vec<i32> = devs.values().map(|d| d.screen_w_px as i32).collect();
+    let heights: Vec<i32> = devs.values().map(|d| d.screen_h_px as i32).collect();
+    sqlx::query(
+        "insert into devices (id, worker_id, platform, labels, screen_w_px, screen_h_px, last_seen)
+         select u.id, $2, u.platform, u.labels, u.w, u.h, now()
+           from unnest($1::text[], $3::text[], $4::jsonb[], $5::int4[], $6::int4[])
+                as u(id, platform, labels, w, h)
+         on conflict (id) do update set worker_id = excluded.worker_id,
+             platform = excluded.platform, labels = excluded.labels,
+             screen_w_px = excluded.screen_w_px, screen_h_px = excluded.screen_h_px,
+             last_seen = now()",
+    )
+    .bind(&ids)
+    .bind(&hb.worker_id)
+    .bind(&platforms)
+    .bind(&labels)
+    .bind(&widths)
+    .bind(&heights)
+    .execute(&mut *tx)
+    .await?;
     let cancel: Vec<(uuid::Uuid, uuid::Uuid)> = sqlx::query_as(
         "select id, attempt_id from runs
           where worker_id = $1 and cancel_requested and status in ('assigned', 'running')
@@ -98,14 +130,15 @@ pub async fn devices(pool: &PgPool, ttl_s: u64) -> Result<Vec<DeviceRow>, sqlx::
     .await
 }
 
-/// Label sets of every registered device of `platform` (online or not), for rejecting
+/// The distinct label sets of the registered devices of `platform` (online or not), for rejecting
 /// selectors no device could ever satisfy.
 pub async fn label_sets(
     pool: &PgPool,
     platform: &str,
 ) -> Result<Vec<std::collections::BTreeMap<String, String>>, sqlx::Error> {
     let rows: Vec<(sqlx::types::Json<std::collections::BTreeMap<String, String>>,)> =
-        sqlx::query_as("select labels from devices where platform = $1 order by id")
+        // distinct: a farm repeats few label sets over many slots, and every submit asks
+        sqlx::query_as("select distinct labels from devices where platform = $1")
             .bind(platform)
             .fetch_all(pool)
             .await?;

@@ -4,10 +4,17 @@
 
 mod agent;
 mod agent_farm;
+mod android;
 mod bad_input;
 mod claim;
+mod cluster;
 mod dashboard;
 mod desktop;
+mod electron;
 mod farm;
+mod faults;
+mod harmony;
+mod ios;
+mod security;
 mod teardown;
 mod todomvc;

@@ -62,12 +62,25 @@ impl Owned {
 }
 
 impl Drop for Owned {
+    /// SIGTERM to the group (Xvfb then removes its socket and lock file), a short blocking
+    /// grace of at most [`DROP_GRACE`], then SIGKILL. [`Owned::stop`] is the async way.
     fn drop(&mut self) {
         if let Some(pid) = self.child.id() {
+            signal_group(pid, "TERM");
+            let deadline = std::time::Instant::now() + DROP_GRACE;
+            while std::time::Instant::now() < deadline {
+                if matches!(self.child.try_wait(), Ok(Some(_))) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
             signal_group(pid, "KILL");
         }
     }
 }
+
+/// Longest blocking wait in [`Owned`]'s `Drop` between SIGTERM and SIGKILL.
+const DROP_GRACE: Duration = Duration::from_millis(500);
 
 /// Sends `sig` to process group `pgid` with the `kill` utility (no libc binding needed).
 fn signal_group(pgid: u32, sig: &str) {

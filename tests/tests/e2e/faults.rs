@@ -1,0 +1,640 @@
+//! Fault injection with real processes (`argus coordinator`, `argus worker --platform web`
+//! with headless Chromium) on private services (`argus_tests::procs`): a private NATS with a
+//! file store, a private PostgreSQL cluster where it gets restarted, a private bucket on the
+//! shared S3 server reached through a cuttable proxy. The shared services are never touched.
+//!
+//! Contracts pinned, each after a real fault mid-run:
+//! - `kill -9` of a worker: its lease expires and is reaped — a run with nothing delivered
+//!   is re-queued and succeeds on another worker; a run with a delivered action ends `lost`
+//!   with that action kept, and is retried only when `idempotent` (with retries left).
+//! - `kill -9` + restart of the coordinator, of NATS (same file store), and `pg_ctl restart`
+//!   of PostgreSQL: the run still succeeds, and a job submitted after recovery runs too.
+//! - S3 down during uploads: the run ends with its true verdict, the screenshots that could
+//!   not be stored are `None` and the report says "screenshot missing", each failed upload
+//!   was retried by the SDK, and uploads resume when S3 is back.
+//! - Two and three coordinators on one database and NATS, one killed mid-way: every job
+//!   succeeds exactly once.
+//! - A frozen worker (SIGSTOP) that comes back with a stale lease is told `fenced` and its
+//!   late events are not applied.
+//!
+//! After every test [`ledger`] checks the event contract: for each attempt the applied
+//! events are seq 1..n with no gap or duplicate, each is one the worker published (read back
+//! from the JetStream stream), every published event of the final attempt was applied, and
+//! the `actions` rows match the applied `action_finished` events. [`exclusive`] checks that
+//! no run was ever held by two attempts at once.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use argus_protocol::{Assignment, EventBody};
+use argus_tests::procs::{ProcFarm, ProcFarmOptions, TcpProxy};
+use argus_tests::site::Site;
+use argus_tests::Services;
+use chrono::{DateTime, Utc};
+use futures::StreamExt;
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+const RUN_LIMIT: Duration = Duration::from_secs(90);
+
+/// Fault tests start Chromium workers and whole farms: on 2 cores they run one at a time
+/// (timing-sensitive leases would otherwise expire under CPU starvation, not by a fault).
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// What happened to one run, per attempt.
+#[derive(Debug, Default)]
+struct Ledger {
+    /// attempt → applied seqs (ascending).
+    applied: BTreeMap<Uuid, Vec<i64>>,
+    /// attempt → published seqs (stream order).
+    published: BTreeMap<Uuid, Vec<u64>>,
+    /// attempt → first / last applied_at.
+    span: BTreeMap<Uuid, (DateTime<Utc>, DateTime<Utc>)>,
+}
+
+/// Reads a run's applied events, published events and actions; asserts the event contract
+/// (see the module docs). `final_attempt`: the attempt whose events must all be applied.
+async fn ledger(farm: &ProcFarm, run: Uuid) -> Ledger {
+    let rows: Vec<(Uuid, i64, sqlx::types::Json<Value>, DateTime<Utc>)> = sqlx::query_as(
+        "select attempt_id, seq, body, applied_at from run_events where run_id = $1
+          order by attempt_id, seq",
+    )
+    .bind(run)
+    .fetch_all(&farm.pool)
+    .await
+    .expect("run_events");
+    let mut l = Ledger::default();
+    let mut finished_actions: BTreeMap<Uuid, i64> = BTreeMap::new();
+    for (a, seq, body, at) in &rows {
+        l.applied.entry(*a).or_default().push(*seq);
+        let e = l.span.entry(*a).or_insert((*at, *at));
+        e.0 = e.0.min(*at);
+        e.1 = e.1.max(*at);
+        if body.0["type"] == "action_finished" {
+            *finished_actions.entry(*a).or_default() += 1;
+        }
+    }
+    // Published events: wait briefly for the stream to hold at least what was applied.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let events = loop {
+        let evs = farm.stream_events(run).await;
+        if evs.len() >= rows.len() || Instant::now() > deadline {
+            break evs;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    for ev in &events {
+        l.published.entry(ev.attempt_id).or_default().push(ev.seq);
+    }
+    for (a, seqs) in &l.applied {
+        let want: Vec<i64> = (1..=seqs.len() as i64).collect();
+        assert_eq!(
+            seqs, &want,
+            "run {run} attempt {a}: applied seqs have a gap or a duplicate"
+        );
+        let publ = l.published.get(a).cloned().unwrap_or_default();
+        for s in seqs {
+            assert!(
+                publ.contains(&(*s as u64)),
+                "run {run} attempt {a}: seq {s} applied but never published"
+            );
+        }
+        let mut sorted = publ.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(
+            sorted.len(),
+            publ.len(),
+            "run {run} attempt {a}: the stream holds a duplicate event"
+        );
+    }
+    let actions: Vec<(Uuid, i64)> = sqlx::query_as(
+        "select attempt_id, count(*) from actions where run_id = $1 group by attempt_id",
+    )
+    .bind(run)
+    .fetch_all(&farm.pool)
+    .await
+    .expect("actions");
+    let actions: BTreeMap<Uuid, i64> = actions.into_iter().collect();
+    assert_eq!(
+        actions, finished_actions,
+        "run {run}: actions rows differ from applied action_finished events"
+    );
+    // The run's current attempt, if it reached an end through its worker, lost nothing.
+    let cur: (Option<Uuid>, String) =
+        sqlx::query_as("select attempt_id, status from runs where id = $1")
+            .bind(run)
+            .fetch_one(&farm.pool)
+            .await
+            .expect("run");
+    if let (Some(a), "succeeded" | "failed") = (cur.0, cur.1.as_str()) {
+        let publ = l.published.get(&a).map(|v| v.len()).unwrap_or(0);
+        let appl = l.applied.get(&a).map(|v| v.len()).unwrap_or(0);
+        assert_eq!(
+            publ, appl,
+            "run {run}: published events of the final attempt were lost"
+        );
+    }
+    l
+}
+
+/// Every assignment published on the farm's NATS, as seen by a plain subscriber.
+#[derive(Clone, Default)]
+struct Assignments(Arc<Mutex<Vec<Seen>>>);
+
+/// An assignment, the subject it went to (`<prefix>.assign.<worker>`) and when.
+type Seen = (Assignment, String, DateTime<Utc>);
+
+impl Assignments {
+    async fn watch(farm: &ProcFarm) -> Assignments {
+        let nc = async_nats::connect(&farm.nats.url).await.expect("nats");
+        let mut sub = nc
+            .subscribe(farm.subjects.assign_all())
+            .await
+            .expect("subscribe");
+        let me = Assignments::default();
+        let log = me.0.clone();
+        tokio::spawn(async move {
+            let _keep = nc;
+            while let Some(m) = sub.next().await {
+                if let Ok(a) = serde_json::from_slice::<Assignment>(&m.payload) {
+                    if let Ok(mut l) = log.lock() {
+                        l.push((a, m.subject.to_string(), Utc::now()));
+                    }
+                }
+            }
+        });
+        me
+    }
+
+    fn of(&self, run: Uuid) -> Vec<Seen> {
+        self.0
+            .lock()
+            .map(|l| l.iter().filter(|x| x.0.run_id == run).cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+/// No run held by two attempts at once: attempt k+1 was published only after attempt k's
+/// last applied event, and each attempt's events name one device.
+fn exclusive(run: Uuid, l: &Ledger, asg: &Assignments) {
+    let list = asg.of(run);
+    for pair in list.windows(2) {
+        let (prev, next) = (&pair[0], &pair[1]);
+        assert_ne!(
+            prev.0.attempt_id, next.0.attempt_id,
+            "run {run}: an attempt was published twice"
+        );
+        if let Some((_, last)) = l.span.get(&prev.0.attempt_id) {
+            assert!(
+                *last <= next.2,
+                "run {run}: attempt {} applied events after attempt {} was assigned",
+                prev.0.attempt_id,
+                next.0.attempt_id
+            );
+        }
+    }
+}
+
+fn site_root() -> std::path::PathBuf {
+    Services::from_env().todomvc_dir
+}
+
+async fn count(farm: &ProcFarm, sql: &str, run: Uuid) -> i64 {
+    let c: (i64,) = sqlx::query_as(sql)
+        .bind(run)
+        .fetch_one(&farm.pool)
+        .await
+        .expect("count");
+    c.0
+}
+
+const ACTIONS: &str = "select count(*) from actions where run_id = $1";
+const EVENTS: &str = "select count(*) from run_events where run_id = $1";
+
+/// `kill -9` of a worker (and its Chromium) in the middle of a `wait` action: nothing
+/// delivered → re-queued and succeeded on the second worker; a delivered `open` → `lost`
+/// with the action kept and no retry; the same but `idempotent` with a retry → `lost` plus
+/// a retry run that succeeds. No run is held by two workers at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worker_killed_mid_action_is_reaped_truthfully() {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let t0 = Instant::now();
+    let site = Site::start(site_root()).await;
+    let mut farm = ProcFarm::start(ProcFarmOptions::default()).await;
+    let asg = Assignments::watch(&farm).await;
+    farm.start_coordinator().await;
+    let url = farm.coordinator_url(0);
+    farm.start_worker("wa", 3, &url, None).await;
+    let (_, plain) = farm
+        .submit_to(
+            &url,
+            &json!({"platform": "web", "instruction": "wait 6s", "name": "plain"}),
+        )
+        .await;
+    let (job_open, opened) = farm
+        .submit_to(
+            &url,
+            &json!({"platform": "web", "start_url": site.example_url("vanillajs", "k1"),
+                    "instruction": "wait 6s", "name": "delivered"}),
+        )
+        .await;
+    let (job_idem, idem) = farm
+        .submit_to(
+            &url,
+            &json!({"platform": "web", "start_url": site.example_url("vanillajs", "k2"),
+                    "instruction": "wait 6s", "name": "idempotent",
+                    "idempotent": true, "retries": 1}),
+        )
+        .await;
+    // All three mid-`wait`: run_started + step_started of the sleep applied; the two with a
+    // start URL have their `open` action applied.
+    farm.wait_count(EVENTS, plain, 2, RUN_LIMIT).await;
+    farm.wait_count(ACTIONS, opened, 1, RUN_LIMIT).await;
+    farm.wait_count(ACTIONS, idem, 1, RUN_LIMIT).await;
+    farm.wait_count(EVENTS, opened, 5, RUN_LIMIT).await;
+    farm.wait_count(EVENTS, idem, 5, RUN_LIMIT).await;
+    farm.kill_worker("wa");
+    let killed = Instant::now();
+    farm.start_worker("wb", 3, &url, None).await;
+
+    assert_eq!(farm.wait_terminal(plain, RUN_LIMIT).await, "succeeded");
+    assert_eq!(farm.wait_terminal(opened, RUN_LIMIT).await, "lost");
+    assert_eq!(farm.wait_terminal(idem, RUN_LIMIT).await, "lost");
+    let reaped_after = killed.elapsed();
+
+    // The lost run keeps its evidence: the delivered `open` of the dead worker's attempt.
+    let lost: (Option<String>, i64) = sqlx::query_as(
+        "select r.error, (select count(*) from actions a where a.run_id = r.id
+                  and a.attempt_id = r.attempt_id and a.disposition <> 'not_delivered')
+           from runs r where r.id = $1",
+    )
+    .bind(opened)
+    .fetch_one(&farm.pool)
+    .await
+    .expect("lost run");
+    assert!(lost.0.unwrap_or_default().contains("stopped heartbeating"));
+    assert_eq!(lost.1, 1, "the delivered open action is kept as evidence");
+    let runs_of = |job: Uuid| {
+        let pool = farm.pool.clone();
+        async move {
+            let r: Vec<(Uuid, String, Option<Uuid>)> = sqlx::query_as(
+                "select id, status, retry_of from runs where job_id = $1 order by created_at",
+            )
+            .bind(job)
+            .fetch_all(&pool)
+            .await
+            .expect("runs of job");
+            r
+        }
+    };
+    assert_eq!(
+        runs_of(job_open).await.len(),
+        1,
+        "a non-idempotent lost run is not retried"
+    );
+    let idem_runs = runs_of(job_idem).await;
+    assert_eq!(idem_runs.len(), 2, "the idempotent job is retried once");
+    assert_eq!(idem_runs[1].2, Some(idem));
+    let retry = idem_runs[1].0;
+    assert_eq!(farm.wait_terminal(retry, RUN_LIMIT).await, "succeeded");
+
+    // The re-queued run ran twice: attempt 1 on wa (2 events, nothing delivered), attempt
+    // 2 on wb; never both at once.
+    for run in [plain, opened, idem, retry] {
+        let l = ledger(&farm, run).await;
+        exclusive(run, &l, &asg);
+    }
+    let l = ledger(&farm, plain).await;
+    assert_eq!(l.applied.len(), 2, "plain: one attempt per worker: {l:?}");
+    let on: Vec<String> = asg.of(plain).into_iter().map(|x| x.1).collect();
+    assert_eq!(on.len(), 2, "{on:?}");
+    assert!(on[0].ends_with(".wa") && on[1].ends_with(".wb"), "{on:?}");
+    eprintln!(
+        "worker kill: reaped {:.1} s after kill -9 (lease {} s); test {:.1} s",
+        reaped_after.as_secs_f64(),
+        farm.options.lease_s,
+        t0.elapsed().as_secs_f64()
+    );
+}
+
+/// A job whose `open` is delivered, then three `wait`s: enough time to inject a fault.
+fn long_job(site: &Site, token: &str) -> Value {
+    json!({"platform": "web", "start_url": site.example_url("vanillajs", token),
+           "instruction": "wait 1500ms\nwait 1500ms\nwait 1500ms"})
+}
+
+/// After the fault: the run succeeded with its 4 actions, every event applied exactly once,
+/// and a fresh job runs end to end (assignment and event paths both recovered).
+async fn recovered(farm: &ProcFarm, site: &Site, run: Uuid, url: &str) {
+    assert_eq!(farm.wait_terminal(run, RUN_LIMIT).await, "succeeded");
+    let l = ledger(farm, run).await;
+    assert_eq!(l.applied.len(), 1, "one attempt: {l:?}");
+    assert_eq!(count(farm, ACTIONS, run).await, 4);
+    let (_, again) = farm.submit_to(url, &long_job(site, "after")).await;
+    assert_eq!(farm.wait_terminal(again, RUN_LIMIT).await, "succeeded");
+    ledger(farm, again).await;
+}
+
+/// `kill -9` of the only coordinator mid-run and a restart on the same address: the run
+/// finishes `succeeded`, events published while it was down are applied once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn coordinator_restart_mid_run() {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let t0 = Instant::now();
+    let site = Site::start(site_root()).await;
+    let mut farm = ProcFarm::start(ProcFarmOptions {
+        lease_s: 8,
+        ..Default::default()
+    })
+    .await;
+    farm.start_coordinator().await;
+    let url = farm.coordinator_url(0);
+    farm.start_worker("wa", 1, &url, None).await;
+    let (_, run) = farm.submit_to(&url, &long_job(&site, "c")).await;
+    farm.wait_count(ACTIONS, run, 1, RUN_LIMIT).await;
+    farm.kill_coordinator(0);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    farm.restart_coordinator(0).await;
+    recovered(&farm, &site, run, &url).await;
+    eprintln!(
+        "coordinator restart: test {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+}
+
+/// `kill -9` of NATS mid-run and a restart on the same port and file store: workers and
+/// coordinator reconnect, the run finishes, nothing published is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nats_restart_mid_run() {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let t0 = Instant::now();
+    let site = Site::start(site_root()).await;
+    let mut farm = ProcFarm::start(ProcFarmOptions {
+        lease_s: 8,
+        ..Default::default()
+    })
+    .await;
+    farm.start_coordinator().await;
+    let url = farm.coordinator_url(0);
+    farm.start_worker("wa", 1, &url, None).await;
+    let (_, run) = farm.submit_to(&url, &long_job(&site, "n")).await;
+    farm.wait_count(ACTIONS, run, 1, RUN_LIMIT).await;
+    farm.nats.kill();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    farm.nats.restart().await;
+    recovered(&farm, &site, run, &url).await;
+    eprintln!("nats restart: test {:.1} s", t0.elapsed().as_secs_f64());
+}
+
+/// `pg_ctl restart -m fast` of a private PostgreSQL mid-run: every pooled connection dies;
+/// the coordinator reconnects, events are applied (failed applies come back), the run
+/// finishes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_restart_mid_run() {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let t0 = Instant::now();
+    let site = Site::start(site_root()).await;
+    let mut farm = ProcFarm::start(ProcFarmOptions {
+        private_pg: true,
+        lease_s: 8,
+    })
+    .await;
+    farm.start_coordinator().await;
+    let url = farm.coordinator_url(0);
+    farm.start_worker("wa", 1, &url, None).await;
+    let (_, run) = farm.submit_to(&url, &long_job(&site, "p")).await;
+    farm.wait_count(ACTIONS, run, 1, RUN_LIMIT).await;
+    let restart = Instant::now();
+    if let Some(pg) = &farm.pg {
+        pg.restart();
+    }
+    let pg_down = restart.elapsed();
+    recovered(&farm, &site, run, &url).await;
+    eprintln!(
+        "postgres restart: pg_ctl restart {:.1} s; test {:.1} s",
+        pg_down.as_secs_f64(),
+        t0.elapsed().as_secs_f64()
+    );
+}
+
+/// S3 "stopped" (its proxy closes every connection) during two actions: the run ends
+/// `succeeded` (screenshots are evidence, not the verdict), those screenshots are `None` and
+/// the report says "screenshot missing"; each failed upload was tried more than once (the
+/// SDK's standard retries); uploads work again once S3 is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s3_down_during_uploads() {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let t0 = Instant::now();
+    let site = Site::start(site_root()).await;
+    let mut farm = ProcFarm::start(ProcFarmOptions::default()).await;
+    farm.start_coordinator().await;
+    let url = farm.coordinator_url(0);
+    let upstream: std::net::SocketAddr = farm
+        .s3
+        .endpoint
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .parse()
+        .expect("S3 endpoint host:port");
+    let s3 = TcpProxy::start(vec![upstream]).await;
+    farm.start_worker("wa", 1, &url, Some(&s3.url())).await;
+    let (_, run) = farm
+        .submit_to(
+            &url,
+            &json!({"platform": "web", "start_url": site.example_url("vanillajs", "s"),
+                    "instruction": "wait 1s\nwait 1s\nwait 1s\nwait 1s"}),
+        )
+        .await;
+    farm.wait_count(ACTIONS, run, 1, RUN_LIMIT).await;
+    s3.set_down(true);
+    farm.wait_count(ACTIONS, run, 3, RUN_LIMIT).await;
+    let refused = s3.refused();
+    s3.set_down(false);
+    assert_eq!(farm.wait_terminal(run, RUN_LIMIT).await, "succeeded");
+    ledger(&farm, run).await;
+    let keys: Vec<(i32, Option<String>, Option<String>)> = sqlx::query_as(
+        "select step, record->>'before_key', record->>'after_key' from actions
+          where run_id = $1 order by step",
+    )
+    .bind(run)
+    .fetch_all(&farm.pool)
+    .await
+    .expect("actions");
+    let missing = keys
+        .iter()
+        .map(|k| k.1.is_none() as u64 + k.2.is_none() as u64)
+        .sum::<u64>();
+    assert!(keys[0].1.is_some() && keys[0].2.is_some(), "{keys:?}");
+    assert!(
+        missing >= 2,
+        "uploads during the outage are marked missing: {keys:?}"
+    );
+    let last = keys.last().expect("actions");
+    assert!(
+        last.2.is_some(),
+        "uploads resume after the outage: {keys:?}"
+    );
+    assert!(
+        refused >= 2 * missing,
+        "each failed upload is retried: {refused} connections for {missing} missing"
+    );
+    let html = farm
+        .http
+        .get(format!("{url}/runs/{run}"))
+        .send()
+        .await
+        .expect("report")
+        .text()
+        .await
+        .expect("report body");
+    assert!(
+        html.contains("screenshot missing"),
+        "report marks missing screenshots"
+    );
+    eprintln!(
+        "s3 down: {missing} screenshots missing, {refused} upload connections refused; test {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+}
+
+/// `n` coordinators on one database and NATS behind a TCP load balancer (workers heartbeat
+/// through it); 9 jobs submitted round-robin, coordinator 0 `kill -9`ed after 4: every
+/// job has one run, `succeeded`, executed by exactly one attempt.
+async fn coordinators_share_the_farm(n: usize) {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let t0 = Instant::now();
+    let site = Site::start(site_root()).await;
+    let mut farm = ProcFarm::start(ProcFarmOptions::default()).await;
+    for _ in 0..n {
+        farm.start_coordinator().await;
+    }
+    let lb = TcpProxy::start(farm.coordinators.iter().map(|c| c.addr).collect()).await;
+    farm.start_worker("wa", 3, &lb.url(), None).await;
+    let mut runs = Vec::new();
+    for i in 0..9 {
+        if i == 4 {
+            farm.kill_coordinator(0);
+        }
+        let c = if i < 4 { i % n } else { 1 + i % (n - 1) };
+        let spec = json!({"platform": "web", "start_url": site.example_url("vanillajs", &format!("m{i}")),
+                          "instruction": "wait 300ms", "name": format!("m{i}")});
+        runs.push(farm.submit_to(&farm.coordinator_url(c), &spec).await);
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    for (job, run) in &runs {
+        assert_eq!(
+            farm.wait_terminal(*run, RUN_LIMIT).await,
+            "succeeded",
+            "job {job}"
+        );
+        assert_eq!(
+            count(&farm, "select count(*) from runs where job_id = $1", *job).await,
+            1
+        );
+        let l = ledger(&farm, *run).await;
+        assert_eq!(
+            l.applied.len(),
+            1,
+            "run {run} executed by one attempt: {l:?}"
+        );
+        assert_eq!(count(&farm, ACTIONS, *run).await, 2);
+    }
+    eprintln!(
+        "{n} coordinators, one killed: 9 jobs in {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_coordinators_one_killed() {
+    coordinators_share_the_farm(2).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_coordinators_one_killed() {
+    coordinators_share_the_farm(3).await;
+}
+
+/// A worker frozen (SIGSTOP) mid-`wait` loses its lease; the run is re-queued and succeeds
+/// on another worker. Thawed, the stale worker finishes its action and reports it under the
+/// old attempt: the coordinator answers `fenced` to its heartbeat, and none of its late
+/// events (which the stream shows it did publish) is applied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stale_worker_is_fenced_off() {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let t0 = Instant::now();
+    let mut farm = ProcFarm::start(ProcFarmOptions::default()).await;
+    let asg = Assignments::watch(&farm).await;
+    farm.start_coordinator().await;
+    let url = farm.coordinator_url(0);
+    farm.start_worker("wa", 1, &url, None).await;
+    let (_, run) = farm
+        .submit_to(&url, &json!({"platform": "web", "instruction": "wait 5s"}))
+        .await;
+    farm.wait_count(EVENTS, run, 2, RUN_LIMIT).await;
+    let stale: (Uuid,) = sqlx::query_as("select attempt_id from runs where id = $1")
+        .bind(run)
+        .fetch_one(&farm.pool)
+        .await
+        .expect("attempt");
+    let stale = stale.0;
+    if let Some(w) = farm.workers.get("wa") {
+        w.freeze();
+    }
+    farm.start_worker("wb", 1, &url, None).await;
+    farm.wait_count(
+        "select count(*) from runs where id = $1 and worker_id = 'wb'",
+        run,
+        1,
+        RUN_LIMIT,
+    )
+    .await;
+    if let Some(w) = farm.workers.get("wa") {
+        w.thaw();
+    }
+    // The stale worker publishes its late events (action, step end, run end) …
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let evs = farm.stream_events(run).await;
+        if evs
+            .iter()
+            .any(|e| e.attempt_id == stale && matches!(e.body, EventBody::RunFinished { .. }))
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the stale worker never reported\n{}",
+            farm.logs(30)
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(farm.wait_terminal(run, RUN_LIMIT).await, "succeeded");
+    // … and is told its lease is fenced.
+    let wa_log = farm
+        .workers
+        .get("wa")
+        .map(|w| w.log_text())
+        .unwrap_or_default();
+    assert!(
+        wa_log.contains("lease fenced by the coordinator"),
+        "worker wa was not fenced:\n{wa_log}"
+    );
+    let l = ledger(&farm, run).await;
+    exclusive(run, &l, &asg);
+    assert_eq!(
+        l.applied.get(&stale).cloned().unwrap_or_default(),
+        vec![1, 2],
+        "only the stale attempt's events from before the freeze are applied"
+    );
+    assert!(
+        l.published.get(&stale).map(|v| v.len()).unwrap_or(0) >= 5,
+        "the stale attempt published its late events: {l:?}"
+    );
+    eprintln!(
+        "stale worker fenced: test {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+}
