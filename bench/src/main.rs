@@ -122,7 +122,7 @@ async fn bench(window_s: f64, latency_s: f64) -> anyhow::Result<()> {
         nats,
     };
     let result = phases(&env, window_s, latency_s).await;
-    let s3 = argus_storage::s3_client(&s3_settings(&env.bucket));
+    let s3 = argus_infra::s3_client(&s3_settings(&env.bucket));
     if let Err(e) = s3.delete_bucket().bucket(&env.bucket).send().await {
         eprintln!("note: could not delete bucket {}: {e}", env.bucket);
     }
@@ -136,9 +136,9 @@ async fn bench(window_s: f64, latency_s: f64) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn s3_settings(bucket: &str) -> argus_storage::S3Settings {
+fn s3_settings(bucket: &str) -> argus_infra::S3Settings {
     let var = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
-    argus_storage::S3Settings {
+    argus_infra::S3Settings {
         endpoint: var("ARGUS_S3_ENDPOINT", "http://127.0.0.1:8333"),
         region: var("ARGUS_S3_REGION", "us-east-1"),
         bucket: bucket.to_string(),

@@ -26,8 +26,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 use anyhow::Context;
+use argus_infra::S3Store;
 use argus_protocol::subjects::Subjects;
-use argus_storage::S3Store;
 use sqlx::PgPool;
 use tokio::sync::Notify;
 

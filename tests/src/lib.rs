@@ -19,10 +19,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use argus_coordinator::CoordinatorConfig;
+use argus_infra::S3Settings;
 use argus_protocol::subjects::Subjects;
 use argus_protocol::Platform;
 use argus_protocol::RunDetail;
-use argus_storage::S3Settings;
 use argus_worker::{BrowserConfig, DriverConfig, WorkerConfig};
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -191,7 +191,7 @@ impl Farm {
             pool,
             subjects,
             s3: s3.clone(),
-            s3_client: argus_storage::s3_client(&s3),
+            s3_client: argus_infra::s3_client(&s3),
             worker_id: worker_id.clone(),
             worker_dir: worker_dir.clone(),
             http: authed_client(&format!("admin-{token}")),
@@ -455,7 +455,7 @@ impl Drop for Farm {
                     let _ = js.delete_stream(subjects.assign_stream()).await;
                     let _ = js.delete_stream(subjects.events_stream()).await;
                 }
-                let client = argus_storage::s3_client(&s3);
+                let client = argus_infra::s3_client(&s3);
                 if let Ok(list) = client.list_objects_v2().bucket(&s3.bucket).send().await {
                     for o in list.contents() {
                         if let Some(k) = o.key() {

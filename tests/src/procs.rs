@@ -21,9 +21,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use argus_infra::S3Settings;
 use argus_protocol::subjects::Subjects;
 use argus_protocol::RunEvent;
-use argus_storage::S3Settings;
 use futures::StreamExt;
 use serde_json::Value;
 
@@ -870,7 +870,7 @@ impl Drop for ProcFarm {
                             .await;
                     }
                 }
-                let client = argus_storage::s3_client(&s3);
+                let client = argus_infra::s3_client(&s3);
                 if let Ok(list) = client.list_objects_v2().bucket(&s3.bucket).send().await {
                     for o in list.contents() {
                         if let Some(k) = o.key() {

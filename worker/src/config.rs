@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use argus_infra::{NatsAuth, S3Settings};
 use argus_protocol::Platform;
-use argus_storage::S3Settings;
 
 /// Parses `1280x800` into `(width, height)` CSS px.
 pub fn parse_viewport(s: &str) -> Result<(u32, u32), String> {
@@ -209,84 +209,6 @@ impl WorkerConfig {
             host
         };
         format!("{host}-{}", self.platform.as_str())
-    }
-}
-
-/// How to reach NATS securely: credentials (a `.creds` file, user + password, or a token)
-/// and TLS (a private CA, an optional client certificate, `tls://` URLs). Every field is
-/// optional; none set means a plain connection (a laptop's loopback NATS).
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct NatsAuth {
-    /// NATS credentials file (user JWT + NKey seed, as `nsc` writes it).
-    #[arg(long, env = "ARGUS_NATS_CREDS")]
-    pub nats_creds: Option<PathBuf>,
-    /// NATS user name (with `--nats-password`).
-    #[arg(long, env = "ARGUS_NATS_USER", requires = "nats_password")]
-    pub nats_user: Option<String>,
-    /// NATS password (with `--nats-user`).
-    #[arg(
-        long,
-        env = "ARGUS_NATS_PASSWORD",
-        hide_env_values = true,
-        requires = "nats_user"
-    )]
-    pub nats_password: Option<String>,
-    /// NATS authorization token (`authorization { token: … }` on the server).
-    #[arg(long, env = "ARGUS_NATS_TOKEN", hide_env_values = true)]
-    pub nats_token: Option<String>,
-    /// PEM file of the CA that signed the NATS servers' certificates; implies TLS.
-    #[arg(long, env = "ARGUS_NATS_TLS_CA")]
-    pub nats_tls_ca: Option<PathBuf>,
-    /// PEM client certificate for mutual TLS (with `--nats-tls-key`).
-    #[arg(long, env = "ARGUS_NATS_TLS_CERT", requires = "nats_tls_key")]
-    pub nats_tls_cert: Option<PathBuf>,
-    /// PEM private key of `--nats-tls-cert`.
-    #[arg(long, env = "ARGUS_NATS_TLS_KEY", requires = "nats_tls_cert")]
-    pub nats_tls_key: Option<PathBuf>,
-    /// Refuse to talk to NATS without TLS (also implied by `tls://` URLs and
-    /// `--nats-tls-ca`).
-    #[arg(long, env = "ARGUS_NATS_REQUIRE_TLS")]
-    pub nats_require_tls: bool,
-}
-
-impl NatsAuth {
-    /// Connects to `urls` (one URL or several, comma-separated: the seed servers of a
-    /// cluster; `tls://` URLs require TLS) with these credentials and TLS settings.
-    pub async fn connect(&self, urls: &str, name: &str) -> anyhow::Result<async_nats::Client> {
-        let servers: Vec<&str> = urls
-            .split(',')
-            .map(str::trim)
-            .filter(|u| !u.is_empty())
-            .collect();
-        anyhow::ensure!(!servers.is_empty(), "no NATS URL given (ARGUS_NATS_URL)");
-        let mut opts = async_nats::ConnectOptions::new().name(name);
-        if let Some(path) = &self.nats_creds {
-            opts = opts.credentials_file(path).await.map_err(|e| {
-                anyhow::anyhow!("cannot read NATS credentials {} ({e})", path.display())
-            })?;
-        }
-        if let (Some(user), Some(pass)) = (&self.nats_user, &self.nats_password) {
-            opts = opts.user_and_password(user.clone(), pass.clone());
-        }
-        if let Some(token) = &self.nats_token {
-            opts = opts.token(token.clone());
-        }
-        if let Some(ca) = &self.nats_tls_ca {
-            anyhow::ensure!(ca.is_file(), "NATS TLS CA {} is not a file", ca.display());
-            opts = opts.add_root_certificates(ca.clone());
-        }
-        if let (Some(cert), Some(key)) = (&self.nats_tls_cert, &self.nats_tls_key) {
-            opts = opts.add_client_certificate(cert.clone(), key.clone());
-        }
-        let tls = self.nats_require_tls
-            || self.nats_tls_ca.is_some()
-            || servers.iter().any(|u| u.starts_with("tls://"));
-        if tls {
-            opts = opts.require_tls(true);
-        }
-        opts.connect(servers)
-            .await
-            .map_err(|e| anyhow::anyhow!("cannot connect to NATS at {urls}: {e}"))
     }
 }
 

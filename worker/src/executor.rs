@@ -25,7 +25,7 @@ use crate::agent::{AgentEnv, ModelClient, Secrets};
 use crate::device::{ActError, Device};
 use crate::events::{Emitter, EventSink};
 use crate::resolve::{resolve, Purpose};
-use argus_storage::{screenshot_key, ArtifactStore};
+use argus_infra::{screenshot_key, ArtifactStore};
 
 /// Poll interval of `wait for`.
 const WAIT_POLL: Duration = Duration::from_millis(100);

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use argus_infra::DirStore;
 use argus_protocol::{JobSpec, Platform, RunDetail};
-use argus_storage::DirStore;
 use chrono::Utc;
 use uuid::Uuid;
 

@@ -12,9 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{anyhow, Context};
+use argus_infra::{ArtifactStore, S3Store};
 use argus_protocol::subjects::{is_valid_worker_id, Subjects};
 use argus_protocol::{Assignment, EventBody, Heartbeat, HeartbeatReply, LeaseRef, RunStatus};
-use argus_storage::{ArtifactStore, S3Store};
 use async_nats::jetstream::{self, consumer::pull};
 use futures::StreamExt;
 use uuid::Uuid;

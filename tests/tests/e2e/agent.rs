@@ -10,12 +10,12 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use argus_infra::DirStore;
 use argus_perception::{Rect, Role};
 use argus_protocol::{
     Disposition, JobSpec, Mode, ModelOverride, Platform, ReflectClass, RetryAdvice, RunDetail,
     RunStatus,
 };
-use argus_storage::DirStore;
 use argus_tests::chat_stub::{plan, ChatStub, Reply};
 use argus_tests::scripted_device::{Inject, Item, ScriptedDevice, Sent};
 use argus_worker::agent::AgentEnv;

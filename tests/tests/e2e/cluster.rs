@@ -274,7 +274,7 @@ async fn three_node_nats_cluster_two_coordinators_survive_a_node_loss() {
     let _ = sqlx::query(&format!("drop database if exists {db_name} with (force)"))
         .execute(&admin)
         .await;
-    let client = argus_storage::s3_client(&s3);
+    let client = argus_infra::s3_client(&s3);
     if let Ok(list) = client.list_objects_v2().bucket(&s3.bucket).send().await {
         for o in list.contents() {
             if let Some(k) = o.key() {
@@ -348,19 +348,11 @@ fn private_nats(auth_args: &[&str]) -> (Child, String) {
     (child, format!("nats://127.0.0.1:{port}"))
 }
 
-/// Connects with `auth` (both the coordinator's and the worker's settings, which must
-/// agree), retrying while the server starts; `Err` once it answers and refuses.
-async fn try_connect(url: &str, auth: &argus_coordinator::config::NatsAuth) -> Result<(), String> {
-    let w = argus_worker::config::NatsAuth {
-        nats_creds: auth.nats_creds.clone(),
-        nats_user: auth.nats_user.clone(),
-        nats_password: auth.nats_password.clone(),
-        nats_token: auth.nats_token.clone(),
-        nats_tls_ca: auth.nats_tls_ca.clone(),
-        nats_tls_cert: auth.nats_tls_cert.clone(),
-        nats_tls_key: auth.nats_tls_key.clone(),
-        nats_require_tls: auth.nats_require_tls,
-    };
+/// Connects with `auth` (the settings coordinators and workers share, `argus_infra::NatsAuth`),
+/// twice as two clients would, retrying while the server starts; `Err` once it answers and
+/// refuses.
+async fn try_connect(url: &str, auth: &argus_infra::NatsAuth) -> Result<(), String> {
+    let w = auth.clone();
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let c = tokio::time::timeout(Duration::from_secs(5), auth.connect(url, "t")).await;
@@ -391,7 +383,7 @@ async fn try_connect(url: &str, auth: &argus_coordinator::config::NatsAuth) -> R
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nats_user_password_and_token_are_used() {
-    use argus_coordinator::config::NatsAuth;
+    use argus_infra::NatsAuth;
     let (_s1, url) = private_nats(&["--user", "argus", "--pass", "s3cret-pw"]);
     let good = NatsAuth {
         nats_user: Some("argus".into()),

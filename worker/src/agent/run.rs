@@ -502,7 +502,7 @@ impl Exec<'_> {
             t.screenshot_ms += ms(s1);
             let before_key = match &png {
                 Some(p) => {
-                    let key = argus_storage::screenshot_key(&self.run_id, step, action, "before");
+                    let key = argus_infra::screenshot_key(&self.run_id, step, action, "before");
                     let s2 = Instant::now();
                     let r = self.store.put(&key, p.clone(), "image/png").await;
                     t.upload_ms += ms(s2);

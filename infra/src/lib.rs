@@ -1,9 +1,16 @@
+//! Argus's clients for the shared infrastructure: the NATS connection ([`nats`]: cluster
+//! seeds, credentials, TLS) and artifact storage (below).
+//!
 //! Where run artifacts go: an S3-compatible bucket (`aws-sdk-s3`, path-style, static
 //! credentials, rustls with ring) or, for `argus run`, a local folder. Keys look like
 //! `runs/<run_id>/<step>-<action>-before.png`.
 //!
-//! Shared by the worker (uploads) and the coordinator (serves images to report viewers), so
-//! it is a crate of its own rather than a copy in each.
+//! Shared by the worker (uploads, NATS) and the coordinator (serves images to report viewers,
+//! NATS), so it is a crate of its own rather than a copy in each.
+
+pub mod nats;
+
+pub use nats::NatsAuth;
 
 use std::path::PathBuf;
 
