@@ -36,6 +36,7 @@ pub mod occlusion;
 pub mod ocr;
 pub mod regions;
 pub mod role;
+pub mod som;
 pub mod tree;
 pub mod vision;
 pub mod wda;
