@@ -14,7 +14,7 @@
 //! - **latency**: 500 jobs/s submitted over HTTP to 1,000 idle devices; submit→start is
 //!   submit time (carried in the job name) to the worker receiving the assignment.
 //!
-//! It also prints the `EXPLAIN` of the claim statement and checks that it walks the
+//! It also prints the `EXPLAIN` of the claim's per-class candidate query and checks that it walks the
 //! `runs_queued` index with no Sort. The last line is machine-readable.
 
 use std::collections::BTreeMap;
@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use argus_coordinator::store::claim::CLAIM_SQL;
+use argus_coordinator::store::claim::CLASS_CANDIDATES_SQL;
 use argus_coordinator::CoordinatorConfig;
 use argus_protocol::subjects::Subjects;
 use argus_protocol::{
@@ -189,7 +189,11 @@ async fn phases(env: &Env, window_s: f64, latency_s: f64) -> anyhow::Result<(Vec
         latency.insert(coords, r);
     }
 
-    out.push("EXPLAIN of the claim statement (coordinator/src/store/claim.rs CLAIM_SQL):".into());
+    out.push(
+        "EXPLAIN of the claim's candidate query, one per class of identical free slots \
+         (coordinator/src/store/claim.rs CLASS_CANDIDATES_SQL, 256 slots, 60,000 queued):"
+            .into(),
+    );
     for l in plan_text.lines() {
         out.push(format!("    {l}"));
     }
@@ -605,12 +609,11 @@ async fn dispatch_phase(
         .await?;
     sqlx::query("analyze jobs").execute(&farm.pool).await?;
     let plan = if explain {
-        let rows: Vec<(String,)> = sqlx::query_as(&format!("explain {CLAIM_SQL}"))
-            .bind("bw0-d0")
+        let rows: Vec<(String,)> = sqlx::query_as(&format!("explain {CLASS_CANDIDATES_SQL}"))
             .bind("web")
             .bind(serde_json::json!({"browser": "chromium"}))
-            .bind(uuid::Uuid::new_v4())
-            .bind(30.0_f64)
+            .bind(Vec::<String>::new())
+            .bind(256_i64)
             .fetch_all(&farm.pool)
             .await?;
         Some(rows.into_iter().map(|r| r.0 + "\n").collect())

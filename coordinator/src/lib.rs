@@ -17,6 +17,7 @@ pub mod config;
 pub mod dispatcher;
 pub mod error;
 pub mod junit;
+pub mod label_sets;
 pub mod report;
 pub mod scheduler;
 pub mod store;
@@ -48,6 +49,8 @@ pub struct AppState {
     pub s3: Arc<S3Store>,
     /// Wakes the dispatcher (new job, freed slot).
     pub wake: Arc<Notify>,
+    /// Registered label sets per platform, for refusing unmatchable selectors.
+    pub label_sets: Arc<label_sets::LabelSets>,
 }
 
 /// Connects to PostgreSQL (migrating), NATS (creating streams) and S3 (creating the bucket).
@@ -74,6 +77,7 @@ pub async fn connect(cfg: CoordinatorConfig) -> anyhow::Result<AppState> {
         cfg: Arc::new(cfg),
         s3: Arc::new(s3),
         wake: Arc::new(Notify::new()),
+        label_sets: Arc::default(),
     })
 }
 

@@ -213,7 +213,7 @@ pub async fn fire_due(state: &AppState) -> anyhow::Result<usize> {
                         matrix_cell: Some(cell),
                         ..Default::default()
                     };
-                    insert_in(&mut tx, &spec, &meta).await?;
+                    insert_in(&mut *tx, &spec, &meta).await?;
                 }
                 fired += 1;
             }

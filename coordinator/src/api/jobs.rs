@@ -40,10 +40,9 @@ pub(crate) fn parse_spec(body: &[u8]) -> Result<JobSpec, ApiError> {
 /// Refuses a selector that no registered device of the platform could ever satisfy,
 /// listing the label sets that exist.
 pub(crate) async fn check_matchable(st: &AppState, spec: &JobSpec) -> Result<(), ApiError> {
-    let sets = store::workers::label_sets(&st.pool, spec.platform.as_str()).await?;
-    if sets.iter().any(|l| spec.selector.matches(l)) {
+    let Some(sets) = st.label_sets.unmatched(&st.pool, spec).await? else {
         return Ok(());
-    }
+    };
     let existing: Vec<String> = sets
         .iter()
         .take(10)

@@ -11,8 +11,9 @@
 //! coordinators never hand one run or one slot out twice; they skip what another holds.
 //!
 //! The dispatcher uses [`claim_batch`]: the same rules applied to up to `max_n` free slots in
-//! one round trip (`argus_claim_batch`, migrations/0003_claim_batch.sql). [`claim`] claims
-//! for one given slot.
+//! one round trip (`argus_claim_batch`, migrations/0005_claim_by_class.sql), which claims for
+//! each class of identical slots (platform, labels) with one candidate query
+//! ([`CLASS_CANDIDATES_SQL`]) and one assigning UPDATE. [`claim`] claims for one given slot.
 
 use argus_protocol::JobSpec;
 use chrono::{DateTime, Utc};
@@ -83,6 +84,23 @@ with dev as (
 )
 select c.id, c.job_id, c.attempt_id, c.worker_id, c.lease_expires_at, j.spec
   from claimed c join jobs j on j.id = c.job_id";
+
+/// The candidate query `argus_claim_batch` runs once per class of identical free slots
+/// (migrations/0005_claim_by_class.sql), with the function's variables as parameters so it
+/// can be EXPLAINed: `$1` platform, `$2` the class's labels, `$3` teams at their quota,
+/// `$4` how many slots of the class are free. Walks `runs_queued` in order (priority, then
+/// FIFO), locking what it returns; no sort.
+pub const CLASS_CANDIDATES_SQL: &str = "
+select r.id, r.team_id, r.priority, r.created_at from runs r
+  join jobs j on j.id = r.job_id
+ where r.status = 'queued' and r.not_before <= now()
+   and j.platform = $1
+   and $2::jsonb @> j.selector_labels
+   and argus_selector_match($2::jsonb, j.selector_require)
+   and not (r.team_id = any ($3::text[]))
+ order by r.priority desc, r.created_at, r.id
+ limit $4
+ for update of r skip locked";
 
 type ClaimRow = (
     Uuid,

@@ -5,13 +5,16 @@
 //! [`apply_batch`] applies a fetched batch in one transaction: one statement locks every run
 //! of the batch (in id order) and reads its current attempt, one statement inserts the event
 //! rows of current attempts (`on conflict do nothing … returning` tells which are new), then
-//! each new event's effect is written in order. Same guarantees as one event per
-//! transaction, a fraction of the round trips and commits.
+//! the new events' effects are written set-wise, one statement per event kind
+//! ([`super::effects`]). Same guarantees as one event per transaction, a fraction of the
+//! round trips and commits.
 
 use std::collections::{HashMap, HashSet};
 
 use argus_protocol::{EventBody, RunEvent};
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgPool;
+
+use super::effects;
 use uuid::Uuid;
 
 /// What applying an event did.
@@ -103,131 +106,27 @@ pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>
             .execute(&mut *tx)
             .await?;
     }
+    let mut fresh = Vec::with_capacity(live.len());
     for &i in &live {
         let ev = &evs[i];
-        out[i] = if inserted.contains(&(ev.run_id, ev.attempt_id, ev.seq as i64)) {
-            effect(&mut tx, ev).await?
+        if inserted.contains(&(ev.run_id, ev.attempt_id, ev.seq as i64)) {
+            out[i] = Applied::Applied;
+            fresh.push(i);
         } else {
-            Applied::Duplicate
-        };
+            out[i] = Applied::Duplicate;
+        }
+    }
+    let fresh_evs: Vec<&RunEvent> = fresh.iter().map(|&i| &evs[i]).collect();
+    let ended: HashSet<Uuid> = effects::write(&mut tx, &fresh_evs)
+        .await?
+        .into_iter()
+        .map(|(run, _)| run)
+        .collect();
+    for &i in &fresh {
+        if matches!(evs[i].body, EventBody::RunFinished { .. }) && ended.contains(&evs[i].run_id) {
+            out[i] = Applied::Finished;
+        }
     }
     tx.commit().await?;
     Ok(out)
-}
-
-/// Writes the effect of one new, current-attempt event.
-async fn effect(tx: &mut PgConnection, ev: &RunEvent) -> Result<Applied, sqlx::Error> {
-    let mut result = Applied::Applied;
-    match &ev.body {
-        EventBody::RunStarted {
-            device_id: _,
-            screen_w_px,
-            screen_h_px,
-        } => {
-            sqlx::query(
-                "update runs set status = 'running', started_at = coalesce(started_at, $3),
-                        screen_w_px = $4, screen_h_px = $5
-                  where id = $1 and attempt_id = $2 and status in ('assigned', 'running')",
-            )
-            .bind(ev.run_id)
-            .bind(ev.attempt_id)
-            .bind(ev.at)
-            .bind(*screen_w_px as i32)
-            .bind(*screen_h_px as i32)
-            .execute(&mut *tx)
-            .await?;
-        }
-        EventBody::StepStarted { step, text } => {
-            sqlx::query(
-                "insert into steps (run_id, attempt_id, step, text) values ($1, $2, $3, $4)
-                 on conflict (run_id, attempt_id, step) do update set text = excluded.text",
-            )
-            .bind(ev.run_id)
-            .bind(ev.attempt_id)
-            .bind(*step as i32)
-            .bind(text)
-            .execute(&mut *tx)
-            .await?;
-        }
-        EventBody::ActionFinished(a) => {
-            sqlx::query(
-                "insert into steps (run_id, attempt_id, step) values ($1, $2, $3)
-                 on conflict do nothing",
-            )
-            .bind(ev.run_id)
-            .bind(ev.attempt_id)
-            .bind(a.step as i32)
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query(
-                "insert into actions (run_id, attempt_id, step, action, kind, ok, disposition, record)
-                 values ($1, $2, $3, $4, $5, $6, $7, $8)
-                 on conflict (run_id, attempt_id, step, action) do update
-                   set kind = excluded.kind, ok = excluded.ok,
-                       disposition = excluded.disposition, record = excluded.record",
-            )
-            .bind(ev.run_id)
-            .bind(ev.attempt_id)
-            .bind(a.step as i32)
-            .bind(a.action as i32)
-            .bind(&a.kind)
-            .bind(a.ok)
-            .bind(a.disposition.as_str())
-            .bind(sqlx::types::Json(a.as_ref()))
-            .execute(&mut *tx)
-            .await?;
-        }
-        EventBody::StepFinished {
-            step,
-            ok,
-            error,
-            duration_ms,
-        } => {
-            sqlx::query(
-                "insert into steps (run_id, attempt_id, step, ok, error, duration_ms)
-                 values ($1, $2, $3, $4, $5, $6)
-                 on conflict (run_id, attempt_id, step) do update
-                   set ok = excluded.ok, error = excluded.error, duration_ms = excluded.duration_ms",
-            )
-            .bind(ev.run_id)
-            .bind(ev.attempt_id)
-            .bind(*step as i32)
-            .bind(*ok)
-            .bind(error.as_deref())
-            .bind(*duration_ms)
-            .execute(&mut *tx)
-            .await?;
-        }
-        EventBody::RunFinished { status, error } => {
-            let n = sqlx::query(
-                "update runs set status = $3, error = $4, finished_at = $5, lease_expires_at = null
-                  where id = $1 and attempt_id = $2
-                    and status in ('queued', 'assigned', 'running')",
-            )
-            .bind(ev.run_id)
-            .bind(ev.attempt_id)
-            .bind(status.as_str())
-            .bind(error.as_deref())
-            .bind(ev.at)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            sqlx::query("update devices set current_run_id = null where current_run_id = $1")
-                .bind(ev.run_id)
-                .execute(&mut *tx)
-                .await?;
-            if n == 1 {
-                result = Applied::Finished;
-                if matches!(
-                    status,
-                    argus_protocol::RunStatus::Failed
-                        | argus_protocol::RunStatus::Errored
-                        | argus_protocol::RunStatus::TimedOut
-                ) {
-                    crate::store::jobs::retry_in(&mut *tx, ev.run_id).await?;
-                }
-            }
-        }
-    }
-    Ok(result)
 }

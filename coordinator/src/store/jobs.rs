@@ -18,57 +18,59 @@ pub struct JobMeta {
     pub matrix_cell: Option<String>,
 }
 
-/// Stores a validated job and its first queued run inside `tx`; returns `(job_id, run_id)`.
-pub async fn insert_in(
-    tx: &mut sqlx::PgConnection,
+/// The one statement that stores a job and its first queued run (`$1` job id, `$2` run id):
+/// atomic on its own, so a job is never stored without its run.
+const INSERT_SQL: &str = "
+with j as (
+    insert into jobs (id, spec, platform, selector_labels, selector_require, name, team_id,
+                      suite_id, schedule_id, matrix_cell)
+    values ($1, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+    returning id, team_id)
+insert into runs (id, job_id, status, team_id, priority, queue_deadline)
+select $2, j.id, 'queued', j.team_id, $12, now() + make_interval(secs => $13::float8) from j";
+
+/// Stores a validated job and its first queued run with one statement on `conn` (a pool or
+/// the caller's transaction); returns `(job_id, run_id)`.
+///
+/// Errors: the database's (a missing team, a lost connection); nothing is stored then.
+pub async fn insert_in<'c, E>(
+    conn: E,
     spec: &JobSpec,
     meta: &JobMeta,
-) -> Result<(Uuid, Uuid), sqlx::Error> {
+) -> Result<(Uuid, Uuid), sqlx::Error>
+where
+    E: sqlx::PgExecutor<'c>,
+{
     let job_id = Uuid::new_v4();
     let run_id = Uuid::new_v4();
     let constraints = spec.selector.constraints().unwrap_or_default();
-    sqlx::query(
-        "insert into jobs (id, spec, platform, selector_labels, selector_require, name, team_id,
-                           suite_id, schedule_id, matrix_cell)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-    )
-    .bind(job_id)
-    .bind(sqlx::types::Json(spec))
-    .bind(spec.platform.as_str())
-    .bind(sqlx::types::Json(&spec.selector.labels))
-    .bind(sqlx::types::Json(&constraints))
-    .bind(spec.name.as_deref())
-    .bind(&meta.team_id)
-    .bind(meta.suite_id)
-    .bind(meta.schedule_id)
-    .bind(meta.matrix_cell.as_deref())
-    .execute(&mut *tx)
-    .await?;
-    sqlx::query(
-        "insert into runs (id, job_id, status, team_id, priority, queue_deadline)
-         values ($1, $2, 'queued', $3, $4,
-                 now() + make_interval(secs => $5::float8))",
-    )
-    .bind(run_id)
-    .bind(job_id)
-    .bind(&meta.team_id)
-    .bind(spec.priority)
-    .bind(spec.queue_timeout_s.map(|s| s as f64))
-    .execute(&mut *tx)
-    .await?;
+    sqlx::query(INSERT_SQL)
+        .bind(job_id)
+        .bind(run_id)
+        .bind(sqlx::types::Json(spec))
+        .bind(spec.platform.as_str())
+        .bind(sqlx::types::Json(&spec.selector.labels))
+        .bind(sqlx::types::Json(&constraints))
+        .bind(spec.name.as_deref())
+        .bind(&meta.team_id)
+        .bind(meta.suite_id)
+        .bind(meta.schedule_id)
+        .bind(meta.matrix_cell.as_deref())
+        .bind(spec.priority)
+        .bind(spec.queue_timeout_s.map(|s| s as f64))
+        .execute(conn)
+        .await?;
     Ok((job_id, run_id))
 }
 
-/// Stores a validated job and one queued run in one transaction; returns `(job_id, run_id)`.
+/// Stores a validated job and one queued run (one statement, so one implicit transaction);
+/// returns `(job_id, run_id)`.
 pub async fn insert(
     pool: &PgPool,
     spec: &JobSpec,
     meta: &JobMeta,
 ) -> Result<(Uuid, Uuid), sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    let ids = insert_in(&mut tx, spec, meta).await?;
-    tx.commit().await?;
-    Ok(ids)
+    insert_in(pool, spec, meta).await
 }
 
 /// Creates the retry run of a finished run when its job allows one more: `retries` not used

@@ -4,10 +4,120 @@
 //! person to judge (and, for an `idempotent` job with retries left, retried as a new run).
 //! Its slot is freed either way. Queued runs past their `queue_timeout_s` end `timed_out`. Rows are taken `FOR UPDATE SKIP LOCKED`,
 //! so several coordinators can reap at once.
+//!
+//! **Grace after an outage.** Heartbeats land only while a coordinator and PostgreSQL are
+//! up. When all coordinators (or the database) were down for longer than a lease, every
+//! lease looks expired on recovery although the workers are fine: nobody was there to hear
+//! them. The one-row table `reaper_state` (migration 0004) is shared by all coordinators:
+//! each [`Reaper::pass`] stamps `last_pass` (at most every [`REFRESH_EVERY`]), and the pass
+//! that finds it older than [`GAP_THRESHOLD`] sets `reap_not_before` one lease (plus
+//! [`HEARTBEAT_SLACK`]) ahead. Until then expired leases are left alone, so every live
+//! worker heartbeats and extends first; a worker that really died is reaped when the grace
+//! ends. While one coordinator keeps passing (a restarted sibling, a quick restart under
+//! the threshold) `last_pass` stays fresh and reaping goes on as usual. Queue deadlines
+//! (`timed_out`) are not held back: they say "no device in time", which stays true.
 
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
-/// Reaps up to `limit` expired leases; returns `(requeued, lost)`.
+/// A reaper silence longer than this, across all coordinators, means heartbeats could not
+/// land, and starts a grace. Default 5 s, chosen to be:
+/// - well above how often a live coordinator stamps `last_pass`: every [`REFRESH_EVERY`]
+///   (1 s) plus at most one dispatch interval (default 500 ms) and one dispatch pass, so a
+///   busy coordinator does not start a grace (which would only delay reaping, never reap
+///   wrongly); [`Reaper::new`] raises it for dispatch intervals over 2 s;
+/// - above the workers' heartbeat interval (2 s by default): an outage shorter than that
+///   costs each worker at most one or two missed heartbeats, which a lease absorbs as long
+///   as it is longer than this threshold plus two heartbeat intervals (9 s; default 30 s).
+pub const GAP_THRESHOLD: Duration = Duration::from_secs(5);
+
+/// Least time between two writes of `last_pass` by one coordinator: the dispatcher may
+/// call [`Reaper::pass`] many times a second under load; the row needs no more.
+pub const REFRESH_EVERY: Duration = Duration::from_secs(1);
+
+/// Added to the lease in a grace: one worker heartbeat interval (default 2 s), so a worker
+/// whose first heartbeat after the outage comes late in its interval (or was in flight and
+/// failed as the grace began) still has its lease extended before the grace ends.
+pub const HEARTBEAT_SLACK: Duration = Duration::from_secs(2);
+
+/// One coordinator's reaper: [`reap`] plus the shared outage bookkeeping (see the module
+/// docs). Owned by the dispatcher task.
+#[derive(Debug)]
+pub struct Reaper {
+    /// Grace length: lease + [`HEARTBEAT_SLACK`].
+    grace: Duration,
+    /// [`GAP_THRESHOLD`], raised for long dispatch intervals.
+    gap: Duration,
+    /// When this coordinator last stamped `last_pass`; `None` before the first pass.
+    refreshed_at: Option<Instant>,
+}
+
+impl Reaper {
+    /// A reaper for leases of `lease` (the coordinator's `lease_s`) run every
+    /// `dispatch_interval` (or sooner).
+    pub fn new(lease: Duration, dispatch_interval: Duration) -> Reaper {
+        Reaper {
+            grace: lease + HEARTBEAT_SLACK,
+            gap: GAP_THRESHOLD.max(dispatch_interval * 2 + REFRESH_EVERY),
+            refreshed_at: None,
+        }
+    }
+
+    /// One pass: stamps `last_pass` (starting a grace after a silence, logged once at info)
+    /// when [`REFRESH_EVERY`] has passed since this reaper last did, then [`reap`]s up to
+    /// `limit` runs; returns `(requeued, lost)`. Errors: any database error; the stamp is
+    /// retried on the next pass.
+    pub async fn pass(&mut self, pool: &PgPool, limit: i64) -> Result<(u64, u64), sqlx::Error> {
+        if self
+            .refreshed_at
+            .is_none_or(|t| t.elapsed() >= REFRESH_EVERY)
+        {
+            self.refresh(pool).await?;
+            self.refreshed_at = Some(Instant::now());
+        }
+        reap(pool, limit).await
+    }
+
+    /// Stamps `last_pass = now()`; if no coordinator had done so for longer than the gap
+    /// threshold (or the row is missing), sets `reap_not_before = now() + grace` — one
+    /// statement, so racing coordinators agree.
+    async fn refresh(&self, pool: &PgPool) -> Result<(), sqlx::Error> {
+        let (started, silent_s, until): (bool, Option<f64>, DateTime<Utc>) = sqlx::query_as(
+            "with prev as (select last_pass from reaper_state where id = 1)
+             insert into reaper_state as s (id, last_pass, reap_not_before)
+             values (1, now(), now() + make_interval(secs => $2))
+             on conflict (id) do update
+                set reap_not_before = case
+                        when now() - s.last_pass > make_interval(secs => $1)
+                        then greatest(s.reap_not_before, excluded.reap_not_before)
+                        else s.reap_not_before end,
+                    last_pass = greatest(s.last_pass, excluded.last_pass)
+             returning s.reap_not_before = now() + make_interval(secs => $2),
+                       (select extract(epoch from now() - last_pass)::float8 from prev),
+                       s.reap_not_before",
+        )
+        .bind(self.gap.as_secs_f64())
+        .bind(self.grace.as_secs_f64())
+        .fetch_one(pool)
+        .await?;
+        if started {
+            let silent = silent_s.map_or("an unknown time".to_string(), |s| format!("{s:.1} s"));
+            tracing::info!(
+                grace_s = self.grace.as_secs_f64(),
+                "no coordinator reaped for {silent}; not reaping leases until {until} \
+                 (workers get a lease to heartbeat first)"
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Reaps up to `limit` expired leases — none while `reaper_state.reap_not_before` is ahead
+/// (a grace after an outage; [`Reaper::pass`] maintains it) — and ends up to `limit` queued
+/// runs past their queue deadline; returns `(requeued, lost)`. Errors: any database error
+/// (the transaction is rolled back).
 pub async fn reap(pool: &PgPool, limit: i64) -> Result<(u64, u64), sqlx::Error> {
     let mut tx = pool.begin().await?;
     let expired: Vec<(uuid::Uuid, uuid::Uuid, bool)> = sqlx::query_as(
@@ -16,6 +126,7 @@ pub async fn reap(pool: &PgPool, limit: i64) -> Result<(u64, u64), sqlx::Error> 
                           and a.disposition <> 'not_delivered') as delivered
            from runs r
           where r.status in ('assigned', 'running') and r.lease_expires_at < now()
+            and now() >= (select reap_not_before from reaper_state where id = 1)
           order by r.lease_expires_at
           limit $1
           for update of r skip locked",

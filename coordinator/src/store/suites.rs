@@ -32,7 +32,7 @@ pub async fn insert(
             matrix_cell: Some(cell.clone()),
             ..Default::default()
         };
-        let (job, run) = insert_in(&mut tx, spec, &meta).await?;
+        let (job, run) = insert_in(&mut *tx, spec, &meta).await?;
         out.push((job, run, cell.clone()));
     }
     tx.commit().await?;

@@ -9,6 +9,9 @@
 //!   with that action kept, and is retried only when `idempotent` (with retries left).
 //! - `kill -9` + restart of the coordinator, of NATS (same file store), and `pg_ctl restart`
 //!   of PostgreSQL: the run still succeeds, and a job submitted after recovery runs too.
+//! - The only coordinator down for longer than a lease: on restart the reaper first gives
+//!   the workers a lease to heartbeat (grace), so the live run is neither re-queued nor
+//!   `lost`: it succeeds on its one attempt.
 //! - S3 down during uploads: the run ends with its true verdict, the screenshots that could
 //!   not be stored are `None` and the report says "screenshot missing", each failed upload
 //!   was retried by the SDK, and uploads resume when S3 is back.
@@ -360,6 +363,96 @@ async fn coordinator_restart_mid_run() {
     recovered(&farm, &site, run, &url).await;
     eprintln!(
         "coordinator restart: test {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+}
+
+/// `kill -9` of the only coordinator mid-run, kept down until the run's lease has lapsed
+/// (lease + 4 s, past the reaper's gap threshold), then restarted: nobody could hear the
+/// worker's heartbeats, so the reaper holds expired leases back for a lease (grace) and the
+/// worker extends its lease meanwhile. The run is never reaped: it ends `succeeded` with
+/// one attempt, one assignment and one run for its job, well after the grace ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn coordinators_down_past_the_lease_reap_no_live_run() {
+    const LEASE_S: u64 = 4;
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let t0 = Instant::now();
+    let site = Site::start(site_root()).await;
+    let mut farm = ProcFarm::start(ProcFarmOptions {
+        lease_s: LEASE_S,
+        ..Default::default()
+    })
+    .await;
+    let asg = Assignments::watch(&farm).await;
+    farm.start_coordinator().await;
+    let url = farm.coordinator_url(0);
+    farm.start_worker("wa", 1, &url, None).await;
+    // `open` is delivered first, so a wrongful reap would end the run `lost`. The first
+    // wait spans the outage (8 s) and the restart, so no event backlog keeps the run row
+    // locked when the restarted reaper first looks; the second outlasts the grace
+    // (lease + 2 s).
+    let (job, run) = farm
+        .submit_to(
+            &url,
+            &json!({"platform": "web", "start_url": site.example_url("vanillajs", "g"),
+                    "instruction": "wait 12s\nwait 8s"}),
+        )
+        .await;
+    // Mid-wait: run_started, open (step_started, action_finished, step_finished) and the
+    // first wait's step_started applied.
+    farm.wait_count(ACTIONS, run, 1, RUN_LIMIT).await;
+    farm.wait_count(EVENTS, run, 5, RUN_LIMIT).await;
+    farm.kill_coordinator(0);
+    tokio::time::sleep(Duration::from_secs(LEASE_S + 4)).await;
+    let lapsed: (String, bool) =
+        sqlx::query_as("select status, lease_expires_at < now() from runs where id = $1")
+            .bind(run)
+            .fetch_one(&farm.pool)
+            .await
+            .expect("run");
+    assert_eq!(
+        lapsed,
+        ("running".to_string(), true),
+        "the lease lapsed while no coordinator was up"
+    );
+    farm.restart_coordinator(0).await;
+    let restarted = Instant::now();
+    let status = farm.wait_terminal(run, RUN_LIMIT).await;
+    let ran_on = restarted.elapsed();
+    assert_eq!(status, "succeeded", "{}", farm.logs(40));
+    assert!(
+        ran_on > Duration::from_secs(LEASE_S + 2),
+        "the run ended inside the grace ({ran_on:?} after the restart): the test no longer \
+         shows heartbeats keeping it past the grace"
+    );
+    let attempts: (i32,) = sqlx::query_as("select attempts from runs where id = $1")
+        .bind(run)
+        .fetch_one(&farm.pool)
+        .await
+        .expect("attempts");
+    assert_eq!(attempts.0, 1, "never re-queued");
+    assert_eq!(
+        count(&farm, "select count(*) from runs where job_id = $1", job).await,
+        1,
+        "never lost and retried"
+    );
+    assert_eq!(asg.of(run).len(), 1, "assigned once");
+    let l = ledger(&farm, run).await;
+    exclusive(run, &l, &asg);
+    assert_eq!(l.applied.len(), 1, "one attempt: {l:?}");
+    assert_eq!(count(&farm, ACTIONS, run).await, 3);
+    let log = farm.coordinators[0]
+        .proc
+        .as_ref()
+        .map(|p| p.log_text())
+        .unwrap_or_default();
+    assert!(
+        log.contains("not reaping leases until"),
+        "the grace is logged:\n{log}"
+    );
+    eprintln!(
+        "coordinators down past the lease: run ended {:.1} s after the restart; test {:.1} s",
+        ran_on.as_secs_f64(),
         t0.elapsed().as_secs_f64()
     );
 }

@@ -15,6 +15,7 @@ mod farm;
 mod faults;
 mod harmony;
 mod ios;
+mod reaper;
 mod security;
 mod teardown;
 mod todomvc;

@@ -1,0 +1,55 @@
+//! The label sets of registered devices per platform, cached for the submit path.
+//!
+//! Every submit asks "could any registered device ever run this selector?"; asking
+//! PostgreSQL each time (`select distinct labels from devices …`, a walk over every slot)
+//! cost more than storing the job. A set seen within [`FRESH_FOR`] answers a "yes" from
+//! memory; a "no" is always re-checked against the database before a job is refused, so a
+//! device registered a moment ago is never missed.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use argus_protocol::JobSpec;
+use sqlx::PgPool;
+
+/// How long a platform's cached label sets may answer "yes" (5 s: a device whose labels
+/// changed within that time may let one job through that then waits in the queue, exactly
+/// as a job for an offline device does).
+pub const FRESH_FOR: Duration = Duration::from_secs(5);
+
+/// One label set: label name → value.
+pub type LabelSet = BTreeMap<String, String>;
+
+/// Cache of `platform → (read at, label sets)`.
+#[derive(Default)]
+pub struct LabelSets {
+    by_platform: Mutex<HashMap<String, (Instant, Vec<LabelSet>)>>,
+}
+
+impl LabelSets {
+    /// `Ok(None)` when some registered device of the job's platform satisfies its selector,
+    /// else `Ok(Some(sets))` with the platform's label sets as the database has them now.
+    ///
+    /// Errors: the database's, when the cache could not answer.
+    pub async fn unmatched(
+        &self,
+        pool: &PgPool,
+        spec: &JobSpec,
+    ) -> Result<Option<Vec<LabelSet>>, sqlx::Error> {
+        let platform = spec.platform.as_str();
+        if let Ok(cache) = self.by_platform.lock() {
+            if let Some((at, sets)) = cache.get(platform) {
+                if at.elapsed() < FRESH_FOR && sets.iter().any(|l| spec.selector.matches(l)) {
+                    return Ok(None);
+                }
+            }
+        }
+        let sets = crate::store::workers::label_sets(pool, platform).await?;
+        let matched = sets.iter().any(|l| spec.selector.matches(l));
+        if let Ok(mut cache) = self.by_platform.lock() {
+            cache.insert(platform.to_string(), (Instant::now(), sets.clone()));
+        }
+        Ok(if matched { None } else { Some(sets) })
+    }
+}

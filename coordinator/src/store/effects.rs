@@ -1,0 +1,276 @@
+//! The effects of a batch of new, current-attempt run events, written set-wise: one
+//! statement per event kind (`unnest` of arrays) instead of one per event, so a batch of
+//! 256 events costs about seven round trips.
+//!
+//! Kinds are written in the order a run produces them (run started, step started, action
+//! finished, step finished, run finished). Every effect is a field-wise merge that does not
+//! depend on the order of different kinds (a `running` status is only set on an `assigned`
+//! or `running` run; a terminal status only on a non-terminal run). Within one kind the
+//! result is the one events applied one at a time in `seq` order give: for steps and
+//! actions the last event wins; for a run's start and end the first (later ones change
+//! nothing).
+
+use std::collections::BTreeMap;
+
+use argus_protocol::{ActionRecord, EventBody, RunEvent, RunStatus};
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+/// Key of a step row: `(run_id, attempt_id, step)`.
+type StepKey = (Uuid, Uuid, u32);
+/// Key of a run's attempt: `(run_id, attempt_id)`.
+type RunKey = (Uuid, Uuid);
+/// A run's start: `(at, screen width px, screen height px)`.
+type Start = (DateTime<Utc>, i32, i32);
+/// A run's end: `(status, error, at)`.
+type End<'a> = (RunStatus, Option<&'a str>, DateTime<Utc>);
+
+/// Writes the effects of `evs` (new, current-attempt events only) inside the caller's
+/// transaction; returns the `(run_id, status)` of the runs this batch ended.
+///
+/// Errors: any statement's database error; the caller rolls the batch back.
+pub async fn write(
+    tx: &mut PgConnection,
+    evs: &[&RunEvent],
+) -> Result<Vec<(Uuid, RunStatus)>, sqlx::Error> {
+    let mut started: BTreeMap<RunKey, Start> = BTreeMap::new();
+    let mut step_text: BTreeMap<StepKey, &str> = BTreeMap::new();
+    let mut actions: BTreeMap<(Uuid, Uuid, u32, u32), &ActionRecord> = BTreeMap::new();
+    let mut step_end: BTreeMap<StepKey, (bool, Option<&str>, f64)> = BTreeMap::new();
+    let mut finished: BTreeMap<RunKey, End> = BTreeMap::new();
+    let mut sorted: Vec<&RunEvent> = evs.to_vec();
+    sorted.sort_by_key(|e| (e.run_id, e.attempt_id, e.seq));
+    for ev in sorted {
+        let run = (ev.run_id, ev.attempt_id);
+        match &ev.body {
+            EventBody::RunStarted {
+                screen_w_px,
+                screen_h_px,
+                ..
+            } => {
+                // the first start counts (`started_at` is kept once set)
+                started
+                    .entry(run)
+                    .or_insert((ev.at, *screen_w_px as i32, *screen_h_px as i32));
+            }
+            EventBody::StepStarted { step, text } => {
+                step_text.insert((ev.run_id, ev.attempt_id, *step), text);
+            }
+            EventBody::ActionFinished(a) => {
+                actions.insert((ev.run_id, ev.attempt_id, a.step, a.action), a);
+            }
+            EventBody::StepFinished {
+                step,
+                ok,
+                error,
+                duration_ms,
+            } => {
+                step_end.insert(
+                    (ev.run_id, ev.attempt_id, *step),
+                    (*ok, error.as_deref(), *duration_ms),
+                );
+            }
+            EventBody::RunFinished { status, error } => {
+                finished
+                    .entry(run)
+                    .or_insert((*status, error.as_deref(), ev.at));
+            }
+        }
+    }
+    runs_started(tx, &started).await?;
+    steps_started(tx, &step_text).await?;
+    actions_finished(tx, &actions).await?;
+    steps_finished(tx, &step_end).await?;
+    runs_finished(tx, &finished).await
+}
+
+async fn runs_started(
+    tx: &mut PgConnection,
+    started: &BTreeMap<RunKey, Start>,
+) -> Result<(), sqlx::Error> {
+    if started.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<Uuid> = started.keys().map(|k| k.0).collect();
+    let atts: Vec<Uuid> = started.keys().map(|k| k.1).collect();
+    let ats: Vec<DateTime<Utc>> = started.values().map(|v| v.0).collect();
+    let ws: Vec<i32> = started.values().map(|v| v.1).collect();
+    let hs: Vec<i32> = started.values().map(|v| v.2).collect();
+    sqlx::query(
+        "update runs r set status = 'running', started_at = coalesce(r.started_at, u.at),
+                screen_w_px = u.w, screen_h_px = u.h
+           from unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::int4[], $5::int4[])
+                as u(id, att, at, w, h)
+          where r.id = u.id and r.attempt_id = u.att and r.status in ('assigned', 'running')",
+    )
+    .bind(&ids)
+    .bind(&atts)
+    .bind(&ats)
+    .bind(&ws)
+    .bind(&hs)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
+fn step_columns<V>(m: &BTreeMap<StepKey, V>) -> (Vec<Uuid>, Vec<Uuid>, Vec<i32>) {
+    (
+        m.keys().map(|k| k.0).collect(),
+        m.keys().map(|k| k.1).collect(),
+        m.keys().map(|k| k.2 as i32).collect(),
+    )
+}
+
+async fn steps_started(
+    tx: &mut PgConnection,
+    steps: &BTreeMap<StepKey, &str>,
+) -> Result<(), sqlx::Error> {
+    if steps.is_empty() {
+        return Ok(());
+    }
+    let (ids, atts, nums) = step_columns(steps);
+    let texts: Vec<&str> = steps.values().copied().collect();
+    sqlx::query(
+        "insert into steps (run_id, attempt_id, step, text)
+         select * from unnest($1::uuid[], $2::uuid[], $3::int4[], $4::text[])
+         on conflict (run_id, attempt_id, step) do update set text = excluded.text",
+    )
+    .bind(&ids)
+    .bind(&atts)
+    .bind(&nums)
+    .bind(&texts)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
+async fn actions_finished(
+    tx: &mut PgConnection,
+    actions: &BTreeMap<(Uuid, Uuid, u32, u32), &ActionRecord>,
+) -> Result<(), sqlx::Error> {
+    if actions.is_empty() {
+        return Ok(());
+    }
+    // the step row an action belongs to exists before the action row
+    let steps: BTreeMap<StepKey, ()> = actions.keys().map(|k| ((k.0, k.1, k.2), ())).collect();
+    let (ids, atts, nums) = step_columns(&steps);
+    sqlx::query(
+        "insert into steps (run_id, attempt_id, step)
+         select * from unnest($1::uuid[], $2::uuid[], $3::int4[])
+         on conflict do nothing",
+    )
+    .bind(&ids)
+    .bind(&atts)
+    .bind(&nums)
+    .execute(&mut *tx)
+    .await?;
+    let ids: Vec<Uuid> = actions.keys().map(|k| k.0).collect();
+    let atts: Vec<Uuid> = actions.keys().map(|k| k.1).collect();
+    let steps: Vec<i32> = actions.keys().map(|k| k.2 as i32).collect();
+    let nums: Vec<i32> = actions.keys().map(|k| k.3 as i32).collect();
+    let kinds: Vec<&str> = actions.values().map(|a| a.kind.as_str()).collect();
+    let oks: Vec<bool> = actions.values().map(|a| a.ok).collect();
+    let dispositions: Vec<&str> = actions.values().map(|a| a.disposition.as_str()).collect();
+    let records: Vec<sqlx::types::Json<&ActionRecord>> =
+        actions.values().map(|a| sqlx::types::Json(*a)).collect();
+    sqlx::query(
+        "insert into actions (run_id, attempt_id, step, action, kind, ok, disposition, record)
+         select * from unnest($1::uuid[], $2::uuid[], $3::int4[], $4::int4[], $5::text[],
+                              $6::bool[], $7::text[], $8::jsonb[])
+         on conflict (run_id, attempt_id, step, action) do update
+           set kind = excluded.kind, ok = excluded.ok,
+               disposition = excluded.disposition, record = excluded.record",
+    )
+    .bind(&ids)
+    .bind(&atts)
+    .bind(&steps)
+    .bind(&nums)
+    .bind(&kinds)
+    .bind(&oks)
+    .bind(&dispositions)
+    .bind(&records)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
+async fn steps_finished(
+    tx: &mut PgConnection,
+    steps: &BTreeMap<StepKey, (bool, Option<&str>, f64)>,
+) -> Result<(), sqlx::Error> {
+    if steps.is_empty() {
+        return Ok(());
+    }
+    let (ids, atts, nums) = step_columns(steps);
+    let oks: Vec<bool> = steps.values().map(|v| v.0).collect();
+    let errors: Vec<Option<&str>> = steps.values().map(|v| v.1).collect();
+    let durations: Vec<f64> = steps.values().map(|v| v.2).collect();
+    sqlx::query(
+        "insert into steps (run_id, attempt_id, step, ok, error, duration_ms)
+         select * from unnest($1::uuid[], $2::uuid[], $3::int4[], $4::bool[], $5::text[],
+                              $6::float8[])
+         on conflict (run_id, attempt_id, step) do update
+           set ok = excluded.ok, error = excluded.error, duration_ms = excluded.duration_ms",
+    )
+    .bind(&ids)
+    .bind(&atts)
+    .bind(&nums)
+    .bind(&oks)
+    .bind(&errors)
+    .bind(&durations)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
+async fn runs_finished(
+    tx: &mut PgConnection,
+    finished: &BTreeMap<RunKey, End<'_>>,
+) -> Result<Vec<(Uuid, RunStatus)>, sqlx::Error> {
+    if finished.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<Uuid> = finished.keys().map(|k| k.0).collect();
+    let atts: Vec<Uuid> = finished.keys().map(|k| k.1).collect();
+    let statuses: Vec<&str> = finished.values().map(|v| v.0.as_str()).collect();
+    let errors: Vec<Option<&str>> = finished.values().map(|v| v.1).collect();
+    let ats: Vec<DateTime<Utc>> = finished.values().map(|v| v.2).collect();
+    let ended: Vec<(Uuid,)> = sqlx::query_as(
+        "update runs r set status = u.status, error = u.error, finished_at = u.at,
+                lease_expires_at = null
+           from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
+                as u(id, att, status, error, at)
+          where r.id = u.id and r.attempt_id = u.att
+            and r.status in ('queued', 'assigned', 'running')
+         returning r.id",
+    )
+    .bind(&ids)
+    .bind(&atts)
+    .bind(&statuses)
+    .bind(&errors)
+    .bind(&ats)
+    .fetch_all(&mut *tx)
+    .await?;
+    // the slot is freed whether or not the status changed (a cancelled or reaped run's
+    // worker still reports its end)
+    sqlx::query("update devices set current_run_id = null where current_run_id = any($1)")
+        .bind(&ids)
+        .execute(&mut *tx)
+        .await?;
+    let ended: std::collections::HashSet<Uuid> = ended.into_iter().map(|r| r.0).collect();
+    let mut out = Vec::with_capacity(ended.len());
+    for (k, v) in finished {
+        if !ended.contains(&k.0) {
+            continue;
+        }
+        if matches!(
+            v.0,
+            RunStatus::Failed | RunStatus::Errored | RunStatus::TimedOut
+        ) {
+            crate::store::jobs::retry_in(&mut *tx, k.0).await?;
+        }
+        out.push((k.0, v.0));
+    }
+    Ok(out)
+}
