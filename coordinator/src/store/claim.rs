@@ -4,8 +4,10 @@
 //! and whose team is under its concurrency quota, assigns it with a fresh attempt id and
 //! lease, and marks the slot busy.
 //!
-//! Known limit: the quota is checked by count inside the statement, so two coordinators
-//! claiming for the same team in the same instant can exceed it by one.
+//! Quotas: the dispatcher's [`claim_batch`] takes a transaction-level advisory lock while
+//! any team has a quota, so racing coordinators count exactly. The single-slot [`claim`]
+//! does not (kept for tests and tools): two of them racing for one team can exceed its quota
+//! by one.
 //!
 //! Both the device row and the run row are taken `FOR UPDATE SKIP LOCKED`, so concurrent
 //! coordinators never hand one run or one slot out twice; they skip what another holds.
