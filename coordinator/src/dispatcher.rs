@@ -2,33 +2,23 @@
 //! one statement (see [`crate::store::claim::claim_batch`]), commits, then publishes the
 //! assignments to the slots' workers pipelined (all sent, then all acks awaited). A failed
 //! publish puts that run back in the queue (fenced by attempt id). Wakes on submit,
-//! on run finish, and every `dispatch_interval_ms`; the same task runs the lease reaper (at
-//! most once per interval).
+//! on run finish, on re-queued runs, and every `dispatch_interval_ms`. The lease reaper runs
+//! on a task of its own ([`crate::reaper_task`]).
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use argus_protocol::Assignment;
 use tokio::sync::Notify;
 
 use crate::bus;
-use crate::store::{claim, reaper};
+use crate::store::claim;
 use crate::AppState;
 
 /// Runs until the process ends.
 pub async fn run(state: AppState, wake: Arc<Notify>) {
     let interval = Duration::from_millis(state.cfg.dispatch_interval_ms.max(10));
-    let mut reaper = reaper::Reaper::new(Duration::from_secs(state.cfg.lease_s), interval);
-    // The reaper runs once per interval, not on every wake-up: under load every submit and
-    // every finished run wakes the dispatcher, and a reaper pass is a transaction of its own.
-    let mut reaped_at: Option<Instant> = None;
     loop {
-        if reaped_at.is_none_or(|t| t.elapsed() >= interval) {
-            reaped_at = Some(Instant::now());
-            if let Err(e) = reaper.pass(&state.pool, 100).await {
-                tracing::warn!(error = %e, "reaper pass failed");
-            }
-        }
         match dispatch_once(&state).await {
             Ok(n) if n > 0 => continue,
             Ok(_) => {}

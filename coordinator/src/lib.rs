@@ -3,9 +3,10 @@
 //! NATS JetStream, the applier that applies run events exactly once, the lease reaper, and
 //! report rendering.
 //!
-//! Task ownership: [`run`] starts four tasks — the HTTP server (axum), the dispatcher
-//! ([`dispatcher::run`], also reaps expired leases and queue deadlines), the event applier
-//! ([`applier::run`]) and the scheduler ([`scheduler::run`], fires due schedules). They share only [`AppState`]; all coordination between several
+//! Task ownership: [`run`] starts five tasks — the HTTP server (axum), the dispatcher
+//! ([`dispatcher::run`]), the lease reaper ([`reaper_task::run`], also ends queued runs past
+//! their deadline), the event applier ([`applier::run`]) and the scheduler
+//! ([`scheduler::run`], fires due schedules). They share only [`AppState`]; all coordination between several
 //! coordinators happens in SQL (`FOR UPDATE SKIP LOCKED`, attempt-id fencing) and in
 //! JetStream (one shared durable consumer, deduplicated publishes).
 
@@ -18,6 +19,7 @@ pub mod dispatcher;
 pub mod error;
 pub mod junit;
 pub mod label_sets;
+pub mod reaper_task;
 pub mod report;
 pub mod scheduler;
 pub mod store;
@@ -89,6 +91,7 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     let dispatcher = tokio::spawn(dispatcher::run(state.clone(), state.wake.clone()));
     let applier = tokio::spawn(applier::run(state.clone(), state.wake.clone()));
+    let reaper = tokio::spawn(reaper_task::run(state.clone(), state.wake.clone()));
     let scheduler = tokio::spawn(scheduler::run(state.clone()));
     let app = api::router(state);
     let res = axum::serve(listener, app)
@@ -96,6 +99,7 @@ pub async fn serve(
         .await;
     dispatcher.abort();
     applier.abort();
+    reaper.abort();
     scheduler.abort();
     res.context("HTTP server failed")
 }

@@ -122,10 +122,20 @@ pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>
         .into_iter()
         .map(|(run, _)| run)
         .collect();
+    // The run_finished that ended a run is its first fresh one by seq (later ones change
+    // nothing, as they would one at a time).
+    let mut ender: HashMap<Uuid, usize> = HashMap::new();
     for &i in &fresh {
-        if matches!(evs[i].body, EventBody::RunFinished { .. }) && ended.contains(&evs[i].run_id) {
-            out[i] = Applied::Finished;
+        let ev = &evs[i];
+        if matches!(ev.body, EventBody::RunFinished { .. }) && ended.contains(&ev.run_id) {
+            let e = ender.entry(ev.run_id).or_insert(i);
+            if evs[*e].seq > ev.seq {
+                *e = i;
+            }
         }
+    }
+    for i in ender.into_values() {
+        out[i] = Applied::Finished;
     }
     tx.commit().await?;
     Ok(out)

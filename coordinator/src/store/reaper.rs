@@ -25,16 +25,17 @@ use sqlx::PgPool;
 /// A reaper silence longer than this, across all coordinators, means heartbeats could not
 /// land, and starts a grace. Default 5 s, chosen to be:
 /// - well above how often a live coordinator stamps `last_pass`: every [`REFRESH_EVERY`]
-///   (1 s) plus at most one dispatch interval (default 500 ms) and one dispatch pass, so a
-///   busy coordinator does not start a grace (which would only delay reaping, never reap
-///   wrongly); [`Reaper::new`] raises it for dispatch intervals over 2 s;
+///   (1 s), from the reaper's own task ([`crate::reaper_task`]) ticking every dispatch
+///   interval (default 500 ms), so no dispatch pass, however slow, delays it; only a
+///   database that takes seconds to answer does (and then heartbeats stall too);
+///   [`Reaper::new`] raises the threshold for dispatch intervals over 2 s;
 /// - above the workers' heartbeat interval (2 s by default): an outage shorter than that
 ///   costs each worker at most one or two missed heartbeats, which a lease absorbs as long
 ///   as it is longer than this threshold plus two heartbeat intervals (9 s; default 30 s).
 pub const GAP_THRESHOLD: Duration = Duration::from_secs(5);
 
-/// Least time between two writes of `last_pass` by one coordinator: the dispatcher may
-/// call [`Reaper::pass`] many times a second under load; the row needs no more.
+/// Least time between two writes of `last_pass` by one coordinator: the reaper task passes
+/// every dispatch interval (500 ms by default, less in tests); the row needs no more.
 pub const REFRESH_EVERY: Duration = Duration::from_secs(1);
 
 /// Added to the lease in a grace: one worker heartbeat interval (default 2 s), so a worker
@@ -43,7 +44,7 @@ pub const REFRESH_EVERY: Duration = Duration::from_secs(1);
 pub const HEARTBEAT_SLACK: Duration = Duration::from_secs(2);
 
 /// One coordinator's reaper: [`reap`] plus the shared outage bookkeeping (see the module
-/// docs). Owned by the dispatcher task.
+/// docs). Owned by the reaper task ([`crate::reaper_task`]).
 #[derive(Debug)]
 pub struct Reaper {
     /// Grace length: lease + [`HEARTBEAT_SLACK`].

@@ -177,3 +177,22 @@ async fn malformed_jobs_are_refused_and_nothing_is_stored() {
         .expect("health");
     assert_eq!(r.status().as_u16(), 200, "health needs no token");
 }
+
+/// The submit path's label-set cache may answer "yes" from memory, but a "no" is asked of
+/// the database again: a device registered a moment after a refusal is seen at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_selector_is_rechecked_in_the_database() {
+    let farm = crate::bare_farm().await;
+    farm.register_sim_device("rk-1", "web", json!({"rack": "r1"}), 3600)
+        .await;
+    let ok = json!({"platform": "web", "instruction": "wait 1ms",
+        "selector": {"labels": {"rack": "r1"}}});
+    farm.submit(&ok).await; // caches web's label sets
+    let r9 = json!({"platform": "web", "instruction": "wait 1ms",
+        "selector": {"labels": {"rack": "r9"}}});
+    let (code, env) = farm.post_job_raw(r9.to_string()).await;
+    assert_eq!(code, 422, "{env}");
+    farm.register_sim_device("rk-9", "web", json!({"rack": "r9"}), 3600)
+        .await;
+    farm.submit(&r9).await;
+}

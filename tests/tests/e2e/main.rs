@@ -5,8 +5,10 @@
 mod agent;
 mod agent_farm;
 mod android;
+mod apply_batch;
 mod bad_input;
 mod claim;
+mod claim_classes;
 mod cluster;
 mod dashboard;
 mod desktop;
@@ -19,3 +21,21 @@ mod reaper;
 mod security;
 mod teardown;
 mod todomvc;
+
+/// Runs one SQL statement, panicking with the statement and the error.
+pub(crate) async fn exec(pool: &sqlx::PgPool, sql: &str) {
+    sqlx::query(sql)
+        .execute(pool)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+}
+
+/// A farm with no worker: only the claimers and appliers a test calls touch its slots (sim
+/// slots heard from a minute ago are past the farm dispatcher's 15 s TTL).
+pub(crate) async fn bare_farm() -> argus_tests::Farm {
+    argus_tests::Farm::start(argus_tests::FarmOptions {
+        worker_slots: None,
+        ..Default::default()
+    })
+    .await
+}

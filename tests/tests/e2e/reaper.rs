@@ -2,13 +2,16 @@
 //! 0004) on a real database, with no processes: a pass after a silence longer than the gap
 //! threshold holds expired leases back for a lease plus slack; a pass after a short one (a
 //! quick restart) or next to a live sibling coordinator starts no grace and reaps at once;
-//! once the grace ends, expired leases are reaped again.
+//! once the grace ends, expired leases are reaped again. And a coordinator whose dispatcher
+//! is stuck (here: behind a sibling's claim lock) keeps reaping on time, because the reaper
+//! has a task of its own.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use argus_coordinator::store::reaper::{Reaper, GAP_THRESHOLD, HEARTBEAT_SLACK};
 use argus_coordinator::store::MIGRATOR;
 use argus_tests::procs::{ProcFarm, ProcFarmOptions};
+use serde_json::json;
 use uuid::Uuid;
 
 const LEASE: Duration = Duration::from_secs(30);
@@ -106,4 +109,111 @@ async fn reaper_grace_follows_only_a_silence() {
     assert_eq!(c.pass(pool, 100).await.expect("pass"), (1, 0));
     assert_eq!(status(pool, run).await, "queued");
     assert!(grace_left_s(pool).await < 0.0, "no grace");
+}
+
+/// A dispatcher stuck in a claim must not read as an outage. Here a sibling coordinator
+/// holds the claim's advisory lock (any team has a quota) for 7 s, as a slow claim of its
+/// own would, while this coordinator keeps answering heartbeats. A dead worker's lease
+/// that expired meanwhile must be reaped within moments, not a lease later.
+///
+/// Failed while the dispatcher task also ran the reaper (fixed by `reaper_task.rs`): the
+/// first pass after the stall found `last_pass` 7 s old (> the 5 s gap) and started a 32 s
+/// grace; with claims that kept taking longer than the gap, every pass renewed it and
+/// expired leases were never reaped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_dispatcher_does_not_suspend_reaping() {
+    let farm = crate::bare_farm().await;
+    let pool = &farm.pool;
+    farm.register_sim_device("q-0", "web", json!({"pool": "q"}), 3600)
+        .await;
+    // a due run that no live slot matches, and a quota: every claim takes the advisory lock
+    farm.submit(&json!({"platform": "web", "instruction": "wait 1ms",
+        "selector": {"labels": {"pool": "q"}}}))
+        .await;
+    crate::exec(
+        pool,
+        "update teams set max_concurrent = 100 where id = 'default'",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(1500)).await; // a normal pass or two
+    let mut sibling = pool.begin().await.expect("tx");
+    sqlx::query("select pg_advisory_xact_lock(7306813395581925699)")
+        .execute(&mut *sibling)
+        .await
+        .expect("advisory lock");
+    // wait until this coordinator's dispatcher is stuck on it
+    let waiting = Instant::now();
+    loop {
+        let n: (i64,) = sqlx::query_as(
+            "select count(*) from pg_locks l join pg_database d on d.oid = l.database
+              where l.locktype = 'advisory' and not l.granted
+                and d.datname = current_database()",
+        )
+        .fetch_one(pool)
+        .await
+        .expect("pg_locks");
+        if n.0 > 0 {
+            break;
+        }
+        assert!(
+            waiting.elapsed() < Duration::from_secs(5),
+            "the dispatcher never claimed"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // the dead worker's run: running, lease expired, nothing delivered
+    let (job, run) = (Uuid::new_v4(), Uuid::new_v4());
+    sqlx::query("insert into jobs (id, spec, platform) values ($1, '{}', 'web')")
+        .bind(job)
+        .execute(pool)
+        .await
+        .expect("job");
+    sqlx::query(
+        "insert into runs (id, job_id, status, attempt_id, attempts, worker_id,
+                           lease_expires_at, assigned_at, started_at)
+         values ($1, $2, 'running', $3, 1, 'dead', now() - interval '1 second',
+                 now() - interval '1 minute', now() - interval '1 minute')",
+    )
+    .bind(run)
+    .bind(job)
+    .bind(Uuid::new_v4())
+    .execute(pool)
+    .await
+    .expect("run");
+    let stall = Instant::now();
+    // heartbeats land all along
+    while stall.elapsed() < Duration::from_secs(7) {
+        let r = farm
+            .http
+            .post(format!("{}/api/v1/workers/heartbeat", farm.base_url))
+            .json(&json!({"worker_id": "live", "hostname": "h", "devices": [], "running": []}))
+            .send()
+            .await
+            .expect("heartbeat");
+        assert_eq!(r.status().as_u16(), 200);
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+    }
+    sibling.commit().await.expect("release");
+    let released = Instant::now();
+    loop {
+        let st: (String, f64) = sqlx::query_as(
+            "select r.status, extract(epoch from s.reap_not_before - now())::float8
+               from runs r, reaper_state s where r.id = $1",
+        )
+        .bind(run)
+        .fetch_one(pool)
+        .await
+        .expect("status");
+        if st.0 == "queued" {
+            break;
+        }
+        assert!(
+            released.elapsed() < Duration::from_secs(3),
+            "the expired lease is still {} 3 s after a 7 s dispatcher stall (reaping held back \
+             for {:.0} s more) although heartbeats landed throughout",
+            st.0,
+            st.1
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
