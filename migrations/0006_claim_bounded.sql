@@ -11,7 +11,10 @@
 --     matches are visited (1,000 classes x 10,000 queued: 12 s -> 16 ms, measured);
 --     with 4 or fewer the per-class walks cost less than that pass and are done directly;
 --   - at most max_n classes are visited per call (0003's worst case: max_n walks);
---   - after a class that claimed, the call ends once nothing is due any more.
+--   - after a class that claimed, the call ends once nothing is due any more;
+--   - a class's runs are taken first and only as many of its slots are locked as runs came
+--     back (0005 locked up to max_n slots to hand out one run: 1,000 idle slots and one
+--     queued run cost 2.1 ms per claim, now 0.5 ms), and the free slots are read once.
 --
 -- Everything else is 0005 unchanged (see there).
 create or replace function argus_claim_batch(ttl_s float8, lease_s float8, max_n integer)
@@ -22,6 +25,7 @@ language plpgsql volatile as $$
 declare
     cls record;
     left_n integer := max_n;
+    want integer;
     dev_ids text[];
     dev_workers text[];
     run_ids uuid[];
@@ -29,8 +33,9 @@ declare
     quotas boolean;
     tries integer;
     n integer;
+    n_runs integer;
     n_cand integer;
-    n_classes integer;
+    claimed_here integer;
     visits integer := 0;
 begin
     if not exists (select 1 from runs q where q.status = 'queued' and q.not_before <= now()) then
@@ -41,38 +46,33 @@ begin
         -- key: the first 8 bytes of sha256('argus_claim_batch'), fixed
         perform pg_advisory_xact_lock(7306813395581925699);
     end if;
-    select count(*) into n_classes
-      from (select 1 from devices x
+    for cls in
+        with free as materialized (
+            select x.platform, x.labels, count(*)::integer as n_free, max(x.last_seen) as seen
+              from devices x
              where x.current_run_id is null
                and x.last_seen > now() - make_interval(secs => ttl_s)
-             group by x.platform, x.labels) c;
-    for cls in
-        with sel as materialized (
+             group by x.platform, x.labels
+        ), sel as materialized (
             select distinct j.platform, j.selector_labels, j.selector_require
               from runs q join jobs j on j.id = q.job_id
-             where n_classes > 4 and q.status = 'queued' and q.not_before <= now())
-        select x.platform, x.labels from devices x
-         where x.current_run_id is null and x.last_seen > now() - make_interval(secs => ttl_s)
-           and (n_classes <= 4
-                or exists (select 1 from sel s
-                            where s.platform = x.platform
-                              and x.labels @> s.selector_labels
-                              and argus_selector_match(x.labels, s.selector_require)))
-         group by x.platform, x.labels
-         order by max(x.last_seen) desc
+             where (select count(*) from free) > 4
+               and q.status = 'queued' and q.not_before <= now()
+        )
+        select f.platform, f.labels, f.n_free from free f
+         where (select count(*) from free) <= 4
+            or exists (select 1 from sel s
+                        where s.platform = f.platform
+                          and f.labels @> s.selector_labels
+                          and argus_selector_match(f.labels, s.selector_require))
+         order by f.seen desc
     loop
         exit when left_n <= 0 or visits >= max_n;
         visits := visits + 1;
-        select array_agg(s.id), array_agg(s.worker_id) into dev_ids, dev_workers
-          from (select x.id, x.worker_id from devices x
-                 where x.platform = cls.platform and x.labels = cls.labels
-                   and x.current_run_id is null
-                   and x.last_seen > now() - make_interval(secs => ttl_s)
-                 order by x.id
-                 limit left_n
-                 for update skip locked) s;
+        want := least(cls.n_free, left_n);
+        claimed_here := 0;
         tries := 0;
-        while coalesce(cardinality(dev_ids), 0) > 0 and tries < 4 loop
+        while want > 0 and tries < 4 loop
             tries := tries + 1;
             if quotas then
                 select coalesce(array_agg(t.id), '{}') into full_teams from teams t
@@ -90,7 +90,7 @@ begin
                    and argus_selector_match(cls.labels, j.selector_require)
                    and not (r.team_id = any (full_teams))
                  order by r.priority desc, r.created_at, r.id
-                 limit cardinality(dev_ids)
+                 limit want
                  for update of r skip locked
             ), ranked as (
                 select c.*, row_number() over (partition by c.team_id
@@ -106,36 +106,53 @@ begin
                                                    and x.status in ('assigned', 'running')))
               into n_cand, run_ids
               from ranked k left join teams t on t.id = k.team_id;
-            n := least(coalesce(cardinality(run_ids), 0), cardinality(dev_ids));
-            -- no run for this class (none due, or every one cut by a quota)
+            -- no run for this class (none due, or every one locked by another claimer)
             exit when n_cand = 0;
-            continue when n = 0;
-            return query
-            with m as (
-                select u.d, u.w, u.r from unnest(dev_ids[1:n], dev_workers[1:n], run_ids[1:n])
-                    as u(d, w, r)
-            ), upd as (
-                update runs r
-                   set status = 'assigned', attempt_id = gen_random_uuid(),
-                       attempts = r.attempts + 1, worker_id = m.w, device_id = m.d,
-                       lease_expires_at = now() + make_interval(secs => lease_s),
-                       assigned_at = now()
-                  from m where r.id = m.r
-                returning r.id, r.job_id, r.attempt_id, r.worker_id, r.device_id,
-                          r.lease_expires_at
-            ), mark as (
-                update devices x set current_run_id = m.r from m where x.id = m.d
-            )
-            select upd.id, upd.job_id, upd.attempt_id, upd.worker_id, upd.device_id,
-                   upd.lease_expires_at, j.spec
-              from upd join jobs j on j.id = upd.job_id;
-            left_n := left_n - n;
-            dev_ids := dev_ids[n + 1:];
-            dev_workers := dev_workers[n + 1:];
+            n_runs := coalesce(cardinality(run_ids), 0);
+            if n_runs > 0 then
+                -- as many of the class's slots as there are runs; ones another claimer
+                -- holds (or filled since the list was read) are skipped
+                select array_agg(s.id), array_agg(s.worker_id) into dev_ids, dev_workers
+                  from (select x.id, x.worker_id from devices x
+                         where x.platform = cls.platform and x.labels = cls.labels
+                           and x.current_run_id is null
+                           and x.last_seen > now() - make_interval(secs => ttl_s)
+                         order by x.id
+                         limit n_runs
+                         for update skip locked) s;
+                n := least(n_runs, coalesce(cardinality(dev_ids), 0));
+                -- every slot of the class was taken meanwhile
+                exit when n = 0;
+                return query
+                with m as (
+                    select u.d, u.w, u.r
+                      from unnest(dev_ids[1:n], dev_workers[1:n], run_ids[1:n]) as u(d, w, r)
+                ), upd as (
+                    update runs r
+                       set status = 'assigned', attempt_id = gen_random_uuid(),
+                           attempts = r.attempts + 1, worker_id = m.w, device_id = m.d,
+                           lease_expires_at = now() + make_interval(secs => lease_s),
+                           assigned_at = now()
+                      from m where r.id = m.r
+                    returning r.id, r.job_id, r.attempt_id, r.worker_id, r.device_id,
+                              r.lease_expires_at
+                ), mark as (
+                    update devices x set current_run_id = m.r from m where x.id = m.d
+                )
+                select upd.id, upd.job_id, upd.attempt_id, upd.worker_id, upd.device_id,
+                       upd.lease_expires_at, j.spec
+                  from upd join jobs j on j.id = upd.job_id;
+                left_n := left_n - n;
+                want := want - n;
+                claimed_here := claimed_here + n;
+                -- fewer free slots than runs: the class is used up
+                exit when n < n_runs;
+            end if;
             -- another try only helps when a quota cut runs this class could have had
-            exit when n_cand = cardinality(run_ids) or coalesce(cardinality(dev_ids), 0) = 0;
+            exit when n_cand = n_runs;
         end loop;
-        exit when not exists (select 1 from runs q
+        exit when claimed_here > 0
+              and not exists (select 1 from runs q
                                where q.status = 'queued' and q.not_before <= now());
     end loop;
 end
