@@ -6,16 +6,11 @@
 use argus_coordinator::store::claim::{
     claim, claim_batch, free_devices, Claimed, CLAIM_SQL, CLASS_CANDIDATES_SQL,
 };
-use argus_tests::{Farm, FarmOptions};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn racing_claimers_hand_each_run_out_once_and_respect_labels() {
-    let farm = Farm::start(FarmOptions {
-        worker_slots: None,
-        ..Default::default()
-    })
-    .await;
+    let farm = crate::bare_farm().await;
     // Heard from a minute ago: the farm's own dispatcher (15 s device TTL) leaves these
     // slots alone, so only the claimers below race for them.
     for i in 0..8 {
@@ -109,7 +104,7 @@ async fn racing_claimers_hand_each_run_out_once_and_respect_labels() {
 }
 
 /// Four batch claimers (as four coordinators) at once; returns every claim they made.
-async fn race_batch_claimers(pool: &sqlx::PgPool) -> Vec<Claimed> {
+pub(crate) async fn race_batch_claimers(pool: &sqlx::PgPool) -> Vec<Claimed> {
     let mut tasks = Vec::new();
     for _ in 0..4 {
         let pool = pool.clone();
@@ -124,7 +119,7 @@ async fn race_batch_claimers(pool: &sqlx::PgPool) -> Vec<Claimed> {
     claimed
 }
 
-fn assert_exclusive(claimed: &[Claimed]) {
+pub(crate) fn assert_exclusive(claimed: &[Claimed]) {
     let mut runs: Vec<_> = claimed.iter().map(|c| c.run_id).collect();
     runs.sort();
     runs.dedup();
@@ -137,11 +132,7 @@ fn assert_exclusive(claimed: &[Claimed]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn batch_claimers_claim_by_class_exclusively_in_priority_order() {
-    let farm = Farm::start(FarmOptions {
-        worker_slots: None,
-        ..Default::default()
-    })
-    .await;
+    let farm = crate::bare_farm().await;
     // Two classes of slots, heard from a minute ago (the farm's own dispatcher, 15 s TTL,
     // leaves them alone): 6 chromium, 4 firefox.
     for i in 0..6 {
@@ -252,11 +243,7 @@ async fn batch_claimers_claim_by_class_exclusively_in_priority_order() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn racing_batch_claimers_keep_a_team_quota_exactly() {
-    let farm = Farm::start(FarmOptions {
-        worker_slots: None,
-        ..Default::default()
-    })
-    .await;
+    let farm = crate::bare_farm().await;
     for i in 0..8 {
         farm.register_sim_device(&format!("q-{i}"), "web", json!({"pool": "q"}), 60)
             .await;

@@ -1,5 +1,5 @@
-//! The batch claim over classes of identical slots (migrations 0005/0006,
-//! `argus_claim_batch`), against a real PostgreSQL:
+//! The batch claim over classes of identical slots (migration 0005, `argus_claim_batch`),
+//! against a real PostgreSQL:
 //! - idle slots of many distinct label sets (every Android/HarmonyOS phone carries its own
 //!   `serial` label, so each is a class of one) must not make a claim walk the whole queue
 //!   once per class while holding every free slot locked;
@@ -22,7 +22,7 @@ use crate::exec;
 /// is busy. Nothing can be claimed, so a claim pass must stay cheap, and must not hold the
 /// free slots locked (a worker's heartbeat upserts its slots) for long.
 ///
-/// Failed on 0005 (fixed by 0006): `argus_claim_batch` visited every class of free slots,
+/// Failed on the first version of the class claim, which visited every class of free slots,
 /// locked each class's slots, then walked the whole queue for it: 1000 walks of 5000 runs,
 /// 5-6 s per pass, and the heartbeat waited behind it (now ~11 ms and ~18 ms).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -220,25 +220,8 @@ async fn racing_claimers_over_overlapping_classes_keep_quotas_and_exclusivity() 
 
     let mut all: Vec<Claimed> = Vec::new();
     for round in 0..3 {
-        let mut tasks = Vec::new();
-        for _ in 0..4 {
-            let pool = pool.clone();
-            tasks.push(tokio::spawn(async move {
-                claim_batch(&pool, 600, 30, 256).await.expect("claim_batch")
-            }));
-        }
-        let mut claimed = Vec::new();
-        for t in tasks {
-            claimed.extend(t.await.expect("task"));
-        }
-        let mut runs: Vec<_> = claimed.iter().map(|c| c.run_id).collect();
-        runs.sort();
-        runs.dedup();
-        assert_eq!(
-            runs.len(),
-            claimed.len(),
-            "round {round}: a run handed out twice"
-        );
+        let claimed = crate::claim::race_batch_claimers(pool).await;
+        crate::claim::assert_exclusive(&claimed);
         eprintln!(
             "round {round}: {:?}",
             claimed

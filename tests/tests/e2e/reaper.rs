@@ -162,24 +162,7 @@ async fn a_stalled_dispatcher_does_not_suspend_reaping() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     // the dead worker's run: running, lease expired, nothing delivered
-    let (job, run) = (Uuid::new_v4(), Uuid::new_v4());
-    sqlx::query("insert into jobs (id, spec, platform) values ($1, '{}', 'web')")
-        .bind(job)
-        .execute(pool)
-        .await
-        .expect("job");
-    sqlx::query(
-        "insert into runs (id, job_id, status, attempt_id, attempts, worker_id,
-                           lease_expires_at, assigned_at, started_at)
-         values ($1, $2, 'running', $3, 1, 'dead', now() - interval '1 second',
-                 now() - interval '1 minute', now() - interval '1 minute')",
-    )
-    .bind(run)
-    .bind(job)
-    .bind(Uuid::new_v4())
-    .execute(pool)
-    .await
-    .expect("run");
+    let run = expired_run(pool).await;
     let stall = Instant::now();
     // heartbeats land all along
     while stall.elapsed() < Duration::from_secs(7) {
