@@ -17,6 +17,10 @@ use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+/// The error a run gets when its worker reported `run_finished` with a non-terminal status.
+pub const NON_TERMINAL_END: &str =
+    "the worker reported the run finished with a non-terminal status; treated as errored";
+
 /// Key of a step row: `(run_id, attempt_id, step)`.
 type StepKey = (Uuid, Uuid, u32);
 /// Key of a run's attempt: `(run_id, attempt_id)`.
@@ -72,9 +76,15 @@ pub async fn write(
                 );
             }
             EventBody::RunFinished { status, error } => {
-                finished
-                    .entry(run)
-                    .or_insert((*status, error.as_deref(), ev.at));
+                // A worker that reports a non-terminal end (`queued`, `assigned`, `running`)
+                // is broken; the run must not go back to the queue with a stale attempt, so
+                // it ends `errored`, saying why.
+                let (status, error) = if status.is_terminal() {
+                    (*status, error.as_deref())
+                } else {
+                    (RunStatus::Errored, Some(NON_TERMINAL_END))
+                };
+                finished.entry(run).or_insert((status, error, ev.at));
             }
         }
     }

@@ -1,6 +1,7 @@
 //! The applier's batch ([`apply_batch`]) against one event at a time ([`apply`]): one batch
 //! holding a whole run's events (shuffled, with duplicates and a stale attempt) must write
-//! the same rows and report the same outcomes.
+//! the same rows and report the same outcomes; a `run_finished` with a non-terminal status
+//! ends the run `errored`.
 
 use argus_coordinator::store::claim::claim_batch;
 use argus_coordinator::store::events::{apply, apply_batch, Applied};
@@ -259,4 +260,49 @@ async fn one_batch_of_a_whole_run_applies_like_one_event_at_a_time() {
         "per-event outcomes of one batch vs one at a time (seq 9, a second run_finished, \
          ended nothing)"
     );
+}
+
+/// A `run_finished` with a non-terminal status (a broken worker) ends the run `errored`
+/// with the reason, frees its slot and never puts the run back in the queue under a stale
+/// attempt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_non_terminal_run_finished_ends_the_run_errored() {
+    let farm = bare_farm().await;
+    let pool = &farm.pool;
+    farm.register_sim_device("nt-0", "web", json!({"pool": "nt"}), 60)
+        .await;
+    let run = farm
+        .submit(&json!({"platform": "web", "instruction": "wait 1ms",
+            "selector": {"labels": {"pool": "nt"}}}))
+        .await;
+    let claimed = claim_batch(pool, 600, 30, 256).await.expect("claim");
+    assert_eq!(claimed.len(), 1, "{claimed:?}");
+    let att = claimed[0].attempt_id;
+    let end = ev(
+        run,
+        att,
+        1,
+        EventBody::RunFinished {
+            status: RunStatus::Queued,
+            error: None,
+        },
+    );
+    assert_eq!(apply(pool, &end).await.expect("apply"), Applied::Finished);
+    let (status, error): (String, Option<String>) =
+        sqlx::query_as("select status, error from runs where id = $1")
+            .bind(run)
+            .fetch_one(pool)
+            .await
+            .expect("run");
+    assert_eq!(status, "errored");
+    assert_eq!(
+        error.as_deref(),
+        Some(argus_coordinator::store::effects::NON_TERMINAL_END)
+    );
+    let held: (Option<Uuid>,) =
+        sqlx::query_as("select current_run_id from devices where id = 'nt-0'")
+            .fetch_one(pool)
+            .await
+            .expect("slot");
+    assert_eq!(held.0, None, "slot freed");
 }
