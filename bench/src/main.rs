@@ -50,6 +50,10 @@ struct Cli {
     /// Length of the 500 jobs/s latency run, s. Default 6.
     #[arg(long, default_value_t = 6.0)]
     latency_s: f64,
+    /// Warm-up before the latency window, s, at the same rate and not measured (0: measure
+    /// from a cold start). Default 1.
+    #[arg(long, default_value_t = 1.0)]
+    warmup_s: f64,
     /// Run only the latency phase (1 and 2 coordinators) and print its rows; no table
     /// headline. For looking at submit→start alone.
     #[arg(long)]
@@ -88,8 +92,17 @@ fn main() -> anyhow::Result<()> {
                 .init();
             rt.block_on(argus_coordinator::run(*cfg))
         }
-        None if cli.latency_only => rt.block_on(latency_only(cli.latency_s)),
-        None => rt.block_on(bench(cli.window_s, cli.latency_s)),
+        None => {
+            let lat = LatencyRun {
+                secs: cli.latency_s,
+                warmup_s: cli.warmup_s,
+            };
+            if cli.latency_only {
+                rt.block_on(latency_only(lat))
+            } else {
+                rt.block_on(bench(cli.window_s, lat))
+            }
+        }
     }
 }
 
@@ -108,7 +121,7 @@ fn rand_tag() -> String {
 }
 
 /// `--latency-only`: the latency phase with 1 and 2 coordinators.
-async fn latency_only(latency_s: f64) -> anyhow::Result<()> {
+async fn latency_only(latency_s: LatencyRun) -> anyhow::Result<()> {
     let env = env().await?;
     let mut result = Ok(());
     for coords in [1usize, 2] {
@@ -158,7 +171,7 @@ async fn env() -> anyhow::Result<Env> {
     })
 }
 
-async fn bench(window_s: f64, latency_s: f64) -> anyhow::Result<()> {
+async fn bench(window_s: f64, latency_s: LatencyRun) -> anyhow::Result<()> {
     let env = env().await?;
     let result = phases(&env, window_s, latency_s).await;
     drop_bucket(&env).await;
@@ -185,7 +198,11 @@ fn s3_settings(bucket: &str) -> argus_infra::S3Settings {
 
 /// Runs every phase; returns the table lines (last one machine-readable) and whether the
 /// plan check passed.
-async fn phases(env: &Env, window_s: f64, latency_s: f64) -> anyhow::Result<(Vec<String>, bool)> {
+async fn phases(
+    env: &Env,
+    window_s: f64,
+    latency_s: LatencyRun,
+) -> anyhow::Result<(Vec<String>, bool)> {
     let mut out = Vec::new();
     // memory
     let (rss0, rss1) = with_farm(env, 1, memory_phase).await?;
@@ -686,6 +703,14 @@ async fn dispatch_phase(
     result
 }
 
+/// How the latency phase runs: `secs` measured after `warmup_s` not measured, both at
+/// the offered rate.
+#[derive(Debug, Clone, Copy)]
+struct LatencyRun {
+    secs: f64,
+    warmup_s: f64,
+}
+
 /// Result of one latency phase.
 struct Latency {
     started_per_s: f64,
@@ -694,15 +719,16 @@ struct Latency {
 }
 
 /// Submits 500 jobs/s over HTTP to 1,000 idle devices and records submit→start.
-async fn latency_phase(farm: Farm, latency_s: f64) -> anyhow::Result<Latency> {
+async fn latency_phase(farm: Farm, run: LatencyRun) -> anyhow::Result<Latency> {
     let samples = Samples::default();
     let tasks = start_workers(&farm, 1000, &samples).await?;
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let total = (latency_s * OFFERED_JOBS_PER_S as f64) as usize;
-    // The first second at the same rate is warm-up, not measured: HTTP connections and
-    // PostgreSQL pool connections opened, statements prepared, plpgsql compiled per
-    // backend (measured: the worst sample of that second is 80-210 ms, of later ones 20-50).
-    let warm = OFFERED_JOBS_PER_S as usize;
+    let total = (run.secs * OFFERED_JOBS_PER_S as f64) as usize;
+    // The first `warmup_s` at the same rate are not measured: HTTP connections opened,
+    // statements prepared, plpgsql compiled per PostgreSQL backend (measured without the
+    // warm pool connections: the worst sample of the first second was 80-210 ms, of later
+    // ones 20-50).
+    let warm = (run.warmup_s * OFFERED_JOBS_PER_S as f64) as usize;
     let mut tick = tokio::time::interval(Duration::from_micros(1_000_000 / OFFERED_JOBS_PER_S));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
     let mut submits = Vec::with_capacity(warm + total);

@@ -18,10 +18,17 @@ use sqlx::PgPool;
 /// Migrations embedded from `migrations/` at build time.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 
-/// Connects (up to `max` connections) and applies pending migrations.
+/// Connections kept open even when idle (at most `max`): opening one costs a server process
+/// fork and statement preparation, which a burst after a quiet spell would otherwise pay
+/// on its first requests.
+pub const MIN_CONNECTIONS: u32 = 4;
+
+/// Connects (up to `max` connections, [`MIN_CONNECTIONS`] kept warm) and applies pending
+/// migrations.
 pub async fn connect(url: &str, max: u32) -> anyhow::Result<PgPool> {
     let pool = PgPoolOptions::new()
         .max_connections(max)
+        .min_connections(MIN_CONNECTIONS.min(max))
         .acquire_timeout(std::time::Duration::from_secs(10))
         .connect(url)
         .await
