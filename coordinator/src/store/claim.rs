@@ -90,8 +90,9 @@ select c.id, c.job_id, c.attempt_id, c.worker_id, c.lease_expires_at, j.spec
 /// The candidate query `argus_claim_batch` runs once per class of identical free slots
 /// (migrations/0005_claim_by_class.sql), with the function's variables as parameters so it
 /// can be EXPLAINed: `$1` platform, `$2` the class's labels, `$3` teams at their quota,
-/// `$4` how many slots of the class are free. Walks `runs_queued` in order (priority, then
-/// FIFO), locking what it returns; no sort.
+/// `$4` how many of the class's free slots the call holds. Walks `runs_queued` in order (priority, then
+/// FIFO), locking what it returns; no sort. A test checks that the function's query is this
+/// one with the parameters replaced by its variables.
 pub const CLASS_CANDIDATES_SQL: &str = "
 select r.id, r.team_id, r.priority, r.created_at from runs r
   join jobs j on j.id = r.job_id

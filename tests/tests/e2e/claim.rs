@@ -281,3 +281,28 @@ async fn racing_batch_claimers_keep_a_team_quota_exactly() {
     let more = race_batch_claimers(&farm.pool).await;
     assert_eq!(more.len(), 1, "{more:?}");
 }
+
+/// `CLASS_CANDIDATES_SQL` (what the bench and the test above EXPLAIN) is the candidate query
+/// inside `argus_claim_batch` with the function's variables as parameters; this keeps the
+/// two from drifting apart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_explained_candidate_query_is_the_one_the_claim_runs() {
+    let farm = crate::bare_farm().await;
+    let (def,): (String,) =
+        sqlx::query_as("select pg_get_functiondef('argus_claim_batch'::regproc)")
+            .fetch_one(&farm.pool)
+            .await
+            .expect("function definition");
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let inside = squash(
+        &CLASS_CANDIDATES_SQL
+            .replace("$1", "cls.platform")
+            .replace("$2::jsonb", "cls.labels")
+            .replace("$3::text[]", "full_teams")
+            .replace("$4", "cardinality(dev_ids)"),
+    );
+    assert!(
+        squash(&def).contains(&inside),
+        "CLASS_CANDIDATES_SQL no longer matches the query in argus_claim_batch:\n{inside}"
+    );
+}
