@@ -56,17 +56,49 @@ struct Ledger {
     span: BTreeMap<Uuid, (DateTime<Utc>, DateTime<Utc>)>,
 }
 
-/// Reads a run's applied events, published events and actions; asserts the event contract
-/// (see the module docs). `final_attempt`: the attempt whose events must all be applied.
-async fn ledger(farm: &ProcFarm, run: Uuid) -> Ledger {
-    let rows: Vec<(Uuid, i64, sqlx::types::Json<Value>, DateTime<Utc>)> = sqlx::query_as(
+/// One applied event row: `(attempt_id, seq, body, applied_at)`.
+type AppliedRow = (Uuid, i64, sqlx::types::Json<Value>, DateTime<Utc>);
+
+/// A run's applied events, by attempt and seq.
+async fn applied_events(farm: &ProcFarm, run: Uuid) -> Vec<AppliedRow> {
+    sqlx::query_as(
         "select attempt_id, seq, body, applied_at from run_events where run_id = $1
           order by attempt_id, seq",
     )
     .bind(run)
     .fetch_all(&farm.pool)
     .await
-    .expect("run_events");
+    .expect("run_events")
+}
+
+/// Reads a run's applied events, published events and actions; asserts the event contract
+/// (see the module docs). `final_attempt`: the attempt whose events must all be applied.
+///
+/// Events a killed coordinator had received but not acked come back after the applier's
+/// ack wait (half a lease), so a run can turn terminal while one of its earlier events is
+/// still on its way back; the ledger waits (up to 30 s) for the final attempt's published
+/// events to be applied before asserting.
+async fn ledger(farm: &ProcFarm, run: Uuid) -> Ledger {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let rows = loop {
+        let rows = applied_events(farm, run).await;
+        let cur: (Option<Uuid>,) = sqlx::query_as("select attempt_id from runs where id = $1")
+            .bind(run)
+            .fetch_one(&farm.pool)
+            .await
+            .expect("run");
+        let published = farm
+            .stream_events(run)
+            .await
+            .iter()
+            .filter(|e| Some(e.attempt_id) == cur.0)
+            .count();
+        let applied = rows.iter().filter(|r| Some(r.0) == cur.0).count();
+        if applied >= published || Instant::now() > deadline {
+            break rows;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
     let mut l = Ledger::default();
     let mut finished_actions: BTreeMap<Uuid, i64> = BTreeMap::new();
     for (a, seq, body, at) in &rows {
