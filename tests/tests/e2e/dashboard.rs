@@ -52,17 +52,31 @@ impl Page {
         }
     }
 
+    /// Evaluates `js` in the page. An evaluation that races a navigation (a form submit, a
+    /// redirect: "Inspected target navigated or closed", "Cannot find context") is retried
+    /// on the new document for up to 5 s.
     async fn eval(&self, js: &str) -> Value {
-        let r = self
-            .cdp
-            .call(
-                Some(&self.session),
-                "Runtime.evaluate",
-                json!({"expression": js, "returnByValue": true, "awaitPromise": true}),
-            )
-            .await
-            .expect("evaluate");
-        r["result"]["value"].clone()
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let r = self
+                .cdp
+                .call(
+                    Some(&self.session),
+                    "Runtime.evaluate",
+                    json!({"expression": js, "returnByValue": true, "awaitPromise": true}),
+                )
+                .await;
+            match r {
+                Ok(r) => return r["result"]["value"].clone(),
+                Err(e) => {
+                    let msg = format!("{e:?}");
+                    let navigating =
+                        msg.contains("navigated or closed") || msg.contains("Cannot find context");
+                    assert!(navigating && Instant::now() < deadline, "evaluate: {msg}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }
     }
 
     async fn goto(&self, url: &str) {
