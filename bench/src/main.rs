@@ -32,7 +32,6 @@ use argus_protocol::{
 };
 use async_nats::jetstream::{self, consumer::pull};
 use clap::{Parser, Subcommand};
-use futures::{FutureExt, StreamExt};
 use sqlx::postgres::PgPoolOptions;
 use sqlx::PgPool;
 use tokio::process::{Child, Command};
@@ -527,14 +526,8 @@ async fn serve_assignments(
         .expires(Duration::from_secs(30))
         .messages()
         .await?;
-    while let Some(first) = messages.next().await {
-        let mut batch = vec![first.map_err(|e| anyhow::anyhow!(e))?];
-        while batch.len() < 256 {
-            match messages.next().now_or_never() {
-                Some(Some(m)) => batch.push(m.map_err(|e| anyhow::anyhow!(e))?),
-                _ => break,
-            }
-        }
+    while let Some(batch) = argus_infra::nats::next_batch(&mut messages, 256).await {
+        let batch = batch?;
         let mut acks = Vec::with_capacity(batch.len() * 2);
         for msg in batch {
             let a: Assignment = serde_json::from_slice(&msg.payload)?;

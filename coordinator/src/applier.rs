@@ -11,7 +11,6 @@ use std::time::Duration;
 use argus_protocol::RunEvent;
 use async_nats::jetstream::consumer::{pull, AckPolicy};
 use async_nats::jetstream::AckKind;
-use futures::{FutureExt, StreamExt};
 use tokio::sync::Notify;
 
 use crate::store::events::{apply, apply_batch, Applied};
@@ -56,16 +55,10 @@ async fn consume(state: &AppState, wake: &Notify) -> anyhow::Result<()> {
         .expires(Duration::from_secs(30))
         .messages()
         .await?;
-    while let Some(first) = messages.next().await {
-        // Take what has already arrived (up to one pull batch) and apply it in one
-        // transaction; acks follow the commit.
-        let mut batch = vec![first.map_err(|e| anyhow::anyhow!(e))?];
-        while batch.len() < APPLY_BATCH {
-            match messages.next().now_or_never() {
-                Some(Some(msg)) => batch.push(msg.map_err(|e| anyhow::anyhow!(e))?),
-                _ => break,
-            }
-        }
+    // Take what has already arrived (up to one pull batch) and apply it in one
+    // transaction; acks follow the commit.
+    while let Some(batch) = argus_infra::nats::next_batch(&mut messages, APPLY_BATCH).await {
+        let batch = batch?;
         let mut events = Vec::with_capacity(batch.len());
         let mut msgs = Vec::with_capacity(batch.len());
         for msg in batch {

@@ -23,7 +23,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::store::jobs::{insert_in, JobMeta};
+use crate::store::jobs::{insert, JobMeta};
 use crate::AppState;
 
 /// Parses a five-field cron expression.
@@ -213,7 +213,7 @@ pub async fn fire_due(state: &AppState) -> anyhow::Result<usize> {
                         matrix_cell: Some(cell),
                         ..Default::default()
                     };
-                    insert_in(&mut *tx, &spec, &meta).await?;
+                    insert(&mut *tx, &spec, &meta).await?;
                 }
                 fired += 1;
             }

@@ -81,3 +81,28 @@ impl NatsAuth {
             .map_err(|e| anyhow::anyhow!("cannot connect to NATS at {urls}: {e}"))
     }
 }
+
+/// The next batch of a pull consumer's message stream: waits for one message, then takes
+/// what has already arrived without waiting, up to `max` in all. `None` when the stream
+/// ended. Errors: the first stream error met (messages taken before it are dropped and
+/// come back after their ack wait).
+pub async fn next_batch<S, T, E>(messages: &mut S, max: usize) -> Option<anyhow::Result<Vec<T>>>
+where
+    S: futures::Stream<Item = Result<T, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    use futures::{FutureExt, StreamExt};
+    let first = messages.next().await?;
+    let mut batch = match first {
+        Ok(m) => vec![m],
+        Err(e) => return Some(Err(anyhow::anyhow!("{e}"))),
+    };
+    while batch.len() < max {
+        match messages.next().now_or_never() {
+            Some(Some(Ok(m))) => batch.push(m),
+            Some(Some(Err(e))) => return Some(Err(anyhow::anyhow!("{e}"))),
+            _ => break,
+        }
+    }
+    Some(Ok(batch))
+}

@@ -417,6 +417,25 @@ pub fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
     Some((info.width, info.height))
 }
 
+/// Removes a test's private bucket with every object in it (best effort: a test's cleanup
+/// must not fail the test).
+pub async fn remove_bucket(s3: &argus_infra::S3Settings) {
+    let client = argus_infra::s3_client(s3);
+    if let Ok(list) = client.list_objects_v2().bucket(&s3.bucket).send().await {
+        for o in list.contents() {
+            if let Some(k) = o.key() {
+                let _ = client
+                    .delete_object()
+                    .bucket(&s3.bucket)
+                    .key(k)
+                    .send()
+                    .await;
+            }
+        }
+    }
+    let _ = client.delete_bucket().bucket(&s3.bucket).send().await;
+}
+
 impl Drop for Farm {
     fn drop(&mut self) {
         if let Some(tx) = self.stop_worker.take() {
@@ -455,20 +474,7 @@ impl Drop for Farm {
                     let _ = js.delete_stream(subjects.assign_stream()).await;
                     let _ = js.delete_stream(subjects.events_stream()).await;
                 }
-                let client = argus_infra::s3_client(&s3);
-                if let Ok(list) = client.list_objects_v2().bucket(&s3.bucket).send().await {
-                    for o in list.contents() {
-                        if let Some(k) = o.key() {
-                            let _ = client
-                                .delete_object()
-                                .bucket(&s3.bucket)
-                                .key(k)
-                                .send()
-                                .await;
-                        }
-                    }
-                }
-                let _ = client.delete_bucket().bucket(&s3.bucket).send().await;
+                remove_bucket(&s3).await;
             });
             let _ = std::fs::remove_dir_all(dir);
         })

@@ -870,20 +870,7 @@ impl Drop for ProcFarm {
                             .await;
                     }
                 }
-                let client = argus_infra::s3_client(&s3);
-                if let Ok(list) = client.list_objects_v2().bucket(&s3.bucket).send().await {
-                    for o in list.contents() {
-                        if let Some(k) = o.key() {
-                            let _ = client
-                                .delete_object()
-                                .bucket(&s3.bucket)
-                                .key(k)
-                                .send()
-                                .await;
-                        }
-                    }
-                }
-                let _ = client.delete_bucket().bucket(&s3.bucket).send().await;
+                crate::remove_bucket(&s3).await;
             });
             if !keep {
                 let _ = std::fs::remove_dir_all(dir);

@@ -29,11 +29,11 @@ with j as (
 insert into runs (id, job_id, status, team_id, priority, queue_deadline)
 select $2, j.id, 'queued', j.team_id, $12, now() + make_interval(secs => $13::float8) from j";
 
-/// Stores a validated job and its first queued run with one statement on `conn` (a pool or
-/// the caller's transaction); returns `(job_id, run_id)`.
+/// Stores a validated job and its first queued run with one statement (so atomically) on
+/// `conn` (a pool or the caller's transaction); returns `(job_id, run_id)`.
 ///
 /// Errors: the database's (a missing team, a lost connection); nothing is stored then.
-pub async fn insert_in<'c, E>(
+pub async fn insert<'c, E>(
     conn: E,
     spec: &JobSpec,
     meta: &JobMeta,
@@ -61,16 +61,6 @@ where
         .execute(conn)
         .await?;
     Ok((job_id, run_id))
-}
-
-/// Stores a validated job and one queued run (one statement, so one implicit transaction);
-/// returns `(job_id, run_id)`.
-pub async fn insert(
-    pool: &PgPool,
-    spec: &JobSpec,
-    meta: &JobMeta,
-) -> Result<(Uuid, Uuid), sqlx::Error> {
-    insert_in(pool, spec, meta).await
 }
 
 /// Creates the retry run of a finished run when its job allows one more: `retries` not used

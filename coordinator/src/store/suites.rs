@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::jobs::{insert_in, JobMeta};
+use super::jobs::{self, JobMeta};
 
 /// Creates the suite and one job per `(spec, cell)`; returns the suite id and
 /// `(job_id, run_id, cell)` per job.
@@ -32,7 +32,7 @@ pub async fn insert(
             matrix_cell: Some(cell.clone()),
             ..Default::default()
         };
-        let (job, run) = insert_in(&mut *tx, spec, &meta).await?;
+        let (job, run) = jobs::insert(&mut *tx, spec, &meta).await?;
         out.push((job, run, cell.clone()));
     }
     tx.commit().await?;

@@ -274,20 +274,7 @@ async fn three_node_nats_cluster_two_coordinators_survive_a_node_loss() {
     let _ = sqlx::query(&format!("drop database if exists {db_name} with (force)"))
         .execute(&admin)
         .await;
-    let client = argus_infra::s3_client(&s3);
-    if let Ok(list) = client.list_objects_v2().bucket(&s3.bucket).send().await {
-        for o in list.contents() {
-            if let Some(k) = o.key() {
-                let _ = client
-                    .delete_object()
-                    .bucket(&s3.bucket)
-                    .key(k)
-                    .send()
-                    .await;
-            }
-        }
-    }
-    let _ = client.delete_bucket().bucket(&s3.bucket).send().await;
+    argus_tests::remove_bucket(&s3).await;
     let _ = std::fs::remove_dir_all(&dir);
 }
 

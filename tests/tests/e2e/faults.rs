@@ -372,23 +372,34 @@ async fn recovered(farm: &ProcFarm, site: &Site, run: Uuid, url: &str) {
     ledger(farm, again).await;
 }
 
+/// A farm started with `options`, one coordinator and one web worker, running
+/// [`long_job`] (`tag` names its page) with its first action done:
+/// `(site, farm, coordinator url, run id)`.
+async fn long_job_running(options: ProcFarmOptions, tag: &str) -> (Site, ProcFarm, String, Uuid) {
+    let site = Site::start(site_root()).await;
+    let mut farm = ProcFarm::start(options).await;
+    farm.start_coordinator().await;
+    let url = farm.coordinator_url(0);
+    farm.start_worker("wa", 1, &url, None).await;
+    let (_, run) = farm.submit_to(&url, &long_job(&site, tag)).await;
+    farm.wait_count(ACTIONS, run, 1, RUN_LIMIT).await;
+    (site, farm, url, run)
+}
+
 /// `kill -9` of the only coordinator mid-run and a restart on the same address: the run
 /// finishes `succeeded`, events published while it was down are applied once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn coordinator_restart_mid_run() {
     let _serial = ONE_AT_A_TIME.lock().await;
     let t0 = Instant::now();
-    let site = Site::start(site_root()).await;
-    let mut farm = ProcFarm::start(ProcFarmOptions {
-        lease_s: 8,
-        ..Default::default()
-    })
+    let (site, mut farm, url, run) = long_job_running(
+        ProcFarmOptions {
+            private_pg: false,
+            lease_s: 8,
+        },
+        "c",
+    )
     .await;
-    farm.start_coordinator().await;
-    let url = farm.coordinator_url(0);
-    farm.start_worker("wa", 1, &url, None).await;
-    let (_, run) = farm.submit_to(&url, &long_job(&site, "c")).await;
-    farm.wait_count(ACTIONS, run, 1, RUN_LIMIT).await;
     farm.kill_coordinator(0);
     tokio::time::sleep(Duration::from_millis(1500)).await;
     farm.restart_coordinator(0).await;
@@ -495,17 +506,14 @@ async fn coordinators_down_past_the_lease_reap_no_live_run() {
 async fn nats_restart_mid_run() {
     let _serial = ONE_AT_A_TIME.lock().await;
     let t0 = Instant::now();
-    let site = Site::start(site_root()).await;
-    let mut farm = ProcFarm::start(ProcFarmOptions {
-        lease_s: 8,
-        ..Default::default()
-    })
+    let (site, mut farm, url, run) = long_job_running(
+        ProcFarmOptions {
+            private_pg: false,
+            lease_s: 8,
+        },
+        "n",
+    )
     .await;
-    farm.start_coordinator().await;
-    let url = farm.coordinator_url(0);
-    farm.start_worker("wa", 1, &url, None).await;
-    let (_, run) = farm.submit_to(&url, &long_job(&site, "n")).await;
-    farm.wait_count(ACTIONS, run, 1, RUN_LIMIT).await;
     farm.nats.kill();
     tokio::time::sleep(Duration::from_millis(1500)).await;
     farm.nats.restart().await;
@@ -520,17 +528,14 @@ async fn nats_restart_mid_run() {
 async fn postgres_restart_mid_run() {
     let _serial = ONE_AT_A_TIME.lock().await;
     let t0 = Instant::now();
-    let site = Site::start(site_root()).await;
-    let mut farm = ProcFarm::start(ProcFarmOptions {
-        private_pg: true,
-        lease_s: 8,
-    })
+    let (site, mut farm, url, run) = long_job_running(
+        ProcFarmOptions {
+            private_pg: true,
+            lease_s: 8,
+        },
+        "p",
+    )
     .await;
-    farm.start_coordinator().await;
-    let url = farm.coordinator_url(0);
-    farm.start_worker("wa", 1, &url, None).await;
-    let (_, run) = farm.submit_to(&url, &long_job(&site, "p")).await;
-    farm.wait_count(ACTIONS, run, 1, RUN_LIMIT).await;
     let restart = Instant::now();
     if let Some(pg) = &farm.pg {
         pg.restart();
