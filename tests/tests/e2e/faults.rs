@@ -528,7 +528,7 @@ async fn nats_restart_mid_run() {
 async fn postgres_restart_mid_run() {
     let _serial = ONE_AT_A_TIME.lock().await;
     let t0 = Instant::now();
-    let (site, mut farm, url, run) = long_job_running(
+    let (site, farm, url, run) = long_job_running(
         ProcFarmOptions {
             private_pg: true,
             lease_s: 8,
