@@ -184,7 +184,15 @@ pub struct JobSpec {
     /// Default true.
     #[serde(default = "default_true")]
     pub popups: bool,
+    /// How long a step that names a target waits for it to exist, be visible, enabled, not
+    /// covered and stable across two observations, ms. Default: the worker's
+    /// (`--agent-auto-wait-ms`, 5,000); at most [`MAX_AUTO_WAIT_MS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_wait_ms: Option<u64>,
 }
+
+/// Longest accepted `auto_wait_ms`, ms (2 min).
+pub const MAX_AUTO_WAIT_MS: u64 = 120_000;
 
 fn default_true() -> bool {
     true
@@ -305,6 +313,7 @@ impl JobSpec {
             queue_timeout_s: None,
             model: None,
             popups: true,
+            auto_wait_ms: None,
         }
     }
 
@@ -450,6 +459,15 @@ impl JobSpec {
                 format!("backoff_s is {}", self.backoff_s),
                 "use at most 86400 seconds",
             ));
+        }
+        if let Some(w) = self.auto_wait_ms {
+            if w > MAX_AUTO_WAIT_MS {
+                return Err(SpecError::new(
+                    "auto_wait_ms",
+                    format!("auto_wait_ms is {w}"),
+                    format!("use at most {MAX_AUTO_WAIT_MS} ms"),
+                ));
+            }
         }
         if let Some(q) = self.queue_timeout_s {
             if q == 0 || q > 7 * 24 * 3600 {

@@ -20,7 +20,7 @@ use futures::StreamExt;
 use uuid::Uuid;
 
 use crate::config::WorkerConfig;
-use crate::device::Device;
+use crate::device::prelude::*;
 use crate::events::{Emitter, EventSink, NatsSink};
 use crate::executor::{execute, RunInput};
 

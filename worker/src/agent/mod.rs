@@ -7,7 +7,8 @@
 //!
 //! - [`model`]: the OpenAI-compatible chat-completions client (JSON-schema structured output
 //!   with a strict parse and a bounded format retry, token and latency accounting).
-//! - [`tools`]: the tool set the executor offers and the strict parser of a reply.
+//! - the tool set and the strict parser of a reply come from `argus_protocol::tool`, generated
+//!   from the one `Action` definition.
 //! - [`reflect`]: the before/after classifier.
 //! - [`secrets`]: `${secret.NAME}` resolution on the worker and redaction of every outgoing
 //!   string; [`mask`] blanks password fields in uploaded screenshots.
@@ -23,7 +24,6 @@ pub mod popups;
 pub mod reflect;
 pub mod run;
 pub mod secrets;
-pub mod tools;
 
 use std::path::PathBuf;
 use std::sync::Arc;

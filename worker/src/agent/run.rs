@@ -10,13 +10,13 @@
 //! prompt. `finish` ends the step; `fail` and failed assertions fail the run.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use argus_perception::geometry::{norm_to_px, NormScale};
-use argus_perception::{Element, NodeRef, Observation, Rect};
+use argus_perception::Observation;
+use argus_protocol::tool::{parse_call, tools};
 use argus_protocol::{
-    ActionRecord, ActionTimings, CoordSpace, Disposition, EventBody, Mode, ModelUsage,
-    ReflectClass, Reflection, Step,
+    Action, ActionRecord, ActionTimings, CoordSpace, Disposition, EventBody, Mode, ModelUsage,
+    ReflectClass, Reflection,
 };
 use base64::Engine;
 use chrono::Utc;
@@ -24,28 +24,10 @@ use serde_json::{json, Value};
 
 use super::popups::{decide, Decision};
 use super::reflect::classify;
-use super::tools::{check, tools, Aim, ToolCall};
-use crate::device::ActError;
-use crate::executor::{ms, targeted, Exec, Outcome, StepFail};
+use crate::executor::{ms, targeted, Exec, StepFail};
 
-/// Automatic repeats of an input that failed `not_delivered`.
-pub const NOT_DELIVERED_RETRIES: u32 = 2;
-/// Poll interval of the actionability wait.
-const ACTIONABLE_POLL: Duration = Duration::from_millis(100);
-/// Extra auto-wait per typed character, ms.
-const TYPE_MS_PER_CHAR: u64 = 50;
 /// Most planned steps accepted from the planner.
 const MAX_PLAN_STEPS: usize = 30;
-
-/// One device input.
-enum Input<'e> {
-    Tap(&'e Element),
-    LongPress(&'e Element, u64),
-    Type(&'e Element, &'e str),
-    Swipe((f64, f64), (f64, f64)),
-    Key(argus_protocol::Key),
-    Open(&'e str),
-}
 
 /// How a planned step ended (when it did not fail the run).
 enum StepEnd {
@@ -82,83 +64,6 @@ fn parse_plan(v: &Value) -> Result<Vec<String>, String> {
         return Err(format!("give 1 to {MAX_PLAN_STEPS} steps"));
     }
     Ok(out)
-}
-
-/// Maps a model point to device px, each axis by its own size.
-pub fn point_to_px(space: CoordSpace, x: f64, y: f64, w: f64, h: f64) -> (f64, f64) {
-    match space {
-        CoordSpace::Abs => (
-            x.clamp(0.0, (w - 1.0).max(0.0)),
-            y.clamp(0.0, (h - 1.0).max(0.0)),
-        ),
-        CoordSpace::Norm1000 => norm_to_px(x, y, NormScale::Norm1000, w, h),
-        CoordSpace::Norm999 => norm_to_px(x, y, NormScale::Norm999, w, h),
-    }
-}
-
-/// The smallest element whose box contains the point (device px).
-pub fn snap(obs: &Observation, x: f64, y: f64) -> Option<&Element> {
-    obs.elements
-        .iter()
-        .filter(|e| e.bbox_px.contains_point(x, y))
-        .min_by(|a, b| a.bbox_px.area().total_cmp(&b.bbox_px.area()))
-}
-
-/// An element standing for a bare point: a 1×1 px box and no node, so the driver acts at
-/// exactly that pixel. Keeps the snapped element's role and name for the report.
-fn point_element(obs: &Observation, x: f64, y: f64, snapped: Option<&Element>) -> Element {
-    let dpr = if obs.screen.dpr > 0.0 {
-        obs.screen.dpr
-    } else {
-        1.0
-    };
-    let mut e = match snapped {
-        Some(s) => s.clone(),
-        None => Element {
-            id: "point".into(),
-            role: argus_perception::Role::Other,
-            platform_role: String::new(),
-            name: String::new(),
-            value: None,
-            placeholder: None,
-            checked: argus_perception::Tri::Unknown,
-            enabled: argus_perception::Tri::Unknown,
-            focused: argus_perception::Tri::Unknown,
-            editable: argus_perception::Tri::Unknown,
-            password: argus_perception::Tri::Unknown,
-            selected: argus_perception::Tri::Unknown,
-            covered: argus_perception::Tri::Unknown,
-            bbox_logical: Rect::default(),
-            bbox_px: Rect::default(),
-            node_ref: NodeRef::None,
-            platform_id: None,
-            path: Vec::new(),
-            source: argus_perception::Source::Vision,
-            confidence: None,
-            neighbours: Default::default(),
-        },
-    };
-    e.bbox_px = Rect::new(x - 0.5, y - 0.5, 1.0, 1.0);
-    e.bbox_logical = Rect::new(
-        x / dpr - 0.5 / dpr,
-        y / dpr - 0.5 / dpr,
-        1.0 / dpr,
-        1.0 / dpr,
-    );
-    e.node_ref = NodeRef::None;
-    e
-}
-
-fn same_element(a: &Element, b: &Element) -> bool {
-    let r = |x: &Rect| {
-        [
-            (x.x / 2.0).round(),
-            (x.y / 2.0).round(),
-            (x.w / 2.0).round(),
-            (x.h / 2.0).round(),
-        ]
-    };
-    a.role == b.role && a.name == b.name && r(&a.bbox_px) == r(&b.bbox_px)
 }
 
 impl Exec<'_> {
@@ -215,7 +120,7 @@ impl Exec<'_> {
         let mask = self.mask_for(obs);
         let before_key = self.shot(step, 0, "before", &mask, &mut t).await;
         let start = Instant::now();
-        let r = self.dev.tap(&el).await;
+        let r = self.send(&crate::act::Input::Tap(&el)).await;
         t.act_ms = ms(start);
         let (ok, error, disposition) = match r {
             Ok(()) => (true, None, Disposition::DeliveredUnverified),
@@ -515,8 +420,13 @@ impl Exec<'_> {
             let tools_v = tools(mode);
             let asked = match self.model.as_ref() {
                 Some(c) => {
-                    c.one_tool_call(messages, &tools_v, |c| check(mode, c), &mut usage)
-                        .await
+                    c.one_tool_call(
+                        messages,
+                        &tools_v,
+                        |c| parse_call(mode, &c.name, &c.arguments),
+                        &mut usage,
+                    )
+                    .await
                 }
                 None => return Err(StepFail::Infra("no model client".into())),
             };
@@ -524,7 +434,8 @@ impl Exec<'_> {
             let raw_text =
                 serde_json::to_string(&json!({"name": raw.name, "arguments": raw.arguments}))
                     .unwrap_or_default();
-            let (mut out, point, after_obs) = self.act(&call, &obs, &mut t).await;
+            let acted = self.act(&call, &obs, &mut t).await;
+            let (mut out, point, after_obs) = (acted.out, acted.point, acted.after);
             if !refusals.is_empty() {
                 out.detail.push_str(&format!(
                     " (re-asked {}×: {})",
@@ -532,7 +443,7 @@ impl Exec<'_> {
                     refusals.join("; ")
                 ));
             }
-            let acted = call.acts() && out.disposition != Disposition::NotDelivered;
+            let acted = call.kind().acts() && out.disposition != Disposition::NotDelivered;
             // Refused or undelivered calls changed nothing and are not reflected on.
             let reflection: Option<Reflection> = match (&after_obs, acted) {
                 (Some(a), true) => Some(classify(&obs, a, &plan[i], None)),
@@ -550,7 +461,7 @@ impl Exec<'_> {
             let mut rec = ActionRecord::new(
                 step,
                 action,
-                call.kind(),
+                call.kind().name(),
                 out.detail.clone(),
                 out.ok,
                 out.error.clone(),
@@ -567,7 +478,7 @@ impl Exec<'_> {
             rec.reflection = reflection.clone();
             rec.point_px = point.map(|(x, y)| [x, y]);
             self.emit_action(rec).await?;
-            if call.acts() {
+            if call.kind().acts() {
                 self.actions_taken += 1;
             }
             action += 1;
@@ -589,13 +500,13 @@ impl Exec<'_> {
                 return Err(StepFail::Infra(out.error.unwrap_or_default()));
             }
             match &call {
-                ToolCall::Finish(_) => return Ok(StepEnd::Done),
-                ToolCall::Fail(reason) => {
+                Action::Finish { .. } => return Ok(StepEnd::Done),
+                Action::Fail { reason } => {
                     return Err(StepFail::Verdict(format!("the model gave up: {reason}")))
                 }
-                ToolCall::WaitFor { .. }
-                | ToolCall::AssertContains(_)
-                | ToolCall::AssertNotContains(_)
+                Action::WaitFor { .. }
+                | Action::AssertContains { .. }
+                | Action::AssertNotContains { .. }
                     if !out.ok =>
                 {
                     return Err(StepFail::Verdict(out.error.unwrap_or_default()));
@@ -615,273 +526,6 @@ impl Exec<'_> {
             }
         }
     }
-
-    /// Checks and performs one call; returns the outcome, the tap point (vlm) and the
-    /// observation after acting.
-    async fn act(
-        &mut self,
-        call: &ToolCall,
-        obs: &Observation,
-        t: &mut ActionTimings,
-    ) -> (Outcome, Option<(f64, f64)>, Option<Observation>) {
-        let out = Outcome::new(call.kind().to_string());
-        if let Some(named) = call.observation() {
-            if named != obs.serial {
-                return (
-                    out.fail(format!(
-                        "stale: the call names observation {named} but the screen is observation {}; element ids are valid for one observation only — not applied",
-                        obs.serial
-                    )),
-                    None,
-                    None,
-                );
-            }
-        }
-        let check_step = match call {
-            ToolCall::WaitFor { text, timeout_ms } => Some(Step::WaitFor {
-                text: text.clone(),
-                timeout_ms: *timeout_ms,
-            }),
-            ToolCall::AssertContains(x) => Some(Step::AssertContains { text: x.clone() }),
-            ToolCall::AssertNotContains(x) => Some(Step::AssertNotContains { text: x.clone() }),
-            _ => None,
-        };
-        if let Some(st) = check_step {
-            let out = self.perform(&st, obs).await;
-            t.act_ms += out.act_ms;
-            t.perceive_ms += out.extra_perceive_ms;
-            return (out, None, None);
-        }
-        match call {
-            ToolCall::Key(k) => {
-                let mut o = out;
-                o.detail = format!("press {}", k.as_str());
-                let s0 = Instant::now();
-                let o = self.input(o, Input::Key(*k)).await;
-                t.act_ms += ms(s0);
-                (o, None, self.observe().await.ok())
-            }
-            ToolCall::Open(u) => {
-                let mut o = out;
-                o.detail = format!("open {u}");
-                let s0 = Instant::now();
-                let o = self.input(o, Input::Open(u)).await;
-                t.act_ms += ms(s0);
-                (o, None, self.observe().await.ok())
-            }
-            ToolCall::Finish(s) => {
-                let mut o = out;
-                o.detail = format!("finish: {s}");
-                (o, None, None)
-            }
-            ToolCall::Fail(r) => {
-                let mut o = out.fail(r.clone());
-                o.detail = "fail".into();
-                (o, None, None)
-            }
-            ToolCall::Scroll { down } => {
-                let (w, h) = obs.screen.device_size();
-                let (cx, y1, y2) = (w as f64 / 2.0, h as f64 * 0.7, h as f64 * 0.3);
-                let (from, to) = if *down {
-                    ((cx, y1), (cx, y2))
-                } else {
-                    ((cx, y2), (cx, y1))
-                };
-                let s0 = Instant::now();
-                let mut o = self.input(out, Input::Swipe(from, to)).await;
-                if o.error
-                    .as_deref()
-                    .is_some_and(|e| e.contains("not supported"))
-                {
-                    let key = if *down {
-                        argus_protocol::Key::PageDown
-                    } else {
-                        argus_protocol::Key::PageUp
-                    };
-                    o = self
-                        .input(Outcome::new("scroll".into()), Input::Key(key))
-                        .await;
-                }
-                t.act_ms += ms(s0);
-                o.detail = format!("scroll {}", if *down { "down" } else { "up" });
-                let after = self.observe().await.ok();
-                (o, None, after)
-            }
-            ToolCall::Swipe { from, to } => {
-                let (from, to) = (*from, *to);
-                let s0 = Instant::now();
-                let o = self.input(out, Input::Swipe(from, to)).await;
-                t.act_ms += ms(s0);
-                let after = self.observe().await.ok();
-                (o, None, after)
-            }
-            ToolCall::Tap { aim, .. }
-            | ToolCall::LongPress { aim, .. }
-            | ToolCall::Type { aim, .. } => {
-                let extra = match call {
-                    ToolCall::Type { text, .. } => type_extra_wait_ms(text),
-                    _ => 0,
-                };
-                let (el, point) = match self.target(aim, obs, extra, t).await {
-                    Ok(x) => x,
-                    Err(m) => return (out.fail(m), None, None),
-                };
-                let mut o = out;
-                o.target = Some(targeted(&el));
-                let s0 = Instant::now();
-                o = match call {
-                    ToolCall::Tap { .. } => {
-                        o.detail = format!("tap {}", el.describe());
-                        self.input(o, Input::Tap(&el)).await
-                    }
-                    ToolCall::LongPress { duration_ms, .. } => {
-                        let d = *duration_ms;
-                        o.detail = format!("long press {} for {d} ms", el.describe());
-                        self.input(o, Input::LongPress(&el, d)).await
-                    }
-                    ToolCall::Type { text, .. } => {
-                        o.detail =
-                            format!("type {} chars into {}", text.chars().count(), el.describe());
-                        if el.enabled == argus_perception::Tri::No {
-                            o.fail(format!("{} is disabled", el.describe()))
-                        } else {
-                            match self.agent.secrets.resolve(text) {
-                                Err(m) => o.fail(m),
-                                Ok(real) => self.input(o, Input::Type(&el, &real)).await,
-                            }
-                        }
-                    }
-                    _ => o,
-                };
-                t.act_ms += ms(s0);
-                let after = self.observe().await.ok();
-                (o, point, after)
-            }
-            _ => (out.fail("unhandled tool".into()), None, None),
-        }
-    }
-
-    async fn send(&mut self, input: &Input<'_>) -> Result<(), ActError> {
-        match input {
-            Input::Tap(el) => self.dev.tap(el).await,
-            Input::LongPress(el, d) => self.dev.long_press(el, *d).await,
-            Input::Type(el, text) => self.dev.type_text(el, text).await,
-            Input::Swipe(a, b) => self.dev.swipe(*a, *b, 300).await,
-            Input::Key(k) => self.dev.key(*k).await,
-            Input::Open(u) => self.dev.open(u).await,
-        }
-    }
-
-    /// Runs an input; repeats it only when it failed `not_delivered` (nothing reached the
-    /// device), at most [`NOT_DELIVERED_RETRIES`] times. Any other failure is final: a
-    /// `delivery_uncertain` input may have landed and is never sent again automatically.
-    async fn input(&mut self, mut out: Outcome, input: Input<'_>) -> Outcome {
-        let mut tries = 0;
-        loop {
-            match self.send(&input).await {
-                Ok(()) => {
-                    out.disposition = Disposition::DeliveredUnverified;
-                    if tries > 0 {
-                        out.detail
-                            .push_str(&format!(" (repeated {tries}× after not_delivered)"));
-                    }
-                    return out;
-                }
-                Err(e)
-                    if e.disposition == Disposition::NotDelivered
-                        && tries < NOT_DELIVERED_RETRIES =>
-                {
-                    tries += 1;
-                    tracing::info!(run_id = %self.run_id, "input not delivered; repeating it");
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-                Err(e) => return out.act_error(e),
-            }
-        }
-    }
-
-    /// Resolves an aim to the element to act on, after the actionability checks (the id
-    /// still names the same element, visible, enabled, not covered, stable), waiting up to
-    /// the auto-wait. Returns the element and, for a point, the device px.
-    async fn target(
-        &mut self,
-        aim: &Aim,
-        obs: &Observation,
-        extra_wait_ms: u64,
-        t: &mut ActionTimings,
-    ) -> Result<(Element, Option<(f64, f64)>), String> {
-        let base_wait = self.agent.config.auto_wait_ms + extra_wait_ms;
-        match aim {
-            Aim::Point(x, y) => {
-                let space = self
-                    .spec
-                    .model
-                    .as_ref()
-                    .and_then(|m| m.coords)
-                    .unwrap_or(self.agent.config.coords);
-                let (w, h) = obs.screen.device_size();
-                let (px, py) = point_to_px(space, *x, *y, w as f64, h as f64);
-                let snapped = snap(obs, px, py);
-                if let Some(s) = snapped {
-                    if s.covered.is_yes() || s.enabled == argus_perception::Tri::No {
-                        return Err(format!(
-                            "{} at ({px:.0}, {py:.0}) is not actionable (covered or disabled)",
-                            s.describe()
-                        ));
-                    }
-                }
-                Ok((point_element(obs, px, py, snapped), Some((px, py))))
-            }
-            Aim::Element(id) => {
-                let Some(first) = obs.element(id) else {
-                    return Err(format!("observation {} has no element {id}", obs.serial));
-                };
-                let first = first.clone();
-                let deadline = Instant::now() + Duration::from_millis(base_wait);
-                let mut prev = first.clone();
-                loop {
-                    let s0 = Instant::now();
-                    let now = self.observe().await?;
-                    t.perceive_ms += ms(s0);
-                    let Some(cur) = now.element(id).cloned() else {
-                        return Err(format!("stale: {id} is gone since observation {} (screen changed) — not applied", obs.serial));
-                    };
-                    if cur.role != first.role || cur.name != first.name {
-                        return Err(format!(
-                            "stale: {id} now names {} instead of {} (screen changed since observation {}) — not applied",
-                            cur.describe(), first.describe(), obs.serial
-                        ));
-                    }
-                    let stable = same_element(&cur, &prev);
-                    let ready =
-                        stable && !cur.covered.is_yes() && cur.enabled != argus_perception::Tri::No;
-                    if ready {
-                        return Ok((cur, None));
-                    }
-                    if Instant::now() >= deadline {
-                        return Err(format!(
-                            "{} is not actionable after {base_wait} ms ({})",
-                            cur.describe(),
-                            if cur.covered.is_yes() {
-                                "covered"
-                            } else if cur.enabled == argus_perception::Tri::No {
-                                "disabled"
-                            } else {
-                                "moving"
-                            }
-                        ));
-                    }
-                    prev = cur;
-                    tokio::time::sleep(ACTIONABLE_POLL).await;
-                }
-            }
-        }
-    }
-}
-
-/// Extra auto-wait a `type` of `text` gets, ms.
-pub fn type_extra_wait_ms(text: &str) -> u64 {
-    text.chars().count() as u64 * TYPE_MS_PER_CHAR
 }
 
 #[cfg(test)]
@@ -897,17 +541,5 @@ mod tests {
         assert!(parse_plan(&json!({"steps": []})).is_err());
         assert!(parse_plan(&json!({"steps": ["a"], "x": 1})).is_err());
         assert!(parse_plan(&json!(["a"])).is_err());
-    }
-
-    #[test]
-    fn norm1000_maps_each_axis_by_its_own_size() {
-        assert_eq!(
-            point_to_px(CoordSpace::Norm1000, 500.0, 250.0, 1080.0, 2400.0),
-            (540.0, 600.0)
-        );
-        assert_eq!(
-            point_to_px(CoordSpace::Abs, 2000.0, 10.0, 1080.0, 2400.0),
-            (1079.0, 10.0)
-        );
     }
 }
