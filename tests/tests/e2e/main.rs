@@ -2,6 +2,7 @@
 //! NATS JetStream, SeaweedFS S3 and Chromium (see `argus_tests::Farm`). Start the services
 //! with `deploy/dev-up.sh` first.
 
+mod actionability;
 mod agent;
 mod agent_farm;
 mod android;
