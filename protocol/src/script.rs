@@ -344,7 +344,8 @@ fn strip_cjk<'a>(s: &'a str, kw: &str) -> Option<&'a str> {
     s.trim_start().strip_prefix(kw).map(str::trim_start)
 }
 
-fn parse_line(line: &str) -> LineResult<Step> {
+/// An `ai: <instruction>` line; `None` when the line is not one.
+fn parse_ai(line: &str) -> LineResult<Option<Step>> {
     for kw in ["ai:", "ai：", "AI:", "AI：", "Ai:"] {
         if let Some(rest) = line.strip_prefix(kw) {
             let instruction = rest.trim();
@@ -354,23 +355,20 @@ fn parse_line(line: &str) -> LineResult<Step> {
                     "write ai: sign in and open the settings page",
                 );
             }
-            return Ok(Step::Ai {
+            return Ok(Some(Step::Ai {
                 instruction: instruction.to_string(),
-            });
+            }));
         }
     }
-    for kw in ["open", "go to", "goto", "navigate to", "visit"] {
-        if let Some(rest) = strip_kw(line, kw) {
-            return parse_open(rest);
-        }
-    }
-    if let Some(rest) = strip_cjk(line, "打开") {
-        return parse_open(rest);
-    }
+    Ok(None)
+}
+
+/// `type "x" into "F"`, `fill "F" with "x"`, `在 "F" 输入 "x"`, `输入 "x" 到 "F"`; `None` when the line is not one.
+fn parse_typing(line: &str) -> LineResult<Option<Step>> {
     for kw in ["type", "enter", "input"] {
         if let Some(rest) = strip_kw(line, kw) {
             if rest.starts_with(is_open_quote) {
-                return parse_type_into(rest);
+                return parse_type_into(rest).map(Some);
             }
         }
     }
@@ -384,10 +382,10 @@ fn parse_line(line: &str) -> LineResult<Step> {
         })?;
         let (text, rest) = quoted(rest)?;
         expect_end(rest)?;
-        return Ok(Step::Act(Action::Type {
+        return Ok(Some(Step::Act(Action::Type {
             text,
             target: target.into(),
-        }));
+        })));
     }
     if let Some(rest) = strip_cjk(line, "在") {
         // 在 "用户名" 输入 "alice"
@@ -403,10 +401,10 @@ fn parse_line(line: &str) -> LineResult<Step> {
         })?;
         let (text, rest) = quoted(rest)?;
         expect_end(rest)?;
-        return Ok(Step::Act(Action::Type {
+        return Ok(Some(Step::Act(Action::Type {
             text,
             target: target.into(),
-        }));
+        })));
     }
     if let Some(rest) = strip_cjk(line, "输入") {
         // 输入 "alice" 到 "用户名"
@@ -421,24 +419,16 @@ fn parse_line(line: &str) -> LineResult<Step> {
             })?;
         let (target, rest) = parse_target(rest)?;
         expect_end(rest)?;
-        return Ok(Step::Act(Action::Type {
+        return Ok(Some(Step::Act(Action::Type {
             text,
             target: target.into(),
-        }));
+        })));
     }
-    if let Some(step) = parse_gesture(line)? {
-        return Ok(step);
-    }
-    for kw in ["press", "hit"] {
-        if let Some(rest) = strip_kw(line, kw) {
-            return parse_press(rest);
-        }
-    }
-    for kw in ["按下", "按"] {
-        if let Some(rest) = strip_cjk(line, kw) {
-            return parse_press(rest);
-        }
-    }
+    Ok(None)
+}
+
+/// `check` / `uncheck` / `勾选` / `取消勾选`; `None` when the line is not one.
+fn parse_set_checked(line: &str) -> LineResult<Option<Step>> {
     for (kw, checked) in [
         ("uncheck", false),
         ("check", true),
@@ -458,12 +448,17 @@ fn parse_line(line: &str) -> LineResult<Step> {
                 target.relation = Relation::InRowOf;
                 target.role = Some("checkbox".into());
             }
-            return Ok(Step::Act(Action::SetChecked {
+            return Ok(Some(Step::Act(Action::SetChecked {
                 target: target.into(),
                 checked,
-            }));
+            })));
         }
     }
+    Ok(None)
+}
+
+/// `wait for "X"`, `wait 2s` and their Chinese forms; `None` when the line is not one.
+fn parse_wait(line: &str) -> LineResult<Option<Step>> {
     if let Some(rest) = strip_kw(line, "wait for").or_else(|| strip_kw(line, "wait until")) {
         let (text, rest) = quoted(rest)?;
         let rest = rest
@@ -472,23 +467,56 @@ fn parse_line(line: &str) -> LineResult<Step> {
             .trim_start_matches("is visible")
             .trim();
         let timeout_ms = parse_optional_timeout(rest)?;
-        return Ok(Step::Act(Action::WaitFor { text, timeout_ms }));
+        return Ok(Some(Step::Act(Action::WaitFor { text, timeout_ms })));
     }
     if let Some(rest) = strip_cjk(line, "等待") {
         if rest.starts_with(is_open_quote) {
             let (text, rest) = quoted(rest)?;
             let rest = rest.trim().trim_start_matches("出现").trim();
             let timeout_ms = parse_optional_timeout(rest)?;
-            return Ok(Step::Act(Action::WaitFor { text, timeout_ms }));
+            return Ok(Some(Step::Act(Action::WaitFor { text, timeout_ms })));
         }
-        return Ok(Step::Act(Action::Sleep {
+        return Ok(Some(Step::Act(Action::Sleep {
             ms: parse_duration(rest)?,
-        }));
+        })));
     }
     if let Some(rest) = strip_kw(line, "wait").or_else(|| strip_kw(line, "sleep")) {
-        return Ok(Step::Act(Action::Sleep {
+        return Ok(Some(Step::Act(Action::Sleep {
             ms: parse_duration(rest)?,
-        }));
+        })));
+    }
+    Ok(None)
+}
+
+fn parse_line(line: &str) -> LineResult<Step> {
+    for part in [
+        parse_ai,
+        parse_typing,
+        parse_gesture,
+        parse_set_checked,
+        parse_wait,
+    ] {
+        if let Some(step) = part(line)? {
+            return Ok(step);
+        }
+    }
+    for kw in ["open", "go to", "goto", "navigate to", "visit"] {
+        if let Some(rest) = strip_kw(line, kw) {
+            return parse_open(rest);
+        }
+    }
+    if let Some(rest) = strip_cjk(line, "打开") {
+        return parse_open(rest);
+    }
+    for kw in ["press", "hit"] {
+        if let Some(rest) = strip_kw(line, kw) {
+            return parse_press(rest);
+        }
+    }
+    for kw in ["按下", "按"] {
+        if let Some(rest) = strip_cjk(line, kw) {
+            return parse_press(rest);
+        }
     }
     if let Some(rest) = strip_kw(line, "assert").or_else(|| strip_kw(line, "verify")) {
         return parse_assert_en(rest);

@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 
 use super::popups::{decide, Decision};
 use super::reflect::classify;
-use crate::executor::{ms, targeted, Exec, StepFail};
+use crate::executor::{ms, targeted, Exec, Outcome, StepFail};
 
 /// Most planned steps accepted from the planner.
 const MAX_PLAN_STEPS: usize = 30;
@@ -359,7 +359,6 @@ impl Exec<'_> {
         plan: &[String],
         i: usize,
     ) -> Result<StepEnd, StepFail> {
-        let mode = self.mode();
         let budget = self.agent.config.step_actions.max(1);
         let mut history: Vec<String> = Vec::new();
         let mut failures: Vec<String> = Vec::new();
@@ -392,48 +391,10 @@ impl Exec<'_> {
                 continue;
             }
             let mask = self.mask_for(&obs);
-            // The screenshot the model sees (vlm) is the one uploaded: masked.
-            let s1 = Instant::now();
-            let png = match mode {
-                Mode::Vlm => self
-                    .dev
-                    .screenshot()
-                    .await
-                    .map_err(|e| e.to_string())
-                    .and_then(|p| super::mask::mask_png(p, &mask))
-                    .ok(),
-                _ => None,
-            };
-            t.screenshot_ms += ms(s1);
-            let before_key = match &png {
-                Some(p) => {
-                    let key = argus_infra::screenshot_key(&self.run_id, step, action, "before");
-                    let s2 = Instant::now();
-                    let r = self.store.put(&key, p.clone(), "image/png").await;
-                    t.upload_ms += ms(s2);
-                    r.ok().map(|_| key)
-                }
-                None => self.shot(step, action, "before", &mask, &mut t).await,
-            };
+            let (png, before_key) = self.before_shot(step, action, &mask, &mut t).await;
             let messages = self.prompt(task, plan, i, &history, &obs, png.as_deref());
             let mut usage = ModelUsage::default();
-            let tools_v = tools(mode);
-            let asked = match self.model.as_ref() {
-                Some(c) => {
-                    c.one_tool_call(
-                        messages,
-                        &tools_v,
-                        |c| parse_call(mode, &c.name, &c.arguments),
-                        &mut usage,
-                    )
-                    .await
-                }
-                None => return Err(StepFail::Infra("no model client".into())),
-            };
-            let (call, raw, refusals) = asked.map_err(|e| StepFail::Infra(e.to_string()))?;
-            let raw_text =
-                serde_json::to_string(&json!({"name": raw.name, "arguments": raw.arguments}))
-                    .unwrap_or_default();
+            let (call, raw_text, refusals) = self.ask(messages, &mut usage).await?;
             let acted = self.act(&call, &obs, &mut t).await;
             let (mut out, point, after_obs) = (acted.out, acted.point, acted.after);
             if !refusals.is_empty() {
@@ -443,20 +404,17 @@ impl Exec<'_> {
                     refusals.join("; ")
                 ));
             }
-            let acted = call.kind().acts() && out.disposition != Disposition::NotDelivered;
             // Refused or undelivered calls changed nothing and are not reflected on.
-            let reflection: Option<Reflection> = match (&after_obs, acted) {
-                (Some(a), true) => Some(classify(&obs, a, &plan[i], None)),
+            let reflection: Option<Reflection> = match &after_obs {
+                Some(a) if call.kind().acts() && out.disposition != Disposition::NotDelivered => {
+                    Some(classify(&obs, a, &plan[i], None))
+                }
                 _ => None,
             };
-            let after_mask = match &after_obs {
-                Some(a) => {
-                    let mut m = mask.clone();
-                    m.extend(self.mask_for(a));
-                    m
-                }
-                None => mask.clone(),
-            };
+            let mut after_mask = mask;
+            if let Some(a) = &after_obs {
+                after_mask.extend(self.mask_for(a));
+            }
             let after_key = self.shot(step, action, "after", &after_mask, &mut t).await;
             let mut rec = ActionRecord::new(
                 step,
@@ -482,36 +440,10 @@ impl Exec<'_> {
                 self.actions_taken += 1;
             }
             action += 1;
-            let summary = format!(
-                "{} → {}{}",
-                raw_text,
-                if out.ok {
-                    "ok".to_string()
-                } else {
-                    format!("refused/failed: {}", out.error.clone().unwrap_or_default())
-                },
-                reflection
-                    .as_ref()
-                    .map(|r| format!(" [{}: {}]", r.class.as_str(), r.note))
-                    .unwrap_or_default()
-            );
+            let summary = summarize(&raw_text, &out, reflection.as_ref());
             history.push(format!("- {summary}"));
-            if out.infra {
-                return Err(StepFail::Infra(out.error.unwrap_or_default()));
-            }
-            match &call {
-                Action::Finish { .. } => return Ok(StepEnd::Done),
-                Action::Fail { reason } => {
-                    return Err(StepFail::Verdict(format!("the model gave up: {reason}")))
-                }
-                Action::WaitFor { .. }
-                | Action::AssertContains { .. }
-                | Action::AssertNotContains { .. }
-                    if !out.ok =>
-                {
-                    return Err(StepFail::Verdict(out.error.unwrap_or_default()));
-                }
-                _ => {}
+            if let Some(end) = step_end(&call, out)? {
+                return Ok(end);
             }
             match reflection.map(|r| r.class) {
                 Some(ReflectClass::B) | Some(ReflectClass::C) => {
@@ -525,6 +457,100 @@ impl Exec<'_> {
                 None => {}
             }
         }
+    }
+
+    /// The before-screenshot, masked: in `vlm` mode the same PNG is returned to go to the
+    /// model (what it sees is what is uploaded); the uploaded key, if the upload worked.
+    async fn before_shot(
+        &mut self,
+        step: u32,
+        action: u32,
+        mask: &[argus_perception::Rect],
+        t: &mut ActionTimings,
+    ) -> (Option<Vec<u8>>, Option<String>) {
+        if self.mode() != Mode::Vlm {
+            return (None, self.shot(step, action, "before", mask, t).await);
+        }
+        let s1 = Instant::now();
+        let png = self
+            .dev
+            .screenshot()
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|p| super::mask::mask_png(p, mask))
+            .ok();
+        t.screenshot_ms += ms(s1);
+        let Some(p) = &png else {
+            return (None, self.shot(step, action, "before", mask, t).await);
+        };
+        let key = argus_infra::screenshot_key(&self.run_id, step, action, "before");
+        let s2 = Instant::now();
+        let r = self.store.put(&key, p.clone(), "image/png").await;
+        t.upload_ms += ms(s2);
+        (png, r.ok().map(|_| key))
+    }
+
+    /// Asks for exactly one tool call and checks it into an [`Action`]; returns it, the raw
+    /// call as JSON text, and the refusals that made the client re-ask.
+    async fn ask(
+        &mut self,
+        messages: Vec<Value>,
+        usage: &mut ModelUsage,
+    ) -> Result<(Action, String, Vec<String>), StepFail> {
+        let mode = self.mode();
+        let tools_v = tools(mode);
+        let Some(c) = self.model.as_ref() else {
+            return Err(StepFail::Infra("no model client".into()));
+        };
+        let (call, raw, refusals) = c
+            .one_tool_call(
+                messages,
+                &tools_v,
+                |c| parse_call(mode, &c.name, &c.arguments),
+                usage,
+            )
+            .await
+            .map_err(|e| StepFail::Infra(e.to_string()))?;
+        let raw_text =
+            serde_json::to_string(&json!({"name": raw.name, "arguments": raw.arguments}))
+                .unwrap_or_default();
+        Ok((call, raw_text, refusals))
+    }
+}
+
+/// One line of the step's history for the next prompt.
+fn summarize(raw_text: &str, out: &Outcome, reflection: Option<&Reflection>) -> String {
+    format!(
+        "{} → {}{}",
+        raw_text,
+        if out.ok {
+            "ok".to_string()
+        } else {
+            format!("refused/failed: {}", out.error.clone().unwrap_or_default())
+        },
+        reflection
+            .map(|r| format!(" [{}: {}]", r.class.as_str(), r.note))
+            .unwrap_or_default()
+    )
+}
+
+/// Whether this call ends the step: `finish` (done), `fail` and failed checks (the run
+/// fails), an infrastructure failure (the run errors).
+fn step_end(call: &Action, out: Outcome) -> Result<Option<StepEnd>, StepFail> {
+    if out.infra {
+        return Err(StepFail::Infra(out.error.unwrap_or_default()));
+    }
+    match call {
+        Action::Finish { .. } => Ok(Some(StepEnd::Done)),
+        Action::Fail { reason } => Err(StepFail::Verdict(format!("the model gave up: {reason}"))),
+        Action::WaitFor { .. }
+        | Action::AssertContains { .. }
+        | Action::AssertNotContains { .. }
+            if !out.ok =>
+        {
+            Err(StepFail::Verdict(out.error.unwrap_or_default()))
+        }
+        _ => Ok(None),
     }
 }
 
