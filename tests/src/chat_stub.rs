@@ -29,6 +29,8 @@ pub enum Reply {
     Calls(Vec<(&'static str, Value)>),
     /// Raw content text.
     Content(String),
+    /// The inner answer, sent only after this many ms (a slow model).
+    Slow(u64, Box<Reply>),
 }
 
 /// Shorthand for [`Reply::Plan`].
@@ -178,6 +180,13 @@ async fn complete(
         );
     };
     let prompt = last_user_text(&body);
+    let reply = match reply {
+        Reply::Slow(ms, inner) => {
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+            *inner
+        }
+        other => other,
+    };
     let call = |i: usize, name: &str, args: &Value| {
         json!({"id": format!("call_{i}"), "type": "function",
             "function": {"name": name, "arguments": fill(args, &prompt).to_string()}})
@@ -196,6 +205,10 @@ async fn complete(
             json!({"role": "assistant", "content": null, "tool_calls":
                 cs.iter().enumerate().map(|(i, (n, a))| call(i, n, a)).collect::<Vec<_>>()}),
             "tool_calls",
+        ),
+        Reply::Slow(..) => (
+            json!({"role": "assistant", "content": "nested Slow replies are not supported"}),
+            "stop",
         ),
     };
     let prompt_tokens = body["messages"].to_string().len() as u64 / 4;

@@ -48,6 +48,34 @@ pub(crate) enum StepFail {
     Verdict(String),
     /// Argus could not do its part: the run errors.
     Infra(String),
+    /// The run was cancelled (seen at an action boundary or during a model call).
+    Cancelled,
+}
+
+impl StepFail {
+    /// The message for a person.
+    pub(crate) fn message(&self) -> String {
+        match self {
+            StepFail::Verdict(m) | StepFail::Infra(m) => m.clone(),
+            StepFail::Cancelled => "cancelled".into(),
+        }
+    }
+
+    /// The same failure with `where_` in front of its message.
+    pub(crate) fn context(self, where_: &str) -> StepFail {
+        match self {
+            StepFail::Verdict(m) => StepFail::Verdict(format!("{where_}: {m}")),
+            StepFail::Infra(m) => StepFail::Infra(format!("{where_}: {m}")),
+            StepFail::Cancelled => StepFail::Cancelled,
+        }
+    }
+}
+
+/// Resolves when `flag` is set (polled every 50 ms): race it against a long call.
+pub(crate) async fn cancelled(flag: &AtomicBool) {
+    while !flag.load(Ordering::Relaxed) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 pub(crate) struct Outcome {
@@ -110,6 +138,8 @@ pub(crate) struct Exec<'a> {
     pub(crate) next_step: u32,
     /// Actions taken so far (counted against `max_steps` in model modes).
     pub(crate) actions_taken: u32,
+    /// Set when the run is cancelled; polled at action boundaries and during model calls.
+    pub(crate) cancel: Arc<AtomicBool>,
 }
 
 impl Exec<'_> {
@@ -295,6 +325,7 @@ pub async fn execute(
                     model: None,
                     next_step: 0,
                     actions_taken: 0,
+                    cancel: cancel.clone(),
                 };
                 let limit = Duration::from_secs(input.spec.timeout_s);
                 let res = tokio::time::timeout(limit, run_steps(&mut exec, &steps, &cancel)).await;
@@ -331,13 +362,19 @@ async fn run_steps(
             return (RunStatus::Cancelled, Some("cancelled before step".into()));
         }
         let res = match step {
-            Step::Ai { instruction } => exec.agent_task(instruction, cancel).await,
+            Step::Ai { instruction } => exec.agent_task(instruction).await,
             Step::Act(action) => exec.script_step(text, action).await,
         };
         match res {
             Ok(()) => {}
             Err(StepFail::Verdict(m)) => return (RunStatus::Failed, Some(m)),
             Err(StepFail::Infra(m)) => return (RunStatus::Errored, Some(m)),
+            Err(StepFail::Cancelled) => {
+                return (
+                    RunStatus::Cancelled,
+                    Some("cancelled during the step".into()),
+                )
+            }
         }
     }
     (RunStatus::Succeeded, None)
@@ -376,14 +413,8 @@ impl Exec<'_> {
         let i = self.begin_step(text).await?;
         let start = Instant::now();
         let res = self.run_step(i, action).await;
-        let err = match &res {
-            Ok(()) => None,
-            Err(StepFail::Verdict(m)) | Err(StepFail::Infra(m)) => Some(m.clone()),
-        };
+        let err = res.as_ref().err().map(StepFail::message);
         self.end_step(i, err, start).await;
-        res.map_err(|e| match e {
-            StepFail::Verdict(m) => StepFail::Verdict(format!("step {} ({text}): {m}", i + 1)),
-            StepFail::Infra(m) => StepFail::Infra(format!("step {} ({text}): {m}", i + 1)),
-        })
+        res.map_err(|e| e.context(&format!("step {} ({text})", i + 1)))
     }
 }

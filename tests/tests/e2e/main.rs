@@ -5,6 +5,7 @@
 mod actionability;
 mod agent;
 mod agent_farm;
+mod agent_guards;
 mod android;
 mod apply_batch;
 mod bad_input;

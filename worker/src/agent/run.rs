@@ -9,13 +9,14 @@
 //! reflections end the step with its failed attempts, and the task re-plans with them in the
 //! prompt. `finish` ends the step; `fail` and failed assertions fail the run.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use argus_perception::Observation;
 use argus_protocol::tool::{parse_call, tools};
 use argus_protocol::{
-    Action, ActionRecord, ActionTimings, CoordSpace, Disposition, EventBody, Mode, ModelUsage,
+    Action, ActionRecord, ActionTimings, Aim, CoordSpace, Disposition, EventBody, Mode, ModelUsage,
     ReflectClass, Reflection,
 };
 use base64::Engine;
@@ -24,7 +25,7 @@ use serde_json::{json, Value};
 
 use super::popups::{decide, Decision};
 use super::reflect::classify;
-use crate::executor::{ms, targeted, Exec, Outcome, StepFail};
+use crate::executor::{cancelled, ms, targeted, Exec, Outcome, StepFail};
 
 /// Most planned steps accepted from the planner.
 const MAX_PLAN_STEPS: usize = 30;
@@ -138,19 +139,15 @@ impl Exec<'_> {
     }
 
     /// Plans and carries out one natural-language task.
-    pub(crate) async fn agent_task(
-        &mut self,
-        task: &str,
-        cancel: &AtomicBool,
-    ) -> Result<(), StepFail> {
+    pub(crate) async fn agent_task(&mut self, task: &str) -> Result<(), StepFail> {
         self.client()?;
         let mut failures: Vec<String> = Vec::new();
         let mut replans = 0u32;
         let mut plan = self.plan_step(task, &failures, None).await?;
         let mut i = 0usize;
         while i < plan.len() {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(StepFail::Infra("cancelled".into()));
+            if self.cancel.load(Ordering::Relaxed) {
+                return Err(StepFail::Cancelled);
             }
             match self.agent_step(task, &plan, i).await? {
                 StepEnd::Done => i += 1,
@@ -170,7 +167,16 @@ impl Exec<'_> {
                                 .join("; ")
                         )));
                     }
-                    plan = self.plan_step(task, &failures, Some((&plan, i))).await?;
+                    let next = self.plan_step(task, &failures, Some((&plan, i))).await?;
+                    if next == plan {
+                        return Err(StepFail::Verdict(format!(
+                            "the re-plan is identical to the plan that got stuck at step {} ({:?}); giving up instead of repeating it. Failed attempts: {}",
+                            i + 1,
+                            plan[i],
+                            failures.iter().rev().take(3).cloned().collect::<Vec<_>>().join("; ")
+                        )));
+                    }
+                    plan = next;
                     i = 0;
                 }
             }
@@ -222,15 +228,22 @@ impl Exec<'_> {
             json!({"role": "user", "content": user}),
         ];
         let mut usage = ModelUsage::default();
-        let res = match self.client() {
-            Ok(c) => {
-                c.json(messages, "plan", &plan_schema(), parse_plan, &mut usage)
-                    .await
-            }
-            Err(e) => {
-                self.end_step(step, Some("no model".into()), start).await;
-                return Err(e);
-            }
+        if let Err(e) = self.client() {
+            self.end_step(step, Some("no model".into()), start).await;
+            return Err(e);
+        }
+        let cancel = self.cancel.clone();
+        let schema = plan_schema();
+        let res = match self.model.as_ref() {
+            Some(c) => tokio::select! {
+                r = c.json(messages, "plan", &schema, parse_plan, &mut usage) => Some(r),
+                _ = cancelled(&cancel) => None,
+            },
+            None => return Err(StepFail::Infra("no model client".into())),
+        };
+        let Some(res) = res else {
+            self.end_step(step, Some("cancelled".into()), start).await;
+            return Err(StepFail::Cancelled);
         };
         let (ok, err, plan) = match res {
             Ok(p) => (true, None, p),
@@ -341,15 +354,10 @@ impl Exec<'_> {
         let err = match &res {
             Ok(StepEnd::Done) => None,
             Ok(StepEnd::Escalate(_)) => Some("escalated to re-planning".to_string()),
-            Err(StepFail::Verdict(m)) | Err(StepFail::Infra(m)) => Some(m.clone()),
+            Err(e) => Some(e.message()),
         };
         self.end_step(step, err, start).await;
-        res.map_err(|e| match e {
-            StepFail::Verdict(m) => {
-                StepFail::Verdict(format!("step {} ({}): {m}", step + 1, plan[i]))
-            }
-            StepFail::Infra(m) => StepFail::Infra(format!("step {} ({}): {m}", step + 1, plan[i])),
-        })
+        res.map_err(|e| e.context(&format!("step {} ({})", step + 1, plan[i])))
     }
 
     async fn agent_step_inner(
@@ -364,7 +372,12 @@ impl Exec<'_> {
         let mut failures: Vec<String> = Vec::new();
         let mut bad_in_a_row = 0u32;
         let mut action = 0u32;
+        // How often the same action on the same target changed nothing (outcome C).
+        let mut fruitless: HashMap<String, u32> = HashMap::new();
         loop {
+            if self.cancel.load(Ordering::Relaxed) {
+                return Err(StepFail::Cancelled);
+            }
             if self.actions_taken >= self.spec.max_steps {
                 return Err(StepFail::Verdict(format!(
                     "the step budget is spent: max_steps = {} actions",
@@ -395,6 +408,31 @@ impl Exec<'_> {
             let messages = self.prompt(task, plan, i, &history, &obs, png.as_deref());
             let mut usage = ModelUsage::default();
             let (call, raw_text, refusals) = self.ask(messages, &mut usage).await?;
+            let signature = signature(&call, &obs);
+            if fruitless.get(&signature).copied().unwrap_or(0) >= MAX_FRUITLESS_REPEATS {
+                // Never a third time: record the refusal and re-plan with it.
+                let why = format!(
+                    "not sent: {signature} already changed nothing {MAX_FRUITLESS_REPEATS} times"
+                );
+                let mut rec = ActionRecord::new(
+                    step,
+                    action,
+                    call.kind().name(),
+                    call.describe(),
+                    false,
+                    Some(why.clone()),
+                    Disposition::NotDelivered,
+                    started_at,
+                );
+                rec.before_key = before_key;
+                rec.timings = t;
+                rec.observation = Some(obs.serial);
+                rec.call = Some(raw_text);
+                rec.usage = Some(usage);
+                self.emit_action(rec).await?;
+                failures.push(why);
+                return Ok(StepEnd::Escalate(failures));
+            }
             let acted = self.act(&call, &obs, &mut t).await;
             let (mut out, point, after_obs) = (acted.out, acted.point, acted.after);
             if !refusals.is_empty() {
@@ -444,6 +482,9 @@ impl Exec<'_> {
             history.push(format!("- {summary}"));
             if let Some(end) = step_end(&call, out)? {
                 return Ok(end);
+            }
+            if reflection.as_ref().map(|r| r.class) == Some(ReflectClass::C) {
+                *fruitless.entry(signature).or_default() += 1;
             }
             match reflection.map(|r| r.class) {
                 Some(ReflectClass::B) | Some(ReflectClass::C) => {
@@ -502,19 +543,51 @@ impl Exec<'_> {
         let Some(c) = self.model.as_ref() else {
             return Err(StepFail::Infra("no model client".into()));
         };
-        let (call, raw, refusals) = c
-            .one_tool_call(
+        let cancel = self.cancel.clone();
+        let asked = tokio::select! {
+            r = c.one_tool_call(
                 messages,
                 &tools_v,
                 |c| parse_call(mode, &c.name, &c.arguments),
                 usage,
-            )
-            .await
-            .map_err(|e| StepFail::Infra(e.to_string()))?;
+            ) => r,
+            _ = cancelled(&cancel) => return Err(StepFail::Cancelled),
+        };
+        let (call, raw, refusals) = asked.map_err(|e| StepFail::Infra(e.to_string()))?;
         let raw_text =
             serde_json::to_string(&json!({"name": raw.name, "arguments": raw.arguments}))
                 .unwrap_or_default();
         Ok((call, raw_text, refusals))
+    }
+}
+
+/// How often the same action on the same target may change nothing before it is refused.
+pub const MAX_FRUITLESS_REPEATS: u32 = 2;
+
+/// What an action does and to what, for the repeat guard: kind + the element it names (by
+/// role and name in `obs`) + typed text length; ids and observation numbers left out, so the
+/// same tap on the same button in a new observation matches.
+fn signature(call: &Action, obs: &Observation) -> String {
+    let target = match call.aim() {
+        Some(Aim::Element { id, .. }) => obs
+            .element(id)
+            .map(|e| e.describe())
+            .unwrap_or_else(|| id.clone()),
+        Some(Aim::Point { x, y, .. }) => format!("point ({:.0}, {:.0})", x / 10.0, y / 10.0),
+        Some(Aim::Target(t)) => t.to_string(),
+        None => String::new(),
+    };
+    match call {
+        Action::Type { text, .. } => {
+            format!(
+                "{} {target} ({} chars)",
+                call.kind().name(),
+                text.chars().count()
+            )
+        }
+        Action::Key { key } => format!("key {}", key.as_str()),
+        Action::Swipe { direction, .. } => format!("swipe {} {target}", direction.as_str()),
+        _ => format!("{} {target}", call.kind().name()),
     }
 }
 
