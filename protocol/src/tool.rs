@@ -113,6 +113,55 @@ pub fn tools(mode: Mode) -> Value {
     )
 }
 
+/// The JSON schema of one call, `{"name": …, "arguments": {…}}`, as the union (`anyOf`) of
+/// every tool of `mode`: what a server that answers without `tool_calls` is asked for with
+/// `response_format` (llama.cpp, vLLM, Ollama and OpenAI constrain decoding to it).
+pub fn call_schema(mode: Mode) -> Value {
+    let one_of: Vec<Value> = ActionKind::ALL
+        .into_iter()
+        .filter(|k| model_tool(*k))
+        .map(|k| {
+            json!({"type": "object", "additionalProperties": false,
+                "required": ["name", "arguments"],
+                "properties": {"name": {"type": "string", "enum": [k.name()]},
+                    "arguments": parameters(k, mode)}})
+        })
+        .collect();
+    json!({ "anyOf": one_of })
+}
+
+/// The tool set as compact text for a prompt sent without `tools` (one line per tool:
+/// `name(arg, arg?): description`).
+pub fn tools_text(mode: Mode) -> String {
+    ActionKind::ALL
+        .into_iter()
+        .filter(|k| model_tool(*k))
+        .map(|k| {
+            let p = parameters(k, mode);
+            let req: Vec<&str> = p["required"]
+                .as_array()
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let args: Vec<String> = p["properties"]
+                .as_object()
+                .map(|o| {
+                    o.keys()
+                        .map(|a| {
+                            if req.contains(&a.as_str()) {
+                                a.clone()
+                            } else {
+                                format!("{a}?")
+                            }
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            format!("{}({}): {}", k.name(), args.join(", "), k.description())
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn s<'a>(a: &'a Value, k: &str) -> Result<&'a str, String> {
     a.get(k)
         .and_then(Value::as_str)
@@ -303,6 +352,17 @@ mod tests {
             .collect();
         assert_eq!(names, want);
         assert!(names.contains(&"double_tap"));
+        // The response_format union has one branch per tool, and the text lists them all.
+        assert_eq!(
+            call_schema(Mode::Llm)["anyOf"].as_array().map(Vec::len),
+            Some(names.len())
+        );
+        let text = tools_text(Mode::Llm);
+        assert_eq!(text.lines().count(), names.len());
+        assert!(
+            text.contains("type(element, observation, text): "),
+            "{text}"
+        );
         // Every tool's required arguments are among its properties.
         for f in t.as_array().unwrap() {
             let p = &f["function"]["parameters"];

@@ -29,6 +29,9 @@ pub enum Reply {
     Calls(Vec<(&'static str, Value)>),
     /// Raw content text.
     Content(String),
+    /// One call written as a fenced JSON `{"name", "arguments"}` in `content`, with no
+    /// `tool_calls` — what llama.cpp's server answers for many models.
+    CallAsContent(&'static str, Value),
     /// The inner answer, sent only after this many ms (a slow model).
     Slow(u64, Box<Reply>),
 }
@@ -197,6 +200,13 @@ async fn complete(
             "stop",
         ),
         Reply::Content(c) => (json!({"role": "assistant", "content": c}), "stop"),
+        Reply::CallAsContent(name, args) => {
+            let call = json!({"name": name, "arguments": fill(&args, &prompt)});
+            (
+                json!({"role": "assistant", "content": format!("```json\n{call}\n```")}),
+                "stop",
+            )
+        }
         Reply::Call(name, args) => (
             json!({"role": "assistant", "content": null, "tool_calls": [call(0, name, &args)]}),
             "tool_calls",

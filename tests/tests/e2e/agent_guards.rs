@@ -3,7 +3,9 @@
 //! scripted device whose input log is the independent record of what was sent:
 //! the same action on the same target with no effect is never sent a third time; a re-plan
 //! identical to the plan that got stuck ends the run `failed` with that reason; a cancel
-//! during a slow model call ends the run `cancelled` within a second.
+//! during a slow model call ends the run `cancelled` within a second; a server that answers
+//! without `tool_calls` is switched to `response_format` with the tools' union schema and
+//! bounded `max_tokens`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -193,4 +195,37 @@ async fn cancel_during_a_model_call_ends_the_run_within_a_second() {
         "ended {since:?} after cancel"
     );
     assert_eq!(taps(&dev), 0);
+}
+
+#[tokio::test]
+async fn a_server_without_tool_calls_gets_the_union_schema_and_few_tokens() {
+    let stub = ChatStub::start(vec![
+        plan(&["save"]),
+        Reply::CallAsContent(
+            "tap",
+            json!({"element": "{{id:Save}}", "observation": "{{obs}}"}),
+        ),
+        Reply::CallAsContent("finish", json!({})),
+    ])
+    .await;
+    let mut dev = device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(taps(&dev), 1, "the call salvaged from content was executed");
+    let reqs = stub.requests();
+    // First action request: native tools, bounded tokens.
+    assert!(reqs[1].get("tools").is_some());
+    assert!(reqs[1]["max_tokens"].as_u64().is_some_and(|m| m <= 160));
+    // After the answer without tool_calls: no tools, the union schema, the tools as text.
+    assert!(reqs[2].get("tools").is_none(), "{}", reqs[2]);
+    let schema = &reqs[2]["response_format"]["json_schema"]["schema"];
+    let branches = schema["anyOf"].as_array().map(Vec::len).unwrap_or(0);
+    assert_eq!(
+        branches,
+        reqs[1]["tools"].as_array().map(Vec::len).unwrap_or(0)
+    );
+    assert!(reqs[2]["max_tokens"].as_u64().is_some_and(|m| m <= 160));
+    assert!(reqs[2]["messages"][0]["content"]
+        .as_str()
+        .is_some_and(|c| c.contains("Tools:") && c.contains("tap(element, observation)")));
 }

@@ -14,7 +14,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use argus_perception::Observation;
-use argus_protocol::tool::{parse_call, tools};
+use argus_protocol::tool::{call_schema, parse_call, tools, tools_text};
 use argus_protocol::{
     Action, ActionRecord, ActionTimings, Aim, CoordSpace, Disposition, EventBody, Mode, ModelUsage,
     ReflectClass, Reflection,
@@ -23,6 +23,7 @@ use base64::Engine;
 use chrono::Utc;
 use serde_json::{json, Value};
 
+use super::model::ToolSet;
 use super::popups::{decide, Decision};
 use super::reflect::classify;
 use crate::executor::{cancelled, ms, targeted, Exec, Outcome, StepFail};
@@ -539,7 +540,11 @@ impl Exec<'_> {
         usage: &mut ModelUsage,
     ) -> Result<(Action, String, Vec<String>), StepFail> {
         let mode = self.mode();
-        let tools_v = tools(mode);
+        let tool_set = ToolSet {
+            tools: tools(mode),
+            schema: call_schema(mode),
+            text: tools_text(mode),
+        };
         let Some(c) = self.model.as_ref() else {
             return Err(StepFail::Infra("no model client".into()));
         };
@@ -547,7 +552,7 @@ impl Exec<'_> {
         let asked = tokio::select! {
             r = c.one_tool_call(
                 messages,
-                &tools_v,
+                &tool_set,
                 |c| parse_call(mode, &c.name, &c.arguments),
                 usage,
             ) => r,
