@@ -271,9 +271,10 @@ impl ModelClient {
                 .await?
             };
             if native
-                && !msg
+                && msg
                     .get("tool_calls")
-                    .is_some_and(|t| t.as_array().is_some_and(|a| !a.is_empty()))
+                    .and_then(Value::as_array)
+                    .is_none_or(|a| a.is_empty())
             {
                 tracing::info!("the endpoint answered without tool_calls; using response_format with the tools' union schema from now on");
                 self.tool_calls_ok.store(false, Ordering::Relaxed);
