@@ -9,6 +9,7 @@
 //! Errors from actions carry a [`Disposition`]: whether the input may have reached the device.
 
 pub mod android;
+pub mod child;
 pub mod desktop;
 pub mod electron;
 pub mod harmony;

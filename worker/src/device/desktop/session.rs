@@ -14,6 +14,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+use crate::device::child::{kill_group, DROP_GRACE};
 use crate::device::DeviceError;
 
 /// How long Xvfb and dbus-daemon get to announce themselves.
@@ -28,7 +29,7 @@ pub(super) struct Owned {
 impl Owned {
     /// Spawns `cmd` as the leader of a new process group.
     pub(super) fn spawn(mut cmd: Command, what: &'static str) -> Result<Owned, DeviceError> {
-        cmd.process_group(0).kill_on_drop(true);
+        crate::device::child::own(&mut cmd);
         let child = cmd
             .spawn()
             .map_err(|e| DeviceError::Failed(format!("cannot start {what}: {e}")))?;
@@ -43,16 +44,16 @@ impl Owned {
     /// SIGTERM to the group, then SIGKILL after `grace`; reaps the leader.
     pub(super) async fn stop(&mut self, grace: Duration) {
         let Some(pid) = self.child.id() else { return };
-        signal_group(pid, "TERM");
+        kill_group(pid, libc::SIGTERM);
         if tokio::time::timeout(grace, self.child.wait())
             .await
             .is_err()
         {
-            signal_group(pid, "KILL");
+            kill_group(pid, libc::SIGKILL);
             let _ = self.child.wait().await;
         }
         // Helpers the leader started (same group) get the same treatment.
-        signal_group(pid, "KILL");
+        kill_group(pid, libc::SIGKILL);
         tracing::debug!(what = self.what, pid, "stopped");
     }
 
@@ -66,7 +67,7 @@ impl Drop for Owned {
     /// grace of at most [`DROP_GRACE`], then SIGKILL. [`Owned::stop`] is the async way.
     fn drop(&mut self) {
         if let Some(pid) = self.child.id() {
-            signal_group(pid, "TERM");
+            kill_group(pid, libc::SIGTERM);
             let deadline = std::time::Instant::now() + DROP_GRACE;
             while std::time::Instant::now() < deadline {
                 if matches!(self.child.try_wait(), Ok(Some(_))) {
@@ -74,23 +75,9 @@ impl Drop for Owned {
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
-            signal_group(pid, "KILL");
+            kill_group(pid, libc::SIGKILL);
         }
     }
-}
-
-/// Longest blocking wait in [`Owned`]'s `Drop` between SIGTERM and SIGKILL.
-const DROP_GRACE: Duration = Duration::from_millis(500);
-
-/// Sends `sig` to process group `pgid` with the `kill` utility (no libc binding needed).
-fn signal_group(pgid: u32, sig: &str) {
-    let _ = std::process::Command::new("kill")
-        .arg(format!("-{sig}"))
-        .arg("--")
-        .arg(format!("-{pgid}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
 }
 
 /// Reads the first non-empty line the process prints on stdout, within [`START_TIMEOUT`].
