@@ -21,6 +21,7 @@ mod reaper;
 mod security;
 mod teardown;
 mod todomvc;
+mod worker_exit;
 
 /// Runs one SQL statement, panicking with the statement and the error.
 pub(crate) async fn exec(pool: &sqlx::PgPool, sql: &str) {
