@@ -9,6 +9,8 @@ mod apply_batch;
 mod bad_input;
 mod claim;
 mod claim_classes;
+mod cli_help;
+mod cli_run;
 mod cluster;
 mod dashboard;
 mod desktop;

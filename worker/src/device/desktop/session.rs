@@ -80,6 +80,32 @@ impl Drop for Owned {
     }
 }
 
+impl Drop for Session {
+    /// Removes a runtime folder kept outside the session folder (the processes themselves
+    /// are killed by their own drop).
+    fn drop(&mut self) {
+        if let Some(d) = self.runtime.take() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Longest `XDG_RUNTIME_DIR` kept under the session folder, bytes. The session bus and the
+/// AT-SPI bus put sockets in it (`…/dbus-XXXXXXXXXX`, `…/at-spi/bus_0`), and a Unix socket
+/// path holds at most 107 bytes: past that `dbus-daemon` exits at start.
+const MAX_RUNTIME_DIR_LEN: usize = 64;
+
+/// `<dir>/runtime`, or a fresh `argus-xdg-…` folder in the system temp dir when that path
+/// is too long for socket names (a deep `--out` or `--data-dir`).
+fn runtime_dir(dir: &Path) -> PathBuf {
+    let inside = dir.join("runtime");
+    if inside.as_os_str().len() <= MAX_RUNTIME_DIR_LEN {
+        return inside;
+    }
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    std::env::temp_dir().join(format!("argus-xdg-{}", &id[..12]))
+}
+
 /// Reads the first non-empty line the process prints on stdout, within [`START_TIMEOUT`].
 async fn first_line(p: &mut Owned) -> Result<String, DeviceError> {
     let out = p
@@ -127,6 +153,8 @@ pub struct Session {
     xvfb: Option<Owned>,
     dbus: Option<Owned>,
     dir: Option<PathBuf>,
+    /// The runtime folder when it lives outside `dir` (see [`runtime_dir`]).
+    runtime: Option<PathBuf>,
 }
 
 impl Session {
@@ -139,7 +167,7 @@ impl Session {
                 dir.display()
             ))
         };
-        let runtime = dir.join("runtime");
+        let runtime = runtime_dir(dir);
         let home = dir.join("home");
         for d in [&runtime, &home] {
             std::fs::create_dir_all(d).map_err(|e| fail("the session folder", e))?;
@@ -187,6 +215,7 @@ impl Session {
             xvfb: Some(xvfb),
             dbus: Some(dbus),
             dir: Some(dir.to_path_buf()),
+            runtime: (!runtime.starts_with(dir)).then_some(runtime),
         })
     }
 
@@ -201,6 +230,7 @@ impl Session {
             xvfb: None,
             dbus: None,
             dir: None,
+            runtime: None,
         }
     }
 
@@ -215,6 +245,9 @@ impl Session {
         for p in [self.dbus.take(), self.xvfb.take()].into_iter().flatten() {
             let mut p = p;
             p.stop(Duration::from_secs(2)).await;
+        }
+        if let Some(d) = self.runtime.take() {
+            let _ = std::fs::remove_dir_all(d);
         }
         if let Some(d) = self.dir.take() {
             let _ = std::fs::remove_dir_all(d);
