@@ -130,7 +130,11 @@ impl Selector {
     /// The selector in words for people, e.g. `browser=chromium, os_version>=14`; empty when
     /// it asks for nothing.
     pub fn describe(&self) -> String {
-        let mut parts: Vec<String> = self.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let mut parts: Vec<String> = self
+            .labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         parts.extend(self.require.iter().cloned());
         parts.join(", ")
     }

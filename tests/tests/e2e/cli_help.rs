@@ -44,8 +44,19 @@ fn subcommands(help_text: &str) -> Vec<String> {
 fn every_subcommand_answers_help() {
     let top = help(&[]);
     let subs = subcommands(&top);
-    for want in ["coordinator", "worker", "submit", "run", "migrate", "suite", "token"] {
-        assert!(subs.iter().any(|s| s == want), "{want} missing from {subs:?}");
+    for want in [
+        "coordinator",
+        "worker",
+        "submit",
+        "run",
+        "migrate",
+        "suite",
+        "token",
+    ] {
+        assert!(
+            subs.iter().any(|s| s == want),
+            "{want} missing from {subs:?}"
+        );
     }
     let mut todo: Vec<Vec<String>> = subs.into_iter().map(|s| vec![s]).collect();
     let mut checked = 0;

@@ -99,7 +99,10 @@ async fn fatal_startup_error_takes_chromium_along() {
     let id = "exitfatal";
     let mut cmd = farm.worker_command(id, 1, "http://127.0.0.1:9", None);
     // NATS is dialled after the devices opened: refusing it is fatal.
-    cmd.env("ARGUS_NATS_URL", format!("nats://127.0.0.1:{}", free_port()));
+    cmd.env(
+        "ARGUS_NATS_URL",
+        format!("nats://127.0.0.1:{}", free_port()),
+    );
     let mut w = Proc::spawn(id, cmd, &farm.dir.join("worker-exitfatal.log"));
     let entry = marker(&farm, id);
     let code = w.wait_exit(Duration::from_secs(60)).await;
@@ -109,7 +112,11 @@ async fn fatal_startup_error_takes_chromium_along() {
         "the browser was up before the error:\n{}",
         w.tail(20)
     );
-    assert!(w.log_text().contains("cannot connect to NATS"), "{}", w.tail(20));
+    assert!(
+        w.log_text().contains("cannot connect to NATS"),
+        "{}",
+        w.tail(20)
+    );
     assert_nothing_left(&entry, &w).await;
 }
 

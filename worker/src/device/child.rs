@@ -26,12 +26,21 @@ pub fn own(cmd: &mut Command) {
     // async-signal-safe `prctl` and `getppid`; it allocates nothing.
     unsafe {
         cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
                 return Err(std::io::Error::last_os_error());
             }
             // The parent died between fork and prctl: nobody would ever deliver the signal.
             if libc::getppid() != parent {
-                return Err(std::io::Error::other("the worker exited while starting a child"));
+                return Err(std::io::Error::other(
+                    "the worker exited while starting a child",
+                ));
             }
             Ok(())
         });
