@@ -6,8 +6,9 @@
 //! The machine's shared PostgreSQL, NATS and SeaweedFS are never stopped: a [`ProcFarm`]
 //! uses a private NATS always, a private PostgreSQL cluster when asked (else a private
 //! database on the shared server), and a private bucket on the shared S3 server. Every child
-//! runs in its own process group and the whole group (the worker's Chromium included) is
-//! killed with SIGKILL when its [`Proc`] is dropped, so nothing outlives a failed test.
+//! runs in its own process group and the whole group is killed with SIGKILL when its [`Proc`]
+//! is dropped, so nothing outlives a failed test (a worker's Chromium runs in a group of its
+//! own and dies with the worker through `PR_SET_PDEATHSIG`).
 //!
 //! The `argus` binary is `ARGUS_BIN`, default `<workspace>/target/debug/argus`
 //! (`cargo build --bin argus` first; `deploy/test.sh` does).
@@ -748,7 +749,7 @@ impl ProcFarm {
         self.dir.join(format!("w-{id}"))
     }
 
-    /// `kill -9` worker `id` and its Chromium.
+    /// `kill -9` worker `id` (its Chromium dies with it: `PR_SET_PDEATHSIG`).
     pub fn kill_worker(&mut self, id: &str) {
         if let Some(mut p) = self.workers.remove(id) {
             p.kill9();

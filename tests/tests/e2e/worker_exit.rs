@@ -1,5 +1,6 @@
 //! Pins that every way a real `argus worker` process ends takes the processes it started
-//! with it: SIGTERM and SIGINT once it serves, SIGTERM while it still waits for an
+//! with it: SIGTERM, SIGINT and SIGKILL (the `PR_SET_PDEATHSIG` backstop) once it served a
+//! job, SIGTERM while it still waits for an
 //! unreachable coordinator, a fatal start-up error (NATS unreachable after its devices
 //! opened), and SIGTERM to a desktop worker (Xvfb, session D-Bus). Each case waits
 //! until the worker's own Chromium (or Xvfb) is running, ends the worker, then lists /proc:
@@ -46,7 +47,7 @@ async fn assert_nothing_left(entry: &str, worker: &Proc) {
     }
 }
 
-/// A served worker ended by `sig` exits 0 and leaves nothing.
+/// A served worker that ran a job, ended by `sig`, exits 0 and leaves nothing.
 async fn served_worker_ends_clean(sig: &str) {
     let mut farm = ProcFarm::start(ProcFarmOptions::default()).await;
     farm.start_coordinator().await;
@@ -54,11 +55,22 @@ async fn served_worker_ends_clean(sig: &str) {
     let id = format!("exit{}", &sig[1..].to_lowercase());
     farm.start_worker(&id, 2, &url, None).await;
     let entry = marker(&farm, &id);
+    wait_for_child(&entry, "chromium", &farm.workers[&id]).await;
+    // As after `deploy/quickstart.sh`: the worker has run a job before it is stopped.
+    let (_, run) = farm
+        .submit_to(
+            &url,
+            &serde_json::json!({"platform": "web", "instruction": "wait 10ms"}),
+        )
+        .await;
+    let end = farm.wait_terminal(run, Duration::from_secs(60)).await;
+    assert_eq!(end, "succeeded", "{}", farm.logs(20));
     let mut w = farm.workers.remove(&id).expect("worker");
-    wait_for_child(&entry, "chromium", &w).await;
     w.signal(sig);
     let code = w.wait_exit(Duration::from_secs(20)).await;
-    assert_eq!(code, Some(0), "{sig}: {}", w.tail(20));
+    // SIGKILL runs no code of the worker: only PR_SET_PDEATHSIG can take Chromium along.
+    let want = if sig == "-KILL" { None } else { Some(0) };
+    assert_eq!(code, want, "{sig}: {}", w.tail(20));
     assert_nothing_left(&entry, &w).await;
 }
 
@@ -70,6 +82,11 @@ async fn sigterm_takes_chromium_along() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigint_takes_chromium_along() {
     served_worker_ends_clean("-INT").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_takes_chromium_along() {
+    served_worker_ends_clean("-KILL").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
