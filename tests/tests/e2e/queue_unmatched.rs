@@ -1,6 +1,6 @@
 //! Pins that a job no registered device matches *yet* is queued, not refused (as a Selenium
 //! Grid queues a session request): `argus submit` gets a 201 and prints the coordinator's
-//! warning, the run's page says what it waits for, its queue deadline is the server default
+//! warning, the run's page and its dashboard line say what it waits for, its queue deadline is the server default
 //! (900 s), and once a matching worker registers the run is assigned and succeeds.
 
 use std::process::Command;
@@ -61,6 +61,18 @@ async fn unmatched_job_waits_for_a_worker_then_succeeds() {
         page.contains("waiting for a device matching platform web"),
         "{page}"
     );
+
+    // So does its line on the dashboard.
+    let dash = farm
+        .http
+        .get(format!("{url}/"))
+        .send()
+        .await
+        .expect("dashboard")
+        .text()
+        .await
+        .expect("html");
+    assert!(dash.contains("waiting for a web device"), "{dash}");
 
     // A matching worker registers: the queued run is assigned and succeeds.
     farm.start_worker("late-web", 1, &url, None).await;
