@@ -117,10 +117,26 @@ pub struct Selector {
     pub require: Vec<String>,
 }
 
+/// Queue timeout of a job that sets no `queue_timeout_s`, s (15 min): a run no matching
+/// device takes by then ends `timed_out`.
+pub const DEFAULT_QUEUE_TIMEOUT_S: u64 = 900;
+
 impl Selector {
     /// Parsed `require` constraints (validated by [`JobSpec::validate`]).
     pub fn constraints(&self) -> Result<Vec<Constraint>, String> {
         self.require.iter().map(|c| Constraint::parse(c)).collect()
+    }
+
+    /// The selector in words for people, e.g. `browser=chromium, os_version>=14`; empty when
+    /// it asks for nothing.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = self
+            .labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        parts.extend(self.require.iter().cloned());
+        parts.join(", ")
     }
 
     /// Whether a device with `labels` satisfies the whole selector.
@@ -173,7 +189,8 @@ pub struct JobSpec {
     #[serde(default)]
     pub idempotent: bool,
     /// A run still queued this long after it was queued ends `timed_out` ("no matching free
-    /// device"), s. Default: none (waits until a matching device is free).
+    /// device"), s. Default: [`DEFAULT_QUEUE_TIMEOUT_S`] (900 s), applied by the coordinator
+    /// when the job leaves it out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_timeout_s: Option<u64>,
     /// Per-job model settings for `llm` / `vlm` mode (the worker's defaults otherwise).
@@ -474,7 +491,7 @@ impl JobSpec {
                 return Err(SpecError::new(
                     "queue_timeout_s",
                     format!("queue_timeout_s is {q}"),
-                    "use 1 to 604800 seconds, or leave it out to wait indefinitely",
+                    "use 1 to 604800 seconds, or leave it out for the default of 900",
                 ));
             }
         }

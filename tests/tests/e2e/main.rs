@@ -11,6 +11,8 @@ mod apply_batch;
 mod bad_input;
 mod claim;
 mod claim_classes;
+mod cli_help;
+mod cli_run;
 mod cluster;
 mod dashboard;
 mod desktop;
@@ -19,10 +21,12 @@ mod farm;
 mod faults;
 mod harmony;
 mod ios;
+mod queue_unmatched;
 mod reaper;
 mod security;
 mod teardown;
 mod todomvc;
+mod worker_exit;
 
 /// Runs one SQL statement, panicking with the statement and the error.
 pub(crate) async fn exec(pool: &sqlx::PgPool, sql: &str) {

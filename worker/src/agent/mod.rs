@@ -72,7 +72,7 @@ pub struct ModelConfig {
         env = "ARGUS_MODEL_TIMEOUT_S",
         default_value_t = 60
     )]
-    pub timeout_s: u64,
+    pub model_timeout_s: u64,
     /// `max_tokens` of each request. Default 1024.
     #[arg(
         long = "model-max-tokens",
@@ -128,7 +128,7 @@ impl std::fmt::Debug for ModelConfig {
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("temperature", &self.temperature)
-            .field("timeout_s", &self.timeout_s)
+            .field("model_timeout_s", &self.model_timeout_s)
             .field("max_tokens", &self.max_tokens)
             .field("coords", &self.coords)
             .field("secrets_file", &self.secrets_file)
@@ -144,7 +144,7 @@ impl Default for ModelConfig {
             model: "default".into(),
             api_key: None,
             temperature: 0.0,
-            timeout_s: 60,
+            model_timeout_s: 60,
             max_tokens: 1024,
             format_retries: 2,
             coords: CoordSpace::Norm1000,
@@ -197,7 +197,7 @@ impl AgentEnv {
                 None
             },
             temperature: o.temperature.unwrap_or(c.temperature),
-            timeout: Duration::from_secs(c.timeout_s.max(1)),
+            timeout: Duration::from_secs(c.model_timeout_s.max(1)),
             max_tokens: c.max_tokens,
             format_retries: c.format_retries,
         })

@@ -11,6 +11,7 @@
 //! whether the input may have reached the device.
 
 pub mod android;
+pub mod child;
 pub mod desktop;
 pub mod electron;
 pub mod harmony;
