@@ -19,6 +19,7 @@ mod harmony;
 mod ios;
 mod reaper;
 mod security;
+mod selector_sql;
 mod teardown;
 mod todomvc;
 
