@@ -31,7 +31,11 @@ fn value() -> impl Strategy<Value = String> {
 }
 
 fn key() -> impl Strategy<Value = String> {
-    prop_oneof![Just("a".to_string()), Just("b".to_string()), Just("c".to_string())]
+    prop_oneof![
+        Just("a".to_string()),
+        Just("b".to_string()),
+        Just("c".to_string())
+    ]
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -80,7 +84,11 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 /// The Rust answer, through the public selector API.
-fn rust_matches(sel_labels: &BTreeMap<String, String>, cons: &[Constraint], dev: &BTreeMap<String, String>) -> bool {
+fn rust_matches(
+    sel_labels: &BTreeMap<String, String>,
+    cons: &[Constraint],
+    dev: &BTreeMap<String, String>,
+) -> bool {
     let sel = Selector {
         labels: sel_labels.clone(),
         require: Vec::new(),
@@ -127,5 +135,8 @@ async fn sql_and_rust_selector_matching_agree() {
         disagreements.join("\n")
     );
     // the generator is not degenerate: both answers occur
-    assert!(matched > CASES / 20 && matched < CASES * 19 / 20, "{matched} of {CASES} matched");
+    assert!(
+        matched > CASES / 20 && matched < CASES * 19 / 20,
+        "{matched} of {CASES} matched"
+    );
 }
