@@ -17,6 +17,7 @@ mod farm;
 mod faults;
 mod harmony;
 mod ios;
+mod openapi;
 mod reaper;
 mod security;
 mod selector_sql;
