@@ -3,9 +3,10 @@
 //! Everything here is plain data plus pure functions: the job spec and its validation
 //! ([`job`]), the script step language ([`script`]), the run events a worker streams back
 //! ([`events`]), the assignment and heartbeat messages ([`assignment`]), the NATS subject and
-//! stream names ([`subjects`]), the API error envelope ([`error`]) and the run detail that both
+//! stream names ([`subjects`]), the API error envelope ([`error`]), the API bodies clients read back ([`api`]) and the run detail that both
 //! the coordinator and the local runner render reports from ([`run_view`]). No I/O lives here.
 
+pub mod api;
 pub mod assignment;
 pub mod error;
 pub mod events;
@@ -15,6 +16,9 @@ pub mod script;
 pub mod selector;
 pub mod subjects;
 
+pub use api::{
+    JobCreated, MissedTicks, ScheduleSpec, SuiteCreated, SuiteJobCreated, SuiteSpec, SuiteVerdict,
+};
 pub use assignment::{Assignment, DeviceInfo, Heartbeat, HeartbeatReply, LeaseRef};
 pub use error::{ErrorCode, ErrorEnvelope};
 pub use events::{

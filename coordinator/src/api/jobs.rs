@@ -4,7 +4,7 @@
 //! parsed, limits checked) and stored with its first run in one transaction — or refused
 //! with a 4xx envelope and nothing stored.
 
-use argus_protocol::{ErrorCode, ErrorEnvelope, JobSpec};
+use argus_protocol::{ErrorCode, ErrorEnvelope, JobCreated, JobSpec, RunStatus};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
@@ -77,7 +77,7 @@ async fn create(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+) -> Result<(StatusCode, Json<JobCreated>), ApiError> {
     let body = body.map_err(|r| {
         if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::Client(ErrorEnvelope::new(
@@ -106,13 +106,14 @@ async fn create(
     let base = st.cfg.public_url();
     Ok((
         StatusCode::CREATED,
-        Json(json!({
-            "job_id": job_id,
-            "run_id": run_id,
-            "status": "queued",
-            "run_url": format!("{base}/api/v1/runs/{run_id}"),
-            "report_url": format!("{base}/runs/{run_id}"),
-        })),
+        Json(JobCreated {
+            job_id,
+            run_id,
+            status: RunStatus::Queued,
+            run_url: format!("{base}/api/v1/runs/{run_id}"),
+            report_url: format!("{base}/runs/{run_id}"),
+            warning: None,
+        }),
     ))
 }
 
