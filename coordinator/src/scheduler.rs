@@ -22,6 +22,7 @@ use argus_protocol::{JobSpec, MissedTicks, Selector};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use crate::drain::Stop;
 use crate::store::jobs::{insert, JobMeta};
 use crate::AppState;
 
@@ -97,16 +98,20 @@ pub fn expand(template: &JobSpec, matrix: &[Selector]) -> Vec<(JobSpec, String)>
         .collect()
 }
 
-/// Runs until the process ends: fires due schedules every `dispatch_interval_ms`.
-pub async fn run(state: AppState) {
+/// Fires due schedules every `dispatch_interval_ms` until `stop`; a pass under way finishes
+/// first.
+pub async fn run(state: AppState, mut stop: Stop) {
     let interval = Duration::from_millis(state.cfg.dispatch_interval_ms.max(100));
-    loop {
+    while !stop.is_stopped() {
         match fire_due(&state).await {
             Ok(n) if n > 0 => state.wake.notify_one(),
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "scheduler pass failed"),
         }
-        tokio::time::sleep(interval).await;
+        tokio::select! {
+            _ = tokio::time::sleep(interval) => {}
+            _ = stop.wait() => {}
+        }
     }
 }
 

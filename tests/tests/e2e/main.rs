@@ -12,6 +12,7 @@ mod claim_classes;
 mod cluster;
 mod dashboard;
 mod desktop;
+mod drain;
 mod electron;
 mod farm;
 mod faults;
