@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::time::Duration;
 
-use argus_protocol::{JobSpec, Mode, Platform, Selector};
+use argus_protocol::{JobSpec, MissedTicks, Mode, Platform, Selector, SuiteVerdict};
 use askama::Template;
 use axum::extract::{Form, Path, Query, State};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -281,11 +281,7 @@ async fn create_schedule(
             timezone: form.timezone.trim().to_string(),
             template,
             matrix,
-            missed: if form.missed == "run_once" {
-                "run_once".into()
-            } else {
-                "skip".into()
-            },
+            missed: MissedTicks::parse(&form.missed).unwrap_or_default(),
             paused: false,
         };
         super::schedules::create_schedule(&st, &caller, &spec).await
@@ -351,14 +347,14 @@ async fn suite_page(
             } else {
                 v.passed as f64 / v.jobs.len() as f64
             };
-            if v.verdict != "running" {
+            if v.verdict != SuiteVerdict::Running {
                 total += 1;
-                passed += usize::from(v.verdict == "passed");
+                passed += usize::from(v.verdict == SuiteVerdict::Passed);
             }
             history.push((
                 hid,
                 created.format("%Y-%m-%d %H:%M").to_string(),
-                v.verdict.clone(),
+                v.verdict.to_string(),
                 format!("{:.0}%", rate * 100.0),
             ));
         }

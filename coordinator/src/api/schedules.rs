@@ -45,13 +45,6 @@ pub(crate) async fn create_schedule(
     scheduler::parse_cron(&s.cron).map_err(|e| invalid("cron", e, "e.g. `*/30 * * * *`"))?;
     scheduler::parse_tz(&s.timezone)
         .map_err(|e| invalid("timezone", e, "e.g. `UTC` or `Europe/Paris`"))?;
-    if !matches!(s.missed.as_str(), "skip" | "run_once") {
-        return Err(invalid(
-            "missed",
-            format!("missed is {:?}", s.missed),
-            "use `skip` or `run_once`",
-        ));
-    }
     if s.matrix.len() > 64 {
         return Err(invalid(
             "matrix",

@@ -1,15 +1,13 @@
 //! `/api/v1/suites`: create a suite (jobs × device matrix, all validated and stored in one
 //! transaction), show its verdict and per-device breakdown, export JUnit XML.
 
-use argus_protocol::{ErrorCode, ErrorEnvelope, JobSpec, Selector};
+use argus_protocol::{ErrorCode, ErrorEnvelope, SuiteCreated, SuiteJobCreated};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::parse_id;
 use crate::auth::Caller;
@@ -25,18 +23,7 @@ pub(super) fn router() -> Router<AppState> {
         .route("/api/v1/suites/{id}/junit.xml", get(junit))
 }
 
-/// `POST /api/v1/suites` body.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SuiteSpec {
-    /// Suite name (history and pass-rate are kept per name).
-    pub name: String,
-    /// The jobs; give each a `name`.
-    pub jobs: Vec<JobSpec>,
-    /// Device matrix: every job runs once per cell. Default: each job's own selector.
-    #[serde(default)]
-    pub matrix: Vec<Selector>,
-}
+pub use argus_protocol::SuiteSpec;
 
 fn invalid(field: String, message: String, hint: &str) -> ApiError {
     ApiError::Client(ErrorEnvelope::new(ErrorCode::InvalidField, message, hint).with_field(field))
@@ -46,7 +33,7 @@ async fn create(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     body: Bytes,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<SuiteCreated>), ApiError> {
     let s: SuiteSpec =
         super::parse_body(&body, "fields: name, jobs (job specs), matrix (selectors)")?;
     if s.name.trim().is_empty() {
@@ -85,14 +72,20 @@ async fn create(
     let base = st.cfg.public_url();
     Ok((
         StatusCode::CREATED,
-        Json(json!({
-            "suite_id": id,
-            "suite_url": format!("{base}/api/v1/suites/{id}"),
-            "junit_url": format!("{base}/api/v1/suites/{id}/junit.xml"),
-            "jobs": jobs.iter().map(|(j, r, c)| json!({"job_id": j, "run_id": r, "cell": c}))
-                .collect::<Vec<_>>(),
-            "warnings": warnings,
-        })),
+        Json(SuiteCreated {
+            suite_id: id,
+            suite_url: format!("{base}/api/v1/suites/{id}"),
+            junit_url: format!("{base}/api/v1/suites/{id}/junit.xml"),
+            jobs: jobs
+                .into_iter()
+                .map(|(job_id, run_id, cell)| SuiteJobCreated {
+                    job_id,
+                    run_id,
+                    cell,
+                })
+                .collect(),
+            warnings,
+        }),
     ))
 }
 
