@@ -94,9 +94,13 @@ pub async fn serve(
     let reaper = tokio::spawn(reaper_task::run(state.clone(), state.wake.clone()));
     let scheduler = tokio::spawn(scheduler::run(state.clone()));
     let app = api::router(state);
-    let res = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await;
+    // The peer address feeds sign-in throttling (`auth::throttle`).
+    let res = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await;
     dispatcher.abort();
     applier.abort();
     reaper.abort();

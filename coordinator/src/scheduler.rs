@@ -68,7 +68,9 @@ pub fn next_fire(expr: &str, tz: &str, after: DateTime<Utc>) -> Result<DateTime<
 }
 
 /// A schedule as stored and as the API shows it.
+/// Unknown fields are refused (a misspelt `timezone` must not silently mean UTC).
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ScheduleSpec {
     /// Display name.
     pub name: String,

@@ -3,6 +3,8 @@
 
 mod artifacts;
 mod dashboard;
+pub mod envelope;
+pub mod hygiene;
 mod jobs;
 mod pages;
 mod runs;
@@ -38,6 +40,7 @@ pub fn router(state: AppState) -> Router {
             crate::auth::require,
         ))
         .layer(DefaultBodyLimit::max(limit))
+        .layer(axum::middleware::from_fn(envelope::json_errors))
         .with_state(state)
 }
 
