@@ -16,7 +16,8 @@ pub async fn claim(
     kinds.extend(std::iter::repeat_n("device", device_ids.len()));
     names.extend_from_slice(device_ids);
     // Claim what is free, then read back every owner: an insert that lost a race to
-    // another token finds that token's row.
+    // another token finds that token's row. A refused heartbeat claims nothing.
+    let mut tx = pool.begin().await?;
     sqlx::query(
         "insert into identity_owners (kind, name, token_id)
          select k, n, $3 from unnest($1::text[], $2::text[]) as u(k, n)
@@ -25,7 +26,7 @@ pub async fn claim(
     .bind(&kinds)
     .bind(&names)
     .bind(token_id)
-    .execute(pool)
+    .execute(&mut *tx)
     .await?;
     let taken: Vec<(String, String)> = sqlx::query_as(
         "select o.kind, o.name from identity_owners o
@@ -36,8 +37,13 @@ pub async fn claim(
     .bind(&kinds)
     .bind(&names)
     .bind(token_id)
-    .fetch_all(pool)
+    .fetch_all(&mut *tx)
     .await?;
+    if taken.is_empty() {
+        tx.commit().await?;
+    } else {
+        tx.rollback().await?;
+    }
     Ok(taken
         .into_iter()
         .map(|(kind, name)| format!("{kind} {name}"))

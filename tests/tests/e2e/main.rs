@@ -10,17 +10,20 @@ mod bad_input;
 mod claim;
 mod claim_classes;
 mod cluster;
+mod csrf;
 mod dashboard;
 mod desktop;
 mod electron;
 mod farm;
 mod faults;
 mod harmony;
+mod input_hygiene;
 mod ios;
 mod reaper;
 mod security;
 mod teardown;
 mod todomvc;
+mod token_scope;
 
 /// Runs one SQL statement, panicking with the statement and the error.
 pub(crate) async fn exec(pool: &sqlx::PgPool, sql: &str) {
