@@ -19,6 +19,7 @@ mod faults;
 mod harmony;
 mod input_hygiene;
 mod ios;
+mod nats_permissions;
 mod reaper;
 mod security;
 mod teardown;
