@@ -27,19 +27,19 @@ async fn heartbeat(
     Extension(caller): Extension<Caller>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<HeartbeatReply>, ApiError> {
+    if caller.role == "user" {
+        return Err(ApiError::Client(ErrorEnvelope::new(
+            ErrorCode::Forbidden,
+            "this token may not register workers",
+            "give the worker a token made with `argus token create --role worker`",
+        )));
+    }
     let body = super::envelope::read_body(body, st.cfg.max_body_bytes, "list fewer devices")?;
     let hb: Heartbeat = super::parse_body(
         &body,
         "fields: worker_id, hostname, devices (device_id, platform, labels, screen_w_px, \
          screen_h_px), running (run_id, attempt_id)",
     )?;
-    if caller.role == "user" {
-        return Err(ApiError::Client(ErrorEnvelope::new(
-            ErrorCode::Unauthorized,
-            "this token may not register workers",
-            "give the worker a token made with `argus token create --role worker`",
-        )));
-    }
     if !is_valid_worker_id(&hb.worker_id) {
         return Err(ApiError::Client(
             ErrorEnvelope::new(

@@ -86,7 +86,8 @@ fn forbidden(message: impl Into<String>, hint: &str) -> Response {
 pub async fn require(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
     if changes_state(req.method()) {
-        if let Err(why) = origin::check(req.headers(), st.cfg.public_url.as_deref()) {
+        let authority = req.uri().authority().map(|a| a.as_str());
+        if let Err(why) = origin::check(req.headers(), authority, st.cfg.public_url.as_deref()) {
             tracing::warn!(%path, %why, "cross-origin write refused");
             return forbidden(
                 format!("cross-origin request refused: {why}"),

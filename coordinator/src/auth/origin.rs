@@ -7,8 +7,13 @@
 
 use axum::http::{header, HeaderMap};
 
-/// Why a request was refused as cross-origin.
-pub fn check(headers: &HeaderMap, public_url: Option<&str>) -> Result<(), String> {
+/// `Ok` for a same-origin (or non-browser) request, else why it is cross-origin. `authority`
+/// is the request URI's (HTTP/2 carries the host there instead of a `Host` header).
+pub fn check(
+    headers: &HeaderMap,
+    authority: Option<&str>,
+    public_url: Option<&str>,
+) -> Result<(), String> {
     if let Some(site) = headers.get("sec-fetch-site") {
         let site = site.to_str().unwrap_or("");
         if site != "same-origin" {
@@ -22,6 +27,7 @@ pub fn check(headers: &HeaderMap, public_url: Option<&str>) -> Result<(), String
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
+        .or(authority)
         .unwrap_or("");
     let authority = origin
         .strip_prefix("http://")
@@ -51,16 +57,39 @@ mod tests {
     #[test]
     fn only_same_origin_passes() {
         let host = ("host", "127.0.0.1:8080");
-        assert!(check(&headers(&[host]), None).is_ok());
-        assert!(check(&headers(&[host, ("origin", "http://127.0.0.1:8080")]), None).is_ok());
-        assert!(check(&headers(&[host, ("origin", "http://127.0.0.1:9999")]), None).is_err());
-        assert!(check(&headers(&[host, ("origin", "null")]), None).is_err());
-        assert!(check(&headers(&[host, ("sec-fetch-site", "same-site")]), None).is_err());
-        assert!(check(&headers(&[host, ("sec-fetch-site", "same-origin")]), None).is_ok());
+        assert!(check(&headers(&[host]), None, None).is_ok());
+        assert!(check(
+            &headers(&[host, ("origin", "http://127.0.0.1:8080")]),
+            None,
+            None
+        )
+        .is_ok());
+        assert!(check(
+            &headers(&[host, ("origin", "http://127.0.0.1:9999")]),
+            None,
+            None
+        )
+        .is_err());
+        assert!(check(&headers(&[host, ("origin", "null")]), None, None).is_err());
+        assert!(check(
+            &headers(&[host, ("sec-fetch-site", "same-site")]),
+            None,
+            None
+        )
+        .is_err());
+        assert!(check(
+            &headers(&[host, ("sec-fetch-site", "same-origin")]),
+            None,
+            None
+        )
+        .is_ok());
         let lb = [
             ("host", "10.0.0.5:8080"),
             ("origin", "https://argus.example"),
         ];
-        assert!(check(&headers(&lb), Some("https://argus.example/")).is_ok());
+        assert!(check(&headers(&lb), None, Some("https://argus.example/")).is_ok());
+        let h2 = headers(&[("origin", "http://127.0.0.1:8080")]);
+        assert!(check(&h2, Some("127.0.0.1:8080"), None).is_ok());
+        assert!(check(&h2, Some("127.0.0.1:9"), None).is_err());
     }
 }
