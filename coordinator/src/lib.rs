@@ -113,7 +113,12 @@ pub async fn serve(
         tokio::spawn(scheduler::run(state.clone(), stop.clone())),
     ];
     let app = api::router(state.clone());
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+    // The peer address feeds sign-in throttling (`auth::throttle`).
+    let server = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
         shutdown.await;
         stop_tx.stop();
     });

@@ -128,7 +128,9 @@ impl MissedTicks {
 }
 
 /// A schedule as submitted to `POST /api/v1/schedules`, stored, and shown.
+/// Unknown fields are refused (a misspelt `timezone` must not silently mean UTC).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ScheduleSpec {
     /// Display name.
     pub name: String,

@@ -96,6 +96,7 @@ async fn create(
     })?;
     let spec = parse_spec(&body)?;
     spec.validate()?;
+    super::hygiene::check_spec("", &spec)?;
     let warning = unmatched_warning(&st, &spec).await?;
     let meta = store::jobs::JobMeta {
         team_id: caller.team_id.clone(),

@@ -3,6 +3,7 @@
 
 use argus_protocol::{ErrorCode, ErrorEnvelope, SuiteCreated, SuiteJobCreated};
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
@@ -32,8 +33,13 @@ fn invalid(field: String, message: String, hint: &str) -> ApiError {
 async fn create(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<SuiteCreated>), ApiError> {
+    let body = super::envelope::read_body(
+        body,
+        st.cfg.max_body_bytes,
+        "split the suite into several smaller ones",
+    )?;
     let s: SuiteSpec =
         super::parse_body(&body, "fields: name, jobs (job specs), matrix (selectors)")?;
     if s.name.trim().is_empty() {
@@ -43,6 +49,7 @@ async fn create(
             "name the suite",
         ));
     }
+    super::hygiene::check_name("name", &s.name)?;
     if s.jobs.is_empty() || s.jobs.len() * s.matrix.len().max(1) > 500 {
         return Err(invalid(
             "jobs".into(),
@@ -61,6 +68,7 @@ async fn create(
                     &e.hint,
                 )
             })?;
+            super::hygiene::check_spec(&format!("jobs[{i}]."), &spec)?;
             if let Some(w) = super::jobs::unmatched_warning(&st, &spec).await? {
                 warnings.push(format!("jobs[{i}] ({cell}): {w}"));
             }

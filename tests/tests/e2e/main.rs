@@ -14,6 +14,7 @@ mod claim_classes;
 mod cli_help;
 mod cli_run;
 mod cluster;
+mod csrf;
 mod dashboard;
 mod desktop;
 mod drain;
@@ -21,7 +22,9 @@ mod electron;
 mod farm;
 mod faults;
 mod harmony;
+mod input_hygiene;
 mod ios;
+mod nats_permissions;
 mod openapi;
 mod queue_unmatched;
 mod reaper;
@@ -29,6 +32,7 @@ mod security;
 mod selector_sql;
 mod teardown;
 mod todomvc;
+mod token_scope;
 mod worker_exit;
 
 /// Runs one SQL statement, panicking with the statement and the error.
