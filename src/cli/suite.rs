@@ -62,6 +62,11 @@ pub async fn run(args: SuiteArgs) -> anyhow::Result<ExitCode> {
         "suite {id}: {} jobs",
         created["jobs"].as_array().map_or(0, Vec::len)
     );
+    for w in created["warnings"].as_array().into_iter().flatten() {
+        if let Some(w) = w.as_str() {
+            eprintln!("warning: {w}");
+        }
+    }
     loop {
         let v: serde_json::Value = http
             .get(format!("{base}/api/v1/suites/{id}"))
