@@ -2,7 +2,8 @@
 //!
 //! A job is parsed strictly (unknown fields refused, paths named), validated (script lines
 //! parsed, limits checked) and stored with its first run in one transaction — or refused
-//! with a 4xx envelope and nothing stored.
+//! with a 4xx envelope and nothing stored. A valid job no registered device matches yet is
+//! stored and queued too; the 201 answer then carries a `warning` saying so.
 
 use argus_protocol::{ErrorCode, ErrorEnvelope, JobCreated, JobSpec, RunStatus};
 use axum::body::Bytes;
