@@ -20,6 +20,10 @@ pub const LONG_PRESS_RANGE_MS: (u64, u64) = (100, 10_000);
 pub const SWIPE_MS: u64 = 300;
 /// Length of a swipe as a fraction of the screen (or element) size along its axis.
 pub const SWIPE_FRACTION: f64 = 0.4;
+/// Default bound of `scroll until "X" is visible`, swipes.
+pub const DEFAULT_SCROLL_SWIPES: u32 = 10;
+/// Largest accepted bound of `scroll until`, swipes.
+pub const MAX_SCROLL_SWIPES: u32 = 50;
 
 /// Which element (or point) an action is aimed at.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -152,12 +156,22 @@ pub enum Action {
     Type { text: String, target: Aim },
     /// Press one key on the focused element.
     Key { key: Key },
+    /// Go back: the browser's history, the phone's system back.
+    Back,
     /// Swipe the finger in `direction`, across the target (or the middle of the screen);
     /// [`SWIPE_FRACTION`] of its size, over [`SWIPE_MS`].
     Swipe {
         direction: Direction,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         on: Option<Aim>,
+    },
+    /// Swipe in `direction` (finger movement; `up` scrolls down) until the screen contains
+    /// `text`, at most `max_swipes` times; fails when it never appears or the screen stops
+    /// changing.
+    ScrollUntil {
+        text: String,
+        direction: Direction,
+        max_swipes: u32,
     },
     /// Wait until the screen text contains `text`, up to `timeout_ms`.
     WaitFor { text: String, timeout_ms: u64 },
@@ -193,6 +207,10 @@ pub enum ActionKind {
     Key,
     /// [`Action::Swipe`]
     Swipe,
+    /// [`Action::Back`]
+    Back,
+    /// [`Action::ScrollUntil`]
+    ScrollUntil,
     /// [`Action::WaitFor`]
     WaitFor,
     /// [`Action::Sleep`]
@@ -209,14 +227,16 @@ pub enum ActionKind {
 
 impl ActionKind {
     /// Every kind, in the order the model's tool list shows them.
-    pub const ALL: [ActionKind; 14] = [
+    pub const ALL: [ActionKind; 16] = [
         ActionKind::Tap,
         ActionKind::DoubleTap,
         ActionKind::LongPress,
         ActionKind::Type,
         ActionKind::SetChecked,
         ActionKind::Swipe,
+        ActionKind::ScrollUntil,
         ActionKind::Key,
+        ActionKind::Back,
         ActionKind::Open,
         ActionKind::WaitFor,
         ActionKind::Sleep,
@@ -237,6 +257,8 @@ impl ActionKind {
             ActionKind::Type => "type",
             ActionKind::Key => "key",
             ActionKind::Swipe => "swipe",
+            ActionKind::Back => "back",
+            ActionKind::ScrollUntil => "scroll_until",
             ActionKind::WaitFor => "wait_for",
             ActionKind::Sleep => "sleep",
             ActionKind::AssertContains => "assert_contains",
@@ -266,6 +288,8 @@ impl ActionKind {
             ActionKind::Swipe => {
                 "Swipe the finger up/down/left/right (swipe up scrolls the content down), across an element or the screen."
             }
+            ActionKind::Back => "Go back (browser history or the system back button).",
+            ActionKind::ScrollUntil => "Swipe until a text is on screen (bounded).",
             ActionKind::WaitFor => "Wait until a text appears on screen.",
             ActionKind::Sleep => "Wait a fixed time.",
             ActionKind::AssertContains => "Check the screen shows a text.",
@@ -314,6 +338,8 @@ impl Action {
             Action::Type { .. } => ActionKind::Type,
             Action::Key { .. } => ActionKind::Key,
             Action::Swipe { .. } => ActionKind::Swipe,
+            Action::Back => ActionKind::Back,
+            Action::ScrollUntil { .. } => ActionKind::ScrollUntil,
             Action::WaitFor { .. } => ActionKind::WaitFor,
             Action::Sleep { .. } => ActionKind::Sleep,
             Action::AssertContains { .. } => ActionKind::AssertContains,
@@ -362,6 +388,15 @@ impl Action {
                 Some(t) => format!("swipe {} on {t}", direction.as_str()),
                 None => format!("swipe {}", direction.as_str()),
             },
+            Action::Back => "go back".into(),
+            Action::ScrollUntil {
+                text,
+                direction,
+                max_swipes,
+            } => format!(
+                "swipe {} until {text:?} is visible (at most {max_swipes} swipes)",
+                direction.as_str()
+            ),
             Action::WaitFor { text, timeout_ms } => {
                 format!("wait for {text:?} (up to {timeout_ms} ms)")
             }

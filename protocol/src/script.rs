@@ -23,7 +23,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::action::{Action, Direction, DEFAULT_LONG_PRESS_MS, LONG_PRESS_RANGE_MS};
+use crate::action::{
+    Action, Direction, DEFAULT_LONG_PRESS_MS, DEFAULT_SCROLL_SWIPES, LONG_PRESS_RANGE_MS,
+    MAX_SCROLL_SWIPES,
+};
 
 /// Longest accepted `wait` / `wait for` timeout (10 min), in ms.
 pub const MAX_WAIT_MS: u64 = 600_000;
@@ -174,6 +177,20 @@ pub enum Relation {
     InRowOf,
 }
 
+impl Relation {
+    /// The English words of the relation (`left of`, …); `None` for [`Relation::Named`].
+    pub fn words(self) -> Option<&'static str> {
+        Some(match self {
+            Relation::Named => return None,
+            Relation::LeftOf => "left of",
+            Relation::RightOf => "right of",
+            Relation::Above => "above",
+            Relation::Below => "below",
+            Relation::InRowOf => "in the row of",
+        })
+    }
+}
+
 /// Which element a step acts on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Target {
@@ -184,6 +201,10 @@ pub struct Target {
     pub name: String,
     /// How the element relates to `name`.
     pub relation: Relation,
+    /// The element's own name when it is placed relative to an anchor (`tap "Add" in the row
+    /// of "Users"`: label `Add`, anchor `name` = `Users`); `None` for a bare relation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 impl Target {
@@ -193,12 +214,19 @@ impl Target {
             role: None,
             name: name.to_string(),
             relation: Relation::Named,
+            label: None,
         }
     }
 }
 
 impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let (Some(label), Some(word)) = (&self.label, self.relation.words()) {
+            return match &self.role {
+                Some(r) => write!(f, "{r} {label:?} {word} {:?}", self.name),
+                None => write!(f, "{label:?} {word} {:?}", self.name),
+            };
+        }
         let role = self.role.as_deref().unwrap_or("element");
         match self.relation {
             Relation::Named => match &self.role {
@@ -314,7 +342,7 @@ impl Script {
 type LineResult<T> = Result<T, (String, String)>;
 
 const GRAMMAR_HINT: &str = "steps are: open URL | tap \"X\" | double tap \"X\" | long press \"X\" \
-[for 2s] | swipe up|down|left|right [on \"X\"] | type \"text\" into \"X\" | press KEY | check \"X\" | \
+[for 2s] | swipe up|down|left|right [on \"X\"] | scroll until \"X\" is visible | go back | type \"text\" into \"X\" | press KEY | check \"X\" | \
 wait for \"X\" | wait 2s | assert screen contains \"X\" | assert screen does not contain \"X\" | ai: \
 <instruction for the model> (or 打开 / 点击 / 双击 / 长按 / 上滑 / 在 \"X\" 输入 \"…\" / 按 / 勾选 / 等待 / 断言 \
 页面包含 / 断言 页面不包含)";
@@ -610,6 +638,88 @@ const GESTURE_WORDS: &[(&str, Gesture)] = &[
     ("单击", Gesture::Tap),
 ];
 
+/// `go back` / `back` / `返回`.
+fn parse_back(line: &str) -> LineResult<Option<Step>> {
+    let l = line.trim();
+    let back = ["go back", "back", "navigate back", "返回", "后退"]
+        .iter()
+        .any(|w| l.eq_ignore_ascii_case(w));
+    Ok(back.then_some(Step::Act(Action::Back)))
+}
+
+/// `scroll until "X" is visible [up to 20 swipes]`, `scroll up until "X" appears`,
+/// `滑动直到 "X" 出现`: swipes (finger up, i.e. scrolling down, unless a direction is given)
+/// until the text is on screen.
+fn parse_scroll_until(line: &str) -> LineResult<Option<Step>> {
+    let (rest, direction) = if let Some(r) = strip_kw(line, "scroll") {
+        let w = r.split_whitespace().next().unwrap_or("");
+        match Direction::parse(w) {
+            // `scroll down until` = the finger goes up.
+            Some(d) => (r[w.len()..].trim_start(), invert(d)),
+            None => (r, Direction::Up),
+        }
+    } else if let Some(r) = strip_kw(line, "swipe") {
+        let w = r.split_whitespace().next().unwrap_or("");
+        match Direction::parse(w) {
+            Some(d) => (r[w.len()..].trim_start(), d),
+            None => return Ok(None),
+        }
+    } else if let Some(r) = strip_cjk(line, "滑动直到") {
+        return scroll_until_tail(&format!("until {r}"), Direction::Up);
+    } else {
+        return Ok(None);
+    };
+    scroll_until_tail(rest, direction)
+}
+
+fn scroll_until_tail(rest: &str, direction: Direction) -> LineResult<Option<Step>> {
+    let Some(rest) = strip_kw(rest, "until") else {
+        return Ok(None);
+    };
+    let (text, tail) = quoted(rest)?;
+    let tail = tail.trim();
+    let tail = ["is visible", "appears", "is shown", "出现", "可见"]
+        .iter()
+        .find_map(|w| tail.strip_prefix(w))
+        .unwrap_or(tail)
+        .trim();
+    let max_swipes = if tail.is_empty() {
+        DEFAULT_SCROLL_SWIPES
+    } else {
+        let t = strip_kw(tail, "up to")
+            .or_else(|| strip_kw(tail, "at most"))
+            .or_else(|| strip_cjk(tail, "最多"))
+            .unwrap_or(tail);
+        let n: String = t.chars().take_while(char::is_ascii_digit).collect();
+        let unit = t[n.len()..].trim();
+        let ok_unit = ["swipes", "swipe", "times", "次"].contains(&unit);
+        match n.parse::<u32>() {
+            Ok(v) if ok_unit && (1..=MAX_SCROLL_SWIPES).contains(&v) => v,
+            _ => {
+                return err(
+                    format!("expected `up to N swipes` (1 to {MAX_SCROLL_SWIPES}) after the text"),
+                    "write scroll until \"Terms\" is visible up to 20 swipes",
+                )
+            }
+        }
+    };
+    Ok(Some(Step::Act(Action::ScrollUntil {
+        text,
+        direction,
+        max_swipes,
+    })))
+}
+
+/// The opposite direction (a scroll direction → the finger's direction).
+fn invert(d: Direction) -> Direction {
+    match d {
+        Direction::Up => Direction::Down,
+        Direction::Down => Direction::Up,
+        Direction::Left => Direction::Right,
+        Direction::Right => Direction::Left,
+    }
+}
+
 /// Swipe words: `swipe up [on "X"]`, `scroll down` (= swipe up), `上滑`, `向上滑动 "列表"`.
 fn parse_swipe(line: &str) -> LineResult<Option<Step>> {
     let (dir_word, rest, invert) = if let Some(r) = strip_kw(line, "swipe") {
@@ -641,12 +751,7 @@ fn parse_swipe(line: &str) -> LineResult<Option<Step>> {
     };
     if invert {
         // `scroll down` moves the content down: the finger goes up.
-        direction = match direction {
-            Direction::Up => Direction::Down,
-            Direction::Down => Direction::Up,
-            Direction::Left => Direction::Right,
-            Direction::Right => Direction::Left,
-        };
+        direction = self::invert(direction);
     }
     let rest = rest.trim();
     let rest = strip_kw(rest, "on")
@@ -671,6 +776,12 @@ fn parse_swipe(line: &str) -> LineResult<Option<Step>> {
 /// Tap, double tap, long press (`long press "X" [for 2s]`) and swipe lines; `None` when the
 /// line is none of them.
 fn parse_gesture(line: &str) -> LineResult<Option<Step>> {
+    if let Some(step) = parse_back(line)? {
+        return Ok(Some(step));
+    }
+    if let Some(step) = parse_scroll_until(line)? {
+        return Ok(Some(step));
+    }
     if let Some(step) = parse_swipe(line)? {
         return Ok(Some(step));
     }
@@ -933,13 +1044,57 @@ const RELATIONS_ZH: &[(&str, Relation)] = &[
 
 /// Parses a target at the start of `s`: `"X"`, `button "X"`, `the checkbox left of "X"`,
 /// or (Chinese) `"X"`, `"X" 按钮`, `"X" 左边的 复选框`. Returns the target and the rest.
+/// `"Add" in the row of "Users"` / `button "Edit" below "Billing"`: a named element narrowed
+/// by an anchor; `rest` is what follows the element's own name. `None` when no relation
+/// word and quoted anchor follow.
+fn anchored<'a>(
+    label: &str,
+    role: Option<&str>,
+    rest: &'a str,
+) -> LineResult<Option<(Target, &'a str)>> {
+    let rest_t = rest.trim_start();
+    for (kw, rel) in RELATIONS_EN {
+        if let Some(after) = strip_kw(rest_t, kw) {
+            if after.starts_with(is_open_quote) {
+                let (anchor, tail) = quoted(after)?;
+                return Ok(Some((
+                    Target {
+                        role: role.map(str::to_string),
+                        name: anchor,
+                        relation: *rel,
+                        label: Some(label.to_string()),
+                    },
+                    tail,
+                )));
+            }
+        }
+    }
+    Ok(None)
+}
+
 fn parse_target(s: &str) -> LineResult<(Target, &str)> {
     let s = s.trim_start();
     if s.starts_with(is_open_quote) {
         let (name, rest) = quoted(s)?;
+        if let Some(t) = anchored(&name, None, rest)? {
+            return Ok(t);
+        }
         let rest_t = rest.trim_start();
         for (kw, rel) in RELATIONS_ZH {
             if let Some(after) = strip_cjk(rest_t, kw) {
+                if after.trim_start().starts_with(is_open_quote) {
+                    // `"Users" 同一行的 "Add"`: anchor first, then the element's own name.
+                    let (label, tail) = quoted(after)?;
+                    return Ok((
+                        Target {
+                            role: None,
+                            name,
+                            relation: *rel,
+                            label: Some(label),
+                        },
+                        tail,
+                    ));
+                }
                 let (word, tail) = split_role_word(after);
                 let role = canonical_role(word).ok_or_else(|| unknown_role(word))?;
                 return Ok((
@@ -947,6 +1102,7 @@ fn parse_target(s: &str) -> LineResult<(Target, &str)> {
                         role: Some(role.into()),
                         name,
                         relation: *rel,
+                        label: None,
                     },
                     tail,
                 ));
@@ -961,6 +1117,7 @@ fn parse_target(s: &str) -> LineResult<(Target, &str)> {
                         role: Some(role.into()),
                         name,
                         relation: Relation::Named,
+                        label: None,
                     },
                     tail,
                 ));
@@ -991,6 +1148,7 @@ fn parse_target(s: &str) -> LineResult<(Target, &str)> {
                     role: Some(role.into()),
                     name,
                     relation: *rel,
+                    label: None,
                 },
                 rest,
             ));
@@ -998,11 +1156,15 @@ fn parse_target(s: &str) -> LineResult<(Target, &str)> {
     }
     let role = canonical_role(head_lc).ok_or_else(|| unknown_role(head))?;
     let (name, rest) = quoted(&s[q..])?;
+    if let Some(t) = anchored(&name, Some(role), rest)? {
+        return Ok(t);
+    }
     Ok((
         Target {
             role: Some(role.into()),
             name,
             relation: Relation::Named,
+            label: None,
         },
         rest,
     ))
@@ -1123,7 +1285,8 @@ mod tests {
                 target: Aim::Target(Target {
                     role: Some("checkbox".into()),
                     name: "buy milk".into(),
-                    relation: Relation::LeftOf
+                    relation: Relation::LeftOf,
+                    label: None,
                 })
             })
         );
@@ -1133,7 +1296,8 @@ mod tests {
                 target: Aim::Target(Target {
                     role: Some("checkbox".into()),
                     name: "buy milk".into(),
-                    relation: Relation::InRowOf
+                    relation: Relation::InRowOf,
+                    label: None,
                 }),
                 checked: true
             })
@@ -1144,7 +1308,8 @@ mod tests {
                 target: Aim::Target(Target {
                     role: Some("button".into()),
                     name: "Save".into(),
-                    relation: Relation::Named
+                    relation: Relation::Named,
+                    label: None,
                 })
             })
         );
@@ -1184,7 +1349,8 @@ mod tests {
                 target: Aim::Target(Target {
                     role: Some("checkbox".into()),
                     name: "buy milk".into(),
-                    relation: Relation::LeftOf
+                    relation: Relation::LeftOf,
+                    label: None,
                 })
             })
         );
@@ -1285,6 +1451,88 @@ mod tests {
         assert!(matches!(
             one(r#"press and hold "Row""#),
             Step::Act(Action::LongPress { .. })
+        ));
+    }
+
+    #[test]
+    fn back_and_scroll_until() {
+        assert_eq!(one("go back"), Step::Act(Action::Back));
+        assert_eq!(one("返回"), Step::Act(Action::Back));
+        assert_eq!(
+            one(r#"scroll until "Terms" is visible"#),
+            Step::Act(Action::ScrollUntil {
+                text: "Terms".into(),
+                direction: Direction::Up,
+                max_swipes: DEFAULT_SCROLL_SWIPES
+            })
+        );
+        assert_eq!(
+            one(r#"scroll up until "Top" appears up to 3 swipes"#),
+            Step::Act(Action::ScrollUntil {
+                text: "Top".into(),
+                direction: Direction::Down,
+                max_swipes: 3
+            })
+        );
+        assert_eq!(
+            one(r#"滑动直到 "条款" 出现"#),
+            Step::Act(Action::ScrollUntil {
+                text: "条款".into(),
+                direction: Direction::Up,
+                max_swipes: DEFAULT_SCROLL_SWIPES
+            })
+        );
+        let e = Script::parse(r#"scroll until "X" is visible up to 999 swipes"#).unwrap_err();
+        assert!(e.message.contains("up to N swipes"), "{e:?}");
+        // Plain swipes are untouched.
+        assert!(matches!(
+            one("scroll down"),
+            Step::Act(Action::Swipe { .. })
+        ));
+    }
+
+    #[test]
+    fn named_targets_narrowed_by_an_anchor() {
+        let want = |role: Option<&str>, rel: Relation| {
+            Step::Act(Action::Tap {
+                target: Aim::Target(Target {
+                    role: role.map(str::to_string),
+                    name: "Users".into(),
+                    relation: rel,
+                    label: Some("Add".into()),
+                }),
+            })
+        };
+        assert_eq!(
+            one(r#"tap "Add" in the row of "Users""#),
+            want(None, Relation::InRowOf)
+        );
+        assert_eq!(
+            one(r#"tap button "Add" below "Users""#),
+            want(Some("button"), Relation::Below)
+        );
+        assert_eq!(
+            one(r#"点击 "Users" 同一行的 "Add""#),
+            want(None, Relation::InRowOf)
+        );
+        // The display round-trips through the parser.
+        let Step::Act(Action::Tap {
+            target: Aim::Target(t),
+        }) = want(Some("button"), Relation::Below)
+        else {
+            unreachable!()
+        };
+        assert_eq!(
+            one(&format!("tap {t}")),
+            want(Some("button"), Relation::Below)
+        );
+        // `for` followed by a duration is still a long press's hold.
+        assert!(matches!(
+            one(r#"long press "Add" for 2s"#),
+            Step::Act(Action::LongPress {
+                duration_ms: 2000,
+                ..
+            })
         ));
     }
 

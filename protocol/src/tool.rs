@@ -21,7 +21,10 @@ pub const MAX_MODEL_WAIT_MS: u64 = 60_000;
 /// Whether the model may call this kind (script-only kinds are left out: `set_checked` is a
 /// tap for a model, `sleep` is never needed by one).
 pub fn model_tool(kind: ActionKind) -> bool {
-    !matches!(kind, ActionKind::SetChecked | ActionKind::Sleep)
+    !matches!(
+        kind,
+        ActionKind::SetChecked | ActionKind::Sleep | ActionKind::ScrollUntil
+    )
 }
 
 fn obs_prop() -> Value {
@@ -48,7 +51,11 @@ fn own_props(kind: ActionKind) -> (Value, Vec<&'static str>) {
     let text = json!({"type": "string"});
     match kind {
         ActionKind::Open => (json!({"url": {"type": "string"}}), vec!["url"]),
-        ActionKind::Tap | ActionKind::DoubleTap => (json!({}), vec![]),
+        ActionKind::Tap | ActionKind::DoubleTap | ActionKind::Back => (json!({}), vec![]),
+        ActionKind::ScrollUntil => (
+            json!({"text": text, "direction": {"type": "string"}, "max_swipes": {"type": "integer"}}),
+            vec!["text"],
+        ),
         ActionKind::LongPress => (json!({"duration_ms": {"type": "integer"}}), vec![]),
         ActionKind::SetChecked => (json!({"checked": {"type": "boolean"}}), vec!["checked"]),
         ActionKind::Type => (json!({ "text": text }), vec!["text"]),
@@ -259,6 +266,8 @@ pub fn parse_call(mode: Mode, name: &str, arguments: &Value) -> Result<Action, S
         ActionKind::Open => Action::Open {
             url: s(a, "url")?.to_string(),
         },
+        ActionKind::Back => Action::Back,
+        ActionKind::ScrollUntil => return Err("scroll_until is not a model tool".into()),
         ActionKind::WaitFor => Action::WaitFor {
             text: s(a, "text")?.to_string(),
             timeout_ms: num(a, "timeout_ms")

@@ -210,7 +210,8 @@ fn rendered_step() -> impl Strategy<Value = (String, Step)> {
                 target: Aim::Target(Target {
                     role: Some("button".into()),
                     name: n,
-                    relation: rel
+                    relation: rel,
+                    label: None,
                 }),
             }),
         )),
@@ -229,7 +230,8 @@ fn rendered_step() -> impl Strategy<Value = (String, Step)> {
                 target: Aim::Target(Target {
                     role: Some("checkbox".into()),
                     name: n,
-                    relation: Relation::InRowOf
+                    relation: Relation::InRowOf,
+                    label: None,
                 }),
                 checked: on,
             }),

@@ -129,6 +129,29 @@ document.getElementById('h').addEventListener('mouseup', function () {
 window.addEventListener('scroll', function () { if (window.scrollY > 100) { st.scrolled = 1; show(); } });
 </script><script src="/__probe.js"></script></body></html>"#;
 
+/// Two rows with their own "Add" and "Edit" buttons under a fixed "Admin rows" header, a
+/// link far below; the probe's `count` says which row's Add was pressed and whether the
+/// window scrolled (`added=Groups scrolled=1`).
+const ROWS_HTML: &str = r#"<!doctype html><html><head><title>Rows</title></head>
+<body style="margin:0"><div style="position:fixed;top:0;left:0;right:0;background:#fff">
+<h1 style="margin:0">Admin rows</h1><span class="todo-count" id="s">added=none scrolled=0</span></div>
+<table style="margin-top:80px">
+<tr><td>Users</td><td><button>Add</button></td><td><button>Edit</button></td></tr>
+<tr><td>Groups</td><td><button>Add</button></td><td><button>Edit</button></td></tr></table>
+<div style="height:3000px"></div><p>Far below <a id="more" href="/gestures.html">More gestures</a></p>
+<script>
+var st = { added: 'none', scrolled: 0 };
+function show() { document.getElementById('s').textContent = 'added=' + st.added + ' scrolled=' + st.scrolled; }
+document.querySelectorAll('button').forEach(function (b) {
+  b.addEventListener('click', function () {
+    if (b.textContent === 'Add') { st.added = b.closest('tr').cells[0].textContent; show(); }
+  });
+});
+window.addEventListener('scroll', function () { if (window.scrollY > 1000) { st.scrolled = 1; show(); } });
+var q = new URLSearchParams(location.search).get('probe');
+document.getElementById('more').href = '/gestures.html?probe=' + q + '-g';
+</script><script src="/__probe.js"></script></body></html>"#;
+
 #[derive(Clone)]
 struct SiteState {
     root: PathBuf,
@@ -184,6 +207,15 @@ impl Site {
                 }),
             )
             .route(
+                "/rows.html",
+                get(|| async {
+                    (
+                        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+                        ROWS_HTML,
+                    )
+                }),
+            )
+            .route(
                 "/gestures.html",
                 get(|| async {
                     (
@@ -227,7 +259,8 @@ impl Site {
         )
     }
 
-    /// URL of a page this site serves itself (`delayed.html?ms=1500`, `gestures.html`),
+    /// URL of a page this site serves itself (`delayed.html?ms=1500`, `gestures.html`,
+    /// `rows.html`),
     /// tagged with a probe token.
     pub fn page_url(&self, page: &str, token: &str) -> String {
         let sep = if page.contains('?') { '&' } else { '?' };

@@ -33,6 +33,7 @@ pub(crate) enum Input<'e> {
     Swipe((f64, f64), (f64, f64)),
     Key(Key),
     Open(&'e str),
+    Back,
 }
 
 /// What acting did: the outcome, the point acted at (device px, for a model's point), and the
@@ -120,6 +121,15 @@ impl Exec<'_> {
             Action::Fail { reason } => Acted::done(out.fail(reason.clone())),
             Action::Open { url } => self.unaimed(out, Input::Open(url), t).await,
             Action::Key { key } => self.unaimed(out, Input::Key(*key), t).await,
+            Action::Back => self.unaimed(out, Input::Back, t).await,
+            Action::ScrollUntil {
+                text,
+                direction,
+                max_swipes,
+            } => {
+                self.scroll_until(out, text, *direction, *max_swipes, obs, t)
+                    .await
+            }
             Action::Swipe { direction, on } => self.swipe(out, *direction, on, obs, t).await,
             Action::Tap { target }
             | Action::DoubleTap { target }
@@ -235,6 +245,54 @@ impl Exec<'_> {
         }
     }
 
+    /// Swipes until the screen contains `text`, at most `max_swipes` times. (No early stop on
+    /// an unchanged screen: a long blank stretch of a page looks the same as its end.)
+    async fn scroll_until(
+        &mut self,
+        mut out: Outcome,
+        text: &str,
+        direction: Direction,
+        max_swipes: u32,
+        obs: &Observation,
+        t: &mut ActionTimings,
+    ) -> Acted {
+        if obs.contains_text(text) {
+            out.detail.push_str(" (already visible)");
+            return Acted::done(out);
+        }
+        for n in 1..=max_swipes {
+            let acted = self.swipe(out, direction, &None, obs, t).await;
+            out = acted.out;
+            let Some(after) = acted.after else {
+                out.infra = true;
+                return Acted::done(out.fail("cannot observe the screen after a swipe".into()));
+            };
+            if !out.ok {
+                return Acted {
+                    out,
+                    point: None,
+                    after: Some(after),
+                };
+            }
+            if after.contains_text(text) {
+                out.detail = format!(
+                    "swiped {} {n}× until {text:?} was visible",
+                    direction.as_str()
+                );
+                return Acted {
+                    out,
+                    point: None,
+                    after: Some(after),
+                };
+            }
+        }
+        let msg = format!(
+            "{text:?} did not appear after {max_swipes} swipes {}",
+            direction.as_str()
+        );
+        Acted::done(out.fail(msg))
+    }
+
     /// Tap, double tap, long press, type and check/uncheck: wait for the target, act, verify
     /// what can be verified (a typed value, a checked state).
     async fn aimed(
@@ -317,6 +375,7 @@ impl Exec<'_> {
             Input::Swipe(a, b) => self.dev.swipe(*a, *b, SWIPE_MS).await,
             Input::Key(k) => self.dev.key(*k).await,
             Input::Open(u) => self.dev.open(u).await,
+            Input::Back => self.dev.back().await,
         }
     }
 

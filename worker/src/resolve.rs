@@ -162,7 +162,7 @@ pub fn resolve<'a>(
     }
     let role = target.role.as_deref();
     // `check "Remember me"` where the checkbox itself carries the name.
-    if target.relation == Relation::InRowOf {
+    if target.relation == Relation::InRowOf && target.label.is_none() {
         if let Ok(e) = named(obs, &target.name, role, purpose) {
             return Ok(e);
         }
@@ -171,10 +171,20 @@ pub fn resolve<'a>(
         .map_err(|e| format!("cannot place {target}: {e}"))?;
     let a = anchor.bbox_logical;
     let (ax, ay) = a.center();
+    // `"Add" in the row of "Users"`: only elements whose own label is (or contains, as a
+    // phrase) that name.
+    let label_ok = |e: &Element| match &target.label {
+        None => true,
+        Some(l) => {
+            let want = norm(l);
+            e.labels()
+                .any(|x| norm(x) == want || contains_phrase(&norm(x), &want))
+        }
+    };
     let mut cands: Vec<(f64, &Element)> = obs
         .elements
         .iter()
-        .filter(|e| e.id != anchor.id && role_ok(e, role))
+        .filter(|e| e.id != anchor.id && role_ok(e, role) && label_ok(e))
         .filter_map(|e| {
             let b = e.bbox_logical;
             let (bx, by) = b.center();
@@ -195,8 +205,13 @@ pub fn resolve<'a>(
     match cands.first() {
         Some((_, e)) => Ok(e),
         None => Err(format!(
-            "no {} found {} {} (anchor {})",
+            "no {}{} found {} {} (anchor {})",
             role.unwrap_or("element"),
+            target
+                .label
+                .as_ref()
+                .map(|l| format!(" named {l:?}"))
+                .unwrap_or_default(),
             match target.relation {
                 Relation::LeftOf => "left of",
                 Relation::RightOf => "right of",
@@ -245,6 +260,7 @@ mod tests {
             role: Some("checkbox".into()),
             name: "walk dog".into(),
             relation: Relation::LeftOf,
+            label: None,
         };
         let e = resolve(&o, &t, Purpose::Tap).unwrap();
         assert_eq!(e.bbox_logical.y, 160.0);
@@ -276,6 +292,31 @@ mod tests {
                 .id,
             "e3"
         );
+    }
+
+    #[test]
+    fn a_named_target_narrowed_by_its_row() {
+        // Two rows, each with its own "Add" button; the row's text picks one.
+        let o = obs(vec![
+            (Role::Text, "Users", Rect::new(0.0, 100.0, 80.0, 20.0)),
+            (Role::Button, "Add", Rect::new(300.0, 100.0, 60.0, 20.0)),
+            (Role::Button, "Edit", Rect::new(380.0, 100.0, 60.0, 20.0)),
+            (Role::Text, "Groups", Rect::new(0.0, 200.0, 80.0, 20.0)),
+            (Role::Button, "Add", Rect::new(300.0, 200.0, 60.0, 20.0)),
+        ]);
+        let t = Target {
+            role: None,
+            name: "Groups".into(),
+            relation: Relation::InRowOf,
+            label: Some("Add".into()),
+        };
+        assert_eq!(resolve(&o, &t, Purpose::Tap).unwrap().bbox_logical.y, 200.0);
+        let t = Target {
+            label: Some("Delete".into()),
+            ..t
+        };
+        let e = resolve(&o, &t, Purpose::Tap).unwrap_err();
+        assert!(e.contains("named \"Delete\""), "{e}");
     }
 
     #[test]

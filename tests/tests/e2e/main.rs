@@ -30,6 +30,7 @@ mod queue_unmatched;
 mod reaper;
 mod security;
 mod selector_sql;
+mod step_language;
 mod teardown;
 mod todomvc;
 mod token_scope;

@@ -66,11 +66,13 @@ pub struct ModelConfig {
         default_value_t = 0.0
     )]
     pub temperature: f64,
-    /// Timeout of one model request, s. Default 60.
+    /// Timeout of one model request, s. Default 180: a CPU-local model (llama.cpp, 2 cores)
+    /// needs 15–25 s for a cold 1,500-token prompt and more under load; a cancelled run
+    /// aborts the request at once whatever this is.
     #[arg(
         long = "model-timeout-s",
         env = "ARGUS_MODEL_TIMEOUT_S",
-        default_value_t = 60
+        default_value_t = 180
     )]
     pub model_timeout_s: u64,
     /// `max_tokens` of each request. Default 1024.
@@ -144,7 +146,7 @@ impl Default for ModelConfig {
             model: "default".into(),
             api_key: None,
             temperature: 0.0,
-            model_timeout_s: 60,
+            model_timeout_s: 180,
             max_tokens: 1024,
             format_retries: 2,
             coords: CoordSpace::Norm1000,

@@ -124,6 +124,11 @@ pub trait System: Send {
     async fn open(&mut self, _url: &str) -> Result<(), ActError> {
         Err(ActError::not_supported("open", self.platform()))
     }
+
+    /// Goes back: the browser's history entry before this one, the phone's system back.
+    async fn back(&mut self) -> Result<(), ActError> {
+        Err(ActError::not_supported("back", self.platform()))
+    }
 }
 
 /// Observe capability: geometry, the platform tree as an [`Observation`], screenshots.

@@ -135,6 +135,11 @@ pub(super) async fn swipe(
     run(dev, &cmd).await.map(|_| ())
 }
 
+/// The system back button (`KEYCODE_BACK`).
+pub(super) async fn back(dev: &AndroidDevice) -> Result<(), ActError> {
+    run(dev, "input keyevent KEYCODE_BACK").await.map(|_| ())
+}
+
 pub(super) async fn key(dev: &AndroidDevice, key: Key) -> Result<(), ActError> {
     run(dev, &format!("input keyevent {}", keycode(key)))
         .await

@@ -92,6 +92,10 @@ impl System for AndroidDevice {
     async fn open(&mut self, url: &str) -> Result<(), ActError> {
         actions::open(self, url).await
     }
+
+    async fn back(&mut self) -> Result<(), ActError> {
+        actions::back(self).await
+    }
 }
 
 #[async_trait]

@@ -112,6 +112,11 @@ pub(super) async fn swipe(
     run(dev, &cmd).await
 }
 
+/// The system back key (`uitest uiInput keyEvent Back`).
+pub(super) async fn back(dev: &HarmonyDevice) -> Result<(), ActError> {
+    run(dev, "uitest uiInput keyEvent Back").await
+}
+
 pub(super) async fn key(dev: &HarmonyDevice, key: Key) -> Result<(), ActError> {
     run(dev, &format!("uitest uiInput keyEvent {}", key_arg(key))).await
 }

@@ -29,12 +29,13 @@ async fn settle(dev: &WebDevice) {
         .await;
 }
 
-/// Navigates and waits for the load event.
-pub(super) async fn open(dev: &WebDevice, url: &str) -> Result<(), ActError> {
+/// Sends a navigation command (`Page.navigate`, `Page.navigateToHistoryEntry`) and waits for
+/// the page's load event (at most [`LOAD_TIMEOUT`]).
+async fn navigate(dev: &WebDevice, method: &str, params: Value) -> Result<(), ActError> {
     let sid = dev.session_id().map_err(ActError::from)?.to_string();
     let mut events = dev.cdp().events();
     let res = dev
-        .call("Page.navigate", json!({"url": url}))
+        .call(method, params)
         .await
         .map_err(|e| ActError::uncertain(e.to_string()))?;
     if let Some(err) = res.get("errorText").and_then(Value::as_str) {
@@ -42,7 +43,7 @@ pub(super) async fn open(dev: &WebDevice, url: &str) -> Result<(), ActError> {
             "cannot open the URL: {err} (is the server up?)"
         )));
     }
-    if res.get("loaderId").is_some() {
+    if res.get("loaderId").is_some() || method != "Page.navigate" {
         let wait = async {
             while let Ok(ev) = events.recv().await {
                 if ev.method == "Page.loadEventFired" && ev.session_id.as_deref() == Some(&sid) {
@@ -53,6 +54,8 @@ pub(super) async fn open(dev: &WebDevice, url: &str) -> Result<(), ActError> {
         };
         match tokio::time::timeout(LOAD_TIMEOUT, wait).await {
             Ok(true) => {}
+            // A history entry restored from the back/forward cache fires no load event.
+            _ if method != "Page.navigate" => {}
             _ => {
                 return Err(ActError::uncertain(format!(
                     "the page did not finish loading within {} s",
@@ -63,6 +66,36 @@ pub(super) async fn open(dev: &WebDevice, url: &str) -> Result<(), ActError> {
     }
     settle(dev).await;
     Ok(())
+}
+
+/// Navigates and waits for the load event.
+pub(super) async fn open(dev: &WebDevice, url: &str) -> Result<(), ActError> {
+    navigate(dev, "Page.navigate", json!({"url": url})).await
+}
+
+/// Goes to the previous history entry (fails `not_delivered` on the first page).
+pub(super) async fn back(dev: &WebDevice) -> Result<(), ActError> {
+    let h = dev
+        .call("Page.getNavigationHistory", json!({}))
+        .await
+        .map_err(|e| ActError::not_delivered(e.to_string()))?;
+    let current = h["currentIndex"].as_i64().unwrap_or(0);
+    let Some(entry) = current
+        .checked_sub(1)
+        .filter(|i| *i >= 0)
+        .and_then(|i| h["entries"].get(i as usize))
+    else {
+        return Err(ActError::not_delivered(
+            "there is no page to go back to (this is the first page of the run)",
+        ));
+    };
+    let id = entry["id"].clone();
+    tokio::time::timeout(
+        Duration::from_secs(5),
+        navigate(dev, "Page.navigateToHistoryEntry", json!({"entryId": id})),
+    )
+    .await
+    .unwrap_or(Ok(()))
 }
 
 /// Centre of the element in CSS px: from its live border box when the node still exists,

@@ -292,6 +292,10 @@ impl System for WebDevice {
     async fn open(&mut self, url: &str) -> Result<(), ActError> {
         actions::open(self, url).await
     }
+
+    async fn back(&mut self) -> Result<(), ActError> {
+        actions::back(self).await
+    }
 }
 
 #[async_trait]
