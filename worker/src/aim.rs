@@ -196,13 +196,17 @@ impl Exec<'_> {
         }
     }
 
-    fn aim_point(&self, x: f64, y: f64, obs: &Observation) -> Result<Aimed, String> {
-        let space = self
-            .spec
+    /// The coordinate space of the job's model points (the job's, else the worker's).
+    pub(crate) fn coord_space(&self) -> CoordSpace {
+        self.spec
             .model
             .as_ref()
             .and_then(|m| m.coords)
-            .unwrap_or(self.agent.config.coords);
+            .unwrap_or(self.agent.config.coords)
+    }
+
+    fn aim_point(&self, x: f64, y: f64, obs: &Observation) -> Result<Aimed, String> {
+        let space = self.coord_space();
         let (w, h) = obs.screen.device_size();
         let (px, py) = point_to_px(space, x, y, w as f64, h as f64);
         let snapped = snap(obs, px, py);

@@ -288,12 +288,7 @@ impl Exec<'_> {
     ) -> Vec<Value> {
         let mode = self.mode();
         let (w, h) = obs.screen.device_size();
-        let space = self
-            .spec
-            .model
-            .as_ref()
-            .and_then(|m| m.coords)
-            .unwrap_or(self.agent.config.coords);
+        let space = self.coord_space();
         let how = if mode == Mode::Vlm {
             match space {
                 CoordSpace::Abs => format!("Name points as x, y in screenshot pixels ({w}×{h})."),
