@@ -571,16 +571,16 @@ mod tests {
 
     #[test]
     fn navigation_policy_names_the_field() {
-        for url in ["file:///etc/passwd", "chrome://version", "javascript:alert(1)"] {
+        for url in [
+            "file:///etc/passwd",
+            "chrome://version",
+            "javascript:alert(1)",
+        ] {
             let s = JobSpec::script(Platform::Web, Some(url.into()), "press Enter".into());
             let e = s.validate().unwrap_err();
             assert_eq!(e.field, "start_url", "{url}");
             assert!(e.message.contains("navigation policy"), "{}", e.message);
-            let s = JobSpec::script(
-                Platform::Web,
-                None,
-                format!("press Enter\nopen {url}"),
-            );
+            let s = JobSpec::script(Platform::Web, None, format!("press Enter\nopen {url}"));
             assert_eq!(s.validate().unwrap_err().field, "instruction[line 2]");
         }
         let s = JobSpec::script(

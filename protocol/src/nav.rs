@@ -27,7 +27,10 @@ pub const NEVER_SCHEMES: [&str; 8] = [
 pub fn scheme_of(url: &str) -> Option<String> {
     let (scheme, _) = url.trim_start().split_once(':')?;
     let ok = !scheme.is_empty()
-        && scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
         && scheme
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));

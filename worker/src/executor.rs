@@ -22,6 +22,7 @@ use uuid::Uuid;
 
 use crate::agent::mask::{self, mask_png};
 use crate::agent::{AgentEnv, ModelClient, Secrets};
+use crate::device::web::guard::notes_suffix;
 use crate::device::{ActError, Device};
 use crate::events::{Emitter, EventSink};
 use crate::resolve::{resolve, Purpose};
@@ -191,7 +192,9 @@ impl Exec<'_> {
         let before_key = self.shot(index, action, "before", &masks, &mut t).await;
         let out = match obs {
             Ok(obs) => {
-                let out = self.perform(step, &obs).await;
+                let mut out = self.perform(step, &obs).await;
+                let notes = self.dev.take_notes();
+                out.detail.push_str(&notes_suffix(&notes));
                 if !masks.is_empty() || matches!(step, Step::Type { .. }) {
                     if let Ok(after) = self.observe().await {
                         masks.extend(self.mask_for(&after));

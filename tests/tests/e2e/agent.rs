@@ -40,7 +40,7 @@ async fn run(spec: JobSpec, dev: &mut ScriptedDevice) -> RunDetail {
         attempt_id: Uuid::new_v4(),
         device_id: "scripted".into(),
         spec: spec.clone(),
-        agent: AgentEnv::default(),
+        agent: farm_env(&spec),
     };
     execute(
         &input,
@@ -56,6 +56,17 @@ async fn run(spec: JobSpec, dev: &mut ScriptedDevice) -> RunDetail {
     }
     let _ = std::fs::remove_dir_all(dir);
     d
+}
+
+/// The worker's agent settings as a farm serving the job's stub endpoint would have them.
+fn farm_env(spec: &JobSpec) -> AgentEnv {
+    let mut env = AgentEnv::default();
+    env.config.endpoints = spec
+        .model
+        .iter()
+        .filter_map(|m| m.base_url.clone())
+        .collect();
+    env
 }
 
 fn job(mode: Mode, text: &str, stub: &ChatStub) -> JobSpec {

@@ -25,6 +25,7 @@ use serde_json::{json, Value};
 use super::popups::{decide, Decision};
 use super::reflect::classify;
 use super::tools::{check, tools, Aim, ToolCall};
+use crate::device::web::guard::notes_suffix;
 use crate::device::ActError;
 use crate::executor::{ms, targeted, Exec, Outcome, StepFail};
 
@@ -775,7 +776,15 @@ impl Exec<'_> {
     /// Runs an input; repeats it only when it failed `not_delivered` (nothing reached the
     /// device), at most [`NOT_DELIVERED_RETRIES`] times. Any other failure is final: a
     /// `delivery_uncertain` input may have landed and is never sent again automatically.
-    async fn input(&mut self, mut out: Outcome, input: Input<'_>) -> Outcome {
+    async fn input(&mut self, out: Outcome, input: Input<'_>) -> Outcome {
+        let mut out = self.input_once(out, input).await;
+        let notes = self.dev.take_notes();
+        out.detail.push_str(&notes_suffix(&notes));
+        out
+    }
+
+    /// [`Self::input`] without the device's notes.
+    async fn input_once(&mut self, mut out: Outcome, input: Input<'_>) -> Outcome {
         let mut tries = 0;
         loop {
             match self.send(&input).await {

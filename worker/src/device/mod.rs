@@ -111,6 +111,12 @@ pub trait Device: Send {
         Err(not_supported("key", self.platform()))
     }
 
+    /// What the device noticed on its own since the last call, for the running action's
+    /// record: requests the navigation policy blocked, JavaScript dialogs it answered.
+    fn take_notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Presses the element's centre for `duration_ms`.
     async fn long_press(&mut self, _el: &Element, _duration_ms: u64) -> Result<(), ActError> {
         Err(not_supported("long press", self.platform()))

@@ -30,14 +30,41 @@ async fn settle(dev: &WebDevice) {
 }
 
 /// Navigates and waits for the load event.
+///
+/// The URL passes the navigation policy first (scheme for every browser; on a launched one
+/// also the host), whoever chose it; a navigation the browser blocks on the way (a redirect
+/// to a blocked host) fails with the policy's reason.
 pub(super) async fn open(dev: &WebDevice, url: &str) -> Result<(), ActError> {
     let sid = dev.session_id().map_err(ActError::from)?.to_string();
+    if let Some(why) = argus_protocol::nav::refusal(argus_protocol::Platform::Web, url) {
+        return Err(ActError::not_delivered(format!(
+            "open blocked by the navigation policy: {why}"
+        )));
+    }
+    if let Some(g) = dev.guard() {
+        if let Err(why) = g.check_url(url).await {
+            return Err(ActError::not_delivered(format!(
+                "open blocked by the navigation policy: {why}"
+            )));
+        }
+    }
     let mut events = dev.cdp().events();
     let res = dev
         .call("Page.navigate", json!({"url": url}))
         .await
         .map_err(|e| ActError::uncertain(e.to_string()))?;
     if let Some(err) = res.get("errorText").and_then(Value::as_str) {
+        if err.contains("ERR_BLOCKED_BY_CLIENT") {
+            let notes = dev.drain_notes();
+            return Err(ActError::not_delivered(format!(
+                "open blocked by the navigation policy: {}",
+                if notes.is_empty() {
+                    err.to_string()
+                } else {
+                    notes.join("; ")
+                }
+            )));
+        }
         return Err(ActError::not_delivered(format!(
             "cannot open the URL: {err} (is the server up?)"
         )));

@@ -7,11 +7,16 @@
 //! detaches — it never closes a window or the app.
 //!
 //! `tree` observes (AX tree + DOM snapshot → perception), `actions` acts (CDP Input events
-//! in CSS px), `screen` takes screenshots (device px).
+//! in CSS px), `screen` takes screenshots (device px). A launched browser enforces the
+//! navigation and dialog policy on every target (`guard`, deciding with `policy`); what it
+//! blocked or answered during an action is drained into that action's record. An attached
+//! Electron app loads its own `file:` resources, so it gets only the scheme check on `open`.
 
 mod actions;
 pub mod browser;
 pub mod cdp;
+pub mod guard;
+pub mod policy;
 mod screen;
 mod tree;
 
@@ -78,6 +83,27 @@ impl WebDevice {
             owner: Owner::Attached { cdp, http },
             viewport,
             session: None,
+        }
+    }
+
+    /// The policy enforcer of a launched browser (`None` when attached to an app).
+    fn guard(&self) -> Option<&guard::Guard> {
+        match &self.owner {
+            Owner::Launched(b) => Some(&b.guard),
+            Owner::Attached { .. } => None,
+        }
+    }
+
+    /// The run's browser context, when Argus made one.
+    fn context_id(&self) -> Option<&str> {
+        self.session.as_ref().and_then(|s| s.context_id.as_deref())
+    }
+
+    /// Blocked requests and answered dialogs of this run since the last call.
+    fn drain_notes(&self) -> Vec<String> {
+        match (self.guard(), self.context_id()) {
+            (Some(g), Some(ctx)) => g.take_notes(ctx),
+            _ => Vec::new(),
         }
     }
 
@@ -268,6 +294,9 @@ impl Device for WebDevice {
                 context_id: Some(ctx),
                 ..
             }) => {
+                if let Some(g) = self.guard() {
+                    g.forget(&ctx);
+                }
                 self.cdp()
                     .call(
                         None,
@@ -318,5 +347,9 @@ impl Device for WebDevice {
 
     async fn key(&mut self, key: Key) -> Result<(), ActError> {
         actions::key(self, key).await
+    }
+
+    fn take_notes(&mut self) -> Vec<String> {
+        self.drain_notes()
     }
 }
