@@ -17,6 +17,7 @@ mod farm;
 mod faults;
 mod harmony;
 mod ios;
+mod nav_policy;
 mod reaper;
 mod security;
 mod teardown;
