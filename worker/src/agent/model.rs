@@ -337,6 +337,15 @@ fn strip_fences(s: &str) -> Result<&str, String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn endpoint_text_is_cut_to_one_quoted_line() {
+        let body = format!("line one\n\u{1b}[31m{}", "x".repeat(1000));
+        let e = ModelError::Status { status: 500, body }.to_string();
+        assert!(e.len() < 260, "{e}");
+        assert!(!e.contains('\n') && !e.contains('\u{1b}'), "{e}");
+        assert!(e.contains("\"line one [31mxxx"), "{e}");
+    }
+
     use super::*;
 
     #[test]
