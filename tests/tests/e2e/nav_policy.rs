@@ -5,7 +5,7 @@
 //! - `file:`, `chrome:`, `view-source:`, `javascript:` URLs are refused at submit (4xx naming
 //!   the field), nothing stored.
 //! - With the worker allowing exactly the app's port: a page's fetch / XHR / `<img>` /
-//!   `<iframe>` / `window.open` to another loopback port, the S3 filer, the worker's DevTools
+//!   `<iframe>` / `window.open` / a dedicated worker's fetch to another loopback port, the S3 filer, the worker's DevTools
 //!   port and the coordinator all fail (the other server sees no request); a redirect to a
 //!   blocked port and an `open` of one fail the run "blocked by the navigation policy"; a
 //!   page's own navigation to `file:` goes nowhere.
@@ -85,6 +85,12 @@ function viaXhr(u) {
   for (const [k, u] of Object.entries(targets)) {
     out[k] = await (k.startsWith('xhr') ? viaXhr(u) : viaFetch(u));
   }
+  out.worker = await new Promise(r => {
+    const w = new Worker(URL.createObjectURL(new Blob([
+      "fetch('OTHER/worker', {mode: 'no-cors'}).then(() => postMessage('reached'), () => postMessage('failed'))"
+    ], {type: 'text/javascript'})));
+    w.onmessage = e => r(e.data); w.onerror = () => r('no worker');
+  });
   await fetch('/__result', {method: 'POST', body: JSON.stringify(out)});
   document.getElementById('out').textContent = 'done ' +
     Object.entries(out).map(([k, v]) => k + '=' + v).join(' ');
@@ -309,6 +315,7 @@ async fn pages_reach_only_the_allowed_app() {
     assert_eq!(r["self"], "reached", "{r}");
     for k in [
         "other",
+        "worker",
         "xhr_other",
         "filer",
         "devtools",
