@@ -15,6 +15,8 @@ echo "[test] cargo clippy" >&2
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "[test] cargo build --bin argus (the fault tests run it as real processes)" >&2
 cargo build --locked --bin argus
+echo "[test] quickstart on a fresh database, then stop it (nothing it started may be left)" >&2
+bash deploy/quickstart-ci.sh
 echo "[test] cargo test" >&2
 cargo test --workspace --locked -- --test-threads "${ARGUS_TEST_THREADS:-2}"
 echo "[test] OCR (perception --features ocr)" >&2

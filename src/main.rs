@@ -85,3 +85,30 @@ fn main() -> ExitCode {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// clap's own consistency checks over every subcommand (duplicate arg ids, clashing
+    /// short/long flags, bad defaults): a clash here panics every debug-build invocation.
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// `argus run` flattens the model config: the run's limit and the model call's limit are
+    /// two distinct flags.
+    #[test]
+    fn run_has_both_timeouts() {
+        let cmd = Cli::command();
+        let run = cmd
+            .get_subcommands()
+            .find(|c| c.get_name() == "run")
+            .expect("a run subcommand");
+        let longs: Vec<&str> = run.get_arguments().filter_map(|a| a.get_long()).collect();
+        assert!(longs.contains(&"timeout-s"), "{longs:?}");
+        assert!(longs.contains(&"model-timeout-s"), "{longs:?}");
+    }
+}

@@ -3,8 +3,9 @@
 //! Every submit asks "could any registered device ever run this selector?"; asking
 //! PostgreSQL each time (`select distinct labels from devices …`, a walk over every slot)
 //! cost more than storing the job. A set seen within [`FRESH_FOR`] answers a "yes" from
-//! memory; a "no" is always re-checked against the database before a job is refused, so a
-//! device registered a moment ago is never missed.
+//! memory; a "no" is always re-checked against the database before the submit answer warns
+//! that no device matches yet (the job is queued either way), so a device registered a
+//! moment ago is never missed.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -51,5 +52,16 @@ impl LabelSets {
             cache.insert(platform.to_string(), (Instant::now(), sets.clone()));
         }
         Ok(if matched { None } else { Some(sets) })
+    }
+}
+
+/// What a job asks of a device, in words: `platform web` or
+/// `platform web with browser=chromium, os>=14`.
+pub fn wanted(spec: &JobSpec) -> String {
+    let sel = spec.selector.describe();
+    if sel.is_empty() {
+        format!("platform {}", spec.platform)
+    } else {
+        format!("platform {} with {sel}", spec.platform)
     }
 }

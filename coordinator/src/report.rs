@@ -23,6 +23,11 @@ impl ReportPage<'_> {
     fn status(&self) -> &'static str {
         self.run.status.as_str()
     }
+    /// For a queued run: what it waits for (`platform web with browser=chromium`).
+    fn waiting(&self) -> Option<String> {
+        (self.run.status == argus_protocol::RunStatus::Queued)
+            .then(|| crate::label_sets::wanted(&self.run.spec))
+    }
     fn duration(&self) -> String {
         self.run
             .duration_ms()

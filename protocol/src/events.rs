@@ -137,12 +137,17 @@ pub struct ModelUsage {
     pub completion_tokens: u64,
     /// Wall time spent waiting for the endpoint, ms.
     pub latency_ms: f64,
+    /// Prompt tokens the endpoint served from its prefix cache (llama.cpp `timings.cache_n`,
+    /// OpenAI `usage.prompt_tokens_details.cached_tokens`); 0 when it does not say.
+    #[serde(default)]
+    pub cached_tokens: u64,
 }
 
 impl ModelUsage {
     /// Adds another usage to this one.
     pub fn add(&mut self, o: &ModelUsage) {
         self.calls += o.calls;
+        self.cached_tokens += o.cached_tokens;
         self.prompt_tokens += o.prompt_tokens;
         self.completion_tokens += o.completion_tokens;
         self.latency_ms += o.latency_ms;

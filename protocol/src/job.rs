@@ -9,6 +9,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::action::Action;
 use crate::script::{Script, ScriptError, Step};
 use crate::selector::Constraint;
 
@@ -117,10 +118,26 @@ pub struct Selector {
     pub require: Vec<String>,
 }
 
+/// Queue timeout of a job that sets no `queue_timeout_s`, s (15 min): a run no matching
+/// device takes by then ends `timed_out`.
+pub const DEFAULT_QUEUE_TIMEOUT_S: u64 = 900;
+
 impl Selector {
     /// Parsed `require` constraints (validated by [`JobSpec::validate`]).
     pub fn constraints(&self) -> Result<Vec<Constraint>, String> {
         self.require.iter().map(|c| Constraint::parse(c)).collect()
+    }
+
+    /// The selector in words for people, e.g. `browser=chromium, os_version>=14`; empty when
+    /// it asks for nothing.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = self
+            .labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        parts.extend(self.require.iter().cloned());
+        parts.join(", ")
     }
 
     /// Whether a device with `labels` satisfies the whole selector.
@@ -173,7 +190,8 @@ pub struct JobSpec {
     #[serde(default)]
     pub idempotent: bool,
     /// A run still queued this long after it was queued ends `timed_out` ("no matching free
-    /// device"), s. Default: none (waits until a matching device is free).
+    /// device"), s. Default: [`DEFAULT_QUEUE_TIMEOUT_S`] (900 s), applied by the coordinator
+    /// when the job leaves it out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_timeout_s: Option<u64>,
     /// Per-job model settings for `llm` / `vlm` mode (the worker's defaults otherwise).
@@ -184,7 +202,15 @@ pub struct JobSpec {
     /// Default true.
     #[serde(default = "default_true")]
     pub popups: bool,
+    /// How long a step that names a target waits for it to exist, be visible, enabled, not
+    /// covered and stable across two observations, ms. Default: the worker's
+    /// (`--agent-auto-wait-ms`, 5,000); at most [`MAX_AUTO_WAIT_MS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_wait_ms: Option<u64>,
 }
+
+/// Longest accepted `auto_wait_ms`, ms (2 min).
+pub const MAX_AUTO_WAIT_MS: u64 = 120_000;
 
 fn default_true() -> bool {
     true
@@ -305,6 +331,7 @@ impl JobSpec {
             queue_timeout_s: None,
             model: None,
             popups: true,
+            auto_wait_ms: None,
         }
     }
 
@@ -376,7 +403,7 @@ impl JobSpec {
             Mode::Script => {
                 let script = Script::parse(&self.instruction)?;
                 for st in &script.steps {
-                    let Step::Open { url } = &st.step else {
+                    let Step::Act(Action::Open { url }) = &st.step else {
                         continue;
                     };
                     if let Some(why) = crate::nav::refusal(self.platform, url) {
@@ -459,12 +486,21 @@ impl JobSpec {
                 "use at most 86400 seconds",
             ));
         }
+        if let Some(w) = self.auto_wait_ms {
+            if w > MAX_AUTO_WAIT_MS {
+                return Err(SpecError::new(
+                    "auto_wait_ms",
+                    format!("auto_wait_ms is {w}"),
+                    format!("use at most {MAX_AUTO_WAIT_MS} ms"),
+                ));
+            }
+        }
         if let Some(q) = self.queue_timeout_s {
             if q == 0 || q > 7 * 24 * 3600 {
                 return Err(SpecError::new(
                     "queue_timeout_s",
                     format!("queue_timeout_s is {q}"),
-                    "use 1 to 604800 seconds, or leave it out to wait indefinitely",
+                    "use 1 to 604800 seconds, or leave it out for the default of 900",
                 ));
             }
         }

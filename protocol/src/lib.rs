@@ -4,8 +4,11 @@
 //! ([`job`]), the script step language ([`script`]), the run events a worker streams back
 //! ([`events`]), the assignment and heartbeat messages ([`assignment`]), the NATS subject and
 //! stream names ([`subjects`]), the API error envelope ([`error`]) and the run detail that both
-//! the coordinator and the local runner render reports from ([`run_view`]). No I/O lives here.
+//! the coordinator and the local runner render reports from ([`run_view`]), and the one shape
+//! of everything done on a device ([`action`]) with the model's tool set generated from it
+//! ([`tool`]). No I/O lives here.
 
+pub mod action;
 pub mod assignment;
 pub mod error;
 pub mod events;
@@ -15,7 +18,9 @@ pub mod run_view;
 pub mod script;
 pub mod selector;
 pub mod subjects;
+pub mod tool;
 
+pub use action::{Action, ActionKind, Aim, Direction};
 pub use assignment::{Assignment, DeviceInfo, Heartbeat, HeartbeatReply, LeaseRef};
 pub use error::{ErrorCode, ErrorEnvelope};
 pub use events::{

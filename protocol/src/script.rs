@@ -23,20 +23,22 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::action::{Action, Direction, DEFAULT_LONG_PRESS_MS, LONG_PRESS_RANGE_MS};
+
 /// Longest accepted `wait` / `wait for` timeout (10 min), in ms.
 pub const MAX_WAIT_MS: u64 = 600_000;
 /// Default `wait for` timeout, in ms.
 pub const DEFAULT_WAIT_FOR_MS: u64 = 5_000;
 
 /// A parsed script: its steps in order, each with its 1-based source line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Script {
     /// Steps in execution order.
     pub steps: Vec<ScriptStep>,
 }
 
 /// One step and where it came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScriptStep {
     /// 1-based line number in the instruction.
     pub line: usize,
@@ -46,29 +48,13 @@ pub struct ScriptStep {
     pub step: Step,
 }
 
-/// One imperative step.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+/// One script line: an [`Action`] carried out as written, or a natural-language step the
+/// worker's model carries out (`ai: <instruction>`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Step {
-    /// Navigate to a URL (web/electron) or launch an app / deep link.
-    Open { url: String },
-    /// Tap (click) the target's centre.
-    Tap { target: Target },
-    /// Put the target into the checked state (`check`) or unchecked (`uncheck`): taps it only
-    /// when its state differs.
-    SetChecked { target: Target, checked: bool },
-    /// Focus the target and type text into it.
-    Type { text: String, target: Target },
-    /// Press one key on the focused element.
-    Press { key: Key },
-    /// Wait until the screen text contains `text`, up to `timeout_ms`.
-    WaitFor { text: String, timeout_ms: u64 },
-    /// Sleep a fixed time, in ms.
-    Sleep { ms: u64 },
-    /// Fail the run unless the screen text contains `text`.
-    AssertContains { text: String },
-    /// Fail the run if the screen text contains `text`.
-    AssertNotContains { text: String },
+    /// Do this action.
+    Act(Action),
     /// A natural-language step (`ai: <instruction>`) the worker's model carries out, one
     /// tool call at a time.
     Ai { instruction: String },
@@ -94,6 +80,40 @@ pub enum Key {
 }
 
 impl Key {
+    /// Every key, in the order the model's tool schema lists them.
+    pub const ALL: [Key; 14] = [
+        Key::Enter,
+        Key::Tab,
+        Key::Escape,
+        Key::Backspace,
+        Key::Delete,
+        Key::Space,
+        Key::ArrowUp,
+        Key::ArrowDown,
+        Key::ArrowLeft,
+        Key::ArrowRight,
+        Key::Home,
+        Key::End,
+        Key::PageUp,
+        Key::PageDown,
+    ];
+
+    /// The key's name as written in tool calls: [`Key::as_str`], but `Space` for the space
+    /// bar.
+    pub fn name(self) -> &'static str {
+        match self {
+            Key::Space => "Space",
+            k => k.as_str(),
+        }
+    }
+
+    /// The key named `name` (case-insensitive [`Key::name`] or [`Key::as_str`]).
+    pub fn from_name(name: &str) -> Option<Key> {
+        Key::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(name) || k.as_str() == name)
+    }
+
     /// Canonical (DOM `KeyboardEvent.key`) name, e.g. `"Enter"`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -293,9 +313,11 @@ impl Script {
 
 type LineResult<T> = Result<T, (String, String)>;
 
-const GRAMMAR_HINT: &str = "steps are: open URL | tap \"X\" | type \"text\" into \"X\" | press KEY | \
-check \"X\" | wait for \"X\" | wait 2s | assert screen contains \"X\" | assert screen does not \
-contain \"X\" | ai: <instruction for the model> (or 打开 / 点击 / 在 \"X\" 输入 \"…\" / 按 / 勾选 / 等待 / 断言 页面包含 / 断言 页面不包含)";
+const GRAMMAR_HINT: &str = "steps are: open URL | tap \"X\" | double tap \"X\" | long press \"X\" \
+[for 2s] | swipe up|down|left|right [on \"X\"] | type \"text\" into \"X\" | press KEY | check \"X\" | \
+wait for \"X\" | wait 2s | assert screen contains \"X\" | assert screen does not contain \"X\" | ai: \
+<instruction for the model> (or 打开 / 点击 / 双击 / 长按 / 上滑 / 在 \"X\" 输入 \"…\" / 按 / 勾选 / 等待 / 断言 \
+页面包含 / 断言 页面不包含)";
 
 fn err<T>(message: impl Into<String>, hint: impl Into<String>) -> LineResult<T> {
     Err((message.into(), hint.into()))
@@ -322,7 +344,8 @@ fn strip_cjk<'a>(s: &'a str, kw: &str) -> Option<&'a str> {
     s.trim_start().strip_prefix(kw).map(str::trim_start)
 }
 
-fn parse_line(line: &str) -> LineResult<Step> {
+/// An `ai: <instruction>` line; `None` when the line is not one.
+fn parse_ai(line: &str) -> LineResult<Option<Step>> {
     for kw in ["ai:", "ai：", "AI:", "AI：", "Ai:"] {
         if let Some(rest) = line.strip_prefix(kw) {
             let instruction = rest.trim();
@@ -332,23 +355,20 @@ fn parse_line(line: &str) -> LineResult<Step> {
                     "write ai: sign in and open the settings page",
                 );
             }
-            return Ok(Step::Ai {
+            return Ok(Some(Step::Ai {
                 instruction: instruction.to_string(),
-            });
+            }));
         }
     }
-    for kw in ["open", "go to", "goto", "navigate to", "visit"] {
-        if let Some(rest) = strip_kw(line, kw) {
-            return parse_open(rest);
-        }
-    }
-    if let Some(rest) = strip_cjk(line, "打开") {
-        return parse_open(rest);
-    }
+    Ok(None)
+}
+
+/// `type "x" into "F"`, `fill "F" with "x"`, `在 "F" 输入 "x"`, `输入 "x" 到 "F"`; `None` when the line is not one.
+fn parse_typing(line: &str) -> LineResult<Option<Step>> {
     for kw in ["type", "enter", "input"] {
         if let Some(rest) = strip_kw(line, kw) {
             if rest.starts_with(is_open_quote) {
-                return parse_type_into(rest);
+                return parse_type_into(rest).map(Some);
             }
         }
     }
@@ -362,7 +382,10 @@ fn parse_line(line: &str) -> LineResult<Step> {
         })?;
         let (text, rest) = quoted(rest)?;
         expect_end(rest)?;
-        return Ok(Step::Type { text, target });
+        return Ok(Some(Step::Act(Action::Type {
+            text,
+            target: target.into(),
+        })));
     }
     if let Some(rest) = strip_cjk(line, "在") {
         // 在 "用户名" 输入 "alice"
@@ -378,7 +401,10 @@ fn parse_line(line: &str) -> LineResult<Step> {
         })?;
         let (text, rest) = quoted(rest)?;
         expect_end(rest)?;
-        return Ok(Step::Type { text, target });
+        return Ok(Some(Step::Act(Action::Type {
+            text,
+            target: target.into(),
+        })));
     }
     if let Some(rest) = strip_cjk(line, "输入") {
         // 输入 "alice" 到 "用户名"
@@ -393,18 +419,16 @@ fn parse_line(line: &str) -> LineResult<Step> {
             })?;
         let (target, rest) = parse_target(rest)?;
         expect_end(rest)?;
-        return Ok(Step::Type { text, target });
+        return Ok(Some(Step::Act(Action::Type {
+            text,
+            target: target.into(),
+        })));
     }
-    for kw in ["press", "hit"] {
-        if let Some(rest) = strip_kw(line, kw) {
-            return parse_press(rest);
-        }
-    }
-    for kw in ["按下", "按"] {
-        if let Some(rest) = strip_cjk(line, kw) {
-            return parse_press(rest);
-        }
-    }
+    Ok(None)
+}
+
+/// `check` / `uncheck` / `勾选` / `取消勾选`; `None` when the line is not one.
+fn parse_set_checked(line: &str) -> LineResult<Option<Step>> {
     for (kw, checked) in [
         ("uncheck", false),
         ("check", true),
@@ -424,21 +448,17 @@ fn parse_line(line: &str) -> LineResult<Step> {
                 target.relation = Relation::InRowOf;
                 target.role = Some("checkbox".into());
             }
-            return Ok(Step::SetChecked { target, checked });
+            return Ok(Some(Step::Act(Action::SetChecked {
+                target: target.into(),
+                checked,
+            })));
         }
     }
-    for kw in ["tap on", "click on", "tap", "click", "double-click"] {
-        if let Some(rest) = strip_kw(line, kw) {
-            let (target, rest) = parse_target(rest)?;
-            expect_end(rest)?;
-            return Ok(Step::Tap { target });
-        }
-    }
-    if let Some(rest) = strip_cjk(line, "点击").or_else(|| strip_cjk(line, "单击")) {
-        let (target, rest) = parse_target(rest)?;
-        expect_end(rest)?;
-        return Ok(Step::Tap { target });
-    }
+    Ok(None)
+}
+
+/// `wait for "X"`, `wait 2s` and their Chinese forms; `None` when the line is not one.
+fn parse_wait(line: &str) -> LineResult<Option<Step>> {
     if let Some(rest) = strip_kw(line, "wait for").or_else(|| strip_kw(line, "wait until")) {
         let (text, rest) = quoted(rest)?;
         let rest = rest
@@ -447,23 +467,56 @@ fn parse_line(line: &str) -> LineResult<Step> {
             .trim_start_matches("is visible")
             .trim();
         let timeout_ms = parse_optional_timeout(rest)?;
-        return Ok(Step::WaitFor { text, timeout_ms });
+        return Ok(Some(Step::Act(Action::WaitFor { text, timeout_ms })));
     }
     if let Some(rest) = strip_cjk(line, "等待") {
         if rest.starts_with(is_open_quote) {
             let (text, rest) = quoted(rest)?;
             let rest = rest.trim().trim_start_matches("出现").trim();
             let timeout_ms = parse_optional_timeout(rest)?;
-            return Ok(Step::WaitFor { text, timeout_ms });
+            return Ok(Some(Step::Act(Action::WaitFor { text, timeout_ms })));
         }
-        return Ok(Step::Sleep {
+        return Ok(Some(Step::Act(Action::Sleep {
             ms: parse_duration(rest)?,
-        });
+        })));
     }
     if let Some(rest) = strip_kw(line, "wait").or_else(|| strip_kw(line, "sleep")) {
-        return Ok(Step::Sleep {
+        return Ok(Some(Step::Act(Action::Sleep {
             ms: parse_duration(rest)?,
-        });
+        })));
+    }
+    Ok(None)
+}
+
+fn parse_line(line: &str) -> LineResult<Step> {
+    for part in [
+        parse_ai,
+        parse_typing,
+        parse_gesture,
+        parse_set_checked,
+        parse_wait,
+    ] {
+        if let Some(step) = part(line)? {
+            return Ok(step);
+        }
+    }
+    for kw in ["open", "go to", "goto", "navigate to", "visit"] {
+        if let Some(rest) = strip_kw(line, kw) {
+            return parse_open(rest);
+        }
+    }
+    if let Some(rest) = strip_cjk(line, "打开") {
+        return parse_open(rest);
+    }
+    for kw in ["press", "hit"] {
+        if let Some(rest) = strip_kw(line, kw) {
+            return parse_press(rest);
+        }
+    }
+    for kw in ["按下", "按"] {
+        if let Some(rest) = strip_cjk(line, kw) {
+            return parse_press(rest);
+        }
     }
     if let Some(rest) = strip_kw(line, "assert").or_else(|| strip_kw(line, "verify")) {
         return parse_assert_en(rest);
@@ -500,7 +553,7 @@ fn parse_open(rest: &str) -> LineResult<Step> {
             "write open http://127.0.0.1:8080/ (no spaces in the URL)",
         );
     }
-    Ok(Step::Open { url })
+    Ok(Step::Act(Action::Open { url }))
 }
 
 fn parse_type_into(rest: &str) -> LineResult<Step> {
@@ -516,13 +569,161 @@ fn parse_type_into(rest: &str) -> LineResult<Step> {
         })?;
     let (target, rest) = parse_target(rest)?;
     expect_end(rest)?;
-    Ok(Step::Type { text, target })
+    Ok(Step::Act(Action::Type {
+        text,
+        target: target.into(),
+    }))
+}
+
+/// A pointer gesture aimed at a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gesture {
+    Tap,
+    DoubleTap,
+    LongPress,
+}
+
+/// The gesture grammar: leading words (English, then Chinese) → gesture. Longer phrases
+/// first, so `double tap` is never read as `tap`.
+const GESTURE_WORDS: &[(&str, Gesture)] = &[
+    ("double tap on", Gesture::DoubleTap),
+    ("double-tap on", Gesture::DoubleTap),
+    ("double click on", Gesture::DoubleTap),
+    ("double-click on", Gesture::DoubleTap),
+    ("double tap", Gesture::DoubleTap),
+    ("double-tap", Gesture::DoubleTap),
+    ("double click", Gesture::DoubleTap),
+    ("double-click", Gesture::DoubleTap),
+    ("doubleclick", Gesture::DoubleTap),
+    ("long press on", Gesture::LongPress),
+    ("long-press on", Gesture::LongPress),
+    ("long press", Gesture::LongPress),
+    ("long-press", Gesture::LongPress),
+    ("press and hold", Gesture::LongPress),
+    ("tap on", Gesture::Tap),
+    ("click on", Gesture::Tap),
+    ("tap", Gesture::Tap),
+    ("click", Gesture::Tap),
+    ("双击", Gesture::DoubleTap),
+    ("长按", Gesture::LongPress),
+    ("点击", Gesture::Tap),
+    ("单击", Gesture::Tap),
+];
+
+/// Swipe words: `swipe up [on "X"]`, `scroll down` (= swipe up), `上滑`, `向上滑动 "列表"`.
+fn parse_swipe(line: &str) -> LineResult<Option<Step>> {
+    let (dir_word, rest, invert) = if let Some(r) = strip_kw(line, "swipe") {
+        let w = r.split_whitespace().next().unwrap_or("");
+        (w.to_string(), r[w.len()..].to_string(), false)
+    } else if let Some(r) = strip_kw(line, "scroll") {
+        let w = r.split_whitespace().next().unwrap_or("");
+        (w.to_string(), r[w.len()..].to_string(), true)
+    } else {
+        let t = line.trim_start();
+        let t = t.strip_prefix("向").unwrap_or(t);
+        let Some(d) = t.chars().next().filter(|c| "上下左右".contains(*c)) else {
+            return Ok(None);
+        };
+        let t = &t[d.len_utf8()..];
+        let Some(r) = t.strip_prefix("滑动").or_else(|| t.strip_prefix("滑")) else {
+            return Ok(None);
+        };
+        (d.to_string(), r.to_string(), false)
+    };
+    let Some(mut direction) = Direction::parse(&dir_word) else {
+        return err(
+            format!(
+                "unknown direction `{}`",
+                dir_word.chars().take(12).collect::<String>()
+            ),
+            "write swipe up|down|left|right [on \"X\"] (上滑 / 下滑 / 左滑 / 右滑)",
+        );
+    };
+    if invert {
+        // `scroll down` moves the content down: the finger goes up.
+        direction = match direction {
+            Direction::Up => Direction::Down,
+            Direction::Down => Direction::Up,
+            Direction::Left => Direction::Right,
+            Direction::Right => Direction::Left,
+        };
+    }
+    let rest = rest.trim();
+    let rest = strip_kw(rest, "on")
+        .or_else(|| strip_kw(rest, "in"))
+        .or_else(|| strip_kw(rest, "across"))
+        .or_else(|| strip_cjk(rest, "在"))
+        .unwrap_or(rest);
+    if rest.trim().is_empty() {
+        return Ok(Some(Step::Act(Action::Swipe {
+            direction,
+            on: None,
+        })));
+    }
+    let (target, tail) = parse_target(rest)?;
+    expect_end(tail)?;
+    Ok(Some(Step::Act(Action::Swipe {
+        direction,
+        on: Some(target.into()),
+    })))
+}
+
+/// Tap, double tap, long press (`long press "X" [for 2s]`) and swipe lines; `None` when the
+/// line is none of them.
+fn parse_gesture(line: &str) -> LineResult<Option<Step>> {
+    if let Some(step) = parse_swipe(line)? {
+        return Ok(Some(step));
+    }
+    let Some((rest, gesture)) = GESTURE_WORDS.iter().find_map(|(kw, g)| {
+        let r = if kw.is_ascii() {
+            strip_kw(line, kw)
+        } else {
+            strip_cjk(line, kw)
+        };
+        r.map(|r| (r, *g))
+    }) else {
+        return Ok(None);
+    };
+    let (target, rest) = parse_target(rest)?;
+    let target = target.into();
+    let action = match gesture {
+        Gesture::Tap => {
+            expect_end(rest)?;
+            Action::Tap { target }
+        }
+        Gesture::DoubleTap => {
+            expect_end(rest)?;
+            Action::DoubleTap { target }
+        }
+        Gesture::LongPress => {
+            let rest = rest.trim();
+            let duration_ms = if rest.is_empty() {
+                DEFAULT_LONG_PRESS_MS
+            } else {
+                let r = strip_kw(rest, "for").unwrap_or(rest);
+                let ms = parse_duration(r)?;
+                let (lo, hi) = LONG_PRESS_RANGE_MS;
+                if !(lo..=hi).contains(&ms) {
+                    return err(
+                        format!("a long press of {ms} ms is out of range"),
+                        format!("hold between {lo} ms and {} s", hi / 1000),
+                    );
+                }
+                ms
+            };
+            Action::LongPress {
+                target,
+                duration_ms,
+            }
+        }
+    };
+    Ok(Some(Step::Act(action)))
 }
 
 fn parse_press(rest: &str) -> LineResult<Step> {
     let word = rest.trim();
     match Key::parse(word) {
-        Some(key) => Ok(Step::Press { key }),
+        Some(key) => Ok(Step::Act(Action::Key { key })),
         None => err(
             format!(
                 "unknown key `{}`",
@@ -548,14 +749,14 @@ fn parse_assert_en(rest: &str) -> LineResult<Step> {
         if let Some(r) = strip_kw(rest, kw) {
             let (text, tail) = quoted(r)?;
             expect_end(tail)?;
-            return Ok(Step::AssertNotContains { text });
+            return Ok(Step::Act(Action::AssertNotContains { text }));
         }
     }
     for kw in ["contains", "contain", "shows", "has"] {
         if let Some(r) = strip_kw(rest, kw) {
             let (text, tail) = quoted(r)?;
             expect_end(tail)?;
-            return Ok(Step::AssertContains { text });
+            return Ok(Step::Act(Action::AssertContains { text }));
         }
     }
     err(
@@ -573,14 +774,14 @@ fn parse_assert_zh(rest: &str) -> LineResult<Step> {
         if let Some(r) = strip_cjk(rest, kw) {
             let (text, tail) = quoted(r)?;
             expect_end(tail)?;
-            return Ok(Step::AssertNotContains { text });
+            return Ok(Step::Act(Action::AssertNotContains { text }));
         }
     }
     for kw in ["包含", "含有", "显示", "有"] {
         if let Some(r) = strip_cjk(rest, kw) {
             let (text, tail) = quoted(r)?;
             expect_end(tail)?;
-            return Ok(Step::AssertContains { text });
+            return Ok(Step::Act(Action::AssertContains { text }));
         }
     }
     err(
@@ -836,6 +1037,7 @@ fn unknown_role(word: &str) -> (String, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::action::Aim;
 
     fn one(line: &str) -> Step {
         Script::parse(line).unwrap().steps.remove(0).step
@@ -863,85 +1065,88 @@ mod tests {
     fn english_steps() {
         assert_eq!(
             one("open http://127.0.0.1:8080/"),
-            Step::Open {
+            Step::Act(Action::Open {
                 url: "http://127.0.0.1:8080/".into()
-            }
+            })
         );
         assert_eq!(
             one(r#"type "buy milk" into "What needs to be done?""#),
-            Step::Type {
+            Step::Act(Action::Type {
                 text: "buy milk".into(),
-                target: Target::named("What needs to be done?")
-            }
+                target: Target::named("What needs to be done?").into()
+            })
         );
-        assert_eq!(one("press Enter"), Step::Press { key: Key::Enter });
+        assert_eq!(
+            one("press Enter"),
+            Step::Act(Action::Key { key: Key::Enter })
+        );
         assert_eq!(
             one(r#"tap "Clear completed""#),
-            Step::Tap {
-                target: Target::named("Clear completed")
-            }
+            Step::Act(Action::Tap {
+                target: Target::named("Clear completed").into()
+            })
         );
         assert_eq!(
             one(r#"wait for "1 item left""#),
-            Step::WaitFor {
+            Step::Act(Action::WaitFor {
                 text: "1 item left".into(),
                 timeout_ms: DEFAULT_WAIT_FOR_MS
-            }
+            })
         );
         assert_eq!(
             one(r#"wait for "done" up to 10s"#),
-            Step::WaitFor {
+            Step::Act(Action::WaitFor {
                 text: "done".into(),
                 timeout_ms: 10_000
-            }
+            })
         );
         assert_eq!(
             one(r#"assert screen contains "buy milk""#),
-            Step::AssertContains {
+            Step::Act(Action::AssertContains {
                 text: "buy milk".into()
-            }
+            })
         );
         assert_eq!(
             one(r#"assert screen does not contain "error""#),
-            Step::AssertNotContains {
+            Step::Act(Action::AssertNotContains {
                 text: "error".into()
-            }
+            })
         );
-        assert_eq!(one("wait 500ms"), Step::Sleep { ms: 500 });
+        assert_eq!(one("wait 500ms"), Step::Act(Action::Sleep { ms: 500 }));
     }
 
     #[test]
     fn relations_and_roles() {
         assert_eq!(
             one(r#"tap the checkbox left of "buy milk""#),
-            Step::Tap {
-                target: Target {
+            Step::Act(Action::Tap {
+                target: Aim::Target(Target {
                     role: Some("checkbox".into()),
                     name: "buy milk".into(),
                     relation: Relation::LeftOf
-                }
-            }
+                })
+            })
         );
         assert_eq!(
             one(r#"check "buy milk""#),
-            Step::SetChecked {
-                target: Target {
+            Step::Act(Action::SetChecked {
+                target: Aim::Target(Target {
                     role: Some("checkbox".into()),
                     name: "buy milk".into(),
                     relation: Relation::InRowOf
-                },
+                }),
                 checked: true
-            }
+            })
         );
         assert_eq!(
             one(r#"tap button "Save""#),
-            Step::Tap {
-                target: Target {
+            Step::Act(Action::Tap {
+                target: Aim::Target(Target {
                     role: Some("button".into()),
                     name: "Save".into(),
                     relation: Relation::Named
-                }
-            }
+                })
+            })
         );
     }
 
@@ -949,39 +1154,39 @@ mod tests {
     fn chinese_steps() {
         assert_eq!(
             one(r#"点击 "登录""#),
-            Step::Tap {
-                target: Target::named("登录")
-            }
+            Step::Act(Action::Tap {
+                target: Target::named("登录").into()
+            })
         );
         assert_eq!(
             one(r#"在 "用户名" 输入 "alice""#),
-            Step::Type {
+            Step::Act(Action::Type {
                 text: "alice".into(),
-                target: Target::named("用户名")
-            }
+                target: Target::named("用户名").into()
+            })
         );
         assert_eq!(
             one(r#"断言 页面包含 "欢迎""#),
-            Step::AssertContains {
+            Step::Act(Action::AssertContains {
                 text: "欢迎".into()
-            }
+            })
         );
         assert_eq!(
             one("断言 页面不包含 “错误”"),
-            Step::AssertNotContains {
+            Step::Act(Action::AssertNotContains {
                 text: "错误".into()
-            }
+            })
         );
-        assert_eq!(one("按 回车"), Step::Press { key: Key::Enter });
+        assert_eq!(one("按 回车"), Step::Act(Action::Key { key: Key::Enter }));
         assert_eq!(
             one(r#"点击 "buy milk" 左边的 复选框"#),
-            Step::Tap {
-                target: Target {
+            Step::Act(Action::Tap {
+                target: Aim::Target(Target {
                     role: Some("checkbox".into()),
                     name: "buy milk".into(),
                     relation: Relation::LeftOf
-                }
-            }
+                })
+            })
         );
     }
 
@@ -1011,13 +1216,86 @@ mod tests {
     }
 
     #[test]
+    fn gestures_in_english_and_chinese() {
+        let row = || -> Aim { Target::named("Row").into() };
+        for line in [
+            r#"double tap "Row""#,
+            r#"double-click "Row""#,
+            r#"double click on "Row""#,
+            r#"双击 "Row""#,
+        ] {
+            assert_eq!(
+                one(line),
+                Step::Act(Action::DoubleTap { target: row() }),
+                "{line}"
+            );
+        }
+        assert_eq!(
+            one(r#"long press "Row""#),
+            Step::Act(Action::LongPress {
+                target: row(),
+                duration_ms: DEFAULT_LONG_PRESS_MS
+            })
+        );
+        assert_eq!(
+            one(r#"长按 "Row" 2秒"#),
+            Step::Act(Action::LongPress {
+                target: row(),
+                duration_ms: 2000
+            })
+        );
+        assert!(Script::parse(r#"long press "Row" for 20 min"#).is_err());
+        assert_eq!(
+            one("swipe up"),
+            Step::Act(Action::Swipe {
+                direction: Direction::Up,
+                on: None
+            })
+        );
+        assert_eq!(
+            one("scroll down"),
+            Step::Act(Action::Swipe {
+                direction: Direction::Up,
+                on: None
+            })
+        );
+        assert_eq!(
+            one(r#"swipe left on "Row""#),
+            Step::Act(Action::Swipe {
+                direction: Direction::Left,
+                on: Some(row())
+            })
+        );
+        assert_eq!(
+            one(r#"向右滑动 "Row""#),
+            Step::Act(Action::Swipe {
+                direction: Direction::Right,
+                on: Some(row())
+            })
+        );
+        assert_eq!(
+            one("下滑"),
+            Step::Act(Action::Swipe {
+                direction: Direction::Down,
+                on: None
+            })
+        );
+        assert!(Script::parse("swipe sideways").is_err());
+        // `press and hold` is a gesture, not a key.
+        assert!(matches!(
+            one(r#"press and hold "Row""#),
+            Step::Act(Action::LongPress { .. })
+        ));
+    }
+
+    #[test]
     fn escapes_inside_quotes() {
         assert_eq!(
             one(r#"type "say \"hi\"" into "Message""#),
-            Step::Type {
+            Step::Act(Action::Type {
                 text: "say \"hi\"".into(),
-                target: Target::named("Message")
-            }
+                target: Target::named("Message").into()
+            })
         );
     }
 }

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use argus_protocol::job::JobSpec;
 use argus_protocol::script::{Key, Relation, Script, Step, Target, DEFAULT_WAIT_FOR_MS};
 use argus_protocol::selector::{compare_values, Constraint, Op};
+use argus_protocol::{Action, Aim, Direction};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -199,55 +200,71 @@ fn rendered_step() -> impl Strategy<Value = (String, Step)> {
     prop_oneof![
         payload().prop_map(|n| (
             format!("tap {}", quote(&n)),
-            Step::Tap {
-                target: Target::named(&n)
-            }
+            Step::Act(Action::Tap {
+                target: Target::named(&n).into()
+            })
         )),
         (payload(), relation).prop_map(|(n, (word, rel))| (
             format!("tap the button {word} {}", quote(&n)),
-            Step::Tap {
-                target: Target {
+            Step::Act(Action::Tap {
+                target: Aim::Target(Target {
                     role: Some("button".into()),
                     name: n,
                     relation: rel
-                },
-            },
+                }),
+            }),
         )),
         (payload(), payload()).prop_map(|(t, n)| (
             format!("type {} into {}", quote(&t), quote(&n)),
-            Step::Type {
+            Step::Act(Action::Type {
                 text: t,
-                target: Target::named(&n)
-            },
+                target: Target::named(&n).into()
+            }),
         )),
-        key.prop_map(|(w, k)| (format!("press {w}"), Step::Press { key: k })),
+        key.prop_map(|(w, k)| (format!("press {w}"), Step::Act(Action::Key { key: k }))),
         (payload(), any::<bool>()).prop_map(|(n, on)| (
             format!("{} {}", if on { "check" } else { "uncheck" }, quote(&n)),
-            Step::SetChecked {
+            Step::Act(Action::SetChecked {
                 // `check "X"`: the toggle in X's row (or the checkbox named X).
-                target: Target {
+                target: Aim::Target(Target {
                     role: Some("checkbox".into()),
                     name: n,
                     relation: Relation::InRowOf
-                },
+                }),
                 checked: on,
-            },
+            }),
         )),
         payload().prop_map(|t| (
             format!("wait for {}", quote(&t)),
-            Step::WaitFor {
+            Step::Act(Action::WaitFor {
                 text: t,
                 timeout_ms: DEFAULT_WAIT_FOR_MS
-            },
+            }),
         )),
-        (1u64..600).prop_map(|s| (format!("wait {s}s"), Step::Sleep { ms: s * 1000 })),
+        (1u64..600).prop_map(|s| (
+            format!("wait {s}s"),
+            Step::Act(Action::Sleep { ms: s * 1000 })
+        )),
+        payload().prop_map(|n| (
+            format!("double tap {}", quote(&n)),
+            Step::Act(Action::DoubleTap {
+                target: Target::named(&n).into()
+            })
+        )),
+        (payload(), prop::sample::select(Direction::ALL.to_vec())).prop_map(|(n, d)| (
+            format!("swipe {} on {}", d.as_str(), quote(&n)),
+            Step::Act(Action::Swipe {
+                direction: d,
+                on: Some(Target::named(&n).into())
+            })
+        )),
         payload().prop_map(|t| (
             format!("assert screen contains {}", quote(&t)),
-            Step::AssertContains { text: t },
+            Step::Act(Action::AssertContains { text: t }),
         )),
         payload().prop_map(|t| (
             format!("assert screen does not contain {}", quote(&t)),
-            Step::AssertNotContains { text: t },
+            Step::Act(Action::AssertNotContains { text: t }),
         )),
     ]
 }

@@ -126,6 +126,9 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
         "job {} run {run_id}",
         body["job_id"].as_str().unwrap_or_default()
     );
+    if let Some(w) = body["warning"].as_str() {
+        eprintln!("warning: {w}");
+    }
     if !args.wait {
         println!("report: {report_url}");
         return Ok(ExitCode::SUCCESS);

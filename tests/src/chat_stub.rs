@@ -29,6 +29,11 @@ pub enum Reply {
     Calls(Vec<(&'static str, Value)>),
     /// Raw content text.
     Content(String),
+    /// One call written as a fenced JSON `{"name", "arguments"}` in `content`, with no
+    /// `tool_calls` — what llama.cpp's server answers for many models.
+    CallAsContent(&'static str, Value),
+    /// The inner answer, sent only after this many ms (a slow model).
+    Slow(u64, Box<Reply>),
 }
 
 /// Shorthand for [`Reply::Plan`].
@@ -178,6 +183,13 @@ async fn complete(
         );
     };
     let prompt = last_user_text(&body);
+    let reply = match reply {
+        Reply::Slow(ms, inner) => {
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+            *inner
+        }
+        other => other,
+    };
     let call = |i: usize, name: &str, args: &Value| {
         json!({"id": format!("call_{i}"), "type": "function",
             "function": {"name": name, "arguments": fill(args, &prompt).to_string()}})
@@ -188,6 +200,13 @@ async fn complete(
             "stop",
         ),
         Reply::Content(c) => (json!({"role": "assistant", "content": c}), "stop"),
+        Reply::CallAsContent(name, args) => {
+            let call = json!({"name": name, "arguments": fill(&args, &prompt)});
+            (
+                json!({"role": "assistant", "content": format!("```json\n{call}\n```")}),
+                "stop",
+            )
+        }
         Reply::Call(name, args) => (
             json!({"role": "assistant", "content": null, "tool_calls": [call(0, name, &args)]}),
             "tool_calls",
@@ -196,6 +215,10 @@ async fn complete(
             json!({"role": "assistant", "content": null, "tool_calls":
                 cs.iter().enumerate().map(|(i, (n, a))| call(i, n, a)).collect::<Vec<_>>()}),
             "tool_calls",
+        ),
+        Reply::Slow(..) => (
+            json!({"role": "assistant", "content": "nested Slow replies are not supported"}),
+            "stop",
         ),
     };
     let prompt_tokens = body["messages"].to_string().len() as u64 / 4;

@@ -9,6 +9,7 @@
 pub mod adb_peer;
 pub mod chat_stub;
 pub mod hdc_stub;
+pub mod proc_list;
 pub mod procs;
 pub mod scripted_device;
 pub mod sim;

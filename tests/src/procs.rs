@@ -6,8 +6,9 @@
 //! The machine's shared PostgreSQL, NATS and SeaweedFS are never stopped: a [`ProcFarm`]
 //! uses a private NATS always, a private PostgreSQL cluster when asked (else a private
 //! database on the shared server), and a private bucket on the shared S3 server. Every child
-//! runs in its own process group and the whole group (the worker's Chromium included) is
-//! killed with SIGKILL when its [`Proc`] is dropped, so nothing outlives a failed test.
+//! runs in its own process group and the whole group is killed with SIGKILL when its [`Proc`]
+//! is dropped, so nothing outlives a failed test (a worker's Chromium runs in a group of its
+//! own and dies with the worker through `PR_SET_PDEATHSIG`).
 //!
 //! The `argus` binary is `ARGUS_BIN`, default `<workspace>/target/debug/argus`
 //! (`cargo build --bin argus` first; `deploy/test.sh` does).
@@ -115,6 +116,37 @@ impl Proc {
     pub fn thaw(&self) {
         if let Some(c) = &self.child {
             signal_group(c.id(), "-CONT");
+        }
+    }
+
+    /// Sends `sig` (`"-TERM"`, `"-INT"`, …) to the process itself, not its group.
+    pub fn signal(&self, sig: &str) {
+        if let Some(c) = &self.child {
+            let _ = Command::new("kill")
+                .args([sig, &c.id().to_string()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+
+    /// Waits up to `limit` for the process to exit; its exit code (`None`: killed by a
+    /// signal). Panics with the log's tail when it is still running.
+    pub async fn wait_exit(&mut self, limit: Duration) -> Option<i32> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(c) = &mut self.child {
+                if let Ok(Some(status)) = c.try_wait() {
+                    return status.code();
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} still running after {limit:?}:\n{}",
+                self.name,
+                self.tail(20)
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 
@@ -668,25 +700,13 @@ impl ProcFarm {
         coordinator_url: &str,
         s3_endpoint: Option<&str>,
     ) {
-        let mut cmd = Command::new(argus_bin());
-        clean_env(&mut cmd);
-        let mut s3 = self.s3.clone();
-        if let Some(e) = s3_endpoint {
-            s3.endpoint = e.to_string();
-        }
-        cmd.arg("worker")
-            .env("ARGUS_PLATFORM", "web")
-            .env("ARGUS_WORKER_ID", id)
-            .env("ARGUS_COORDINATOR_URL", coordinator_url)
-            .env("ARGUS_API_TOKEN", &self.admin_token)
-            .env("ARGUS_NATS_URL", &self.nats.url)
-            .env("ARGUS_NATS_PREFIX", format!("f{}", self.token))
-            .env("ARGUS_WORKER_SLOTS", slots.to_string())
-            .env("ARGUS_WORKER_DATA_DIR", self.dir.join(format!("w-{id}")))
-            .env("ARGUS_HEARTBEAT_MS", "500")
-            .env("ARGUS_CHROMIUM", &self.services.chromium)
-            .env("ARGUS_ALLOW_HOSTS", &self.options.allow_hosts);
-        s3_env(&mut cmd, &s3);
+        let cmd = self.worker_command(id, slots, coordinator_url, s3_endpoint);
+        self.start_worker_cmd(id, slots, cmd).await;
+    }
+
+    /// Starts worker `id` from `cmd` (see [`ProcFarm::worker_command`]); waits until its
+    /// `slots` devices are registered and it logged "worker ready".
+    pub async fn start_worker_cmd(&mut self, id: &str, slots: u32, cmd: Command) {
         let log = self.dir.join(format!("worker-{id}.log"));
         let mut p = Proc::spawn(&format!("worker-{id}"), cmd, &log);
         let deadline = Instant::now() + Duration::from_secs(60);
@@ -714,7 +734,44 @@ impl ProcFarm {
         self.workers.insert(id.to_string(), p);
     }
 
-    /// `kill -9` worker `id` and its Chromium.
+    /// The command line of a web worker `id` of this farm (`slots` Chromium contexts, data
+    /// dir [`ProcFarm::worker_dir`]); callers may override its environment before spawning.
+    pub fn worker_command(
+        &self,
+        id: &str,
+        slots: u32,
+        coordinator_url: &str,
+        s3_endpoint: Option<&str>,
+    ) -> Command {
+        let mut cmd = Command::new(argus_bin());
+        clean_env(&mut cmd);
+        let mut s3 = self.s3.clone();
+        if let Some(e) = s3_endpoint {
+            s3.endpoint = e.to_string();
+        }
+        cmd.arg("worker")
+            .env("ARGUS_PLATFORM", "web")
+            .env("ARGUS_WORKER_ID", id)
+            .env("ARGUS_COORDINATOR_URL", coordinator_url)
+            .env("ARGUS_API_TOKEN", &self.admin_token)
+            .env("ARGUS_NATS_URL", &self.nats.url)
+            .env("ARGUS_NATS_PREFIX", format!("f{}", self.token))
+            .env("ARGUS_WORKER_SLOTS", slots.to_string())
+            .env("ARGUS_WORKER_DATA_DIR", self.worker_dir(id))
+            .env("ARGUS_HEARTBEAT_MS", "500")
+            .env("ARGUS_CHROMIUM", &self.services.chromium)
+            .env("ARGUS_ALLOW_HOSTS", &self.options.allow_hosts);
+        s3_env(&mut cmd, &s3);
+        cmd
+    }
+
+    /// `ARGUS_WORKER_DATA_DIR` of worker `id`: unique to this farm, and inherited in the
+    /// environment of every process the worker starts.
+    pub fn worker_dir(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("w-{id}"))
+    }
+
+    /// `kill -9` worker `id` (its Chromium dies with it: `PR_SET_PDEATHSIG`).
     pub fn kill_worker(&mut self, id: &str) {
         if let Some(mut p) = self.workers.remove(id) {
             p.kill9();

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use argus_perception::tree::{Node, Tree};
 use argus_perception::{build, Element, Observation, Rect, Role, Screen, Tri};
 use argus_protocol::{Key, Platform};
-use argus_worker::device::{ActError, Device, DeviceError};
+use argus_worker::device::{Act, ActError, DeviceError, Input, Observe, System};
 use async_trait::async_trait;
 
 /// One thing on the fake screen.
@@ -133,19 +133,26 @@ pub fn solid_png(w: u32, h: u32) -> Vec<u8> {
 }
 
 #[async_trait]
-impl Device for ScriptedDevice {
+impl System for ScriptedDevice {
     fn platform(&self) -> Platform {
         Platform::Android
     }
+
     async fn begin(&mut self) -> Result<(), DeviceError> {
         Ok(())
     }
+
     async fn end(&mut self) -> Result<(), DeviceError> {
         Ok(())
     }
+}
+
+#[async_trait]
+impl Observe for ScriptedDevice {
     fn screen_px(&self) -> (u32, u32) {
         self.size
     }
+
     async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError> {
         let (w, h) = (self.size.0 as f64, self.size.1 as f64);
         let mut root = Node::new(Role::Other, "root", "");
@@ -176,14 +183,20 @@ impl Device for ScriptedDevice {
             serial,
         ))
     }
+
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
         Ok(solid_png(self.size.0, self.size.1))
     }
+}
+
+#[async_trait]
+impl Act for ScriptedDevice {
     async fn tap(&mut self, el: &Element) -> Result<(), ActError> {
         let (x, y) = el.bbox_px.center();
         let name = self.name_at(x, y);
         self.input(Sent::Tap { name, x, y })
     }
+
     async fn type_text(&mut self, el: &Element, text: &str) -> Result<(), ActError> {
         let (x, y) = el.bbox_px.center();
         let name = self.name_at(x, y);
@@ -192,6 +205,10 @@ impl Device for ScriptedDevice {
             text: text.into(),
         })
     }
+}
+
+#[async_trait]
+impl Input for ScriptedDevice {
     async fn key(&mut self, key: Key) -> Result<(), ActError> {
         self.input(Sent::Key(key))
     }

@@ -72,6 +72,63 @@ const LOGIN_HTML: &str = r#"<!doctype html><html><head><title>Account</title></h
   document.getElementById('msg').textContent = 'Welcome, ' + u;
 };</script></body></html>"#;
 
+/// A todo list that builds itself `ms` (query parameter, default 1500) after the load
+/// event, the way module-loader apps do: placeholder "What needs to be done?", Enter adds an
+/// item with a checkbox, "N item(s) left", "Clear completed". The same probe reports it.
+const DELAYED_HTML: &str = r#"<!doctype html><html><head><title>Later</title>
+<script src="/__probe.js"></script></head><body><p id="status">loading…</p>
+<script>window.addEventListener('load', function () {
+  var ms = +(new URLSearchParams(location.search).get('ms') || 1500);
+  setTimeout(function () {
+    document.getElementById('status').remove();
+    var root = document.createElement('section');
+    root.innerHTML = '<h1>todos</h1><input class="new-todo" placeholder="What needs to be done?">' +
+      '<ul class="todo-list"></ul><span class="todo-count"></span>' +
+      '<button class="clear-completed">Clear completed</button>';
+    document.body.appendChild(root);
+    var list = root.querySelector('.todo-list'), count = root.querySelector('.todo-count');
+    function refresh() {
+      var left = list.querySelectorAll('li:not(.completed)').length;
+      count.textContent = left + (left === 1 ? ' item left' : ' items left');
+    }
+    root.querySelector('.new-todo').addEventListener('keydown', function (e) {
+      if (e.key !== 'Enter' || !this.value.trim()) return;
+      var li = document.createElement('li');
+      li.innerHTML = '<input type="checkbox"> <label></label>';
+      li.querySelector('label').textContent = this.value.trim();
+      li.querySelector('input').addEventListener('change', function () {
+        li.className = this.checked ? 'completed' : ''; refresh();
+      });
+      list.appendChild(li); this.value = ''; refresh();
+    });
+    root.querySelector('.clear-completed').addEventListener('click', function () {
+      list.querySelectorAll('li.completed').forEach(function (li) { li.remove(); }); refresh();
+    });
+    refresh();
+  }, ms);
+});</script></body></html>"#;
+
+/// Gestures, each confirmed by the page itself through the probe's `count` field:
+/// `dbl=N` (dblclick events on "Double me"), `held=N` (presses of "Hold me" ≥ 500 ms),
+/// `scrolled=1` once the window scrolled down; a disabled "Locked" button.
+const GESTURES_HTML: &str = r#"<!doctype html><html><head><title>Gestures</title></head>
+<body style="margin:0"><div style="position:fixed;top:0;left:0;background:#fff">
+<button id="d">Double me</button> <button id="h">Hold me</button>
+<button id="l" disabled>Locked</button> <span id="s" class="todo-count">dbl=0 held=0 scrolled=0</span></div>
+<div style="height:4000px"></div><p>Bottom marker</p>
+<script>
+var st = { dbl: 0, held: 0, scrolled: 0 }, down = 0;
+function show() {
+  document.getElementById('s').textContent = 'dbl=' + st.dbl + ' held=' + st.held + ' scrolled=' + st.scrolled;
+}
+document.getElementById('d').addEventListener('dblclick', function () { st.dbl++; show(); });
+document.getElementById('h').addEventListener('mousedown', function () { down = Date.now(); });
+document.getElementById('h').addEventListener('mouseup', function () {
+  if (Date.now() - down >= 500) { st.held++; show(); }
+});
+window.addEventListener('scroll', function () { if (window.scrollY > 100) { st.scrolled = 1; show(); } });
+</script><script src="/__probe.js"></script></body></html>"#;
+
 #[derive(Clone)]
 struct SiteState {
     root: PathBuf,
@@ -124,6 +181,24 @@ impl Site {
                 }),
             )
             .route(
+                "/delayed.html",
+                get(|| async {
+                    (
+                        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+                        DELAYED_HTML,
+                    )
+                }),
+            )
+            .route(
+                "/gestures.html",
+                get(|| async {
+                    (
+                        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+                        GESTURES_HTML,
+                    )
+                }),
+            )
+            .route(
                 "/__login",
                 post(|State(st): State<SiteState>, body: Bytes| async move {
                     if let Ok(v) = serde_json::from_slice(&body) {
@@ -156,6 +231,13 @@ impl Site {
             "{}/examples/{variant}/index.html?probe={token}",
             self.base_url
         )
+    }
+
+    /// URL of a page this site serves itself (`delayed.html?ms=1500`, `gestures.html`),
+    /// tagged with a probe token.
+    pub fn page_url(&self, page: &str, token: &str) -> String {
+        let sep = if page.contains('?') { '&' } else { '?' };
+        format!("{}/{page}{sep}probe={token}", self.base_url)
     }
 
     /// Every sign-in the login page posted (`{user, password}`), in order.

@@ -11,25 +11,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use argus_perception::elements::collapse_ws;
 use argus_perception::{Element, Observation};
 use argus_protocol::script::{Script, Step};
 use argus_protocol::{
-    ActionRecord, ActionTimings, Disposition, EventBody, JobSpec, Mode, RunStatus, TargetedElement,
+    Action, ActionRecord, ActionTimings, Disposition, EventBody, JobSpec, Mode, RunStatus,
+    TargetedElement,
 };
 use chrono::Utc;
 use uuid::Uuid;
 
 use crate::agent::mask::{self, mask_png};
-use crate::agent::{AgentEnv, ModelClient, Secrets};
-use crate::device::web::guard::notes_suffix;
-use crate::device::{ActError, Device};
+use crate::agent::{AgentEnv, ModelClient};
+use crate::device::prelude::*;
+use crate::device::ActError;
 use crate::events::{Emitter, EventSink};
-use crate::resolve::{resolve, Purpose};
 use argus_infra::{screenshot_key, ArtifactStore};
-
-/// Poll interval of `wait for`.
-const WAIT_POLL: Duration = Duration::from_millis(100);
 
 /// What the executor needs to know about a run.
 #[derive(Debug, Clone)]
@@ -52,6 +48,34 @@ pub(crate) enum StepFail {
     Verdict(String),
     /// Argus could not do its part: the run errors.
     Infra(String),
+    /// The run was cancelled (seen at an action boundary or during a model call).
+    Cancelled,
+}
+
+impl StepFail {
+    /// The message for a person.
+    pub(crate) fn message(&self) -> String {
+        match self {
+            StepFail::Verdict(m) | StepFail::Infra(m) => m.clone(),
+            StepFail::Cancelled => "cancelled".into(),
+        }
+    }
+
+    /// The same failure with `where_` in front of its message.
+    pub(crate) fn context(self, where_: &str) -> StepFail {
+        match self {
+            StepFail::Verdict(m) => StepFail::Verdict(format!("{where_}: {m}")),
+            StepFail::Infra(m) => StepFail::Infra(format!("{where_}: {m}")),
+            StepFail::Cancelled => StepFail::Cancelled,
+        }
+    }
+}
+
+/// Resolves when `flag` is set (polled every 50 ms): race it against a long call.
+pub(crate) async fn cancelled(flag: &AtomicBool) {
+    while !flag.load(Ordering::Relaxed) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 pub(crate) struct Outcome {
@@ -60,8 +84,6 @@ pub(crate) struct Outcome {
     pub(crate) error: Option<String>,
     pub(crate) disposition: Disposition,
     pub(crate) infra: bool,
-    pub(crate) act_ms: f64,
-    pub(crate) extra_perceive_ms: f64,
     pub(crate) detail: String,
 }
 
@@ -73,8 +95,6 @@ impl Outcome {
             error: None,
             disposition: Disposition::NotDelivered,
             infra: false,
-            act_ms: 0.0,
-            extra_perceive_ms: 0.0,
             detail,
         }
     }
@@ -118,6 +138,8 @@ pub(crate) struct Exec<'a> {
     pub(crate) next_step: u32,
     /// Actions taken so far (counted against `max_steps` in model modes).
     pub(crate) actions_taken: u32,
+    /// Set when the run is cancelled; polled at action boundaries and during model calls.
+    pub(crate) cancel: Arc<AtomicBool>,
 }
 
 impl Exec<'_> {
@@ -170,14 +192,14 @@ impl Exec<'_> {
         mask::boxes(obs, &self.agent.secrets)
     }
 
-    async fn run_step(&mut self, index: u32, step: &Step) -> Result<(), StepFail> {
-        let mut action = 0;
+    async fn run_step(&mut self, index: u32, action: &Action) -> Result<(), StepFail> {
+        let mut idx = 0;
         let start = Instant::now();
         let mut obs = self.observe().await;
         let mut observe_ms = ms(start);
         if let Ok(o) = &obs {
             if self.popup_pass(index, o).await? {
-                action = 1;
+                idx = 1;
                 let start = Instant::now();
                 obs = self.observe().await;
                 observe_ms = ms(start);
@@ -189,33 +211,27 @@ impl Exec<'_> {
             ..Default::default()
         };
         let mut masks = obs.as_ref().map(|o| self.mask_for(o)).unwrap_or_default();
-        let before_key = self.shot(index, action, "before", &masks, &mut t).await;
-        let out = match obs {
+        let before_key = self.shot(index, idx, "before", &masks, &mut t).await;
+        let (out, observation) = match obs {
             Ok(obs) => {
-                let mut out = self.perform(step, &obs).await;
-                let notes = self.dev.take_notes();
-                out.detail.push_str(&notes_suffix(&notes));
-                if !masks.is_empty() || matches!(step, Step::Type { .. }) {
-                    if let Ok(after) = self.observe().await {
-                        masks.extend(self.mask_for(&after));
-                    }
+                let acted = self.act(action, &obs, &mut t).await;
+                if let Some(after) = &acted.after {
+                    masks.extend(self.mask_for(after));
                 }
-                out
+                (acted.out, Some(obs.serial))
             }
             Err(e) => {
                 let mut o =
-                    Outcome::new(describe(step)).fail(format!("cannot observe the screen: {e}"));
+                    Outcome::new(action.describe()).fail(format!("cannot observe the screen: {e}"));
                 o.infra = true;
-                o
+                (o, None)
             }
         };
-        t.act_ms += out.act_ms;
-        t.perceive_ms += out.extra_perceive_ms;
-        let after_key = self.shot(index, action, "after", &masks, &mut t).await;
+        let after_key = self.shot(index, idx, "after", &masks, &mut t).await;
         let mut rec = ActionRecord::new(
             index,
-            action,
-            kind_of(step),
+            idx,
+            action.kind().name(),
             out.detail.clone(),
             out.ok,
             out.error.clone(),
@@ -226,6 +242,7 @@ impl Exec<'_> {
         rec.before_key = before_key;
         rec.after_key = after_key;
         rec.timings = t;
+        rec.observation = observation;
         tracing::info!(run_id = %self.run_id, step = index, kind = rec.kind, ok = rec.ok,
             perceive_ms = t.perceive_ms, act_ms = t.act_ms, screenshot_ms = t.screenshot_ms,
             upload_ms = t.upload_ms, "action finished");
@@ -239,217 +256,6 @@ impl Exec<'_> {
             (false, false, e) => Err(StepFail::Verdict(e.unwrap_or_default())),
         }
     }
-
-    pub(crate) async fn perform(&mut self, step: &Step, obs: &Observation) -> Outcome {
-        let mut out = Outcome::new(describe(step));
-        match step {
-            Step::Open { url } => {
-                let start = Instant::now();
-                let r = self.dev.open(url).await;
-                out.act_ms = ms(start);
-                match r {
-                    Ok(()) => out.disposition = Disposition::DeliveredUnverified,
-                    Err(e) => return out.act_error(e),
-                }
-            }
-            Step::Tap { target } => {
-                let el = match resolve(obs, target, Purpose::Tap) {
-                    Ok(e) => e,
-                    Err(m) => return out.fail(m),
-                };
-                out.target = Some(targeted(el));
-                out.detail = format!("tap {}", el.describe());
-                let start = Instant::now();
-                let r = self.dev.tap(el).await;
-                out.act_ms = ms(start);
-                match r {
-                    Ok(()) => out.disposition = Disposition::DeliveredUnverified,
-                    Err(e) => return out.act_error(e),
-                }
-            }
-            Step::SetChecked { target, checked } => {
-                let el = match resolve(obs, target, Purpose::Tap) {
-                    Ok(e) => e,
-                    Err(m) => return out.fail(m),
-                };
-                out.target = Some(targeted(el));
-                out.detail = format!(
-                    "{} {}",
-                    if *checked { "check" } else { "uncheck" },
-                    el.describe()
-                );
-                if el.checked.is_yes() == *checked {
-                    out.detail.push_str(" (already in that state)");
-                    return out;
-                }
-                let start = Instant::now();
-                let r = self.dev.tap(el).await;
-                out.act_ms = ms(start);
-                if let Err(e) = r {
-                    return out.act_error(e);
-                }
-                out.disposition = Disposition::DeliveredUnverified;
-                let start = Instant::now();
-                let after = self.observe().await;
-                out.extra_perceive_ms = ms(start);
-                if let Ok(after) = after {
-                    match resolve(&after, target, Purpose::Tap) {
-                        Ok(now) if now.checked.is_yes() == *checked => {
-                            out.disposition = Disposition::DeliveredVerified
-                        }
-                        Ok(now) => {
-                            return out.fail(format!(
-                                "{} is still {} after the tap",
-                                now.describe(),
-                                if *checked { "unchecked" } else { "checked" }
-                            ))
-                        }
-                        Err(_) => {}
-                    }
-                }
-            }
-            Step::Type { text, target } => {
-                let typed = if Secrets::has_refs(text) {
-                    match self.agent.secrets.resolve(text) {
-                        Ok(t) => t,
-                        Err(m) => return out.fail(m),
-                    }
-                } else {
-                    text.clone()
-                };
-                let text = &typed;
-                let el = match resolve(obs, target, Purpose::Type) {
-                    Ok(e) => e,
-                    Err(m) => return out.fail(m),
-                };
-                out.target = Some(targeted(el));
-                out.detail = format!("type {} chars into {}", text.chars().count(), el.describe());
-                if el.enabled == argus_perception::Tri::No {
-                    return out.fail(format!("{} is disabled", el.describe()));
-                }
-                let start = Instant::now();
-                let r = self.dev.type_text(el, text).await;
-                out.act_ms = ms(start);
-                if let Err(e) = r {
-                    return out.act_error(e);
-                }
-                out.disposition = Disposition::DeliveredUnverified;
-                if el.password.is_yes() {
-                    // A password field's value is never read back.
-                    return out;
-                }
-                let start = Instant::now();
-                let after = self.observe().await;
-                out.extra_perceive_ms = ms(start);
-                if let Ok(after) = after {
-                    let want = collapse_ws(text);
-                    let landed = after.elements.iter().any(|e| {
-                        e.node_ref == el.node_ref
-                            && e.value
-                                .as_deref()
-                                .is_some_and(|v| collapse_ws(v).contains(&want))
-                    });
-                    if landed {
-                        out.disposition = Disposition::DeliveredVerified;
-                    }
-                }
-            }
-            Step::Press { key } => {
-                let start = Instant::now();
-                let r = self.dev.key(*key).await;
-                out.act_ms = ms(start);
-                match r {
-                    Ok(()) => out.disposition = Disposition::DeliveredUnverified,
-                    Err(e) => return out.act_error(e),
-                }
-            }
-            Step::WaitFor { text, timeout_ms } => {
-                let deadline = Instant::now() + Duration::from_millis(*timeout_ms);
-                let mut current = obs.contains_text(text);
-                while !current && Instant::now() < deadline {
-                    tokio::time::sleep(WAIT_POLL).await;
-                    let start = Instant::now();
-                    let o = self.observe().await;
-                    out.extra_perceive_ms += ms(start);
-                    match o {
-                        Ok(o) => current = o.contains_text(text),
-                        Err(e) => {
-                            out.infra = true;
-                            return out.fail(format!("cannot observe the screen: {e}"));
-                        }
-                    }
-                }
-                if !current {
-                    return out.fail(format!(
-                        "{text:?} did not appear within {timeout_ms} ms; screen shows: {}",
-                        excerpt(obs)
-                    ));
-                }
-            }
-            Step::Sleep { ms: d } => {
-                tokio::time::sleep(Duration::from_millis(*d)).await;
-            }
-            Step::AssertContains { text } => {
-                if !obs.contains_text(text) {
-                    return out.fail(format!(
-                        "the screen does not contain {text:?}; it shows: {}",
-                        excerpt(obs)
-                    ));
-                }
-            }
-            Step::AssertNotContains { text } => {
-                if obs.contains_text(text) {
-                    return out.fail(format!("the screen contains {text:?}"));
-                }
-            }
-            Step::Ai { .. } => {
-                return out.fail("an `ai:` step is run by the agent loop".into());
-            }
-        }
-        out
-    }
-}
-
-/// First 200 chars of the visible text, for failure messages.
-fn excerpt(obs: &Observation) -> String {
-    let t: String = obs.text.chars().take(200).collect();
-    if obs.text.chars().count() > 200 {
-        format!("{t:?}…")
-    } else {
-        format!("{t:?}")
-    }
-}
-
-fn kind_of(step: &Step) -> &'static str {
-    match step {
-        Step::Open { .. } => "open",
-        Step::Tap { .. } => "tap",
-        Step::SetChecked { .. } => "set_checked",
-        Step::Type { .. } => "type",
-        Step::Press { .. } => "key",
-        Step::WaitFor { .. } => "wait_for",
-        Step::Sleep { .. } => "sleep",
-        Step::AssertContains { .. } => "assert_contains",
-        Step::AssertNotContains { .. } => "assert_not_contains",
-        Step::Ai { .. } => "ai",
-    }
-}
-
-fn describe(step: &Step) -> String {
-    match step {
-        Step::Open { url } => format!("open {url}"),
-        Step::Tap { target } => format!("tap {target}"),
-        Step::SetChecked { target, checked } => {
-            format!("{} {target}", if *checked { "check" } else { "uncheck" })
-        }
-        Step::Type { text, target } => format!("type {} chars into {target}", text.chars().count()),
-        Step::Press { key } => format!("press {}", key.as_str()),
-        Step::WaitFor { text, timeout_ms } => format!("wait for {text:?} (up to {timeout_ms} ms)"),
-        Step::Sleep { ms } => format!("wait {ms} ms"),
-        Step::AssertContains { text } => format!("assert screen contains {text:?}"),
-        Step::AssertNotContains { text } => format!("assert screen does not contain {text:?}"),
-        Step::Ai { instruction } => format!("ai: {instruction}"),
-    }
 }
 
 /// The steps of a job: `open start_url` (if any) then the parsed script; in `llm` / `vlm`
@@ -458,7 +264,10 @@ pub fn plan(spec: &JobSpec) -> Result<Vec<(String, Step)>, String> {
     let script: Script = spec.validate().map_err(|e| e.to_string())?;
     let mut steps = Vec::new();
     if let Some(url) = &spec.start_url {
-        steps.push((format!("open {url}"), Step::Open { url: url.clone() }));
+        steps.push((
+            format!("open {url}"),
+            Step::Act(Action::Open { url: url.clone() }),
+        ));
     }
     if spec.mode == Mode::Script {
         steps.extend(script.steps.into_iter().map(|s| (s.text, s.step)));
@@ -516,6 +325,7 @@ pub async fn execute(
                     model: None,
                     next_step: 0,
                     actions_taken: 0,
+                    cancel: cancel.clone(),
                 };
                 let limit = Duration::from_secs(input.spec.timeout_s);
                 let res = tokio::time::timeout(limit, run_steps(&mut exec, &steps, &cancel)).await;
@@ -552,13 +362,19 @@ async fn run_steps(
             return (RunStatus::Cancelled, Some("cancelled before step".into()));
         }
         let res = match step {
-            Step::Ai { instruction } => exec.agent_task(instruction, cancel).await,
-            _ => exec.script_step(text, step).await,
+            Step::Ai { instruction } => exec.agent_task(instruction).await,
+            Step::Act(action) => exec.script_step(text, action).await,
         };
         match res {
             Ok(()) => {}
             Err(StepFail::Verdict(m)) => return (RunStatus::Failed, Some(m)),
             Err(StepFail::Infra(m)) => return (RunStatus::Errored, Some(m)),
+            Err(StepFail::Cancelled) => {
+                return (
+                    RunStatus::Cancelled,
+                    Some("cancelled during the step".into()),
+                )
+            }
         }
     }
     (RunStatus::Succeeded, None)
@@ -593,18 +409,12 @@ impl Exec<'_> {
     }
 
     /// One script line as one step with one action.
-    async fn script_step(&mut self, text: &str, step: &Step) -> Result<(), StepFail> {
+    async fn script_step(&mut self, text: &str, action: &Action) -> Result<(), StepFail> {
         let i = self.begin_step(text).await?;
         let start = Instant::now();
-        let res = self.run_step(i, step).await;
-        let err = match &res {
-            Ok(()) => None,
-            Err(StepFail::Verdict(m)) | Err(StepFail::Infra(m)) => Some(m.clone()),
-        };
+        let res = self.run_step(i, action).await;
+        let err = res.as_ref().err().map(StepFail::message);
         self.end_step(i, err, start).await;
-        res.map_err(|e| match e {
-            StepFail::Verdict(m) => StepFail::Verdict(format!("step {} ({text}): {m}", i + 1)),
-            StepFail::Infra(m) => StepFail::Infra(format!("step {} ({text}): {m}", i + 1)),
-        })
+        res.map_err(|e| e.context(&format!("step {} ({text})", i + 1)))
     }
 }

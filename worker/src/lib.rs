@@ -6,7 +6,9 @@
 //! holding its slot's lock from `begin` to `end`. [`local::run_local`] runs one job in-process
 //! with no services (`argus run`).
 
+pub mod act;
 pub mod agent;
+pub mod aim;
 pub mod config;
 pub mod device;
 pub mod events;

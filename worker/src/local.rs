@@ -13,10 +13,10 @@ use chrono::Utc;
 use uuid::Uuid;
 
 use crate::config::{BrowserConfig, DriverConfig};
+use crate::device::prelude::*;
 use crate::device::web::browser::Browser;
 use crate::device::web::policy::HostRule;
 use crate::device::web::{Viewport, WebDevice};
-use crate::device::Device;
 use crate::events::MemorySink;
 use crate::executor::{execute, RunInput};
 

@@ -20,7 +20,7 @@ use futures::StreamExt;
 use uuid::Uuid;
 
 use crate::config::WorkerConfig;
-use crate::device::Device;
+use crate::device::prelude::*;
 use crate::events::{Emitter, EventSink, NatsSink};
 use crate::executor::{execute, RunInput};
 
@@ -33,17 +33,54 @@ struct Held {
 
 type Running = Arc<Mutex<HashMap<Uuid, Held>>>;
 
-/// Runs the worker until Ctrl-C / SIGTERM.
+/// Runs the worker until SIGINT (Ctrl-C) / SIGTERM. The handlers are installed before
+/// anything starts, so a signal during start-up (opening devices, waiting for the
+/// coordinator) also ends the worker in order: the devices it opened, with their Chromium,
+/// Xvfb and D-Bus, are dropped and killed before it exits.
+///
+/// Errors when a signal handler cannot be installed, or as [`run_until`].
 pub async fn run(cfg: WorkerConfig) -> anyhow::Result<()> {
-    run_until(cfg, shutdown_signal()).await
+    let shutdown = shutdown_signal().context("cannot install the SIGINT/SIGTERM handlers")?;
+    run_until(cfg, shutdown).await
 }
 
 /// Runs the worker until `shutdown` completes; then cancels held runs at their next step
-/// boundary and waits up to 10 s for their teardown.
+/// boundary and waits up to 10 s for their teardown. `shutdown` is watched from the first
+/// instant: completing it during start-up returns `Ok` at once, dropping (and so stopping)
+/// every device opened so far.
+///
+/// Errors when start-up fails (bad worker id, a device that cannot open, the coordinator
+/// unreachable for 30 s, NATS or S3 unreachable) or the assignment stream ends.
 pub async fn run_until(
     cfg: WorkerConfig,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> anyhow::Result<()> {
+    tokio::pin!(shutdown);
+    let startup = start(&cfg);
+    let started = tokio::select! {
+        r = startup => r?,
+        _ = &mut shutdown => {
+            tracing::info!("shutting down during start-up");
+            return Ok(());
+        }
+    };
+    serve(started, shutdown).await
+}
+
+/// What a started worker holds while it serves assignments.
+struct Started {
+    slots: HashMap<String, Slot>,
+    running: Running,
+    store: Arc<dyn ArtifactStore>,
+    sink: Arc<dyn EventSink>,
+    agent: crate::agent::AgentEnv,
+    consumer: pull::Stream,
+    _hb_guard: AbortOnDrop,
+}
+
+/// Opens the devices, registers them, and opens the assignment consumer.
+async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
+    let cfg = cfg.clone();
     let worker_id = cfg.worker_id();
     if !is_valid_worker_id(&worker_id) {
         return Err(anyhow!(
@@ -132,8 +169,32 @@ pub async fn run_until(
         .context("cannot pull assignments")?;
     let sink: Arc<dyn EventSink> = Arc::new(NatsSink::new(js.clone(), subjects.clone()));
     tracing::info!(worker_id, slots = slots.len(), "worker ready");
-    let mut consumer = consumer;
-    tokio::pin!(shutdown);
+    Ok(Started {
+        slots,
+        running,
+        store,
+        sink,
+        agent,
+        consumer,
+        _hb_guard,
+    })
+}
+
+/// Consumes assignments until `shutdown` completes.
+async fn serve(
+    started: Started,
+    shutdown: std::pin::Pin<&mut impl std::future::Future<Output = ()>>,
+) -> anyhow::Result<()> {
+    let Started {
+        slots,
+        running,
+        store,
+        sink,
+        agent,
+        mut consumer,
+        _hb_guard,
+    } = started;
+    let mut shutdown = shutdown;
     loop {
         tokio::select! {
             _ = &mut shutdown => {
@@ -173,18 +234,15 @@ impl Drop for AbortOnDrop {
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        if let Ok(mut term) =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        {
-            tokio::select! { _ = ctrl_c => {}, _ = term.recv() => {} }
-            return;
-        }
-    }
-    let _ = ctrl_c.await;
+/// SIGINT or SIGTERM; both handlers are installed when this is called, not when the future
+/// is first polled.
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut term = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+    })
 }
 
 async fn wait_for_stream(

@@ -37,12 +37,23 @@ pub(crate) fn parse_spec(body: &[u8]) -> Result<JobSpec, ApiError> {
     )
 }
 
-/// Refuses a selector that no registered device of the platform could ever satisfy,
-/// listing the label sets that exist.
-pub(crate) async fn check_matchable(st: &AppState, spec: &JobSpec) -> Result<(), ApiError> {
+/// The warning for a job no registered device matches *yet*. Such a job is accepted and
+/// queued like any other (a matching worker may register later, as a Selenium Grid queues a
+/// session request); it ends `timed_out` after its `queue_timeout_s` (default
+/// [`argus_protocol::job::DEFAULT_QUEUE_TIMEOUT_S`]). Lists the label sets that do exist.
+/// `None` when some registered device (online or not) matches.
+///
+/// Errors only when the device table cannot be read.
+pub(crate) async fn unmatched_warning(
+    st: &AppState,
+    spec: &JobSpec,
+) -> Result<Option<String>, ApiError> {
     let Some(sets) = st.label_sets.unmatched(&st.pool, spec).await? else {
-        return Ok(());
+        return Ok(None);
     };
+    let wait_s = spec
+        .queue_timeout_s
+        .unwrap_or(argus_protocol::job::DEFAULT_QUEUE_TIMEOUT_S);
     let existing: Vec<String> = sets
         .iter()
         .take(10)
@@ -51,26 +62,16 @@ pub(crate) async fn check_matchable(st: &AppState, spec: &JobSpec) -> Result<(),
             format!("{{{}}}", kv.join(", "))
         })
         .collect();
-    let message = if sets.is_empty() {
-        format!(
-            "selector: no {} device is registered, so no device could run this job",
-            spec.platform
-        )
+    let have = if sets.is_empty() {
+        format!("no {} device is registered", spec.platform)
     } else {
-        format!(
-            "selector: no registered {} device matches; devices have: {}",
-            spec.platform,
-            existing.join("; ")
-        )
+        format!("{} devices have: {}", spec.platform, existing.join("; "))
     };
-    Err(ApiError::Client(
-        ErrorEnvelope::new(
-            ErrorCode::InvalidField,
-            message,
-            "change selector.labels / selector.require, or register a matching device first",
-        )
-        .with_field("selector"),
-    ))
+    Ok(Some(format!(
+        "no registered device matches {} yet ({have}); the run is queued and waits up to \
+         {wait_s} s (queue_timeout_s) for one",
+        crate::label_sets::wanted(spec)
+    )))
 }
 
 async fn create(
@@ -95,25 +96,26 @@ async fn create(
     })?;
     let spec = parse_spec(&body)?;
     spec.validate()?;
-    check_matchable(&st, &spec).await?;
+    let warning = unmatched_warning(&st, &spec).await?;
     let meta = store::jobs::JobMeta {
         team_id: caller.team_id.clone(),
         ..Default::default()
     };
     let (job_id, run_id) = store::jobs::insert(&st.pool, &spec, &meta).await?;
     st.wake.notify_one();
-    tracing::info!(%job_id, %run_id, platform = spec.platform.as_str(), "job queued");
+    tracing::info!(%job_id, %run_id, platform = spec.platform.as_str(), unmatched = warning.is_some(), "job queued");
     let base = st.cfg.public_url();
-    Ok((
-        StatusCode::CREATED,
-        Json(json!({
-            "job_id": job_id,
-            "run_id": run_id,
-            "status": "queued",
-            "run_url": format!("{base}/api/v1/runs/{run_id}"),
-            "report_url": format!("{base}/runs/{run_id}"),
-        })),
-    ))
+    let mut answer = json!({
+        "job_id": job_id,
+        "run_id": run_id,
+        "status": "queued",
+        "run_url": format!("{base}/api/v1/runs/{run_id}"),
+        "report_url": format!("{base}/runs/{run_id}"),
+    });
+    if let Some(w) = warning {
+        answer["warning"] = json!(w);
+    }
+    Ok((StatusCode::CREATED, Json(answer)))
 }
 
 async fn show(

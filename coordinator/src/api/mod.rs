@@ -3,6 +3,7 @@
 
 mod artifacts;
 mod dashboard;
+mod devices;
 mod jobs;
 mod pages;
 mod runs;
@@ -27,6 +28,7 @@ pub fn router(state: AppState) -> Router {
         .merge(jobs::router())
         .merge(runs::router())
         .merge(workers::router())
+        .merge(devices::router())
         .merge(schedules::router())
         .merge(suites::router())
         .merge(artifacts::router())

@@ -64,6 +64,7 @@ async fn create(
         ));
     }
     let mut all = Vec::new();
+    let mut warnings = Vec::new();
     for (i, job) in s.jobs.iter().enumerate() {
         for (spec, cell) in expand(job, &s.matrix) {
             spec.validate().map_err(|e| {
@@ -73,7 +74,9 @@ async fn create(
                     &e.hint,
                 )
             })?;
-            super::jobs::check_matchable(&st, &spec).await?;
+            if let Some(w) = super::jobs::unmatched_warning(&st, &spec).await? {
+                warnings.push(format!("jobs[{i}] ({cell}): {w}"));
+            }
             all.push((spec, cell));
         }
     }
@@ -88,6 +91,7 @@ async fn create(
             "junit_url": format!("{base}/api/v1/suites/{id}/junit.xml"),
             "jobs": jobs.iter().map(|(j, r, c)| json!({"job_id": j, "run_id": r, "cell": c}))
                 .collect::<Vec<_>>(),
+            "warnings": warnings,
         })),
     ))
 }

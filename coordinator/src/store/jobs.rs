@@ -57,7 +57,10 @@ where
         .bind(meta.schedule_id)
         .bind(meta.matrix_cell.as_deref())
         .bind(spec.priority)
-        .bind(spec.queue_timeout_s.map(|s| s as f64))
+        .bind(
+            spec.queue_timeout_s
+                .unwrap_or(argus_protocol::job::DEFAULT_QUEUE_TIMEOUT_S) as f64,
+        )
         .execute(conn)
         .await?;
     Ok((job_id, run_id))

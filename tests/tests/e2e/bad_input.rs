@@ -135,22 +135,51 @@ async fn malformed_jobs_are_refused_and_nothing_is_stored() {
         assert_eq!(r.status().as_u16(), 404, "{path}");
         assert_envelope(&r.json().await.expect("json"), None);
     }
-    // A valid job no registered device could run is refused, naming the selector.
+    // A malformed selector is still refused, naming it, and nothing is stored.
     let (got, env) = farm
+        .post_job_raw(
+            json!({"platform": "web", "instruction": "wait 1ms",
+                   "selector": {"require": ["os_version>>=14"]}})
+            .to_string(),
+        )
+        .await;
+    assert_eq!(got, 422, "{env}");
+    assert!(
+        env["field"].as_str().unwrap_or("").starts_with("selector"),
+        "{env}"
+    );
+    assert_eq!(job_rows(&farm).await, 0, "nothing may be stored");
+    // A valid job no registered device matches yet is queued, with a warning saying so.
+    let (got, body) = farm
         .post_job_raw(
             json!({"platform": "web", "instruction": "assert screen contains \"x\""}).to_string(),
         )
         .await;
-    assert_eq!(got, 422, "{env}");
-    assert_envelope(&env, Some("selector"));
-    assert_eq!(job_rows(&farm).await, 0, "nothing may be stored");
-    // With a (busy, offline) matching device registered, a valid job is stored and waits.
+    assert_eq!(got, 201, "{body}");
+    assert!(
+        body["warning"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("no registered device matches platform web"),
+        "{body}"
+    );
+    assert_eq!(job_rows(&farm).await, 2, "job and run stored");
+    // With a (busy, offline) matching device registered, a valid job is stored without a
+    // warning and waits.
     farm.register_sim_device("sim-web", "web", json!({"browser": "chromium"}), 3600)
         .await;
-    let run = farm
-        .submit(&json!({"platform": "web", "instruction": "assert screen contains \"x\""}))
+    let (got, body) = farm
+        .post_job_raw(
+            json!({"platform": "web", "instruction": "assert screen contains \"x\""}).to_string(),
+        )
         .await;
-    assert_eq!(job_rows(&farm).await, 2);
+    assert_eq!(got, 201, "{body}");
+    assert!(body.get("warning").is_none(), "{body}");
+    let run: uuid::Uuid = body["run_id"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .expect("run_id");
+    assert_eq!(job_rows(&farm).await, 4);
     let d: Value = farm
         .http
         .get(format!("{}/api/v1/runs/{run}", farm.base_url))
@@ -179,9 +208,10 @@ async fn malformed_jobs_are_refused_and_nothing_is_stored() {
 }
 
 /// The submit path's label-set cache may answer "yes" from memory, but a "no" is asked of
-/// the database again: a device registered a moment after a refusal is seen at once.
+/// the database again: a device registered a moment after an "unmatched" warning is seen at
+/// once (the next submit carries no warning).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_selector_is_rechecked_in_the_database() {
+async fn an_unmatched_selector_is_rechecked_in_the_database() {
     let farm = crate::bare_farm().await;
     farm.register_sim_device("rk-1", "web", json!({"rack": "r1"}), 3600)
         .await;
@@ -190,9 +220,15 @@ async fn a_refused_selector_is_rechecked_in_the_database() {
     farm.submit(&ok).await; // caches web's label sets
     let r9 = json!({"platform": "web", "instruction": "wait 1ms",
         "selector": {"labels": {"rack": "r9"}}});
-    let (code, env) = farm.post_job_raw(r9.to_string()).await;
-    assert_eq!(code, 422, "{env}");
+    let (code, body) = farm.post_job_raw(r9.to_string()).await;
+    assert_eq!(code, 201, "{body}");
+    assert!(
+        body["warning"].as_str().unwrap_or("").contains("rack=r1"),
+        "{body}"
+    );
     farm.register_sim_device("rk-9", "web", json!({"rack": "r9"}), 3600)
         .await;
-    farm.submit(&r9).await;
+    let (code, body) = farm.post_job_raw(r9.to_string()).await;
+    assert_eq!(code, 201, "{body}");
+    assert!(body.get("warning").is_none(), "{body}");
 }

@@ -136,7 +136,7 @@ async fn texts_on_bus(dbus_address: &str) -> Vec<(String, String)> {
 async fn desktop_driver_types_taps_and_tears_down() {
     use argus_worker::device::desktop::session::Session;
     use argus_worker::device::desktop::DesktopDevice;
-    use argus_worker::device::Device;
+    use argus_worker::device::prelude::*;
     if !(have("Xvfb") && have("dbus-daemon") && have("mousepad")) {
         eprintln!("SKIP: Xvfb, dbus-daemon or mousepad missing (deploy/dev-up.sh installs them)");
         return;

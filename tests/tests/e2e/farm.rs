@@ -1,6 +1,6 @@
 //! Pins the farm's scheduling semantics with simulated devices (real PostgreSQL, NATS and
 //! HTTP; `argus_tests::sim::SimWorker` stands in for device work): label constraints and
-//! the rejection of unmatchable selectors, priority order, a team quota, the queue
+//! the warning (not a refusal) for selectors no device matches yet, priority order, a team quota, the queue
 //! timeout, cancel of a queued and of a running run, a schedule firing exactly once per tick
 //! with two coordinators racing, and a suite over a 3-device matrix with valid JUnit XML.
 
@@ -45,23 +45,29 @@ async fn labels_priorities_quota_queue_timeout_and_cancel() {
     farm.register_sim_device("sim-a", "web", pixel.clone(), 3600)
         .await;
 
-    // A selector no registered device can satisfy is refused with the labels that exist.
-    let (code, env) = farm
+    // A selector no registered device satisfies yet is queued, with a warning naming the
+    // labels that exist (cancelled here so it cannot disturb the order below).
+    let (code, body) = farm
         .post_job_raw(
             json!({"platform": "web", "instruction": "wait 1ms",
                    "selector": {"require": ["os_version>=14"]}})
             .to_string(),
         )
         .await;
-    assert_eq!(code, 422, "{env}");
-    assert_eq!(env["field"], "selector");
+    assert_eq!(code, 201, "{body}");
+    let warning = body["warning"].as_str().unwrap_or("");
     assert!(
-        env["message"]
-            .as_str()
-            .unwrap_or("")
-            .contains("os_version=13"),
-        "{env}"
+        warning.contains("no registered device matches") && warning.contains("os_version=13"),
+        "{body}"
     );
+    let unmatched = body["run_id"].as_str().expect("run_id").to_string();
+    let r = farm
+        .http
+        .post(format!("{}/api/v1/runs/{unmatched}/cancel", farm.base_url))
+        .send()
+        .await
+        .expect("cancel");
+    assert!(r.status().is_success(), "{}", r.status());
 
     // Priorities: submitted while the only device is offline, assigned highest first.
     let mut runs = Vec::new();

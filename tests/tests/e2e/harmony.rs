@@ -3,7 +3,9 @@
 //! `uitest dumpLayout` (a real-format layout fixture) and `snapshot_display` + `file recv`,
 //! and runs a job whose every hdc invocation is asserted verbatim — each one through the
 //! configured hdc executable, the device command as one argument, so typing
-//! "hello world 你好" is one `uitest uiInput inputText` with the text single-quoted.
+//! "hello world 你好" is one `uitest uiInput inputText` with the text single-quoted, a double
+//! tap one `uitest uiInput doubleClick`, and a tap on the dump's disabled Connect button fails
+//! without sending anything.
 //! Also pins target selection (never the first of several).
 
 use std::time::Duration;
@@ -54,7 +56,7 @@ async fn harmony_job_sends_exact_hdc_commands() {
 
     let run_id = farm
         .submit(&json!({"platform": "harmony", "instruction":
-            "type \"hello world 你好\" into \"Network name (SSID)\"\ntap \"Connect\"\npress Enter"}))
+            "type \"hello world 你好\" into \"Network name (SSID)\"\ndouble tap \"Cafe Guest\"\npress Enter"}))
         .await;
     let d = farm.wait_run(run_id, Duration::from_secs(60)).await;
     assert_eq!(
@@ -79,10 +81,11 @@ async fn harmony_job_sends_exact_hdc_commands() {
                 .is_some_and(|cmd| cmd.starts_with("uitest uiInput"))
         })
         .collect();
-    // SSID field [84,1149][1176,1269] → (630, 1209); Connect [84,1569][1176,1689] → (630, 1629).
+    // SSID field [84,1149][1176,1269] → (630, 1209); the "Cafe Guest" row
+    // [36,765][1224,933] → (630, 849).
     let want: Vec<Vec<String>> = [
         "uitest uiInput inputText 630 1209 'hello world 你好'",
-        "uitest uiInput click 630 1629",
+        "uitest uiInput doubleClick 630 849",
         "uitest uiInput keyEvent 2054",
     ]
     .iter()
@@ -100,6 +103,29 @@ async fn harmony_job_sends_exact_hdc_commands() {
         .expect("screenshot");
     let png = farm.s3_get(&shot).await.expect("in S3");
     assert_eq!(png_size(&png), Some((1260, 2720)));
+
+    // The dump's Connect button is disabled (`enabled: false`): the tap waits, then fails
+    // saying so, and no click reaches the device.
+    let before = hdc.calls().len();
+    let run_id = farm
+        .submit(
+            &json!({"platform": "harmony", "instruction": "tap \"Connect\"",
+            "auto_wait_ms": 300}),
+        )
+        .await;
+    let d = farm.wait_run(run_id, Duration::from_secs(60)).await;
+    assert_eq!(d.status.as_str(), "failed");
+    assert!(
+        d.error.as_deref().is_some_and(|e| e.contains("disabled")),
+        "{:?}",
+        d.error
+    );
+    assert!(
+        !hdc.calls()[before..]
+            .iter()
+            .any(|c| c.iter().any(|a| a.contains("uiInput click"))),
+        "no click was sent"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

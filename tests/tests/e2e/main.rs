@@ -2,13 +2,17 @@
 //! NATS JetStream, SeaweedFS S3 and Chromium (see `argus_tests::Farm`). Start the services
 //! with `deploy/dev-up.sh` first.
 
+mod actionability;
 mod agent;
 mod agent_farm;
+mod agent_guards;
 mod android;
 mod apply_batch;
 mod bad_input;
 mod claim;
 mod claim_classes;
+mod cli_help;
+mod cli_run;
 mod cluster;
 mod dashboard;
 mod desktop;
@@ -18,10 +22,12 @@ mod faults;
 mod harmony;
 mod ios;
 mod nav_policy;
+mod queue_unmatched;
 mod reaper;
 mod security;
 mod teardown;
 mod todomvc;
+mod worker_exit;
 
 /// Runs one SQL statement, panicking with the statement and the error.
 pub(crate) async fn exec(pool: &sqlx::PgPool, sql: &str) {

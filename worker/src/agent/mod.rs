@@ -7,7 +7,8 @@
 //!
 //! - [`model`]: the OpenAI-compatible chat-completions client (JSON-schema structured output
 //!   with a strict parse and a bounded format retry, token and latency accounting).
-//! - [`tools`]: the tool set the executor offers and the strict parser of a reply.
+//! - the tool set and the strict parser of a reply come from `argus_protocol::tool`, generated
+//!   from the one `Action` definition.
 //! - [`reflect`]: the before/after classifier.
 //! - [`secrets`]: `${secret.NAME}` resolution on the worker and redaction of every outgoing
 //!   string; [`mask`] blanks password fields in uploaded screenshots.
@@ -23,7 +24,6 @@ pub mod popups;
 pub mod reflect;
 pub mod run;
 pub mod secrets;
-pub mod tools;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -81,7 +81,7 @@ pub struct ModelConfig {
         env = "ARGUS_MODEL_TIMEOUT_S",
         default_value_t = 60
     )]
-    pub timeout_s: u64,
+    pub model_timeout_s: u64,
     /// `max_tokens` of each request. Default 1024.
     #[arg(
         long = "model-max-tokens",
@@ -138,7 +138,7 @@ impl std::fmt::Debug for ModelConfig {
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("temperature", &self.temperature)
-            .field("timeout_s", &self.timeout_s)
+            .field("model_timeout_s", &self.model_timeout_s)
             .field("max_tokens", &self.max_tokens)
             .field("coords", &self.coords)
             .field("secrets_file", &self.secrets_file)
@@ -155,7 +155,7 @@ impl Default for ModelConfig {
             model: "default".into(),
             api_key: None,
             temperature: 0.0,
-            timeout_s: 60,
+            model_timeout_s: 60,
             max_tokens: 1024,
             format_retries: 2,
             coords: CoordSpace::Norm1000,
@@ -220,7 +220,7 @@ impl AgentEnv {
                 None
             },
             temperature: o.temperature.unwrap_or(c.temperature),
-            timeout: Duration::from_secs(c.timeout_s.max(1)),
+            timeout: Duration::from_secs(c.model_timeout_s.max(1)),
             max_tokens: c.max_tokens,
             format_retries: c.format_retries,
         })

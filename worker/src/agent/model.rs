@@ -9,14 +9,37 @@
 //!   re-asked within the same bound — calls are never executed in parallel. A reply whose
 //!   content is a JSON `{"name", "arguments"}` object is accepted as the call, for endpoints
 //!   without tool support.
+//!   A server that answers a `tools` request without `tool_calls` (llama.cpp's server with
+//!   many models writes a fenced JSON in `content`, then runs to `max_tokens`) is switched,
+//!   for the rest of the job, to `response_format` with the union of the tool schemas
+//!   ([`ToolSet::schema`]) and the tools listed in the system text: decoding is then
+//!   constrained to one call and stops after it.
+//! - `max_tokens` is sized per call kind ([`PLAN_MAX_TOKENS`], [`ACTION_MAX_TOKENS`]), capped
+//!   by the configured `max_tokens`: a free-text answer never runs to a 1,024-token limit.
 //! - Accounting: every request adds to a [`ModelUsage`] (calls, prompt/completion tokens
-//!   from the `usage` block, latency).
+//!   from the `usage` block, prefix-cached prompt tokens, latency).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use argus_protocol::ModelUsage;
 use serde_json::{json, Value};
+
+/// `max_tokens` of a planner call (a JSON list of at most 30 short steps).
+pub const PLAN_MAX_TOKENS: u32 = 512;
+/// `max_tokens` of an action call (one `{"name", "arguments"}` object is < 100 tokens).
+pub const ACTION_MAX_TOKENS: u32 = 160;
+
+/// The tools offered for one call, in the three forms servers need: the `tools` array, the
+/// `response_format` union schema of one call, and a text listing for the system message.
+pub struct ToolSet {
+    /// OpenAI `tools` array.
+    pub tools: Value,
+    /// JSON schema of one `{"name", "arguments"}` call (the union of the tools).
+    pub schema: Value,
+    /// One line per tool, for prompts sent without `tools`.
+    pub text: String,
+}
 
 /// Client settings (worker defaults merged with the job's overrides).
 #[derive(Clone)]
@@ -104,6 +127,8 @@ pub struct ModelClient {
     http: reqwest::Client,
     s: ModelSettings,
     schema_ok: AtomicBool,
+    /// False once the endpoint answered a `tools` request without `tool_calls`.
+    tool_calls_ok: AtomicBool,
 }
 
 impl ModelClient {
@@ -117,6 +142,7 @@ impl ModelClient {
             http,
             s,
             schema_ok: AtomicBool::new(true),
+            tool_calls_ok: AtomicBool::new(true),
         })
     }
 
@@ -125,18 +151,26 @@ impl ModelClient {
         &self.s.model
     }
 
-    /// One request; returns `choices[0].message` and adds to `usage`.
+    /// Whether the endpoint still gets `tools` (false after it answered without
+    /// `tool_calls`: then `response_format` with the union schema is used).
+    pub fn uses_tool_calls(&self) -> bool {
+        self.tool_calls_ok.load(Ordering::Relaxed)
+    }
+
+    /// One request of at most `max_tokens` (capped by the configured limit); returns
+    /// `choices[0].message` and adds to `usage`.
     pub async fn chat(
         &self,
         messages: &[Value],
         extra: Value,
+        max_tokens: u32,
         usage: &mut ModelUsage,
     ) -> Result<Value, ModelError> {
         let mut body = json!({
             "model": self.s.model,
             "messages": messages,
             "temperature": self.s.temperature,
-            "max_tokens": self.s.max_tokens,
+            "max_tokens": max_tokens.min(self.s.max_tokens).max(1),
         });
         if let (Some(b), Value::Object(x)) = (body.as_object_mut(), extra) {
             b.extend(x);
@@ -175,6 +209,7 @@ impl ModelClient {
             usage.prompt_tokens += u["prompt_tokens"].as_u64().unwrap_or(0);
             usage.completion_tokens += u["completion_tokens"].as_u64().unwrap_or(0);
         }
+        usage.cached_tokens += cached_tokens(&v);
         v.pointer("/choices/0/message")
             .cloned()
             .ok_or_else(|| ModelError::Transport("answer has no choices[0].message".into()))
@@ -199,14 +234,15 @@ impl ModelClient {
             } else {
                 json!({})
             };
-            let msg = match self.chat(&messages, extra, usage).await {
+            let msg = match self.chat(&messages, extra, PLAN_MAX_TOKENS, usage).await {
                 Err(ModelError::Status { status: 400, body })
                     if body.contains("response_format")
                         && self.schema_ok.load(Ordering::Relaxed) =>
                 {
                     tracing::info!("endpoint refuses response_format; asking for plain JSON");
                     self.schema_ok.store(false, Ordering::Relaxed);
-                    self.chat(&messages, json!({}), usage).await?
+                    self.chat(&messages, json!({}), PLAN_MAX_TOKENS, usage)
+                        .await?
                 }
                 r => r?,
             };
@@ -233,20 +269,42 @@ impl ModelClient {
     pub async fn one_tool_call<T>(
         &self,
         mut messages: Vec<Value>,
-        tools: &Value,
+        tools: &ToolSet,
         check: impl Fn(&RawCall) -> Result<T, String>,
         usage: &mut ModelUsage,
     ) -> Result<(T, RawCall, Vec<String>), ModelError> {
         let mut refusals = Vec::new();
         let tries = self.s.format_retries + 1;
         for _ in 0..tries {
-            let msg = self
-                .chat(
+            let native = self.uses_tool_calls();
+            let msg = if native {
+                self.chat(
                     &messages,
-                    json!({"tools": tools, "tool_choice": "required", "parallel_tool_calls": false}),
+                    json!({"tools": tools.tools, "tool_choice": "required", "parallel_tool_calls": false}),
+                    ACTION_MAX_TOKENS,
                     usage,
                 )
-                .await?;
+                .await?
+            } else {
+                let extra = json!({"response_format": {"type": "json_schema",
+                    "json_schema": {"name": "call", "schema": tools.schema}}});
+                self.chat(
+                    &with_tools_text(&messages, &tools.text),
+                    extra,
+                    ACTION_MAX_TOKENS,
+                    usage,
+                )
+                .await?
+            };
+            if native
+                && msg
+                    .get("tool_calls")
+                    .and_then(Value::as_array)
+                    .is_none_or(|a| a.is_empty())
+            {
+                tracing::info!("the endpoint answered without tool_calls; using response_format with the tools' union schema from now on");
+                self.tool_calls_ok.store(false, Ordering::Relaxed);
+            }
             let calls = extract_calls(&msg);
             let problem = match calls.as_slice() {
                 [] => "the reply has no tool call; call exactly one tool".to_string(),
@@ -280,6 +338,38 @@ impl ModelClient {
             last: refusals.last().cloned().unwrap_or_default(),
         })
     }
+}
+
+/// Prefix-cached prompt tokens of an answer: llama.cpp's `timings.cache_n`, or OpenAI's
+/// `usage.prompt_tokens_details.cached_tokens`; 0 when neither is there.
+fn cached_tokens(answer: &Value) -> u64 {
+    answer
+        .pointer("/timings/cache_n")
+        .and_then(Value::as_u64)
+        .or_else(|| {
+            answer
+                .pointer("/usage/prompt_tokens_details/cached_tokens")
+                .and_then(Value::as_u64)
+        })
+        .unwrap_or(0)
+}
+
+/// `messages` with the tool list and the answer format appended to the system message (for
+/// a request sent with `response_format` instead of `tools`; kept at the end of the stable
+/// system text so a prefix cache still reuses it).
+fn with_tools_text(messages: &[Value], tools_text: &str) -> Vec<Value> {
+    let note = format!(
+        "\n\nTools:\n{tools_text}\nAnswer with exactly one JSON object {{\"name\": <tool>, \"arguments\": {{…}}}} and nothing else."
+    );
+    let mut out = messages.to_vec();
+    match out.iter_mut().find(|m| m["role"] == "system") {
+        Some(m) => {
+            let c = m["content"].as_str().unwrap_or_default().to_string();
+            m["content"] = json!(format!("{c}{note}"));
+        }
+        None => out.insert(0, json!({"role": "system", "content": note.trim_start()})),
+    }
+    out
 }
 
 /// The tool calls of a reply: `tool_calls[*].function`, or a JSON `{"name","arguments"}`

@@ -9,44 +9,27 @@
 //! reflections end the step with its failed attempts, and the task re-plans with them in the
 //! prompt. `finish` ends the step; `fail` and failed assertions fail the run.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
 
-use argus_perception::geometry::{norm_to_px, NormScale};
-use argus_perception::{Element, NodeRef, Observation, Rect};
+use argus_perception::Observation;
+use argus_protocol::tool::{call_schema, parse_call, tools, tools_text};
 use argus_protocol::{
-    ActionRecord, ActionTimings, CoordSpace, Disposition, EventBody, Mode, ModelUsage,
-    ReflectClass, Reflection, Step,
+    Action, ActionRecord, ActionTimings, Aim, CoordSpace, Disposition, EventBody, Mode, ModelUsage,
+    ReflectClass, Reflection,
 };
 use base64::Engine;
 use chrono::Utc;
 use serde_json::{json, Value};
 
+use super::model::ToolSet;
 use super::popups::{decide, Decision};
 use super::reflect::classify;
-use super::tools::{check, tools, Aim, ToolCall};
-use crate::device::web::guard::notes_suffix;
-use crate::device::ActError;
-use crate::executor::{ms, targeted, Exec, Outcome, StepFail};
+use crate::executor::{cancelled, ms, targeted, Exec, Outcome, StepFail};
 
-/// Automatic repeats of an input that failed `not_delivered`.
-pub const NOT_DELIVERED_RETRIES: u32 = 2;
-/// Poll interval of the actionability wait.
-const ACTIONABLE_POLL: Duration = Duration::from_millis(100);
-/// Extra auto-wait per typed character, ms.
-const TYPE_MS_PER_CHAR: u64 = 50;
 /// Most planned steps accepted from the planner.
 const MAX_PLAN_STEPS: usize = 30;
-
-/// One device input.
-enum Input<'e> {
-    Tap(&'e Element),
-    LongPress(&'e Element, u64),
-    Type(&'e Element, &'e str),
-    Swipe((f64, f64), (f64, f64)),
-    Key(argus_protocol::Key),
-    Open(&'e str),
-}
 
 /// How a planned step ended (when it did not fail the run).
 enum StepEnd {
@@ -83,83 +66,6 @@ fn parse_plan(v: &Value) -> Result<Vec<String>, String> {
         return Err(format!("give 1 to {MAX_PLAN_STEPS} steps"));
     }
     Ok(out)
-}
-
-/// Maps a model point to device px, each axis by its own size.
-pub fn point_to_px(space: CoordSpace, x: f64, y: f64, w: f64, h: f64) -> (f64, f64) {
-    match space {
-        CoordSpace::Abs => (
-            x.clamp(0.0, (w - 1.0).max(0.0)),
-            y.clamp(0.0, (h - 1.0).max(0.0)),
-        ),
-        CoordSpace::Norm1000 => norm_to_px(x, y, NormScale::Norm1000, w, h),
-        CoordSpace::Norm999 => norm_to_px(x, y, NormScale::Norm999, w, h),
-    }
-}
-
-/// The smallest element whose box contains the point (device px).
-pub fn snap(obs: &Observation, x: f64, y: f64) -> Option<&Element> {
-    obs.elements
-        .iter()
-        .filter(|e| e.bbox_px.contains_point(x, y))
-        .min_by(|a, b| a.bbox_px.area().total_cmp(&b.bbox_px.area()))
-}
-
-/// An element standing for a bare point: a 1×1 px box and no node, so the driver acts at
-/// exactly that pixel. Keeps the snapped element's role and name for the report.
-fn point_element(obs: &Observation, x: f64, y: f64, snapped: Option<&Element>) -> Element {
-    let dpr = if obs.screen.dpr > 0.0 {
-        obs.screen.dpr
-    } else {
-        1.0
-    };
-    let mut e = match snapped {
-        Some(s) => s.clone(),
-        None => Element {
-            id: "point".into(),
-            role: argus_perception::Role::Other,
-            platform_role: String::new(),
-            name: String::new(),
-            value: None,
-            placeholder: None,
-            checked: argus_perception::Tri::Unknown,
-            enabled: argus_perception::Tri::Unknown,
-            focused: argus_perception::Tri::Unknown,
-            editable: argus_perception::Tri::Unknown,
-            password: argus_perception::Tri::Unknown,
-            selected: argus_perception::Tri::Unknown,
-            covered: argus_perception::Tri::Unknown,
-            bbox_logical: Rect::default(),
-            bbox_px: Rect::default(),
-            node_ref: NodeRef::None,
-            platform_id: None,
-            path: Vec::new(),
-            source: argus_perception::Source::Vision,
-            confidence: None,
-            neighbours: Default::default(),
-        },
-    };
-    e.bbox_px = Rect::new(x - 0.5, y - 0.5, 1.0, 1.0);
-    e.bbox_logical = Rect::new(
-        x / dpr - 0.5 / dpr,
-        y / dpr - 0.5 / dpr,
-        1.0 / dpr,
-        1.0 / dpr,
-    );
-    e.node_ref = NodeRef::None;
-    e
-}
-
-fn same_element(a: &Element, b: &Element) -> bool {
-    let r = |x: &Rect| {
-        [
-            (x.x / 2.0).round(),
-            (x.y / 2.0).round(),
-            (x.w / 2.0).round(),
-            (x.h / 2.0).round(),
-        ]
-    };
-    a.role == b.role && a.name == b.name && r(&a.bbox_px) == r(&b.bbox_px)
 }
 
 impl Exec<'_> {
@@ -216,7 +122,7 @@ impl Exec<'_> {
         let mask = self.mask_for(obs);
         let before_key = self.shot(step, 0, "before", &mask, &mut t).await;
         let start = Instant::now();
-        let r = self.dev.tap(&el).await;
+        let r = self.send(&crate::act::Input::Tap(&el)).await;
         t.act_ms = ms(start);
         let (ok, error, disposition) = match r {
             Ok(()) => (true, None, Disposition::DeliveredUnverified),
@@ -234,19 +140,15 @@ impl Exec<'_> {
     }
 
     /// Plans and carries out one natural-language task.
-    pub(crate) async fn agent_task(
-        &mut self,
-        task: &str,
-        cancel: &AtomicBool,
-    ) -> Result<(), StepFail> {
+    pub(crate) async fn agent_task(&mut self, task: &str) -> Result<(), StepFail> {
         self.client()?;
         let mut failures: Vec<String> = Vec::new();
         let mut replans = 0u32;
         let mut plan = self.plan_step(task, &failures, None).await?;
         let mut i = 0usize;
         while i < plan.len() {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(StepFail::Infra("cancelled".into()));
+            if self.cancel.load(Ordering::Relaxed) {
+                return Err(StepFail::Cancelled);
             }
             match self.agent_step(task, &plan, i).await? {
                 StepEnd::Done => i += 1,
@@ -266,7 +168,16 @@ impl Exec<'_> {
                                 .join("; ")
                         )));
                     }
-                    plan = self.plan_step(task, &failures, Some((&plan, i))).await?;
+                    let next = self.plan_step(task, &failures, Some((&plan, i))).await?;
+                    if next == plan {
+                        return Err(StepFail::Verdict(format!(
+                            "the re-plan is identical to the plan that got stuck at step {} ({:?}); giving up instead of repeating it. Failed attempts: {}",
+                            i + 1,
+                            plan[i],
+                            failures.iter().rev().take(3).cloned().collect::<Vec<_>>().join("; ")
+                        )));
+                    }
+                    plan = next;
                     i = 0;
                 }
             }
@@ -318,15 +229,22 @@ impl Exec<'_> {
             json!({"role": "user", "content": user}),
         ];
         let mut usage = ModelUsage::default();
-        let res = match self.client() {
-            Ok(c) => {
-                c.json(messages, "plan", &plan_schema(), parse_plan, &mut usage)
-                    .await
-            }
-            Err(e) => {
-                self.end_step(step, Some("no model".into()), start).await;
-                return Err(e);
-            }
+        if let Err(e) = self.client() {
+            self.end_step(step, Some("no model".into()), start).await;
+            return Err(e);
+        }
+        let cancel = self.cancel.clone();
+        let schema = plan_schema();
+        let res = match self.model.as_ref() {
+            Some(c) => tokio::select! {
+                r = c.json(messages, "plan", &schema, parse_plan, &mut usage) => Some(r),
+                _ = cancelled(&cancel) => None,
+            },
+            None => return Err(StepFail::Infra("no model client".into())),
+        };
+        let Some(res) = res else {
+            self.end_step(step, Some("cancelled".into()), start).await;
+            return Err(StepFail::Cancelled);
         };
         let (ok, err, plan) = match res {
             Ok(p) => (true, None, p),
@@ -437,15 +355,10 @@ impl Exec<'_> {
         let err = match &res {
             Ok(StepEnd::Done) => None,
             Ok(StepEnd::Escalate(_)) => Some("escalated to re-planning".to_string()),
-            Err(StepFail::Verdict(m)) | Err(StepFail::Infra(m)) => Some(m.clone()),
+            Err(e) => Some(e.message()),
         };
         self.end_step(step, err, start).await;
-        res.map_err(|e| match e {
-            StepFail::Verdict(m) => {
-                StepFail::Verdict(format!("step {} ({}): {m}", step + 1, plan[i]))
-            }
-            StepFail::Infra(m) => StepFail::Infra(format!("step {} ({}): {m}", step + 1, plan[i])),
-        })
+        res.map_err(|e| e.context(&format!("step {} ({})", step + 1, plan[i])))
     }
 
     async fn agent_step_inner(
@@ -455,13 +368,17 @@ impl Exec<'_> {
         plan: &[String],
         i: usize,
     ) -> Result<StepEnd, StepFail> {
-        let mode = self.mode();
         let budget = self.agent.config.step_actions.max(1);
         let mut history: Vec<String> = Vec::new();
         let mut failures: Vec<String> = Vec::new();
         let mut bad_in_a_row = 0u32;
         let mut action = 0u32;
+        // How often the same action on the same target changed nothing (outcome C).
+        let mut fruitless: HashMap<String, u32> = HashMap::new();
         loop {
+            if self.cancel.load(Ordering::Relaxed) {
+                return Err(StepFail::Cancelled);
+            }
             if self.actions_taken >= self.spec.max_steps {
                 return Err(StepFail::Verdict(format!(
                     "the step budget is spent: max_steps = {} actions",
@@ -488,44 +405,37 @@ impl Exec<'_> {
                 continue;
             }
             let mask = self.mask_for(&obs);
-            // The screenshot the model sees (vlm) is the one uploaded: masked.
-            let s1 = Instant::now();
-            let png = match mode {
-                Mode::Vlm => self
-                    .dev
-                    .screenshot()
-                    .await
-                    .map_err(|e| e.to_string())
-                    .and_then(|p| super::mask::mask_png(p, &mask))
-                    .ok(),
-                _ => None,
-            };
-            t.screenshot_ms += ms(s1);
-            let before_key = match &png {
-                Some(p) => {
-                    let key = argus_infra::screenshot_key(&self.run_id, step, action, "before");
-                    let s2 = Instant::now();
-                    let r = self.store.put(&key, p.clone(), "image/png").await;
-                    t.upload_ms += ms(s2);
-                    r.ok().map(|_| key)
-                }
-                None => self.shot(step, action, "before", &mask, &mut t).await,
-            };
+            let (png, before_key) = self.before_shot(step, action, &mask, &mut t).await;
             let messages = self.prompt(task, plan, i, &history, &obs, png.as_deref());
             let mut usage = ModelUsage::default();
-            let tools_v = tools(mode);
-            let asked = match self.model.as_ref() {
-                Some(c) => {
-                    c.one_tool_call(messages, &tools_v, |c| check(mode, c), &mut usage)
-                        .await
-                }
-                None => return Err(StepFail::Infra("no model client".into())),
-            };
-            let (call, raw, refusals) = asked.map_err(|e| StepFail::Infra(e.to_string()))?;
-            let raw_text =
-                serde_json::to_string(&json!({"name": raw.name, "arguments": raw.arguments}))
-                    .unwrap_or_default();
-            let (mut out, point, after_obs) = self.act(&call, &obs, &mut t).await;
+            let (call, raw_text, refusals) = self.ask(messages, &mut usage).await?;
+            let signature = signature(&call, &obs);
+            if fruitless.get(&signature).copied().unwrap_or(0) >= MAX_FRUITLESS_REPEATS {
+                // Never a third time: record the refusal and re-plan with it.
+                let why = format!(
+                    "not sent: {signature} already changed nothing {MAX_FRUITLESS_REPEATS} times"
+                );
+                let mut rec = ActionRecord::new(
+                    step,
+                    action,
+                    call.kind().name(),
+                    call.describe(),
+                    false,
+                    Some(why.clone()),
+                    Disposition::NotDelivered,
+                    started_at,
+                );
+                rec.before_key = before_key;
+                rec.timings = t;
+                rec.observation = Some(obs.serial);
+                rec.call = Some(raw_text);
+                rec.usage = Some(usage);
+                self.emit_action(rec).await?;
+                failures.push(why);
+                return Ok(StepEnd::Escalate(failures));
+            }
+            let acted = self.act(&call, &obs, &mut t).await;
+            let (mut out, point, after_obs) = (acted.out, acted.point, acted.after);
             if !refusals.is_empty() {
                 out.detail.push_str(&format!(
                     " (re-asked {}×: {})",
@@ -533,25 +443,22 @@ impl Exec<'_> {
                     refusals.join("; ")
                 ));
             }
-            let acted = call.acts() && out.disposition != Disposition::NotDelivered;
             // Refused or undelivered calls changed nothing and are not reflected on.
-            let reflection: Option<Reflection> = match (&after_obs, acted) {
-                (Some(a), true) => Some(classify(&obs, a, &plan[i], None)),
+            let reflection: Option<Reflection> = match &after_obs {
+                Some(a) if call.kind().acts() && out.disposition != Disposition::NotDelivered => {
+                    Some(classify(&obs, a, &plan[i], None))
+                }
                 _ => None,
             };
-            let after_mask = match &after_obs {
-                Some(a) => {
-                    let mut m = mask.clone();
-                    m.extend(self.mask_for(a));
-                    m
-                }
-                None => mask.clone(),
-            };
+            let mut after_mask = mask;
+            if let Some(a) = &after_obs {
+                after_mask.extend(self.mask_for(a));
+            }
             let after_key = self.shot(step, action, "after", &after_mask, &mut t).await;
             let mut rec = ActionRecord::new(
                 step,
                 action,
-                call.kind(),
+                call.kind().name(),
                 out.detail.clone(),
                 out.ok,
                 out.error.clone(),
@@ -568,40 +475,17 @@ impl Exec<'_> {
             rec.reflection = reflection.clone();
             rec.point_px = point.map(|(x, y)| [x, y]);
             self.emit_action(rec).await?;
-            if call.acts() {
+            if call.kind().acts() {
                 self.actions_taken += 1;
             }
             action += 1;
-            let summary = format!(
-                "{} → {}{}",
-                raw_text,
-                if out.ok {
-                    "ok".to_string()
-                } else {
-                    format!("refused/failed: {}", out.error.clone().unwrap_or_default())
-                },
-                reflection
-                    .as_ref()
-                    .map(|r| format!(" [{}: {}]", r.class.as_str(), r.note))
-                    .unwrap_or_default()
-            );
+            let summary = summarize(&raw_text, &out, reflection.as_ref());
             history.push(format!("- {summary}"));
-            if out.infra {
-                return Err(StepFail::Infra(out.error.unwrap_or_default()));
+            if let Some(end) = step_end(&call, out)? {
+                return Ok(end);
             }
-            match &call {
-                ToolCall::Finish(_) => return Ok(StepEnd::Done),
-                ToolCall::Fail(reason) => {
-                    return Err(StepFail::Verdict(format!("the model gave up: {reason}")))
-                }
-                ToolCall::WaitFor { .. }
-                | ToolCall::AssertContains(_)
-                | ToolCall::AssertNotContains(_)
-                    if !out.ok =>
-                {
-                    return Err(StepFail::Verdict(out.error.unwrap_or_default()));
-                }
-                _ => {}
+            if reflection.as_ref().map(|r| r.class) == Some(ReflectClass::C) {
+                *fruitless.entry(signature).or_default() += 1;
             }
             match reflection.map(|r| r.class) {
                 Some(ReflectClass::B) | Some(ReflectClass::C) => {
@@ -617,280 +501,135 @@ impl Exec<'_> {
         }
     }
 
-    /// Checks and performs one call; returns the outcome, the tap point (vlm) and the
-    /// observation after acting.
-    async fn act(
+    /// The before-screenshot, masked: in `vlm` mode the same PNG is returned to go to the
+    /// model (what it sees is what is uploaded); the uploaded key, if the upload worked.
+    async fn before_shot(
         &mut self,
-        call: &ToolCall,
-        obs: &Observation,
+        step: u32,
+        action: u32,
+        mask: &[argus_perception::Rect],
         t: &mut ActionTimings,
-    ) -> (Outcome, Option<(f64, f64)>, Option<Observation>) {
-        let out = Outcome::new(call.kind().to_string());
-        if let Some(named) = call.observation() {
-            if named != obs.serial {
-                return (
-                    out.fail(format!(
-                        "stale: the call names observation {named} but the screen is observation {}; element ids are valid for one observation only — not applied",
-                        obs.serial
-                    )),
-                    None,
-                    None,
-                );
-            }
+    ) -> (Option<Vec<u8>>, Option<String>) {
+        if self.mode() != Mode::Vlm {
+            return (None, self.shot(step, action, "before", mask, t).await);
         }
-        let check_step = match call {
-            ToolCall::WaitFor { text, timeout_ms } => Some(Step::WaitFor {
-                text: text.clone(),
-                timeout_ms: *timeout_ms,
-            }),
-            ToolCall::AssertContains(x) => Some(Step::AssertContains { text: x.clone() }),
-            ToolCall::AssertNotContains(x) => Some(Step::AssertNotContains { text: x.clone() }),
-            _ => None,
+        let s1 = Instant::now();
+        let png = self
+            .dev
+            .screenshot()
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|p| super::mask::mask_png(p, mask))
+            .ok();
+        t.screenshot_ms += ms(s1);
+        let Some(p) = &png else {
+            return (None, self.shot(step, action, "before", mask, t).await);
         };
-        if let Some(st) = check_step {
-            let out = self.perform(&st, obs).await;
-            t.act_ms += out.act_ms;
-            t.perceive_ms += out.extra_perceive_ms;
-            return (out, None, None);
-        }
-        match call {
-            ToolCall::Key(k) => {
-                let mut o = out;
-                o.detail = format!("press {}", k.as_str());
-                let s0 = Instant::now();
-                let o = self.input(o, Input::Key(*k)).await;
-                t.act_ms += ms(s0);
-                (o, None, self.observe().await.ok())
-            }
-            ToolCall::Open(u) => {
-                let mut o = out;
-                o.detail = format!("open {u}");
-                let s0 = Instant::now();
-                let o = self.input(o, Input::Open(u)).await;
-                t.act_ms += ms(s0);
-                (o, None, self.observe().await.ok())
-            }
-            ToolCall::Finish(s) => {
-                let mut o = out;
-                o.detail = format!("finish: {s}");
-                (o, None, None)
-            }
-            ToolCall::Fail(r) => {
-                let mut o = out.fail(r.clone());
-                o.detail = "fail".into();
-                (o, None, None)
-            }
-            ToolCall::Scroll { down } => {
-                let (w, h) = obs.screen.device_size();
-                let (cx, y1, y2) = (w as f64 / 2.0, h as f64 * 0.7, h as f64 * 0.3);
-                let (from, to) = if *down {
-                    ((cx, y1), (cx, y2))
-                } else {
-                    ((cx, y2), (cx, y1))
-                };
-                let s0 = Instant::now();
-                let mut o = self.input(out, Input::Swipe(from, to)).await;
-                if o.error
-                    .as_deref()
-                    .is_some_and(|e| e.contains("not supported"))
-                {
-                    let key = if *down {
-                        argus_protocol::Key::PageDown
-                    } else {
-                        argus_protocol::Key::PageUp
-                    };
-                    o = self
-                        .input(Outcome::new("scroll".into()), Input::Key(key))
-                        .await;
-                }
-                t.act_ms += ms(s0);
-                o.detail = format!("scroll {}", if *down { "down" } else { "up" });
-                let after = self.observe().await.ok();
-                (o, None, after)
-            }
-            ToolCall::Swipe { from, to } => {
-                let (from, to) = (*from, *to);
-                let s0 = Instant::now();
-                let o = self.input(out, Input::Swipe(from, to)).await;
-                t.act_ms += ms(s0);
-                let after = self.observe().await.ok();
-                (o, None, after)
-            }
-            ToolCall::Tap { aim, .. }
-            | ToolCall::LongPress { aim, .. }
-            | ToolCall::Type { aim, .. } => {
-                let extra = match call {
-                    ToolCall::Type { text, .. } => type_extra_wait_ms(text),
-                    _ => 0,
-                };
-                let (el, point) = match self.target(aim, obs, extra, t).await {
-                    Ok(x) => x,
-                    Err(m) => return (out.fail(m), None, None),
-                };
-                let mut o = out;
-                o.target = Some(targeted(&el));
-                let s0 = Instant::now();
-                o = match call {
-                    ToolCall::Tap { .. } => {
-                        o.detail = format!("tap {}", el.describe());
-                        self.input(o, Input::Tap(&el)).await
-                    }
-                    ToolCall::LongPress { duration_ms, .. } => {
-                        let d = *duration_ms;
-                        o.detail = format!("long press {} for {d} ms", el.describe());
-                        self.input(o, Input::LongPress(&el, d)).await
-                    }
-                    ToolCall::Type { text, .. } => {
-                        o.detail =
-                            format!("type {} chars into {}", text.chars().count(), el.describe());
-                        if el.enabled == argus_perception::Tri::No {
-                            o.fail(format!("{} is disabled", el.describe()))
-                        } else {
-                            match self.agent.secrets.resolve(text) {
-                                Err(m) => o.fail(m),
-                                Ok(real) => self.input(o, Input::Type(&el, &real)).await,
-                            }
-                        }
-                    }
-                    _ => o,
-                };
-                t.act_ms += ms(s0);
-                let after = self.observe().await.ok();
-                (o, point, after)
-            }
-            _ => (out.fail("unhandled tool".into()), None, None),
-        }
+        let key = argus_infra::screenshot_key(&self.run_id, step, action, "before");
+        let s2 = Instant::now();
+        let r = self.store.put(&key, p.clone(), "image/png").await;
+        t.upload_ms += ms(s2);
+        (png, r.ok().map(|_| key))
     }
 
-    async fn send(&mut self, input: &Input<'_>) -> Result<(), ActError> {
-        match input {
-            Input::Tap(el) => self.dev.tap(el).await,
-            Input::LongPress(el, d) => self.dev.long_press(el, *d).await,
-            Input::Type(el, text) => self.dev.type_text(el, text).await,
-            Input::Swipe(a, b) => self.dev.swipe(*a, *b, 300).await,
-            Input::Key(k) => self.dev.key(*k).await,
-            Input::Open(u) => self.dev.open(u).await,
-        }
-    }
-
-    /// Runs an input; repeats it only when it failed `not_delivered` (nothing reached the
-    /// device), at most [`NOT_DELIVERED_RETRIES`] times. Any other failure is final: a
-    /// `delivery_uncertain` input may have landed and is never sent again automatically.
-    async fn input(&mut self, out: Outcome, input: Input<'_>) -> Outcome {
-        let mut out = self.input_once(out, input).await;
-        let notes = self.dev.take_notes();
-        out.detail.push_str(&notes_suffix(&notes));
-        out
-    }
-
-    /// [`Self::input`] without the device's notes.
-    async fn input_once(&mut self, mut out: Outcome, input: Input<'_>) -> Outcome {
-        let mut tries = 0;
-        loop {
-            match self.send(&input).await {
-                Ok(()) => {
-                    out.disposition = Disposition::DeliveredUnverified;
-                    if tries > 0 {
-                        out.detail
-                            .push_str(&format!(" (repeated {tries}× after not_delivered)"));
-                    }
-                    return out;
-                }
-                Err(e)
-                    if e.disposition == Disposition::NotDelivered
-                        && tries < NOT_DELIVERED_RETRIES =>
-                {
-                    tries += 1;
-                    tracing::info!(run_id = %self.run_id, "input not delivered; repeating it");
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-                Err(e) => return out.act_error(e),
-            }
-        }
-    }
-
-    /// Resolves an aim to the element to act on, after the actionability checks (the id
-    /// still names the same element, visible, enabled, not covered, stable), waiting up to
-    /// the auto-wait. Returns the element and, for a point, the device px.
-    async fn target(
+    /// Asks for exactly one tool call and checks it into an [`Action`]; returns it, the raw
+    /// call as JSON text, and the refusals that made the client re-ask.
+    async fn ask(
         &mut self,
-        aim: &Aim,
-        obs: &Observation,
-        extra_wait_ms: u64,
-        t: &mut ActionTimings,
-    ) -> Result<(Element, Option<(f64, f64)>), String> {
-        let base_wait = self.agent.config.auto_wait_ms + extra_wait_ms;
-        match aim {
-            Aim::Point(x, y) => {
-                let space = self
-                    .spec
-                    .model
-                    .as_ref()
-                    .and_then(|m| m.coords)
-                    .unwrap_or(self.agent.config.coords);
-                let (w, h) = obs.screen.device_size();
-                let (px, py) = point_to_px(space, *x, *y, w as f64, h as f64);
-                let snapped = snap(obs, px, py);
-                if let Some(s) = snapped {
-                    if s.covered.is_yes() || s.enabled == argus_perception::Tri::No {
-                        return Err(format!(
-                            "{} at ({px:.0}, {py:.0}) is not actionable (covered or disabled)",
-                            s.describe()
-                        ));
-                    }
-                }
-                Ok((point_element(obs, px, py, snapped), Some((px, py))))
-            }
-            Aim::Element(id) => {
-                let Some(first) = obs.element(id) else {
-                    return Err(format!("observation {} has no element {id}", obs.serial));
-                };
-                let first = first.clone();
-                let deadline = Instant::now() + Duration::from_millis(base_wait);
-                let mut prev = first.clone();
-                loop {
-                    let s0 = Instant::now();
-                    let now = self.observe().await?;
-                    t.perceive_ms += ms(s0);
-                    let Some(cur) = now.element(id).cloned() else {
-                        return Err(format!("stale: {id} is gone since observation {} (screen changed) — not applied", obs.serial));
-                    };
-                    if cur.role != first.role || cur.name != first.name {
-                        return Err(format!(
-                            "stale: {id} now names {} instead of {} (screen changed since observation {}) — not applied",
-                            cur.describe(), first.describe(), obs.serial
-                        ));
-                    }
-                    let stable = same_element(&cur, &prev);
-                    let ready =
-                        stable && !cur.covered.is_yes() && cur.enabled != argus_perception::Tri::No;
-                    if ready {
-                        return Ok((cur, None));
-                    }
-                    if Instant::now() >= deadline {
-                        return Err(format!(
-                            "{} is not actionable after {base_wait} ms ({})",
-                            cur.describe(),
-                            if cur.covered.is_yes() {
-                                "covered"
-                            } else if cur.enabled == argus_perception::Tri::No {
-                                "disabled"
-                            } else {
-                                "moving"
-                            }
-                        ));
-                    }
-                    prev = cur;
-                    tokio::time::sleep(ACTIONABLE_POLL).await;
-                }
-            }
-        }
+        messages: Vec<Value>,
+        usage: &mut ModelUsage,
+    ) -> Result<(Action, String, Vec<String>), StepFail> {
+        let mode = self.mode();
+        let tool_set = ToolSet {
+            tools: tools(mode),
+            schema: call_schema(mode),
+            text: tools_text(mode),
+        };
+        let Some(c) = self.model.as_ref() else {
+            return Err(StepFail::Infra("no model client".into()));
+        };
+        let cancel = self.cancel.clone();
+        let asked = tokio::select! {
+            r = c.one_tool_call(
+                messages,
+                &tool_set,
+                |c| parse_call(mode, &c.name, &c.arguments),
+                usage,
+            ) => r,
+            _ = cancelled(&cancel) => return Err(StepFail::Cancelled),
+        };
+        let (call, raw, refusals) = asked.map_err(|e| StepFail::Infra(e.to_string()))?;
+        let raw_text =
+            serde_json::to_string(&json!({"name": raw.name, "arguments": raw.arguments}))
+                .unwrap_or_default();
+        Ok((call, raw_text, refusals))
     }
 }
 
-/// Extra auto-wait a `type` of `text` gets, ms.
-pub fn type_extra_wait_ms(text: &str) -> u64 {
-    text.chars().count() as u64 * TYPE_MS_PER_CHAR
+/// How often the same action on the same target may change nothing before it is refused.
+pub const MAX_FRUITLESS_REPEATS: u32 = 2;
+
+/// What an action does and to what, for the repeat guard: kind + the element it names (by
+/// role and name in `obs`) + typed text length; ids and observation numbers left out, so the
+/// same tap on the same button in a new observation matches.
+fn signature(call: &Action, obs: &Observation) -> String {
+    let target = match call.aim() {
+        Some(Aim::Element { id, .. }) => obs
+            .element(id)
+            .map(|e| e.describe())
+            .unwrap_or_else(|| id.clone()),
+        Some(Aim::Point { x, y, .. }) => format!("point ({:.0}, {:.0})", x / 10.0, y / 10.0),
+        Some(Aim::Target(t)) => t.to_string(),
+        None => String::new(),
+    };
+    match call {
+        Action::Type { text, .. } => {
+            format!(
+                "{} {target} ({} chars)",
+                call.kind().name(),
+                text.chars().count()
+            )
+        }
+        Action::Key { key } => format!("key {}", key.as_str()),
+        Action::Swipe { direction, .. } => format!("swipe {} {target}", direction.as_str()),
+        _ => format!("{} {target}", call.kind().name()),
+    }
+}
+
+/// One line of the step's history for the next prompt.
+fn summarize(raw_text: &str, out: &Outcome, reflection: Option<&Reflection>) -> String {
+    format!(
+        "{} → {}{}",
+        raw_text,
+        if out.ok {
+            "ok".to_string()
+        } else {
+            format!("refused/failed: {}", out.error.clone().unwrap_or_default())
+        },
+        reflection
+            .map(|r| format!(" [{}: {}]", r.class.as_str(), r.note))
+            .unwrap_or_default()
+    )
+}
+
+/// Whether this call ends the step: `finish` (done), `fail` and failed checks (the run
+/// fails), an infrastructure failure (the run errors).
+fn step_end(call: &Action, out: Outcome) -> Result<Option<StepEnd>, StepFail> {
+    if out.infra {
+        return Err(StepFail::Infra(out.error.unwrap_or_default()));
+    }
+    match call {
+        Action::Finish { .. } => Ok(Some(StepEnd::Done)),
+        Action::Fail { reason } => Err(StepFail::Verdict(format!("the model gave up: {reason}"))),
+        Action::WaitFor { .. }
+        | Action::AssertContains { .. }
+        | Action::AssertNotContains { .. }
+            if !out.ok =>
+        {
+            Err(StepFail::Verdict(out.error.unwrap_or_default()))
+        }
+        _ => Ok(None),
+    }
 }
 
 #[cfg(test)]
@@ -906,17 +645,5 @@ mod tests {
         assert!(parse_plan(&json!({"steps": []})).is_err());
         assert!(parse_plan(&json!({"steps": ["a"], "x": 1})).is_err());
         assert!(parse_plan(&json!(["a"])).is_err());
-    }
-
-    #[test]
-    fn norm1000_maps_each_axis_by_its_own_size() {
-        assert_eq!(
-            point_to_px(CoordSpace::Norm1000, 500.0, 250.0, 1080.0, 2400.0),
-            (540.0, 600.0)
-        );
-        assert_eq!(
-            point_to_px(CoordSpace::Abs, 2000.0, 10.0, 1080.0, 2400.0),
-            (1079.0, 10.0)
-        );
     }
 }

@@ -2,13 +2,16 @@
 //! `harmony`, `ios`; Electron reuses the web driver over an attached CDP endpoint), each with
 //! the same sub-files: `tree` (observe), `actions` (act), `screen` (geometry, screenshots).
 //!
-//! A driver observes (screenshot + tree → [`Observation`]) and acts (open, tap, type, key,
-//! long press, swipe).
-//! Every action method defaults to a structured "not supported on <platform>" error, so a
-//! capability a platform lacks fails closed instead of being silently substituted.
-//! Errors from actions carry a [`Disposition`]: whether the input may have reached the device.
+//! A driver implements four capability traits (as agent-desktop's adapters do): [`System`]
+//! (platform, run session, open), [`Observe`] (geometry, tree → [`Observation`],
+//! screenshot), [`Act`] (tap, double tap, long press, type — aimed at an element) and
+//! [`Input`] (keys, swipes). [`Device`] is all four. Every action method defaults to a typed
+//! [`ActErrorKind::NotSupported`] error, so a capability a platform lacks fails closed
+//! instead of being silently substituted. Errors from actions carry a [`Disposition`]:
+//! whether the input may have reached the device.
 
 pub mod android;
+pub mod child;
 pub mod desktop;
 pub mod electron;
 pub mod harmony;
@@ -36,10 +39,36 @@ pub enum DeviceError {
     Failed(String),
 }
 
-/// A failed action and whether its input may have landed.
+/// What kind of failure an action met; code matches on this, never on the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActErrorKind {
+    /// The platform (or this driver) cannot do this at all; nothing was sent.
+    NotSupported,
+    /// The device, its driver or the transport failed.
+    Failed,
+    /// A policy of the worker refused it (the navigation policy); nothing was sent and
+    /// repeating it cannot help.
+    Refused,
+}
+
+impl ActErrorKind {
+    /// Stable lowercase name (`not_supported`, `failed`) for records and logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActErrorKind::NotSupported => "not_supported",
+            ActErrorKind::Failed => "failed",
+            ActErrorKind::Refused => "refused",
+        }
+    }
+}
+
+/// A failed action: what kind of failure, whether its input may have landed, and a message
+/// for a person (never holding typed text or secrets).
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 pub struct ActError {
+    /// The kind of failure.
+    pub kind: ActErrorKind,
     /// What went wrong, for a person.
     pub message: String,
     /// Whether the input reached the device.
@@ -50,6 +79,7 @@ impl ActError {
     /// Nothing was sent.
     pub fn not_delivered(message: impl Into<String>) -> ActError {
         ActError {
+            kind: ActErrorKind::Failed,
             message: message.into(),
             disposition: Disposition::NotDelivered,
         }
@@ -57,21 +87,41 @@ impl ActError {
     /// Something was sent; its fate is unknown.
     pub fn uncertain(message: impl Into<String>) -> ActError {
         ActError {
+            kind: ActErrorKind::Failed,
             message: message.into(),
             disposition: Disposition::DeliveryUncertain,
+        }
+    }
+    /// A worker policy refused the input; nothing was sent.
+    pub fn refused(message: impl Into<String>) -> ActError {
+        ActError {
+            kind: ActErrorKind::Refused,
+            message: message.into(),
+            disposition: Disposition::NotDelivered,
+        }
+    }
+    /// The platform cannot do `what`; nothing was sent.
+    pub fn not_supported(what: &'static str, platform: Platform) -> ActError {
+        ActError {
+            kind: ActErrorKind::NotSupported,
+            message: DeviceError::NotSupported { what, platform }.to_string(),
+            disposition: Disposition::NotDelivered,
         }
     }
 }
 
 impl From<DeviceError> for ActError {
     fn from(e: DeviceError) -> ActError {
-        ActError::not_delivered(e.to_string())
+        match e {
+            DeviceError::NotSupported { what, platform } => ActError::not_supported(what, platform),
+            DeviceError::Failed(m) => ActError::not_delivered(m),
+        }
     }
 }
 
-/// One device slot: observes and acts for one run at a time.
+/// System capability: what the device is, the run session's lifecycle, opening apps / URLs.
 #[async_trait]
-pub trait Device: Send {
+pub trait System: Send {
     /// The platform.
     fn platform(&self) -> Platform;
 
@@ -82,6 +132,21 @@ pub trait Device: Send {
     /// success, failure, timeout and cancel; must be safe to call twice.
     async fn end(&mut self) -> Result<(), DeviceError>;
 
+    /// Opens a URL or deep link.
+    async fn open(&mut self, _url: &str) -> Result<(), ActError> {
+        Err(ActError::not_supported("open", self.platform()))
+    }
+
+    /// What the device noticed on its own since the last call, for the running action's
+    /// record: requests the navigation policy blocked, JavaScript dialogs it answered.
+    fn take_notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// Observe capability: geometry, the platform tree as an [`Observation`], screenshots.
+#[async_trait]
+pub trait Observe: System {
     /// Screen / viewport size in device px.
     fn screen_px(&self) -> (u32, u32);
 
@@ -90,36 +155,40 @@ pub trait Device: Send {
 
     /// A PNG screenshot in device px.
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError>;
+}
 
-    /// Opens a URL or deep link.
-    async fn open(&mut self, _url: &str) -> Result<(), ActError> {
-        Err(not_supported("open", self.platform()))
-    }
-
+/// Act capability: gestures and typing aimed at one element of the last observation.
+/// Every method defaults to a typed [`ActErrorKind::NotSupported`] error (fails closed).
+#[async_trait]
+pub trait Act: System {
     /// Taps the element's centre.
     async fn tap(&mut self, _el: &Element) -> Result<(), ActError> {
-        Err(not_supported("tap", self.platform()))
+        Err(ActError::not_supported("tap", self.platform()))
     }
 
-    /// Focuses the element and types text into it.
-    async fn type_text(&mut self, _el: &Element, _text: &str) -> Result<(), ActError> {
-        Err(not_supported("type", self.platform()))
-    }
-
-    /// Presses one key on the focused element.
-    async fn key(&mut self, _key: Key) -> Result<(), ActError> {
-        Err(not_supported("key", self.platform()))
-    }
-
-    /// What the device noticed on its own since the last call, for the running action's
-    /// record: requests the navigation policy blocked, JavaScript dialogs it answered.
-    fn take_notes(&mut self) -> Vec<String> {
-        Vec::new()
+    /// Two taps in quick succession at the element's centre (a double click).
+    async fn double_tap(&mut self, _el: &Element) -> Result<(), ActError> {
+        Err(ActError::not_supported("double tap", self.platform()))
     }
 
     /// Presses the element's centre for `duration_ms`.
     async fn long_press(&mut self, _el: &Element, _duration_ms: u64) -> Result<(), ActError> {
-        Err(not_supported("long press", self.platform()))
+        Err(ActError::not_supported("long press", self.platform()))
+    }
+
+    /// Focuses the element and types text into it.
+    async fn type_text(&mut self, _el: &Element, _text: &str) -> Result<(), ActError> {
+        Err(ActError::not_supported("type", self.platform()))
+    }
+}
+
+/// Input capability: raw keys and pointer gestures not tied to an element.
+/// Every method defaults to a typed [`ActErrorKind::NotSupported`] error (fails closed).
+#[async_trait]
+pub trait Input: System {
+    /// Presses one key on the focused element.
+    async fn key(&mut self, _key: Key) -> Result<(), ActError> {
+        Err(ActError::not_supported("key", self.platform()))
     }
 
     /// Swipes (drags) from `from` to `to`, device px, over `duration_ms` (scrolls the
@@ -130,10 +199,17 @@ pub trait Device: Send {
         _to: (f64, f64),
         _duration_ms: u64,
     ) -> Result<(), ActError> {
-        Err(not_supported("swipe", self.platform()))
+        Err(ActError::not_supported("swipe", self.platform()))
     }
 }
 
-fn not_supported(what: &'static str, platform: Platform) -> ActError {
-    ActError::not_delivered(DeviceError::NotSupported { what, platform }.to_string())
+/// One device slot: every capability, for one run at a time.
+pub trait Device: System + Observe + Act + Input {}
+
+impl<T: System + Observe + Act + Input + ?Sized> Device for T {}
+
+/// The capability traits, to call device methods on a `dyn Device` or a concrete driver:
+/// `use crate::device::prelude::*;`.
+pub mod prelude {
+    pub use super::{Act, Device, Input, Observe, System};
 }

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use anyhow::anyhow;
 use argus_protocol::{DeviceInfo, Platform};
 
+use super::prelude::*;
 use super::web::browser::Browser;
 use super::web::{Viewport, WebDevice};
-use super::Device;
 use crate::config::{DriverConfig, WorkerConfig};
 
 /// A device and the labels it registers with (`platform` and the driver's own: model, OS

@@ -19,7 +19,7 @@ pub use actions::{input_text_arg, keycode, open_command, ADB_IME};
 pub use screen::{parse_geometry, Geometry};
 pub use tree::{cat_command, dump_command, DUMP_PATH, DUMP_TRIES};
 
-use super::{ActError, Device, DeviceError};
+use super::{Act, ActError, DeviceError, Input, Observe, System};
 use adb::Adb;
 
 /// One Android phone.
@@ -75,15 +75,9 @@ impl AndroidDevice {
 }
 
 #[async_trait]
-impl Device for AndroidDevice {
+impl System for AndroidDevice {
     fn platform(&self) -> Platform {
         Platform::Android
-    }
-
-    fn screen_px(&self) -> (u32, u32) {
-        self.geometry
-            .map(|g| g.rotated(self.rotation))
-            .unwrap_or((0, 0))
     }
 
     async fn begin(&mut self) -> Result<(), DeviceError> {
@@ -95,6 +89,19 @@ impl Device for AndroidDevice {
         Ok(())
     }
 
+    async fn open(&mut self, url: &str) -> Result<(), ActError> {
+        actions::open(self, url).await
+    }
+}
+
+#[async_trait]
+impl Observe for AndroidDevice {
+    fn screen_px(&self) -> (u32, u32) {
+        self.geometry
+            .map(|g| g.rotated(self.rotation))
+            .unwrap_or((0, 0))
+    }
+
     async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError> {
         tree::observe(self, serial).await
     }
@@ -102,11 +109,10 @@ impl Device for AndroidDevice {
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
         screen::screenshot(&self.adb).await
     }
+}
 
-    async fn open(&mut self, url: &str) -> Result<(), ActError> {
-        actions::open(self, url).await
-    }
-
+#[async_trait]
+impl Act for AndroidDevice {
     async fn tap(&mut self, el: &Element) -> Result<(), ActError> {
         actions::tap(self, el).await
     }
@@ -115,12 +121,15 @@ impl Device for AndroidDevice {
         actions::type_text(self, el, text).await
     }
 
-    async fn key(&mut self, key: Key) -> Result<(), ActError> {
-        actions::key(self, key).await
-    }
-
     async fn long_press(&mut self, el: &Element, duration_ms: u64) -> Result<(), ActError> {
         actions::long_press(self, el, duration_ms).await
+    }
+}
+
+#[async_trait]
+impl Input for AndroidDevice {
+    async fn key(&mut self, key: Key) -> Result<(), ActError> {
+        actions::key(self, key).await
     }
 
     async fn swipe(

@@ -6,6 +6,7 @@
 //! - type: `Component.GrabFocus`, then `EditableText.InsertText` at the caret (length in bytes,
 //!   as ATK documents it, so non-ASCII text arrives whole); an object without EditableText gets
 //!   the text as synthesized key strokes (`GenerateKeyboardEvent`, `String`).
+//! - double tap / long press: synthesized `b1d` / `b1p`…`b1r` at the centre.
 //! - key: `GenerateKeyboardEvent` with the X keysym, after the pointer is moved over the last
 //!   element acted on (with no window manager, X keyboard focus follows the pointer).
 //!
@@ -112,6 +113,52 @@ pub(super) async fn tap(dev: &mut DesktopDevice, el: &Element) -> Result<(), Act
         }
     }
     click_at(&conn, cx, cy).await
+}
+
+/// Synthesized pointer events at the element's centre: `b1d` (button 1 double click) for a
+/// double tap; `b1p`, a hold of `hold_ms`, `b1r` for a long press. The element must still be
+/// in the last observation.
+async fn pointer_gesture(
+    dev: &mut DesktopDevice,
+    el: &Element,
+    hold_ms: Option<u64>,
+) -> Result<(), ActError> {
+    let conn = dev.conn().await.map_err(ActError::from)?;
+    object(dev, el).await?;
+    let (cx, cy) = el.bbox_px.center();
+    dev.pointer = Some((cx, cy));
+    let d = dec(&conn).await?;
+    let (x, y) = (cx.round() as i32, cy.round() as i32);
+    d.generate_mouse_event(x, y, "abs")
+        .await
+        .map_err(|e| ActError::not_delivered(format!("pointer move: {e}")))?;
+    let Some(hold) = hold_ms else {
+        return d
+            .generate_mouse_event(x, y, "b1d")
+            .await
+            .map_err(|e| ActError::uncertain(format!("double click: {e}")));
+    };
+    d.generate_mouse_event(x, y, "b1p")
+        .await
+        .map_err(|e| ActError::uncertain(format!("press: {e}")))?;
+    tokio::time::sleep(std::time::Duration::from_millis(hold)).await;
+    d.generate_mouse_event(x, y, "b1r")
+        .await
+        .map_err(|e| ActError::uncertain(format!("release: {e}")))
+}
+
+/// Double-clicks the element's centre.
+pub(super) async fn double_tap(dev: &mut DesktopDevice, el: &Element) -> Result<(), ActError> {
+    pointer_gesture(dev, el, None).await
+}
+
+/// Presses the element's centre for `hold_ms`.
+pub(super) async fn long_press(
+    dev: &mut DesktopDevice,
+    el: &Element,
+    hold_ms: u64,
+) -> Result<(), ActError> {
+    pointer_gesture(dev, el, Some(hold_ms)).await
 }
 
 /// Focuses the element and inserts the text at its caret (see the module docs).

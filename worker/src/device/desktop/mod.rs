@@ -23,7 +23,7 @@ use argus_protocol::{Key, Platform};
 use async_trait::async_trait;
 use atspi::zbus;
 
-use super::{ActError, Device, DeviceError};
+use super::{Act, ActError, DeviceError, Input, Observe, System};
 use session::{Owned, Session};
 use tree::Refs;
 
@@ -146,13 +146,9 @@ pub async fn connect_a11y(session_address: &str) -> Result<zbus::Connection, Dev
 }
 
 #[async_trait]
-impl Device for DesktopDevice {
+impl System for DesktopDevice {
     fn platform(&self) -> Platform {
         Platform::Desktop
-    }
-
-    fn screen_px(&self) -> (u32, u32) {
-        self.screen
     }
 
     async fn begin(&mut self) -> Result<(), DeviceError> {
@@ -174,6 +170,13 @@ impl Device for DesktopDevice {
         self.pointer = None;
         Ok(())
     }
+}
+
+#[async_trait]
+impl Observe for DesktopDevice {
+    fn screen_px(&self) -> (u32, u32) {
+        self.screen
+    }
 
     async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError> {
         let c = self.conn().await?;
@@ -191,15 +194,29 @@ impl Device for DesktopDevice {
             .map_err(|e| DeviceError::Failed(format!("screenshot task: {e}")))?
             .map(|(png, _, _)| png)
     }
+}
 
+#[async_trait]
+impl Act for DesktopDevice {
     async fn tap(&mut self, el: &Element) -> Result<(), ActError> {
         actions::tap(self, el).await
+    }
+
+    async fn double_tap(&mut self, el: &Element) -> Result<(), ActError> {
+        actions::double_tap(self, el).await
+    }
+
+    async fn long_press(&mut self, el: &Element, duration_ms: u64) -> Result<(), ActError> {
+        actions::long_press(self, el, duration_ms).await
     }
 
     async fn type_text(&mut self, el: &Element, text: &str) -> Result<(), ActError> {
         actions::type_text(self, el, text).await
     }
+}
 
+#[async_trait]
+impl Input for DesktopDevice {
     async fn key(&mut self, key: Key) -> Result<(), ActError> {
         actions::key(self, key).await
     }

@@ -14,6 +14,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+use crate::device::child::{kill_group, DROP_GRACE};
 use crate::device::DeviceError;
 
 /// How long Xvfb and dbus-daemon get to announce themselves.
@@ -28,7 +29,7 @@ pub(super) struct Owned {
 impl Owned {
     /// Spawns `cmd` as the leader of a new process group.
     pub(super) fn spawn(mut cmd: Command, what: &'static str) -> Result<Owned, DeviceError> {
-        cmd.process_group(0).kill_on_drop(true);
+        crate::device::child::own(&mut cmd);
         let child = cmd
             .spawn()
             .map_err(|e| DeviceError::Failed(format!("cannot start {what}: {e}")))?;
@@ -43,16 +44,16 @@ impl Owned {
     /// SIGTERM to the group, then SIGKILL after `grace`; reaps the leader.
     pub(super) async fn stop(&mut self, grace: Duration) {
         let Some(pid) = self.child.id() else { return };
-        signal_group(pid, "TERM");
+        kill_group(pid, libc::SIGTERM);
         if tokio::time::timeout(grace, self.child.wait())
             .await
             .is_err()
         {
-            signal_group(pid, "KILL");
+            kill_group(pid, libc::SIGKILL);
             let _ = self.child.wait().await;
         }
         // Helpers the leader started (same group) get the same treatment.
-        signal_group(pid, "KILL");
+        kill_group(pid, libc::SIGKILL);
         tracing::debug!(what = self.what, pid, "stopped");
     }
 
@@ -66,7 +67,7 @@ impl Drop for Owned {
     /// grace of at most [`DROP_GRACE`], then SIGKILL. [`Owned::stop`] is the async way.
     fn drop(&mut self) {
         if let Some(pid) = self.child.id() {
-            signal_group(pid, "TERM");
+            kill_group(pid, libc::SIGTERM);
             let deadline = std::time::Instant::now() + DROP_GRACE;
             while std::time::Instant::now() < deadline {
                 if matches!(self.child.try_wait(), Ok(Some(_))) {
@@ -74,23 +75,35 @@ impl Drop for Owned {
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
-            signal_group(pid, "KILL");
+            kill_group(pid, libc::SIGKILL);
         }
     }
 }
 
-/// Longest blocking wait in [`Owned`]'s `Drop` between SIGTERM and SIGKILL.
-const DROP_GRACE: Duration = Duration::from_millis(500);
+impl Drop for Session {
+    /// Removes a runtime folder kept outside the session folder (the processes themselves
+    /// are killed by their own drop).
+    fn drop(&mut self) {
+        if let Some(d) = self.runtime.take() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
 
-/// Sends `sig` to process group `pgid` with the `kill` utility (no libc binding needed).
-fn signal_group(pgid: u32, sig: &str) {
-    let _ = std::process::Command::new("kill")
-        .arg(format!("-{sig}"))
-        .arg("--")
-        .arg(format!("-{pgid}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+/// Longest `XDG_RUNTIME_DIR` kept under the session folder, bytes. The session bus and the
+/// AT-SPI bus put sockets in it (`…/dbus-XXXXXXXXXX`, `…/at-spi/bus_0`), and a Unix socket
+/// path holds at most 107 bytes: past that `dbus-daemon` exits at start.
+const MAX_RUNTIME_DIR_LEN: usize = 64;
+
+/// `<dir>/runtime`, or a fresh `argus-xdg-…` folder in the system temp dir when that path
+/// is too long for socket names (a deep `--out` or `--data-dir`).
+fn runtime_dir(dir: &Path) -> PathBuf {
+    let inside = dir.join("runtime");
+    if inside.as_os_str().len() <= MAX_RUNTIME_DIR_LEN {
+        return inside;
+    }
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    std::env::temp_dir().join(format!("argus-xdg-{}", &id[..12]))
 }
 
 /// Reads the first non-empty line the process prints on stdout, within [`START_TIMEOUT`].
@@ -140,6 +153,8 @@ pub struct Session {
     xvfb: Option<Owned>,
     dbus: Option<Owned>,
     dir: Option<PathBuf>,
+    /// The runtime folder when it lives outside `dir` (see [`runtime_dir`]).
+    runtime: Option<PathBuf>,
 }
 
 impl Session {
@@ -152,7 +167,7 @@ impl Session {
                 dir.display()
             ))
         };
-        let runtime = dir.join("runtime");
+        let runtime = runtime_dir(dir);
         let home = dir.join("home");
         for d in [&runtime, &home] {
             std::fs::create_dir_all(d).map_err(|e| fail("the session folder", e))?;
@@ -200,6 +215,7 @@ impl Session {
             xvfb: Some(xvfb),
             dbus: Some(dbus),
             dir: Some(dir.to_path_buf()),
+            runtime: (!runtime.starts_with(dir)).then_some(runtime),
         })
     }
 
@@ -214,6 +230,7 @@ impl Session {
             xvfb: None,
             dbus: None,
             dir: None,
+            runtime: None,
         }
     }
 
@@ -228,6 +245,9 @@ impl Session {
         for p in [self.dbus.take(), self.xvfb.take()].into_iter().flatten() {
             let mut p = p;
             p.stop(Duration::from_secs(2)).await;
+        }
+        if let Some(d) = self.runtime.take() {
+            let _ = std::fs::remove_dir_all(d);
         }
         if let Some(d) = self.dir.take() {
             let _ = std::fs::remove_dir_all(d);

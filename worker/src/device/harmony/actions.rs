@@ -73,6 +73,15 @@ pub(super) async fn tap(dev: &HarmonyDevice, el: &Element) -> Result<(), ActErro
     run(dev, &format!("uitest uiInput click {} {}", px(x), px(y))).await
 }
 
+pub(super) async fn double_tap(dev: &HarmonyDevice, el: &Element) -> Result<(), ActError> {
+    let (x, y) = el.bbox_px.center();
+    run(
+        dev,
+        &format!("uitest uiInput doubleClick {} {}", px(x), px(y)),
+    )
+    .await
+}
+
 pub(super) async fn long_press(dev: &HarmonyDevice, el: &Element) -> Result<(), ActError> {
     let (x, y) = el.bbox_px.center();
     run(

@@ -20,7 +20,7 @@ pub use actions::{key_arg, open_command};
 pub use screen::{parse_size, SHOT_PATH};
 pub use tree::LAYOUT_PATH;
 
-use super::{ActError, Device, DeviceError};
+use super::{Act, ActError, DeviceError, Input, Observe, System};
 use hdc::Hdc;
 
 /// One HarmonyOS device.
@@ -63,13 +63,9 @@ pub struct Facts {
 }
 
 #[async_trait]
-impl Device for HarmonyDevice {
+impl System for HarmonyDevice {
     fn platform(&self) -> Platform {
         Platform::Harmony
-    }
-
-    fn screen_px(&self) -> (u32, u32) {
-        self.screen
     }
 
     async fn begin(&mut self) -> Result<(), DeviceError> {
@@ -80,6 +76,17 @@ impl Device for HarmonyDevice {
         Ok(())
     }
 
+    async fn open(&mut self, url: &str) -> Result<(), ActError> {
+        actions::open(self, url).await
+    }
+}
+
+#[async_trait]
+impl Observe for HarmonyDevice {
+    fn screen_px(&self) -> (u32, u32) {
+        self.screen
+    }
+
     async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError> {
         tree::observe(self, serial).await
     }
@@ -87,25 +94,31 @@ impl Device for HarmonyDevice {
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
         screen::screenshot(&self.hdc, &self.dir).await
     }
+}
 
-    async fn open(&mut self, url: &str) -> Result<(), ActError> {
-        actions::open(self, url).await
-    }
-
+#[async_trait]
+impl Act for HarmonyDevice {
     async fn tap(&mut self, el: &Element) -> Result<(), ActError> {
         actions::tap(self, el).await
+    }
+
+    async fn double_tap(&mut self, el: &Element) -> Result<(), ActError> {
+        actions::double_tap(self, el).await
     }
 
     async fn type_text(&mut self, el: &Element, text: &str) -> Result<(), ActError> {
         actions::type_text(self, el, text).await
     }
 
-    async fn key(&mut self, key: Key) -> Result<(), ActError> {
-        actions::key(self, key).await
-    }
-
     async fn long_press(&mut self, el: &Element, _duration_ms: u64) -> Result<(), ActError> {
         actions::long_press(self, el).await
+    }
+}
+
+#[async_trait]
+impl Input for HarmonyDevice {
+    async fn key(&mut self, key: Key) -> Result<(), ActError> {
+        actions::key(self, key).await
     }
 
     async fn swipe(

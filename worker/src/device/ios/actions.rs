@@ -66,6 +66,31 @@ pub(super) async fn long_press(dev: &IosDevice, el: &Element, ms: u64) -> Result
     post(dev, "/actions", touch_actions(centre_pt(el), ms, None)).await
 }
 
+/// Two touches at the element's centre, 50 ms each, 80 ms apart (inside UIKit's double-tap
+/// interval), as one W3C actions sequence.
+pub fn double_tap_actions(at: (f64, f64)) -> Value {
+    let (x, y) = (at.0.round(), at.1.round());
+    json!({"actions": [{
+        "type": "pointer",
+        "id": "finger1",
+        "parameters": {"pointerType": "touch"},
+        "actions": [
+            {"type": "pointerMove", "duration": 0, "x": x, "y": y},
+            {"type": "pointerDown", "button": 0},
+            {"type": "pause", "duration": 50},
+            {"type": "pointerUp", "button": 0},
+            {"type": "pause", "duration": 80},
+            {"type": "pointerDown", "button": 0},
+            {"type": "pause", "duration": 50},
+            {"type": "pointerUp", "button": 0}
+        ]
+    }]})
+}
+
+pub(super) async fn double_tap(dev: &IosDevice, el: &Element) -> Result<(), ActError> {
+    post(dev, "/actions", double_tap_actions(centre_pt(el))).await
+}
+
 /// `from`/`to` in pixels (the trait's unit), sent in points.
 pub(super) async fn swipe(
     dev: &IosDevice,

@@ -19,7 +19,7 @@ use serde_json::json;
 pub use actions::{key_char, touch_actions};
 pub use screen::Geometry;
 
-use super::{ActError, Device, DeviceError};
+use super::{Act, ActError, DeviceError, Input, Observe, System};
 use wda::Wda;
 
 /// One iPhone / iPad behind WDA.
@@ -69,13 +69,9 @@ impl IosDevice {
 }
 
 #[async_trait]
-impl Device for IosDevice {
+impl System for IosDevice {
     fn platform(&self) -> Platform {
         Platform::Ios
-    }
-
-    fn screen_px(&self) -> (u32, u32) {
-        self.geometry.map(|g| g.px()).unwrap_or((0, 0))
     }
 
     async fn begin(&mut self) -> Result<(), DeviceError> {
@@ -108,6 +104,17 @@ impl Device for IosDevice {
         Ok(())
     }
 
+    async fn open(&mut self, url: &str) -> Result<(), ActError> {
+        actions::open(self, url).await
+    }
+}
+
+#[async_trait]
+impl Observe for IosDevice {
+    fn screen_px(&self) -> (u32, u32) {
+        self.geometry.map(|g| g.px()).unwrap_or((0, 0))
+    }
+
     async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError> {
         tree::observe(self, serial).await
     }
@@ -115,25 +122,31 @@ impl Device for IosDevice {
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
         screen::screenshot(&self.wda).await
     }
+}
 
-    async fn open(&mut self, url: &str) -> Result<(), ActError> {
-        actions::open(self, url).await
-    }
-
+#[async_trait]
+impl Act for IosDevice {
     async fn tap(&mut self, el: &Element) -> Result<(), ActError> {
         actions::tap(self, el).await
+    }
+
+    async fn double_tap(&mut self, el: &Element) -> Result<(), ActError> {
+        actions::double_tap(self, el).await
     }
 
     async fn type_text(&mut self, el: &Element, text: &str) -> Result<(), ActError> {
         actions::type_text(self, el, text).await
     }
 
-    async fn key(&mut self, key: Key) -> Result<(), ActError> {
-        actions::key(self, key).await
-    }
-
     async fn long_press(&mut self, el: &Element, duration_ms: u64) -> Result<(), ActError> {
         actions::long_press(self, el, duration_ms).await
+    }
+}
+
+#[async_trait]
+impl Input for IosDevice {
+    async fn key(&mut self, key: Key) -> Result<(), ActError> {
+        actions::key(self, key).await
     }
 
     async fn swipe(

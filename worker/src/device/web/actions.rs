@@ -37,13 +37,13 @@ async fn settle(dev: &WebDevice) {
 pub(super) async fn open(dev: &WebDevice, url: &str) -> Result<(), ActError> {
     let sid = dev.session_id().map_err(ActError::from)?.to_string();
     if let Some(why) = argus_protocol::nav::refusal(argus_protocol::Platform::Web, url) {
-        return Err(ActError::not_delivered(format!(
+        return Err(ActError::refused(format!(
             "open blocked by the navigation policy: {why}"
         )));
     }
     if let Some(g) = dev.guard() {
         if let Err(why) = g.check_url(url).await {
-            return Err(ActError::not_delivered(format!(
+            return Err(ActError::refused(format!(
                 "open blocked by the navigation policy: {why}"
             )));
         }
@@ -56,7 +56,7 @@ pub(super) async fn open(dev: &WebDevice, url: &str) -> Result<(), ActError> {
     if let Some(err) = res.get("errorText").and_then(Value::as_str) {
         if err.contains("ERR_BLOCKED_BY_CLIENT") {
             let notes = dev.drain_notes();
-            return Err(ActError::not_delivered(format!(
+            return Err(ActError::refused(format!(
                 "open blocked by the navigation policy: {}",
                 if notes.is_empty() {
                     err.to_string()
@@ -119,22 +119,84 @@ async fn center(dev: &WebDevice, el: &Element) -> (f64, f64) {
     el.bbox_logical.center()
 }
 
-/// Clicks the element's centre with the left button.
-pub(super) async fn tap(dev: &WebDevice, el: &Element) -> Result<(), ActError> {
-    let (x, y) = center(dev, el).await;
-    let mouse = |kind: &str| json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1});
+/// One mouse event at CSS px `(x, y)` with the left button.
+fn mouse(kind: &str, x: f64, y: f64, clicks: u32) -> Value {
+    json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": clicks})
+}
+
+/// Moves the pointer to `(x, y)`, then presses and releases the left button `clicks` times
+/// (the n-th press carries `clickCount: n`, so two make a `dblclick`), holding each press
+/// `hold_ms`.
+async fn click_at(
+    dev: &WebDevice,
+    (x, y): (f64, f64),
+    clicks: u32,
+    hold_ms: u64,
+) -> Result<(), ActError> {
     dev.call(
         "Input.dispatchMouseEvent",
         json!({"type": "mouseMoved", "x": x, "y": y}),
     )
     .await
     .map_err(|e| ActError::not_delivered(e.to_string()))?;
-    dev.call("Input.dispatchMouseEvent", mouse("mousePressed"))
-        .await
-        .map_err(|e| ActError::uncertain(e.to_string()))?;
-    dev.call("Input.dispatchMouseEvent", mouse("mouseReleased"))
-        .await
-        .map_err(|e| ActError::uncertain(e.to_string()))?;
+    for n in 1..=clicks {
+        dev.call("Input.dispatchMouseEvent", mouse("mousePressed", x, y, n))
+            .await
+            .map_err(|e| ActError::uncertain(e.to_string()))?;
+        if hold_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(hold_ms)).await;
+        }
+        dev.call("Input.dispatchMouseEvent", mouse("mouseReleased", x, y, n))
+            .await
+            .map_err(|e| ActError::uncertain(e.to_string()))?;
+    }
+    settle(dev).await;
+    Ok(())
+}
+
+/// Clicks the element's centre with the left button.
+pub(super) async fn tap(dev: &WebDevice, el: &Element) -> Result<(), ActError> {
+    let at = center(dev, el).await;
+    click_at(dev, at, 1, 0).await
+}
+
+/// Double-clicks the element's centre (fires `click`, `click`, `dblclick`).
+pub(super) async fn double_tap(dev: &WebDevice, el: &Element) -> Result<(), ActError> {
+    let at = center(dev, el).await;
+    click_at(dev, at, 2, 0).await
+}
+
+/// Presses the element's centre for `hold_ms` (a desktop browser has no touch hold: a long
+/// mouse press, which fires `mousedown` … `mouseup` and `contextmenu`-free).
+pub(super) async fn long_press(
+    dev: &WebDevice,
+    el: &Element,
+    hold_ms: u64,
+) -> Result<(), ActError> {
+    let at = center(dev, el).await;
+    click_at(dev, at, 1, hold_ms).await
+}
+
+/// A swipe as the mouse wheel a desktop browser scrolls with: at `from` (device px), by the
+/// opposite of the finger's travel (`swipe up` scrolls the content down). `dpr` converts
+/// device px to CSS px.
+pub(super) async fn swipe(
+    dev: &WebDevice,
+    from: (f64, f64),
+    to: (f64, f64),
+    dpr: f64,
+) -> Result<(), ActError> {
+    let dpr = if dpr > 0.0 { dpr } else { 1.0 };
+    let (x, y) = (from.0 / dpr, from.1 / dpr);
+    let (dx, dy) = ((from.0 - to.0) / dpr, (from.1 - to.1) / dpr);
+    dev.call(
+        "Input.dispatchMouseEvent",
+        json!({"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}),
+    )
+    .await
+    .map_err(|e| ActError::not_delivered(e.to_string()))?;
+    // Wheel scrolling is asynchronous: give it a frame or two, then let the page settle.
+    tokio::time::sleep(Duration::from_millis(50)).await;
     settle(dev).await;
     Ok(())
 }

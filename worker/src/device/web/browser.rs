@@ -21,7 +21,8 @@ use crate::device::DeviceError;
 /// How long to wait for Chromium to write its DevTools port.
 pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A running Chromium owned by this process (killed when dropped).
+/// A running Chromium owned by this process (its whole process group is killed when
+/// dropped; see [`crate::device::child`]).
 pub struct Browser {
     _child: Child,
     /// The browser-level CDP connection.
@@ -32,6 +33,15 @@ pub struct Browser {
     pub user_data_dir: PathBuf,
     /// The navigation and dialog policy enforcer of this browser.
     pub guard: Arc<Guard>,
+}
+
+impl Drop for Browser {
+    /// SIGKILL to Chromium's process group: the browser, its zygote and renderers.
+    fn drop(&mut self) {
+        if let Some(pid) = self._child.id() {
+            crate::device::child::kill_group(pid, libc::SIGKILL);
+        }
+    }
 }
 
 fn running_as_root() -> bool {
@@ -98,8 +108,8 @@ impl Browser {
             .arg("about:blank")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::from(log))
-            .kill_on_drop(true);
+            .stderr(Stdio::from(log));
+        crate::device::child::own(&mut cmd);
         let mut child = cmd
             .spawn()
             .map_err(|e| DeviceError::Failed(format!("cannot start {}: {e}", binary.display())))?;

@@ -27,7 +27,7 @@ use argus_protocol::{Key, Platform};
 use async_trait::async_trait;
 use serde_json::json;
 
-use super::{ActError, Device, DeviceError};
+use super::{Act, ActError, DeviceError, Input, Observe, System};
 use browser::Browser;
 use cdp::Cdp;
 
@@ -214,19 +214,12 @@ impl WebDevice {
 }
 
 #[async_trait]
-impl Device for WebDevice {
+impl System for WebDevice {
     fn platform(&self) -> Platform {
         match self.owner {
             Owner::Launched(_) => Platform::Web,
             Owner::Attached { .. } => Platform::Electron,
         }
-    }
-
-    fn screen_px(&self) -> (u32, u32) {
-        (
-            (self.viewport.width as f64 * self.viewport.dpr).round() as u32,
-            (self.viewport.height as f64 * self.viewport.dpr).round() as u32,
-        )
     }
 
     async fn begin(&mut self) -> Result<(), DeviceError> {
@@ -325,6 +318,24 @@ impl Device for WebDevice {
         Ok(())
     }
 
+    async fn open(&mut self, url: &str) -> Result<(), ActError> {
+        actions::open(self, url).await
+    }
+
+    fn take_notes(&mut self) -> Vec<String> {
+        self.drain_notes()
+    }
+}
+
+#[async_trait]
+impl Observe for WebDevice {
+    fn screen_px(&self) -> (u32, u32) {
+        (
+            (self.viewport.width as f64 * self.viewport.dpr).round() as u32,
+            (self.viewport.height as f64 * self.viewport.dpr).round() as u32,
+        )
+    }
+
     async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError> {
         tree::observe(self, serial).await
     }
@@ -332,24 +343,39 @@ impl Device for WebDevice {
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
         screen::screenshot(self).await
     }
+}
 
-    async fn open(&mut self, url: &str) -> Result<(), ActError> {
-        actions::open(self, url).await
-    }
-
+#[async_trait]
+impl Act for WebDevice {
     async fn tap(&mut self, el: &Element) -> Result<(), ActError> {
         actions::tap(self, el).await
+    }
+
+    async fn double_tap(&mut self, el: &Element) -> Result<(), ActError> {
+        actions::double_tap(self, el).await
+    }
+
+    async fn long_press(&mut self, el: &Element, duration_ms: u64) -> Result<(), ActError> {
+        actions::long_press(self, el, duration_ms).await
     }
 
     async fn type_text(&mut self, el: &Element, text: &str) -> Result<(), ActError> {
         actions::type_text(self, el, text).await
     }
+}
 
+#[async_trait]
+impl Input for WebDevice {
     async fn key(&mut self, key: Key) -> Result<(), ActError> {
         actions::key(self, key).await
     }
 
-    fn take_notes(&mut self) -> Vec<String> {
-        self.drain_notes()
+    async fn swipe(
+        &mut self,
+        from: (f64, f64),
+        to: (f64, f64),
+        _duration_ms: u64,
+    ) -> Result<(), ActError> {
+        actions::swipe(self, from, to, self.viewport.dpr).await
     }
 }

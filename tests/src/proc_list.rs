@@ -1,0 +1,51 @@
+//! Lists processes through `/proc`: which live processes carry a marker in their
+//! environment. Every process a worker starts inherits its environment (the farm's unique
+//! `ARGUS_WORKER_DATA_DIR=…`), so after the worker has gone, a live process holding that
+//! entry is one it left behind. Zombies (state `Z`) are dead and not counted: nothing reaps
+//! orphans in a container whose PID 1 is not an init.
+
+/// `(pid, state, command line)` of every live, non-zombie process whose environment holds
+/// the exact entry `entry` (`NAME=value`).
+pub fn live_with_env(entry: &str) -> Vec<(u32, char, String)> {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == std::process::id() {
+            continue;
+        }
+        let Ok(env) = std::fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        if !env.split(|b| *b == 0).any(|v| v == entry.as_bytes()) {
+            continue;
+        }
+        let state = std::fs::read_to_string(e.path().join("stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.trim().chars().next())
+            })
+            .unwrap_or('?');
+        if state == 'Z' || state == 'X' {
+            continue;
+        }
+        let cmd = std::fs::read(e.path().join("cmdline"))
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .unwrap_or_default();
+        out.push((pid, state, cmd.chars().take(120).collect()));
+    }
+    out
+}
+
+/// Whether a live process with the marker `entry` has `name` as its executable's file name
+/// (`/proc/<pid>/comm`, e.g. `chromium`, `Xvfb`).
+pub fn has_live(entry: &str, name: &str) -> bool {
+    live_with_env(entry).iter().any(|(pid, _, _)| {
+        std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name)
+    })
+}

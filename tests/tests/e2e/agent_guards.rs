@@ -1,0 +1,231 @@
+//! Pins how the agent loop stops instead of spinning, against the scripted chat-completions
+//! stub (`argus_tests::chat_stub`: the real wire format, fixed answers — not a model) and a
+//! scripted device whose input log is the independent record of what was sent:
+//! the same action on the same target with no effect is never sent a third time; a re-plan
+//! identical to the plan that got stuck ends the run `failed` with that reason; a cancel
+//! during a slow model call ends the run `cancelled` within a second; a server that answers
+//! without `tool_calls` is switched to `response_format` with the tools' union schema and
+//! bounded `max_tokens`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use argus_infra::DirStore;
+use argus_perception::{Rect, Role};
+use argus_protocol::{JobSpec, Mode, ModelOverride, Platform, RunDetail, RunStatus};
+use argus_tests::chat_stub::{plan, ChatStub, Reply};
+use argus_tests::scripted_device::{Item, ScriptedDevice, Sent};
+use argus_worker::agent::AgentEnv;
+use argus_worker::events::MemorySink;
+use argus_worker::executor::{execute, RunInput};
+use serde_json::json;
+use uuid::Uuid;
+
+/// A form whose Save button never does anything; typing changes the Name field's value.
+fn device() -> ScriptedDevice {
+    let items = vec![
+        Item::new(Role::Textfield, "Name", Rect::new(40.0, 100.0, 400.0, 60.0)),
+        Item::new(Role::Button, "Save", Rect::new(40.0, 200.0, 200.0, 60.0)),
+    ];
+    ScriptedDevice::new((600, 800), items, |items, sent| {
+        if let Sent::Type { name, text } = sent {
+            if let Some(i) = items.iter_mut().find(|i| &i.name == name) {
+                i.value = Some(text.clone());
+            }
+        }
+    })
+}
+
+fn job(stub: &ChatStub) -> JobSpec {
+    let mut s = JobSpec::script(Platform::Android, None, "save the form".into());
+    s.mode = Mode::Llm;
+    s.model = Some(ModelOverride {
+        base_url: Some(stub.base_url.clone()),
+        model: Some("stub".into()),
+        ..Default::default()
+    });
+    s
+}
+
+async fn run(spec: JobSpec, dev: &mut ScriptedDevice, cancel: Arc<AtomicBool>) -> RunDetail {
+    let dir = std::env::temp_dir().join(format!("argus-guard-{}", Uuid::new_v4()));
+    let sink = Arc::new(MemorySink::default());
+    let input = RunInput {
+        run_id: Uuid::new_v4(),
+        attempt_id: Uuid::new_v4(),
+        device_id: "scripted".into(),
+        spec: spec.clone(),
+        agent: AgentEnv::default(),
+    };
+    execute(
+        &input,
+        dev,
+        &DirStore::new(dir.clone()),
+        sink.clone(),
+        cancel,
+    )
+    .await;
+    let mut d = RunDetail::new(input.run_id, Uuid::new_v4(), spec, chrono::Utc::now());
+    for ev in sink.events.lock().expect("events").iter() {
+        d.apply(ev);
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    d
+}
+
+fn taps(dev: &ScriptedDevice) -> usize {
+    dev.log
+        .lock()
+        .expect("log")
+        .sent
+        .iter()
+        .filter(|s| matches!(s, Sent::Tap { .. }))
+        .count()
+}
+
+fn tap_save() -> Reply {
+    Reply::Call(
+        "tap",
+        json!({"element": "{{id:Save}}", "observation": "{{obs}}"}),
+    )
+}
+
+fn type_name(text: &str) -> Reply {
+    Reply::Call(
+        "type",
+        json!({"element": "{{id:Name}}", "text": text, "observation": "{{obs}}"}),
+    )
+}
+
+#[tokio::test]
+async fn a_fruitless_action_is_not_sent_a_third_time() {
+    // Typing in between makes progress (A), so only the repeat guard can stop the third tap.
+    let stub = ChatStub::start(vec![
+        plan(&["save"]),
+        tap_save(),
+        type_name("a"),
+        tap_save(),
+        type_name("b"),
+        tap_save(),
+        plan(&["check the name", "done"]),
+        Reply::Call("finish", json!({})),
+        Reply::Call("finish", json!({})),
+    ])
+    .await;
+    let mut dev = device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(
+        taps(&dev),
+        2,
+        "the third tap on Save never reached the device"
+    );
+    let refused = d
+        .steps
+        .iter()
+        .flat_map(|s| s.actions.iter())
+        .find(|a| {
+            a.error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("not sent"))
+        })
+        .expect("the refusal is recorded");
+    assert!(
+        refused
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("button \"Save\"") && e.contains("2 times")),
+        "{:?}",
+        refused.error
+    );
+    // The re-plan prompt says what was tried.
+    let replan = argus_tests::chat_stub::last_user_text(&stub.requests()[6]);
+    assert!(replan.contains("not sent"), "{replan}");
+}
+
+#[tokio::test]
+async fn an_identical_replan_fails_the_run_with_the_reason() {
+    let stub = ChatStub::start(vec![
+        plan(&["save"]),
+        tap_save(),
+        tap_save(),
+        plan(&["save"]),
+        // Never reached: the run ends at the identical plan.
+        tap_save(),
+    ])
+    .await;
+    let mut dev = device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Failed);
+    let err = d.error.unwrap_or_default();
+    assert!(err.contains("identical"), "{err}");
+    assert_eq!(taps(&dev), 2);
+    assert_eq!(stub.remaining(), 1);
+}
+
+#[tokio::test]
+async fn cancel_during_a_model_call_ends_the_run_within_a_second() {
+    let stub = ChatStub::start(vec![
+        plan(&["save"]),
+        Reply::Slow(30_000, Box::new(tap_save())),
+    ])
+    .await;
+    let mut dev = device();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let set_at = Arc::new(std::sync::Mutex::new(None::<Instant>));
+    let at = set_at.clone();
+    tokio::spawn(async move {
+        // Well inside the 30 s answer.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        *at.lock().expect("lock") = Some(Instant::now());
+        flag.store(true, Ordering::Relaxed);
+    });
+    let d = run(job(&stub), &mut dev, cancel).await;
+    let ended = Instant::now();
+    let since = set_at
+        .lock()
+        .expect("lock")
+        .map(|t| ended - t)
+        .expect("cancel was set before the run ended");
+    assert_eq!(d.status, RunStatus::Cancelled, "{:?}", d.error);
+    assert!(
+        since < Duration::from_secs(1),
+        "ended {since:?} after cancel"
+    );
+    assert_eq!(taps(&dev), 0);
+}
+
+#[tokio::test]
+async fn a_server_without_tool_calls_gets_the_union_schema_and_few_tokens() {
+    let stub = ChatStub::start(vec![
+        plan(&["save"]),
+        Reply::CallAsContent(
+            "tap",
+            json!({"element": "{{id:Save}}", "observation": "{{obs}}"}),
+        ),
+        Reply::CallAsContent("finish", json!({})),
+    ])
+    .await;
+    let mut dev = device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(taps(&dev), 1, "the call salvaged from content was executed");
+    let reqs = stub.requests();
+    // First action request: native tools, bounded tokens.
+    assert!(reqs[1].get("tools").is_some());
+    assert!(reqs[1]["max_tokens"].as_u64().is_some_and(|m| m <= 160));
+    // After the answer without tool_calls: no tools, the union schema, the tools as text.
+    assert!(reqs[2].get("tools").is_none(), "{}", reqs[2]);
+    let schema = &reqs[2]["response_format"]["json_schema"]["schema"];
+    let branches = schema["anyOf"].as_array().map(Vec::len).unwrap_or(0);
+    assert_eq!(
+        branches,
+        reqs[1]["tools"].as_array().map(Vec::len).unwrap_or(0)
+    );
+    assert!(reqs[2]["max_tokens"].as_u64().is_some_and(|m| m <= 160));
+    assert!(reqs[2]["messages"][0]["content"]
+        .as_str()
+        .is_some_and(|c| c.contains("Tools:") && c.contains("tap(element, observation)")));
+}

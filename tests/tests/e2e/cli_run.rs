@@ -1,0 +1,163 @@
+//! Pins `argus run` (one job in-process, no services) as a user runs it: the real debug
+//! binary as a child process, on TodoMVC served locally with `examples/todomvc.steps`, and
+//! on a desktop app (mousepad under its own Xvfb + D-Bus, as `desktop.rs` uses). Each run
+//! must exit 0, write `report.html`, and every image the report references must exist in
+//! the run folder and decode as a PNG. The web run's effect is also read independently:
+//! the page's injected probe reports the final todo list.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use argus_tests::procs::argus_bin;
+use argus_tests::site::{Item, Site};
+use argus_tests::{png_size, Services};
+
+/// Runs `argus run` with `args` (output under `out`); returns (exit code, stdout, stderr).
+async fn argus_run(args: &[&str], out: &Path) -> (Option<i32>, String, String) {
+    let mut cmd = tokio::process::Command::new(argus_bin());
+    for (k, _) in std::env::vars() {
+        if k.starts_with("ARGUS_") && k != "ARGUS_CHROMIUM" {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.arg("run")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .env("RUST_LOG", "warn")
+        .kill_on_drop(true);
+    let o = tokio::time::timeout(Duration::from_secs(180), cmd.output())
+        .await
+        .expect("argus run finished within 180 s")
+        .expect("start argus run");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The `report.html` path `argus run` printed.
+fn report_path(stdout: &str) -> PathBuf {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("report: "))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no report line in {stdout}"))
+}
+
+/// Every `src="…"` / `href="…"` of the report that names a PNG, resolved against its folder;
+/// asserts each exists and decodes. Returns how many distinct images there were.
+fn assert_report_images(report: &Path) -> usize {
+    let html = std::fs::read_to_string(report).expect("read report.html");
+    let dir = report.parent().expect("run folder");
+    let mut seen = std::collections::BTreeSet::new();
+    for attr in ["src=\"", "href=\""] {
+        for part in html.split(attr).skip(1) {
+            let Some(target) = part.split('"').next() else {
+                continue;
+            };
+            if !target.ends_with(".png") {
+                continue;
+            }
+            assert!(
+                !target.starts_with('/') && !target.contains("://"),
+                "a local report links images relative to its folder: {target}"
+            );
+            seen.insert(target.to_string());
+        }
+    }
+    for target in &seen {
+        let bytes = std::fs::read(dir.join(target))
+            .unwrap_or_else(|e| panic!("{target} referenced by the report: {e}"));
+        let (w, h) =
+            png_size(&bytes).unwrap_or_else(|| panic!("{target} does not decode as a PNG"));
+        assert!(w > 0 && h > 0, "{target}: {w}x{h}");
+    }
+    seen.len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn argus_run_todomvc_writes_a_report_with_real_pngs() {
+    let services = Services::from_env();
+    let site = Site::start(services.todomvc_dir.clone()).await;
+    let token = format!("run-{}", &uuid::Uuid::new_v4().simple().to_string()[..10]);
+    let url = site.example_url("vanillajs", &token);
+    let steps = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/todomvc.steps");
+    let out = std::env::temp_dir().join(format!("argus-run-{token}"));
+    let chromium = services.chromium.display().to_string();
+    let (code, stdout, stderr) = argus_run(
+        &[
+            "--steps",
+            &steps.display().to_string(),
+            "--url",
+            &url,
+            "--chromium",
+            &chromium,
+        ],
+        &out,
+    )
+    .await;
+    assert_eq!(code, Some(0), "argus run failed:\n{stdout}\n{stderr}");
+    assert!(stdout.contains(" succeeded"), "{stdout}");
+    let report = report_path(&stdout);
+    assert!(report.starts_with(std::fs::canonicalize(&out).expect("out")));
+    let images = assert_report_images(&report);
+    // open + 9 steps (comments skipped), each action with a before and after screenshot.
+    assert!(images >= 20, "only {images} images in the report");
+    let state = site.state(&token).expect("the page reported its state");
+    assert_eq!(
+        state.items,
+        vec![Item {
+            text: "walk the dog".into(),
+            completed: false
+        }],
+        "the todo list as the page sees it"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+fn have(bin: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn argus_run_desktop_mousepad_writes_a_report_with_real_pngs() {
+    if !(have("Xvfb") && have("dbus-daemon") && have("mousepad")) {
+        eprintln!("SKIP: Xvfb, dbus-daemon or mousepad missing (deploy/dev-up.sh installs them)");
+        return;
+    }
+    let token = uuid::Uuid::new_v4().simple().to_string()[..10].to_string();
+    let out = std::env::temp_dir().join(format!("argus-run-desk-{token}"));
+    let steps = "type \"hello from argus run\" into the textfield below \"File\"\n\
+                 assert screen contains \"hello from argus run\"";
+    let (code, stdout, stderr) = argus_run(
+        &[
+            "--platform",
+            "desktop",
+            "--launch",
+            "mousepad",
+            "--screen",
+            "1024x768",
+            "--steps",
+            steps,
+        ],
+        &out,
+    )
+    .await;
+    assert_eq!(code, Some(0), "argus run failed:\n{stdout}\n{stderr}");
+    let report = report_path(&stdout);
+    let images = assert_report_images(&report);
+    assert!(images >= 4, "only {images} images in the report");
+    // Screenshots are of the whole X screen.
+    let dir = report.parent().expect("run folder").join("shots");
+    let first = std::fs::read_dir(&dir)
+        .expect("shots folder")
+        .flatten()
+        .next()
+        .expect("a screenshot");
+    let bytes = std::fs::read(first.path()).expect("read png");
+    assert_eq!(png_size(&bytes), Some((1024, 768)));
+    let _ = std::fs::remove_dir_all(&out);
+}

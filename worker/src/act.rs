@@ -1,0 +1,432 @@
+//! The one execution path of an [`Action`], whatever decided it (a script line, a model's
+//! tool call, the popup policy): `act(&Action, &Observation)` → [`Acted`].
+//!
+//! Aimed actions first wait for their target ([`crate::aim`]: exists, visible, enabled, not
+//! covered, stable across two observations — Playwright's actionability checks), then send
+//! one input through the device's capability traits, repeating it only when it failed
+//! `not_delivered`; checks (`wait for`, `assert`) read observations; every acting kind ends
+//! with a fresh observation for the reflector and the after-screenshot's mask.
+
+use std::time::{Duration, Instant};
+
+use argus_perception::elements::collapse_ws;
+use argus_perception::{Element, Observation, Tri};
+use argus_protocol::action::{SWIPE_FRACTION, SWIPE_MS};
+use argus_protocol::{Action, ActionTimings, Aim, Direction, Disposition, Key};
+
+use crate::aim::Aimed;
+use crate::device::web::guard::notes_suffix;
+use crate::device::{ActError, ActErrorKind};
+use crate::executor::{ms, targeted, Exec, Outcome};
+use crate::resolve::{resolve, Purpose};
+
+/// Automatic repeats of an input that failed `not_delivered`.
+pub const NOT_DELIVERED_RETRIES: u32 = 2;
+/// Poll interval of `wait for`.
+const WAIT_POLL: Duration = Duration::from_millis(100);
+
+/// One device input.
+pub(crate) enum Input<'e> {
+    Tap(&'e Element),
+    DoubleTap(&'e Element),
+    LongPress(&'e Element, u64),
+    Type(&'e Element, &'e str),
+    Swipe((f64, f64), (f64, f64)),
+    Key(Key),
+    Open(&'e str),
+}
+
+/// What acting did: the outcome, the point acted at (device px, for a model's point), and the
+/// observation after acting (acting kinds only).
+pub(crate) struct Acted {
+    pub(crate) out: Outcome,
+    pub(crate) point: Option<(f64, f64)>,
+    pub(crate) after: Option<Observation>,
+}
+
+impl Acted {
+    fn done(out: Outcome) -> Acted {
+        Acted {
+            out,
+            point: None,
+            after: None,
+        }
+    }
+}
+
+/// First 200 chars of the visible text, for failure messages.
+pub(crate) fn excerpt(obs: &Observation) -> String {
+    let t: String = obs.text.chars().take(200).collect();
+    if obs.text.chars().count() > 200 {
+        format!("{t:?}…")
+    } else {
+        format!("{t:?}")
+    }
+}
+
+/// Start and end of a swipe in `direction` across `area` (device px): centred,
+/// [`SWIPE_FRACTION`] of the area's size along the axis.
+pub fn swipe_points(
+    direction: Direction,
+    area: argus_perception::Rect,
+) -> ((f64, f64), (f64, f64)) {
+    let (cx, cy) = area.center();
+    let (vx, vy) = direction.vector();
+    let (dx, dy) = (
+        vx * area.w * SWIPE_FRACTION / 2.0,
+        vy * area.h * SWIPE_FRACTION / 2.0,
+    );
+    ((cx - dx, cy - dy), (cx + dx, cy + dy))
+}
+
+impl Exec<'_> {
+    /// Performs `action` against `obs` (see the module docs). Timings go into `t`. What
+    /// the device noticed meanwhile (requests the navigation policy blocked, JavaScript
+    /// dialogs it answered) is appended to the action's detail.
+    pub(crate) async fn act(
+        &mut self,
+        action: &Action,
+        obs: &Observation,
+        t: &mut ActionTimings,
+    ) -> Acted {
+        let mut acted = self.act_once(action, obs, t).await;
+        let notes = self.dev.take_notes();
+        acted.out.detail.push_str(&notes_suffix(&notes));
+        acted
+    }
+
+    /// [`Self::act`] without the device's notes.
+    async fn act_once(
+        &mut self,
+        action: &Action,
+        obs: &Observation,
+        t: &mut ActionTimings,
+    ) -> Acted {
+        let out = Outcome::new(action.describe());
+        if let Some(named) = action.observation() {
+            if named != obs.serial {
+                return Acted::done(out.fail(format!(
+                    "stale: the call names observation {named} but the screen is observation {}; element ids are valid for one observation only — not applied",
+                    obs.serial
+                )));
+            }
+        }
+        match action {
+            Action::WaitFor { text, timeout_ms } => {
+                Acted::done(self.wait_for(out, text, *timeout_ms, obs, t).await)
+            }
+            Action::Sleep { ms: d } => {
+                tokio::time::sleep(Duration::from_millis(*d)).await;
+                Acted::done(out)
+            }
+            Action::AssertContains { text } => Acted::done(if obs.contains_text(text) {
+                out
+            } else {
+                out.fail(format!(
+                    "the screen does not contain {text:?}; it shows: {}",
+                    excerpt(obs)
+                ))
+            }),
+            Action::AssertNotContains { text } => Acted::done(if obs.contains_text(text) {
+                out.fail(format!("the screen contains {text:?}"))
+            } else {
+                out
+            }),
+            Action::Finish { .. } => Acted::done(out),
+            Action::Fail { reason } => Acted::done(out.fail(reason.clone())),
+            Action::Open { url } => self.unaimed(out, Input::Open(url), t).await,
+            Action::Key { key } => self.unaimed(out, Input::Key(*key), t).await,
+            Action::Swipe { direction, on } => self.swipe(out, *direction, on, obs, t).await,
+            Action::Tap { target }
+            | Action::DoubleTap { target }
+            | Action::LongPress { target, .. }
+            | Action::SetChecked { target, .. }
+            | Action::Type { target, .. } => self.aimed(out, action, target, obs, t).await,
+        }
+    }
+
+    async fn wait_for(
+        &mut self,
+        mut out: Outcome,
+        text: &str,
+        timeout_ms: u64,
+        obs: &Observation,
+        t: &mut ActionTimings,
+    ) -> Outcome {
+        let deadline = Instant::now() + Duration::from_millis(timeout_ms);
+        let mut current = obs.contains_text(text);
+        while !current && Instant::now() < deadline {
+            tokio::time::sleep(WAIT_POLL).await;
+            let start = Instant::now();
+            let o = self.observe().await;
+            t.perceive_ms += ms(start);
+            match o {
+                Ok(o) => current = o.contains_text(text),
+                Err(e) => {
+                    out.infra = true;
+                    return out.fail(format!("cannot observe the screen: {e}"));
+                }
+            }
+        }
+        if !current {
+            return out.fail(format!(
+                "{text:?} did not appear within {timeout_ms} ms; screen shows: {}",
+                excerpt(obs)
+            ));
+        }
+        out
+    }
+
+    /// An input with no target (open, key), then a fresh observation.
+    async fn unaimed(&mut self, out: Outcome, input: Input<'_>, t: &mut ActionTimings) -> Acted {
+        let s0 = Instant::now();
+        let out = self.input(out, input).await;
+        t.act_ms += ms(s0);
+        let after = self.observe_timed(t).await;
+        Acted {
+            out,
+            point: None,
+            after,
+        }
+    }
+
+    async fn observe_timed(&mut self, t: &mut ActionTimings) -> Option<Observation> {
+        let s0 = Instant::now();
+        let o = self.observe().await.ok();
+        t.perceive_ms += ms(s0);
+        o
+    }
+
+    /// A swipe across the target (waited for like any target) or the middle of the screen.
+    /// A vertical screen swipe on a device without swipes falls back to PageUp / PageDown.
+    async fn swipe(
+        &mut self,
+        mut out: Outcome,
+        direction: Direction,
+        on: &Option<Aim>,
+        obs: &Observation,
+        t: &mut ActionTimings,
+    ) -> Acted {
+        let area = match on {
+            Some(aim) => match self.wait_aim(aim, obs, Purpose::Tap, 0, t).await {
+                Ok(Aimed { el, .. }) => {
+                    out.target = Some(targeted(&el));
+                    el.bbox_px
+                }
+                Err(m) => return Acted::done(out.fail(m)),
+            },
+            None => {
+                let (w, h) = obs.screen.device_size();
+                argus_perception::Rect::new(0.0, 0.0, w as f64, h as f64)
+            }
+        };
+        let (from, to) = swipe_points(direction, area);
+        let s0 = Instant::now();
+        let mut res = self.send(&Input::Swipe(from, to)).await;
+        if let Err(e) = &res {
+            let fallback = match direction {
+                Direction::Up => Some(Key::PageDown),
+                Direction::Down => Some(Key::PageUp),
+                _ => None,
+            };
+            if let (ActErrorKind::NotSupported, None, Some(k)) = (e.kind, on, fallback) {
+                out.detail
+                    .push_str(&format!(" (as {}: no swipe here)", k.as_str()));
+                res = self.send(&Input::Key(k)).await;
+            }
+        }
+        t.act_ms += ms(s0);
+        let out = match res {
+            Ok(()) => {
+                out.disposition = Disposition::DeliveredUnverified;
+                out
+            }
+            Err(e) => out.act_error(e),
+        };
+        let after = self.observe_timed(t).await;
+        Acted {
+            out,
+            point: None,
+            after,
+        }
+    }
+
+    /// Tap, double tap, long press, type and check/uncheck: wait for the target, act, verify
+    /// what can be verified (a typed value, a checked state).
+    async fn aimed(
+        &mut self,
+        mut out: Outcome,
+        action: &Action,
+        aim: &Aim,
+        obs: &Observation,
+        t: &mut ActionTimings,
+    ) -> Acted {
+        let (purpose, extra) = match action {
+            Action::Type { text, .. } => (Purpose::Type, crate::aim::type_extra_wait_ms(text)),
+            _ => (Purpose::Tap, 0),
+        };
+        let Aimed { el, point } = match self.wait_aim(aim, obs, purpose, extra, t).await {
+            Ok(a) => a,
+            Err(m) => return Acted::done(out.fail(m)),
+        };
+        out.target = Some(targeted(&el));
+        out.detail = match action {
+            Action::Tap { .. } => format!("tap {}", el.describe()),
+            Action::DoubleTap { .. } => format!("double tap {}", el.describe()),
+            Action::LongPress { duration_ms, .. } => {
+                format!("long press {} for {duration_ms} ms", el.describe())
+            }
+            Action::SetChecked { checked, .. } => format!(
+                "{} {}",
+                if *checked { "check" } else { "uncheck" },
+                el.describe()
+            ),
+            Action::Type { text, .. } => {
+                format!("type {} chars into {}", text.chars().count(), el.describe())
+            }
+            _ => out.detail,
+        };
+        let s0 = Instant::now();
+        let out = match action {
+            Action::Tap { .. } => self.input(out, Input::Tap(&el)).await,
+            Action::DoubleTap { .. } => self.input(out, Input::DoubleTap(&el)).await,
+            Action::LongPress { duration_ms, .. } => {
+                self.input(out, Input::LongPress(&el, *duration_ms)).await
+            }
+            Action::SetChecked { checked, .. } if el.checked.is_yes() == *checked => {
+                out.detail.push_str(" (already in that state)");
+                t.act_ms += ms(s0);
+                return Acted {
+                    out,
+                    point,
+                    after: None,
+                };
+            }
+            Action::SetChecked { .. } => self.input(out, Input::Tap(&el)).await,
+            Action::Type { text, .. } => match self.agent.secrets.resolve(text) {
+                Err(m) => out.fail(m),
+                Ok(real) => self.input(out, Input::Type(&el, &real)).await,
+            },
+            _ => out,
+        };
+        t.act_ms += ms(s0);
+        let after = self.observe_timed(t).await;
+        let out = match (&after, action) {
+            (Some(a), Action::SetChecked { target, checked }) if out.ok => {
+                verify_checked(out, a, target, &el, *checked)
+            }
+            (Some(a), Action::Type { text, .. }) if out.ok && !el.password.is_yes() => {
+                // A password field's value is never read back.
+                verify_typed(out, a, &el, text)
+            }
+            _ => out,
+        };
+        Acted { out, point, after }
+    }
+
+    pub(crate) async fn send(&mut self, input: &Input<'_>) -> Result<(), ActError> {
+        match input {
+            Input::Tap(el) => self.dev.tap(el).await,
+            Input::DoubleTap(el) => self.dev.double_tap(el).await,
+            Input::LongPress(el, d) => self.dev.long_press(el, *d).await,
+            Input::Type(el, text) => self.dev.type_text(el, text).await,
+            Input::Swipe(a, b) => self.dev.swipe(*a, *b, SWIPE_MS).await,
+            Input::Key(k) => self.dev.key(*k).await,
+            Input::Open(u) => self.dev.open(u).await,
+        }
+    }
+
+    /// Runs an input; repeats it only when it failed `not_delivered` (nothing reached the
+    /// device), at most [`NOT_DELIVERED_RETRIES`] times — never a `not_supported` one. Any
+    /// other failure is final: a `delivery_uncertain` input may have landed and is never
+    /// sent again automatically.
+    pub(crate) async fn input(&mut self, mut out: Outcome, input: Input<'_>) -> Outcome {
+        let mut tries = 0;
+        loop {
+            match self.send(&input).await {
+                Ok(()) => {
+                    out.disposition = Disposition::DeliveredUnverified;
+                    if tries > 0 {
+                        out.detail
+                            .push_str(&format!(" (repeated {tries}× after not_delivered)"));
+                    }
+                    return out;
+                }
+                Err(e)
+                    if e.disposition == Disposition::NotDelivered
+                        && e.kind == ActErrorKind::Failed
+                        && tries < NOT_DELIVERED_RETRIES =>
+                {
+                    tries += 1;
+                    tracing::info!(run_id = %self.run_id, "input not delivered; repeating it");
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                Err(e) => return out.act_error(e),
+            }
+        }
+    }
+}
+
+/// After a check/uncheck tap: the element (found again by its target, or by its node) must
+/// be in the wanted state.
+fn verify_checked(
+    mut out: Outcome,
+    after: &Observation,
+    aim: &Aim,
+    before: &Element,
+    checked: bool,
+) -> Outcome {
+    let now = match aim {
+        Aim::Target(t) => resolve(after, t, Purpose::Tap).ok(),
+        _ => after
+            .elements
+            .iter()
+            .find(|e| e.node_ref == before.node_ref),
+    };
+    match now {
+        Some(now) if now.checked.is_yes() == checked => {
+            out.disposition = Disposition::DeliveredVerified;
+            out
+        }
+        Some(now) if now.checked != Tri::Unknown => out.fail(format!(
+            "{} is still {} after the tap",
+            now.describe(),
+            if checked { "unchecked" } else { "checked" }
+        )),
+        _ => out,
+    }
+}
+
+/// After typing: the element's value holds the typed text (then `delivered_verified`).
+fn verify_typed(mut out: Outcome, after: &Observation, el: &Element, text: &str) -> Outcome {
+    let want = collapse_ws(text);
+    let landed = after.elements.iter().any(|e| {
+        e.node_ref == el.node_ref
+            && e.value
+                .as_deref()
+                .is_some_and(|v| collapse_ws(v).contains(&want))
+    });
+    if landed {
+        out.disposition = Disposition::DeliveredVerified;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use argus_perception::Rect;
+
+    #[test]
+    fn swipes_are_centred_along_their_axis() {
+        let screen = Rect::new(0.0, 0.0, 1000.0, 2000.0);
+        assert_eq!(
+            swipe_points(Direction::Up, screen),
+            ((500.0, 1400.0), (500.0, 600.0))
+        );
+        assert_eq!(
+            swipe_points(Direction::Right, screen),
+            ((300.0, 1000.0), (700.0, 1000.0))
+        );
+    }
+}
