@@ -18,7 +18,6 @@ use argus_protocol::{
 };
 use argus_tests::chat_stub::{plan, ChatStub, Reply};
 use argus_tests::scripted_device::{Inject, Item, ScriptedDevice, Sent};
-use argus_worker::agent::AgentEnv;
 use argus_worker::events::MemorySink;
 use argus_worker::executor::{execute, RunInput};
 use serde_json::json;
@@ -40,7 +39,7 @@ async fn run(spec: JobSpec, dev: &mut ScriptedDevice) -> RunDetail {
         attempt_id: Uuid::new_v4(),
         device_id: "scripted".into(),
         spec: spec.clone(),
-        agent: farm_env(&spec),
+        agent: argus_tests::chat_stub::agent_env_for(&spec),
     };
     execute(
         &input,
@@ -56,17 +55,6 @@ async fn run(spec: JobSpec, dev: &mut ScriptedDevice) -> RunDetail {
     }
     let _ = std::fs::remove_dir_all(dir);
     d
-}
-
-/// The worker's agent settings as a farm serving the job's stub endpoint would have them.
-fn farm_env(spec: &JobSpec) -> AgentEnv {
-    let mut env = AgentEnv::default();
-    env.config.endpoints = spec
-        .model
-        .iter()
-        .filter_map(|m| m.base_url.clone())
-        .collect();
-    env
 }
 
 fn job(mode: Mode, text: &str, stub: &ChatStub) -> JobSpec {

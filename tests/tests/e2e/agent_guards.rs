@@ -16,7 +16,6 @@ use argus_perception::{Rect, Role};
 use argus_protocol::{JobSpec, Mode, ModelOverride, Platform, RunDetail, RunStatus};
 use argus_tests::chat_stub::{plan, ChatStub, Reply};
 use argus_tests::scripted_device::{Item, ScriptedDevice, Sent};
-use argus_worker::agent::AgentEnv;
 use argus_worker::events::MemorySink;
 use argus_worker::executor::{execute, RunInput};
 use serde_json::json;
@@ -56,7 +55,7 @@ async fn run(spec: JobSpec, dev: &mut ScriptedDevice, cancel: Arc<AtomicBool>) -
         attempt_id: Uuid::new_v4(),
         device_id: "scripted".into(),
         spec: spec.clone(),
-        agent: AgentEnv::default(),
+        agent: argus_tests::chat_stub::agent_env_for(&spec),
     };
     execute(
         &input,
