@@ -396,6 +396,11 @@ async fn pages_reach_only_the_allowed_app() {
         all.contains("confirm dialog \"Delete everything?\" dismissed"),
         "{all}"
     );
+    assert_eq!(
+        all.matches("confirm dialog").count(),
+        1,
+        "noted once: {all}"
+    );
     let results = state.results.lock().expect("lock").clone();
     assert!(
         results.iter().any(|v| v["confirm"] == json!(false)),
@@ -500,4 +505,82 @@ async fn argus_services_stay_unreachable_even_when_allow_listed() {
     }
     let all = details(&d);
     assert!(all.contains("never reachable from a page"), "{all}");
+}
+
+/// An app Argus attached to (Electron; Chromium stands in, as in `electron.rs`): its dialogs
+/// are answered and recorded too, and its own `data:` page is not policed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn attached_app_dialogs_are_answered_and_recorded() {
+    let chromium = std::env::var("ARGUS_CHROMIUM").unwrap_or("/usr/lib/chromium/chromium".into());
+    let dir = std::env::temp_dir().join(format!("argus-nav-app-{}", uuid::Uuid::new_v4().simple()));
+    let profile = dir.join("profile");
+    let _app = tokio::process::Command::new(&chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(
+            "data:text/html,<title>App</title><button onclick=\"document.title = \
+             confirm('Quit the app?') ? 'yes' : 'no'; \
+             document.getElementById('o').textContent = 'answered'\">Quit</button><p id=o>idle</p>",
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the stand-in app");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let port = loop {
+        if let Ok(s) = std::fs::read_to_string(profile.join("DevToolsActivePort")) {
+            if let Some(p) = s.lines().next().and_then(|l| l.trim().parse::<u16>().ok()) {
+                break p;
+            }
+        }
+        assert!(Instant::now() < deadline, "no DevTools port");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let base = format!("http://127.0.0.1:{port}");
+    let farm = Farm::start(FarmOptions {
+        platform: argus_protocol::Platform::Electron,
+        drivers: argus_worker::DriverConfig {
+            cdp_url: Some(base.clone()),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .await;
+    let t0 = Instant::now();
+    let d = run(
+        &farm,
+        json!({"platform": "electron", "instruction": "tap \"Quit\"\nwait for \"answered\""}),
+    )
+    .await;
+    assert_eq!(
+        d.status.as_str(),
+        "succeeded",
+        "{:?}\n{}",
+        d.error,
+        details(&d)
+    );
+    assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", t0.elapsed());
+    let all = details(&d);
+    assert!(
+        all.contains("confirm dialog \"Quit the app?\" dismissed"),
+        "{all}"
+    );
+    // The app itself says the dialog was cancelled.
+    let pages: Vec<Value> = reqwest::get(format!("{base}/json/list"))
+        .await
+        .expect("json/list")
+        .json()
+        .await
+        .expect("json");
+    assert!(pages.iter().any(|p| p["title"] == "no"), "{pages:?}");
+    drop(farm);
+    let _ = std::fs::remove_dir_all(dir);
 }

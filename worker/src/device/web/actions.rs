@@ -41,7 +41,7 @@ pub(super) async fn open(dev: &WebDevice, url: &str) -> Result<(), ActError> {
             "open blocked by the navigation policy: {why}"
         )));
     }
-    if let Some(g) = dev.guard() {
+    if let Some(g) = dev.host_guard() {
         if let Err(why) = g.check_url(url).await {
             return Err(ActError::refused(format!(
                 "open blocked by the navigation policy: {why}"

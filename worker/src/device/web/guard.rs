@@ -39,7 +39,11 @@ pub enum DialogPolicy {
 /// Notes per browser context, and which context each CDP session belongs to.
 #[derive(Default)]
 struct State {
+    /// Session → where its notes go (a browser context id).
     contexts: HashMap<String, String>,
+    /// Target → the one session that armed it (a run's own `attachToTarget` opens a second
+    /// session on its page; arming both would decide every request and dialog twice).
+    armed: HashMap<String, String>,
     notes: HashMap<String, Vec<String>>,
 }
 
@@ -47,6 +51,9 @@ struct State {
 pub struct Guard {
     state: Mutex<State>,
     policy: Arc<HostPolicy>,
+    /// Whether new targets are armed (a launched browser) or only watched sessions get
+    /// their dialogs answered (an attached app).
+    arm: bool,
 }
 
 /// `s` cut to [`NOTE_CHARS`] chars on one line.
@@ -68,10 +75,36 @@ impl Guard {
         policy: HostPolicy,
         dialogs: DialogPolicy,
     ) -> Result<Arc<Guard>, super::cdp::CdpError> {
+        let guard = Guard::spawn(cdp.clone(), policy, dialogs, true);
+        cdp.call(
+            None,
+            "Target.setAutoAttach",
+            json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
+        )
+        .await?;
+        Ok(guard)
+    }
+
+    /// Dialogs only, on the sessions named with [`Guard::watch`]: for an app Argus attached
+    /// to (Electron), whose own `file:` loads are not the job's to police.
+    pub fn dialogs_only(cdp: Arc<Cdp>, dialogs: DialogPolicy) -> Arc<Guard> {
+        Guard::spawn(cdp, HostPolicy::default(), dialogs, false)
+    }
+
+    /// Files the notes of `session_id` under `key`.
+    pub fn watch(&self, session_id: &str, key: &str) {
+        if let Ok(mut s) = self.state.lock() {
+            s.contexts.insert(session_id.to_string(), key.to_string());
+        }
+    }
+
+    /// The event task, without arming any target.
+    fn spawn(cdp: Arc<Cdp>, policy: HostPolicy, dialogs: DialogPolicy, arm: bool) -> Arc<Guard> {
         let policy = Arc::new(policy);
         let guard = Arc::new(Guard {
             state: Mutex::new(State::default()),
             policy: policy.clone(),
+            arm,
         });
         let mut events = cdp.events();
         let g = guard.clone();
@@ -87,13 +120,7 @@ impl Guard {
                 }
             }
         });
-        cdp.call(
-            None,
-            "Target.setAutoAttach",
-            json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
-        )
-        .await?;
-        Ok(guard)
+        guard
     }
 
     /// Decides a URL before a job navigates to it (the same check every request gets).
@@ -143,20 +170,29 @@ impl Guard {
         ev: CdpEvent,
     ) {
         match ev.method.as_str() {
-            "Target.attachedToTarget" => {
+            "Target.attachedToTarget" if self.arm => {
                 let p = &ev.params;
                 let Some(sid) = p["sessionId"].as_str().map(String::from) else {
                     return;
                 };
                 let info = &p["targetInfo"];
+                let target = info["targetId"].as_str().unwrap_or_default().to_string();
                 let kind = info["type"].as_str().unwrap_or_default().to_string();
                 let ctx = info["browserContextId"]
                     .as_str()
                     .map(String::from)
                     .or_else(|| self.context_of(ev.session_id.as_deref()));
-                if let (Some(ctx), Ok(mut s)) = (ctx, self.state.lock()) {
+                let Ok(mut s) = self.state.lock() else {
+                    return;
+                };
+                if s.armed.contains_key(&target) {
+                    return;
+                }
+                s.armed.insert(target, sid.clone());
+                if let Some(ctx) = ctx {
                     s.contexts.insert(sid.clone(), ctx);
                 }
+                drop(s);
                 let cdp = cdp.clone();
                 tokio::spawn(async move { arm(&cdp, &sid, &kind).await });
             }
@@ -164,6 +200,7 @@ impl Guard {
                 if let (Some(sid), Ok(mut s)) = (ev.params["sessionId"].as_str(), self.state.lock())
                 {
                     s.contexts.remove(sid);
+                    s.armed.retain(|_, armed_by| armed_by != sid);
                 }
             }
             "Fetch.requestPaused" => {

@@ -55,7 +55,12 @@ enum Owner {
     Launched(Arc<Browser>),
     /// Argus attached to it (Electron): windows are only attached to and detached from.
     /// `http` is the DevTools HTTP base (`http://host:port`), when known.
-    Attached { cdp: Arc<Cdp>, http: Option<String> },
+    /// `guard` answers the window's JavaScript dialogs.
+    Attached {
+        cdp: Arc<Cdp>,
+        http: Option<String>,
+        guard: Arc<guard::Guard>,
+    },
 }
 
 /// One slot of a Chromium browser, or one attached Electron app.
@@ -79,31 +84,42 @@ impl WebDevice {
     /// (`http`: its DevTools HTTP base, used to find the newest window); `viewport` is a
     /// first guess, measured again at every `begin`.
     pub fn attached(cdp: Arc<Cdp>, http: Option<String>, viewport: Viewport) -> WebDevice {
+        let guard = guard::Guard::dialogs_only(cdp.clone(), guard::DialogPolicy::Dismiss);
         WebDevice {
-            owner: Owner::Attached { cdp, http },
+            owner: Owner::Attached { cdp, http, guard },
             viewport,
             session: None,
         }
     }
 
-    /// The policy enforcer of a launched browser (`None` when attached to an app).
-    fn guard(&self) -> Option<&guard::Guard> {
+    /// The dialog (and, on a launched browser, navigation) policy enforcer.
+    fn guard(&self) -> &guard::Guard {
+        match &self.owner {
+            Owner::Launched(b) => &b.guard,
+            Owner::Attached { guard, .. } => guard,
+        }
+    }
+
+    /// The host-policy enforcer: a launched browser's guard (`None` when attached to an app,
+    /// which loads its own resources).
+    fn host_guard(&self) -> Option<&guard::Guard> {
         match &self.owner {
             Owner::Launched(b) => Some(&b.guard),
             Owner::Attached { .. } => None,
         }
     }
 
-    /// The run's browser context, when Argus made one.
-    fn context_id(&self) -> Option<&str> {
-        self.session.as_ref().and_then(|s| s.context_id.as_deref())
+    /// Where this run's notes are filed: its browser context, or its session on an app.
+    fn notes_key(&self) -> Option<&str> {
+        let s = self.session.as_ref()?;
+        Some(s.context_id.as_deref().unwrap_or(&s.session_id))
     }
 
     /// Blocked requests and answered dialogs of this run since the last call.
     fn drain_notes(&self) -> Vec<String> {
-        match (self.guard(), self.context_id()) {
-            (Some(g), Some(ctx)) => g.take_notes(ctx),
-            _ => Vec::new(),
+        match self.notes_key() {
+            Some(key) => self.guard().take_notes(key),
+            None => Vec::new(),
         }
     }
 
@@ -168,6 +184,7 @@ impl WebDevice {
             .await
             .map_err(fail)?;
         let session_id = att["sessionId"].as_str().unwrap_or_default().to_string();
+        self.guard().watch(&session_id, &session_id);
         self.session = Some(Session {
             context_id: None,
             session_id,
@@ -287,9 +304,7 @@ impl System for WebDevice {
                 context_id: Some(ctx),
                 ..
             }) => {
-                if let Some(g) = self.guard() {
-                    g.forget(&ctx);
-                }
+                self.guard().forget(&ctx);
                 self.cdp()
                     .call(
                         None,
@@ -303,6 +318,7 @@ impl System for WebDevice {
                 context_id: None,
                 session_id,
             }) => {
+                self.guard().forget(&session_id);
                 // Attached to someone else's window: let go of it, never close it.
                 let _ = self
                     .cdp()
