@@ -43,8 +43,9 @@ stop_pid() {
   local name=$1 pid=$2
   kill -0 "$pid" 2>/dev/null || return 0
   kill -TERM "$pid" 2>/dev/null || true
+  local t0=$SECONDS
   for _ in $(seq 1 150); do
-    kill -0 "$pid" 2>/dev/null || { log "stopped $name (pid $pid)"; return 0; }
+    kill -0 "$pid" 2>/dev/null || { log "stopped $name (pid $pid, $((SECONDS - t0)) s)"; return 0; }
     sleep 0.1
   done
   log "$name (pid $pid) ignored SIGTERM for 15 s; killing it"

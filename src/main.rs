@@ -98,6 +98,29 @@ mod tests {
         Cli::command().debug_assert();
     }
 
+    /// clap does not check environment variables: two args of one subcommand reading the
+    /// same `ARGUS_…` variable would silently take one value for two settings.
+    #[test]
+    fn no_subcommand_reads_one_env_var_twice() {
+        fn walk(cmd: &clap::Command, path: &str) {
+            let mut seen = std::collections::BTreeMap::new();
+            for a in cmd.get_arguments() {
+                if let Some(env) = a.get_env() {
+                    let env = env.to_string_lossy().into_owned();
+                    if let Some(other) = seen.insert(env.clone(), a.get_id().to_string()) {
+                        panic!("{path}: {env} is read by both {other} and {}", a.get_id());
+                    }
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()));
+            }
+        }
+        let mut cmd = Cli::command();
+        cmd.build();
+        walk(&cmd, "argus");
+    }
+
     /// `argus run` flattens the model config: the run's limit and the model call's limit are
     /// two distinct flags.
     #[test]

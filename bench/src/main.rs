@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use argus_coordinator::store::claim::CLASS_CANDIDATES_SQL;
+use argus_coordinator::store::claim::class_candidates_sql;
 use argus_coordinator::CoordinatorConfig;
 use argus_protocol::subjects::Subjects;
 use argus_protocol::{
@@ -243,7 +243,7 @@ async fn phases(
 
     out.push(
         "EXPLAIN of the claim's candidate query, one per class of identical free slots \
-         (coordinator/src/store/claim.rs CLASS_CANDIDATES_SQL, 256 slots, 60,000 queued):"
+         (migrations/0006_claim_one_text.sql via class_candidates_sql, 256 slots, 60,000 queued):"
             .into(),
     );
     for l in plan_text.lines() {
@@ -655,7 +655,8 @@ async fn dispatch_phase(
         .await?;
     sqlx::query("analyze jobs").execute(&farm.pool).await?;
     let plan = if explain {
-        let rows: Vec<(String,)> = sqlx::query_as(&format!("explain {CLASS_CANDIDATES_SQL}"))
+        let query = class_candidates_sql().context("candidate query in migration 0006")?;
+        let rows: Vec<(String,)> = sqlx::query_as(&format!("explain {query}"))
             .bind("web")
             .bind(serde_json::json!({"browser": "chromium"}))
             .bind(Vec::<String>::new())

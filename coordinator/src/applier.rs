@@ -13,23 +13,28 @@ use async_nats::jetstream::consumer::{pull, AckPolicy};
 use async_nats::jetstream::AckKind;
 use tokio::sync::Notify;
 
+use crate::drain::Stop;
 use crate::store::events::{apply, apply_batch, Applied};
 use crate::AppState;
 
 /// Most events applied in one transaction (one pull batch).
 const APPLY_BATCH: usize = 256;
 
-/// Runs until the process ends, reconnecting the consumer after errors.
-pub async fn run(state: AppState, wake: Arc<Notify>) {
-    loop {
-        if let Err(e) = consume(&state, &wake).await {
+/// Runs until `stop`, reconnecting the consumer after errors; a batch already received is
+/// applied and acked first.
+pub async fn run(state: AppState, wake: Arc<Notify>, mut stop: Stop) {
+    while !stop.is_stopped() {
+        if let Err(e) = consume(&state, &wake, &mut stop).await {
             tracing::warn!(error = %e, "event consumer stopped; restarting in 1 s");
         }
-        tokio::time::sleep(Duration::from_secs(1)).await;
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+            _ = stop.wait() => {}
+        }
     }
 }
 
-async fn consume(state: &AppState, wake: &Notify) -> anyhow::Result<()> {
+async fn consume(state: &AppState, wake: &Notify, stop: &mut Stop) -> anyhow::Result<()> {
     let stream = state.js.get_stream(state.subjects.events_stream()).await?;
     let name = state.subjects.coordinator_consumer();
     let consumer = stream
@@ -57,7 +62,15 @@ async fn consume(state: &AppState, wake: &Notify) -> anyhow::Result<()> {
         .await?;
     // Take what has already arrived (up to one pull batch) and apply it in one
     // transaction; acks follow the commit.
-    while let Some(batch) = argus_infra::nats::next_batch(&mut messages, APPLY_BATCH).await {
+    loop {
+        // Waiting for events stops at once on drain; messages pulled but not yet handed
+        // out are redelivered to another coordinator after the ack wait.
+        let next = tokio::select! {
+            biased;
+            _ = stop.wait() => return Ok(()),
+            next = argus_infra::nats::next_batch(&mut messages, APPLY_BATCH) => next,
+        };
+        let Some(batch) = next else { break };
         let batch = batch?;
         let mut events = Vec::with_capacity(batch.len());
         let mut msgs = Vec::with_capacity(batch.len());

@@ -12,13 +12,14 @@ use argus_protocol::Assignment;
 use tokio::sync::Notify;
 
 use crate::bus;
+use crate::drain::Stop;
 use crate::store::claim;
 use crate::AppState;
 
-/// Runs until the process ends.
-pub async fn run(state: AppState, wake: Arc<Notify>) {
+/// Runs until `stop`; a pass under way (claimed runs being published) finishes first.
+pub async fn run(state: AppState, wake: Arc<Notify>, mut stop: Stop) {
     let interval = Duration::from_millis(state.cfg.dispatch_interval_ms.max(10));
-    loop {
+    while !stop.is_stopped() {
         match dispatch_once(&state).await {
             Ok(n) if n > 0 => continue,
             Ok(_) => {}
@@ -27,6 +28,7 @@ pub async fn run(state: AppState, wake: Arc<Notify>) {
         tokio::select! {
             _ = wake.notified() => {}
             _ = tokio::time::sleep(interval) => {}
+            _ = stop.wait() => {}
         }
     }
 }

@@ -32,6 +32,47 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// An envelope for a framework rejection (extractor, body limit, method) of `status`,
+    /// with its text as the message.
+    pub fn from_rejection(status: StatusCode, text: impl Into<String>) -> ApiError {
+        let (code, hint) = match status.as_u16() {
+            401 => (
+                ErrorCode::Unauthorized,
+                "send `Authorization: Bearer <token>`",
+            ),
+            403 => (ErrorCode::Forbidden, "this token may not do this"),
+            404 | 405 => (
+                ErrorCode::NotFound,
+                "check the method and path against /api/v1/openapi.json",
+            ),
+            409 => (ErrorCode::Conflict, "reload the resource and retry"),
+            413 => (
+                ErrorCode::BodyTooLarge,
+                "send a smaller body; split large suites",
+            ),
+            415 => (
+                ErrorCode::UnsupportedMediaType,
+                "send `Content-Type: application/json`",
+            ),
+            422 => (
+                ErrorCode::InvalidField,
+                "see /api/v1/openapi.json for the accepted fields",
+            ),
+            429 => (ErrorCode::RateLimited, "wait and try again"),
+            400..=499 => (
+                ErrorCode::MalformedBody,
+                "see /api/v1/openapi.json for the request format",
+            ),
+            _ => (
+                ErrorCode::Internal,
+                "retry; if it persists, see the coordinator log",
+            ),
+        };
+        ApiError::Client(ErrorEnvelope::new(code, text, hint))
+    }
+}
+
 impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> ApiError {
         match e {

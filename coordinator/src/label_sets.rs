@@ -65,3 +65,22 @@ pub fn wanted(spec: &JobSpec) -> String {
         format!("platform {} with {sel}", spec.platform)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use argus_protocol::{JobSpec, Platform};
+
+    #[test]
+    fn wanted_names_platform_labels_and_constraints() {
+        let mut spec = JobSpec::script(Platform::Web, None, "wait 1ms".into());
+        assert_eq!(super::wanted(&spec), "platform web");
+        spec.selector
+            .labels
+            .insert("browser".into(), "chromium".into());
+        spec.selector.require.push("os_version>=14".into());
+        assert_eq!(
+            super::wanted(&spec),
+            "platform web with browser=chromium, os_version>=14"
+        );
+    }
+}

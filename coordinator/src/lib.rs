@@ -8,7 +8,8 @@
 //! their deadline), the event applier ([`applier::run`]) and the scheduler
 //! ([`scheduler::run`], fires due schedules). They share only [`AppState`]; all coordination between several
 //! coordinators happens in SQL (`FOR UPDATE SKIP LOCKED`, attempt-id fencing) and in
-//! JetStream (one shared durable consumer, deduplicated publishes).
+//! JetStream (one shared durable consumer, deduplicated publishes). On SIGTERM/SIGINT the
+//! tasks finish their current pass and stop, and the server drains ([`drain`]).
 
 pub mod api;
 pub mod applier;
@@ -16,6 +17,7 @@ pub mod auth;
 pub mod bus;
 pub mod config;
 pub mod dispatcher;
+pub mod drain;
 pub mod error;
 pub mod junit;
 pub mod label_sets;
@@ -83,28 +85,72 @@ pub async fn connect(cfg: CoordinatorConfig) -> anyhow::Result<AppState> {
     })
 }
 
-/// Serves on `listener` until `shutdown` completes.
+/// Serves on `listener` until `shutdown` completes, then drains (see [`drain`]): stops
+/// accepting, lets in-flight requests and the tasks' current passes finish (at most
+/// [`drain::DRAIN_LIMIT`]), flushes NATS and returns.
 pub async fn serve(
     state: AppState,
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let dispatcher = tokio::spawn(dispatcher::run(state.clone(), state.wake.clone()));
-    let applier = tokio::spawn(applier::run(state.clone(), state.wake.clone()));
-    let reaper = tokio::spawn(reaper_task::run(state.clone(), state.wake.clone()));
-    let scheduler = tokio::spawn(scheduler::run(state.clone()));
-    let app = api::router(state);
-    let res = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await;
-    dispatcher.abort();
-    applier.abort();
-    reaper.abort();
-    scheduler.abort();
-    res.context("HTTP server failed")
+    let (stop_tx, stop) = drain::channel();
+    let mut tasks = vec![
+        tokio::spawn(dispatcher::run(
+            state.clone(),
+            state.wake.clone(),
+            stop.clone(),
+        )),
+        tokio::spawn(applier::run(
+            state.clone(),
+            state.wake.clone(),
+            stop.clone(),
+        )),
+        tokio::spawn(reaper_task::run(
+            state.clone(),
+            state.wake.clone(),
+            stop.clone(),
+        )),
+        tokio::spawn(scheduler::run(state.clone(), stop.clone())),
+    ];
+    let app = api::router(state.clone());
+    // The peer address feeds sign-in throttling (`auth::throttle`).
+    let server = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown.await;
+        stop_tx.stop();
+    });
+    let mut draining = stop.clone();
+    let res = tokio::select! {
+        res = server => res.context("HTTP server failed"),
+        _ = async {
+            draining.wait().await;
+            tokio::time::sleep(drain::DRAIN_LIMIT).await;
+        } => {
+            tracing::warn!(limit_s = drain::DRAIN_LIMIT.as_secs(), "requests still open after the drain limit; closing them");
+            Ok(())
+        }
+    };
+    let deadline = tokio::time::Instant::now() + drain::DRAIN_LIMIT;
+    for t in &mut tasks {
+        if tokio::time::timeout_at(deadline, t).await.is_err() {
+            tracing::warn!("a task did not finish its pass within the drain limit; stopping it");
+        }
+    }
+    for t in &tasks {
+        t.abort();
+    }
+    if let Err(e) = state.js.client().flush().await {
+        tracing::warn!(error = %e, "NATS flush at shutdown failed (unacked events come back)");
+    }
+    tracing::info!("coordinator drained");
+    res
 }
 
-/// `argus coordinator`: connect, bind `cfg.listen`, serve until Ctrl-C.
+/// `argus coordinator`: connect, bind `cfg.listen`, serve until SIGTERM or SIGINT, drain,
+/// return.
 pub async fn run(cfg: CoordinatorConfig) -> anyhow::Result<()> {
     let listen = cfg.listen;
     let state = connect(cfg).await?;
@@ -112,8 +158,5 @@ pub async fn run(cfg: CoordinatorConfig) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
     tracing::info!(%listen, "coordinator listening");
-    serve(state, listener, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await
+    serve(state, listener, drain::signal()).await
 }

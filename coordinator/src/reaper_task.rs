@@ -10,20 +10,24 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
+use crate::drain::Stop;
 use crate::store::reaper::Reaper;
 use crate::AppState;
 
 /// Most expired leases reaped per pass.
 const REAP_LIMIT: i64 = 100;
 
-/// Runs until the process ends.
-pub async fn run(state: AppState, wake: Arc<Notify>) {
+/// Runs until `stop`; a pass under way finishes first.
+pub async fn run(state: AppState, wake: Arc<Notify>, mut stop: Stop) {
     let interval = Duration::from_millis(state.cfg.dispatch_interval_ms.max(10));
     let mut reaper = Reaper::new(Duration::from_secs(state.cfg.lease_s), interval);
     let mut tick = tokio::time::interval(interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        tick.tick().await;
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = stop.wait() => return,
+        }
         match reaper.pass(&state.pool, REAP_LIMIT).await {
             Ok((requeued, _)) if requeued > 0 => wake.notify_one(),
             Ok(_) => {}

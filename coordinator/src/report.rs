@@ -14,6 +14,8 @@ struct ReportPage<'a> {
     img_base: &'a str,
     dashboard_link: bool,
     auto_refresh: bool,
+    /// The session's CSRF token for the cancel form (empty in exported files).
+    csrf: &'a str,
 }
 
 impl ReportPage<'_> {
@@ -100,11 +102,13 @@ pub fn render_report(
     run: &RunDetail,
     img_base: &str,
     dashboard_link: bool,
+    csrf: &str,
 ) -> Result<String, askama::Error> {
     ReportPage {
         run,
         img_base,
         dashboard_link,
+        csrf,
         auto_refresh: !run.status.is_terminal() && dashboard_link,
     }
     .render()
@@ -115,9 +119,11 @@ pub fn render_report(
 #[template(path = "login.html")]
 struct LoginPage<'a> {
     error: Option<&'a str>,
+    /// Always empty: the sign-in form is checked by origin, not by a session token.
+    csrf: &'a str,
 }
 
 /// Renders the login form, with an error line when a token was refused.
 pub fn render_login(error: Option<&str>) -> Result<String, askama::Error> {
-    LoginPage { error }.render()
+    LoginPage { error, csrf: "" }.render()
 }

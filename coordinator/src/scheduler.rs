@@ -18,11 +18,11 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use argus_protocol::{JobSpec, Selector};
+use argus_protocol::{JobSpec, MissedTicks, Selector};
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::drain::Stop;
 use crate::store::jobs::{insert, JobMeta};
 use crate::AppState;
 
@@ -67,35 +67,7 @@ pub fn next_fire(expr: &str, tz: &str, after: DateTime<Utc>) -> Result<DateTime<
         .ok_or_else(|| format!("cron {expr:?} never fires"))
 }
 
-/// A schedule as stored and as the API shows it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ScheduleSpec {
-    /// Display name.
-    pub name: String,
-    /// Five-field cron expression.
-    pub cron: String,
-    /// IANA timezone. Default `UTC`.
-    #[serde(default = "utc")]
-    pub timezone: String,
-    /// The job each cell runs; its own selector is replaced by the cell's.
-    pub template: JobSpec,
-    /// Device matrix: one selector per cell. Default: one cell, the template's selector.
-    #[serde(default)]
-    pub matrix: Vec<Selector>,
-    /// Missed-tick policy: `skip` (default) or `run_once`.
-    #[serde(default = "skip")]
-    pub missed: String,
-    /// Start paused.
-    #[serde(default)]
-    pub paused: bool,
-}
-
-fn utc() -> String {
-    "UTC".into()
-}
-fn skip() -> String {
-    "skip".into()
-}
+pub use argus_protocol::ScheduleSpec;
 
 /// Short text for a matrix cell, e.g. `model=Pixel 7, os_version>=13`.
 pub fn cell_label(sel: &Selector) -> String {
@@ -126,16 +98,20 @@ pub fn expand(template: &JobSpec, matrix: &[Selector]) -> Vec<(JobSpec, String)>
         .collect()
 }
 
-/// Runs until the process ends: fires due schedules every `dispatch_interval_ms`.
-pub async fn run(state: AppState) {
+/// Fires due schedules every `dispatch_interval_ms` until `stop`; a pass under way finishes
+/// first.
+pub async fn run(state: AppState, mut stop: Stop) {
     let interval = Duration::from_millis(state.cfg.dispatch_interval_ms.max(100));
-    loop {
+    while !stop.is_stopped() {
         match fire_due(&state).await {
             Ok(n) if n > 0 => state.wake.notify_one(),
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "scheduler pass failed"),
         }
-        tokio::time::sleep(interval).await;
+        tokio::select! {
+            _ = tokio::time::sleep(interval) => {}
+            _ = stop.wait() => {}
+        }
     }
 }
 
@@ -177,7 +153,7 @@ pub async fn fire_due(state: &AppState) -> anyhow::Result<usize> {
         let later_due = next_fire(&cron, &tz, tick)
             .map(|t| t <= now)
             .unwrap_or(false);
-        let fire = !later_due || missed == "run_once";
+        let fire = !later_due || MissedTicks::parse(&missed) == Some(MissedTicks::RunOnce);
         let mut tx = state.pool.begin().await?;
         let advanced = sqlx::query(
             "update schedules set next_fire_at = $3,

@@ -33,6 +33,8 @@ pub fn platforms() -> Vec<String> {
 #[derive(Template)]
 #[template(path = "dashboard.html")]
 pub struct RunsPage<'a> {
+    /// The session's CSRF token for the page's forms (empty without a session).
+    pub csrf: String,
     pub runs: &'a [RunSummary],
     pub filter: &'a RunFilter,
     pub statuses: Vec<String>,
@@ -43,7 +45,11 @@ pub struct RunsPage<'a> {
 #[derive(Template)]
 #[template(path = "devices.html")]
 pub struct DevicesPage<'a> {
+    /// The session's CSRF token for the page's forms (empty without a session).
+    pub csrf: String,
     pub devices: &'a [DeviceRow],
+    /// Runs of the caller's team: only those are linked from a busy device.
+    pub visible_runs: std::collections::HashSet<uuid::Uuid>,
 }
 
 /// Values of the new-job form (echoed back with errors).
@@ -69,6 +75,8 @@ pub struct JobForm {
 #[derive(Template)]
 #[template(path = "new_job.html")]
 pub struct NewJobPage<'a> {
+    /// The session's CSRF token for the page's forms (empty without a session).
+    pub csrf: String,
     pub form: &'a JobForm,
     pub platforms: Vec<String>,
     pub error: Option<String>,
@@ -114,6 +122,8 @@ pub struct ScheduleForm {
 #[derive(Template)]
 #[template(path = "schedules.html")]
 pub struct SchedulesPage<'a> {
+    /// The session's CSRF token for the page's forms (empty without a session).
+    pub csrf: String,
     pub schedules: Vec<ScheduleLine>,
     pub form: &'a ScheduleForm,
     pub platforms: Vec<String>,
@@ -126,6 +136,8 @@ pub struct SchedulesPage<'a> {
 #[derive(Template)]
 #[template(path = "suites.html")]
 pub struct SuitesPage {
+    /// The session's CSRF token for the page's forms (empty without a session).
+    pub csrf: String,
     pub suites: Vec<(uuid::Uuid, String, DateTime<Utc>)>,
 }
 
@@ -133,6 +145,8 @@ pub struct SuitesPage {
 #[derive(Template)]
 #[template(path = "suite.html")]
 pub struct SuitePage<'a> {
+    /// The session's CSRF token for the page's forms (empty without a session).
+    pub csrf: String,
     pub suite: &'a SuiteView,
     pub cells: Vec<String>,
     pub rows: Vec<MatrixRow<'a>>,

@@ -35,6 +35,11 @@ pub struct NatsAuth {
     /// PEM private key of `--nats-tls-cert`.
     #[arg(long, env = "ARGUS_NATS_TLS_KEY", requires = "nats_tls_cert")]
     pub nats_tls_key: Option<PathBuf>,
+    /// Prefix of this client's reply inboxes (default `_INBOX`). Give each worker its own,
+    /// `_INBOX_<worker id>`, so NATS permissions can let it receive only its own replies
+    /// (`deploy/nats/permissions.conf`).
+    #[arg(long, env = "ARGUS_NATS_INBOX_PREFIX")]
+    pub nats_inbox_prefix: Option<String>,
     /// Refuse to talk to NATS without TLS (also implied by `tls://` URLs and
     /// `--nats-tls-ca`).
     #[arg(long, env = "ARGUS_NATS_REQUIRE_TLS")]
@@ -62,6 +67,9 @@ impl NatsAuth {
         }
         if let Some(token) = &self.nats_token {
             opts = opts.token(token.clone());
+        }
+        if let Some(prefix) = &self.nats_inbox_prefix {
+            opts = opts.custom_inbox_prefix(prefix);
         }
         if let Some(ca) = &self.nats_tls_ca {
             anyhow::ensure!(ca.is_file(), "NATS TLS CA {} is not a file", ca.display());

@@ -21,6 +21,11 @@ pub enum ErrorCode {
     NotFound,
     /// Missing or wrong API token.
     Unauthorized,
+    /// The token is valid but may not do this (a worker token on a user route, a
+    /// cross-origin or CSRF-less dashboard form, another identity's device).
+    Forbidden,
+    /// Too many attempts from this client (sign-in throttling); retry later.
+    RateLimited,
     /// The request conflicts with the current state (e.g. a fenced lease).
     Conflict,
     /// A dependency (database, NATS, S3) is unavailable; retry later.
@@ -39,6 +44,8 @@ impl ErrorCode {
             ErrorCode::UnsupportedMediaType => (415, false),
             ErrorCode::NotFound => (404, false),
             ErrorCode::Unauthorized => (401, false),
+            ErrorCode::Forbidden => (403, false),
+            ErrorCode::RateLimited => (429, true),
             ErrorCode::Conflict => (409, false),
             ErrorCode::Unavailable => (503, true),
             ErrorCode::Internal => (500, true),

@@ -69,6 +69,23 @@ impl RunStatus {
     }
 }
 
+/// The error a run gets when its worker reported `run_finished` with a non-terminal status.
+pub const NON_TERMINAL_END: &str =
+    "the worker reported the run finished with a non-terminal status; treated as errored";
+
+/// The status and error a `run_finished { status, error }` leaves a run with: as reported
+/// when `status` is terminal; otherwise (a broken worker reporting `queued`, `assigned` or
+/// `running`) `errored` with [`NON_TERMINAL_END`], so the run never goes back to the queue
+/// under a stale attempt. The one rule both folds use: the coordinator's SQL effects and
+/// [`crate::RunDetail::apply`].
+pub fn run_end(status: RunStatus, error: Option<&str>) -> (RunStatus, Option<&str>) {
+    if status.is_terminal() {
+        (status, error)
+    } else {
+        (RunStatus::Errored, Some(NON_TERMINAL_END))
+    }
+}
+
 /// Whether an action reached the device. Only `NotDelivered` is safe to repeat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -518,11 +518,26 @@ impl JobSpec {
                 "keep only the constraints that select the device",
             ));
         }
-        if let Err(e) = self.selector.constraints() {
-            return Err(SpecError::new(
+        let constraints = self.selector.constraints().map_err(|e| {
+            SpecError::new(
                 "selector.require",
                 e,
                 "see the selector syntax in README.md",
+            )
+        })?;
+        // Values as long as labels may be: the claim compares them in SQL as `numeric`,
+        // which refuses numbers past 131,072 digits, and one such run would fail every claim.
+        if let Some(c) = constraints
+            .iter()
+            .find(|c| c.values.iter().any(|v| v.len() > MAX_LABEL_BYTES))
+        {
+            return Err(SpecError::new(
+                "selector.require",
+                format!(
+                    "a value of the constraint on {:?} is longer than {MAX_LABEL_BYTES} bytes",
+                    c.key
+                ),
+                "device label values are at most 128 bytes; shorten the value",
             ));
         }
         let labels = &self.selector.labels;
@@ -603,6 +618,11 @@ mod tests {
             "press Enter".into(),
         );
         assert_eq!(s.validate().unwrap_err().field, "start_url");
+        let mut s = JobSpec::script(Platform::Web, None, "press Enter".into());
+        s.selector.require = vec![format!("os_version>={}", "9".repeat(129))];
+        assert_eq!(s.validate().unwrap_err().field, "selector.require");
+        s.selector.require = vec![format!("os_version>={}", "9".repeat(128))];
+        assert!(s.validate().is_ok());
     }
 
     #[test]

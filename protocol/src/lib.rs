@@ -3,12 +3,13 @@
 //! Everything here is plain data plus pure functions: the job spec and its validation
 //! ([`job`]), the script step language ([`script`]), the run events a worker streams back
 //! ([`events`]), the assignment and heartbeat messages ([`assignment`]), the NATS subject and
-//! stream names ([`subjects`]), the API error envelope ([`error`]) and the run detail that both
-//! the coordinator and the local runner render reports from ([`run_view`]), and the one shape
-//! of everything done on a device ([`action`]) with the model's tool set generated from it
-//! ([`tool`]). No I/O lives here.
+//! stream names ([`subjects`]), the API error envelope ([`error`]), the API bodies clients read
+//! back ([`api`]) and the run detail that both the coordinator and the local runner render
+//! reports from ([`run_view`]), and the one shape of everything done on a device ([`action`])
+//! with the model's tool set generated from it ([`tool`]). No I/O lives here.
 
 pub mod action;
+pub mod api;
 pub mod assignment;
 pub mod error;
 pub mod events;
@@ -21,6 +22,9 @@ pub mod subjects;
 pub mod tool;
 
 pub use action::{Action, ActionKind, Aim, Direction};
+pub use api::{
+    JobCreated, MissedTicks, ScheduleSpec, SuiteCreated, SuiteJobCreated, SuiteSpec, SuiteVerdict,
+};
 pub use assignment::{Assignment, DeviceInfo, Heartbeat, HeartbeatReply, LeaseRef};
 pub use error::{ErrorCode, ErrorEnvelope};
 pub use events::{

@@ -173,8 +173,9 @@ impl RunDetail {
             }
             EventBody::RunFinished { status, error } => {
                 if !self.status.is_terminal() {
-                    self.status = *status;
-                    self.error = error.clone();
+                    let (status, error) = crate::events::run_end(*status, error.as_deref());
+                    self.status = status;
+                    self.error = error.map(str::to_string);
                     self.finished_at = Some(ev.at);
                 }
             }

@@ -1,11 +1,17 @@
 //! Device selector constraints beyond exact labels: `os_version>=13`, `model in [Pixel 7,
 //! Galaxy S23]`, `team=payments`, `gpu!=none`.
 //!
-//! Comparisons (`<`, `<=`, `>`, `>=`) are numeric when both sides are dotted numbers,
-//! component by component, a shorter prefix being smaller (`13 < 13.0 < 13.1`, `9 < 10`);
-//! otherwise they compare strings byte-wise. A constraint on a label the device lacks is false (`!=` included). The same rules
-//! are implemented in SQL by `argus_selector_match` (migration 0002) so the claim statement
-//! can apply them; [`Constraint::matches`] is the reference the tests compare against.
+//! Comparisons (`<`, `<=`, `>`, `>=`) are numeric when both sides are dotted numbers
+//! (ASCII digits and dots, nothing else), component by component, a shorter prefix being
+//! smaller (`13 < 13.0 < 13.1`, `9 < 10`); otherwise they compare strings byte-wise. A
+//! constraint on a label the device lacks is false (`!=` included).
+//!
+//! The rules live twice on purpose: in SQL as `argus_selector_match` (migration 0002), so
+//! the claim statement filters and locks runs in one pass inside the database, and here,
+//! so the coordinator can tell at submit time whether any known device could run a job
+//! without a round trip. [`Constraint::matches`] is the reference; the e2e test
+//! `selector_sql` feeds generated selectors and label sets to both and asserts the same
+//! answer.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -36,18 +42,35 @@ pub struct Constraint {
     pub values: Vec<String>,
 }
 
-/// Compares two label values: numerically/version-wise when both are dotted numbers.
+/// Compares two label values: numerically/version-wise when both are dotted numbers
+/// (`^[0-9]+(\.[0-9]+)*$`: ASCII digits only, no sign, no surrounding space, any length),
+/// component by component; otherwise byte-wise. This is exactly what `argus_cmp_values`
+/// (migration 0002) computes over `numeric[]`; the e2e test `selector_sql` checks the two
+/// agree on generated values.
 pub fn compare_values(a: &str, b: &str) -> Ordering {
-    let parse = |s: &str| -> Option<Vec<u64>> {
-        s.trim()
-            .split('.')
-            .map(|p| p.parse::<u64>().ok())
-            .collect::<Option<Vec<u64>>>()
-    };
-    match (parse(a), parse(b)) {
-        (Some(x), Some(y)) => x.cmp(&y),
+    match (dotted(a), dotted(b)) {
+        (Some(x), Some(y)) => {
+            for (p, q) in x.iter().zip(y.iter()) {
+                let o = p.len().cmp(&q.len()).then_with(|| p.cmp(q));
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            x.len().cmp(&y.len())
+        }
         _ => a.cmp(b),
     }
+}
+
+/// The components of a dotted number with leading zeros stripped (so that comparing by
+/// length, then bytes, is numeric order), or `None` when `s` is not one.
+fn dotted(s: &str) -> Option<Vec<&str>> {
+    s.split('.')
+        .map(|p| {
+            (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| p.trim_start_matches('0'))
+        })
+        .collect()
 }
 
 impl Constraint {
@@ -167,5 +190,15 @@ mod tests {
         assert!(Constraint::parse("bad key!=1").is_err());
         assert_eq!(compare_values("10", "9"), Ordering::Greater);
         assert_eq!(compare_values("b", "a"), Ordering::Greater);
+        assert_eq!(compare_values("13", "13.0"), Ordering::Less);
+        assert_eq!(compare_values("013.00", "13.0"), Ordering::Equal);
+        assert_eq!(
+            compare_values("99999999999999999999", "100000000000000000000"),
+            Ordering::Less,
+            "longer than u64, still numeric"
+        );
+        // not dotted numbers, so byte-wise: no trimming, no sign
+        assert_eq!(compare_values(" 13", "9"), Ordering::Less);
+        assert_eq!(compare_values("+13", "9"), Ordering::Less);
     }
 }

@@ -50,7 +50,22 @@ pub struct RunArgs {
     drivers: argus_worker::DriverConfig,
 }
 
-/// Runs the job; exit code 0 only when it succeeded.
+/// Resolves on SIGINT or SIGTERM with the signal's name; both handlers are installed when
+/// this is called. Errors when a handler cannot be installed.
+fn interrupted() -> anyhow::Result<impl std::future::Future<Output = &'static str>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut term = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = int.recv() => "SIGINT",
+            _ = term.recv() => "SIGTERM",
+        }
+    })
+}
+
+/// Runs the job; exit code 0 only when it succeeded, 1 when it did not, 130 when SIGINT or
+/// SIGTERM stopped it (the browser, Xvfb and D-Bus it started are stopped first).
 pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let platform = Platform::parse(&args.platform)
         .ok_or_else(|| anyhow::anyhow!("unknown platform {:?}", args.platform))?;
@@ -68,10 +83,17 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let staging = args.out.join("staging");
     let agent = argus_worker::agent::AgentEnv::load(&args.model).map_err(|e| anyhow::anyhow!(e))?;
-    let detail =
-        argus_worker::local::run_local(&args.browser, &args.drivers, &agent, spec, &staging)
-            .await
-            .map_err(|e| anyhow::anyhow!(e))?;
+    let run = argus_worker::local::run_local(&args.browser, &args.drivers, &agent, spec, &staging);
+    let detail = tokio::select! {
+        d = run => d.map_err(|e| anyhow::anyhow!(e))?,
+        sig = interrupted()? => {
+            // Dropping the run above stopped its browser / Xvfb / D-Bus (their drop kills
+            // each process group).
+            let _ = std::fs::remove_dir_all(&staging);
+            eprintln!("argus run: stopped by {sig}");
+            return Ok(ExitCode::from(130));
+        }
+    };
     let dir = args.out.join(detail.run_id.to_string());
     std::fs::create_dir_all(&dir)?;
     let shots = staging.join("runs").join(detail.run_id.to_string());
@@ -88,7 +110,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let html = argus_coordinator::report::render_report(&local, "", false)?;
+    let html = argus_coordinator::report::render_report(&local, "", false, "")?;
     let report = dir.join("report.html");
     std::fs::write(&report, html)?;
     for s in &detail.steps {

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use argus_protocol::{ErrorEnvelope, JobSpec, Platform, RunDetail, Selector};
+use argus_protocol::{ErrorEnvelope, JobCreated, JobSpec, Platform, RunDetail, Selector};
 
 /// `argus submit` flags.
 #[derive(Debug, clap::Args)]
@@ -120,13 +120,17 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::from(2));
     }
-    let run_id = body["run_id"].as_str().unwrap_or_default().to_string();
-    let report_url = body["report_url"].as_str().unwrap_or_default().to_string();
-    println!(
-        "job {} run {run_id}",
-        body["job_id"].as_str().unwrap_or_default()
-    );
-    if let Some(w) = body["warning"].as_str() {
+    let created: JobCreated = serde_json::from_value(body)
+        .map_err(|e| anyhow::anyhow!("unexpected answer from the coordinator: {e}"))?;
+    let JobCreated {
+        job_id,
+        run_id,
+        report_url,
+        warning,
+        ..
+    } = created;
+    println!("job {job_id} run {run_id}");
+    if let Some(w) = warning {
         eprintln!("warning: {w}");
     }
     if !args.wait {

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use argus_protocol::ErrorEnvelope;
+use argus_protocol::{ErrorEnvelope, SuiteCreated, SuiteVerdict};
 
 /// `argus suite` flags.
 #[derive(Debug, clap::Args)]
@@ -57,11 +57,13 @@ pub async fn run(args: SuiteArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::from(2));
     }
-    let id = created["suite_id"].as_str().unwrap_or_default().to_string();
-    println!(
-        "suite {id}: {} jobs",
-        created["jobs"].as_array().map_or(0, Vec::len)
-    );
+    let created: SuiteCreated = serde_json::from_value(created)
+        .map_err(|e| anyhow::anyhow!("unexpected answer from the coordinator: {e}"))?;
+    let id = created.suite_id;
+    println!("suite {id}: {} jobs", created.jobs.len());
+    for w in &created.warnings {
+        eprintln!("warning: {w}");
+    }
     loop {
         let v: serde_json::Value = http
             .get(format!("{base}/api/v1/suites/{id}"))
@@ -69,7 +71,8 @@ pub async fn run(args: SuiteArgs) -> anyhow::Result<ExitCode> {
             .await?
             .json()
             .await?;
-        if v["verdict"] != "running" {
+        let verdict: Option<SuiteVerdict> = serde_json::from_value(v["verdict"].clone()).ok();
+        if verdict != Some(SuiteVerdict::Running) {
             for j in v["jobs"].as_array().into_iter().flatten() {
                 let run = j["runs"]
                     .as_array()
@@ -92,9 +95,9 @@ pub async fn run(args: SuiteArgs) -> anyhow::Result<ExitCode> {
             }
             println!(
                 "verdict: {} — junit: {xml_url}",
-                v["verdict"].as_str().unwrap_or("")
+                verdict.map_or("unknown", SuiteVerdict::as_str)
             );
-            return Ok(if v["verdict"] == "passed" {
+            return Ok(if verdict == Some(SuiteVerdict::Passed) {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)

@@ -2,22 +2,25 @@
 //! errors), schedules (create, pause/resume, next fire times), suites (verdict matrix,
 //! history with pass-rate), a cancel button, and the SSE feed that keeps a live report
 //! current. Forms post plain `application/x-www-form-urlencoded`; nothing needs JavaScript.
+//! Every form carries the session's CSRF token (hidden `csrf` field) that `auth::require`
+//! checks, and only same-origin posts are accepted.
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::time::Duration;
 
-use argus_protocol::{JobSpec, Mode, Platform, Selector};
+use argus_protocol::{JobSpec, MissedTicks, Mode, Platform, Selector, SuiteVerdict};
 use askama::Template;
-use axum::extract::{Form, Path, Query, State};
+use axum::extract::{Form, Path, State};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
 use chrono::Utc;
 
+use super::envelope::ApiQuery;
 use super::runs::visible_detail;
-use crate::auth::Caller;
+use crate::auth::{Caller, Csrf};
 use crate::error::ApiError;
 use crate::scheduler::{self, ScheduleSpec};
 use crate::store;
@@ -48,10 +51,12 @@ fn html(t: impl Template) -> Result<Html<String>, ApiError> {
 async fn runs(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Query(filter): Query<RunFilter>,
+    Extension(csrf): Extension<Csrf>,
+    ApiQuery(filter): ApiQuery<RunFilter>,
 ) -> Result<Html<String>, ApiError> {
     let runs = store::runs::list(&st.pool, caller.team_filter(), &filter).await?;
     html(RunsPage {
+        csrf: csrf.0,
         runs: &runs,
         filter: &filter,
         statuses: STATUSES.iter().map(|s| s.to_string()).collect(),
@@ -59,12 +64,23 @@ async fn runs(
     })
 }
 
-async fn devices(State(st): State<AppState>) -> Result<Html<String>, ApiError> {
+async fn devices(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Extension(csrf): Extension<Csrf>,
+) -> Result<Html<String>, ApiError> {
     let devices = store::workers::devices(&st.pool, st.cfg.device_ttl_s).await?;
-    html(DevicesPage { devices: &devices })
+    // A busy device links its run only for the run's own team.
+    let busy: Vec<uuid::Uuid> = devices.iter().filter_map(|d| d.current_run_id).collect();
+    let visible_runs = store::runs::visible_ids(&st.pool, &busy, caller.team_filter()).await?;
+    html(DevicesPage {
+        csrf: csrf.0,
+        devices: &devices,
+        visible_runs,
+    })
 }
 
-async fn new_job() -> Result<Html<String>, ApiError> {
+async fn new_job(Extension(csrf): Extension<Csrf>) -> Result<Html<String>, ApiError> {
     let form = JobForm {
         platform: "web".into(),
         mode: "script".into(),
@@ -72,6 +88,7 @@ async fn new_job() -> Result<Html<String>, ApiError> {
         ..Default::default()
     };
     html(NewJobPage {
+        csrf: csrf.0,
         form: &form,
         platforms: platforms(),
         error: None,
@@ -144,12 +161,14 @@ fn spec_from_form(f: &JobForm) -> Result<JobSpec, ApiError> {
     };
     spec.name = (!f.name.trim().is_empty()).then(|| f.name.trim().to_string());
     spec.validate()?;
+    super::hygiene::check_spec("", &spec)?;
     Ok(spec)
 }
 
 async fn create_job(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
+    Extension(csrf): Extension<Csrf>,
     Form(form): Form<JobForm>,
 ) -> Result<Response, ApiError> {
     let res = async {
@@ -169,6 +188,7 @@ async fn create_job(
         Err(e @ ApiError::Client(_)) => {
             let (field, msg) = form_error(&e);
             let page = html(NewJobPage {
+                csrf: csrf.0,
                 form: &form,
                 platforms: platforms(),
                 error: Some("The job was not created; see the field below.".into()),
@@ -219,6 +239,7 @@ async fn schedule_lines(st: &AppState, caller: &Caller) -> Result<Vec<ScheduleLi
 async fn schedules_page(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
+    Extension(csrf): Extension<Csrf>,
 ) -> Result<Html<String>, ApiError> {
     let form = ScheduleForm {
         timezone: "UTC".into(),
@@ -227,6 +248,7 @@ async fn schedules_page(
         ..Default::default()
     };
     html(SchedulesPage {
+        csrf: csrf.0,
         schedules: schedule_lines(&st, &caller).await?,
         form: &form,
         platforms: platforms(),
@@ -239,6 +261,7 @@ async fn schedules_page(
 async fn create_schedule(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
+    Extension(csrf): Extension<Csrf>,
     Form(form): Form<ScheduleForm>,
 ) -> Result<Response, ApiError> {
     let res = async {
@@ -281,11 +304,7 @@ async fn create_schedule(
             timezone: form.timezone.trim().to_string(),
             template,
             matrix,
-            missed: if form.missed == "run_once" {
-                "run_once".into()
-            } else {
-                "skip".into()
-            },
+            missed: MissedTicks::parse(&form.missed).unwrap_or_default(),
             paused: false,
         };
         super::schedules::create_schedule(&st, &caller, &spec).await
@@ -296,6 +315,7 @@ async fn create_schedule(
         Err(e @ ApiError::Client(_)) => {
             let (field, msg) = form_error(&e);
             let page = html(SchedulesPage {
+                csrf: csrf.0,
                 schedules: schedule_lines(&st, &caller).await?,
                 form: &form,
                 platforms: platforms(),
@@ -330,14 +350,19 @@ async fn resume(
 async fn suites_page(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
+    Extension(csrf): Extension<Csrf>,
 ) -> Result<Html<String>, ApiError> {
     let suites = store::suites::recent(&st.pool, caller.team_filter(), 100).await?;
-    html(SuitesPage { suites })
+    html(SuitesPage {
+        csrf: csrf.0,
+        suites,
+    })
 }
 
 async fn suite_page(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
+    Extension(csrf): Extension<Csrf>,
     Path(id): Path<String>,
 ) -> Result<Html<String>, ApiError> {
     let suite = super::suites::load(&st, &caller, &id).await?;
@@ -351,14 +376,14 @@ async fn suite_page(
             } else {
                 v.passed as f64 / v.jobs.len() as f64
             };
-            if v.verdict != "running" {
+            if v.verdict != SuiteVerdict::Running {
                 total += 1;
-                passed += usize::from(v.verdict == "passed");
+                passed += usize::from(v.verdict == SuiteVerdict::Passed);
             }
             history.push((
                 hid,
                 created.format("%Y-%m-%d %H:%M").to_string(),
-                v.verdict.clone(),
+                v.verdict.to_string(),
                 format!("{:.0}%", rate * 100.0),
             ));
         }
@@ -369,6 +394,7 @@ async fn suite_page(
         format!("{passed}/{total} suites passed")
     };
     html(SuitePage {
+        csrf: csrf.0,
         suite: &suite,
         cells,
         rows,

@@ -2,9 +2,10 @@
 //!
 //! A job is parsed strictly (unknown fields refused, paths named), validated (script lines
 //! parsed, limits checked) and stored with its first run in one transaction — or refused
-//! with a 4xx envelope and nothing stored.
+//! with a 4xx envelope and nothing stored. A valid job no registered device matches yet is
+//! stored and queued too; the 201 answer then carries a `warning` saying so.
 
-use argus_protocol::{ErrorCode, ErrorEnvelope, JobSpec};
+use argus_protocol::{ErrorCode, ErrorEnvelope, JobCreated, JobSpec, RunStatus};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
@@ -78,7 +79,7 @@ async fn create(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+) -> Result<(StatusCode, Json<JobCreated>), ApiError> {
     let body = body.map_err(|r| {
         if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::Client(ErrorEnvelope::new(
@@ -96,6 +97,7 @@ async fn create(
     })?;
     let spec = parse_spec(&body)?;
     spec.validate()?;
+    super::hygiene::check_spec("", &spec)?;
     let warning = unmatched_warning(&st, &spec).await?;
     let meta = store::jobs::JobMeta {
         team_id: caller.team_id.clone(),
@@ -105,17 +107,17 @@ async fn create(
     st.wake.notify_one();
     tracing::info!(%job_id, %run_id, platform = spec.platform.as_str(), unmatched = warning.is_some(), "job queued");
     let base = st.cfg.public_url();
-    let mut answer = json!({
-        "job_id": job_id,
-        "run_id": run_id,
-        "status": "queued",
-        "run_url": format!("{base}/api/v1/runs/{run_id}"),
-        "report_url": format!("{base}/runs/{run_id}"),
-    });
-    if let Some(w) = warning {
-        answer["warning"] = json!(w);
-    }
-    Ok((StatusCode::CREATED, Json(answer)))
+    Ok((
+        StatusCode::CREATED,
+        Json(JobCreated {
+            job_id,
+            run_id,
+            status: RunStatus::Queued,
+            run_url: format!("{base}/api/v1/runs/{run_id}"),
+            report_url: format!("{base}/runs/{run_id}"),
+            warning,
+        }),
+    ))
 }
 
 async fn show(

@@ -4,6 +4,8 @@
 mod artifacts;
 mod dashboard;
 mod devices;
+pub mod envelope;
+pub mod hygiene;
 mod jobs;
 mod pages;
 mod runs;
@@ -40,6 +42,7 @@ pub fn router(state: AppState) -> Router {
             crate::auth::require,
         ))
         .layer(DefaultBodyLimit::max(limit))
+        .layer(axum::middleware::from_fn(envelope::json_errors))
         .with_state(state)
 }
 

@@ -1,15 +1,20 @@
-//! Server-rendered pages: `GET /runs/{id}` (the per-run report) and `GET|POST /login` (sets the `argus_token` cookie). Every page works
-//! without JavaScript and refreshes itself while runs are live.
+//! Server-rendered pages: `GET /runs/{id}` (the per-run report), `GET|POST /login` (opens a
+//! dashboard session and sets its cookie; throttled per client address) and `POST /logout`
+//! (ends the session, clears the cookie). Every page works without JavaScript and
+//! refreshes itself while runs are live.
 
-use axum::extract::{Form, State};
-use axum::http::header;
+use std::net::SocketAddr;
+
+use argus_protocol::{ErrorCode, ErrorEnvelope};
+use axum::extract::{ConnectInfo, Form, FromRequest, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{extract::Path, Extension, Router};
 use serde::Deserialize;
 
 use super::runs::visible_detail;
-use crate::auth::{self, Caller};
+use crate::auth::{self, session, throttle, Caller, Csrf};
 use crate::error::ApiError;
 use crate::report::{render_login, render_report};
 use crate::AppState;
@@ -18,16 +23,18 @@ pub(super) fn router() -> Router<AppState> {
     Router::new()
         .route("/runs/{id}", get(report))
         .route("/login", get(login_form).post(login))
+        .route("/logout", post(logout))
 }
 
 async fn report(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
+    Extension(csrf): Extension<Csrf>,
     Path(id): Path<String>,
 ) -> Result<Html<String>, ApiError> {
     let run = visible_detail(&st, &caller, &id).await?;
-    let html =
-        render_report(&run, "/artifacts/", true).map_err(|e| ApiError::Internal(e.into()))?;
+    let html = render_report(&run, "/artifacts/", true, &csrf.0)
+        .map_err(|e| ApiError::Internal(e.into()))?;
     Ok(Html(html))
 }
 
@@ -42,23 +49,80 @@ struct LoginForm {
     token: String,
 }
 
-async fn login(State(st): State<AppState>, Form(f): Form<LoginForm>) -> Response {
-    match auth::lookup(&st.pool, f.token.trim()).await {
-        Ok(Some(_)) => (
-            [(
-                header::SET_COOKIE,
-                format!(
-                    "argus_token={}; Path=/; HttpOnly; SameSite=Strict",
-                    f.token.trim()
-                ),
-            )],
+fn login_page(status: StatusCode, error: &str) -> Response {
+    match render_login(Some(error)) {
+        Ok(h) => (status, Html(h)).into_response(),
+        Err(e) => ApiError::Internal(e.into()).into_response(),
+    }
+}
+
+/// The client's address (the peer of the TCP connection).
+fn client_addr(req: &Request) -> String {
+    req.extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+async fn login(State(st): State<AppState>, req: Request) -> Response {
+    let addr = client_addr(&req);
+    match throttle::blocked_for(&st.pool, &addr).await {
+        Ok(None) => {}
+        Ok(Some(wait_s)) => {
+            tracing::warn!(%addr, "sign-in throttled");
+            let mut resp = ApiError::Client(ErrorEnvelope::new(
+                ErrorCode::RateLimited,
+                format!("too many failed sign-ins from {addr}"),
+                format!("wait {wait_s} s and try again"),
+            ))
+            .into_response();
+            if let Ok(v) = wait_s.to_string().parse() {
+                resp.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+            return resp;
+        }
+        Err(e) => return ApiError::from(e).into_response(),
+    }
+    let form = match Form::<LoginForm>::from_request(req, &st).await {
+        Ok(Form(f)) => f,
+        Err(e) => return ApiError::from_rejection(e.status(), e.body_text()).into_response(),
+    };
+    let caller = match auth::lookup(&st.pool, form.token.trim()).await {
+        Ok(c) => c,
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    let Some(caller) = caller else {
+        if let Err(e) = throttle::record_failure(&st.pool, &addr).await {
+            return ApiError::from(e).into_response();
+        }
+        return login_page(
+            StatusCode::UNAUTHORIZED,
+            "unknown, revoked or expired token",
+        );
+    };
+    let Some(token_id) = caller.token_id.filter(|_| caller.role != "worker") else {
+        return login_page(
+            StatusCode::FORBIDDEN,
+            "a worker token cannot sign in to the dashboard",
+        );
+    };
+    match session::create(&st.pool, token_id).await {
+        Ok(s) => (
+            [(header::SET_COOKIE, session::set_cookie(&s))],
             Redirect::to("/"),
         )
             .into_response(),
-        Ok(None) => match render_login(Some("unknown token")) {
-            Ok(h) => (axum::http::StatusCode::UNAUTHORIZED, Html(h)).into_response(),
-            Err(e) => ApiError::Internal(e.into()).into_response(),
-        },
         Err(e) => ApiError::from(e).into_response(),
     }
+}
+
+async fn logout(State(st): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    if let Some(cookie) = session::cookie_of(&headers) {
+        session::end(&st.pool, &cookie).await?;
+    }
+    Ok((
+        [(header::SET_COOKIE, session::clear_cookie())],
+        Redirect::to("/login"),
+    )
+        .into_response())
 }

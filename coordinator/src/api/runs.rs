@@ -2,11 +2,12 @@
 //! timings) and `POST /api/v1/runs/{id}/cancel`.
 
 use argus_protocol::{ErrorCode, ErrorEnvelope, RunDetail};
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use serde_json::json;
 
+use super::envelope::ApiQuery;
 use super::parse_id;
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -24,7 +25,7 @@ pub(super) fn router() -> Router<AppState> {
 async fn list(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Query(f): Query<RunFilter>,
+    ApiQuery(f): ApiQuery<RunFilter>,
 ) -> Result<Json<Vec<RunSummary>>, ApiError> {
     Ok(Json(
         store::runs::list(&st.pool, caller.team_filter(), &f).await?,

@@ -35,23 +35,13 @@ pub(crate) async fn create_schedule(
     caller: &Caller,
     s: &ScheduleSpec,
 ) -> Result<(uuid::Uuid, Vec<chrono::DateTime<Utc>>), ApiError> {
-    if s.name.trim().is_empty() || s.name.len() > 200 {
-        return Err(invalid(
-            "name",
-            "name is empty or too long".into(),
-            "give 1–200 chars",
-        ));
+    if s.name.trim().is_empty() {
+        return Err(invalid("name", "name is empty".into(), "give 1–200 chars"));
     }
+    super::hygiene::check_name("name", &s.name)?;
     scheduler::parse_cron(&s.cron).map_err(|e| invalid("cron", e, "e.g. `*/30 * * * *`"))?;
     scheduler::parse_tz(&s.timezone)
         .map_err(|e| invalid("timezone", e, "e.g. `UTC` or `Europe/Paris`"))?;
-    if !matches!(s.missed.as_str(), "skip" | "run_once") {
-        return Err(invalid(
-            "missed",
-            format!("missed is {:?}", s.missed),
-            "use `skip` or `run_once`",
-        ));
-    }
     if s.matrix.len() > 64 {
         return Err(invalid(
             "matrix",
@@ -67,6 +57,7 @@ pub(crate) async fn create_schedule(
                 &e.hint,
             )
         })?;
+        super::hygiene::check_spec("template.", spec)?;
         // A cell no device matches yet is accepted: its runs queue (and time out) like any.
     }
     let next = scheduler::upcoming(&s.cron, &s.timezone, Utc::now(), 5)

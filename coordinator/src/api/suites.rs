@@ -1,15 +1,14 @@
 //! `/api/v1/suites`: create a suite (jobs × device matrix, all validated and stored in one
 //! transaction), show its verdict and per-device breakdown, export JUnit XML.
 
-use argus_protocol::{ErrorCode, ErrorEnvelope, JobSpec, Selector};
+use argus_protocol::{ErrorCode, ErrorEnvelope, SuiteCreated, SuiteJobCreated};
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::parse_id;
 use crate::auth::Caller;
@@ -25,18 +24,7 @@ pub(super) fn router() -> Router<AppState> {
         .route("/api/v1/suites/{id}/junit.xml", get(junit))
 }
 
-/// `POST /api/v1/suites` body.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SuiteSpec {
-    /// Suite name (history and pass-rate are kept per name).
-    pub name: String,
-    /// The jobs; give each a `name`.
-    pub jobs: Vec<JobSpec>,
-    /// Device matrix: every job runs once per cell. Default: each job's own selector.
-    #[serde(default)]
-    pub matrix: Vec<Selector>,
-}
+pub use argus_protocol::SuiteSpec;
 
 fn invalid(field: String, message: String, hint: &str) -> ApiError {
     ApiError::Client(ErrorEnvelope::new(ErrorCode::InvalidField, message, hint).with_field(field))
@@ -45,8 +33,13 @@ fn invalid(field: String, message: String, hint: &str) -> ApiError {
 async fn create(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
-    body: Bytes,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<SuiteCreated>), ApiError> {
+    let body = super::envelope::read_body(
+        body,
+        st.cfg.max_body_bytes,
+        "split the suite into several smaller ones",
+    )?;
     let s: SuiteSpec =
         super::parse_body(&body, "fields: name, jobs (job specs), matrix (selectors)")?;
     if s.name.trim().is_empty() {
@@ -56,6 +49,7 @@ async fn create(
             "name the suite",
         ));
     }
+    super::hygiene::check_name("name", &s.name)?;
     if s.jobs.is_empty() || s.jobs.len() * s.matrix.len().max(1) > 500 {
         return Err(invalid(
             "jobs".into(),
@@ -74,6 +68,7 @@ async fn create(
                     &e.hint,
                 )
             })?;
+            super::hygiene::check_spec(&format!("jobs[{i}]."), &spec)?;
             if let Some(w) = super::jobs::unmatched_warning(&st, &spec).await? {
                 warnings.push(format!("jobs[{i}] ({cell}): {w}"));
             }
@@ -85,14 +80,20 @@ async fn create(
     let base = st.cfg.public_url();
     Ok((
         StatusCode::CREATED,
-        Json(json!({
-            "suite_id": id,
-            "suite_url": format!("{base}/api/v1/suites/{id}"),
-            "junit_url": format!("{base}/api/v1/suites/{id}/junit.xml"),
-            "jobs": jobs.iter().map(|(j, r, c)| json!({"job_id": j, "run_id": r, "cell": c}))
-                .collect::<Vec<_>>(),
-            "warnings": warnings,
-        })),
+        Json(SuiteCreated {
+            suite_id: id,
+            suite_url: format!("{base}/api/v1/suites/{id}"),
+            junit_url: format!("{base}/api/v1/suites/{id}/junit.xml"),
+            jobs: jobs
+                .into_iter()
+                .map(|(job_id, run_id, cell)| SuiteJobCreated {
+                    job_id,
+                    run_id,
+                    cell,
+                })
+                .collect(),
+            warnings,
+        }),
     ))
 }
 

@@ -4,18 +4,17 @@
 //! and whose team is under its concurrency quota, assigns it with a fresh attempt id and
 //! lease, and marks the slot busy.
 //!
-//! Quotas: the dispatcher's [`claim_batch`] takes a transaction-level advisory lock while
-//! any team has a quota, so racing coordinators count exactly. The single-slot [`claim`]
-//! does not (kept for tests and tools): two of them racing for one team can exceed its quota
-//! by one.
+//! Quotas: while any team has a quota, the claim takes a transaction-level advisory lock,
+//! so racing coordinators count exactly.
 //!
 //! Both the device row and the run row are taken `FOR UPDATE SKIP LOCKED`, so concurrent
 //! coordinators never hand one run or one slot out twice; they skip what another holds.
 //!
-//! The dispatcher uses [`claim_batch`]: the same rules applied to up to `max_n` free slots in
-//! one round trip (`argus_claim_batch`, migrations/0005_claim_by_class.sql), which claims for
-//! each class of identical slots (platform, labels) with one candidate query
-//! ([`CLASS_CANDIDATES_SQL`]) and one assigning UPDATE. [`claim`] claims for one given slot.
+//! Both [`claim_batch`] (the dispatcher's: up to `max_n` free slots in one round trip) and
+//! [`claim`] (one given slot; tests and tools) run the one claim text, the SQL function
+//! `argus_claim_batch` (migrations/0006_claim_one_text.sql), which claims for each class of
+//! identical slots (platform, labels) with one candidate query ([`class_candidates_sql`])
+//! and one assigning UPDATE.
 
 use argus_protocol::JobSpec;
 use chrono::{DateTime, Utc};
@@ -55,55 +54,31 @@ pub struct Claimed {
     pub spec: JobSpec,
 }
 
-/// The claim statement. `$1` device id, `$2` platform, `$3` device labels, `$4` attempt id,
-/// `$5` lease seconds.
-pub const CLAIM_SQL: &str = "
-with dev as (
-    select id, worker_id from devices
-     where id = $1 and current_run_id is null
-     for update skip locked
-), cand as (
-    select r.id from runs r join jobs j on j.id = r.job_id
-     where r.status = 'queued' and r.not_before <= now() and j.platform = $2
-       and $3::jsonb @> j.selector_labels and argus_selector_match($3::jsonb, j.selector_require)
-       and exists (select 1 from dev)
-       and coalesce((select t.max_concurrent from teams t where t.id = r.team_id), 2147483647)
-           > (select count(*) from runs x
-               where x.team_id = r.team_id and x.status in ('assigned', 'running'))
-     order by r.priority desc, r.created_at, r.id
-     limit 1
-     for update of r skip locked
-), claimed as (
-    update runs r
-       set status = 'assigned', attempt_id = $4, attempts = r.attempts + 1,
-           worker_id = (select worker_id from dev), device_id = $1,
-           lease_expires_at = now() + make_interval(secs => $5), assigned_at = now()
-      from cand where r.id = cand.id
-    returning r.id, r.job_id, r.attempt_id, r.worker_id, r.lease_expires_at
-), mark as (
-    update devices d set current_run_id = (select id from claimed)
-     where d.id = $1 and exists (select 1 from claimed)
-)
-select c.id, c.job_id, c.attempt_id, c.worker_id, c.lease_expires_at, j.spec
-  from claimed c join jobs j on j.id = c.job_id";
+/// Migration 0006, the one text of the claim: [`class_candidates_sql`] reads its candidate
+/// query from here.
+const CLAIM_MIGRATION: &str = include_str!("../../../migrations/0006_claim_one_text.sql");
 
 /// The candidate query `argus_claim_batch` runs once per class of identical free slots
-/// (migrations/0005_claim_by_class.sql), with the function's variables as parameters so it
-/// can be EXPLAINed: `$1` platform, `$2` the class's labels, `$3` teams at their quota,
-/// `$4` how many of the class's free slots the call holds. Walks `runs_queued` in order (priority, then
-/// FIFO), locking what it returns; no sort. A test checks that the function's query is this
-/// one with the parameters replaced by its variables.
-pub const CLASS_CANDIDATES_SQL: &str = "
-select r.id, r.team_id, r.priority, r.created_at from runs r
-  join jobs j on j.id = r.job_id
- where r.status = 'queued' and r.not_before <= now()
-   and j.platform = $1
-   and $2::jsonb @> j.selector_labels
-   and argus_selector_match($2::jsonb, j.selector_require)
-   and not (r.team_id = any ($3::text[]))
- order by r.priority desc, r.created_at, r.id
- limit $4
- for update of r skip locked";
+/// (migrations/0006_claim_one_text.sql, between its `class candidates` markers), with the
+/// function's variables made parameters so it can be EXPLAINed: `$1` platform, `$2` the
+/// class's labels, `$3` teams at their quota, `$4` how many of the class's free slots the
+/// call holds. Walks `runs_queued` in order (priority, then FIFO), locking what it returns;
+/// no sort. Built from the migration's text, so there is no copy to drift; `None` only if
+/// the markers were removed (a unit test pins that they are there).
+pub fn class_candidates_sql() -> Option<String> {
+    let (_, rest) = CLAIM_MIGRATION.split_once("-- class candidates: begin")?;
+    let (query, _) = rest.split_once("-- class candidates: end")?;
+    Some(
+        query
+            .replace("cls.platform", "$1")
+            .replace("cls.labels", "$2::jsonb")
+            .replace("full_teams", "$3::text[]")
+            .replace("cardinality(dev_ids)", "$4"),
+    )
+}
+
+/// How long ago a slot named to [`claim`] may have been heard from: any time (100 years).
+const ANY_AGE_S: f64 = 100.0 * 365.0 * 86_400.0;
 
 type ClaimRow = (
     Uuid,
@@ -114,20 +89,23 @@ type ClaimRow = (
     sqlx::types::Json<JobSpec>,
 );
 
-/// Claims at most one run for `dev`; `None` when nothing matches or the slot was taken.
+/// Claims at most one run for `dev`, however long ago it was heard from: the batch claim
+/// restricted to that one slot (same rules, quota lock included); `None` when nothing
+/// matches or the slot was taken.
 pub async fn claim(
     pool: &PgPool,
     dev: &FreeDevice,
     lease_s: u64,
 ) -> Result<Option<Claimed>, sqlx::Error> {
-    let row: Option<ClaimRow> = sqlx::query_as(CLAIM_SQL)
-        .bind(&dev.id)
-        .bind(&dev.platform)
-        .bind(&dev.labels)
-        .bind(Uuid::new_v4())
-        .bind(lease_s as f64)
-        .fetch_optional(pool)
-        .await?;
+    let row: Option<ClaimRow> = sqlx::query_as(
+        "select run_id, job_id, attempt_id, worker_id, lease_expires_at, spec
+           from argus_claim_batch($1, $2, 1, $3)",
+    )
+    .bind(ANY_AGE_S)
+    .bind(lease_s as f64)
+    .bind(&dev.id)
+    .fetch_optional(pool)
+    .await?;
     Ok(row.map(
         |(run_id, job_id, attempt_id, worker_id, lease_expires_at, spec)| Claimed {
             run_id,
@@ -162,7 +140,7 @@ pub async fn claim_batch(
     );
     let rows: Vec<BatchRow> = sqlx::query_as(
         "select run_id, job_id, attempt_id, worker_id, device_id, lease_expires_at, spec
-           from argus_claim_batch($1, $2, $3)",
+           from argus_claim_batch($1, $2, $3, null)",
     )
     .bind(ttl_s as f64)
     .bind(lease_s as f64)
@@ -206,4 +184,24 @@ pub async fn unclaim(pool: &PgPool, c: &Claimed) -> Result<bool, sqlx::Error> {
         .await?;
     tx.commit().await?;
     Ok(n == 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_candidate_query_is_read_from_the_migration() {
+        let q = class_candidates_sql().expect("markers in migration 0006");
+        for p in [
+            "$1",
+            "$2::jsonb",
+            "$3::text[]",
+            "limit $4",
+            "for update of r skip locked",
+        ] {
+            assert!(q.contains(p), "{p} missing in {q}");
+        }
+        assert!(!q.contains("cls.") && !q.contains("dev_ids"), "{q}");
+    }
 }

@@ -12,14 +12,13 @@
 
 use std::collections::BTreeMap;
 
+use argus_protocol::events::run_end;
 use argus_protocol::{ActionRecord, EventBody, RunEvent, RunStatus};
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-/// The error a run gets when its worker reported `run_finished` with a non-terminal status.
-pub const NON_TERMINAL_END: &str =
-    "the worker reported the run finished with a non-terminal status; treated as errored";
+pub use argus_protocol::events::NON_TERMINAL_END;
 
 /// Key of a step row: `(run_id, attempt_id, step)`.
 type StepKey = (Uuid, Uuid, u32);
@@ -76,14 +75,9 @@ pub async fn write(
                 );
             }
             EventBody::RunFinished { status, error } => {
-                // A worker that reports a non-terminal end (`queued`, `assigned`, `running`)
-                // is broken; the run must not go back to the queue with a stale attempt, so
-                // it ends `errored`, saying why.
-                let (status, error) = if status.is_terminal() {
-                    (*status, error.as_deref())
-                } else {
-                    (RunStatus::Errored, Some(NON_TERMINAL_END))
-                };
+                // A non-terminal end (a broken worker) ends the run `errored`, saying
+                // why: the same rule as `RunDetail::apply` (`argus_protocol::events::run_end`).
+                let (status, error) = run_end(*status, error.as_deref());
                 finished.entry(run).or_insert((status, error, ev.at));
             }
         }

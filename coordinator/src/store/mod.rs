@@ -4,6 +4,7 @@
 pub mod claim;
 pub mod effects;
 pub mod events;
+pub mod identities;
 pub mod jobs;
 pub mod reaper;
 pub mod runs;

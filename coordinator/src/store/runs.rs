@@ -196,3 +196,19 @@ pub async fn visible(pool: &PgPool, id: Uuid, team: Option<&str>) -> Result<bool
             .await?;
     Ok(n.is_some())
 }
+
+/// Which of `ids` the team may see (all of them for `None`, an admin).
+pub async fn visible_ids(
+    pool: &PgPool,
+    ids: &[Uuid],
+    team: Option<&str>,
+) -> Result<std::collections::HashSet<Uuid>, sqlx::Error> {
+    let rows: Vec<(Uuid,)> = sqlx::query_as(
+        "select id from runs where id = any($1) and ($2::text is null or team_id = $2)",
+    )
+    .bind(ids)
+    .bind(team)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(|r| r.0).collect())
+}

@@ -4,6 +4,8 @@ use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
 
+use argus_protocol::MissedTicks;
+
 use crate::scheduler::ScheduleSpec;
 
 /// A stored schedule.
@@ -46,7 +48,7 @@ fn from_row(r: Row) -> ScheduleRow {
             timezone: r.4,
             template: r.5 .0,
             matrix: r.6 .0,
-            missed: r.7,
+            missed: MissedTicks::parse(&r.7).unwrap_or_default(),
             paused: r.8,
         },
         next_fire_at: r.9,
@@ -75,7 +77,7 @@ pub async fn insert(
     .bind(&s.timezone)
     .bind(sqlx::types::Json(&s.template))
     .bind(sqlx::types::Json(&s.matrix))
-    .bind(&s.missed)
+    .bind(s.missed.as_str())
     .bind(s.paused)
     .bind(first)
     .execute(pool)

@@ -2,6 +2,7 @@
 //! their aggregate verdict computed from each job's runs.
 
 use argus_protocol::JobSpec;
+use argus_protocol::SuiteVerdict;
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -68,7 +69,7 @@ pub struct SuiteView {
     pub created_at: DateTime<Utc>,
     /// `running` while any latest run is not terminal, else `passed` when all succeeded,
     /// else `failed`.
-    pub verdict: String,
+    pub verdict: SuiteVerdict,
     pub passed: usize,
     pub failed: usize,
     pub flaky: usize,
@@ -149,18 +150,18 @@ pub async fn view(
     let passed = jobs.iter().filter(|j| j.status == "succeeded").count();
     let done = jobs.iter().filter(|j| terminal(&j.status)).count();
     let verdict = if done < jobs.len() {
-        "running"
+        SuiteVerdict::Running
     } else if passed == jobs.len() {
-        "passed"
+        SuiteVerdict::Passed
     } else {
-        "failed"
+        SuiteVerdict::Failed
     };
     Ok(Some(SuiteView {
         suite_id: id,
         name,
         team_id,
         created_at,
-        verdict: verdict.into(),
+        verdict,
         passed,
         failed: done - passed,
         flaky: jobs.iter().filter(|j| j.flaky).count(),

@@ -1,7 +1,8 @@
 //! The applier's batch ([`apply_batch`]) against one event at a time ([`apply`]): one batch
 //! holding a whole run's events (shuffled, with duplicates and a stale attempt) must write
 //! the same rows and report the same outcomes; a `run_finished` with a non-terminal status
-//! ends the run `errored`.
+//! ends the run `errored`; and the SQL fold agrees with `RunDetail::apply` on the same
+//! event streams.
 
 use argus_coordinator::store::claim::claim_batch;
 use argus_coordinator::store::events::{apply, apply_batch, Applied};
@@ -305,4 +306,154 @@ async fn a_non_terminal_run_finished_ends_the_run_errored() {
             .await
             .expect("slot");
     assert_eq!(held.0, None, "slot freed");
+}
+
+/// An event at a whole millisecond (what PostgreSQL's timestamps keep exactly).
+fn ev_ms(run: Uuid, attempt: Uuid, seq: u64, body: EventBody) -> RunEvent {
+    let ms = Utc::now().timestamp_millis() + seq as i64;
+    RunEvent {
+        at: chrono::DateTime::from_timestamp_millis(ms).expect("time"),
+        ..ev(run, attempt, seq, body)
+    }
+}
+
+/// Event streams (as bodies, seq from 1) whose folds must agree, including a non-terminal
+/// `run_finished` (a broken worker) followed by a terminal one.
+fn fold_streams(device: &str) -> Vec<Vec<EventBody>> {
+    let started = EventBody::RunStarted {
+        device_id: device.into(),
+        screen_w_px: 390,
+        screen_h_px: 844,
+    };
+    let step = |n: u32, text: &str| EventBody::StepStarted {
+        step: n,
+        text: text.into(),
+    };
+    let step_end = |n: u32, ok: bool| EventBody::StepFinished {
+        step: n,
+        ok,
+        error: (!ok).then(|| "no such button".to_string()),
+        duration_ms: 7.0,
+    };
+    let end = |status: RunStatus, error: Option<&str>| EventBody::RunFinished {
+        status,
+        error: error.map(str::to_string),
+    };
+    vec![
+        // a run that fails, then a second end that changes nothing
+        vec![
+            started.clone(),
+            step(0, "tap A"),
+            action(0, 0, true, Disposition::DeliveredVerified),
+            step_end(0, true),
+            step(1, "tap B"),
+            action(1, 0, false, Disposition::NotDelivered),
+            step_end(1, false),
+            end(RunStatus::Failed, Some("step 2 failed")),
+            end(RunStatus::Succeeded, None),
+        ],
+        // a broken worker: a non-terminal end, then a terminal one
+        vec![
+            started.clone(),
+            step(0, "tap A"),
+            end(RunStatus::Running, Some("still going")),
+            end(RunStatus::Succeeded, None),
+        ],
+        // a non-terminal end before anything else
+        vec![end(RunStatus::Queued, None)],
+        // still running
+        vec![started, step(0, "tap A"), step_end(0, true)],
+    ]
+}
+
+/// The two folds of run events into a run's state agree: the coordinator's SQL effects
+/// (`apply_batch`, read back with `store::runs::detail`) and [`RunDetail::apply`] (the
+/// worker's local report) are fed the same streams and must give the same status, error,
+/// screen, start and end times, steps and actions.
+///
+/// Failed before `argus_protocol::events::run_end`: after a non-terminal `run_finished`
+/// the SQL side said `errored`, `RunDetail::apply` kept `running` and took the later
+/// `succeeded`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sql_fold_and_run_detail_apply_agree() {
+    use argus_protocol::RunDetail;
+    let farm = bare_farm().await;
+    let pool = &farm.pool;
+    let n = fold_streams("").len();
+    let mut runs = Vec::new();
+    for i in 0..n {
+        farm.register_sim_device(&format!("fold-{i}"), "web", json!({"pool": "fold"}), 60)
+            .await;
+        runs.push(
+            farm.submit(
+                &json!({"platform": "web", "instruction": format!("wait {i}ms"),
+                "selector": {"labels": {"pool": "fold"}}}),
+            )
+            .await,
+        );
+    }
+    let claimed = claim_batch(pool, 600, 30, 256).await.expect("claim");
+    assert_eq!(claimed.len(), n, "{claimed:?}");
+    for (i, run) in runs.iter().enumerate() {
+        let c = claimed.iter().find(|c| c.run_id == *run).expect("claimed");
+        let evs: Vec<RunEvent> = fold_streams(&c.device_id)
+            .swap_remove(i)
+            .into_iter()
+            .enumerate()
+            .map(|(k, body)| ev_ms(*run, c.attempt_id, k as u64 + 1, body))
+            .collect();
+        let before = argus_coordinator::store::runs::detail(pool, *run)
+            .await
+            .expect("detail")
+            .expect("run")
+            .0;
+        let mut folded = RunDetail {
+            status: RunStatus::Assigned,
+            ..RunDetail::new(
+                before.run_id,
+                before.job_id,
+                before.spec.clone(),
+                before.created_at,
+            )
+        };
+        folded.device_id = before.device_id.clone();
+        folded.worker_id = before.worker_id.clone();
+        for e in &evs {
+            folded.apply(e);
+        }
+        apply_batch(pool, &evs).await.expect("apply_batch");
+        let stored = argus_coordinator::store::runs::detail(pool, *run)
+            .await
+            .expect("detail")
+            .expect("run")
+            .0;
+        let view = |d: &RunDetail| {
+            (
+                d.status,
+                d.error.clone(),
+                d.screen_px,
+                d.started_at,
+                d.finished_at,
+                serde_json::to_value(&d.steps).expect("steps"),
+            )
+        };
+        assert_eq!(view(&stored), view(&folded), "stream {i}");
+    }
+    let mut statuses = Vec::new();
+    for run in &runs {
+        let d = argus_coordinator::store::runs::detail(pool, *run)
+            .await
+            .expect("detail")
+            .expect("run");
+        statuses.push(d.0.status);
+    }
+    assert_eq!(
+        statuses,
+        [
+            RunStatus::Failed,
+            RunStatus::Errored,
+            RunStatus::Errored,
+            RunStatus::Running
+        ]
+    );
 }

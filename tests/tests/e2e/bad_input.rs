@@ -13,7 +13,7 @@ async fn job_rows(farm: &Farm) -> i64 {
     n.0
 }
 
-async fn raw_post(farm: &Farm, path: &str, body: &[u8]) -> (u16, Value) {
+pub(crate) async fn raw_post(farm: &Farm, path: &str, body: &[u8]) -> (u16, Value) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let addr = farm.base_url.trim_start_matches("http://");
     let mut sock = tokio::net::TcpStream::connect(addr).await.expect("connect");

@@ -4,7 +4,7 @@
 //! batch claimers, and the plans walk the partial `runs_queued` index.
 
 use argus_coordinator::store::claim::{
-    claim, claim_batch, free_devices, Claimed, CLAIM_SQL, CLASS_CANDIDATES_SQL,
+    claim, claim_batch, class_candidates_sql, free_devices, Claimed,
 };
 use serde_json::json;
 
@@ -79,7 +79,8 @@ async fn racing_claimers_hand_each_run_out_once_and_respect_labels() {
         .expect("status");
     assert_eq!(st.0, "queued");
 
-    // The claim's candidate scan uses the partial queued index, with no sort node.
+    // The claim's candidate scan (for one slot) uses the partial queued index, with no sort
+    // node.
     sqlx::query("analyze runs")
         .execute(&farm.pool)
         .await
@@ -89,12 +90,11 @@ async fn racing_claimers_hand_each_run_out_once_and_respect_labels() {
         .execute(&mut *tx)
         .await
         .expect("set");
-    let plan: Vec<(String,)> = sqlx::query_as(&format!("explain {CLAIM_SQL}"))
-        .bind("sim-0")
+    let plan: Vec<(String,)> = sqlx::query_as(&format!("explain {}", candidates()))
         .bind("web")
         .bind(json!({"team": "qa"}))
-        .bind(uuid::Uuid::new_v4())
-        .bind(30.0_f64)
+        .bind(Vec::<String>::new())
+        .bind(1_i64)
         .fetch_all(&mut *tx)
         .await
         .expect("explain");
@@ -228,7 +228,7 @@ async fn batch_claimers_claim_by_class_exclusively_in_priority_order() {
         .execute(&mut *tx)
         .await
         .expect("set");
-    let plan: Vec<(String,)> = sqlx::query_as(&format!("explain {CLASS_CANDIDATES_SQL}"))
+    let plan: Vec<(String,)> = sqlx::query_as(&format!("explain {}", candidates()))
         .bind("web")
         .bind(json!({"browser": "firefox"}))
         .bind(Vec::<String>::new())
@@ -282,27 +282,32 @@ async fn racing_batch_claimers_keep_a_team_quota_exactly() {
     assert_eq!(more.len(), 1, "{more:?}");
 }
 
-/// `CLASS_CANDIDATES_SQL` (what the bench and the test above EXPLAIN) is the candidate query
-/// inside `argus_claim_batch` with the function's variables as parameters; this keeps the
-/// two from drifting apart.
+/// The candidate query of the claim, as the bench and the tests above EXPLAIN it.
+fn candidates() -> String {
+    class_candidates_sql().expect("candidate query in migration 0006")
+}
+
+/// The claim function the database runs is the one migration 0006 defines: its candidate
+/// query (the one text [`class_candidates_sql`] reads, EXPLAINed above) is in the
+/// installed function's body.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_explained_candidate_query_is_the_one_the_claim_runs() {
     let farm = crate::bare_farm().await;
-    let (def,): (String,) =
-        sqlx::query_as("select pg_get_functiondef('argus_claim_batch'::regproc)")
-            .fetch_one(&farm.pool)
-            .await
-            .expect("function definition");
+    let (def,): (String,) = sqlx::query_as(
+        "select pg_get_functiondef('argus_claim_batch(float8, float8, integer, text)'::regprocedure)",
+    )
+    .fetch_one(&farm.pool)
+    .await
+    .expect("function definition");
     let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let inside = squash(
-        &CLASS_CANDIDATES_SQL
-            .replace("$1", "cls.platform")
-            .replace("$2::jsonb", "cls.labels")
-            .replace("$3::text[]", "full_teams")
-            .replace("$4", "cardinality(dev_ids)"),
-    );
+    let migration = include_str!("../../../migrations/0006_claim_one_text.sql");
+    let marked = migration
+        .split_once("-- class candidates: begin")
+        .and_then(|(_, rest)| rest.split_once("-- class candidates: end"))
+        .map(|(q, _)| squash(q))
+        .expect("markers");
     assert!(
-        squash(&def).contains(&inside),
-        "CLASS_CANDIDATES_SQL no longer matches the query in argus_claim_batch:\n{inside}"
+        squash(&def).contains(&marked),
+        "argus_claim_batch in the database is not migration 0006's:\n{marked}"
     );
 }

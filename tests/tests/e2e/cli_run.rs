@@ -3,7 +3,8 @@
 //! on a desktop app (mousepad under its own Xvfb + D-Bus, as `desktop.rs` uses). Each run
 //! must exit 0, write `report.html`, and every image the report references must exist in
 //! the run folder and decode as a PNG. The web run's effect is also read independently:
-//! the page's injected probe reports the final todo list.
+//! the page's injected probe reports the final todo list. Ctrl-C (SIGINT) or SIGTERM in the
+//! middle of a run exits 130 and leaves none of the processes it started (a /proc listing).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -160,4 +161,76 @@ async fn argus_run_desktop_mousepad_writes_a_report_with_real_pngs() {
     let bytes = std::fs::read(first.path()).expect("read png");
     assert_eq!(png_size(&bytes), Some((1024, 768)));
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Starts `argus run <args>` on a 60 s wait, waits until its `child` process (`chromium`,
+/// `Xvfb`) runs, sends `sig`: it must exit 130 and leave no process it started.
+async fn interrupted_run_leaves_nothing(args: &[&str], child: &str, sig: &str) {
+    let token = uuid::Uuid::new_v4().simple().to_string()[..10].to_string();
+    let entry = format!("ARGUS_TEST_RUN_MARK={token}");
+    let out = std::env::temp_dir().join(format!("argus-run-int-{token}"));
+    let mut cmd = tokio::process::Command::new(argus_bin());
+    cmd.arg("run")
+        .args(args)
+        .args(["--steps", "wait 60s", "--out"])
+        .arg(&out)
+        .env("ARGUS_TEST_RUN_MARK", &token)
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let proc = cmd.spawn().expect("start argus run");
+    let pid = proc.id().expect("pid");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !argus_tests::proc_list::has_live(&entry, child) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no {child} within 60 s"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let status = std::process::Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let o = tokio::time::timeout(Duration::from_secs(20), proc.wait_with_output())
+        .await
+        .expect("argus run exits within 20 s of the signal")
+        .expect("wait");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{stderr}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = argus_tests::proc_list::live_with_env(&entry);
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "argus run left processes behind: {left:#?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_during_argus_run_stops_chromium() {
+    interrupted_run_leaves_nothing(&["--url", "about:blank"], "chromium", "-INT").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_during_desktop_argus_run_stops_xvfb_and_dbus() {
+    if !(have("Xvfb") && have("dbus-daemon") && have("mousepad")) {
+        eprintln!("SKIP: Xvfb, dbus-daemon or mousepad missing (deploy/dev-up.sh installs them)");
+        return;
+    }
+    interrupted_run_leaves_nothing(
+        &["--platform", "desktop", "--launch", "mousepad"],
+        "Xvfb",
+        "-TERM",
+    )
+    .await;
 }

@@ -14,19 +14,26 @@ mod claim_classes;
 mod cli_help;
 mod cli_run;
 mod cluster;
+mod csrf;
 mod dashboard;
 mod desktop;
+mod drain;
 mod electron;
 mod farm;
 mod faults;
 mod harmony;
+mod input_hygiene;
 mod ios;
+mod nats_permissions;
 mod nav_policy;
+mod openapi;
 mod queue_unmatched;
 mod reaper;
 mod security;
+mod selector_sql;
 mod teardown;
 mod todomvc;
+mod token_scope;
 mod worker_exit;
 
 /// Runs one SQL statement, panicking with the statement and the error.

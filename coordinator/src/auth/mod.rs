@@ -1,0 +1,201 @@
+//! Who may call what. The JSON API (`/api/…`) takes only `Authorization: Bearer <token>`;
+//! the dashboard takes a bearer token or the `argus_session` cookie set by `/login` (see
+//! [`session`]). Every route except `/healthz`, `/login` and the OpenAPI document needs one
+//! when auth is on; the resulting [`Caller`] scopes every query to the caller's team
+//! (admins see all). Worker tokens may only heartbeat.
+//!
+//! Every state-changing request a browser sends must be same-origin ([`origin`]); a
+//! cookie-authenticated one must also carry its session's CSRF token (the hidden `csrf`
+//! form field, or an `X-CSRF-Token` header). Sign-in is throttled per client address
+//! ([`throttle`]).
+
+pub mod origin;
+pub mod session;
+pub mod throttle;
+pub mod tokens;
+
+use argus_protocol::{ErrorCode, ErrorEnvelope};
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use sha2::{Digest, Sha256};
+
+use crate::error::ApiError;
+use crate::AppState;
+
+pub use tokens::{create_token, create_token_expiring, digest, generate, lookup};
+
+/// The one route a worker token may call.
+pub const WORKER_ROUTE: &str = "/api/v1/workers/heartbeat";
+
+/// Who is calling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    /// Team the token belongs to.
+    pub team_id: String,
+    /// `user`, `worker` or `admin`.
+    pub role: String,
+    /// The token's id; `None` when auth is off.
+    pub token_id: Option<uuid::Uuid>,
+}
+
+impl Caller {
+    /// Whether the caller may see `team`'s resources.
+    pub fn sees(&self, team: &str) -> bool {
+        self.role == "admin" || self.team_id == team
+    }
+
+    /// The team filter for queries: `None` = all teams (admin).
+    pub fn team_filter(&self) -> Option<&str> {
+        (self.role != "admin").then_some(self.team_id.as_str())
+    }
+}
+
+/// The CSRF token pages render into their forms: the session's, or empty when the caller
+/// did not come with a session cookie (bearer token, auth off).
+#[derive(Debug, Clone, Default)]
+pub struct Csrf(pub String);
+
+fn bearer_of(req: &Request) -> Option<String> {
+    let v = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    v.strip_prefix("Bearer ").map(|t| t.trim().to_string())
+}
+
+fn wants_html(req: &Request) -> bool {
+    !req.uri().path().starts_with("/api/")
+        && req
+            .headers()
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|a| a.contains("text/html"))
+}
+
+fn changes_state(m: &Method) -> bool {
+    !matches!(*m, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+fn forbidden(message: impl Into<String>, hint: &str) -> Response {
+    ApiError::Client(ErrorEnvelope::new(ErrorCode::Forbidden, message, hint)).into_response()
+}
+
+/// Middleware: refuses cross-origin browser writes, resolves the caller (or answers 401 on
+/// the API / redirects pages to `/login`), keeps worker tokens to [`WORKER_ROUTE`] and
+/// checks the CSRF token of cookie-authenticated writes.
+pub async fn require(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    if changes_state(req.method()) {
+        let authority = req.uri().authority().map(|a| a.as_str());
+        if let Err(why) = origin::check(req.headers(), authority, st.cfg.public_url.as_deref()) {
+            tracing::warn!(%path, %why, "cross-origin write refused");
+            return forbidden(
+                format!("cross-origin request refused: {why}"),
+                "use the dashboard's own forms, or call the API without a browser",
+            );
+        }
+    }
+    if path == "/healthz" || path == "/login" || path == "/api/v1/openapi.json" {
+        return next.run(req).await;
+    }
+    if st.cfg.auth == "off" {
+        req.extensions_mut().insert(Caller {
+            team_id: "default".into(),
+            role: "admin".into(),
+            token_id: None,
+        });
+        req.extensions_mut().insert(Csrf::default());
+        return next.run(req).await;
+    }
+    let is_api = path.starts_with("/api/");
+    let resolved = if let Some(t) = bearer_of(&req) {
+        tokens::lookup(&st.pool, &t)
+            .await
+            .map(|c| c.map(|c| (c, None)))
+    } else if let Some(cookie) = session::cookie_of(req.headers()).filter(|_| !is_api) {
+        session::lookup(&st.pool, &cookie)
+            .await
+            .map(|c| c.map(|(c, csrf)| (c, Some(csrf))))
+    } else {
+        Ok(None)
+    };
+    let (caller, csrf) = match resolved {
+        Ok(Some(found)) => found,
+        Ok(None) if wants_html(&req) => return Redirect::to("/login").into_response(),
+        Ok(None) => {
+            let hint = if is_api && session::cookie_of(req.headers()).is_some() {
+                "the API takes only `Authorization: Bearer <token>`, never the dashboard cookie"
+            } else {
+                "send `Authorization: Bearer <token>`; mint one with `argus token create`"
+            };
+            return ApiError::Client(ErrorEnvelope::new(
+                ErrorCode::Unauthorized,
+                "missing, unknown, revoked or expired API token",
+                hint,
+            ))
+            .into_response();
+        }
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    if caller.role == "worker" && path != WORKER_ROUTE {
+        tracing::warn!(%path, team = %caller.team_id, "worker token used outside worker routes");
+        return forbidden(
+            format!("a worker token may only call {WORKER_ROUTE}"),
+            "use a user token (`argus token create --role user`) for jobs, runs and reports",
+        );
+    }
+    if let Some(expected) = &csrf {
+        if changes_state(req.method()) {
+            req = match check_csrf(req, expected, st.cfg.max_body_bytes).await {
+                Ok(r) => r,
+                Err(resp) => return *resp,
+            };
+        }
+    }
+    req.extensions_mut().insert(caller);
+    req.extensions_mut().insert(Csrf(csrf.unwrap_or_default()));
+    next.run(req).await
+}
+
+fn same_secret(a: &str, b: &str) -> bool {
+    // Compare digests so the comparison time does not depend on a shared prefix.
+    Sha256::digest(a.as_bytes()) == Sha256::digest(b.as_bytes())
+}
+
+/// Checks the CSRF token of a cookie-authenticated write: the `X-CSRF-Token` header, else
+/// the `csrf` field of a form body (read here and handed on unchanged).
+async fn check_csrf(req: Request, expected: &str, limit: usize) -> Result<Request, Box<Response>> {
+    let refuse = || {
+        Box::new(forbidden(
+            "missing or wrong CSRF token",
+            "reload the page and submit its form again; a session's forms carry a hidden \
+             `csrf` field",
+        ))
+    };
+    if let Some(h) = req.headers().get("x-csrf-token") {
+        return match h.to_str() {
+            Ok(v) if same_secret(v, expected) => Ok(req),
+            _ => Err(refuse()),
+        };
+    }
+    let (parts, body) = req.into_parts();
+    let bytes = axum::body::to_bytes(body, limit).await.map_err(|_| {
+        Box::new(
+            ApiError::Client(ErrorEnvelope::new(
+                ErrorCode::BodyTooLarge,
+                format!("the body is larger than {limit} bytes"),
+                "shorten the form",
+            ))
+            .into_response(),
+        )
+    })?;
+    let fields: Vec<(String, String)> = serde_urlencoded::from_bytes(&bytes).unwrap_or_default();
+    let ok = fields
+        .iter()
+        .any(|(k, v)| k == "csrf" && same_secret(v, expected));
+    if !ok {
+        tracing::warn!(path = %parts.uri.path(), "dashboard write without a valid CSRF token");
+        return Err(refuse());
+    }
+    Ok(Request::from_parts(parts, Body::from(bytes)))
+}

@@ -1,0 +1,139 @@
+//! API tokens: minted by `argus token create` (clear value shown once, only its sha256
+//! stored), optionally expiring, listed with their last use, revoked by id. A lookup
+//! refuses expired tokens and stamps `last_used_at` (at most once a minute per token, so a
+//! worker heartbeating every 2 s does not rewrite the row each time).
+
+use chrono::{DateTime, Utc};
+use sha2::{Digest, Sha256};
+use sqlx::PgPool;
+
+use super::Caller;
+
+/// sha256 of a token.
+pub fn digest(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+/// A fresh random token: `argus_` + 64 hex chars (two v4 UUIDs, 244 random bits).
+pub fn generate() -> String {
+    format!(
+        "argus_{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    )
+}
+
+/// Stores a token for `team` (creating the team) with `role`, never expiring; returns its id.
+pub async fn create_token(
+    pool: &PgPool,
+    team: &str,
+    role: &str,
+    name: &str,
+    token: &str,
+) -> Result<uuid::Uuid, sqlx::Error> {
+    create_token_expiring(pool, team, role, name, token, None).await
+}
+
+/// Stores a token that stops working at `expires_at` (`None` = never); returns its id.
+pub async fn create_token_expiring(
+    pool: &PgPool,
+    team: &str,
+    role: &str,
+    name: &str,
+    token: &str,
+    expires_at: Option<DateTime<Utc>>,
+) -> Result<uuid::Uuid, sqlx::Error> {
+    let id = uuid::Uuid::new_v4();
+    sqlx::query("insert into teams (id) values ($1) on conflict do nothing")
+        .bind(team)
+        .execute(pool)
+        .await?;
+    sqlx::query(
+        "insert into api_tokens (id, team_id, name, token_sha256, role, expires_at)
+         values ($1, $2, $3, $4, $5, $6)
+         on conflict (token_sha256) do nothing",
+    )
+    .bind(id)
+    .bind(team)
+    .bind(name)
+    .bind(digest(token))
+    .bind(role)
+    .bind(expires_at)
+    .execute(pool)
+    .await?;
+    Ok(id)
+}
+
+/// Looks a live (known, unexpired) token up and records its use.
+pub async fn lookup(pool: &PgPool, token: &str) -> Result<Option<Caller>, sqlx::Error> {
+    let row: Option<(uuid::Uuid, String, String, bool)> = sqlx::query_as(
+        "select id, team_id, role,
+                last_used_at is null or last_used_at < now() - interval '1 minute'
+           from api_tokens
+          where token_sha256 = $1 and (expires_at is null or expires_at > now())",
+    )
+    .bind(digest(token))
+    .fetch_optional(pool)
+    .await?;
+    let Some((id, team_id, role, stale)) = row else {
+        return Ok(None);
+    };
+    if stale {
+        touch(pool, id).await?;
+    }
+    Ok(Some(Caller {
+        team_id,
+        role,
+        token_id: Some(id),
+    }))
+}
+
+/// Stamps a token's `last_used_at`.
+pub(crate) async fn touch(pool: &PgPool, id: uuid::Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query("update api_tokens set last_used_at = now() where id = $1")
+        .bind(id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// One token as `argus token list` shows it (never its value).
+#[derive(Debug, Clone, serde::Serialize, sqlx::FromRow)]
+pub struct TokenRow {
+    /// Token id (what `argus token revoke` takes).
+    pub id: uuid::Uuid,
+    /// Team it acts for.
+    pub team_id: String,
+    /// `user`, `worker` or `admin`.
+    pub role: String,
+    /// The note given at creation.
+    pub name: String,
+    /// When it was minted.
+    pub created_at: DateTime<Utc>,
+    /// When it stops working; `None` = never.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// Last request made with it (to the minute).
+    pub last_used_at: Option<DateTime<Utc>>,
+}
+
+/// Every token, or one team's, oldest first.
+pub async fn list(pool: &PgPool, team: Option<&str>) -> Result<Vec<TokenRow>, sqlx::Error> {
+    sqlx::query_as(
+        "select id, team_id, role, name, created_at, expires_at, last_used_at
+           from api_tokens where $1::text is null or team_id = $1
+          order by created_at, id",
+    )
+    .bind(team)
+    .fetch_all(pool)
+    .await
+}
+
+/// Deletes a token (its dashboard sessions and identity claims go with it); `false` if
+/// there was none with that id.
+pub async fn revoke(pool: &PgPool, id: uuid::Uuid) -> Result<bool, sqlx::Error> {
+    let r = sqlx::query("delete from api_tokens where id = $1")
+        .bind(id)
+        .execute(pool)
+        .await?;
+    Ok(r.rows_affected() == 1)
+}

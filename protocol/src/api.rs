@@ -1,0 +1,197 @@
+//! Request and answer bodies of the coordinator's HTTP API that clients read back: the
+//! submit answer, suite and schedule specs, the suite verdict and the missed-tick policy.
+//! The coordinator builds these and `argus submit` / `argus suite` read them, so the JSON
+//! shapes are written once. Shapes are those of `web/openapi.json`.
+
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::events::RunStatus;
+use crate::job::{JobSpec, Selector};
+
+/// The answer to `POST /api/v1/jobs` (201).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobCreated {
+    /// The stored job.
+    pub job_id: Uuid,
+    /// Its first run.
+    pub run_id: Uuid,
+    /// The run's status: `queued`.
+    pub status: RunStatus,
+    /// `GET` this for the run's detail (JSON).
+    pub run_url: String,
+    /// The run's HTML report.
+    pub report_url: String,
+    /// Something the submitter should know that did not stop the job; absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+/// `POST /api/v1/suites` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteSpec {
+    /// Suite name (history and pass-rate are kept per name).
+    pub name: String,
+    /// The jobs; give each a `name`.
+    pub jobs: Vec<JobSpec>,
+    /// Device matrix: every job runs once per cell. Default: each job's own selector.
+    #[serde(default)]
+    pub matrix: Vec<Selector>,
+}
+
+/// One job of a created suite: a job × matrix cell.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteJobCreated {
+    /// The job.
+    pub job_id: Uuid,
+    /// Its first run.
+    pub run_id: Uuid,
+    /// The cell, e.g. `model=Pixel 7`.
+    pub cell: String,
+}
+
+/// The answer to `POST /api/v1/suites` (201).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteCreated {
+    /// The suite.
+    pub suite_id: Uuid,
+    /// `GET` this for its verdict (JSON).
+    pub suite_url: String,
+    /// Its JUnit XML.
+    pub junit_url: String,
+    /// One entry per job × cell.
+    pub jobs: Vec<SuiteJobCreated>,
+    /// One line per job no registered device matches yet (queued anyway), e.g.
+    /// `jobs[2] (os=ios): no registered device matches …`; left out when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// A suite's verdict over the latest run of each of its jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SuiteVerdict {
+    /// Some latest run has not ended.
+    Running,
+    /// Every latest run succeeded.
+    Passed,
+    /// All ended, not all succeeded.
+    Failed,
+}
+
+impl SuiteVerdict {
+    /// The wire name: `running`, `passed`, `failed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SuiteVerdict::Running => "running",
+            SuiteVerdict::Passed => "passed",
+            SuiteVerdict::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for SuiteVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a schedule does about ticks that passed while no coordinator ran.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MissedTicks {
+    /// Fire nothing for ticks older than the latest due one (the default).
+    #[default]
+    Skip,
+    /// Fire once for the missed ticks.
+    RunOnce,
+}
+
+impl MissedTicks {
+    /// The wire and database name: `skip`, `run_once`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MissedTicks::Skip => "skip",
+            MissedTicks::RunOnce => "run_once",
+        }
+    }
+
+    /// Parses the wire name; `None` for anything else.
+    pub fn parse(s: &str) -> Option<MissedTicks> {
+        match s {
+            "skip" => Some(MissedTicks::Skip),
+            "run_once" => Some(MissedTicks::RunOnce),
+            _ => None,
+        }
+    }
+}
+
+/// A schedule as submitted to `POST /api/v1/schedules`, stored, and shown.
+/// Unknown fields are refused (a misspelt `timezone` must not silently mean UTC).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleSpec {
+    /// Display name.
+    pub name: String,
+    /// Five-field cron expression.
+    pub cron: String,
+    /// IANA timezone. Default `UTC`.
+    #[serde(default = "utc")]
+    pub timezone: String,
+    /// The job each cell runs; its own selector is replaced by the cell's.
+    pub template: JobSpec,
+    /// Device matrix: one selector per cell. Default: one cell, the template's selector.
+    #[serde(default)]
+    pub matrix: Vec<Selector>,
+    /// Missed-tick policy. Default `skip`.
+    #[serde(default)]
+    pub missed: MissedTicks,
+    /// Start paused.
+    #[serde(default)]
+    pub paused: bool,
+}
+
+fn utc() -> String {
+    "UTC".into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_stay_as_they_were() {
+        let id = Uuid::nil();
+        let created = JobCreated {
+            job_id: id,
+            run_id: id,
+            status: RunStatus::Queued,
+            run_url: "u".into(),
+            report_url: "r".into(),
+            warning: None,
+        };
+        let v = serde_json::to_value(&created).expect("json");
+        assert_eq!(
+            v,
+            serde_json::json!({"job_id": id, "run_id": id, "status": "queued",
+                "run_url": "u", "report_url": "r"})
+        );
+        let back: JobCreated = serde_json::from_value(v).expect("read back");
+        assert_eq!(back, created);
+        assert_eq!(
+            serde_json::to_value(MissedTicks::RunOnce).expect("json"),
+            "run_once"
+        );
+        assert_eq!(MissedTicks::parse("skip"), Some(MissedTicks::Skip));
+        assert_eq!(
+            serde_json::to_value(SuiteVerdict::Passed).expect("json"),
+            "passed"
+        );
+        let s: ScheduleSpec = serde_json::from_value(serde_json::json!({
+            "name": "n", "cron": "* * * * *",
+            "template": {"platform": "web", "instruction": "wait 1ms"}}))
+        .expect("defaults");
+        assert_eq!((s.missed, s.timezone.as_str()), (MissedTicks::Skip, "UTC"));
+    }
+}
