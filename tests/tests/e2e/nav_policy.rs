@@ -342,6 +342,7 @@ async fn pages_reach_only_the_allowed_app() {
     assert_eq!(d.status.as_str(), "failed", "{:?}", d.error);
     let e = d.error.clone().unwrap_or_default();
     assert!(e.contains("navigation policy"), "{e}");
+    eprintln!("redirect to a blocked port: {e}");
 
     // 3. A redirect to file: goes nowhere.
     let d = run(
@@ -351,6 +352,8 @@ async fn pages_reach_only_the_allowed_app() {
     )
     .await;
     assert_eq!(d.status.as_str(), "failed", "{:?}", d.error);
+
+    eprintln!("redirect to file: {:?}", d.error);
 
     // 4. An `open` of a blocked port is refused before the browser sends anything.
     let d = run(
@@ -387,6 +390,7 @@ async fn pages_reach_only_the_allowed_app() {
         details(&d)
     );
     assert!(took < Duration::from_secs(30), "dialogs took {took:?}");
+    eprintln!("dialogs run: {took:?}");
     let all = details(&d);
     assert!(
         all.contains("alert dialog \"Welcome <b>back</b>\" dismissed"),
@@ -428,6 +432,7 @@ async fn pages_reach_only_the_allowed_app() {
         took < Duration::from_secs(30),
         "the alert run took {took:?}"
     );
+    eprintln!("TodoMVC alert run: {took:?}");
     let all = details(&d);
     assert!(all.contains("alert dialog \"4\" dismissed"), "{all}");
 
