@@ -110,7 +110,9 @@ curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || { log "coordinator did n
 
 worker_id=quickstart-web
 log "starting a web worker (log: $state/worker.log)"
-"$argus" worker --platform web --worker-id "$worker_id" --data-dir "$state/worker" >"$state/worker.log" 2>&1 &
+# Pages may reach exactly the app below on loopback (everything else local is blocked).
+"$argus" worker --platform web --worker-id "$worker_id" --data-dir "$state/worker" \
+  --allow-hosts "127.0.0.1:$app_port" >"$state/worker.log" 2>&1 &
 echo $! >"$state/worker.pid"
 
 log "serving TodoMVC on 127.0.0.1:$app_port"

@@ -9,7 +9,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::script::{Script, ScriptError};
+use crate::action::Action;
+use crate::script::{Script, ScriptError, Step};
 use crate::selector::Constraint;
 
 /// Largest accepted `instruction`, in bytes (64 KiB).
@@ -380,15 +381,11 @@ impl JobSpec {
             ));
         }
         if let Some(url) = &self.start_url {
-            if !(url.starts_with("http://")
-                || url.starts_with("https://")
-                || url.starts_with("file://")
-                || url == "about:blank")
-            {
+            if let Some(why) = crate::nav::refusal(Platform::Web, url) {
                 return Err(SpecError::new(
                     "start_url",
-                    "start_url is not an http(s) or file URL",
-                    "write a full URL such as http://127.0.0.1:8080/",
+                    format!("start_url refused by the navigation policy: {why}"),
+                    "write a full http(s) URL such as http://127.0.0.1:8080/",
                 ));
             }
             if !matches!(self.platform, Platform::Web | Platform::Electron) {
@@ -405,6 +402,18 @@ impl JobSpec {
         match self.mode {
             Mode::Script => {
                 let script = Script::parse(&self.instruction)?;
+                for st in &script.steps {
+                    let Step::Act(Action::Open { url }) = &st.step else {
+                        continue;
+                    };
+                    if let Some(why) = crate::nav::refusal(self.platform, url) {
+                        return Err(SpecError::new(
+                            &format!("instruction[line {}]", st.line),
+                            format!("open refused by the navigation policy: {why}"),
+                            "open an http(s) URL of the app under test",
+                        ));
+                    }
+                }
                 if script.steps.len() > self.max_steps as usize {
                     return Err(SpecError::new(
                         "max_steps",
@@ -614,6 +623,28 @@ mod tests {
         assert_eq!(s.validate().unwrap_err().field, "selector.require");
         s.selector.require = vec![format!("os_version>={}", "9".repeat(128))];
         assert!(s.validate().is_ok());
+    }
+
+    #[test]
+    fn navigation_policy_names_the_field() {
+        for url in [
+            "file:///etc/passwd",
+            "chrome://version",
+            "javascript:alert(1)",
+        ] {
+            let s = JobSpec::script(Platform::Web, Some(url.into()), "press Enter".into());
+            let e = s.validate().unwrap_err();
+            assert_eq!(e.field, "start_url", "{url}");
+            assert!(e.message.contains("navigation policy"), "{}", e.message);
+            let s = JobSpec::script(Platform::Web, None, format!("press Enter\nopen {url}"));
+            assert_eq!(s.validate().unwrap_err().field, "instruction[line 2]");
+        }
+        let s = JobSpec::script(
+            Platform::Web,
+            Some("about:blank".into()),
+            "open https://example.com/".into(),
+        );
+        s.validate().unwrap();
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod assignment;
 pub mod error;
 pub mod events;
 pub mod job;
+pub mod nav;
 pub mod run_view;
 pub mod script;
 pub mod selector;

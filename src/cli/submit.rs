@@ -28,8 +28,9 @@ pub struct SubmitArgs {
     /// Planning mode: `script`, `llm` or `vlm`. Default `script`.
     #[arg(long, default_value = "script", value_parser = super::run_local::parse_mode)]
     mode: argus_protocol::Mode,
-    /// Model API base URL for this job (the worker's `ARGUS_MODEL_URL` otherwise). The
-    /// worker's API key is never sent to a URL named here.
+    /// Model API base URL for this job (the worker's `ARGUS_MODEL_URL` otherwise); it must
+    /// be one of the worker's `ARGUS_MODEL_URL` / `ARGUS_MODEL_ENDPOINTS`, else the run
+    /// fails. The worker's API key is never sent to a URL named here.
     #[arg(long = "model-url")]
     model_url: Option<String>,
     /// Model name for this job.

@@ -86,6 +86,18 @@ impl ChatStub {
     }
 }
 
+/// The agent settings of a worker whose configuration lists the endpoint `spec` names
+/// (`model.base_url`): a job may only pick among the worker's endpoints.
+pub fn agent_env_for(spec: &argus_protocol::JobSpec) -> argus_worker::agent::AgentEnv {
+    let mut env = argus_worker::agent::AgentEnv::default();
+    env.config.endpoints = spec
+        .model
+        .iter()
+        .filter_map(|m| m.base_url.clone())
+        .collect();
+    env
+}
+
 /// Text of the last user message (string content or the text parts).
 pub fn last_user_text(body: &Value) -> String {
     let msgs = body["messages"].as_array().cloned().unwrap_or_default();

@@ -24,6 +24,8 @@ use argus_infra::S3Settings;
 use argus_protocol::subjects::Subjects;
 use argus_protocol::Platform;
 use argus_protocol::RunDetail;
+use argus_worker::config::HostRules;
+use argus_worker::device::web::policy::parse_rules;
 use argus_worker::{BrowserConfig, DriverConfig, WorkerConfig};
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -84,6 +86,27 @@ pub struct FarmOptions {
     pub drivers: DriverConfig,
     /// The worker's model settings and secret source.
     pub model: argus_worker::agent::ModelConfig,
+    /// The worker's `--allow-hosts` (comma-separated): tests allow exactly their app's
+    /// `127.0.0.1:<port>` ([`FarmOptions::allowing`]). Default: none.
+    pub allow_hosts: String,
+}
+
+impl FarmOptions {
+    /// These options with the worker's browser allowed to reach exactly the host and port
+    /// of `base_url` (a test app on loopback), as a farm would list its app under test.
+    pub fn allowing(mut self, base_url: &str) -> FarmOptions {
+        let host = base_url
+            .trim_start_matches("http://")
+            .trim_start_matches("https://")
+            .split('/')
+            .next()
+            .unwrap_or_default();
+        if !self.allow_hosts.is_empty() {
+            self.allow_hosts.push(',');
+        }
+        self.allow_hosts.push_str(host);
+        self
+    }
 }
 
 impl Default for FarmOptions {
@@ -96,6 +119,7 @@ impl Default for FarmOptions {
             platform: Platform::Web,
             drivers: DriverConfig::default(),
             model: Default::default(),
+            allow_hosts: String::new(),
         }
     }
 }
@@ -222,6 +246,10 @@ impl Farm {
                     chromium: services.chromium.clone(),
                     viewport: options.viewport,
                     dpr: options.dpr,
+                    allow_hosts: HostRules(
+                        parse_rules(&options.allow_hosts).expect("allow_hosts parses"),
+                    ),
+                    ..Default::default()
                 },
                 drivers: options.drivers.clone(),
                 model: options.model.clone(),

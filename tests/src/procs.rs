@@ -486,6 +486,8 @@ pub struct ProcFarmOptions {
     pub private_pg: bool,
     /// `ARGUS_LEASE_S` of the coordinators (and `ARGUS_DEVICE_TTL_S`).
     pub lease_s: u64,
+    /// The workers' `ARGUS_ALLOW_HOSTS`: the test app's `127.0.0.1:<port>`, nothing more.
+    pub allow_hosts: String,
 }
 
 impl Default for ProcFarmOptions {
@@ -493,7 +495,26 @@ impl Default for ProcFarmOptions {
         ProcFarmOptions {
             private_pg: false,
             lease_s: 8,
+            allow_hosts: String::new(),
         }
+    }
+}
+
+impl ProcFarmOptions {
+    /// These options with the workers' browsers allowed to reach exactly the host and port
+    /// of `base_url` (the test app on loopback).
+    pub fn allowing(mut self, base_url: &str) -> ProcFarmOptions {
+        let host = base_url
+            .trim_start_matches("http://")
+            .trim_start_matches("https://")
+            .split('/')
+            .next()
+            .unwrap_or_default();
+        if !self.allow_hosts.is_empty() {
+            self.allow_hosts.push(',');
+        }
+        self.allow_hosts.push_str(host);
+        self
     }
 }
 
@@ -738,7 +759,8 @@ impl ProcFarm {
             .env("ARGUS_WORKER_SLOTS", slots.to_string())
             .env("ARGUS_WORKER_DATA_DIR", self.worker_dir(id))
             .env("ARGUS_HEARTBEAT_MS", "500")
-            .env("ARGUS_CHROMIUM", &self.services.chromium);
+            .env("ARGUS_CHROMIUM", &self.services.chromium)
+            .env("ARGUS_ALLOW_HOSTS", &self.options.allow_hosts);
         s3_env(&mut cmd, &s3);
         cmd
     }

@@ -213,3 +213,42 @@ impl Input for ScriptedDevice {
         self.input(Sent::Key(key))
     }
 }
+
+/// Runs `spec` on `dev` in-process through the worker's executor, with a worker whose model
+/// endpoints list the one the job names ([`crate::chat_stub::agent_env_for`]), screenshots in
+/// a throwaway folder and events in memory; returns the run as `RunDetail::apply` folds its
+/// events. `cancel` is the run's cancel flag.
+pub async fn run_scripted(
+    spec: argus_protocol::JobSpec,
+    dev: &mut ScriptedDevice,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> argus_protocol::RunDetail {
+    let dir = std::env::temp_dir().join(format!("argus-scripted-{}", uuid::Uuid::new_v4()));
+    let sink = std::sync::Arc::new(argus_worker::events::MemorySink::default());
+    let input = argus_worker::executor::RunInput {
+        run_id: uuid::Uuid::new_v4(),
+        attempt_id: uuid::Uuid::new_v4(),
+        device_id: "scripted".into(),
+        spec: spec.clone(),
+        agent: crate::chat_stub::agent_env_for(&spec),
+    };
+    argus_worker::executor::execute(
+        &input,
+        dev,
+        &argus_infra::DirStore::new(dir.clone()),
+        sink.clone(),
+        cancel,
+    )
+    .await;
+    let mut d = argus_protocol::RunDetail::new(
+        input.run_id,
+        uuid::Uuid::new_v4(),
+        spec,
+        chrono::Utc::now(),
+    );
+    for ev in sink.events.lock().expect("events").iter() {
+        d.apply(ev);
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    d
+}

@@ -168,6 +168,12 @@ pub struct Site {
 }
 
 impl Site {
+    /// Serves the TodoMVC examples of this machine (`ARGUS_TODOMVC_DIR`) on a free
+    /// loopback port.
+    pub async fn todomvc() -> Site {
+        Site::start(crate::Services::from_env().todomvc_dir).await
+    }
+
     /// Serves `root` on a free loopback port.
     pub async fn start(root: PathBuf) -> Site {
         assert!(

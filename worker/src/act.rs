@@ -15,6 +15,7 @@ use argus_protocol::action::{SWIPE_FRACTION, SWIPE_MS};
 use argus_protocol::{Action, ActionTimings, Aim, Direction, Disposition, Key};
 
 use crate::aim::Aimed;
+use crate::device::web::guard::notes_suffix;
 use crate::device::{ActError, ActErrorKind};
 use crate::executor::{ms, targeted, Exec, Outcome};
 use crate::resolve::{resolve, Purpose};
@@ -80,8 +81,23 @@ pub fn swipe_points(
 }
 
 impl Exec<'_> {
-    /// Performs `action` against `obs` (see the module docs). Timings go into `t`.
+    /// Performs `action` against `obs` (see the module docs). Timings go into `t`. What
+    /// the device noticed meanwhile (requests the navigation policy blocked, JavaScript
+    /// dialogs it answered) is appended to the action's detail.
     pub(crate) async fn act(
+        &mut self,
+        action: &Action,
+        obs: &Observation,
+        t: &mut ActionTimings,
+    ) -> Acted {
+        let mut acted = self.act_once(action, obs, t).await;
+        let notes = self.dev.take_notes();
+        acted.out.detail.push_str(&notes_suffix(&notes));
+        acted
+    }
+
+    /// [`Self::act`] without the device's notes.
+    async fn act_once(
         &mut self,
         action: &Action,
         obs: &Observation,
@@ -397,7 +413,7 @@ impl Exec<'_> {
                 }
                 Err(e)
                     if e.disposition == Disposition::NotDelivered
-                        && e.kind != ActErrorKind::NotSupported
+                        && e.kind == ActErrorKind::Failed
                         && tries < NOT_DELIVERED_RETRIES =>
                 {
                     tries += 1;

@@ -6,6 +6,9 @@ use std::path::PathBuf;
 use argus_infra::{NatsAuth, S3Settings};
 use argus_protocol::Platform;
 
+use crate::device::web::guard::DialogPolicy;
+use crate::device::web::policy::{parse_rules, HostPolicy, HostRule};
+
 /// Parses `1280x800` into `(width, height)` CSS px.
 pub fn parse_viewport(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
@@ -64,6 +67,68 @@ pub struct BrowserConfig {
     /// Device pixel ratio; screenshots are viewport × DPR px. Default 1.
     #[arg(long, env = "ARGUS_DPR", default_value_t = 1.0)]
     pub dpr: f64,
+    /// Internal hosts pages may reach, comma-separated `host[:port]`, `ip[:port]` or
+    /// `cidr[:port]` (IPv6 in brackets), e.g. `127.0.0.1:8090,10.0.0.0/8`. Loopback,
+    /// private, link-local and CGNAT addresses are blocked unless listed; public hosts are
+    /// always allowed. Default: none.
+    #[arg(long, env = "ARGUS_ALLOW_HOSTS", default_value = "", value_parser = parse_host_rules)]
+    pub allow_hosts: HostRules,
+    /// Hosts pages may never reach, even when `--allow-hosts` covers them (same syntax).
+    /// The browser's DevTools port, the coordinator, NATS and the object store are always
+    /// on this list. Default: none.
+    #[arg(long, env = "ARGUS_DENY_HOSTS", default_value = "", value_parser = parse_host_rules)]
+    pub deny_hosts: HostRules,
+    /// The database URL pages may never reach (the coordinator's; workers never connect
+    /// to it, this only keeps pages away from it). Default: none.
+    #[arg(long, env = "ARGUS_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// How JavaScript dialogs are answered: `dismiss` (cancel; `beforeunload` leaves the
+    /// page) or `accept`. Each is recorded in the action's detail. Default `dismiss`.
+    #[arg(long, env = "ARGUS_DIALOGS", value_enum, default_value = "dismiss")]
+    pub dialogs: DialogPolicy,
+}
+
+/// A parsed `--allow-hosts` / `--deny-hosts` list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostRules(pub Vec<HostRule>);
+
+fn parse_host_rules(s: &str) -> Result<HostRules, String> {
+    parse_rules(s).map(HostRules)
+}
+
+impl BrowserConfig {
+    /// The host policy of a browser: `--allow-hosts`, with `--deny-hosts`, the database and
+    /// `services` (`(url, default port, what)`: coordinator, NATS, object store) never
+    /// reachable.
+    pub async fn host_policy(&self, services: &[(&str, u16, &str)]) -> HostPolicy {
+        let mut p = HostPolicy::new(self.allow_hosts.0.clone());
+        for r in &self.deny_hosts.0 {
+            p.never(r.clone(), "listed in --deny-hosts");
+        }
+        if let Some(db) = &self.database_url {
+            p.never_url(db, 5432, "the database").await;
+        }
+        for (url, port, what) in services {
+            for one in url.split(',') {
+                p.never_url(one.trim(), *port, what).await;
+            }
+        }
+        p
+    }
+}
+
+impl Default for BrowserConfig {
+    fn default() -> Self {
+        BrowserConfig {
+            chromium: PathBuf::from("/usr/lib/chromium/chromium"),
+            viewport: (1280, 800),
+            dpr: 1.0,
+            allow_hosts: HostRules::default(),
+            deny_hosts: HostRules::default(),
+            database_url: None,
+            dialogs: DialogPolicy::Dismiss,
+        }
+    }
 }
 
 /// Parses `WIDTHxHEIGHT` px for a virtual screen (same limits as the viewport).

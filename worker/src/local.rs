@@ -15,6 +15,7 @@ use uuid::Uuid;
 use crate::config::{BrowserConfig, DriverConfig};
 use crate::device::prelude::*;
 use crate::device::web::browser::Browser;
+use crate::device::web::policy::HostRule;
 use crate::device::web::{Viewport, WebDevice};
 use crate::events::MemorySink;
 use crate::executor::{execute, RunInput};
@@ -33,9 +34,21 @@ pub async fn run_local(
     let job_id = Uuid::new_v4();
     let profile = out_dir.join(format!("device-{run_id}"));
     let mut dev: Box<dyn Device> = if spec.platform == Platform::Web {
-        let b = Browser::launch(&browser.chromium, &profile.join("chromium"))
-            .await
-            .map_err(|e| e.to_string())?;
+        // `argus run` is one person's own job on their own machine: the host of its
+        // start URL is allowed on top of `--allow-hosts`.
+        let mut cfg = browser.clone();
+        if let Some(rule) = spec.start_url.as_deref().and_then(start_host_rule) {
+            cfg.allow_hosts.0.push(rule);
+        }
+        let policy = cfg.host_policy(&[]).await;
+        let b = Browser::launch(
+            &browser.chromium,
+            &profile.join("chromium"),
+            policy,
+            browser.dialogs,
+        )
+        .await
+        .map_err(|e| e.to_string())?;
         Box::new(WebDevice::new(
             Arc::new(b),
             Viewport {
@@ -76,4 +89,20 @@ pub async fn run_local(
         detail.apply(ev);
     }
     Ok(detail)
+}
+
+/// An allow rule for exactly the host and port of an http(s) `url`.
+fn start_host_rule(url: &str) -> Option<HostRule> {
+    let u = reqwest::Url::parse(url).ok()?;
+    if !matches!(u.scheme(), "http" | "https") {
+        return None;
+    }
+    let host = u.host_str()?;
+    let port = u.port_or_known_default()?;
+    let host = if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]")
+    } else {
+        host.to_string()
+    };
+    HostRule::parse(&format!("{host}:{port}")).ok()
 }

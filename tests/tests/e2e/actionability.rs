@@ -18,8 +18,8 @@ async fn farm() -> (Farm, Site) {
         worker_slots: Some(2),
         ..Default::default()
     };
-    let farm = Farm::start(opts).await;
-    let site = Site::start(farm.services.todomvc_dir.clone()).await;
+    let site = Site::todomvc().await;
+    let farm = Farm::start(opts.allowing(&site.base_url)).await;
     (farm, site)
 }
 

@@ -10,19 +10,14 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use argus_infra::DirStore;
 use argus_perception::{Rect, Role};
 use argus_protocol::{
     Disposition, JobSpec, Mode, ModelOverride, Platform, ReflectClass, RetryAdvice, RunDetail,
     RunStatus,
 };
 use argus_tests::chat_stub::{plan, ChatStub, Reply};
-use argus_tests::scripted_device::{Inject, Item, ScriptedDevice, Sent};
-use argus_worker::agent::AgentEnv;
-use argus_worker::events::MemorySink;
-use argus_worker::executor::{execute, RunInput};
+use argus_tests::scripted_device::{run_scripted, Inject, Item, ScriptedDevice, Sent};
 use serde_json::json;
-use uuid::Uuid;
 
 fn form() -> Vec<Item> {
     vec![
@@ -33,29 +28,7 @@ fn form() -> Vec<Item> {
 }
 
 async fn run(spec: JobSpec, dev: &mut ScriptedDevice) -> RunDetail {
-    let dir = std::env::temp_dir().join(format!("argus-agent-{}", Uuid::new_v4()));
-    let sink = Arc::new(MemorySink::default());
-    let input = RunInput {
-        run_id: Uuid::new_v4(),
-        attempt_id: Uuid::new_v4(),
-        device_id: "scripted".into(),
-        spec: spec.clone(),
-        agent: AgentEnv::default(),
-    };
-    execute(
-        &input,
-        dev,
-        &DirStore::new(dir.clone()),
-        sink.clone(),
-        Arc::new(AtomicBool::new(false)),
-    )
-    .await;
-    let mut d = RunDetail::new(input.run_id, Uuid::new_v4(), spec, chrono::Utc::now());
-    for ev in sink.events.lock().expect("events").iter() {
-        d.apply(ev);
-    }
-    let _ = std::fs::remove_dir_all(dir);
-    d
+    run_scripted(spec, dev, Arc::new(AtomicBool::new(false))).await
 }
 
 fn job(mode: Mode, text: &str, stub: &ChatStub) -> JobSpec {

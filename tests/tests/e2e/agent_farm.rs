@@ -49,8 +49,7 @@ fn call(name: &'static str, args: serde_json::Value) -> Reply {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn todomvc_sentence_passes_in_llm_mode() {
-    let farm = Farm::start(FarmOptions::default()).await;
-    let site = Site::start(farm.services.todomvc_dir.clone()).await;
+    let site = Site::todomvc().await;
     let field = "{{id:What needs to be done?}}";
     let stub = ChatStub::start(vec![
         plan(&[
@@ -88,6 +87,9 @@ async fn todomvc_sentence_passes_in_llm_mode() {
         call("finish", json!({})),
     ])
     .await;
+    let mut opts = FarmOptions::default().allowing(&site.base_url);
+    opts.model.endpoints = vec![stub.base_url.clone()];
+    let farm = Farm::start(opts).await;
     let token = format!("llm-{}", farm.token);
     let run_id = farm
         .submit(&json!({
@@ -141,8 +143,7 @@ async fn secret_leaves_no_trace() {
     let secret = format!("Tr0ub4dor-{}", uuid::Uuid::new_v4().simple());
     let mut opts = FarmOptions::default();
     opts.model.env_secrets = vec![("PASSWORD".into(), secret.clone())];
-    let farm = Farm::start(opts).await;
-    let site = Site::start(farm.services.todomvc_dir.clone()).await;
+    let site = Site::todomvc().await;
     let stub = ChatStub::start(vec![
         plan(&["sign in as alice"]),
         call("type", json!({"element": "{{id:Username}}", "text": "alice", "observation": "{{obs}}"})),
@@ -152,6 +153,9 @@ async fn secret_leaves_no_trace() {
         call("finish", json!({})),
     ])
     .await;
+    let mut opts = opts.allowing(&site.base_url);
+    opts.model.endpoints = vec![stub.base_url.clone()];
+    let farm = Farm::start(opts).await;
     let run_id = farm
         .submit(&json!({
             "platform": "web", "mode": "llm",

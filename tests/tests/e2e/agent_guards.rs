@@ -11,16 +11,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use argus_infra::DirStore;
 use argus_perception::{Rect, Role};
 use argus_protocol::{JobSpec, Mode, ModelOverride, Platform, RunDetail, RunStatus};
 use argus_tests::chat_stub::{plan, ChatStub, Reply};
-use argus_tests::scripted_device::{Item, ScriptedDevice, Sent};
-use argus_worker::agent::AgentEnv;
-use argus_worker::events::MemorySink;
-use argus_worker::executor::{execute, RunInput};
+use argus_tests::scripted_device::{run_scripted, Item, ScriptedDevice, Sent};
 use serde_json::json;
-use uuid::Uuid;
 
 /// A form whose Save button never does anything; typing changes the Name field's value.
 fn device() -> ScriptedDevice {
@@ -49,29 +44,7 @@ fn job(stub: &ChatStub) -> JobSpec {
 }
 
 async fn run(spec: JobSpec, dev: &mut ScriptedDevice, cancel: Arc<AtomicBool>) -> RunDetail {
-    let dir = std::env::temp_dir().join(format!("argus-guard-{}", Uuid::new_v4()));
-    let sink = Arc::new(MemorySink::default());
-    let input = RunInput {
-        run_id: Uuid::new_v4(),
-        attempt_id: Uuid::new_v4(),
-        device_id: "scripted".into(),
-        spec: spec.clone(),
-        agent: AgentEnv::default(),
-    };
-    execute(
-        &input,
-        dev,
-        &DirStore::new(dir.clone()),
-        sink.clone(),
-        cancel,
-    )
-    .await;
-    let mut d = RunDetail::new(input.run_id, Uuid::new_v4(), spec, chrono::Utc::now());
-    for ev in sink.events.lock().expect("events").iter() {
-        d.apply(ev);
-    }
-    let _ = std::fs::remove_dir_all(dir);
-    d
+    run_scripted(spec, dev, cancel).await
 }
 
 fn taps(dev: &ScriptedDevice) -> usize {

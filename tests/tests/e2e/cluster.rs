@@ -220,6 +220,7 @@ async fn three_node_nats_cluster_two_coordinators_survive_a_node_loss() {
             chromium: services.chromium.clone(),
             viewport: (800, 600),
             dpr: 1.0,
+            ..Default::default()
         },
         drivers: DriverConfig::default(),
         model: Default::default(),

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 use argus_coordinator::auth::session;
 use argus_tests::Farm;
 use argus_worker::device::web::browser::Browser;
+use argus_worker::device::web::guard::DialogPolicy;
+use argus_worker::device::web::policy::{parse_rules, HostPolicy};
 use axum::routing::get;
 use serde_json::{json, Value};
 
@@ -107,9 +109,12 @@ async fn cross_port_forms_in_chromium_change_nothing() {
     let victim = session::create(&farm.pool, admin_token_id(&farm).await)
         .await
         .expect("session");
+    // A person's browser, not a farm's: it may reach every loopback port.
     let browser = Browser::launch(
         &farm.services.chromium,
         &farm.worker_dir.with_extension("victim"),
+        HostPolicy::new(parse_rules("127.0.0.0/8").expect("rule")),
+        DialogPolicy::Dismiss,
     )
     .await
     .expect("chromium");

@@ -12,6 +12,8 @@ use argus_tests::site::Site;
 use argus_tests::{Farm, FarmOptions};
 use argus_worker::device::web::browser::Browser;
 use argus_worker::device::web::cdp::Cdp;
+use argus_worker::device::web::guard::DialogPolicy;
+use argus_worker::device::web::policy::{parse_rules, HostPolicy};
 use base64::Engine;
 use serde_json::{json, Value};
 
@@ -23,7 +25,11 @@ struct Page {
 
 impl Page {
     async fn open(chromium: &std::path::Path, dir: &std::path::Path) -> Page {
-        let browser = Browser::launch(chromium, dir).await.expect("chromium");
+        // The test's own browser reads the coordinator on loopback.
+        let policy = HostPolicy::new(parse_rules("127.0.0.0/8").expect("rule"));
+        let browser = Browser::launch(chromium, dir, policy, DialogPolicy::Dismiss)
+            .await
+            .expect("chromium");
         let cdp = browser.cdp.clone();
         let t = cdp
             .call(None, "Target.createTarget", json!({"url": "about:blank"}))
@@ -155,8 +161,8 @@ impl Page {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn dashboard_form_live_report_inline_errors_and_schedules() {
-    let farm = Farm::start(FarmOptions::default()).await;
-    let site = Site::start(farm.services.todomvc_dir.clone()).await;
+    let site = Site::todomvc().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
     let page = Page::open(
         &farm.services.chromium,
         &farm.worker_dir.with_extension("viewer"),

@@ -257,7 +257,7 @@ async fn worker_killed_mid_action_is_reaped_truthfully() {
     let _serial = ONE_AT_A_TIME.lock().await;
     let t0 = Instant::now();
     let site = Site::start(site_root()).await;
-    let mut farm = ProcFarm::start(ProcFarmOptions::default()).await;
+    let mut farm = ProcFarm::start(ProcFarmOptions::default().allowing(&site.base_url)).await;
     let asg = Assignments::watch(&farm).await;
     farm.start_coordinator().await;
     let url = farm.coordinator_url(0);
@@ -377,7 +377,7 @@ async fn recovered(farm: &ProcFarm, site: &Site, run: Uuid, url: &str) {
 /// `(site, farm, coordinator url, run id)`.
 async fn long_job_running(options: ProcFarmOptions, tag: &str) -> (Site, ProcFarm, String, Uuid) {
     let site = Site::start(site_root()).await;
-    let mut farm = ProcFarm::start(options).await;
+    let mut farm = ProcFarm::start(options.allowing(&site.base_url)).await;
     farm.start_coordinator().await;
     let url = farm.coordinator_url(0);
     farm.start_worker("wa", 1, &url, None).await;
@@ -396,6 +396,7 @@ async fn coordinator_restart_mid_run() {
         ProcFarmOptions {
             private_pg: false,
             lease_s: 8,
+            ..Default::default()
         },
         "c",
     )
@@ -421,10 +422,13 @@ async fn coordinators_down_past_the_lease_reap_no_live_run() {
     let _serial = ONE_AT_A_TIME.lock().await;
     let t0 = Instant::now();
     let site = Site::start(site_root()).await;
-    let mut farm = ProcFarm::start(ProcFarmOptions {
-        lease_s: LEASE_S,
-        ..Default::default()
-    })
+    let mut farm = ProcFarm::start(
+        ProcFarmOptions {
+            lease_s: LEASE_S,
+            ..Default::default()
+        }
+        .allowing(&site.base_url),
+    )
     .await;
     let asg = Assignments::watch(&farm).await;
     farm.start_coordinator().await;
@@ -510,6 +514,7 @@ async fn nats_restart_mid_run() {
         ProcFarmOptions {
             private_pg: false,
             lease_s: 8,
+            ..Default::default()
         },
         "n",
     )
@@ -532,6 +537,7 @@ async fn postgres_restart_mid_run() {
         ProcFarmOptions {
             private_pg: true,
             lease_s: 8,
+            ..Default::default()
         },
         "p",
     )
@@ -558,7 +564,7 @@ async fn s3_down_during_uploads() {
     let _serial = ONE_AT_A_TIME.lock().await;
     let t0 = Instant::now();
     let site = Site::start(site_root()).await;
-    let mut farm = ProcFarm::start(ProcFarmOptions::default()).await;
+    let mut farm = ProcFarm::start(ProcFarmOptions::default().allowing(&site.base_url)).await;
     farm.start_coordinator().await;
     let url = farm.coordinator_url(0);
     let upstream: std::net::SocketAddr = farm
@@ -636,7 +642,7 @@ async fn coordinators_share_the_farm(n: usize) {
     let _serial = ONE_AT_A_TIME.lock().await;
     let t0 = Instant::now();
     let site = Site::start(site_root()).await;
-    let mut farm = ProcFarm::start(ProcFarmOptions::default()).await;
+    let mut farm = ProcFarm::start(ProcFarmOptions::default().allowing(&site.base_url)).await;
     for _ in 0..n {
         farm.start_coordinator().await;
     }

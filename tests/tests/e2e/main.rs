@@ -25,6 +25,7 @@ mod harmony;
 mod input_hygiene;
 mod ios;
 mod nats_permissions;
+mod nav_policy;
 mod openapi;
 mod queue_unmatched;
 mod reaper;

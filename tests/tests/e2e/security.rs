@@ -163,8 +163,8 @@ async fn status_of(c: &reqwest::Client, method: &str, url: &str) -> u16 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn teams_are_isolated_reports_escape_and_cdp_is_loopback() {
-    let farm = Farm::start(FarmOptions::default()).await;
     let (url, _stop_site) = xss_site().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&url)).await;
     let a_token = argus_coordinator::auth::generate();
     argus_coordinator::auth::create_token(&farm.pool, "team-a", "user", "a", &a_token)
         .await

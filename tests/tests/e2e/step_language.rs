@@ -11,8 +11,8 @@ use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn row_narrowed_targets_scroll_until_and_back() {
-    let farm = Farm::start(FarmOptions::default()).await;
-    let site = Site::start(farm.services.todomvc_dir.clone()).await;
+    let site = Site::todomvc().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
     let token = format!("rows-{}", farm.token);
     let steps = "tap \"Add\" in the row of \"Groups\"\n\
                  wait for \"added=Groups\"\n\

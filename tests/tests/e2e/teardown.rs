@@ -11,8 +11,8 @@ use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn failing_assertion_and_timeout_end_truthfully_and_tear_down() {
-    let farm = Farm::start(FarmOptions::default()).await;
-    let site = Site::start(farm.services.todomvc_dir.clone()).await;
+    let site = Site::todomvc().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
 
     let token = format!("fail-{}", farm.token);
     let run_id = farm

@@ -28,8 +28,8 @@ async fn todomvc_four_variants_pass_end_to_end() {
         dpr: 2.0,
         ..Default::default()
     };
-    let farm = Farm::start(opts).await;
-    let site = Site::start(farm.services.todomvc_dir.clone()).await;
+    let site = Site::todomvc().await;
+    let farm = Farm::start(opts.allowing(&site.base_url)).await;
     let variants = ["vanillajs", "jquery", "backbone", "react"];
     let mut runs = Vec::new();
     for v in variants {

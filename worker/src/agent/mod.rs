@@ -52,6 +52,15 @@ pub struct ModelConfig {
     /// Needed by `llm` / `vlm` jobs and `ai:` lines unless the job names one.
     #[arg(long = "model-url", env = "ARGUS_MODEL_URL")]
     pub model_url: Option<String>,
+    /// Further OpenAI-compatible base URLs a job's `model.base_url` may pick,
+    /// comma-separated. A job naming any other endpoint fails; the API key is never sent to
+    /// these (only to `--model-url`). Default: none (jobs may name only `--model-url`).
+    #[arg(
+        long = "model-endpoints",
+        env = "ARGUS_MODEL_ENDPOINTS",
+        value_delimiter = ','
+    )]
+    pub endpoints: Vec<String>,
     /// Model name sent in each request. Default `default`.
     #[arg(long = "model", env = "ARGUS_MODEL", default_value = "default")]
     pub model: String,
@@ -127,6 +136,7 @@ impl std::fmt::Debug for ModelConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ModelConfig")
             .field("model_url", &self.model_url)
+            .field("endpoints", &self.endpoints)
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("temperature", &self.temperature)
@@ -143,6 +153,7 @@ impl Default for ModelConfig {
     fn default() -> Self {
         ModelConfig {
             model_url: None,
+            endpoints: Vec::new(),
             model: "default".into(),
             api_key: None,
             temperature: 0.0,
@@ -178,18 +189,30 @@ impl AgentEnv {
         })
     }
 
-    /// The model client for one job: the worker's settings, overridden by the job's. The
-    /// API key is only sent to the worker's own endpoint.
+    /// The model client for one job: the worker's settings, overridden by the job's. A job
+    /// may only pick among the worker's endpoints (`--model-url`, `--model-endpoints`): the
+    /// worker, not the job, decides where prompts (page text, screenshots) go. The API key is
+    /// only sent to `--model-url`.
     pub fn client_for(&self, spec: &JobSpec) -> Result<ModelClient, ModelError> {
         let c = &self.config;
         let o = spec.model.clone().unwrap_or_default();
+        let norm = |u: &str| u.trim().trim_end_matches('/').to_ascii_lowercase();
+        if let Some(asked) = &o.base_url {
+            let known = c
+                .model_url
+                .iter()
+                .chain(c.endpoints.iter())
+                .any(|u| norm(u) == norm(asked));
+            if !known {
+                return Err(ModelError::EndpointNotAllowed);
+            }
+        }
         let base_url = o
             .base_url
             .clone()
             .or_else(|| c.model_url.clone())
             .ok_or(ModelError::NotConfigured)?;
-        let same_endpoint = c.model_url.as_deref().map(|u| u.trim_end_matches('/'))
-            == Some(base_url.trim_end_matches('/'));
+        let same_endpoint = c.model_url.as_deref().map(norm) == Some(norm(&base_url));
         ModelClient::new(ModelSettings {
             base_url,
             model: o.model.clone().unwrap_or_else(|| c.model.clone()),

@@ -69,22 +69,48 @@ pub enum ModelError {
     /// Transport failure or timeout.
     #[error("model request failed: {0}")]
     Transport(String),
+    /// The job names an endpoint the worker's configuration does not.
+    #[error("the job's model.base_url is not one of this worker's model endpoints (--model-url, --model-endpoints); ask the farm to add it")]
+    EndpointNotAllowed,
     /// Non-2xx answer.
-    #[error("model endpoint answered HTTP {status}: {body}")]
+    #[error("model endpoint answered HTTP {status}: {}", clip_text(body))]
     Status {
         /// HTTP status.
         status: u16,
-        /// First 300 chars of the body.
+        /// First 300 chars of the body (shown cut by [`clip_text`]).
         body: String,
     },
     /// Still no usable reply after the format retries.
-    #[error("the model gave no usable answer after {tries} tries: {last}")]
+    #[error(
+        "the model gave no usable answer after {tries} tries: {}",
+        clip_text(last)
+    )]
     Format {
         /// Requests made.
         tries: u32,
         /// The last parse error.
         last: String,
     },
+}
+
+/// Longest piece of a model endpoint's own text quoted in an error, chars.
+pub const ERROR_TEXT_CHARS: usize = 200;
+
+/// Text from a model endpoint as it may appear in a run's error: one line, control
+/// characters dropped, at most [`ERROR_TEXT_CHARS`] chars, quoted.
+pub fn clip_text(s: &str) -> String {
+    let one: String = s
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect();
+    let mut out: String = one.chars().take(ERROR_TEXT_CHARS).collect();
+    if one.chars().count() > ERROR_TEXT_CHARS {
+        out.push('…');
+    }
+    format!("{out:?}")
 }
 
 /// One parsed tool call.
@@ -401,6 +427,15 @@ fn strip_fences(s: &str) -> Result<&str, String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn endpoint_text_is_cut_to_one_quoted_line() {
+        let body = format!("line one\n\u{1b}[31m{}", "x".repeat(1000));
+        let e = ModelError::Status { status: 500, body }.to_string();
+        assert!(e.len() < 260, "{e}");
+        assert!(!e.contains('\n') && !e.contains('\u{1b}'), "{e}");
+        assert!(e.contains("\"line one [31mxxx"), "{e}");
+    }
+
     use super::*;
 
     #[test]

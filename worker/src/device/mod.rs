@@ -46,6 +46,9 @@ pub enum ActErrorKind {
     NotSupported,
     /// The device, its driver or the transport failed.
     Failed,
+    /// A policy of the worker refused it (the navigation policy); nothing was sent and
+    /// repeating it cannot help.
+    Refused,
 }
 
 impl ActErrorKind {
@@ -54,6 +57,7 @@ impl ActErrorKind {
         match self {
             ActErrorKind::NotSupported => "not_supported",
             ActErrorKind::Failed => "failed",
+            ActErrorKind::Refused => "refused",
         }
     }
 }
@@ -86,6 +90,14 @@ impl ActError {
             kind: ActErrorKind::Failed,
             message: message.into(),
             disposition: Disposition::DeliveryUncertain,
+        }
+    }
+    /// A worker policy refused the input; nothing was sent.
+    pub fn refused(message: impl Into<String>) -> ActError {
+        ActError {
+            kind: ActErrorKind::Refused,
+            message: message.into(),
+            disposition: Disposition::NotDelivered,
         }
     }
     /// The platform cannot do `what`; nothing was sent.
@@ -128,6 +140,12 @@ pub trait System: Send {
     /// Goes back: the browser's history entry before this one, the phone's system back.
     async fn back(&mut self) -> Result<(), ActError> {
         Err(ActError::not_supported("back", self.platform()))
+    }
+
+    /// What the device noticed on its own since the last call, for the running action's
+    /// record: requests the navigation policy blocked, JavaScript dialogs it answered.
+    fn take_notes(&mut self) -> Vec<String> {
+        Vec::new()
     }
 }
 

@@ -262,10 +262,23 @@ async fn open_web(
     worker_id: &str,
 ) -> anyhow::Result<Vec<(DeviceInfo, Box<dyn Device>)>> {
     let dir = work_dir(cfg, worker_id);
+    let policy = cfg
+        .browser
+        .host_policy(&[
+            (&cfg.coordinator_url, 80, "the coordinator"),
+            (&cfg.nats_url, 4222, "the NATS server"),
+            (&cfg.s3.endpoint, 80, "the object store"),
+        ])
+        .await;
     let browser = Arc::new(
-        Browser::launch(&cfg.browser.chromium, &dir.join("chromium"))
-            .await
-            .map_err(|e| anyhow!(e.to_string()))?,
+        Browser::launch(
+            &cfg.browser.chromium,
+            &dir.join("chromium"),
+            policy,
+            cfg.browser.dialogs,
+        )
+        .await
+        .map_err(|e| anyhow!(e.to_string()))?,
     );
     let version = browser
         .cdp

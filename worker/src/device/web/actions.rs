@@ -30,7 +30,8 @@ async fn settle(dev: &WebDevice) {
 }
 
 /// Sends a navigation command (`Page.navigate`, `Page.navigateToHistoryEntry`) and waits for
-/// the page's load event (at most [`LOAD_TIMEOUT`]).
+/// the page's load event (at most [`LOAD_TIMEOUT`]); a navigation the browser blocks on the
+/// way (a redirect to a blocked host) fails with the navigation policy's reason.
 async fn navigate(dev: &WebDevice, method: &str, params: Value) -> Result<(), ActError> {
     let sid = dev.session_id().map_err(ActError::from)?.to_string();
     let mut events = dev.cdp().events();
@@ -39,6 +40,17 @@ async fn navigate(dev: &WebDevice, method: &str, params: Value) -> Result<(), Ac
         .await
         .map_err(|e| ActError::uncertain(e.to_string()))?;
     if let Some(err) = res.get("errorText").and_then(Value::as_str) {
+        if err.contains("ERR_BLOCKED_BY_CLIENT") {
+            let notes = dev.drain_notes();
+            return Err(ActError::refused(format!(
+                "open blocked by the navigation policy: {}",
+                if notes.is_empty() {
+                    err.to_string()
+                } else {
+                    notes.join("; ")
+                }
+            )));
+        }
         return Err(ActError::not_delivered(format!(
             "cannot open the URL: {err} (is the server up?)"
         )));
@@ -69,7 +81,22 @@ async fn navigate(dev: &WebDevice, method: &str, params: Value) -> Result<(), Ac
 }
 
 /// Navigates and waits for the load event.
+///
+/// The URL passes the navigation policy first (scheme for every browser; on a launched one
+/// also the host), whoever chose it.
 pub(super) async fn open(dev: &WebDevice, url: &str) -> Result<(), ActError> {
+    if let Some(why) = argus_protocol::nav::refusal(argus_protocol::Platform::Web, url) {
+        return Err(ActError::refused(format!(
+            "open blocked by the navigation policy: {why}"
+        )));
+    }
+    if let Some(g) = dev.host_guard() {
+        if let Err(why) = g.check_url(url).await {
+            return Err(ActError::refused(format!(
+                "open blocked by the navigation policy: {why}"
+            )));
+        }
+    }
     navigate(dev, "Page.navigate", json!({"url": url})).await
 }
 

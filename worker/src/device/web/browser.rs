@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 use tokio::process::{Child, Command};
 
 use super::cdp::Cdp;
+use super::guard::{DialogPolicy, Guard};
+use super::policy::{HostPolicy, HostRule};
 use crate::device::DeviceError;
 
 /// How long to wait for Chromium to write its DevTools port.
@@ -29,6 +31,8 @@ pub struct Browser {
     pub port: u16,
     /// The profile directory.
     pub user_data_dir: PathBuf,
+    /// The navigation and dialog policy enforcer of this browser.
+    pub guard: Arc<Guard>,
 }
 
 impl Drop for Browser {
@@ -52,11 +56,18 @@ fn running_as_root() -> bool {
 }
 
 impl Browser {
-    /// Starts `binary` with a fresh profile in `user_data_dir` (emptied first).
+    /// Starts `binary` with a fresh profile in `user_data_dir` (emptied first), enforcing
+    /// `policy` (plus: the browser's own DevTools port is never reachable) and `dialogs` on
+    /// every target before it runs.
     ///
     /// Errors when the binary is missing, exits early, or does not open its DevTools port
     /// within [`LAUNCH_TIMEOUT`].
-    pub async fn launch(binary: &Path, user_data_dir: &Path) -> Result<Browser, DeviceError> {
+    pub async fn launch(
+        binary: &Path,
+        user_data_dir: &Path,
+        mut policy: HostPolicy,
+        dialogs: DialogPolicy,
+    ) -> Result<Browser, DeviceError> {
         if !binary.exists() {
             return Err(DeviceError::Failed(format!(
                 "Chromium not found at {} (install it with `apt-get install -y chromium` or \
@@ -130,12 +141,20 @@ impl Browser {
         let cdp = Cdp::connect(&format!("ws://127.0.0.1:{port}{path}"))
             .await
             .map_err(|e| DeviceError::Failed(e.to_string()))?;
+        policy.never(
+            HostRule::exact(std::net::SocketAddr::from(([127, 0, 0, 1], port))),
+            "the browser's DevTools port",
+        );
+        let guard = Guard::start(cdp.clone(), policy, dialogs)
+            .await
+            .map_err(|e| DeviceError::Failed(format!("cannot arm the navigation policy: {e}")))?;
         tracing::info!(port, dir = %user_data_dir.display(), "chromium started");
         Ok(Browser {
             _child: child,
             cdp,
             port,
             user_data_dir: user_data_dir.to_path_buf(),
+            guard,
         })
     }
 }

@@ -7,11 +7,16 @@
 //! detaches — it never closes a window or the app.
 //!
 //! `tree` observes (AX tree + DOM snapshot → perception), `actions` acts (CDP Input events
-//! in CSS px), `screen` takes screenshots (device px).
+//! in CSS px), `screen` takes screenshots (device px). A launched browser enforces the
+//! navigation and dialog policy on every target (`guard`, deciding with `policy`); what it
+//! blocked or answered during an action is drained into that action's record. An attached
+//! Electron app loads its own `file:` resources, so it gets only the scheme check on `open`.
 
 mod actions;
 pub mod browser;
 pub mod cdp;
+pub mod guard;
+pub mod policy;
 mod screen;
 mod tree;
 
@@ -50,7 +55,12 @@ enum Owner {
     Launched(Arc<Browser>),
     /// Argus attached to it (Electron): windows are only attached to and detached from.
     /// `http` is the DevTools HTTP base (`http://host:port`), when known.
-    Attached { cdp: Arc<Cdp>, http: Option<String> },
+    /// `guard` answers the window's JavaScript dialogs.
+    Attached {
+        cdp: Arc<Cdp>,
+        http: Option<String>,
+        guard: Arc<guard::Guard>,
+    },
 }
 
 /// One slot of a Chromium browser, or one attached Electron app.
@@ -74,10 +84,42 @@ impl WebDevice {
     /// (`http`: its DevTools HTTP base, used to find the newest window); `viewport` is a
     /// first guess, measured again at every `begin`.
     pub fn attached(cdp: Arc<Cdp>, http: Option<String>, viewport: Viewport) -> WebDevice {
+        let guard = guard::Guard::dialogs_only(cdp.clone(), guard::DialogPolicy::Dismiss);
         WebDevice {
-            owner: Owner::Attached { cdp, http },
+            owner: Owner::Attached { cdp, http, guard },
             viewport,
             session: None,
+        }
+    }
+
+    /// The dialog (and, on a launched browser, navigation) policy enforcer.
+    fn guard(&self) -> &guard::Guard {
+        match &self.owner {
+            Owner::Launched(b) => &b.guard,
+            Owner::Attached { guard, .. } => guard,
+        }
+    }
+
+    /// The host-policy enforcer: a launched browser's guard (`None` when attached to an app,
+    /// which loads its own resources).
+    fn host_guard(&self) -> Option<&guard::Guard> {
+        match &self.owner {
+            Owner::Launched(b) => Some(&b.guard),
+            Owner::Attached { .. } => None,
+        }
+    }
+
+    /// Where this run's notes are filed: its browser context, or its session on an app.
+    fn notes_key(&self) -> Option<&str> {
+        let s = self.session.as_ref()?;
+        Some(s.context_id.as_deref().unwrap_or(&s.session_id))
+    }
+
+    /// Blocked requests and answered dialogs of this run since the last call.
+    fn drain_notes(&self) -> Vec<String> {
+        match self.notes_key() {
+            Some(key) => self.guard().take_notes(key),
+            None => Vec::new(),
         }
     }
 
@@ -142,6 +184,7 @@ impl WebDevice {
             .await
             .map_err(fail)?;
         let session_id = att["sessionId"].as_str().unwrap_or_default().to_string();
+        self.guard().watch(&session_id, &session_id);
         self.session = Some(Session {
             context_id: None,
             session_id,
@@ -261,6 +304,7 @@ impl System for WebDevice {
                 context_id: Some(ctx),
                 ..
             }) => {
+                self.guard().forget(&ctx);
                 self.cdp()
                     .call(
                         None,
@@ -274,6 +318,7 @@ impl System for WebDevice {
                 context_id: None,
                 session_id,
             }) => {
+                self.guard().forget(&session_id);
                 // Attached to someone else's window: let go of it, never close it.
                 let _ = self
                     .cdp()
@@ -295,6 +340,10 @@ impl System for WebDevice {
 
     async fn back(&mut self) -> Result<(), ActError> {
         actions::back(self).await
+    }
+
+    fn take_notes(&mut self) -> Vec<String> {
+        self.drain_notes()
     }
 }
 

@@ -7,7 +7,12 @@ use super::WebDevice;
 use crate::device::DeviceError;
 
 /// A PNG of the viewport, `width*dpr × height*dpr` px.
+///
+/// The run's page is brought to the front first: a popup the page opened (`window.open`)
+/// takes the foreground, and Chromium never paints a background page, so its screenshot
+/// would wait forever.
 pub(super) async fn screenshot(dev: &WebDevice) -> Result<Vec<u8>, DeviceError> {
+    let _ = dev.call("Page.bringToFront", json!({})).await;
     let v = dev
         .call(
             "Page.captureScreenshot",
