@@ -213,7 +213,7 @@ impl Exec<'_> {
             Err(_) => "The current screen could not be observed.".into(),
         };
         let mut user = format!(
-            "Job: {task}\n\nBreak the job into short, ordered steps a device operator can carry out one at a time (one screen interaction or check each). Keep ${{secret.NAME}} references as written.\n\n{screen}"
+            "Job: {task}\n\nBreak the job into short, ordered steps a device operator can carry out one at a time (one screen interaction or check each). The app is already open on the screen below: start from it, never plan to open or navigate to what is already shown, and name only elements listed on the screen (or the text a step should make appear). Keep ${{secret.NAME}} references as written.\n\n{screen}"
         );
         if let Some((prev, at)) = previous {
             user.push_str(&format!(
@@ -299,7 +299,7 @@ impl Exec<'_> {
             "Name elements by their id in the current element list.".into()
         };
         let system = format!(
-            "You operate a {} device for a UI-automation job, one tool call per turn. {how} Every acting call passes the observation number it was made from. Call exactly one tool. Call finish when the current step is done, fail when it cannot be done. Type secrets as ${{secret.NAME}}, never guess them.",
+            "You operate a {} device for a UI-automation job, one tool call per turn. {how} Every acting call passes the observation number it was made from. Call exactly one tool. If the screen already shows that the current step is done, call finish at once instead of acting. Call finish when the current step is done, fail when it cannot be done. Never repeat an action that changed nothing. Type secrets as ${{secret.NAME}}, never guess them.",
             self.spec.platform
         );
         let plan_text = plan
