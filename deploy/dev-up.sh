@@ -387,6 +387,13 @@ if [[ ${ARGUS_SKIP_CHROMIUM:-0} != 1 ]]; then
         [[ -x $CHROMIUM_BIN ]] || die "$CHROMIUM_BIN missing after installing chromium"
         log "Chromium installed: $CHROMIUM_BIN ($(elapsed "$t"))"
     fi
+    # A worker running as root starts Chromium as this unprivileged user with its sandbox
+    # on (ARGUS_BROWSER_USER, default argus-browser), never as root with --no-sandbox.
+    if ! id argus-browser >/dev/null 2>&1; then
+        useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+            argus-browser || die "cannot create the browser user argus-browser"
+        log "created the unprivileged browser user argus-browser"
+    fi
 fi
 
 # ------------------------------------------- desktop / Android tools ----

@@ -12,6 +12,8 @@ free_port() {
 }
 id="qs$(date +%s)$$"
 dir=$(mktemp -d "/tmp/argus-qs-ci-XXXXXX")
+# The browser user (Chromium runs as it, sandboxed) must reach the worker's profile below.
+chmod 755 "$dir"
 db="argus_$id"
 qs_env=(
   ARGUS_PG_DB="$db"

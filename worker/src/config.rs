@@ -86,6 +86,11 @@ pub struct BrowserConfig {
     /// page) or `accept`. Each is recorded in the action's detail. Default `dismiss`.
     #[arg(long, env = "ARGUS_DIALOGS", value_enum, default_value = "dismiss")]
     pub dialogs: DialogPolicy,
+    /// When the worker runs as root, Chromium runs as this unprivileged user with its sandbox
+    /// on (`deploy/dev-up.sh` creates it). `root`: run it as root with `--no-sandbox`.
+    /// Ignored when the worker is not root. Default `argus-browser`.
+    #[arg(long, env = "ARGUS_BROWSER_USER", default_value = "argus-browser")]
+    pub browser_user: String,
 }
 
 /// A parsed `--allow-hosts` / `--deny-hosts` list.
@@ -127,6 +132,7 @@ impl Default for BrowserConfig {
             deny_hosts: HostRules::default(),
             database_url: None,
             dialogs: DialogPolicy::Dismiss,
+            browser_user: "argus-browser".into(),
         }
     }
 }

@@ -41,11 +41,12 @@ pub async fn run_local(
             cfg.allow_hosts.0.push(rule);
         }
         let policy = cfg.host_policy(&[]).await;
-        let b = Browser::launch(
+        let b = Browser::launch_as(
             &browser.chromium,
             &profile.join("chromium"),
             policy,
             browser.dialogs,
+            Some(&browser.browser_user),
         )
         .await
         .map_err(|e| e.to_string())?;

@@ -589,3 +589,56 @@ async fn attached_app_dialogs_are_answered_and_recorded() {
     drop(farm);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Chromium of a root worker runs as the unprivileged browser user (created by dev-up) with
+/// its sandbox on: every process whose command line names the worker's profile has a
+/// non-zero uid and no `--no-sandbox` (read from /proc, not from the worker's log).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_runs_unprivileged_with_its_sandbox() {
+    let running_as_root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
+    });
+    let user_exists = std::fs::read_to_string("/etc/passwd")
+        .is_ok_and(|p| p.lines().any(|l| l.starts_with("argus-browser:")));
+    assert!(
+        !running_as_root || user_exists,
+        "the browser user argus-browser is missing: run deploy/dev-up.sh"
+    );
+    let farm = argus_tests::Farm::start(argus_tests::FarmOptions::default()).await;
+    let profile = farm.worker_dir.join("chromium");
+    let profile = profile.to_string_lossy().to_string();
+    let mut seen = 0;
+    for entry in std::fs::read_dir("/proc").expect("proc").flatten() {
+        let pid = entry.file_name().to_string_lossy().to_string();
+        if !pid.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let args: Vec<String> = cmd
+            .split(|b| *b == 0)
+            .map(|a| String::from_utf8_lossy(a).to_string())
+            .collect();
+        if !args.iter().any(|a| a.contains(&profile)) {
+            continue;
+        }
+        seen += 1;
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let uid = status
+            .lines()
+            .find(|l| l.starts_with("Uid:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .unwrap_or("?")
+            .to_string();
+        if running_as_root {
+            assert_ne!(uid, "0", "pid {pid} runs as root: {args:?}");
+        }
+        assert!(
+            !args.iter().any(|a| a == "--no-sandbox"),
+            "pid {pid} runs without its sandbox: {args:?}"
+        );
+    }
+    assert!(seen > 0, "no Chromium process names the profile {profile}");
+}

@@ -271,11 +271,12 @@ async fn open_web(
         ])
         .await;
     let browser = Arc::new(
-        Browser::launch(
+        Browser::launch_as(
             &cfg.browser.chromium,
             &dir.join("chromium"),
             policy,
             cfg.browser.dialogs,
+            Some(&cfg.browser.browser_user),
         )
         .await
         .map_err(|e| anyhow!(e.to_string()))?,

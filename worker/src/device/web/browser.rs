@@ -44,6 +44,49 @@ impl Drop for Browser {
     }
 }
 
+/// The uid and gid of `user` from `/etc/passwd`, if it exists.
+fn lookup_user(user: &str) -> Option<(u32, u32)> {
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|l| {
+        let f: Vec<&str> = l.split(':').collect();
+        match f.as_slice() {
+            [name, _, uid, gid, ..] if *name == user => {
+                Some((uid.parse().ok()?, gid.parse().ok()?))
+            }
+            _ => None,
+        }
+    })
+}
+
+/// Whether every ancestor of `dir` lets other users through (mode `o+x`), so a browser
+/// running as another user can reach its profile.
+fn others_can_reach(dir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    dir.ancestors().skip(1).all(|a| {
+        a.as_os_str().is_empty()
+            || std::fs::metadata(a).is_ok_and(|m| m.permissions().mode() & 0o001 != 0)
+    })
+}
+
+/// Who Chromium runs as: `Some((uid, gid))` of `sandbox_user` when the worker runs as root
+/// and that user exists and can reach the profile (then the sandbox stays on); `None` to run
+/// as the worker itself (root: with `--no-sandbox`, said once in the log).
+fn browser_identity(sandbox_user: Option<&str>, profile: &Path) -> Option<(u32, u32)> {
+    if !running_as_root() {
+        return None;
+    }
+    let user = sandbox_user.filter(|u| !u.is_empty() && *u != "root")?;
+    let Some(ids) = lookup_user(user) else {
+        tracing::warn!(user, "the browser user does not exist (deploy/dev-up.sh creates it): Chromium runs as root WITHOUT its sandbox");
+        return None;
+    };
+    if !others_can_reach(profile) {
+        tracing::warn!(user, profile = %profile.display(), "the browser user cannot reach the profile folder (an ancestor lacks o+x): Chromium runs as root WITHOUT its sandbox");
+        return None;
+    }
+    Some(ids)
+}
+
 fn running_as_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -65,8 +108,23 @@ impl Browser {
     pub async fn launch(
         binary: &Path,
         user_data_dir: &Path,
+        policy: HostPolicy,
+        dialogs: DialogPolicy,
+    ) -> Result<Browser, DeviceError> {
+        Browser::launch_as(binary, user_data_dir, policy, dialogs, None).await
+    }
+
+    /// [`Browser::launch`], and when the worker runs as root, Chromium runs as
+    /// `sandbox_user` (a dedicated unprivileged user, created by `deploy/dev-up.sh`) with its
+    /// sandbox on; the profile folder is handed to that user. Without such a user (or as
+    /// root on purpose: `root`) Chromium runs as root with `--no-sandbox`, and the log says
+    /// so.
+    pub async fn launch_as(
+        binary: &Path,
+        user_data_dir: &Path,
         mut policy: HostPolicy,
         dialogs: DialogPolicy,
+        sandbox_user: Option<&str>,
     ) -> Result<Browser, DeviceError> {
         if !binary.exists() {
             return Err(DeviceError::Failed(format!(
@@ -84,6 +142,15 @@ impl Browser {
         })?;
         let log = std::fs::File::create(user_data_dir.join("chromium.log"))
             .map_err(|e| DeviceError::Failed(format!("cannot create chromium.log: {e}")))?;
+        let identity = browser_identity(sandbox_user, user_data_dir);
+        if let Some((uid, gid)) = identity {
+            std::os::unix::fs::chown(user_data_dir, Some(uid), Some(gid)).map_err(|e| {
+                DeviceError::Failed(format!(
+                    "cannot hand the profile {} to the browser user: {e}",
+                    user_data_dir.display()
+                ))
+            })?;
+        }
         let mut cmd = Command::new(binary);
         cmd.args([
             "--headless",
@@ -101,8 +168,23 @@ impl Browser {
             "--remote-debugging-address=127.0.0.1",
             "--remote-debugging-port=0",
         ]);
-        if running_as_root() {
-            cmd.arg("--no-sandbox");
+        match identity {
+            Some((uid, gid)) => {
+                tracing::info!(
+                    user = sandbox_user.unwrap_or_default(),
+                    uid,
+                    "Chromium runs as the browser user with its sandbox on"
+                );
+                cmd.uid(uid)
+                    .gid(gid)
+                    .env("HOME", user_data_dir)
+                    .env_remove("XDG_CONFIG_HOME")
+                    .env_remove("XDG_CACHE_HOME");
+            }
+            None if running_as_root() => {
+                cmd.arg("--no-sandbox");
+            }
+            None => {}
         }
         cmd.arg(format!("--user-data-dir={}", user_data_dir.display()))
             .arg("about:blank")
