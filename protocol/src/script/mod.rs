@@ -1,0 +1,738 @@
+//! The script step language: imperative lines in English or Chinese, one step per line.
+//!
+//! ```text
+//! open http://127.0.0.1:8080/            打开 http://127.0.0.1:8080/
+//! type "buy milk" into "What needs to be done?"
+//!                                         在 "用户名" 输入 "alice"
+//! press Enter                             按 回车
+//! tap "Clear completed"                   点击 "登录"
+//! check "buy milk"                        勾选 "buy milk"
+//! tap the checkbox left of "buy milk"     点击 "buy milk" 左边的 复选框
+//! wait for "1 item left"                  等待 "欢迎"
+//! wait 500ms
+//! assert screen contains "buy milk"       断言 页面包含 "欢迎"
+//! assert screen does not contain "error"  断言 页面不包含 "错误"
+//! ```
+//!
+//! Blank lines and lines starting with `#` or `//` are ignored. Text goes in double quotes
+//! (`"…"`, `“…”` or `「…」`; `\"` and `\\` escape inside ASCII quotes). A target is a quoted
+//! name (accessible name, label, placeholder or visible text), optionally narrowed by a role
+//! (`button "Save"`) or placed relative to an anchor (`the checkbox left of "buy milk"`,
+//! `the button in the row of "Alice"`). Relations are resolved from element geometry by the
+//! worker, never from pixel offsets in the script.
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::Action;
+
+mod gesture;
+mod target;
+use gesture::parse_gesture;
+pub use target::canonical_role;
+use target::parse_target;
+
+/// Longest accepted `wait` / `wait for` timeout (10 min), in ms.
+pub const MAX_WAIT_MS: u64 = 600_000;
+/// Default `wait for` timeout, in ms.
+pub const DEFAULT_WAIT_FOR_MS: u64 = 5_000;
+
+/// A parsed script: its steps in order, each with its 1-based source line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Script {
+    /// Steps in execution order.
+    pub steps: Vec<ScriptStep>,
+}
+
+/// One step and where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScriptStep {
+    /// 1-based line number in the instruction.
+    pub line: usize,
+    /// The line as written (trimmed).
+    pub text: String,
+    /// What to do.
+    pub step: Step,
+}
+
+/// One script line: an [`Action`] carried out as written, or a natural-language step the
+/// worker's model carries out (`ai: <instruction>`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// Do this action.
+    Act(Action),
+    /// A natural-language step (`ai: <instruction>`) the worker's model carries out, one
+    /// tool call at a time.
+    Ai { instruction: String },
+}
+
+/// A key name accepted by `press`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Key {
+    Enter,
+    Tab,
+    Escape,
+    Backspace,
+    Delete,
+    Space,
+    ArrowUp,
+    ArrowDown,
+    ArrowLeft,
+    ArrowRight,
+    Home,
+    End,
+    PageUp,
+    PageDown,
+}
+
+impl Key {
+    /// Every key, in the order the model's tool schema lists them.
+    pub const ALL: [Key; 14] = [
+        Key::Enter,
+        Key::Tab,
+        Key::Escape,
+        Key::Backspace,
+        Key::Delete,
+        Key::Space,
+        Key::ArrowUp,
+        Key::ArrowDown,
+        Key::ArrowLeft,
+        Key::ArrowRight,
+        Key::Home,
+        Key::End,
+        Key::PageUp,
+        Key::PageDown,
+    ];
+
+    /// The key's name as written in tool calls: [`Key::as_str`], but `Space` for the space
+    /// bar.
+    pub fn name(self) -> &'static str {
+        match self {
+            Key::Space => "Space",
+            k => k.as_str(),
+        }
+    }
+
+    /// The key named `name` (case-insensitive [`Key::name`] or [`Key::as_str`]).
+    pub fn from_name(name: &str) -> Option<Key> {
+        Key::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(name) || k.as_str() == name)
+    }
+
+    /// Canonical (DOM `KeyboardEvent.key`) name, e.g. `"Enter"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Key::Enter => "Enter",
+            Key::Tab => "Tab",
+            Key::Escape => "Escape",
+            Key::Backspace => "Backspace",
+            Key::Delete => "Delete",
+            Key::Space => " ",
+            Key::ArrowUp => "ArrowUp",
+            Key::ArrowDown => "ArrowDown",
+            Key::ArrowLeft => "ArrowLeft",
+            Key::ArrowRight => "ArrowRight",
+            Key::Home => "Home",
+            Key::End => "End",
+            Key::PageUp => "PageUp",
+            Key::PageDown => "PageDown",
+        }
+    }
+
+    fn parse(word: &str) -> Option<Key> {
+        let w = word.trim().trim_matches('"').to_lowercase();
+        Some(match w.as_str() {
+            "enter" | "return" | "回车" | "回车键" | "确认键" => Key::Enter,
+            "tab" => Key::Tab,
+            "escape" | "esc" | "返回键" => Key::Escape,
+            "backspace" | "退格" | "退格键" => Key::Backspace,
+            "delete" | "del" | "删除键" => Key::Delete,
+            "space" | "空格" | "空格键" => Key::Space,
+            "arrowup" | "up" => Key::ArrowUp,
+            "arrowdown" | "down" => Key::ArrowDown,
+            "arrowleft" | "left" => Key::ArrowLeft,
+            "arrowright" | "right" => Key::ArrowRight,
+            "home" => Key::Home,
+            "end" => Key::End,
+            "pageup" => Key::PageUp,
+            "pagedown" => Key::PageDown,
+            _ => return None,
+        })
+    }
+}
+
+/// How a target relates to its quoted anchor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relation {
+    /// The element whose own name/label/placeholder/text is the anchor.
+    Named,
+    /// Nearest element of the role in the same row, left of the anchor.
+    LeftOf,
+    /// Nearest element of the role in the same row, right of the anchor.
+    RightOf,
+    /// Nearest element of the role above the anchor, overlapping it horizontally.
+    Above,
+    /// Nearest element of the role below the anchor, overlapping it horizontally.
+    Below,
+    /// Nearest element of the role in the anchor's row, either side.
+    InRowOf,
+}
+
+impl Relation {
+    /// The English words of the relation (`left of`, …); `None` for [`Relation::Named`].
+    pub fn words(self) -> Option<&'static str> {
+        Some(match self {
+            Relation::Named => return None,
+            Relation::LeftOf => "left of",
+            Relation::RightOf => "right of",
+            Relation::Above => "above",
+            Relation::Below => "below",
+            Relation::InRowOf => "in the row of",
+        })
+    }
+}
+
+/// Which element a step acts on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Target {
+    /// Canonical role the element must have (`button`, `checkbox`, …), if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// The quoted text: the element's own name for [`Relation::Named`], else the anchor's.
+    pub name: String,
+    /// How the element relates to `name`.
+    pub relation: Relation,
+    /// The element's own name when it is placed relative to an anchor (`tap "Add" in the row
+    /// of "Users"`: label `Add`, anchor `name` = `Users`); `None` for a bare relation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+impl Target {
+    /// A target named by its own text.
+    pub fn named(name: &str) -> Target {
+        Target {
+            role: None,
+            name: name.to_string(),
+            relation: Relation::Named,
+            label: None,
+        }
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let (Some(label), Some(word)) = (&self.label, self.relation.words()) {
+            return match &self.role {
+                Some(r) => write!(f, "{r} {label:?} {word} {:?}", self.name),
+                None => write!(f, "{label:?} {word} {:?}", self.name),
+            };
+        }
+        let role = self.role.as_deref().unwrap_or("element");
+        match self.relation {
+            Relation::Named => match &self.role {
+                Some(r) => write!(f, "{r} {:?}", self.name),
+                None => write!(f, "{:?}", self.name),
+            },
+            Relation::LeftOf => write!(f, "the {role} left of {:?}", self.name),
+            Relation::RightOf => write!(f, "the {role} right of {:?}", self.name),
+            Relation::Above => write!(f, "the {role} above {:?}", self.name),
+            Relation::Below => write!(f, "the {role} below {:?}", self.name),
+            Relation::InRowOf => write!(f, "the {role} in the row of {:?}", self.name),
+        }
+    }
+}
+
+/// A line that could not be parsed: where, what, and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct ScriptError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub hint: String,
+}
+
+impl Script {
+    /// Parses every line; fails on the first line that is not a step.
+    pub fn parse(text: &str) -> Result<Script, ScriptError> {
+        let mut steps = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') || line.starts_with("//") {
+                continue;
+            }
+            let step = parse_line(line).map_err(|(message, hint)| ScriptError {
+                line: i + 1,
+                message,
+                hint,
+            })?;
+            steps.push(ScriptStep {
+                line: i + 1,
+                text: line.to_string(),
+                step,
+            });
+        }
+        if steps.is_empty() {
+            return Err(ScriptError {
+                line: 1,
+                message: "the script has no steps".into(),
+                hint: "write one step per line, e.g. `tap \"Sign in\"`".into(),
+            });
+        }
+        Ok(Script { steps })
+    }
+}
+
+type LineResult<T> = Result<T, (String, String)>;
+
+const GRAMMAR_HINT: &str = "steps are: open URL | tap \"X\" | double tap \"X\" | long press \"X\" \
+[for 2s] | swipe up|down|left|right [on \"X\"] | scroll until \"X\" is visible | go back | type \"text\" into \"X\" | press KEY | check \"X\" | \
+wait for \"X\" | wait 2s | assert screen contains \"X\" | assert screen does not contain \"X\" | ai: \
+<instruction for the model> (or 打开 / 点击 / 双击 / 长按 / 上滑 / 在 \"X\" 输入 \"…\" / 按 / 勾选 / 等待 / 断言 \
+页面包含 / 断言 页面不包含)";
+
+fn err<T>(message: impl Into<String>, hint: impl Into<String>) -> LineResult<T> {
+    Err((message.into(), hint.into()))
+}
+
+/// Strips a case-insensitive ASCII keyword prefix (followed by whitespace or end).
+fn strip_kw<'a>(s: &'a str, kw: &str) -> Option<&'a str> {
+    let s = s.trim_start();
+    if s.len() < kw.len() || !s.is_char_boundary(kw.len()) {
+        return None;
+    }
+    let (head, tail) = s.split_at(kw.len());
+    if !head.eq_ignore_ascii_case(kw) {
+        return None;
+    }
+    if tail.is_empty() || tail.starts_with(char::is_whitespace) {
+        return Some(tail.trim_start());
+    }
+    None
+}
+
+/// Strips a prefix that needs no following space (Chinese keywords).
+fn strip_cjk<'a>(s: &'a str, kw: &str) -> Option<&'a str> {
+    s.trim_start().strip_prefix(kw).map(str::trim_start)
+}
+
+/// An `ai: <instruction>` line; `None` when the line is not one.
+fn parse_ai(line: &str) -> LineResult<Option<Step>> {
+    for kw in ["ai:", "ai：", "AI:", "AI：", "Ai:"] {
+        if let Some(rest) = line.strip_prefix(kw) {
+            let instruction = rest.trim();
+            if instruction.is_empty() {
+                return err(
+                    "`ai:` needs an instruction",
+                    "write ai: sign in and open the settings page",
+                );
+            }
+            return Ok(Some(Step::Ai {
+                instruction: instruction.to_string(),
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// `type "x" into "F"`, `fill "F" with "x"`, `在 "F" 输入 "x"`, `输入 "x" 到 "F"`; `None` when the line is not one.
+fn parse_typing(line: &str) -> LineResult<Option<Step>> {
+    for kw in ["type", "enter", "input"] {
+        if let Some(rest) = strip_kw(line, kw) {
+            if rest.starts_with(is_open_quote) {
+                return parse_type_into(rest).map(Some);
+            }
+        }
+    }
+    if let Some(rest) = strip_kw(line, "fill") {
+        let (target, rest) = parse_target(rest)?;
+        let rest = strip_kw(rest, "with").ok_or_else(|| {
+            (
+                "expected `with` after the field".to_string(),
+                "write fill \"Email\" with \"a@b.c\"".to_string(),
+            )
+        })?;
+        let (text, rest) = quoted(rest)?;
+        expect_end(rest)?;
+        return Ok(Some(Step::Act(Action::Type {
+            text,
+            target: target.into(),
+        })));
+    }
+    if let Some(rest) = strip_cjk(line, "在") {
+        // 在 "用户名" 输入 "alice"
+        let (target, rest) = parse_target(rest)?;
+        let rest = strip_cjk(rest, "中")
+            .or_else(|| strip_cjk(rest, "里"))
+            .unwrap_or(rest);
+        let rest = strip_cjk(rest, "输入").ok_or_else(|| {
+            (
+                "expected 输入 after the field".to_string(),
+                "write 在 \"用户名\" 输入 \"alice\"".to_string(),
+            )
+        })?;
+        let (text, rest) = quoted(rest)?;
+        expect_end(rest)?;
+        return Ok(Some(Step::Act(Action::Type {
+            text,
+            target: target.into(),
+        })));
+    }
+    if let Some(rest) = strip_cjk(line, "输入") {
+        // 输入 "alice" 到 "用户名"
+        let (text, rest) = quoted(rest)?;
+        let rest = strip_cjk(rest, "到")
+            .or_else(|| strip_cjk(rest, "至"))
+            .ok_or_else(|| {
+                (
+                    "expected 到 and a field after the text".to_string(),
+                    "write 输入 \"alice\" 到 \"用户名\"".to_string(),
+                )
+            })?;
+        let (target, rest) = parse_target(rest)?;
+        expect_end(rest)?;
+        return Ok(Some(Step::Act(Action::Type {
+            text,
+            target: target.into(),
+        })));
+    }
+    Ok(None)
+}
+
+/// `check` / `uncheck` / `勾选` / `取消勾选`; `None` when the line is not one.
+fn parse_set_checked(line: &str) -> LineResult<Option<Step>> {
+    for (kw, checked) in [
+        ("uncheck", false),
+        ("check", true),
+        ("取消勾选", false),
+        ("勾选", true),
+    ] {
+        let rest = if kw.is_ascii() {
+            strip_kw(line, kw)
+        } else {
+            strip_cjk(line, kw)
+        };
+        if let Some(rest) = rest {
+            let (mut target, rest) = parse_target(rest)?;
+            expect_end(rest)?;
+            if target.relation == Relation::Named && target.role.is_none() {
+                // `check "buy milk"`: the toggle in that item's row, or the checkbox named so.
+                target.relation = Relation::InRowOf;
+                target.role = Some("checkbox".into());
+            }
+            return Ok(Some(Step::Act(Action::SetChecked {
+                target: target.into(),
+                checked,
+            })));
+        }
+    }
+    Ok(None)
+}
+
+/// `wait for "X"`, `wait 2s` and their Chinese forms; `None` when the line is not one.
+fn parse_wait(line: &str) -> LineResult<Option<Step>> {
+    if let Some(rest) = strip_kw(line, "wait for").or_else(|| strip_kw(line, "wait until")) {
+        let (text, rest) = quoted(rest)?;
+        let rest = rest
+            .trim_start_matches(|c: char| c.is_whitespace())
+            .trim_start_matches("appears")
+            .trim_start_matches("is visible")
+            .trim();
+        let timeout_ms = parse_optional_timeout(rest)?;
+        return Ok(Some(Step::Act(Action::WaitFor { text, timeout_ms })));
+    }
+    if let Some(rest) = strip_cjk(line, "等待") {
+        if rest.starts_with(is_open_quote) {
+            let (text, rest) = quoted(rest)?;
+            let rest = rest.trim().trim_start_matches("出现").trim();
+            let timeout_ms = parse_optional_timeout(rest)?;
+            return Ok(Some(Step::Act(Action::WaitFor { text, timeout_ms })));
+        }
+        return Ok(Some(Step::Act(Action::Sleep {
+            ms: parse_duration(rest)?,
+        })));
+    }
+    if let Some(rest) = strip_kw(line, "wait").or_else(|| strip_kw(line, "sleep")) {
+        return Ok(Some(Step::Act(Action::Sleep {
+            ms: parse_duration(rest)?,
+        })));
+    }
+    Ok(None)
+}
+
+fn parse_line(line: &str) -> LineResult<Step> {
+    for part in [
+        parse_ai,
+        parse_typing,
+        parse_gesture,
+        parse_set_checked,
+        parse_wait,
+    ] {
+        if let Some(step) = part(line)? {
+            return Ok(step);
+        }
+    }
+    for kw in ["open", "go to", "goto", "navigate to", "visit"] {
+        if let Some(rest) = strip_kw(line, kw) {
+            return parse_open(rest);
+        }
+    }
+    if let Some(rest) = strip_cjk(line, "打开") {
+        return parse_open(rest);
+    }
+    for kw in ["press", "hit"] {
+        if let Some(rest) = strip_kw(line, kw) {
+            return parse_press(rest);
+        }
+    }
+    for kw in ["按下", "按"] {
+        if let Some(rest) = strip_cjk(line, kw) {
+            return parse_press(rest);
+        }
+    }
+    if let Some(rest) = strip_kw(line, "assert").or_else(|| strip_kw(line, "verify")) {
+        return parse_assert_en(rest);
+    }
+    if let Some(rest) = strip_cjk(line, "断言").or_else(|| strip_cjk(line, "检查")) {
+        return parse_assert_zh(rest);
+    }
+    err(
+        format!("not a step: {}", first_word(line)),
+        GRAMMAR_HINT.to_string(),
+    )
+}
+
+fn first_word(line: &str) -> String {
+    let w: String = line
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .take(24)
+        .collect();
+    format!("`{w}` is not a known step word")
+}
+
+fn parse_open(rest: &str) -> LineResult<Step> {
+    let url = if rest.starts_with(is_open_quote) {
+        let (u, tail) = quoted(rest)?;
+        expect_end(tail)?;
+        u
+    } else {
+        rest.trim().to_string()
+    };
+    if url.is_empty() || url.contains(char::is_whitespace) {
+        return err(
+            "open needs one URL",
+            "write open http://127.0.0.1:8080/ (no spaces in the URL)",
+        );
+    }
+    Ok(Step::Act(Action::Open { url }))
+}
+
+fn parse_type_into(rest: &str) -> LineResult<Step> {
+    let (text, rest) = quoted(rest)?;
+    let rest = strip_kw(rest, "into")
+        .or_else(|| strip_kw(rest, "in"))
+        .or_else(|| strip_kw(rest, "to"))
+        .ok_or_else(|| {
+            (
+                "expected `into` and a field after the text".to_string(),
+                "write type \"buy milk\" into \"What needs to be done?\"".to_string(),
+            )
+        })?;
+    let (target, rest) = parse_target(rest)?;
+    expect_end(rest)?;
+    Ok(Step::Act(Action::Type {
+        text,
+        target: target.into(),
+    }))
+}
+
+fn parse_press(rest: &str) -> LineResult<Step> {
+    let word = rest.trim();
+    match Key::parse(word) {
+        Some(key) => Ok(Step::Act(Action::Key { key })),
+        None => err(
+            format!(
+                "unknown key `{}`",
+                word.chars().take(24).collect::<String>()
+            ),
+            "keys: Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp/Down/Left/Right, Home, \
+             End, PageUp, PageDown (回车, 空格, 退格); to tap a button write tap \"X\"",
+        ),
+    }
+}
+
+fn parse_assert_en(rest: &str) -> LineResult<Step> {
+    let rest = ["screen", "page", "the screen", "the page"]
+        .iter()
+        .find_map(|w| strip_kw(rest, w))
+        .unwrap_or(rest);
+    for kw in [
+        "does not contain",
+        "doesn't contain",
+        "not contains",
+        "not contain",
+    ] {
+        if let Some(r) = strip_kw(rest, kw) {
+            let (text, tail) = quoted(r)?;
+            expect_end(tail)?;
+            return Ok(Step::Act(Action::AssertNotContains { text }));
+        }
+    }
+    for kw in ["contains", "contain", "shows", "has"] {
+        if let Some(r) = strip_kw(rest, kw) {
+            let (text, tail) = quoted(r)?;
+            expect_end(tail)?;
+            return Ok(Step::Act(Action::AssertContains { text }));
+        }
+    }
+    err(
+        "assert needs `contains \"…\"` or `does not contain \"…\"`",
+        "write assert screen contains \"1 item left\"",
+    )
+}
+
+fn parse_assert_zh(rest: &str) -> LineResult<Step> {
+    let rest = ["页面", "屏幕", "界面"]
+        .iter()
+        .find_map(|w| strip_cjk(rest, w))
+        .unwrap_or(rest);
+    for kw in ["不包含", "不含", "没有"] {
+        if let Some(r) = strip_cjk(rest, kw) {
+            let (text, tail) = quoted(r)?;
+            expect_end(tail)?;
+            return Ok(Step::Act(Action::AssertNotContains { text }));
+        }
+    }
+    for kw in ["包含", "含有", "显示", "有"] {
+        if let Some(r) = strip_cjk(rest, kw) {
+            let (text, tail) = quoted(r)?;
+            expect_end(tail)?;
+            return Ok(Step::Act(Action::AssertContains { text }));
+        }
+    }
+    err(
+        "断言 needs 包含 \"…\" or 不包含 \"…\"",
+        "write 断言 页面包含 \"欢迎\"",
+    )
+}
+
+fn parse_optional_timeout(rest: &str) -> LineResult<u64> {
+    let rest = rest.trim();
+    if rest.is_empty() {
+        return Ok(DEFAULT_WAIT_FOR_MS);
+    }
+    let rest = ["up to", "within", "for", "最多"]
+        .iter()
+        .find_map(|w| {
+            if w.is_ascii() {
+                strip_kw(rest, w)
+            } else {
+                strip_cjk(rest, w)
+            }
+        })
+        .unwrap_or(rest);
+    parse_duration(rest)
+}
+
+/// Parses `500ms`, `2s`, `2 s`, `1.5s`, `3 秒`, `1m`; bounded by [`MAX_WAIT_MS`].
+fn parse_duration(s: &str) -> LineResult<u64> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let value: f64 = match num.parse() {
+        Ok(v) => v,
+        Err(_) => {
+            return err(
+                "expected a duration such as 500ms or 2s",
+                "write wait 2s, wait 500ms or wait for \"X\" up to 10s",
+            )
+        }
+    };
+    let factor = match unit.trim().to_lowercase().as_str() {
+        "ms" | "毫秒" => 1.0,
+        "" | "s" | "sec" | "secs" | "second" | "seconds" | "秒" => 1000.0,
+        "m" | "min" | "mins" | "minute" | "minutes" | "分钟" => 60_000.0,
+        other => {
+            return err(
+                format!(
+                    "unknown time unit `{}`",
+                    other.chars().take(12).collect::<String>()
+                ),
+                "use ms, s or min",
+            )
+        }
+    };
+    let ms = (value * factor).round();
+    if !(0.0..=MAX_WAIT_MS as f64).contains(&ms) {
+        return err(
+            format!("duration {ms} ms is out of range"),
+            format!("use at most {} s", MAX_WAIT_MS / 1000),
+        );
+    }
+    Ok(ms as u64)
+}
+
+fn is_open_quote(c: char) -> bool {
+    matches!(c, '"' | '“' | '「' | '”')
+}
+
+/// Reads one quoted string at the start of `s`; returns it and the rest.
+fn quoted(s: &str) -> LineResult<(String, &str)> {
+    let s = s.trim_start();
+    let mut chars = s.char_indices();
+    let close = match chars.next() {
+        Some((_, '"')) => '"',
+        Some((_, '“')) | Some((_, '”')) => '”',
+        Some((_, '「')) => '」',
+        _ => {
+            return err(
+                "expected text in double quotes",
+                "put names and text in quotes: tap \"Sign in\"",
+            )
+        }
+    };
+    let mut out = String::new();
+    let mut escaped = false;
+    for (i, c) in chars {
+        if escaped {
+            out.push(c);
+            escaped = false;
+        } else if c == '\\' && close == '"' {
+            escaped = true;
+        } else if c == close || (close == '”' && c == '"') {
+            if out.is_empty() {
+                return err("empty quoted text", "write the text between the quotes");
+            }
+            return Ok((out, &s[i + c.len_utf8()..]));
+        } else {
+            out.push(c);
+        }
+    }
+    err("unclosed quote", "close the text with a matching quote")
+}
+
+fn expect_end(rest: &str) -> LineResult<()> {
+    let rest = rest.trim();
+    if rest.is_empty() {
+        Ok(())
+    } else {
+        err(
+            format!(
+                "unexpected words after the step: `{}`",
+                rest.chars().take(32).collect::<String>()
+            ),
+            "one step per line; put text in quotes",
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests;
