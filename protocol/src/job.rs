@@ -116,7 +116,7 @@ pub struct Selector {
     #[serde(default)]
     pub labels: BTreeMap<String, String>,
     /// Further constraints, each `key=value`, `key!=value`, `key>=13` (numeric / version
-    /// compare) or `key in [a, b]`; see [`crate::selector`].
+    /// compare) or `key in [a, b]`; see `argus_protocol::selector`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub require: Vec<String>,
 }
@@ -202,7 +202,7 @@ pub struct JobSpec {
     #[cfg_attr(feature = "openapi", schema(default = false))]
     pub idempotent: bool,
     /// A run still queued this long after it was queued ends `timed_out` ("no matching free
-    /// device"), s. Default: [`DEFAULT_QUEUE_TIMEOUT_S`] (900 s), applied by the coordinator
+    /// device"), s. Default 900 s (`DEFAULT_QUEUE_TIMEOUT_S`), applied by the coordinator
     /// when the job leaves it out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
@@ -221,7 +221,7 @@ pub struct JobSpec {
     pub popups: bool,
     /// How long a step that names a target waits for it to exist, be visible, enabled, not
     /// covered and stable across two observations, ms. Default: the worker's
-    /// (`--agent-auto-wait-ms`, 5,000); at most [`MAX_AUTO_WAIT_MS`].
+    /// (`--agent-auto-wait-ms`, 5,000); at most 120,000 (`MAX_AUTO_WAIT_MS`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(maximum = 120000))]
     pub auto_wait_ms: Option<u64>,

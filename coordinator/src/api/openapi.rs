@@ -163,6 +163,11 @@ mod tests {
 
     #[test]
     fn the_document_lists_every_operation() {
+        let text = super::json().expect("serialize");
+        assert!(
+            !text.contains("[`"),
+            "a rustdoc link leaked into a description; write the doc comment in plain text"
+        );
         let doc = doc();
         let mut ops = BTreeSet::new();
         for (path, item) in doc["paths"].as_object().expect("paths") {
