@@ -1,7 +1,8 @@
 //! Request and answer bodies of the coordinator's HTTP API that clients read back: the
 //! submit answer, suite and schedule specs, the suite verdict and the missed-tick policy.
 //! The coordinator builds these and `argus submit` / `argus suite` read them, so the JSON
-//! shapes are written once. Shapes are those of `web/openapi.json`.
+//! shapes are written once. With the `openapi` feature they derive `utoipa::ToSchema`, and
+//! the coordinator's generated OpenAPI document describes them from these definitions.
 
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -11,6 +12,7 @@ use crate::job::{JobSpec, Selector};
 
 /// The answer to `POST /api/v1/jobs` (201).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobCreated {
     /// The stored job.
     pub job_id: Uuid,
@@ -30,6 +32,7 @@ pub struct JobCreated {
 /// `POST /api/v1/suites` body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SuiteSpec {
     /// Suite name (history and pass-rate are kept per name).
     pub name: String,
@@ -42,6 +45,7 @@ pub struct SuiteSpec {
 
 /// One job of a created suite: a job × matrix cell.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SuiteJobCreated {
     /// The job.
     pub job_id: Uuid,
@@ -53,6 +57,7 @@ pub struct SuiteJobCreated {
 
 /// The answer to `POST /api/v1/suites` (201).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SuiteCreated {
     /// The suite.
     pub suite_id: Uuid,
@@ -100,6 +105,7 @@ impl std::fmt::Display for SuiteVerdict {
 /// What a schedule does about ticks that passed while no coordinator ran.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum MissedTicks {
     /// Fire nothing for ticks older than the latest due one (the default).
     #[default]
@@ -131,6 +137,7 @@ impl MissedTicks {
 /// Unknown fields are refused (a misspelt `timezone` must not silently mean UTC).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ScheduleSpec {
     /// Display name.
     pub name: String,
@@ -138,6 +145,7 @@ pub struct ScheduleSpec {
     pub cron: String,
     /// IANA timezone. Default `UTC`.
     #[serde(default = "utc")]
+    #[cfg_attr(feature = "openapi", schema(default = "UTC"))]
     pub timezone: String,
     /// The job each cell runs; its own selector is replaced by the cell's.
     pub template: JobSpec,

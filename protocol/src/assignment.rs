@@ -29,6 +29,7 @@ pub struct Assignment {
 
 /// A device a worker offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeviceInfo {
     /// Stable id, unique in the farm (e.g. `<worker>/chromium-0`).
     pub device_id: String,
@@ -44,6 +45,7 @@ pub struct DeviceInfo {
 
 /// A run a worker is holding, named with its fencing token.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LeaseRef {
     /// The run.
     pub run_id: Uuid,
@@ -54,6 +56,7 @@ pub struct LeaseRef {
 /// `POST /api/v1/workers/heartbeat` body: registers (or refreshes) the worker and its
 /// devices, and extends the leases of the runs it holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Heartbeat {
     /// Stable worker id (also its NATS assignment subject token: `[A-Za-z0-9_-]`).
     pub worker_id: String,
@@ -67,6 +70,7 @@ pub struct Heartbeat {
 
 /// The coordinator's answer to a heartbeat.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HeartbeatReply {
     /// How long a lease lasts from now, s. Heartbeat well within it.
     pub lease_s: u64,

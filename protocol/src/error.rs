@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 /// Every error code the API answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ErrorCode {
     /// Body is not valid JSON or has the wrong shape.
     MalformedBody,
@@ -60,6 +61,7 @@ impl ErrorCode {
 
 /// The JSON error body of every failed API call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorEnvelope {
     /// Stable machine-readable code.
     pub code: ErrorCode,

@@ -13,6 +13,7 @@ use uuid::Uuid;
 /// timed_out | lost`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum RunStatus {
     /// Waiting for a free matching device slot.
     Queued,

@@ -31,6 +31,7 @@ pub const DEFAULT_TIMEOUT_S: u64 = 300;
 /// Kind of device a job targets. Serialized lowercase (`"web"`, `"android"`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Platform {
     /// Headless Chromium driven over CDP.
     Web,
@@ -84,6 +85,7 @@ impl fmt::Display for Platform {
 /// How the worker turns the instruction into actions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Mode {
     /// The step language in [`crate::script`]; needs no model. The default.
     #[default]
@@ -108,12 +110,13 @@ impl Mode {
 /// Which devices may run a job: every label here must be present with the same value.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Selector {
     /// Required device labels, e.g. `{"browser": "chromium"}`.
     #[serde(default)]
     pub labels: BTreeMap<String, String>,
     /// Further constraints, each `key=value`, `key!=value`, `key>=13` (numeric / version
-    /// compare) or `key in [a, b]`; see [`crate::selector`].
+    /// compare) or `key in [a, b]`; see `argus_protocol::selector`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub require: Vec<String>,
 }
@@ -153,6 +156,7 @@ impl Selector {
 /// A job as submitted. See the crate docs of `argus-coordinator` for the HTTP shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobSpec {
     /// Target platform.
     pub platform: Platform,
@@ -160,39 +164,51 @@ pub struct JobSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_url: Option<String>,
     /// The instruction: script lines in `script` mode, natural language otherwise.
+    #[cfg_attr(feature = "openapi", schema(max_length = 65536))]
     pub instruction: String,
     /// Planning mode; default `script`.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(default = "script"))]
     pub mode: Mode,
     /// Device selector; default matches any device of the platform.
     #[serde(default)]
     pub selector: Selector,
     /// Most actions the run may take; default 50, at most 1,000.
     #[serde(default = "default_max_steps")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1000, default = default_max_steps))]
     pub max_steps: u32,
     /// Wall-clock limit of one run in seconds; default 300, at most 86,400.
     #[serde(default = "default_timeout_s")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 86400, default = default_timeout_s))]
     pub timeout_s: u64,
     /// Free-form name shown in the dashboard.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Higher runs first, FIFO within a priority. Default 0, range -100..=100.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = -100, maximum = 100, default = 0))]
     pub priority: i32,
     /// Extra runs after a `failed`, `errored` or `timed_out` run. Default 0, at most 10.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(maximum = 10, default = 0))]
     pub retries: u32,
     /// Delay before a retry run starts, s. Default 0.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(maximum = 86400, default = 0))]
     pub backoff_s: u64,
     /// Safe to repeat even after actions were delivered (read-only patrols): a run lost with
     /// a worker is retried instead of waiting for a person. Default false.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(default = false))]
     pub idempotent: bool,
     /// A run still queued this long after it was queued ends `timed_out` ("no matching free
-    /// device"), s. Default: [`DEFAULT_QUEUE_TIMEOUT_S`] (900 s), applied by the coordinator
+    /// device"), s. Default 900 s (`DEFAULT_QUEUE_TIMEOUT_S`), applied by the coordinator
     /// when the job leaves it out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(minimum = 1, maximum = 604800, default = 900)
+    )]
     pub queue_timeout_s: Option<u64>,
     /// Per-job model settings for `llm` / `vlm` mode (the worker's defaults otherwise).
     /// The API key is never part of a job: it comes from the worker's environment.
@@ -201,11 +217,13 @@ pub struct JobSpec {
     /// Run the built-in popup policy between steps (dismiss cookie/update/ad dialogs).
     /// Default true.
     #[serde(default = "default_true")]
+    #[cfg_attr(feature = "openapi", schema(default = true))]
     pub popups: bool,
     /// How long a step that names a target waits for it to exist, be visible, enabled, not
     /// covered and stable across two observations, ms. Default: the worker's
-    /// (`--agent-auto-wait-ms`, 5,000); at most [`MAX_AUTO_WAIT_MS`].
+    /// (`--agent-auto-wait-ms`, 5,000); at most 120,000 (`MAX_AUTO_WAIT_MS`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(maximum = 120000))]
     pub auto_wait_ms: Option<u64>,
 }
 
@@ -219,6 +237,7 @@ fn default_true() -> bool {
 /// The coordinate space a vision model answers points in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum CoordSpace {
     /// Absolute device px.
     Abs,
@@ -231,6 +250,7 @@ pub enum CoordSpace {
 /// Model settings a job may override. Unknown fields (an `api_key`, say) are refused.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ModelOverride {
     /// OpenAI-compatible API base URL, e.g. `http://127.0.0.1:8000/v1`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -240,6 +260,7 @@ pub struct ModelOverride {
     pub model: Option<String>,
     /// Sampling temperature, 0..=2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 2))]
     pub temperature: Option<f64>,
     /// Coordinate space of vlm answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]

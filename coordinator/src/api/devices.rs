@@ -17,13 +17,25 @@ pub(super) fn router() -> Router<AppState> {
 
 /// `?worker_id=` narrows the list to one worker's slots.
 #[derive(Debug, serde::Deserialize)]
-struct Filter {
+pub(super) struct Filter {
     worker_id: Option<String>,
 }
 
 /// Every device slot: `online` (heard from within the device TTL) and `free` (online and
 /// holding no run), with its platform, labels and screen size in px.
-async fn list(
+#[utoipa::path(
+    get,
+    path = "/api/v1/devices",
+    operation_id = "list_devices",
+    summary = "Registered device slots (online = heard from within the device TTL; free = online and holding no run)",
+    params(("worker_id" = Option<String>, Query, description = "only this worker's slots")),
+    responses((
+        status = 200,
+        description = "`{devices: [{device_id, worker_id, platform, labels, screen_px: [w, h], \
+                       online, free, current_run_id, last_seen}]}`"
+    ))
+)]
+pub(super) async fn list(
     State(st): State<AppState>,
     Query(f): Query<Filter>,
 ) -> Result<Json<serde_json::Value>, ApiError> {

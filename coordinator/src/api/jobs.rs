@@ -75,7 +75,20 @@ pub(crate) async fn unmatched_warning(
     )))
 }
 
-async fn create(
+/// Submits a job: parsed strictly, validated, stored with its first run.
+#[utoipa::path(
+    post,
+    path = "/api/v1/jobs",
+    operation_id = "create_job",
+    summary = "Submit a job; stores it with its first run",
+    request_body = JobSpec,
+    responses((
+        status = 201,
+        description = "stored and queued; `warning` says when no registered device matches yet",
+        body = JobCreated
+    ))
+)]
+pub(super) async fn create(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     body: Result<Bytes, BytesRejection>,
@@ -120,7 +133,19 @@ async fn create(
     ))
 }
 
-async fn show(
+/// A job, its spec and its runs.
+#[utoipa::path(
+    get,
+    path = "/api/v1/jobs/{id}",
+    operation_id = "get_job",
+    summary = "A job and its runs",
+    params(("id" = uuid::Uuid, Path, description = "job id")),
+    responses((
+        status = 200,
+        description = "`{job_id, spec, created_at, runs: [{run_id, status, created_at}]}`"
+    ))
+)]
+pub(super) async fn show(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
@@ -140,7 +165,16 @@ async fn show(
     })))
 }
 
-async fn cancel(
+/// Cancels every unfinished run of a job.
+#[utoipa::path(
+    post,
+    path = "/api/v1/jobs/{id}/cancel",
+    operation_id = "cancel_job",
+    summary = "Cancel every unfinished run of a job",
+    params(("id" = uuid::Uuid, Path, description = "job id")),
+    responses((status = 200, description = "`{job_id, cancelled: [{run_id, status}]}`"))
+)]
+pub(super) async fn cancel(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,

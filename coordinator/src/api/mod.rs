@@ -7,6 +7,7 @@ mod devices;
 pub mod envelope;
 pub mod hygiene;
 mod jobs;
+pub mod openapi;
 mod pages;
 mod runs;
 mod schedules;
@@ -26,7 +27,7 @@ pub fn router(state: AppState) -> Router {
     let limit = state.cfg.max_body_bytes;
     Router::new()
         .route("/healthz", get(healthz))
-        .route("/api/v1/openapi.json", get(openapi))
+        .route("/api/v1/openapi.json", get(openapi::document))
         .merge(jobs::router())
         .merge(runs::router())
         .merge(workers::router())
@@ -46,17 +47,17 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// Liveness: answers `{"status": "ok"}` once the database answers a query.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    operation_id = "healthz",
+    summary = "Liveness: the database answers",
+    responses((status = 200, description = "`{\"status\": \"ok\"}`"))
+)]
 async fn healthz(State(st): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
     sqlx::query("select 1").execute(&st.pool).await?;
     Ok(Json(serde_json::json!({"status": "ok"})))
-}
-
-/// The OpenAPI 3 document of the JSON API (`web/openapi.json`).
-async fn openapi() -> impl axum::response::IntoResponse {
-    (
-        [(axum::http::header::CONTENT_TYPE, "application/json")],
-        include_str!("../../../web/openapi.json"),
-    )
 }
 
 async fn not_found() -> ApiError {

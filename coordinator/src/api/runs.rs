@@ -22,7 +22,30 @@ pub(super) fn router() -> Router<AppState> {
         .route("/api/v1/runs/{id}/cancel", post(cancel))
 }
 
-async fn list(
+/// Runs the caller may see, newest first, filtered by the query.
+#[utoipa::path(
+    get,
+    path = "/api/v1/runs",
+    operation_id = "list_runs",
+    summary = "Runs, newest first",
+    params(
+        ("status" = Option<String>, Query, description = "run status, e.g. `failed`"),
+        ("platform" = Option<String>, Query, description = "e.g. `android`"),
+        ("label" = Option<String>, Query,
+            description = "`key=value`: a label the run's device must carry"),
+        ("suite" = Option<uuid::Uuid>, Query, description = "runs of this suite"),
+        ("schedule" = Option<uuid::Uuid>, Query, description = "runs of this schedule"),
+        ("since" = Option<String>, Query,
+            description = "RFC 3339 instant: runs queued at or after it"),
+        ("limit" = Option<i64>, Query, description = "at most this many rows (default 100, max 1000)"),
+    ),
+    responses((
+        status = 200,
+        description = "`[{id, job_id, status, platform, name, device_id, error, team_id, \
+                       suite_id, schedule_id, matrix_cell, retry_of, created_at, finished_at}]`"
+    ))
+)]
+pub(super) async fn list(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     ApiQuery(f): ApiQuery<RunFilter>,
@@ -45,7 +68,16 @@ pub(crate) async fn visible_detail(
     }
 }
 
-async fn show(
+/// A run's detail.
+#[utoipa::path(
+    get,
+    path = "/api/v1/runs/{id}",
+    operation_id = "get_run",
+    summary = "Run detail: status, steps, actions, timings",
+    params(("id" = uuid::Uuid, Path, description = "run id")),
+    responses((status = 200, description = "the run detail (`RunDetail`)"))
+)]
+pub(super) async fn show(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
@@ -53,7 +85,19 @@ async fn show(
     visible_detail(&st, &caller, &id).await.map(Json)
 }
 
-async fn cancel(
+/// Cancels a run: a queued one now, a running one at its next action boundary.
+#[utoipa::path(
+    post,
+    path = "/api/v1/runs/{id}/cancel",
+    operation_id = "cancel_run",
+    summary = "Cancel a run (queued: now; running: at the next action boundary)",
+    params(("id" = uuid::Uuid, Path, description = "run id")),
+    responses((
+        status = 200,
+        description = "`{run_id, status, cancel_requested: true}`; 409 when the run already ended"
+    ))
+)]
+pub(super) async fn cancel(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,

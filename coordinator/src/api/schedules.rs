@@ -73,7 +73,16 @@ pub(crate) async fn create_schedule(
     Ok((id, next))
 }
 
-async fn create(
+/// Creates a schedule after validating its cron, timezone and every matrix cell's job.
+#[utoipa::path(
+    post,
+    path = "/api/v1/schedules",
+    operation_id = "create_schedule",
+    summary = "Create a schedule",
+    request_body = ScheduleSpec,
+    responses((status = 201, description = "`{schedule_id, next_fire_times}` (the next five)"))
+)]
+pub(super) async fn create(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     body: Bytes,
@@ -106,7 +115,15 @@ fn view(r: &ScheduleRow) -> Value {
     out
 }
 
-async fn list(
+/// The caller's schedules with their next fire times.
+#[utoipa::path(
+    get,
+    path = "/api/v1/schedules",
+    operation_id = "list_schedules",
+    summary = "Schedules with their next fire times",
+    responses((status = 200, description = "an array of schedules as `GET /api/v1/schedules/{id}` shows them"))
+)]
+pub(super) async fn list(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
 ) -> Result<Json<Vec<Value>>, ApiError> {
@@ -121,7 +138,16 @@ async fn load(st: &AppState, caller: &Caller, id: &str) -> Result<ScheduleRow, A
         .ok_or_else(|| ApiError::not_found("schedule", id))
 }
 
-async fn show(
+/// One schedule with its next fire times.
+#[utoipa::path(
+    get,
+    path = "/api/v1/schedules/{id}",
+    operation_id = "get_schedule",
+    summary = "One schedule",
+    params(("id" = uuid::Uuid, Path, description = "schedule id")),
+    responses((status = 200, description = "the schedule: its spec, `id`, `next_fire_at` and `next_fire_times` (empty when paused)"))
+)]
+pub(super) async fn show(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
@@ -143,7 +169,16 @@ pub(crate) async fn set_paused(
     load(st, caller, id).await
 }
 
-async fn pause(
+/// Pauses a schedule.
+#[utoipa::path(
+    post,
+    path = "/api/v1/schedules/{id}/pause",
+    operation_id = "pause_schedule",
+    summary = "Pause",
+    params(("id" = uuid::Uuid, Path, description = "schedule id")),
+    responses((status = 200, description = "the schedule: its spec, `id`, `next_fire_at` and `next_fire_times` (empty when paused)"))
+)]
+pub(super) async fn pause(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
@@ -151,7 +186,16 @@ async fn pause(
     Ok(Json(view(&set_paused(&st, &caller, &id, true).await?)))
 }
 
-async fn resume(
+/// Resumes a schedule from now (missed ticks are not fired).
+#[utoipa::path(
+    post,
+    path = "/api/v1/schedules/{id}/resume",
+    operation_id = "resume_schedule",
+    summary = "Resume from now",
+    params(("id" = uuid::Uuid, Path, description = "schedule id")),
+    responses((status = 200, description = "the schedule: its spec, `id`, `next_fire_at` and `next_fire_times` (empty when paused)"))
+)]
+pub(super) async fn resume(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
@@ -159,7 +203,16 @@ async fn resume(
     Ok(Json(view(&set_paused(&st, &caller, &id, false).await?)))
 }
 
-async fn remove(
+/// Deletes a schedule (its past runs stay).
+#[utoipa::path(
+    delete,
+    path = "/api/v1/schedules/{id}",
+    operation_id = "delete_schedule",
+    summary = "Delete a schedule",
+    params(("id" = uuid::Uuid, Path, description = "schedule id")),
+    responses((status = 204, description = "deleted"))
+)]
+pub(super) async fn remove(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,

@@ -30,7 +30,20 @@ fn invalid(field: String, message: String, hint: &str) -> ApiError {
     ApiError::Client(ErrorEnvelope::new(ErrorCode::InvalidField, message, hint).with_field(field))
 }
 
-async fn create(
+/// Runs a suite: every job once per matrix cell, all stored in one transaction.
+#[utoipa::path(
+    post,
+    path = "/api/v1/suites",
+    operation_id = "create_suite",
+    summary = "Run a suite: jobs x device matrix",
+    request_body = SuiteSpec,
+    responses((
+        status = 201,
+        description = "stored and queued; `warnings` name the jobs no registered device matches yet",
+        body = SuiteCreated
+    ))
+)]
+pub(super) async fn create(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     body: Result<Bytes, BytesRejection>,
@@ -105,7 +118,16 @@ pub(crate) async fn load(st: &AppState, caller: &Caller, id: &str) -> Result<Sui
         .ok_or_else(|| ApiError::not_found("suite", id))
 }
 
-async fn show(
+/// A suite's verdict and per-device breakdown.
+#[utoipa::path(
+    get,
+    path = "/api/v1/suites/{id}",
+    operation_id = "get_suite",
+    summary = "Suite verdict and per-device breakdown",
+    params(("id" = uuid::Uuid, Path, description = "suite id")),
+    responses((status = 200, description = "the suite, its verdict (`running`, `passed`, `failed`) and its jobs' latest runs"))
+)]
+pub(super) async fn show(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
@@ -113,7 +135,16 @@ async fn show(
     load(&st, &caller, &id).await.map(Json)
 }
 
-async fn junit(
+/// The suite as JUnit XML, one test case per job × cell.
+#[utoipa::path(
+    get,
+    path = "/api/v1/suites/{id}/junit.xml",
+    operation_id = "get_suite_junit",
+    summary = "JUnit XML of the suite",
+    params(("id" = uuid::Uuid, Path, description = "suite id")),
+    responses((status = 200, description = "JUnit XML", content_type = "application/xml"))
+)]
+pub(super) async fn junit(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,

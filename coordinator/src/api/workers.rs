@@ -22,7 +22,20 @@ pub(super) fn router() -> Router<AppState> {
     Router::new().route("/api/v1/workers/heartbeat", post(heartbeat))
 }
 
-async fn heartbeat(
+/// Registers a worker and its devices and extends the leases of the runs it holds.
+#[utoipa::path(
+    post,
+    path = "/api/v1/workers/heartbeat",
+    operation_id = "worker_heartbeat",
+    summary = "Worker registration and lease extension (worker/admin tokens)",
+    request_body = Heartbeat,
+    responses((
+        status = 200,
+        description = "the lease length and the runs to stop (fenced or cancelled)",
+        body = HeartbeatReply
+    ))
+)]
+pub(super) async fn heartbeat(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     body: Result<Bytes, BytesRejection>,

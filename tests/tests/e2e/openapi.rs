@@ -1,10 +1,11 @@
-//! Pins that the OpenAPI document (`GET /api/v1/openapi.json`, `web/openapi.json`, written
-//! by hand) and the router serve the same API: every route declared under `/api/` in
+//! Pins that the OpenAPI document (`GET /api/v1/openapi.json`, generated from the handlers'
+//! `#[utoipa::path]` attributes and the protocol types by `argus_coordinator::api::openapi`)
+//! and the router serve the same API: every route declared under `/api/` in
 //! `coordinator/src/api/*.rs` is in the document with the same methods and vice versa, and
 //! every operation of the document reaches a handler of the running coordinator (no
-//! router 404, no 405). The routes are read from the source (axum's `Router` cannot list
-//! its routes); a route declaration the reader cannot parse fails the test rather than
-//! being skipped.
+//! router 404, no 405) whose failures are the documented error envelope. The routes are
+//! read from the source (axum's `Router` cannot list its routes); a route declaration the
+//! reader cannot parse fails the test rather than being skipped.
 
 use std::collections::BTreeSet;
 
@@ -92,9 +93,13 @@ async fn the_openapi_document_and_the_router_list_the_same_routes() {
     let unserved: Vec<_> = documented.difference(&served).collect();
     assert!(
         undocumented.is_empty() && unserved.is_empty(),
-        "routes missing from web/openapi.json: {undocumented:?}; documented but not routed: \
-         {unserved:?}"
+        "routes without a #[utoipa::path] listed in ApiDoc: {undocumented:?}; documented but \
+         not routed: {unserved:?}"
     );
+    let generated: Value =
+        serde_json::from_str(&argus_coordinator::api::openapi::json().expect("generate"))
+            .expect("generated JSON");
+    assert_eq!(doc, generated, "the served document is the generated one");
 
     // Every documented operation reaches a handler (ids that exist nowhere: the handler's
     // own 404 or a 4xx for the empty body, never the router's).
@@ -119,5 +124,13 @@ async fn the_openapi_document_and_the_router_list_the_same_routes() {
             !(status == 404 && body.contains("no such route")),
             "{method} {path}: no route"
         );
+        if status >= 400 {
+            let envelope: Value = serde_json::from_str(&body)
+                .unwrap_or_else(|e| panic!("{method} {path}: {status} is not JSON ({e}): {body}"));
+            assert!(
+                envelope["code"].is_string() && envelope["hint"].is_string(),
+                "{method} {path}: {status} is not the error envelope: {body}"
+            );
+        }
     }
 }

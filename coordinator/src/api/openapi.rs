@@ -1,0 +1,295 @@
+//! The OpenAPI 3 document of the JSON API, generated from the code: each handler carries a
+//! `#[utoipa::path]` (method, path, parameters, bodies, success status), the bodies are the
+//! `argus-protocol` types (`ToSchema` behind its `openapi` feature), and [`ApiDoc`] lists
+//! them. [`Envelopes`] adds what every operation shares: the bearer security scheme and the
+//! `4XX` / `5XX` error envelope, so no handler can forget them. Served at
+//! `GET /api/v1/openapi.json`; the e2e test `openapi.rs` checks its paths and methods
+//! against the router's route declarations.
+
+use argus_protocol::{ErrorCode, ErrorEnvelope};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+use utoipa::OpenApi;
+
+use crate::error::ApiError;
+
+/// The operations that need no token (see `auth::require`): their `security` is `[]`.
+const PUBLIC: &[&str] = &["/healthz", "/api/v1/openapi.json"];
+
+/// The API's operations and the schemas they use.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Argus API",
+        version = "1",
+        description = "Jobs, runs, schedules and suites of the Argus UI-automation farm. Every \
+                       route except /healthz and this document needs `Authorization: Bearer \
+                       <token>`; resources are scoped to the token's team. A failed call \
+                       answers the error envelope `{code, message, hint, retry, field?}` with \
+                       the HTTP status of its code."
+    ),
+    paths(
+        super::healthz,
+        document,
+        super::jobs::create,
+        super::jobs::show,
+        super::jobs::cancel,
+        super::runs::list,
+        super::runs::show,
+        super::runs::cancel,
+        super::schedules::list,
+        super::schedules::create,
+        super::schedules::show,
+        super::schedules::remove,
+        super::schedules::pause,
+        super::schedules::resume,
+        super::suites::create,
+        super::suites::show,
+        super::suites::junit,
+        super::workers::heartbeat,
+        super::devices::list,
+    ),
+    components(schemas(ErrorEnvelope, ErrorCode)),
+    modifiers(&Envelopes),
+    security(("bearer" = []))
+)]
+pub struct ApiDoc;
+
+/// Adds the bearer scheme, the error envelope answers of every operation, `security: []` on
+/// the public ones, and a tag per resource.
+struct Envelopes;
+
+impl utoipa::Modify for Envelopes {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        let envelope = |description: &str| {
+            ResponseBuilder::new()
+                .description(description)
+                .content(
+                    "application/json",
+                    ContentBuilder::new()
+                        .schema(Some(Ref::from_schema_name("ErrorEnvelope")))
+                        .build(),
+                )
+                .build()
+        };
+        for (path, item) in doc.paths.paths.iter_mut() {
+            let public = PUBLIC.contains(&path.as_str());
+            // Grouped by resource (`/api/v1/<resource>/…`), not by Rust module.
+            let tag = path
+                .strip_prefix("/api/v1/")
+                .and_then(|p| p.split('/').next())
+                .filter(|r| !r.contains('.'))
+                .unwrap_or("meta")
+                .to_string();
+            for op in [
+                &mut item.get,
+                &mut item.post,
+                &mut item.put,
+                &mut item.delete,
+                &mut item.patch,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                op.tags = Some(vec![tag.clone()]);
+                if public {
+                    op.security = Some(Vec::new());
+                }
+                if path == "/api/v1/openapi.json" {
+                    continue;
+                }
+                op.responses.responses.insert(
+                    "4XX".into(),
+                    envelope(
+                        "error envelope: 400 malformed_body, 401 unauthorized, 403 forbidden, \
+                         404 not_found, 409 conflict, 413 body_too_large, 415 \
+                         unsupported_media_type, 422 invalid_field (`field` names it), 429 \
+                         rate_limited",
+                    )
+                    .into(),
+                );
+                op.responses.responses.insert(
+                    "5XX".into(),
+                    envelope(
+                        "error envelope: 500 internal (logged on the server), 503 unavailable \
+                         (a dependency is down); `retry` is true",
+                    )
+                    .into(),
+                );
+            }
+        }
+    }
+}
+
+/// The document as JSON text.
+pub fn json() -> Result<String, serde_json::Error> {
+    ApiDoc::openapi().to_pretty_json()
+}
+
+/// Serves this document.
+#[utoipa::path(
+    get,
+    path = "/api/v1/openapi.json",
+    operation_id = "openapi",
+    summary = "This document (OpenAPI 3)",
+    responses((status = 200, description = "the document", content_type = "application/json"))
+)]
+pub(super) async fn document() -> Result<Response, ApiError> {
+    let body = json().map_err(|e| ApiError::Internal(e.into()))?;
+    Ok((
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use serde_json::Value;
+
+    fn doc() -> Value {
+        serde_json::from_str(&super::json().expect("serialize")).expect("valid JSON")
+    }
+
+    #[test]
+    fn the_document_lists_every_operation() {
+        let text = super::json().expect("serialize");
+        assert!(
+            !text.contains("[`"),
+            "a rustdoc link leaked into a description; write the doc comment in plain text"
+        );
+        let doc = doc();
+        let mut ops = BTreeSet::new();
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            for m in item.as_object().expect("operations").keys() {
+                ops.insert(format!("{} {path}", m.to_uppercase()));
+            }
+        }
+        let want: BTreeSet<String> = [
+            "GET /healthz",
+            "GET /api/v1/openapi.json",
+            "POST /api/v1/jobs",
+            "GET /api/v1/jobs/{id}",
+            "POST /api/v1/jobs/{id}/cancel",
+            "GET /api/v1/runs",
+            "GET /api/v1/runs/{id}",
+            "POST /api/v1/runs/{id}/cancel",
+            "GET /api/v1/schedules",
+            "POST /api/v1/schedules",
+            "GET /api/v1/schedules/{id}",
+            "DELETE /api/v1/schedules/{id}",
+            "POST /api/v1/schedules/{id}/pause",
+            "POST /api/v1/schedules/{id}/resume",
+            "POST /api/v1/suites",
+            "GET /api/v1/suites/{id}",
+            "GET /api/v1/suites/{id}/junit.xml",
+            "POST /api/v1/workers/heartbeat",
+            "GET /api/v1/devices",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        assert_eq!(ops, want);
+        assert!(doc["openapi"].as_str().expect("version").starts_with("3."));
+    }
+
+    #[test]
+    fn every_operation_has_an_id_security_and_error_envelopes() {
+        let doc = doc();
+        let mut ids = BTreeSet::new();
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            for (m, op) in item.as_object().expect("operations") {
+                let id = op["operationId"].as_str().expect("operationId");
+                assert!(
+                    ids.insert(id.to_string()),
+                    "{m} {path}: operationId {id} twice"
+                );
+                let public = super::PUBLIC.contains(&path.as_str());
+                assert_eq!(op.get("security").is_some(), public, "{m} {path}: security");
+                if path != "/api/v1/openapi.json" {
+                    for range in ["4XX", "5XX"] {
+                        assert_eq!(
+                            op["responses"][range]["content"]["application/json"]["schema"]["$ref"],
+                            "#/components/schemas/ErrorEnvelope",
+                            "{m} {path}: {range}"
+                        );
+                    }
+                }
+                if path.contains("{id}") {
+                    let p = &op["parameters"][0];
+                    assert_eq!((&p["name"], &p["in"]), (&"id".into(), &"path".into()));
+                    assert_eq!(p["schema"]["format"], "uuid", "{m} {path}");
+                }
+            }
+        }
+        assert_eq!(doc["security"], serde_json::json!([{"bearer": []}]));
+        assert_eq!(
+            doc["components"]["securitySchemes"]["bearer"],
+            serde_json::json!({"type": "http", "scheme": "bearer"})
+        );
+    }
+
+    #[test]
+    fn the_bodies_are_the_protocol_types() {
+        let doc = doc();
+        let body = |path: &str, m: &str| {
+            doc["paths"][path][m]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+                .clone()
+        };
+        assert_eq!(body("/api/v1/jobs", "post"), "#/components/schemas/JobSpec");
+        assert_eq!(
+            body("/api/v1/schedules", "post"),
+            "#/components/schemas/ScheduleSpec"
+        );
+        assert_eq!(
+            body("/api/v1/suites", "post"),
+            "#/components/schemas/SuiteSpec"
+        );
+        assert_eq!(
+            body("/api/v1/workers/heartbeat", "post"),
+            "#/components/schemas/Heartbeat"
+        );
+        let schemas = &doc["components"]["schemas"];
+        let codes = schemas["ErrorCode"]["enum"].as_array().expect("codes");
+        assert!(codes.contains(&"invalid_field".into()) && codes.len() == 11);
+        let required = schemas["ErrorEnvelope"]["required"]
+            .as_array()
+            .expect("req");
+        for f in ["code", "message", "hint", "retry"] {
+            assert!(required.contains(&f.into()), "envelope requires {f}");
+        }
+        let job = &schemas["JobSpec"];
+        assert_eq!(job["additionalProperties"], false, "unknown fields refused");
+        let mut required: Vec<&str> = job["required"]
+            .as_array()
+            .expect("required")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        required.sort_unstable();
+        assert_eq!(required, ["instruction", "platform"]);
+        // The limits written in the schema attributes are those `JobSpec::validate` applies.
+        use argus_protocol::job;
+        let p = &job["properties"];
+        assert_eq!(p["instruction"]["maxLength"], job::MAX_INSTRUCTION_BYTES);
+        assert_eq!(p["max_steps"]["maximum"], job::MAX_STEPS_LIMIT);
+        assert_eq!(p["max_steps"]["default"], job::DEFAULT_MAX_STEPS);
+        assert_eq!(p["timeout_s"]["maximum"], job::MAX_TIMEOUT_S);
+        assert_eq!(p["timeout_s"]["default"], job::DEFAULT_TIMEOUT_S);
+        assert_eq!(
+            p["queue_timeout_s"]["default"],
+            job::DEFAULT_QUEUE_TIMEOUT_S
+        );
+        assert_eq!(p["auto_wait_ms"]["maximum"], job::MAX_AUTO_WAIT_MS);
+    }
+}
