@@ -123,6 +123,10 @@ pub struct Observation {
     pub elements: Vec<Element>,
     /// All visible text in document order, whitespace-collapsed, one space between runs.
     pub text: String,
+    /// Which channel the perception stage trusted for this frame and why
+    /// ([`crate::perceive`]); empty when built by [`build`] alone.
+    #[serde(default)]
+    pub perceived: crate::perceive::Perceived,
 }
 
 /// Collapses runs of whitespace to one space and trims.
@@ -266,6 +270,7 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
         screen,
         elements: out,
         text: collapse_ws(&text_runs.join(" ")),
+        perceived: crate::perceive::Perceived::default(),
     }
 }
 
