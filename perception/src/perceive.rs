@@ -59,19 +59,27 @@ pub struct Perceived {
 }
 
 impl Perceived {
-    /// One line for reports and logs: `tree-dominant/tree: healthy frame, 41 elements …`,
-    /// then what the pixel channel did.
-    pub fn summary(&self) -> String {
-        let mut s = format!("{} ({})", self.channel, self.reason);
+    /// What the pixel channel did, one clause: `pixel channel read 1 region(s): +3 ocr, +0
+    /// vision in 412 ms`, `pixel channel off: …`, or `None` when it was not asked for.
+    pub fn pixel_summary(&self) -> Option<String> {
         if self.pixel_ran {
-            s.push_str(&format!(
-                "; pixel channel on {} region(s): +{} ocr, +{} vision in {:.0} ms",
+            Some(format!(
+                "pixel channel read {} region(s): +{} ocr, +{} vision in {:.0} ms",
                 self.regions, self.ocr_elements, self.vision_elements, self.pixel_ms
-            ));
-        } else if let Some(n) = &self.pixel_note {
-            s.push_str(&format!("; pixel channel off: {n}"));
+            ))
+        } else {
+            self.pixel_note
+                .as_ref()
+                .map(|n| format!("pixel channel off: {n}"))
         }
-        s
+    }
+
+    /// One line for reports and logs: `<channel> (<arbiter's reason>)[; <pixel summary>]`.
+    pub fn summary(&self) -> String {
+        match self.pixel_summary() {
+            Some(p) => format!("{} ({}); {p}", self.channel, self.reason),
+            None => format!("{} ({})", self.channel, self.reason),
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 //! open http://127.0.0.1:8080/            打开 http://127.0.0.1:8080/
 //! type "buy milk" into "What needs to be done?"
 //!                                         在 "用户名" 输入 "alice"
+//! type "echo hi"                          (no field: into the focused window, e.g. a terminal)
 //! press Enter                             按 回车
 //! tap "Clear completed"                   点击 "登录"
 //! check "buy milk"                        勾选 "buy milk"
@@ -23,7 +24,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::action::{Action, Direction, DEFAULT_LONG_PRESS_MS, LONG_PRESS_RANGE_MS};
+use crate::action::{Action, Aim, Direction, DEFAULT_LONG_PRESS_MS, LONG_PRESS_RANGE_MS};
 
 /// Longest accepted `wait` / `wait for` timeout (10 min), in ms.
 pub const MAX_WAIT_MS: u64 = 600_000;
@@ -558,6 +559,13 @@ fn parse_open(rest: &str) -> LineResult<Step> {
 
 fn parse_type_into(rest: &str) -> LineResult<Step> {
     let (text, rest) = quoted(rest)?;
+    if rest.trim().is_empty() {
+        // `type "echo hi"`: no field named — the keystrokes go to the focused window.
+        return Ok(Step::Act(Action::Type {
+            text,
+            target: Aim::Focused,
+        }));
+    }
     let rest = strip_kw(rest, "into")
         .or_else(|| strip_kw(rest, "in"))
         .or_else(|| strip_kw(rest, "to"))
@@ -1059,6 +1067,18 @@ mod tests {
             }
         );
         assert_eq!(Script::parse("ai:   ").unwrap_err().line, 1);
+    }
+
+    #[test]
+    fn type_without_a_field_goes_to_the_focused_window() {
+        assert_eq!(
+            one(r#"type "echo hello-argus""#),
+            Step::Act(Action::Type {
+                text: "echo hello-argus".into(),
+                target: Aim::Focused
+            })
+        );
+        assert!(Script::parse(r#"type "x" onto "F""#).is_err());
     }
 
     #[test]

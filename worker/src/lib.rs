@@ -14,6 +14,7 @@ pub mod device;
 pub mod events;
 pub mod executor;
 pub mod local;
+pub mod perceive;
 pub mod resolve;
 pub mod service;
 

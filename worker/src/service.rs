@@ -63,6 +63,7 @@ pub async fn run_until(
     let agent = crate::agent::AgentEnv::load(&cfg.model)
         .map_err(|e| anyhow!(e))
         .context("secret source (ARGUS_SECRETS_FILE)")?;
+    let pixel = crate::perceive::PixelChannel::load_async(&cfg.drivers).await;
     let store: Arc<dyn ArtifactStore> = Arc::new(
         S3Store::connect(&cfg.s3)
             .await
@@ -157,7 +158,7 @@ pub async fn run_until(
                     tracing::warn!(error = %e, "assignment ack failed");
                 }
                 match serde_json::from_slice::<Assignment>(&msg.payload) {
-                    Ok(a) => accept(a, &slots, &running, &store, &sink, &agent),
+                    Ok(a) => accept(a, &slots, &running, &store, &sink, &agent, &pixel),
                     Err(e) => tracing::error!(error = %e, "unreadable assignment dropped"),
                 }
             }
@@ -211,6 +212,7 @@ fn accept(
     store: &Arc<dyn ArtifactStore>,
     sink: &Arc<dyn EventSink>,
     agent: &crate::agent::AgentEnv,
+    pixel: &crate::perceive::PixelChannel,
 ) {
     let cancel = Arc::new(AtomicBool::new(false));
     if let Ok(mut r) = running.lock() {
@@ -227,6 +229,7 @@ fn accept(
     let store = store.clone();
     let sink = sink.clone();
     let agent = agent.clone();
+    let pixel = pixel.clone();
     tokio::spawn(async move {
         let input = RunInput {
             run_id: a.run_id,
@@ -234,6 +237,7 @@ fn accept(
             device_id: a.device_id.clone(),
             spec: a.spec.clone(),
             agent,
+            pixel,
         };
         match slot {
             Some(slot) => {

@@ -41,6 +41,7 @@ async fn run(spec: JobSpec, dev: &mut ScriptedDevice) -> RunDetail {
         device_id: "scripted".into(),
         spec: spec.clone(),
         agent: AgentEnv::default(),
+        pixel: Default::default(),
     };
     execute(
         &input,

@@ -57,6 +57,7 @@ async fn run(spec: JobSpec, dev: &mut ScriptedDevice, cancel: Arc<AtomicBool>) -
         device_id: "scripted".into(),
         spec: spec.clone(),
         agent: AgentEnv::default(),
+        pixel: Default::default(),
     };
     execute(
         &input,

@@ -19,6 +19,7 @@ mod farm;
 mod faults;
 mod harmony;
 mod ios;
+mod pixels;
 mod reaper;
 mod security;
 mod teardown;

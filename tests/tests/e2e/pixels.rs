@@ -1,0 +1,162 @@
+//! Pins the pixel channel of the worker's perception stage on a real app with no
+//! accessibility tree at all: Debian's `xterm` under the desktop worker. The script types
+//! `echo hello-argus` into the focused window (the tree offers nothing to type into), presses
+//! Enter and asserts the screen contains `hello-argus` — which only OCR can see. The effect is
+//! read independently from xterm's own output log (`-l -lf`), which the worker never reads:
+//! the shell printed `hello-argus` on a line of its own. The records say which channel the
+//! arbiter chose and why (`pixel`, "no elements in the tree").
+//!
+//! Skipped (with a message) when Xvfb, xterm or the OCR models are missing:
+//! `deploy/dev-up.sh` installs the tools, `deploy/models.sh` the models.
+
+use std::path::Path;
+use std::time::Duration;
+
+use argus_protocol::Platform;
+use argus_tests::{Farm, FarmOptions};
+use argus_worker::DriverConfig;
+use serde_json::json;
+
+fn have(bin: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
+}
+
+fn ready() -> bool {
+    let models = DriverConfig::default().models_dir;
+    if !(have("Xvfb") && have("dbus-daemon") && have("xterm")) {
+        eprintln!("SKIP: Xvfb, dbus-daemon or xterm missing (deploy/dev-up.sh installs them)");
+        return false;
+    }
+    if !argus_perception::ocr::models_present(&models) {
+        eprintln!(
+            "SKIP: OCR models missing in {} (deploy/models.sh)",
+            models.display()
+        );
+        return false;
+    }
+    true
+}
+
+/// xterm with a readable TrueType font, a plain shell, and its output logged to `log`.
+fn xterm_command(log: &Path) -> String {
+    format!(
+        "xterm -geometry 80x20+0+0 -fa 'DejaVu Sans Mono' -fs 14 -l -lf {} -e /bin/sh",
+        log.display()
+    )
+}
+
+/// Lines of xterm's log, carriage returns and escape sequences left in.
+fn log_lines(log: &Path) -> Vec<String> {
+    std::fs::read(log)
+        .map(|b| {
+            String::from_utf8_lossy(&b)
+                .split(['\n', '\r'])
+                .map(|l| l.trim().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+const SCRIPT: &str = r#"type "echo hello-argus"
+press Enter
+assert screen contains "hello-argus""#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn xterm_echo_is_read_back_through_ocr() {
+    if !ready() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("argus-xterm-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let log = dir.join("xterm.log");
+    let farm = Farm::start(FarmOptions {
+        platform: Platform::Desktop,
+        drivers: DriverConfig {
+            launch: Some(xterm_command(&log)),
+            screen: (800, 480),
+            ..DriverConfig::default()
+        },
+        ..Default::default()
+    })
+    .await;
+    let run_id = farm
+        .submit(&json!({"platform": "desktop", "instruction": SCRIPT}))
+        .await;
+    let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+    assert_eq!(
+        d.status.as_str(),
+        "succeeded",
+        "{:?} {:#?}",
+        d.error,
+        d.steps
+    );
+    assert_eq!(d.steps.len(), 3);
+    // The independent read: the shell printed the line (not only echoed the typed input).
+    let lines = log_lines(&log);
+    assert!(
+        lines.iter().any(|l| l == "hello-argus"),
+        "xterm's log has no output line hello-argus: {lines:?}"
+    );
+    // The assertion was answered by the pixel channel, and the record says why.
+    let assert_rec = &d.steps[2].actions[0];
+    let p = assert_rec.perception.as_ref().expect("perception note");
+    assert_eq!(p.channel, "pixel", "{p:?}");
+    assert!(p.reason.contains("no elements in the tree"), "{p:?}");
+    assert!(p.ocr_elements >= 1, "{p:?}");
+    let typed = &d.steps[0].actions[0];
+    assert_eq!(
+        typed.disposition.as_str(),
+        "delivered_unverified",
+        "{typed:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The stage without the farm: an OCR-only word is a tap target with `source: ocr`, and a
+/// worker whose pixel channel is off perceives the same screen as empty and says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn xterm_words_are_elements_only_through_the_pixel_channel() {
+    use argus_perception::Source;
+    use argus_worker::device::desktop::session::Session;
+    use argus_worker::device::desktop::DesktopDevice;
+    use argus_worker::device::prelude::*;
+    use argus_worker::perceive::{Perceiver, PixelChannel};
+    if !ready() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("argus-xterm-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let log = dir.join("xterm.log");
+    let session = Session::start(&dir, 800, 480).await.expect("session");
+    let mut dev = DesktopDevice::new(session, (800, 480), Some(xterm_command(&log)));
+    dev.begin().await.expect("xterm starts");
+    dev.type_focused("echo Play").await.expect("typed");
+    dev.key(argus_protocol::Key::Enter).await.expect("enter");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let mut off = Perceiver::new(PixelChannel::off("test"));
+    let blind = off.observe(&mut dev, 1).await.expect("observe");
+    assert!(blind.elements.is_empty(), "{:?}", blind.elements);
+    assert!(!blind.contains_text("Play"));
+    assert_eq!(blind.perceived.pixel_note.as_deref(), Some("test"));
+
+    let pixel = PixelChannel::load_async(&DriverConfig::default()).await;
+    assert!(pixel.is_on());
+    let mut stage = Perceiver::new(pixel);
+    let obs = stage.observe(&mut dev, 2).await.expect("observe");
+    assert_eq!(obs.perceived.channel, "pixel", "{:?}", obs.perceived);
+    assert!(obs.contains_text("Play"), "{}", obs.text);
+    let play: Vec<_> = obs
+        .elements
+        .iter()
+        .filter(|e| e.source == Source::Ocr && e.name.trim() == "Play")
+        .collect();
+    assert_eq!(play.len(), 1, "{:#?}", obs.elements);
+    let (cx, cy) = play[0].bbox_px.center();
+    assert!(cx > 0.0 && cx < 800.0 && cy > 0.0 && cy < 480.0);
+    // Tapping it goes to its box centre (no AT-SPI object behind it).
+    dev.tap(play[0]).await.expect("tap an OCR word");
+    dev.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
