@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use argus_perception::arbitration::{ArbParams, Arbiter};
-use argus_perception::ocr::{self, OcrConfig, OcrEngine, SessionOptions};
+use argus_perception::ocr::{self, OcrEngine};
 use argus_perception::perceive::{finish, plan, PixelResult};
 use argus_perception::{Observation, PixelCandidate, Rect};
 use argus_protocol::PerceptionNote;
@@ -122,15 +122,7 @@ fn open_engine(dir: &Path, threads: usize) -> Result<OcrEngine, ocr::OcrError> {
             dir.display()
         )));
     }
-    let config = OcrConfig {
-        // Screens are upright: the 0°/180° classifier only costs time.
-        skip_cls: true,
-        session: SessionOptions {
-            intra_threads: threads.max(1),
-            ..SessionOptions::default()
-        },
-        ..OcrConfig::default()
-    };
+    let config = argus_perception::pixel::screen_config(threads);
     OcrEngine::open(dir, config)
 }
 

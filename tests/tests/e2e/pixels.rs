@@ -136,7 +136,9 @@ async fn xterm_words_are_elements_only_through_the_pixel_channel() {
     tokio::time::sleep(Duration::from_millis(500)).await;
 
     let mut off = Perceiver::new(PixelChannel::off("test"));
+    let t0 = std::time::Instant::now();
     let blind = off.observe(&mut dev, 1).await.expect("observe");
+    let tree_ms = t0.elapsed().as_secs_f64() * 1e3;
     assert!(blind.elements.is_empty(), "{:?}", blind.elements);
     assert!(!blind.contains_text("Play"));
     assert_eq!(blind.perceived.pixel_note.as_deref(), Some("test"));
@@ -144,7 +146,14 @@ async fn xterm_words_are_elements_only_through_the_pixel_channel() {
     let pixel = PixelChannel::load_async(&DriverConfig::default()).await;
     assert!(pixel.is_on());
     let mut stage = Perceiver::new(pixel);
+    let t0 = std::time::Instant::now();
     let obs = stage.observe(&mut dev, 2).await.expect("observe");
+    eprintln!(
+        "xterm 800x480 observation: tree only {tree_ms:.0} ms, with the pixel channel {:.0} ms (pixel {:.0} ms, {} elements)",
+        t0.elapsed().as_secs_f64() * 1e3,
+        obs.perceived.pixel_ms,
+        obs.elements.len()
+    );
     assert_eq!(obs.perceived.channel, "pixel", "{:?}", obs.perceived);
     assert!(obs.contains_text("Play"), "{}", obs.text);
     let play: Vec<_> = obs
@@ -159,4 +168,38 @@ async fn xterm_words_are_elements_only_through_the_pixel_channel() {
     dev.tap(play[0]).await.expect("tap an OCR word");
     dev.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Regenerates the perception bench's real desktop frames (`perception/tests/fixtures/desktop/`,
+/// 1280×800): a full screen of xterm text (no tree) and mousepad with a document (its AT-SPI
+/// tree as JSON beside the screenshot). Run by hand:
+/// `CAPTURE_OUT=perception/tests/fixtures/desktop cargo test -p argus-tests --test e2e
+/// capture_bench_frames -- --ignored`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn capture_bench_frames() {
+    use argus_worker::device::desktop::session::Session;
+    use argus_worker::device::desktop::DesktopDevice;
+    use argus_worker::device::prelude::*;
+    let out = std::path::PathBuf::from(std::env::var("CAPTURE_OUT").expect("CAPTURE_OUT"));
+    let xterm = "xterm -geometry 120x40+0+0 -fa 'DejaVu Sans Mono' -fs 12 -e /bin/sh -c \
+                 'ls -la /usr/share/doc | head -60; sleep 100'";
+    for (name, cmd) in [
+        ("xterm", xterm),
+        ("mousepad", "mousepad /usr/share/common-licenses/Apache-2.0"),
+    ] {
+        let dir = std::env::temp_dir().join(format!("argus-cap-{}", uuid::Uuid::new_v4().simple()));
+        let session = Session::start(&dir, 1280, 800).await.expect("session");
+        let mut dev = DesktopDevice::new(session, (1280, 800), Some(cmd.into()));
+        dev.begin().await.expect("starts");
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let png = dev.screenshot().await.expect("screenshot");
+        std::fs::write(out.join(format!("{name}.png")), png).expect("write png");
+        if name == "mousepad" {
+            let root = dev.atspi_snapshot().await.expect("snapshot");
+            let json = serde_json::to_string(&root).expect("json");
+            std::fs::write(out.join(format!("{name}_atspi.json")), json).expect("write json");
+        }
+        dev.shutdown().await;
+    }
 }

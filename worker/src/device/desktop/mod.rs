@@ -70,6 +70,15 @@ impl DesktopDevice {
         self.session.stop().await;
     }
 
+    /// The raw AT-SPI tree of everything on the bus (for tools and fixtures; observing goes
+    /// through [`Observe::capture`]).
+    pub async fn atspi_snapshot(
+        &mut self,
+    ) -> Result<argus_perception::atspi::AtspiNode, DeviceError> {
+        let c = self.conn().await?;
+        Ok(tree::snapshot(&c).await?.0)
+    }
+
     /// The session's environment (display, bus address).
     pub fn session_env(&self) -> &session::SessionEnv {
         &self.session.env
