@@ -4,7 +4,8 @@
 //! Enter and asserts the screen contains `hello-argus` — which only OCR can see. The effect is
 //! read independently from xterm's own output log (`-l -lf`), which the worker never reads:
 //! the shell printed `hello-argus` on a line of its own. The records say which channel the
-//! arbiter chose and why (`pixel`, "no elements in the tree").
+//! arbiter chose and why (`pixel`, "no elements in the tree"), and a `tap "hello-argus"` finds
+//! the OCR-only word as its target (`source: ocr`, with its confidence).
 //!
 //! Skipped (with a message) when Xvfb, xterm or the OCR models are missing:
 //! `deploy/dev-up.sh` installs the tools, `deploy/models.sh` the models.
@@ -60,7 +61,8 @@ fn log_lines(log: &Path) -> Vec<String> {
 
 const SCRIPT: &str = r#"type "echo hello-argus"
 press Enter
-assert screen contains "hello-argus""#;
+assert screen contains "hello-argus"
+tap "hello-argus""#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn xterm_echo_is_read_back_through_ocr() {
@@ -91,7 +93,7 @@ async fn xterm_echo_is_read_back_through_ocr() {
         d.error,
         d.steps
     );
-    assert_eq!(d.steps.len(), 3);
+    assert_eq!(d.steps.len(), 4);
     // The independent read: the shell printed the line (not only echoed the typed input).
     let lines = log_lines(&log);
     assert!(
@@ -104,6 +106,12 @@ async fn xterm_echo_is_read_back_through_ocr() {
     assert_eq!(p.channel, "pixel", "{p:?}");
     assert!(p.reason.contains("no elements in the tree"), "{p:?}");
     assert!(p.ocr_elements >= 1, "{p:?}");
+    // An OCR-only word is a tap target, tapped at its box centre and marked as OCR's.
+    let tap = &d.steps[3].actions[0];
+    let t = tap.target.as_ref().expect("tap target");
+    assert_eq!(t.source.as_deref(), Some("ocr"), "{t:?}");
+    assert!(t.confidence.is_some_and(|c| c > 0.5), "{t:?}");
+    assert_eq!(t.name, "hello-argus", "{t:?}");
     let typed = &d.steps[0].actions[0];
     assert_eq!(
         typed.disposition.as_str(),
