@@ -211,3 +211,68 @@ async fn capture_bench_frames() {
         dev.shutdown().await;
     }
 }
+
+/// GTK 4 through the tree: `gnome-text-editor` used to read as one empty window (GTK 4 sets
+/// no `showing` state inside a shown window, and names its text view `text box`). A line typed
+/// into its text view is asserted through the tree, and read back independently by OCR'ing
+/// the run's last screenshot in the test.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn gnome_text_editor_reads_through_the_tree() {
+    use argus_perception::ocr::{OcrConfig, OcrEngine};
+    if !ready() {
+        return;
+    }
+    if !have("gnome-text-editor") {
+        eprintln!("SKIP: gnome-text-editor missing (deploy/dev-up.sh installs it)");
+        return;
+    }
+    let farm = Farm::start(FarmOptions {
+        platform: Platform::Desktop,
+        drivers: DriverConfig {
+            launch: Some("gnome-text-editor".into()),
+            screen: (1024, 700),
+            ..DriverConfig::default()
+        },
+        ..Default::default()
+    })
+    .await;
+    let script = r#"type "hello from gtk four" into the textfield below "New Document"
+assert screen contains "hello from gtk four""#;
+    let run_id = farm
+        .submit(&json!({"platform": "desktop", "instruction": script}))
+        .await;
+    let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+    assert_eq!(
+        d.status.as_str(),
+        "succeeded",
+        "{:?} {:#?}",
+        d.error,
+        d.steps
+    );
+    let typed = &d.steps[0].actions[0];
+    let t = typed.target.as_ref().expect("typed into an element");
+    assert_eq!(
+        (t.role.as_str(), t.source.as_deref()),
+        ("textfield", Some("tree")),
+        "{t:?}"
+    );
+    let check = &d.steps[1].actions[0];
+    let p = check.perception.as_ref().expect("perception note");
+    assert_eq!(p.channel, "tree", "the tree answered: {p:?}");
+    // Independent read: the pixels of the last screenshot show the line.
+    let key = check.after_key.as_ref().expect("after screenshot");
+    let png = farm.s3_get(key).await.expect("screenshot in S3");
+    let img = image::load_from_memory(&png).expect("png").to_rgb8();
+    let mut ocr = OcrEngine::open(&DriverConfig::default().models_dir, OcrConfig::default())
+        .expect("OCR engine");
+    let lines: Vec<String> = ocr
+        .recognize(&img)
+        .expect("ocr")
+        .into_iter()
+        .map(|l| l.text)
+        .collect();
+    assert!(
+        lines.iter().any(|l| l.contains("hello from gtk four")),
+        "the screenshot shows: {lines:?}"
+    );
+}
