@@ -7,7 +7,8 @@
 //! arbiter chose and why (`pixel`, "no elements in the tree"), and a `tap "hello-argus"` finds
 //! the OCR-only word as its target (`source: ocr`, with its confidence).
 //!
-//! Skipped (with a message) when Xvfb, xterm or the OCR models are missing:
+//! Also here: GTK 4 (`gnome-text-editor`) read through the tree, and the bench frames'
+//! regenerator. Skipped (with a message) when Xvfb, the app or the OCR models are missing:
 //! `deploy/dev-up.sh` installs the tools, `deploy/models.sh` the models.
 
 use std::path::Path;
