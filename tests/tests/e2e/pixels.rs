@@ -277,3 +277,66 @@ assert screen contains "hello from gtk four""#;
         "the screenshot shows: {lines:?}"
     );
 }
+
+/// A web page whose controls are drawn on a `<canvas>` (npm `chart.js`): the tree has nothing
+/// to tap, so the arbiter reads pixels from the first frame; `tap "Pears"` finds the legend
+/// label by OCR and clicks its box centre, which hides the dataset. The effect is read from
+/// the chart itself (`chart.isDatasetVisible`, reported by the page to the test server), never
+/// from the worker's own "ok".
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn chart_legend_on_a_canvas_is_tapped_through_ocr() {
+    use argus_tests::site::Site;
+    let models = DriverConfig::default().models_dir;
+    if !argus_perception::ocr::models_present(&models) {
+        eprintln!("SKIP: OCR models missing (deploy/models.sh)");
+        return;
+    }
+    let farm = Farm::start(FarmOptions::default()).await;
+    if !farm.services.chartjs.is_file() {
+        eprintln!("SKIP: chart.js missing (deploy/dev-up.sh installs it)");
+        return;
+    }
+    let site = Site::start_with(
+        farm.services.todomvc_dir.clone(),
+        Some(farm.services.chartjs.clone()),
+    )
+    .await;
+    let token = format!("chart-{}", farm.token);
+    let run_id = farm
+        .submit(&json!({
+            "platform": "web",
+            "start_url": site.page_url("chart.html", &token),
+            "instruction": "wait for \"Pears\"\ntap \"Pears\"",
+        }))
+        .await;
+    let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+    assert_eq!(
+        d.status.as_str(),
+        "succeeded",
+        "{:?} {:#?}",
+        d.error,
+        d.steps
+    );
+    let tap = d.steps.last().expect("steps").actions.last().expect("tap");
+    let t = tap.target.as_ref().expect("tap target");
+    assert_eq!(
+        (t.name.as_str(), t.source.as_deref()),
+        ("Pears", Some("ocr")),
+        "{t:?}"
+    );
+    let p = tap.perception.as_ref().expect("perception note");
+    assert_eq!(p.channel, "pixel", "{p:?}");
+    // The chart's own state, reported by the page: Pears hidden, Apples untouched.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let count = site.state(&token).and_then(|s| s.count);
+        if count.as_deref() == Some("Apples=shown Pears=hidden") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the chart reports {count:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
