@@ -11,6 +11,10 @@
 //! - Occlusion: each element's `covered` is decided by [`crate::occlusion`].
 //! - Number: elements get ids `e1…` in reading order and their left/right/top/bottom
 //!   neighbours ([`crate::layout`]).
+//! - Text: the observation's text is every visible text run, typed (non-password) value and
+//!   the own label of a control or heading that no text below it repeats, in document order —
+//!   so `assert screen contains "Update now"` sees a button labelled only by its
+//!   `content-desc`.
 
 use serde::{Deserialize, Serialize};
 
@@ -187,14 +191,15 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
     // Absorbed text (and image names, as a fallback) per clustering node.
     let mut absorbed: Vec<Vec<String>> = vec![Vec::new(); n];
     let mut absorbed_img: Vec<Vec<String>> = vec![Vec::new(); n];
-    let mut text_runs: Vec<String> = Vec::new();
+    // (node index, text) in document order.
+    let mut text_runs: Vec<(usize, String)> = Vec::new();
     for i in 0..n {
         let node = &tree.nodes[i];
         if visible[i].is_none() {
             continue;
         }
         if node.role == Role::Text && !node.name.trim().is_empty() {
-            text_runs.push(node.name.clone());
+            text_runs.push((i, node.name.clone()));
             if let Some(c) = cluster_of[i] {
                 absorbed[c].push(node.name.clone());
             }
@@ -207,11 +212,29 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
         if node.role == Role::Textfield {
             if let Some(v) = node.value.as_ref().filter(|v| !v.is_empty()) {
                 if !node.password.is_yes() {
-                    text_runs.push(v.clone());
+                    text_runs.push((i, v.clone()));
                 }
             }
         }
     }
+
+    // A control or heading named by its own label (a clickable TextView, a `content-desc`, an
+    // iOS `label`) shows that label on screen: it joins the text unless text below it already
+    // says it.
+    for (i, node) in tree.nodes.iter().enumerate() {
+        let labelled =
+            node.role.is_actionable() || matches!(node.role, Role::Heading | Role::Dialog);
+        if visible[i].is_some()
+            && labelled
+            && !node.name.trim().is_empty()
+            && !node.password.is_yes()
+            && absorbed[i].is_empty()
+        {
+            text_runs.push((i, node.name.clone()));
+        }
+    }
+    text_runs.sort_by_key(|(i, _)| *i);
+    let text_runs: Vec<String> = text_runs.into_iter().map(|(_, t)| t).collect();
 
     let mut out: Vec<Element> = Vec::new();
     let mut owners: Vec<usize> = Vec::new();

@@ -81,9 +81,17 @@ fn inbox_text_paths_and_budget() {
     let obs = inbox();
     // Text of every visible text node, in document order, newline collapsed, `&amp;` decoded.
     assert!(obs.contains_text("Bob & Carol Trip photos We uploaded 48 photos from the weekend"));
-    assert!(obs
-        .text
-        .starts_with("Primary Social Promotions Alice Martin"));
+    // Controls named by their own label (content-desc, a button's text) are part of the
+    // screen's text, once: tabs named by a child TextView are not repeated.
+    assert!(
+        obs.text.starts_with(
+            "Open navigation drawer Account: dana@example.com Primary Social Promotions Alice Martin"
+        ),
+        "{}",
+        obs.text
+    );
+    assert!(obs.contains_text("Load more"));
+    assert!(obs.contains_text("Compose Mail Meet"), "{}", obs.text);
     assert!(
         !obs.contains_text("Search in mail"),
         "a hint is not visible text"
@@ -132,4 +140,22 @@ fn compose_drawer_scrim_covers_content() {
     let lines: Vec<&str> = compact.lines().collect();
     assert_eq!(lines[1], "e2 button \"Menu\" covered R:e4 D:e6");
     assert_eq!(lines[6], "e7 checkbox on covered D:e8");
+}
+
+/// An update dialog whose buttons are clickable TextViews and whose close icon has only a
+/// `content-desc`: the buttons' labels are screen text (`assert screen contains`, `wait for`
+/// and the popup policy read it).
+#[test]
+fn labels_of_controls_are_screen_text() {
+    let attrs = r#"resource-id="" package="com.example" checkable="false" checked="false" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false""#;
+    let xml = format!(
+        r#"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" class="android.widget.FrameLayout" content-desc="" clickable="false" {attrs} bounds="[0,0][1080,2400]"><node index="0" text="A new version is available" class="android.widget.TextView" content-desc="" clickable="false" {attrs} bounds="[100,900][980,1000]"/><node index="1" text="Update now" class="android.widget.TextView" content-desc="" clickable="true" {attrs} bounds="[600,1100][980,1200]"/><node index="2" text="Later" class="android.widget.TextView" content-desc="" clickable="true" {attrs} bounds="[100,1100][500,1200]"/><node index="3" text="" class="android.widget.ImageView" content-desc="Close" clickable="true" {attrs} bounds="[900,800][980,880]"/></node></hierarchy>"#
+    );
+    let d = argus_perception::android::normalize(&xml, 2.75).unwrap();
+    let obs = build(&d.tree, Screen::from_device_px(1080.0, 2400.0, 2.75), 1);
+    assert_eq!(
+        obs.text, "A new version is available Update now Later Close",
+        "document order, each once"
+    );
+    assert!(obs.contains_text("Update now"));
 }
