@@ -97,6 +97,13 @@ fn convert(el: &XmlElement) -> Node {
 /// Normalizes a WDA `/source` XML document into a [`Tree`] in pre-order, boxes in points.
 pub fn normalize(source: &str) -> Result<Tree, XmlError> {
     let els = xml::parse(source)?;
+    if !els.iter().any(|e| e.tag.starts_with("XCUIElementType")) {
+        let root = els.first().map(|e| e.tag.clone()).unwrap_or_default();
+        return Err(XmlError::WrongFormat {
+            expected: "WebDriverAgent source",
+            root,
+        });
+    }
     let mut tree = Tree::default();
     let mut map: Vec<Option<usize>> = vec![None; els.len()];
     for (i, el) in els.iter().enumerate() {
@@ -121,6 +128,11 @@ mod tests {
         assert_eq!(t.nodes[1].role, Role::Switch);
         assert_eq!(t.nodes[1].checked, Tri::No);
         assert_eq!(t.nodes[1].bounds, Some(Rect::new(16.0, 120.0, 358.0, 44.0)));
+        let android = r#"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node class="android.widget.FrameLayout" bounds="[0,0][1080,2400]"/></hierarchy>"#;
+        assert_eq!(
+            normalize(android).unwrap_err().to_string(),
+            "not a WebDriverAgent source document: its root element is <hierarchy>"
+        );
         let pw = &t.nodes[2];
         assert_eq!(
             (pw.role, pw.password, pw.ignored),
