@@ -71,7 +71,8 @@ fn convert(el: &XmlElement) -> Node {
                 _ => Tri::Unknown,
             };
         }
-        Role::Text => node.name = label.or(value).unwrap_or_default(),
+        // A StaticText may carry its text only in `name` (no label, no value).
+        Role::Text => node.name = label.or(value).or(name.clone()).unwrap_or_default(),
         _ => {
             node.name = label.or(name.clone()).unwrap_or_default();
             node.value = value;
@@ -132,6 +133,11 @@ mod tests {
         assert_eq!(
             normalize(android).unwrap_err().to_string(),
             "not a WebDriverAgent source document: its root element is <hierarchy>"
+        );
+        let only_name = r#"<XCUIElementTypeApplication type="XCUIElementTypeApplication" x="0" y="0" width="390" height="844"><XCUIElementTypeStaticText type="XCUIElementTypeStaticText" name="Balance: 42.00" enabled="true" visible="true" x="16" y="100" width="300" height="30"/></XCUIElementTypeApplication>"#;
+        assert_eq!(
+            normalize(only_name).unwrap().nodes[1].name,
+            "Balance: 42.00"
         );
         let pw = &t.nodes[2];
         assert_eq!(
