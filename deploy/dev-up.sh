@@ -492,6 +492,15 @@ if [[ ${ARGUS_SKIP_TODOMVC:-0} != 1 ]]; then
     log "todomvc ok (${ok[*]:-none} self-contained) ($(elapsed "$t"))"
 fi
 
+# ------------------------------------------------------------ OCR ----
+# The pixel channel's ONNX Runtime + PP-OCR models (PyPI, pinned, sha256-checked): workers
+# load them once at start; without them they perceive from the tree alone.
+if [[ ${ARGUS_SKIP_MODELS:-0} != 1 ]]; then
+    t=$(date +%s%N)
+    ARGUS_NO_RAPIDOCR_VENV=1 bash "$(dirname "${BASH_SOURCE[0]}")/models.sh" || die "deploy/models.sh failed"
+    log "OCR models ready ($(elapsed "$t"))"
+fi
+
 # ---------------------------------------------------------- chart.js ----
 # npm chart.js (its UMD build), for the e2e test of a page that draws its controls on a
 # <canvas> (the legend is read by OCR). Pinned and sha256-checked.
