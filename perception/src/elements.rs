@@ -7,7 +7,10 @@
 //! - Cluster: an actionable node (button, link, checkbox …) or a heading absorbs its
 //!   descendants' text: it gets their text as its name when it has none, and the text nodes
 //!   under it are not listed separately.
-//!   When an actionable node has no text below it, the names of images below it are used.
+//!   When an actionable node has no text below it, the names of images below it are used,
+//!   then the labels of plain containers below it (a non-clickable Compose `View`'s
+//!   `content-desc`). A zero-size descendant (Compose's `[0,0][0,0]` merged texts) still names
+//!   its visible control, though it is not screen text itself.
 //! - Occlusion: each element's `covered` is decided by [`crate::occlusion`].
 //! - Number: elements get ids `e1…` in reading order and their left/right/top/bottom
 //!   neighbours ([`crate::layout`]).
@@ -191,23 +194,45 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
     // Absorbed text (and image names, as a fallback) per clustering node.
     let mut absorbed: Vec<Vec<String>> = vec![Vec::new(); n];
     let mut absorbed_img: Vec<Vec<String>> = vec![Vec::new(); n];
+    let mut absorbed_other: Vec<Vec<String>> = vec![Vec::new(); n];
     // (node index, text) in document order.
     let mut text_runs: Vec<(usize, String)> = Vec::new();
     for i in 0..n {
         let node = &tree.nodes[i];
-        if visible[i].is_none() {
+        let shown = visible[i].is_some();
+        // A zero-size child (Compose reports merged Text children as [0,0][0,0]) is not on the
+        // screen itself, but still names the visible control it belongs to.
+        let names_cluster = cluster_of[i].filter(|&c| {
+            shown
+                || (!node.ignored
+                    && node.bounds.is_some_and(|b| b.area() <= 0.0)
+                    && visible[c].is_some())
+        });
+        if !shown && names_cluster.is_none() {
             continue;
         }
-        if node.role == Role::Text && !node.name.trim().is_empty() {
-            text_runs.push((i, node.name.clone()));
-            if let Some(c) = cluster_of[i] {
+        let named = !node.name.trim().is_empty();
+        if node.role == Role::Text && named {
+            if shown {
+                text_runs.push((i, node.name.clone()));
+            }
+            if let Some(c) = names_cluster {
                 absorbed[c].push(node.name.clone());
             }
         }
-        if node.role == Role::Image && !node.name.trim().is_empty() {
-            if let Some(c) = cluster_of[i] {
+        if node.role == Role::Image && named {
+            if let Some(c) = names_cluster {
                 absorbed_img[c].push(node.name.clone());
             }
+        }
+        // A plain container's own label (a non-clickable Compose `View`'s `content-desc`).
+        if node.role == Role::Other && named {
+            if let Some(c) = names_cluster {
+                absorbed_other[c].push(node.name.clone());
+            }
+        }
+        if !shown {
+            continue;
         }
         if node.role == Role::Textfield {
             if let Some(v) = node.value.as_ref().filter(|v| !v.is_empty()) {
@@ -257,6 +282,9 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
         }
         if name.is_empty() && !absorbed_img[i].is_empty() {
             name = collapse_ws(&absorbed_img[i].join(" "));
+        }
+        if name.is_empty() && !absorbed_other[i].is_empty() {
+            name = collapse_ws(&absorbed_other[i].join(" "));
         }
         owners.push(i);
         out.push(Element {

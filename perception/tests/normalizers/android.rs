@@ -159,3 +159,31 @@ fn labels_of_controls_are_screen_text() {
     );
     assert!(obs.contains_text("Update now"));
 }
+
+/// Compose: a clickable `View` whose label sits on a non-clickable child `View`'s
+/// `content-desc` (a back button), and an app card whose app name is a child TextView
+/// reported with `[0,0][0,0]` bounds next to a visible "Ad" badge — the labels reach the tap
+/// target.
+#[test]
+fn compose_labels_reach_the_tap_target() {
+    let a = r#"resource-id="" package="com.example" checkable="false" checked="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false""#;
+    let xml = format!(
+        r#"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" class="android.widget.FrameLayout" content-desc="" clickable="false" {a} bounds="[0,0][1080,2400]"><node index="0" text="" class="android.view.View" content-desc="" clickable="true" {a} bounds="[0,80][160,240]"><node index="0" text="" class="android.view.View" content-desc="Back" clickable="false" {a} bounds="[40,120][120,200]"/></node><node index="1" text="" class="android.view.View" content-desc="" clickable="true" {a} bounds="[0,400][1080,700]"><node index="0" text="Spotify: Music and Podcasts" class="android.widget.TextView" content-desc="" clickable="false" {a} bounds="[0,0][0,0]"/><node index="1" text="Ad" class="android.widget.TextView" content-desc="" clickable="false" {a} bounds="[40,420][120,460]"/></node></node></hierarchy>"#
+    );
+    let d = argus_perception::android::normalize(&xml, 1.0).unwrap();
+    let obs = build(&d.tree, Screen::from_device_px(1080.0, 2400.0, 1.0), 1);
+    let names: Vec<(&str, &str)> = obs
+        .elements
+        .iter()
+        .map(|e| (e.role.as_str(), e.name.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            ("button", "Back"),
+            ("button", "Spotify: Music and Podcasts Ad")
+        ]
+    );
+    // The zero-size text names the card but is not claimed as visible text.
+    assert!(!obs.contains_text("Spotify"), "{}", obs.text);
+}
