@@ -397,11 +397,12 @@ if [[ ${ARGUS_SKIP_CHROMIUM:-0} != 1 ]]; then
 fi
 
 # ------------------------------------------- desktop / Android tools ----
-# Xvfb + session D-Bus + AT-SPI for the desktop driver (mousepad: its e2e app), and
+# Xvfb + session D-Bus + AT-SPI for the desktop driver (mousepad: its e2e app; gnome-text-editor:
+# the GTK 4 one; xterm: the e2e app with no accessibility tree, read through OCR), and
 # Debian's adb (the Android driver's server).
 if [[ ${ARGUS_SKIP_DEVICE_TOOLS:-0} != 1 ]]; then
     t=$(date +%s%N)
-    DEVICE_PKGS=(xvfb at-spi2-core dbus dbus-x11 mousepad adb)
+    DEVICE_PKGS=(xvfb at-spi2-core dbus dbus-x11 mousepad gnome-text-editor xterm fonts-dejavu-core adb)
     missing_dev=0
     for p in "${DEVICE_PKGS[@]}"; do pkg_installed "$p" || missing_dev=1; done
     if [[ $missing_dev == 0 ]]; then
@@ -498,6 +499,38 @@ if [[ ${ARGUS_SKIP_TODOMVC:-0} != 1 ]]; then
     log "todomvc ok (${ok[*]:-none} self-contained) ($(elapsed "$t"))"
 fi
 
+# ------------------------------------------------------------ OCR ----
+# The pixel channel's ONNX Runtime + PP-OCR models (PyPI, pinned, sha256-checked): workers
+# load them once at start; without them they perceive from the tree alone.
+if [[ ${ARGUS_SKIP_MODELS:-0} != 1 ]]; then
+    t=$(date +%s%N)
+    ARGUS_NO_RAPIDOCR_VENV=1 bash "$(dirname "${BASH_SOURCE[0]}")/models.sh" || die "deploy/models.sh failed"
+    log "OCR models ready ($(elapsed "$t"))"
+fi
+
+# ---------------------------------------------------------- chart.js ----
+# npm chart.js (its UMD build), for the e2e test of a page that draws its controls on a
+# <canvas> (the legend is read by OCR). Pinned and sha256-checked.
+CHARTJS_VERSION=4.4.7
+CHARTJS_SHA256=2812cb8825fdc57469eb2f7bb055e9429244e599920511ee477e828499b632cb
+CHARTJS_FILE=$ARGUS_HOME/chartjs/chart.umd.js
+if [[ ${ARGUS_SKIP_CHARTJS:-0} != 1 ]]; then
+    if [[ -f $CHARTJS_FILE ]] && [[ "$(sha256sum "$CHARTJS_FILE" | cut -d' ' -f1)" == "$CHARTJS_SHA256" ]]; then
+        log "chart.js $CHARTJS_VERSION present in $CHARTJS_FILE"
+    else
+        command -v npm >/dev/null || apt_install npm
+        ctmp=$(mktemp -d)
+        (cd "$ctmp" && quiet npm pack "chart.js@$CHARTJS_VERSION") || die "npm pack chart.js failed"
+        tar -xzf "$ctmp/chart.js-$CHARTJS_VERSION.tgz" -C "$ctmp" --no-same-owner package/dist/chart.umd.js
+        got=$(sha256sum "$ctmp/package/dist/chart.umd.js" | cut -d' ' -f1)
+        [[ $got == "$CHARTJS_SHA256" ]] || die "chart.js sha256 mismatch: $got"
+        mkdir -p "$(dirname "$CHARTJS_FILE")"
+        install -m 0644 "$ctmp/package/dist/chart.umd.js" "$CHARTJS_FILE"
+        rm -rf "$ctmp"
+        log "chart.js $CHARTJS_VERSION installed in $CHARTJS_FILE"
+    fi
+fi
+
 # ------------------------------------------------------------- env ----
 ENV_LINES=(
     "ARGUS_DATABASE_URL=postgres://postgres@$PG_HOST:$PG_PORT/$PG_DB"
@@ -509,6 +542,7 @@ ENV_LINES=(
     "ARGUS_S3_BUCKET=$S3_BUCKET"
     "ARGUS_CHROMIUM=$CHROMIUM_BIN"
     "ARGUS_TODOMVC_DIR=$TODOMVC_DIR"
+    "ARGUS_CHARTJS=$CHARTJS_FILE"
 )
 mkdir -p "$(dirname "$ENV_FILE")"
 {

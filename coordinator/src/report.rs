@@ -88,11 +88,29 @@ impl ReportPage<'_> {
     }
     fn target(&self, a: &ActionView) -> String {
         match &a.target {
-            Some(t) => format!(
-                "{} {} {:?} at ({:.0}, {:.0}) {:.0}×{:.0} px",
-                t.id, t.role, t.name, t.bbox_px[0], t.bbox_px[1], t.bbox_px[2], t.bbox_px[3]
-            ),
+            Some(t) => {
+                let mut s = format!(
+                    "{} {} {:?} at ({:.0}, {:.0}) {:.0}×{:.0} px",
+                    t.id, t.role, t.name, t.bbox_px[0], t.bbox_px[1], t.bbox_px[2], t.bbox_px[3]
+                );
+                if let Some(src) = t.source.as_deref().filter(|s| *s != "tree") {
+                    s.push_str(&format!(" · source: {src}"));
+                    if let Some(c) = t.confidence {
+                        s.push_str(&format!(" ({c:.2})"));
+                    }
+                }
+                s
+            }
             None => "—".into(),
+        }
+    }
+
+    /// The perception channel of the action's observation and the arbiter's reason, or
+    /// empty.
+    fn perception(&self, a: &ActionView) -> String {
+        match &a.perception {
+            Some(p) => format!("{}: {}", p.channel, p.reason),
+            None => String::new(),
         }
     }
 }

@@ -17,7 +17,10 @@
 //!
 //! Transitions (streaks count consecutive frames; a transition resets them):
 //! - dominant → pixel after [`ArbParams::enter`] severe frames, dominant → unstable after
-//!   `enter` weak-or-severe frames;
+//!   `enter` weak-or-severe frames; while no healthy frame has been seen yet (a fresh arbiter:
+//!   a run that starts on a terminal or a game), [`ArbParams::cold_enter`] severe frames are
+//!   enough — there is no evidence the tree ever worked, and a first `assert screen contains`
+//!   must not be answered from an empty tree;
 //! - unstable → pixel after `enter` severe frames, or after 2 × `enter` weak-or-severe frames;
 //! - unstable → dominant after [`ArbParams::recover`] healthy frames;
 //! - pixel → unstable after `recover` healthy frames (so returning to dominant takes at
@@ -73,6 +76,17 @@ pub enum Channel {
     Pixel,
 }
 
+impl Channel {
+    /// Stable name for records and reports: `tree`, `tree+regions`, `pixel`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Tree => "tree",
+            Channel::TreeAndRegions => "tree+regions",
+            Channel::Pixel => "pixel",
+        }
+    }
+}
+
 /// The decision for one frame.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
@@ -101,10 +115,13 @@ pub struct ArbParams {
     pub stale_frames: u32,
     /// Healthy element counts remembered.
     pub history: usize,
+    /// Severe frames needed to leave tree-dominant for pixels before any healthy frame.
+    pub cold_enter: u32,
 }
 
 impl Default for ArbParams {
-    /// enter 2, recover 3, few 0.5, weak opaque 0.15, severe opaque 0.6, stale 3, history 8.
+    /// enter 2, recover 3, few 0.5, weak opaque 0.15, severe opaque 0.6, stale 3, history 8,
+    /// cold enter 1.
     fn default() -> Self {
         ArbParams {
             enter: 2,
@@ -114,6 +131,7 @@ impl Default for ArbParams {
             severe_opaque_fraction: 0.6,
             stale_frames: 3,
             history: 8,
+            cold_enter: 1,
         }
     }
 }
@@ -231,7 +249,11 @@ impl Arbiter {
             }
         }
         let p = self.params;
+        let cold = self.history.is_empty();
         let next = match self.state {
+            ArbState::TreeDominant if cold && self.severe >= p.cold_enter => {
+                Some(ArbState::PixelFallback)
+            }
             ArbState::TreeDominant if self.severe >= p.enter => Some(ArbState::PixelFallback),
             ArbState::TreeDominant if self.bad >= p.enter => Some(ArbState::TreeUnstable),
             ArbState::TreeUnstable if self.severe >= p.enter || self.bad >= 2 * p.enter => {
@@ -350,6 +372,7 @@ mod tests {
     #[test]
     fn canvas_and_empty_tree_go_straight_to_pixels() {
         let mut a = Arbiter::new(ArbParams::default());
+        run(&mut a, &[frame(40); 3]);
         let canvas = FrameSignals {
             elements: 3,
             opaque_fraction: 0.8,
@@ -364,7 +387,29 @@ mod tests {
             d.reason
         );
         let mut b = Arbiter::new(ArbParams::default());
+        run(&mut b, &[frame(40); 3]);
         assert_eq!(run(&mut b, &[frame(0), frame(0)]), vec![D, P]);
+    }
+
+    #[test]
+    fn a_run_that_starts_with_no_tree_goes_to_pixels_at_once() {
+        let mut a = Arbiter::new(ArbParams::default());
+        let d = a.observe(&frame(0));
+        assert_eq!((d.state, d.channel), (P, Channel::Pixel));
+        assert!(
+            d.reason
+                .starts_with("pixel-fallback (switched): severe frame, no elements in the tree"),
+            "{}",
+            d.reason
+        );
+        // a weak (not severe) first frame still waits for a second one
+        let mut b = Arbiter::new(ArbParams::default());
+        let half = FrameSignals {
+            elements: 5,
+            opaque_fraction: 0.3,
+            unchanged_frames: 0,
+        };
+        assert_eq!(run(&mut b, &[half, half]), vec![D, U]);
     }
 
     #[test]

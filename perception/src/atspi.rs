@@ -89,8 +89,9 @@ pub fn map_role(role: &str, editable: bool) -> Role {
         "check box" | "check menu item" => Role::Checkbox,
         "radio button" | "radio menu item" => Role::Radio,
         "entry" | "password text" | "spin button" | "editbar" => Role::Textfield,
-        "text" if editable => Role::Textfield,
-        "text" | "label" | "static" | "caption" | "paragraph" => Role::Text,
+        // GTK 4 names its text views and entries `text box`.
+        "text" | "text box" if editable => Role::Textfield,
+        "text" | "text box" | "label" | "static" | "caption" | "paragraph" => Role::Text,
         "link" => Role::Link,
         "page tab" => Role::Tab,
         "menu item" | "menu" => Role::Menuitem,
@@ -232,5 +233,7 @@ mod tests {
         );
         assert_eq!(map_role("text", true), Role::Textfield);
         assert_eq!(map_role("Text", false), Role::Text);
+        assert_eq!(map_role("text box", true), Role::Textfield);
+        assert_eq!(map_role("text box", false), Role::Text);
     }
 }

@@ -7,10 +7,17 @@
 //! - Cluster: an actionable node (button, link, checkbox …) or a heading absorbs its
 //!   descendants' text: it gets their text as its name when it has none, and the text nodes
 //!   under it are not listed separately.
-//!   When an actionable node has no text below it, the names of images below it are used.
+//!   When an actionable node has no text below it, the names of images below it are used,
+//!   then the labels of plain containers below it (a non-clickable Compose `View`'s
+//!   `content-desc`). A zero-size descendant (Compose's `[0,0][0,0]` merged texts) still names
+//!   its visible control, though it is not screen text itself.
 //! - Occlusion: each element's `covered` is decided by [`crate::occlusion`].
 //! - Number: elements get ids `e1…` in reading order and their left/right/top/bottom
 //!   neighbours ([`crate::layout`]).
+//! - Text: the observation's text is every visible text run, typed (non-password) value and
+//!   the own label of a control or heading that no text below it repeats, in document order —
+//!   so `assert screen contains "Update now"` sees a button labelled only by its
+//!   `content-desc`.
 
 use serde::{Deserialize, Serialize};
 
@@ -123,6 +130,10 @@ pub struct Observation {
     pub elements: Vec<Element>,
     /// All visible text in document order, whitespace-collapsed, one space between runs.
     pub text: String,
+    /// Which channel the perception stage trusted for this frame and why
+    /// ([`crate::perceive`]); empty when built by [`build`] alone.
+    #[serde(default)]
+    pub perceived: crate::perceive::Perceived,
 }
 
 /// Collapses runs of whitespace to one space and trims.
@@ -183,31 +194,72 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
     // Absorbed text (and image names, as a fallback) per clustering node.
     let mut absorbed: Vec<Vec<String>> = vec![Vec::new(); n];
     let mut absorbed_img: Vec<Vec<String>> = vec![Vec::new(); n];
-    let mut text_runs: Vec<String> = Vec::new();
+    let mut absorbed_other: Vec<Vec<String>> = vec![Vec::new(); n];
+    // (node index, text) in document order.
+    let mut text_runs: Vec<(usize, String)> = Vec::new();
     for i in 0..n {
         let node = &tree.nodes[i];
-        if visible[i].is_none() {
+        let shown = visible[i].is_some();
+        // A zero-size child (Compose reports merged Text children as [0,0][0,0]) is not on the
+        // screen itself, but still names the visible control it belongs to.
+        let names_cluster = cluster_of[i].filter(|&c| {
+            shown
+                || (!node.ignored
+                    && node.bounds.is_some_and(|b| b.area() <= 0.0)
+                    && visible[c].is_some())
+        });
+        if !shown && names_cluster.is_none() {
             continue;
         }
-        if node.role == Role::Text && !node.name.trim().is_empty() {
-            text_runs.push(node.name.clone());
-            if let Some(c) = cluster_of[i] {
+        let named = !node.name.trim().is_empty();
+        if node.role == Role::Text && named {
+            if shown {
+                text_runs.push((i, node.name.clone()));
+            }
+            if let Some(c) = names_cluster {
                 absorbed[c].push(node.name.clone());
             }
         }
-        if node.role == Role::Image && !node.name.trim().is_empty() {
-            if let Some(c) = cluster_of[i] {
+        if node.role == Role::Image && named {
+            if let Some(c) = names_cluster {
                 absorbed_img[c].push(node.name.clone());
             }
+        }
+        // A plain container's own label (a non-clickable Compose `View`'s `content-desc`).
+        if node.role == Role::Other && named {
+            if let Some(c) = names_cluster {
+                absorbed_other[c].push(node.name.clone());
+            }
+        }
+        if !shown {
+            continue;
         }
         if node.role == Role::Textfield {
             if let Some(v) = node.value.as_ref().filter(|v| !v.is_empty()) {
                 if !node.password.is_yes() {
-                    text_runs.push(v.clone());
+                    text_runs.push((i, v.clone()));
                 }
             }
         }
     }
+
+    // A control or heading named by its own label (a clickable TextView, a `content-desc`, an
+    // iOS `label`) shows that label on screen: it joins the text unless text below it already
+    // says it.
+    for (i, node) in tree.nodes.iter().enumerate() {
+        let labelled =
+            node.role.is_actionable() || matches!(node.role, Role::Heading | Role::Dialog);
+        if visible[i].is_some()
+            && labelled
+            && !node.name.trim().is_empty()
+            && !node.password.is_yes()
+            && absorbed[i].is_empty()
+        {
+            text_runs.push((i, node.name.clone()));
+        }
+    }
+    text_runs.sort_by_key(|(i, _)| *i);
+    let text_runs: Vec<String> = text_runs.into_iter().map(|(_, t)| t).collect();
 
     let mut out: Vec<Element> = Vec::new();
     let mut owners: Vec<usize> = Vec::new();
@@ -230,6 +282,9 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
         }
         if name.is_empty() && !absorbed_img[i].is_empty() {
             name = collapse_ws(&absorbed_img[i].join(" "));
+        }
+        if name.is_empty() && !absorbed_other[i].is_empty() {
+            name = collapse_ws(&absorbed_other[i].join(" "));
         }
         owners.push(i);
         out.push(Element {
@@ -266,6 +321,7 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
         screen,
         elements: out,
         text: collapse_ws(&text_runs.join(" ")),
+        perceived: crate::perceive::Perceived::default(),
     }
 }
 

@@ -1,6 +1,17 @@
 //! Argus perception: what a device shows → one numbered element list a planner can act on.
 //!
-//! Pure library (no network, no devices). The flow for every platform is:
+//! Pure library (no network, no devices). The stages, in order (the worker's perception stage
+//! drives them per frame through [`perceive`]):
+//!
+//! | stage | modules |
+//! |---|---|
+//! | normalize | [`cdp`], [`android`], [`harmony`], [`wda`], [`atspi`] → [`tree`] |
+//! | build | [`elements`] (clean, cluster), [`occlusion`], [`layout`] (order, neighbours) |
+//! | arbitrate | [`arbitration`] (which channel this frame), [`regions`] (where the tree is blind) |
+//! | pixel | `pixel` (feature `ocr`): `ocr` + [`vision`] on the chosen regions |
+//! | fuse | [`fusion`] (IoU dedupe, tree first), then [`compact`] / [`som`] for prompts |
+//!
+//! In detail:
 //!
 //! 1. a platform normalizer turns the platform's tree into a [`tree::Tree`] of
 //!    [`tree::Node`]s with tri-state properties ([`tree::Tri`]) and boxes in logical px:
@@ -13,7 +24,9 @@
 //!    [`geometry::Screen`], and numbers what is left in reading order with neighbours
 //!    ([`layout`]); the result is an [`Observation`];
 //! 3. [`fusion::fuse`] adds pixel-channel candidates (OCR, vision boxes) the tree lacks;
-//! 4. [`Observation::compact`] renders it for a prompt ([`compact`]).
+//! 4. [`Observation::compact`] renders it for a prompt ([`compact`]);
+//! 5. [`perceive::plan`] / [`perceive::finish`] run 2–3 for one frame with the arbiter's
+//!    decision and record it in [`Observation::perceived`].
 //!
 //! Pixel channel: [`regions`] picks what the tree does not cover, `ocr` (cargo feature `ocr`,
 //! PP-OCRv4 through ONNX Runtime) reads text there, [`vision`] finds icon-like boxes, and
@@ -34,6 +47,9 @@ pub mod layout;
 pub mod occlusion;
 #[cfg(feature = "ocr")]
 pub mod ocr;
+pub mod perceive;
+#[cfg(feature = "ocr")]
+pub mod pixel;
 pub mod regions;
 pub mod role;
 pub mod som;
@@ -45,5 +61,6 @@ pub mod xml;
 pub use elements::{build, Element, Neighbours, Observation, Source};
 pub use fusion::{fuse, PixelCandidate, PixelKind};
 pub use geometry::{NormScale, Rect, Screen};
+pub use perceive::Perceived;
 pub use role::Role;
 pub use tree::{Node, NodeRef, Tree, Tri};

@@ -5,9 +5,12 @@
 //!
 //! 1. **Opaque nodes** ([`RegionReason::OpaqueNode`]): tree nodes that draw content the tree
 //!    cannot describe — a platform role containing `canvas`, `SurfaceView`, `TextureView`,
-//!    `GLSurfaceView`, `WebView` or `Video`, or an unnamed image — at least
-//!    [`RegionParams::min_opaque_px`] on each side, with no named or valued descendant (an
-//!    empty WebView counts; one whose page made it into the tree does not).
+//!    `GLSurfaceView`, `WebView`, `Video` or `XComponent` (HarmonyOS), HarmonyOS `Web`, an
+//!    unnamed image, or an unnamed control covering at least
+//!    [`RegionParams::big_control_fraction`] of the screen (a game's or a Compose canvas's
+//!    full-screen clickable `View`) — at least [`RegionParams::min_opaque_px`] on each side,
+//!    with no named or valued descendant (an empty WebView counts; one whose page made it into
+//!    the tree does not).
 //! 2. **Uncovered areas** ([`RegionReason::Uncovered`]): the screen is divided into square cells
 //!    of [`RegionParams::cell_px`]; cells touched by an element of the observation or by an
 //!    opaque region are covered; the remaining cells are merged greedily into rectangles (runs
@@ -50,25 +53,36 @@ pub struct RegionParams {
     pub cell_px: f64,
     /// Minimum width and height of an uncovered rectangle, in cells.
     pub min_uncovered_cells: usize,
+    /// Fraction 0..=1 of the screen an unnamed control must cover to count as opaque.
+    pub big_control_fraction: f64,
 }
 
 impl Default for RegionParams {
-    /// 96 px opaque minimum (a large icon), 48 px cells (a touch target), 3 cells (144 px).
+    /// 96 px opaque minimum (a large icon), 48 px cells (a touch target), 3 cells (144 px),
+    /// unnamed controls over half the screen.
     fn default() -> Self {
         RegionParams {
             min_opaque_px: 96.0,
             cell_px: 48.0,
             min_uncovered_cells: 3,
+            big_control_fraction: 0.5,
         }
     }
 }
 
 /// Platform role fragments (lowercase) of nodes that draw content the tree cannot see.
-pub const OPAQUE_ROLES: [&str; 5] = ["canvas", "surfaceview", "textureview", "webview", "video"];
+pub const OPAQUE_ROLES: [&str; 6] = [
+    "canvas",
+    "surfaceview",
+    "textureview",
+    "webview",
+    "video",
+    "xcomponent",
+];
 
 fn is_opaque_role(platform_role: &str, role: Role, named: bool) -> bool {
     let r = platform_role.to_ascii_lowercase();
-    OPAQUE_ROLES.iter().any(|o| r.contains(o)) || (role == Role::Image && !named)
+    OPAQUE_ROLES.iter().any(|o| r.contains(o)) || r == "web" || (role == Role::Image && !named)
 }
 
 /// Regions of `obs` (built from `tree`) the tree does not cover; see the module docs.
@@ -84,10 +98,12 @@ pub fn pixel_regions(tree: &Tree, obs: &Observation, p: &RegionParams) -> Vec<Pi
     };
     for (i, node) in tree.nodes.iter().enumerate() {
         let Some(vis) = visible[i] else { continue };
-        if !is_opaque_role(&node.platform_role, node.role, named(i)) {
+        let r = screen.to_device(&vis);
+        let big_unnamed_control =
+            node.role.is_actionable() && !named(i) && r.area() >= p.big_control_fraction * sw * sh;
+        if !big_unnamed_control && !is_opaque_role(&node.platform_role, node.role, named(i)) {
             continue;
         }
-        let r = screen.to_device(&vis);
         if r.w < p.min_opaque_px || r.h < p.min_opaque_px {
             continue;
         }

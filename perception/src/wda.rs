@@ -71,7 +71,8 @@ fn convert(el: &XmlElement) -> Node {
                 _ => Tri::Unknown,
             };
         }
-        Role::Text => node.name = label.or(value).unwrap_or_default(),
+        // A StaticText may carry its text only in `name` (no label, no value).
+        Role::Text => node.name = label.or(value).or(name.clone()).unwrap_or_default(),
         _ => {
             node.name = label.or(name.clone()).unwrap_or_default();
             node.value = value;
@@ -97,6 +98,13 @@ fn convert(el: &XmlElement) -> Node {
 /// Normalizes a WDA `/source` XML document into a [`Tree`] in pre-order, boxes in points.
 pub fn normalize(source: &str) -> Result<Tree, XmlError> {
     let els = xml::parse(source)?;
+    if !els.iter().any(|e| e.tag.starts_with("XCUIElementType")) {
+        let root = els.first().map(|e| e.tag.clone()).unwrap_or_default();
+        return Err(XmlError::WrongFormat {
+            expected: "WebDriverAgent source",
+            root,
+        });
+    }
     let mut tree = Tree::default();
     let mut map: Vec<Option<usize>> = vec![None; els.len()];
     for (i, el) in els.iter().enumerate() {
@@ -121,6 +129,16 @@ mod tests {
         assert_eq!(t.nodes[1].role, Role::Switch);
         assert_eq!(t.nodes[1].checked, Tri::No);
         assert_eq!(t.nodes[1].bounds, Some(Rect::new(16.0, 120.0, 358.0, 44.0)));
+        let android = r#"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node class="android.widget.FrameLayout" bounds="[0,0][1080,2400]"/></hierarchy>"#;
+        assert_eq!(
+            normalize(android).unwrap_err().to_string(),
+            "not a WebDriverAgent source document: its root element is <hierarchy>"
+        );
+        let only_name = r#"<XCUIElementTypeApplication type="XCUIElementTypeApplication" x="0" y="0" width="390" height="844"><XCUIElementTypeStaticText type="XCUIElementTypeStaticText" name="Balance: 42.00" enabled="true" visible="true" x="16" y="100" width="300" height="30"/></XCUIElementTypeApplication>"#;
+        assert_eq!(
+            normalize(only_name).unwrap().nodes[1].name,
+            "Balance: 42.00"
+        );
         let pw = &t.nodes[2];
         assert_eq!(
             (pw.role, pw.password, pw.ignored),

@@ -18,9 +18,38 @@ pub enum XmlError {
         /// Parser message.
         message: String,
     },
-    /// The document had no element at all.
-    #[error("XML document has no root element")]
-    Empty,
+    /// The document had no element at all (a tool's error line, an empty answer); holds the
+    /// start of what came back (first line, at most 80 chars).
+    #[error("XML document has no root element; the answer starts with {start:?}")]
+    Empty {
+        /// First line of the input, cut to 80 chars.
+        start: String,
+    },
+    /// Well-formed XML of another format (an Android dump given to the WebDriverAgent
+    /// normalizer).
+    #[error("not a {expected} document: its root element is <{root}>")]
+    WrongFormat {
+        /// The format the caller expected.
+        expected: &'static str,
+        /// The root element's tag.
+        root: String,
+    },
+}
+
+impl XmlError {
+    /// [`XmlError::Empty`] for `input`.
+    pub fn empty(input: &str) -> XmlError {
+        XmlError::Empty {
+            start: input
+                .trim()
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(80)
+                .collect(),
+        }
+    }
 }
 
 /// One element: tag name, attributes in document order, tree links.
@@ -103,7 +132,7 @@ pub fn parse(src: &str) -> Result<Vec<XmlElement>, XmlError> {
         }
     }
     if out.is_empty() {
-        return Err(XmlError::Empty);
+        return Err(XmlError::empty(src));
     }
     Ok(out)
 }
@@ -143,7 +172,12 @@ mod tests {
         );
         assert_eq!(els[0].attr("x"), Some("1 & 2"));
         assert_eq!(els[2].attr("y"), Some("&nbsp;"));
-        assert!(matches!(parse("  "), Err(XmlError::Empty)));
+        assert!(matches!(parse("  "), Err(XmlError::Empty { .. })));
+        let e = parse("ERROR: could not get idle state.\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "XML document has no root element; the answer starts with \"ERROR: could not get idle state.\""
+        );
         assert!(parse("<a><b></a>").is_err());
     }
 }

@@ -50,13 +50,16 @@ pub enum Aim {
         /// Vertical coordinate in the job's coordinate space.
         y: f64,
     },
+    /// Whatever holds the keyboard focus (script `type "…"` with no field): a terminal or a
+    /// canvas app whose tree offers nothing to focus. Only typing takes it.
+    Focused,
 }
 
 impl Aim {
     /// The observation a model aim names (`None` for a script target).
     pub fn observation(&self) -> Option<u64> {
         match self {
-            Aim::Target(_) => None,
+            Aim::Target(_) | Aim::Focused => None,
             Aim::Element { observation, .. } | Aim::Point { observation, .. } => Some(*observation),
         }
     }
@@ -76,6 +79,7 @@ impl std::fmt::Display for Aim {
             Aim::Point { x, y, observation } => {
                 write!(f, "point ({x}, {y}) (observation {observation})")
             }
+            Aim::Focused => write!(f, "the focused window"),
         }
     }
 }

@@ -214,6 +214,32 @@ pub struct TargetedElement {
     pub name: String,
     /// Bounding box in device px: `[x, y, width, height]`.
     pub bbox_px: [f64; 4],
+    /// Which perception channel found it: `tree`, `ocr` or `vision` (absent in records
+    /// written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Detector confidence 0..=1 of a pixel-channel element (`ocr`, `vision`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+}
+
+/// How the observation an action was aimed on was perceived: which channel the worker's
+/// arbiter trusted for that frame, why, and what the pixel channel added.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PerceptionNote {
+    /// `tree`, `tree+regions` or `pixel`.
+    pub channel: String,
+    /// The arbiter's reason, then what the pixel channel did or why it was off.
+    pub reason: String,
+    /// Elements read by OCR in that observation.
+    #[serde(default)]
+    pub ocr_elements: u32,
+    /// Elements found by vision anchors in that observation.
+    #[serde(default)]
+    pub vision_elements: u32,
+    /// Time the pixel channel took for that observation, ms (0 when it did not run).
+    #[serde(default)]
+    pub pixel_ms: f64,
 }
 
 /// Time spent in each phase of one action, in ms.
@@ -283,6 +309,9 @@ pub struct ActionRecord {
     /// Tap point in device px (`vlm` mode), after mapping the model's coordinates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub point_px: Option<[f64; 2]>,
+    /// How the observation the action was aimed on was perceived (channel and reason).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perception: Option<PerceptionNote>,
 }
 
 impl ActionRecord {
@@ -320,6 +349,7 @@ impl ActionRecord {
             plan: None,
             reflection: None,
             point_px: None,
+            perception: None,
         }
     }
 }

@@ -28,8 +28,8 @@ pub use api::{
 pub use assignment::{Assignment, DeviceInfo, Heartbeat, HeartbeatReply, LeaseRef};
 pub use error::{ErrorCode, ErrorEnvelope};
 pub use events::{
-    ActionRecord, ActionTimings, Disposition, EventBody, ModelUsage, ReflectClass, Reflection,
-    RetryAdvice, RunEvent, RunStatus, TargetedElement,
+    ActionRecord, ActionTimings, Disposition, EventBody, ModelUsage, PerceptionNote, ReflectClass,
+    Reflection, RetryAdvice, RunEvent, RunStatus, TargetedElement,
 };
 pub use job::{
     secret_refs, CoordSpace, JobSpec, Mode, ModelOverride, Platform, Selector, SpecError,

@@ -45,11 +45,13 @@ pub struct Services {
     pub s3: S3Settings,
     pub chromium: PathBuf,
     pub todomvc_dir: PathBuf,
+    /// npm `chart.js`'s UMD build (`deploy/dev-up.sh` installs it).
+    pub chartjs: PathBuf,
 }
 
 impl Services {
     /// Reads `ARGUS_TEST_PG_URL` (default `postgres://postgres@127.0.0.1:5432`),
-    /// `ARGUS_NATS_URL`, `ARGUS_S3_*`, `ARGUS_CHROMIUM`, `ARGUS_TODOMVC_DIR`.
+    /// `ARGUS_NATS_URL`, `ARGUS_S3_*`, `ARGUS_CHROMIUM`, `ARGUS_TODOMVC_DIR`, `ARGUS_CHARTJS`.
     pub fn from_env() -> Services {
         let pg = env_or("ARGUS_TEST_PG_URL", "postgres://postgres@127.0.0.1:5432");
         Services {
@@ -65,6 +67,7 @@ impl Services {
             },
             chromium: env_or("ARGUS_CHROMIUM", "/usr/lib/chromium/chromium").into(),
             todomvc_dir: env_or("ARGUS_TODOMVC_DIR", "/var/lib/argus/todomvc").into(),
+            chartjs: env_or("ARGUS_CHARTJS", "/var/lib/argus/chartjs/chart.umd.js").into(),
         }
     }
 }

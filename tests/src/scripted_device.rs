@@ -6,9 +6,9 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use argus_perception::tree::{Node, Tree};
-use argus_perception::{build, Element, Observation, Rect, Role, Screen, Tri};
+use argus_perception::{Element, Rect, Role, Screen, Tri};
 use argus_protocol::{Key, Platform};
-use argus_worker::device::{Act, ActError, DeviceError, Input, Observe, System};
+use argus_worker::device::{Act, ActError, Capture, DeviceError, Input, Observe, System};
 use async_trait::async_trait;
 
 /// One thing on the fake screen.
@@ -153,7 +153,7 @@ impl Observe for ScriptedDevice {
         self.size
     }
 
-    async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError> {
+    async fn capture(&mut self) -> Result<Capture, DeviceError> {
         let (w, h) = (self.size.0 as f64, self.size.1 as f64);
         let mut root = Node::new(Role::Other, "root", "");
         root.bounds = Some(Rect::new(0.0, 0.0, w, h));
@@ -173,15 +173,14 @@ impl Observe for ScriptedDevice {
             }
             nodes.push(n);
         }
-        Ok(build(
-            &Tree { nodes },
-            Screen {
+        Ok(Capture {
+            tree: Tree { nodes },
+            screen: Screen {
                 width: w,
                 height: h,
                 dpr: 1.0,
             },
-            serial,
-        ))
+        })
     }
 
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
@@ -231,6 +230,7 @@ pub async fn run_scripted(
         device_id: "scripted".into(),
         spec: spec.clone(),
         agent: crate::chat_stub::agent_env_for(&spec),
+        pixel: Default::default(),
     };
     argus_worker::executor::execute(
         &input,

@@ -108,6 +108,31 @@ const DELAYED_HTML: &str = r#"<!doctype html><html><head><title>Later</title>
   }, ms);
 });</script></body></html>"#;
 
+/// A bar chart drawn on a `<canvas>` by npm `chart.js` (`/chart.umd.js`): two datasets,
+/// "Apples" and "Pears", and a legend that toggles them on click — controls the accessibility
+/// tree cannot see. Every 200 ms the page reports which datasets the chart itself says are
+/// visible, as the probe's `count` (`Apples=shown Pears=hidden`).
+const CHART_HTML: &str = r#"<!doctype html><html><head><title>Fruit</title>
+<script src="/chart.umd.js"></script></head><body style="margin:0;background:#fff">
+<div style="width:900px;height:560px"><canvas id="c"></canvas></div>
+<script>
+Chart.defaults.font.size = 22; Chart.defaults.animation = false;
+var chart = new Chart(document.getElementById('c'), { type: 'bar',
+  data: { labels: ['Mon', 'Tue', 'Wed'], datasets: [
+    { label: 'Apples', data: [3, 5, 2], backgroundColor: '#4a90d9' },
+    { label: 'Pears', data: [4, 1, 6], backgroundColor: '#e07b39' } ] },
+  options: { responsive: true, maintainAspectRatio: false } });
+var token = new URLSearchParams(location.search).get('probe') || '';
+function report() {
+  var s = chart.data.datasets.map(function (d, i) {
+    return d.label + '=' + (chart.isDatasetVisible(i) ? 'shown' : 'hidden'); }).join(' ');
+  var x = new XMLHttpRequest(); x.open('POST', '/__probe', true);
+  x.setRequestHeader('Content-Type', 'application/json');
+  x.send(JSON.stringify({ token: token, items: [], count: s }));
+}
+setInterval(report, 200); report();
+</script></body></html>"#;
+
 /// Gestures, each confirmed by the page itself through the probe's `count` field:
 /// `dbl=N` (dblclick events on "Double me"), `held=N` (presses of "Hold me" ≥ 500 ms),
 /// `scrolled=1` once the window scrolled down; a disabled "Locked" button.
@@ -155,6 +180,7 @@ document.getElementById('more').href = '/gestures.html?probe=' + q + '-g';
 #[derive(Clone)]
 struct SiteState {
     root: PathBuf,
+    chartjs: Option<PathBuf>,
     reports: Arc<Mutex<HashMap<String, PageState>>>,
     logins: Arc<Mutex<Vec<serde_json::Value>>>,
 }
@@ -176,6 +202,11 @@ impl Site {
 
     /// Serves `root` on a free loopback port.
     pub async fn start(root: PathBuf) -> Site {
+        Site::start_with(root, None).await
+    }
+
+    /// Serves `root`, and `/chart.html` with npm chart.js from `chartjs`.
+    pub async fn start_with(root: PathBuf, chartjs: Option<PathBuf>) -> Site {
         assert!(
             root.join("examples/vanillajs/index.html").exists(),
             "TodoMVC not found under {} (run deploy/dev-up.sh)",
@@ -185,6 +216,7 @@ impl Site {
         let logins = Arc::new(Mutex::new(Vec::new()));
         let state = SiteState {
             root,
+            chartjs,
             reports: reports.clone(),
             logins: logins.clone(),
         };
@@ -219,6 +251,26 @@ impl Site {
                         [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
                         ROWS_HTML,
                     )
+                }),
+            )
+            .route(
+                "/chart.html",
+                get(|| async {
+                    (
+                        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+                        CHART_HTML,
+                    )
+                }),
+            )
+            .route(
+                "/chart.umd.js",
+                get(|State(st): State<SiteState>| async move {
+                    match st.chartjs.as_ref().map(std::fs::read) {
+                        Some(Ok(js)) => {
+                            ([(header::CONTENT_TYPE, "text/javascript")], js).into_response()
+                        }
+                        _ => StatusCode::NOT_FOUND.into_response(),
+                    }
                 }),
             )
             .route(

@@ -31,6 +31,7 @@ pub(crate) enum Input<'e> {
     DoubleTap(&'e Element),
     LongPress(&'e Element, u64),
     Type(&'e Element, &'e str),
+    TypeFocused(&'e str),
     Swipe((f64, f64), (f64, f64)),
     Key(Key),
     Open(&'e str),
@@ -147,6 +148,10 @@ impl Exec<'_> {
                     .await
             }
             Action::Swipe { direction, on } => self.swipe(out, *direction, on, obs, t).await,
+            Action::Type {
+                text,
+                target: Aim::Focused,
+            } => self.type_focused(out, text, t).await,
             Action::Tap { target }
             | Action::DoubleTap { target }
             | Action::LongPress { target, .. }
@@ -185,6 +190,20 @@ impl Exec<'_> {
             ));
         }
         out
+    }
+
+    /// `type "…"` with no field: key strokes to the focused window, then a fresh observation.
+    /// Unverified (nothing names where the text went); a later `assert` / `wait for` checks
+    /// the screen.
+    async fn type_focused(&mut self, mut out: Outcome, text: &str, t: &mut ActionTimings) -> Acted {
+        out.detail = format!(
+            "type {} chars into the focused window",
+            text.chars().count()
+        );
+        match self.agent.secrets.resolve(text) {
+            Err(m) => Acted::done(out.fail(m)),
+            Ok(real) => self.unaimed(out, Input::TypeFocused(&real), t).await,
+        }
     }
 
     /// An input with no target (open, key), then a fresh observation.
@@ -388,6 +407,7 @@ impl Exec<'_> {
             Input::DoubleTap(el) => self.dev.double_tap(el).await,
             Input::LongPress(el, d) => self.dev.long_press(el, *d).await,
             Input::Type(el, text) => self.dev.type_text(el, text).await,
+            Input::TypeFocused(text) => self.dev.type_focused(text).await,
             Input::Swipe(a, b) => self.dev.swipe(*a, *b, SWIPE_MS).await,
             Input::Key(k) => self.dev.key(*k).await,
             Input::Open(u) => self.dev.open(u).await,

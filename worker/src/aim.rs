@@ -193,6 +193,10 @@ impl Exec<'_> {
                 .wait_element(id, obs, wait_ms, t)
                 .await
                 .map(|el| Aimed { el, point: None }),
+
+            Aim::Focused => {
+                Err("only typing can go to the focused window; name the element to act on".into())
+            }
         }
     }
 

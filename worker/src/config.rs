@@ -182,6 +182,23 @@ pub struct DriverConfig {
     /// `http://127.0.0.1:9222`. Argus attaches and never stops the app.
     #[arg(long, env = "ARGUS_CDP_URL")]
     pub cdp_url: Option<String>,
+    /// Perception: folder holding the OCR runtime and models (`deploy/models.sh`). Default
+    /// `/var/lib/argus/models`. Loaded once per worker; when they are missing the worker
+    /// says so once and perceives from the tree alone.
+    #[arg(
+        long,
+        env = "ARGUS_MODELS_DIR",
+        default_value = "/var/lib/argus/models"
+    )]
+    pub models_dir: PathBuf,
+    /// Perception: turn the pixel channel (OCR + vision anchors) off even where the models
+    /// are installed. Default: on.
+    #[arg(long, env = "ARGUS_NO_PIXEL_CHANNEL")]
+    pub no_pixel_channel: bool,
+    /// Perception: ONNX Runtime intra-op threads per OCR session. Default 1 (lowest CPU time
+    /// per frame); more lowers latency at some CPU cost.
+    #[arg(long, env = "ARGUS_OCR_THREADS", default_value_t = 1)]
+    pub ocr_threads: usize,
 }
 
 impl Default for DriverConfig {
@@ -197,6 +214,9 @@ impl Default for DriverConfig {
             wda_url: "http://127.0.0.1:8100".into(),
             bundle_id: None,
             cdp_url: None,
+            models_dir: PathBuf::from("/var/lib/argus/models"),
+            no_pixel_channel: false,
+            ocr_threads: 1,
         }
     }
 }

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use argus_perception::{Element, Observation};
+use argus_perception::{Element, Observation, Source};
 use argus_protocol::script::{Script, Step};
 use argus_protocol::{
     Action, ActionRecord, ActionTimings, Disposition, EventBody, JobSpec, Mode, RunStatus,
@@ -25,6 +25,7 @@ use crate::agent::{AgentEnv, ModelClient};
 use crate::device::prelude::*;
 use crate::device::ActError;
 use crate::events::{Emitter, EventSink};
+use crate::perceive::{Perceiver, PixelChannel};
 use argus_infra::{screenshot_key, ArtifactStore};
 
 /// What the executor needs to know about a run.
@@ -40,6 +41,8 @@ pub struct RunInput {
     pub spec: JobSpec,
     /// The worker's model settings and secret source.
     pub agent: AgentEnv,
+    /// The worker's pixel channel (OCR models loaded once per worker).
+    pub pixel: PixelChannel,
 }
 
 /// How a step went wrong.
@@ -119,6 +122,15 @@ pub(crate) fn targeted(e: &Element) -> TargetedElement {
         role: e.role.as_str().to_string(),
         name: e.labels().next().unwrap_or_default().to_string(),
         bbox_px: e.bbox_px.to_array(),
+        source: Some(
+            match e.source {
+                Source::Tree => "tree",
+                Source::Ocr => "ocr",
+                Source::Vision => "vision",
+            }
+            .to_string(),
+        ),
+        confidence: e.confidence,
     }
 }
 
@@ -140,13 +152,15 @@ pub(crate) struct Exec<'a> {
     pub(crate) actions_taken: u32,
     /// Set when the run is cancelled; polled at action boundaries and during model calls.
     pub(crate) cancel: Arc<AtomicBool>,
+    /// The run's perception stage (every observation goes through it).
+    pub(crate) perceiver: Perceiver,
 }
 
 impl Exec<'_> {
     pub(crate) async fn observe(&mut self) -> Result<Observation, String> {
         self.serial += 1;
-        self.dev
-            .observe(self.serial)
+        self.perceiver
+            .observe(&mut *self.dev, self.serial)
             .await
             .map_err(|e| e.to_string())
     }
@@ -212,19 +226,19 @@ impl Exec<'_> {
         };
         let mut masks = obs.as_ref().map(|o| self.mask_for(o)).unwrap_or_default();
         let before_key = self.shot(index, idx, "before", &masks, &mut t).await;
-        let (out, observation) = match obs {
+        let (out, observation, perception) = match obs {
             Ok(obs) => {
                 let acted = self.act(action, &obs, &mut t).await;
                 if let Some(after) = &acted.after {
                     masks.extend(self.mask_for(after));
                 }
-                (acted.out, Some(obs.serial))
+                (acted.out, Some(obs.serial), crate::perceive::note(&obs))
             }
             Err(e) => {
                 let mut o =
                     Outcome::new(action.describe()).fail(format!("cannot observe the screen: {e}"));
                 o.infra = true;
-                (o, None)
+                (o, None, None)
             }
         };
         let after_key = self.shot(index, idx, "after", &masks, &mut t).await;
@@ -243,6 +257,7 @@ impl Exec<'_> {
         rec.after_key = after_key;
         rec.timings = t;
         rec.observation = observation;
+        rec.perception = perception;
         tracing::info!(run_id = %self.run_id, step = index, kind = rec.kind, ok = rec.ok,
             perceive_ms = t.perceive_ms, act_ms = t.act_ms, screenshot_ms = t.screenshot_ms,
             upload_ms = t.upload_ms, "action finished");
@@ -326,6 +341,7 @@ pub async fn execute(
                     next_step: 0,
                     actions_taken: 0,
                     cancel: cancel.clone(),
+                    perceiver: Perceiver::new(input.pixel.clone()),
                 };
                 let limit = Duration::from_secs(input.spec.timeout_s);
                 let res = tokio::time::timeout(limit, run_steps(&mut exec, &steps, &cancel)).await;

@@ -5,6 +5,10 @@
 //! heartbeat task posts the slots and held leases to the coordinator; each run is one task
 //! holding its slot's lock from `begin` to `end`. [`local::run_local`] runs one job in-process
 //! with no services (`argus run`).
+//!
+//! Every observation goes through the perception stage ([`perceive`]): devices capture their
+//! tree and geometry, the stage decides per frame whether the pixel channel (OCR + vision,
+//! models loaded once per worker and shared by its slots) runs, and fuses the channels.
 
 pub mod act;
 pub mod agent;
@@ -14,6 +18,7 @@ pub mod device;
 pub mod events;
 pub mod executor;
 pub mod local;
+pub mod perceive;
 pub mod resolve;
 pub mod service;
 

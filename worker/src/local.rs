@@ -72,6 +72,7 @@ pub async fn run_local(
         device_id: format!("local-{}", spec.platform.as_str()),
         spec: spec.clone(),
         agent: agent.clone(),
+        pixel: crate::perceive::PixelChannel::load_async(drivers).await,
     };
     let created = Utc::now();
     execute(

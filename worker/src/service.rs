@@ -74,6 +74,8 @@ struct Started {
     store: Arc<dyn ArtifactStore>,
     sink: Arc<dyn EventSink>,
     agent: crate::agent::AgentEnv,
+    /// The pixel channel (OCR models loaded once, shared by the slots).
+    pixel: crate::perceive::PixelChannel,
     consumer: pull::Stream,
     _hb_guard: AbortOnDrop,
 }
@@ -100,6 +102,7 @@ async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
     let agent = crate::agent::AgentEnv::load(&cfg.model)
         .map_err(|e| anyhow!(e))
         .context("secret source (ARGUS_SECRETS_FILE)")?;
+    let pixel = crate::perceive::PixelChannel::load_async(&cfg.drivers).await;
     let store: Arc<dyn ArtifactStore> = Arc::new(
         S3Store::connect(&cfg.s3)
             .await
@@ -175,6 +178,7 @@ async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
         store,
         sink,
         agent,
+        pixel,
         consumer,
         _hb_guard,
     })
@@ -191,6 +195,7 @@ async fn serve(
         store,
         sink,
         agent,
+        pixel,
         mut consumer,
         _hb_guard,
     } = started;
@@ -218,7 +223,7 @@ async fn serve(
                     tracing::warn!(error = %e, "assignment ack failed");
                 }
                 match serde_json::from_slice::<Assignment>(&msg.payload) {
-                    Ok(a) => accept(a, &slots, &running, &store, &sink, &agent),
+                    Ok(a) => accept(a, &slots, &running, &store, &sink, &agent, &pixel),
                     Err(e) => tracing::error!(error = %e, "unreadable assignment dropped"),
                 }
             }
@@ -269,6 +274,7 @@ fn accept(
     store: &Arc<dyn ArtifactStore>,
     sink: &Arc<dyn EventSink>,
     agent: &crate::agent::AgentEnv,
+    pixel: &crate::perceive::PixelChannel,
 ) {
     let cancel = Arc::new(AtomicBool::new(false));
     if let Ok(mut r) = running.lock() {
@@ -285,6 +291,7 @@ fn accept(
     let store = store.clone();
     let sink = sink.clone();
     let agent = agent.clone();
+    let pixel = pixel.clone();
     tokio::spawn(async move {
         let input = RunInput {
             run_id: a.run_id,
@@ -292,6 +299,7 @@ fn accept(
             device_id: a.device_id.clone(),
             spec: a.spec.clone(),
             agent,
+            pixel,
         };
         match slot {
             Some(slot) => {

@@ -23,6 +23,16 @@
 //! RapidOCR full; `ocr_step_cpu_ratio` = (tree_1k CPU + our region OCR) / RapidOCR full;
 //! `text_match` = 2·|common lines| / (|ours| + |RapidOCR|), lines compared whitespace-collapsed
 //! with spaces next to CJK removed. Peak RSS is `VmHWM` (ours) and `ru_maxrss` (Python).
+//!
+//! Observe (feature `ocr`, `perception-bench/observe.rs`): the worker's perception stage on real
+//! 1280×800 desktop frames — `observe_tree_ms` (tree channel alone), `observe_fused_ms` (the
+//! pixel channel on the regions the tree does not cover), `observe_no_tree_ms` (no tree:
+//! full-screen OCR), their ratio `observe_fused_ratio`, and `ocr_accuracy` on the no-tree
+//! frame; printed as a second last line.
+
+#[cfg(feature = "ocr")]
+#[path = "perception-bench/observe.rs"]
+mod observe;
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -192,6 +202,15 @@ fn peak_rss_mib() -> Option<f64> {
 }
 
 fn main() {
+    #[cfg(feature = "ocr")]
+    if std::env::var("ARGUS_BENCH_ONLY").as_deref() == Ok("observe") {
+        let v = observe::run();
+        println!(
+            "observe_tree_ms={} observe_fused_ms={} observe_no_tree_ms={} observe_fused_ratio={} ocr_accuracy={}",
+            v.tree_ms, v.fused_ms, v.no_tree_ms, v.ratio, v.accuracy
+        );
+        return;
+    }
     let xml = synthetic_dump();
     let cands = candidates();
     let screen = Screen::from_device_px(1080.0, 2400.0, 1.0);
@@ -264,6 +283,18 @@ fn main() {
     println!(
         "tree_1k_ms={tree_ms:.3} ocr_full_cpu_ratio={} ocr_step_cpu_ratio={} text_match={}",
         o.full_ratio, o.step_ratio, o.text_match
+    );
+    #[cfg(feature = "ocr")]
+    {
+        let v = observe::run();
+        println!(
+            "observe_tree_ms={} observe_fused_ms={} observe_no_tree_ms={} observe_fused_ratio={} ocr_accuracy={}",
+            v.tree_ms, v.fused_ms, v.no_tree_ms, v.ratio, v.accuracy
+        );
+    }
+    #[cfg(not(feature = "ocr"))]
+    println!(
+        "observe_tree_ms=NA observe_fused_ms=NA observe_no_tree_ms=NA observe_fused_ratio=NA ocr_accuracy=NA"
     );
 }
 

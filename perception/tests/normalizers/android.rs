@@ -81,9 +81,17 @@ fn inbox_text_paths_and_budget() {
     let obs = inbox();
     // Text of every visible text node, in document order, newline collapsed, `&amp;` decoded.
     assert!(obs.contains_text("Bob & Carol Trip photos We uploaded 48 photos from the weekend"));
-    assert!(obs
-        .text
-        .starts_with("Primary Social Promotions Alice Martin"));
+    // Controls named by their own label (content-desc, a button's text) are part of the
+    // screen's text, once: tabs named by a child TextView are not repeated.
+    assert!(
+        obs.text.starts_with(
+            "Open navigation drawer Account: dana@example.com Primary Social Promotions Alice Martin"
+        ),
+        "{}",
+        obs.text
+    );
+    assert!(obs.contains_text("Load more"));
+    assert!(obs.contains_text("Compose Mail Meet"), "{}", obs.text);
     assert!(
         !obs.contains_text("Search in mail"),
         "a hint is not visible text"
@@ -132,4 +140,50 @@ fn compose_drawer_scrim_covers_content() {
     let lines: Vec<&str> = compact.lines().collect();
     assert_eq!(lines[1], "e2 button \"Menu\" covered R:e4 D:e6");
     assert_eq!(lines[6], "e7 checkbox on covered D:e8");
+}
+
+/// An update dialog whose buttons are clickable TextViews and whose close icon has only a
+/// `content-desc`: the buttons' labels are screen text (`assert screen contains`, `wait for`
+/// and the popup policy read it).
+#[test]
+fn labels_of_controls_are_screen_text() {
+    let attrs = r#"resource-id="" package="com.example" checkable="false" checked="false" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false""#;
+    let xml = format!(
+        r#"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" class="android.widget.FrameLayout" content-desc="" clickable="false" {attrs} bounds="[0,0][1080,2400]"><node index="0" text="A new version is available" class="android.widget.TextView" content-desc="" clickable="false" {attrs} bounds="[100,900][980,1000]"/><node index="1" text="Update now" class="android.widget.TextView" content-desc="" clickable="true" {attrs} bounds="[600,1100][980,1200]"/><node index="2" text="Later" class="android.widget.TextView" content-desc="" clickable="true" {attrs} bounds="[100,1100][500,1200]"/><node index="3" text="" class="android.widget.ImageView" content-desc="Close" clickable="true" {attrs} bounds="[900,800][980,880]"/></node></hierarchy>"#
+    );
+    let d = argus_perception::android::normalize(&xml, 2.75).unwrap();
+    let obs = build(&d.tree, Screen::from_device_px(1080.0, 2400.0, 2.75), 1);
+    assert_eq!(
+        obs.text, "A new version is available Update now Later Close",
+        "document order, each once"
+    );
+    assert!(obs.contains_text("Update now"));
+}
+
+/// Compose: a clickable `View` whose label sits on a non-clickable child `View`'s
+/// `content-desc` (a back button), and an app card whose app name is a child TextView
+/// reported with `[0,0][0,0]` bounds next to a visible "Ad" badge — the labels reach the tap
+/// target.
+#[test]
+fn compose_labels_reach_the_tap_target() {
+    let a = r#"resource-id="" package="com.example" checkable="false" checked="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false""#;
+    let xml = format!(
+        r#"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" class="android.widget.FrameLayout" content-desc="" clickable="false" {a} bounds="[0,0][1080,2400]"><node index="0" text="" class="android.view.View" content-desc="" clickable="true" {a} bounds="[0,80][160,240]"><node index="0" text="" class="android.view.View" content-desc="Back" clickable="false" {a} bounds="[40,120][120,200]"/></node><node index="1" text="" class="android.view.View" content-desc="" clickable="true" {a} bounds="[0,400][1080,700]"><node index="0" text="Spotify: Music and Podcasts" class="android.widget.TextView" content-desc="" clickable="false" {a} bounds="[0,0][0,0]"/><node index="1" text="Ad" class="android.widget.TextView" content-desc="" clickable="false" {a} bounds="[40,420][120,460]"/></node></node></hierarchy>"#
+    );
+    let d = argus_perception::android::normalize(&xml, 1.0).unwrap();
+    let obs = build(&d.tree, Screen::from_device_px(1080.0, 2400.0, 1.0), 1);
+    let names: Vec<(&str, &str)> = obs
+        .elements
+        .iter()
+        .map(|e| (e.role.as_str(), e.name.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            ("button", "Back"),
+            ("button", "Spotify: Music and Podcasts Ad")
+        ]
+    );
+    // The zero-size text names the card but is not claimed as visible text.
+    assert!(!obs.contains_text("Spotify"), "{}", obs.text);
 }

@@ -6,6 +6,7 @@
 //! The expected lists were written by reading the fixtures, not regenerated.
 
 mod android;
+mod arbiter;
 mod atspi;
 mod cdp;
 mod fusion;

@@ -4,6 +4,7 @@
 //! open http://127.0.0.1:8080/            打开 http://127.0.0.1:8080/
 //! type "buy milk" into "What needs to be done?"
 //!                                         在 "用户名" 输入 "alice"
+//! type "echo hi"                          (no field: into the focused window, e.g. a terminal)
 //! press Enter                             按 回车
 //! tap "Clear completed"                   点击 "登录"
 //! check "buy milk"                        勾选 "buy milk"
@@ -23,7 +24,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::action::Action;
+use crate::action::{Action, Aim};
 
 mod gesture;
 mod target;
@@ -535,6 +536,13 @@ fn parse_open(rest: &str) -> LineResult<Step> {
 
 fn parse_type_into(rest: &str) -> LineResult<Step> {
     let (text, rest) = quoted(rest)?;
+    if rest.trim().is_empty() {
+        // `type "echo hi"`: no field named — the keystrokes go to the focused window.
+        return Ok(Step::Act(Action::Type {
+            text,
+            target: Aim::Focused,
+        }));
+    }
     let rest = strip_kw(rest, "into")
         .or_else(|| strip_kw(rest, "in"))
         .or_else(|| strip_kw(rest, "to"))

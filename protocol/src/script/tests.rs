@@ -25,6 +25,18 @@ fn ai_lines_mix_with_script_lines() {
 }
 
 #[test]
+fn type_without_a_field_goes_to_the_focused_window() {
+    assert_eq!(
+        one(r#"type "echo hello-argus""#),
+        Step::Act(Action::Type {
+            text: "echo hello-argus".into(),
+            target: Aim::Focused
+        })
+    );
+    assert!(Script::parse(r#"type "x" onto "F""#).is_err());
+}
+
+#[test]
 fn english_steps() {
     assert_eq!(
         one("open http://127.0.0.1:8080/"),

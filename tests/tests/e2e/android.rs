@@ -215,7 +215,10 @@ async fn android_device_selection_never_guesses() {
         .await
         .expect("open v1");
     assert_eq!(opened.screen_px, (1080, 2400));
-    let obs = opened.device.observe(1).await.expect("observe");
+    let obs = argus_worker::perceive::Perceiver::new(Default::default())
+        .observe(opened.device.as_mut(), 1)
+        .await
+        .expect("observe");
     assert!(obs.contains_text("Invitation: Standup 09:30"));
     let search = obs
         .elements

@@ -146,8 +146,9 @@ async fn desktop_driver_types_taps_and_tears_down() {
     let env = session.env.clone();
     let mut dev = DesktopDevice::new(session, (800, 600), Some("mousepad".into()));
     dev.begin().await.expect("mousepad starts");
+    let mut tree_only = argus_worker::perceive::Perceiver::new(Default::default());
 
-    let obs = dev.observe(1).await.expect("observe");
+    let obs = tree_only.observe(&mut dev, 1).await.expect("observe");
     let field = obs
         .elements
         .iter()
@@ -160,7 +161,7 @@ async fn desktop_driver_types_taps_and_tears_down() {
     );
     dev.type_text(&field, "alpha").await.expect("type");
     dev.key(argus_protocol::Key::Enter).await.expect("Return");
-    let obs = dev.observe(2).await.expect("observe");
+    let obs = tree_only.observe(&mut dev, 2).await.expect("observe");
     let field = obs
         .elements
         .iter()
@@ -174,7 +175,7 @@ async fn desktop_driver_types_taps_and_tears_down() {
         "the text view does not hold the two lines: {texts:?}"
     );
 
-    let obs = dev.observe(3).await.expect("observe");
+    let obs = tree_only.observe(&mut dev, 3).await.expect("observe");
     let help = obs
         .elements
         .iter()
@@ -184,7 +185,7 @@ async fn desktop_driver_types_taps_and_tears_down() {
     dev.tap(&help).await.expect("tap Help");
     let mut opened = false;
     for i in 0..30 {
-        let o = dev.observe(10 + i).await.expect("observe");
+        let o = tree_only.observe(&mut dev, 10 + i).await.expect("observe");
         if o.elements.iter().any(|e| e.name.contains("About")) {
             opened = true;
             break;

@@ -27,6 +27,7 @@ mod ios;
 mod nats_permissions;
 mod nav_policy;
 mod openapi;
+mod pixels;
 mod queue_unmatched;
 mod reaper;
 mod security;

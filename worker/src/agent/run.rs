@@ -135,6 +135,7 @@ impl Exec<'_> {
         rec.after_key = after_key;
         rec.timings = t;
         rec.observation = Some(obs.serial);
+        rec.perception = crate::perceive::note(obs);
         self.emit_action(rec).await?;
         Ok(true)
     }
@@ -269,6 +270,7 @@ impl Exec<'_> {
         rec.plan = ok.then(|| plan.clone());
         rec.timings = t;
         rec.observation = obs.as_ref().ok().map(|o| o.serial);
+        rec.perception = obs.as_ref().ok().and_then(crate::perceive::note);
         self.emit_action(rec).await?;
         self.end_step(step, err.clone(), start).await;
         match err {
@@ -423,6 +425,7 @@ impl Exec<'_> {
                 rec.before_key = before_key;
                 rec.timings = t;
                 rec.observation = Some(obs.serial);
+                rec.perception = crate::perceive::note(&obs);
                 rec.call = Some(raw_text);
                 rec.usage = Some(usage);
                 self.emit_action(rec).await?;
@@ -465,6 +468,7 @@ impl Exec<'_> {
             rec.after_key = after_key;
             rec.timings = t;
             rec.observation = Some(obs.serial);
+            rec.perception = crate::perceive::note(&obs);
             rec.call = Some(raw_text.clone());
             rec.usage = Some(usage);
             rec.reflection = reflection.clone();
@@ -575,6 +579,7 @@ fn signature(call: &Action, obs: &Observation) -> String {
             .unwrap_or_else(|| id.clone()),
         Some(Aim::Point { x, y, .. }) => format!("point ({:.0}, {:.0})", x / 10.0, y / 10.0),
         Some(Aim::Target(t)) => t.to_string(),
+        Some(Aim::Focused) => "focused".to_string(),
         None => String::new(),
     };
     match call {

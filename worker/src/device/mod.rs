@@ -3,12 +3,16 @@
 //! the same sub-files: `tree` (observe), `actions` (act), `screen` (geometry, screenshots).
 //!
 //! A driver implements four capability traits (as agent-desktop's adapters do): [`System`]
-//! (platform, run session, open), [`Observe`] (geometry, tree → [`Observation`],
-//! screenshot), [`Act`] (tap, double tap, long press, type — aimed at an element) and
+//! (platform, run session, open), [`Observe`] (geometry, what it captured — the normalized
+//! tree and the screen geometry as a [`Capture`] — and screenshots), [`Act`] (tap, double tap, long press, type — aimed at an element) and
 //! [`Input`] (keys, swipes). [`Device`] is all four. Every action method defaults to a typed
 //! [`ActErrorKind::NotSupported`] error, so a capability a platform lacks fails closed
 //! instead of being silently substituted. Errors from actions carry a [`Disposition`]:
 //! whether the input may have reached the device.
+//!
+//! Drivers never build element lists themselves: the worker's perception stage
+//! ([`crate::perceive`]) turns a [`Capture`] into an `Observation`, and is the one place the
+//! pixel channel plugs in.
 
 pub mod android;
 pub mod child;
@@ -21,7 +25,7 @@ pub mod web;
 
 pub use open::{open_device, open_devices, Opened};
 
-use argus_perception::{Element, Observation};
+use argus_perception::{Element, Screen, Tree};
 use argus_protocol::{Disposition, Key, Platform};
 use async_trait::async_trait;
 
@@ -149,14 +153,26 @@ pub trait System: Send {
     }
 }
 
-/// Observe capability: geometry, the platform tree as an [`Observation`], screenshots.
+/// What a device captured at one instant, before perception: its tree, normalized into the
+/// platform-neutral node model, and the screen geometry (logical size and scale; device px
+/// = logical × dpr). The screenshot is taken separately ([`Observe::screenshot`]) and only
+/// when the perception stage needs pixels.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    /// The normalized tree (empty when the platform shows nothing accessible).
+    pub tree: Tree,
+    /// Screen geometry of this capture.
+    pub screen: Screen,
+}
+
+/// Observe capability: geometry, the platform tree ([`Capture`]), screenshots.
 #[async_trait]
 pub trait Observe: System {
     /// Screen / viewport size in device px.
     fn screen_px(&self) -> (u32, u32);
 
-    /// Observes the screen: tree → element list. `serial` names the observation.
-    async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError>;
+    /// Captures the screen's tree and geometry (no perception: see [`crate::perceive`]).
+    async fn capture(&mut self) -> Result<Capture, DeviceError>;
 
     /// A PNG screenshot in device px.
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError>;
@@ -194,6 +210,15 @@ pub trait Input: System {
     /// Presses one key on the focused element.
     async fn key(&mut self, _key: Key) -> Result<(), ActError> {
         Err(ActError::not_supported("key", self.platform()))
+    }
+
+    /// Types text as key strokes into whatever holds the keyboard focus (a terminal, a canvas
+    /// app): for screens whose tree offers no element to type into.
+    async fn type_focused(&mut self, _text: &str) -> Result<(), ActError> {
+        Err(ActError::not_supported(
+            "typing into the focused window",
+            self.platform(),
+        ))
     }
 
     /// Swipes (drags) from `from` to `to`, device px, over `duration_ms` (scrolls the

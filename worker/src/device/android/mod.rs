@@ -11,7 +11,7 @@ pub mod adb;
 mod screen;
 mod tree;
 
-use argus_perception::{Element, Observation};
+use argus_perception::Element;
 use argus_protocol::{Key, Platform};
 use async_trait::async_trait;
 
@@ -19,7 +19,7 @@ pub use actions::{input_text_arg, keycode, open_command, ADB_IME};
 pub use screen::{parse_geometry, Geometry};
 pub use tree::{cat_command, dump_command, DUMP_PATH, DUMP_TRIES};
 
-use super::{Act, ActError, DeviceError, Input, Observe, System};
+use super::{Act, ActError, Capture, DeviceError, Input, Observe, System};
 use adb::Adb;
 
 /// One Android phone.
@@ -106,8 +106,8 @@ impl Observe for AndroidDevice {
             .unwrap_or((0, 0))
     }
 
-    async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError> {
-        tree::observe(self, serial).await
+    async fn capture(&mut self) -> Result<Capture, DeviceError> {
+        tree::capture(self).await
     }
 
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {

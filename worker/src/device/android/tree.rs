@@ -8,10 +8,10 @@
 
 use std::time::Duration;
 
-use argus_perception::{Observation, Screen};
+use argus_perception::Screen;
 
 use super::AndroidDevice;
-use crate::device::DeviceError;
+use crate::device::{Capture, DeviceError};
 
 /// Where the dump is written on the device.
 pub const DUMP_PATH: &str = "/data/local/tmp/argus-window.xml";
@@ -54,10 +54,7 @@ pub(super) async fn dump(dev: &AndroidDevice) -> Result<String, DeviceError> {
     )))
 }
 
-pub(super) async fn observe(
-    dev: &mut AndroidDevice,
-    serial: u64,
-) -> Result<Observation, DeviceError> {
+pub(super) async fn capture(dev: &mut AndroidDevice) -> Result<Capture, DeviceError> {
     let xml = dump(dev).await?;
     let g = dev.geometry()?;
     let parsed = argus_perception::android::normalize(&xml, g.density)
@@ -66,5 +63,8 @@ pub(super) async fn observe(
     dev.rotation = rotation;
     let (w, h) = g.rotated(rotation);
     let screen = Screen::from_device_px(w as f64, h as f64, g.density);
-    Ok(argus_perception::build(&parsed.tree, screen, serial))
+    Ok(Capture {
+        tree: parsed.tree,
+        screen,
+    })
 }

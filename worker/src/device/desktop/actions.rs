@@ -9,11 +9,16 @@
 //! - double tap / long press: synthesized `b1d` / `b1p`…`b1r` at the centre.
 //! - key: `GenerateKeyboardEvent` with the X keysym, after the pointer is moved over the last
 //!   element acted on (with no window manager, X keyboard focus follows the pointer).
+//! - type into the focused window (no element: a terminal): the pointer is moved over the
+//!   last element acted on, else the centre of the topmost X window, then the text goes as
+//!   synthesized key strokes.
+//! - pixel-channel elements (OCR text, vision boxes: no AT-SPI object behind them) are
+//!   tapped, double-tapped and pressed with synthesized pointer events at their box centre.
 //!
 //! `DoAction` answers true even on an insensitive button, so success here is only
 //! `delivered_unverified`: the executor re-reads the tree to verify.
 
-use argus_perception::Element;
+use argus_perception::{Element, Source};
 use argus_protocol::Key;
 use atspi::proxy::device_event_controller::{DeviceEventControllerProxy, KeySynthType};
 use atspi::zbus;
@@ -88,9 +93,19 @@ async fn click_at(conn: &zbus::Connection, x: f64, y: f64) -> Result<(), ActErro
         .map_err(|e| ActError::uncertain(format!("click: {e}")))
 }
 
+/// Whether the element came from the pixel channel (no AT-SPI object behind it).
+fn from_pixels(el: &Element) -> bool {
+    el.source != Source::Tree
+}
+
 /// Activates the element (see the module docs).
 pub(super) async fn tap(dev: &mut DesktopDevice, el: &Element) -> Result<(), ActError> {
     let conn = dev.conn().await.map_err(ActError::from)?;
+    if from_pixels(el) {
+        let (cx, cy) = el.bbox_px.center();
+        dev.pointer = Some((cx, cy));
+        return click_at(&conn, cx, cy).await;
+    }
     let obj = object(dev, el).await?;
     let ifaces = interfaces(&conn, &obj).await?;
     let (cx, cy) = el.bbox_px.center();
@@ -124,7 +139,9 @@ async fn pointer_gesture(
     hold_ms: Option<u64>,
 ) -> Result<(), ActError> {
     let conn = dev.conn().await.map_err(ActError::from)?;
-    object(dev, el).await?;
+    if !from_pixels(el) {
+        object(dev, el).await?;
+    }
     let (cx, cy) = el.bbox_px.center();
     dev.pointer = Some((cx, cy));
     let d = dec(&conn).await?;
@@ -215,4 +232,35 @@ pub(super) async fn key(dev: &mut DesktopDevice, key: Key) -> Result<(), ActErro
     d.generate_keyboard_event(keysym(key), "", KeySynthType::Sym)
         .await
         .map_err(|e| ActError::uncertain(format!("key {}: {e}", key.as_str())))
+}
+
+/// Types `text` as key strokes into the focused window (see the module docs).
+pub(super) async fn type_focused(dev: &mut DesktopDevice, text: &str) -> Result<(), ActError> {
+    let conn = dev.conn().await.map_err(ActError::from)?;
+    let d = dec(&conn).await?;
+    let at = match dev.pointer {
+        Some(p) => Some(p),
+        None => dev
+            .top_window()
+            .await
+            .map_err(ActError::from)?
+            .map(|(x, y, w, h)| {
+                (
+                    f64::from(x) + f64::from(w) / 2.0,
+                    f64::from(y) + f64::from(h) / 2.0,
+                )
+            }),
+    };
+    let Some((x, y)) = at else {
+        return Err(ActError::not_delivered(
+            "no window to type into: nothing was acted on yet and no X window is mapped",
+        ));
+    };
+    dev.pointer = Some((x, y));
+    d.generate_mouse_event(x.round() as i32, y.round() as i32, "abs")
+        .await
+        .map_err(|e| ActError::not_delivered(format!("pointer move: {e}")))?;
+    d.generate_keyboard_event(0, text, KeySynthType::String)
+        .await
+        .map_err(|e| ActError::uncertain(format!("synthesized typing: {e}")))
 }

@@ -11,6 +11,7 @@ mod actions;
 mod screen;
 pub mod session;
 mod tree;
+mod window;
 
 use std::time::{Duration, Instant};
 
@@ -18,17 +19,20 @@ use std::time::{Duration, Instant};
 /// themselves).
 pub use atspi;
 
-use argus_perception::{Element, Observation, Screen};
+use argus_perception::{Element, Screen};
 use argus_protocol::{Key, Platform};
 use async_trait::async_trait;
 use atspi::zbus;
 
-use super::{Act, ActError, DeviceError, Input, Observe, System};
+use super::{Act, ActError, Capture, DeviceError, Input, Observe, System};
 use session::{Owned, Session};
 use tree::Refs;
 
 /// Longest wait for a launched app to show a window on the accessibility bus.
 const APP_START_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a mapped X window must stay without an accessible window before the app is taken
+/// as one with no accessibility at all (xterm): then perception reads its pixels.
+const NO_A11Y_GRACE: Duration = Duration::from_secs(3);
 /// Grace period between SIGTERM and SIGKILL when stopping a launched app.
 const APP_STOP_GRACE: Duration = Duration::from_secs(3);
 
@@ -66,6 +70,15 @@ impl DesktopDevice {
         self.session.stop().await;
     }
 
+    /// The raw AT-SPI tree of everything on the bus (for tools and fixtures; observing goes
+    /// through [`Observe::capture`]).
+    pub async fn atspi_snapshot(
+        &mut self,
+    ) -> Result<argus_perception::atspi::AtspiNode, DeviceError> {
+        let c = self.conn().await?;
+        Ok(tree::snapshot(&c).await?.0)
+    }
+
     /// The session's environment (display, bus address).
     pub fn session_env(&self) -> &session::SessionEnv {
         &self.session.env
@@ -89,10 +102,33 @@ impl DesktopDevice {
         }
     }
 
-    /// Waits until some application shows a window on the accessibility bus.
+    /// The topmost mapped X window (screen px), if any.
+    async fn top_window(&self) -> Result<Option<(i32, i32, u32, u32)>, DeviceError> {
+        let display = self.session.env.display.clone();
+        tokio::task::spawn_blocking(move || window::topmost(&display))
+            .await
+            .map_err(|e| DeviceError::Failed(format!("X window query task: {e}")))?
+    }
+
+    /// Waits until some application shows a window on the accessibility bus, or — for an app
+    /// with no accessibility at all — until an X window has been mapped for
+    /// [`NO_A11Y_GRACE`] with nothing on the bus.
     async fn wait_for_window(&mut self) -> Result<(), DeviceError> {
         let deadline = Instant::now() + APP_START_TIMEOUT;
+        let mut mapped_since: Option<Instant> = None;
         loop {
+            match self.top_window().await {
+                Ok(Some(_)) => {
+                    let since = *mapped_since.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= NO_A11Y_GRACE {
+                        tracing::info!(
+                            "the app shows an X window but nothing on the accessibility bus; perception will read its pixels"
+                        );
+                        return Ok(());
+                    }
+                }
+                _ => mapped_since = None,
+            }
             if let Some(app) = self.app.as_mut() {
                 if !app.running() {
                     return Err(DeviceError::Failed(
@@ -178,13 +214,13 @@ impl Observe for DesktopDevice {
         self.screen
     }
 
-    async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError> {
+    async fn capture(&mut self) -> Result<Capture, DeviceError> {
         let c = self.conn().await?;
         let (root, refs) = tree::snapshot(&c).await?;
         self.refs = refs;
         let tree = argus_perception::atspi::normalize(&root, (0.0, 0.0));
         let screen = Screen::from_device_px(self.screen.0 as f64, self.screen.1 as f64, 1.0);
-        Ok(argus_perception::build(&tree, screen, serial))
+        Ok(Capture { tree, screen })
     }
 
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
@@ -219,6 +255,10 @@ impl Act for DesktopDevice {
 impl Input for DesktopDevice {
     async fn key(&mut self, key: Key) -> Result<(), ActError> {
         actions::key(self, key).await
+    }
+
+    async fn type_focused(&mut self, text: &str) -> Result<(), ActError> {
+        actions::type_focused(self, text).await
     }
 }
 

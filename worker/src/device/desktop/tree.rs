@@ -4,6 +4,12 @@
 //!
 //! Subtrees under a node that is not `showing` are not walked (closed menus, hidden pages),
 //! which keeps a busy app to a few hundred D-Bus round trips, issued concurrently per level.
+//!
+//! GTK 4 (4.8, Debian 12) does not set `showing` on the widgets inside a shown window — only
+//! the window has it, its content reads `visible` alone — so a GTK 4 app read by the rule above
+//! is one empty window (`gnome-text-editor` showed "visible: nothing"). For an application whose
+//! toolkit says GTK 4 (`Application.ToolkitName` / `Version`), a `visible` node under a walked
+//! (showing) parent is taken as showing, and marked so in its states.
 //! Each observed node's AT-SPI object reference (bus name + object path) is kept by its
 //! child-index path, so an [`argus_perception::Element`] found in this observation is acted on
 //! through the very object it came from.
@@ -15,6 +21,7 @@ use std::sync::Arc;
 use argus_perception::atspi::{AtspiNode, Extents};
 use atspi::proxy::accessible::{AccessibleProxy, ObjectRefExt};
 use atspi::proxy::action::ActionProxy;
+use atspi::proxy::application::ApplicationProxy;
 use atspi::proxy::component::ComponentProxy;
 use atspi::proxy::editable_text::EditableTextProxy;
 use atspi::proxy::text::TextProxy;
@@ -83,6 +90,7 @@ iface_proxy!(component_proxy, ComponentProxy);
 iface_proxy!(text_proxy, TextProxy);
 iface_proxy!(value_proxy, ValueProxy);
 iface_proxy!(editable_proxy, EditableTextProxy);
+iface_proxy!(application_proxy, ApplicationProxy);
 
 /// One whole observation: the registry root and every application under it.
 pub(super) async fn snapshot(conn: &zbus::Connection) -> Result<(AtspiNode, Refs), DeviceError> {
@@ -91,10 +99,13 @@ pub(super) async fn snapshot(conn: &zbus::Connection) -> Result<(AtspiNode, Refs
     let budget = Arc::new(AtomicUsize::new(MAX_NODES));
     let mut refs = Refs::new();
     let mut children = Vec::with_capacity(apps.len());
+    let kinds =
+        futures::future::join_all(apps.iter().map(|a| visible_means_showing(conn, a))).await;
     let walks = apps
         .into_iter()
+        .zip(kinds)
         .enumerate()
-        .map(|(i, app)| walk(conn, app, vec![0, i], budget.clone()));
+        .map(|(i, (app, gtk4))| walk(conn, app, vec![0, i], budget.clone(), gtk4));
     for (node, r) in futures::future::join_all(walks).await {
         children.push(node);
         refs.extend(r);
@@ -120,11 +131,21 @@ fn defunct() -> AtspiNode {
     }
 }
 
+/// Whether the application's toolkit is GTK 4 (see the module docs).
+async fn visible_means_showing(conn: &zbus::Connection, app: &ObjectRefOwned) -> bool {
+    let Ok(a) = application_proxy(conn, app).await else {
+        return false;
+    };
+    let (name, version) = futures::join!(a.toolkit_name(), a.version());
+    matches!((name, version), (Ok(n), Ok(v)) if n.eq_ignore_ascii_case("gtk") && v.starts_with("4."))
+}
+
 fn walk<'a>(
     conn: &'a zbus::Connection,
     obj: ObjectRefOwned,
     path: Vec<usize>,
     budget: Arc<AtomicUsize>,
+    gtk4: bool,
 ) -> BoxFuture<'a, (AtspiNode, Refs)> {
     async move {
         if obj.is_null()
@@ -134,7 +155,7 @@ fn walk<'a>(
         {
             return (defunct(), Refs::new());
         }
-        let (mut node, kids) = match read_node(conn, &obj).await {
+        let (mut node, kids) = match read_node(conn, &obj, gtk4).await {
             Ok(v) => v,
             Err(e) => {
                 tracing::debug!(error = %e, "AT-SPI node unreadable");
@@ -145,7 +166,7 @@ fn walk<'a>(
         let walks = kids.into_iter().enumerate().map(|(i, c)| {
             let mut p = path.clone();
             p.push(i);
-            walk(conn, c, p, budget.clone())
+            walk(conn, c, p, budget.clone(), gtk4)
         });
         for (child, r) in futures::future::join_all(walks).await {
             node.children.push(child);
@@ -158,10 +179,11 @@ fn walk<'a>(
 }
 
 /// Reads one accessible; returns it (without children) and its children's references when it
-/// is showing (else none).
+/// is showing (else none). `gtk4`: a `visible` node counts as showing (see the module docs).
 async fn read_node(
     conn: &zbus::Connection,
     obj: &ObjectRefOwned,
+    gtk4: bool,
 ) -> Result<(AtspiNode, Vec<ObjectRefOwned>), DeviceError> {
     let acc = obj.as_accessible_proxy(conn).await.map_err(dbus_err)?;
     let (role, name, description, states, ifaces, id) = futures::join!(
@@ -175,7 +197,8 @@ async fn read_node(
     let role = role.map_err(dbus_err)?;
     let states = states.map_err(dbus_err)?;
     let ifaces = ifaces.unwrap_or_default();
-    let showing = states.contains(State::Showing);
+    let shown_gtk4 = gtk4 && !states.contains(State::Showing) && states.contains(State::Visible);
+    let showing = states.contains(State::Showing) || shown_gtk4;
     // An application's root reports no states; its windows decide for themselves.
     let descend = showing || states.iter().next().is_none() || role == "application";
     let mut node = AtspiNode {
@@ -186,6 +209,9 @@ async fn read_node(
         id: id.ok().filter(|s| !s.is_empty()),
         ..AtspiNode::default()
     };
+    if shown_gtk4 {
+        node.states.push("showing".into());
+    }
     let comp = async {
         if !ifaces.contains(Interface::Component) {
             return None;

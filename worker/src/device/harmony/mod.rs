@@ -12,7 +12,7 @@ mod tree;
 
 use std::path::PathBuf;
 
-use argus_perception::{Element, Observation};
+use argus_perception::Element;
 use argus_protocol::{Key, Platform};
 use async_trait::async_trait;
 
@@ -20,7 +20,7 @@ pub use actions::{key_arg, open_command};
 pub use screen::{parse_size, SHOT_PATH};
 pub use tree::LAYOUT_PATH;
 
-use super::{Act, ActError, DeviceError, Input, Observe, System};
+use super::{Act, ActError, Capture, DeviceError, Input, Observe, System};
 use hdc::Hdc;
 
 /// One HarmonyOS device.
@@ -91,8 +91,8 @@ impl Observe for HarmonyDevice {
         self.screen
     }
 
-    async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError> {
-        tree::observe(self, serial).await
+    async fn capture(&mut self) -> Result<Capture, DeviceError> {
+        tree::capture(self).await
     }
 
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {

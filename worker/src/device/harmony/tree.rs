@@ -1,18 +1,15 @@
 //! Observing a HarmonyOS screen: `uitest dumpLayout -p <file>` then `cat <file>`, normalized
 //! by `argus_perception::harmony` (ratio 1: boxes in device px, see `screen`).
 
-use argus_perception::{Observation, Screen};
+use argus_perception::Screen;
 
 use super::HarmonyDevice;
-use crate::device::DeviceError;
+use crate::device::{Capture, DeviceError};
 
 /// The layout file on the device.
 pub const LAYOUT_PATH: &str = "/data/local/tmp/argus-layout.json";
 
-pub(super) async fn observe(
-    dev: &mut HarmonyDevice,
-    serial: u64,
-) -> Result<Observation, DeviceError> {
+pub(super) async fn capture(dev: &mut HarmonyDevice) -> Result<Capture, DeviceError> {
     let out = dev
         .hdc
         .shell(&format!("uitest dumpLayout -p {LAYOUT_PATH}"))
@@ -29,9 +26,8 @@ pub(super) async fn observe(
     let tree = argus_perception::harmony::normalize(&v, 1.0)
         .map_err(|e| DeviceError::Failed(e.to_string()))?;
     let (w, h) = dev.screen;
-    Ok(argus_perception::build(
-        &tree,
-        Screen::from_device_px(w as f64, h as f64, 1.0),
-        serial,
-    ))
+    Ok(Capture {
+        tree,
+        screen: Screen::from_device_px(w as f64, h as f64, 1.0),
+    })
 }

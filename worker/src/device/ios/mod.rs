@@ -10,7 +10,7 @@ mod screen;
 mod tree;
 pub mod wda;
 
-use argus_perception::{Element, Observation};
+use argus_perception::Element;
 use argus_protocol::{Key, Platform};
 use async_trait::async_trait;
 use reqwest::Method;
@@ -19,7 +19,7 @@ use serde_json::json;
 pub use actions::{key_char, touch_actions};
 pub use screen::Geometry;
 
-use super::{Act, ActError, DeviceError, Input, Observe, System};
+use super::{Act, ActError, Capture, DeviceError, Input, Observe, System};
 use wda::Wda;
 
 /// One iPhone / iPad behind WDA.
@@ -115,8 +115,8 @@ impl Observe for IosDevice {
         self.geometry.map(|g| g.px()).unwrap_or((0, 0))
     }
 
-    async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError> {
-        tree::observe(self, serial).await
+    async fn capture(&mut self) -> Result<Capture, DeviceError> {
+        tree::capture(self).await
     }
 
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {

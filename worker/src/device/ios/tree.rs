@@ -2,13 +2,13 @@
 //! `argus_perception::wda` (points), with the screen in points and its scale, so the element
 //! list's `bbox_px` is pixels and `bbox_logical` points — what WDA's actions take.
 
-use argus_perception::{Observation, Screen};
+use argus_perception::Screen;
 use reqwest::Method;
 
 use super::IosDevice;
-use crate::device::DeviceError;
+use crate::device::{Capture, DeviceError};
 
-pub(super) async fn observe(dev: &mut IosDevice, serial: u64) -> Result<Observation, DeviceError> {
+pub(super) async fn capture(dev: &mut IosDevice) -> Result<Capture, DeviceError> {
     let g = super::screen::geometry(&dev.wda).await?;
     dev.geometry = Some(g);
     let src = dev
@@ -25,5 +25,5 @@ pub(super) async fn observe(dev: &mut IosDevice, serial: u64) -> Result<Observat
         height: g.height_pt,
         dpr: g.scale,
     };
-    Ok(argus_perception::build(&tree, screen, serial))
+    Ok(Capture { tree, screen })
 }

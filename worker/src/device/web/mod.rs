@@ -22,12 +22,12 @@ mod tree;
 
 use std::sync::Arc;
 
-use argus_perception::{Element, Observation};
+use argus_perception::Element;
 use argus_protocol::{Key, Platform};
 use async_trait::async_trait;
 use serde_json::json;
 
-use super::{Act, ActError, DeviceError, Input, Observe, System};
+use super::{Act, ActError, Capture, DeviceError, Input, Observe, System};
 use browser::Browser;
 use cdp::Cdp;
 
@@ -356,8 +356,8 @@ impl Observe for WebDevice {
         )
     }
 
-    async fn observe(&mut self, serial: u64) -> Result<Observation, DeviceError> {
-        tree::observe(self, serial).await
+    async fn capture(&mut self) -> Result<Capture, DeviceError> {
+        tree::capture(self).await
     }
 
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {

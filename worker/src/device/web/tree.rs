@@ -1,11 +1,11 @@
 //! Observing a page: the accessibility tree (`Accessibility.getFullAXTree`) and layout boxes
 //! (`DOMSnapshot.captureSnapshot`) in two calls, normalized by `argus_perception::cdp`.
 
-use argus_perception::{Observation, Screen};
+use argus_perception::Screen;
 use serde_json::json;
 
 use super::WebDevice;
-use crate::device::DeviceError;
+use crate::device::{Capture, DeviceError};
 
 /// Raw CDP payloads of one observation.
 pub(super) struct RawTree {
@@ -40,9 +40,12 @@ pub(super) async fn raw(dev: &WebDevice) -> Result<RawTree, DeviceError> {
     })
 }
 
-pub(super) async fn observe(dev: &WebDevice, serial: u64) -> Result<Observation, DeviceError> {
+pub(super) async fn capture(dev: &WebDevice) -> Result<Capture, DeviceError> {
     let raw = raw(dev).await?;
     let tree = argus_perception::cdp::normalize(&raw.ax, &raw.snapshot)
         .map_err(|e| DeviceError::Failed(e.to_string()))?;
-    Ok(argus_perception::build(&tree, raw.screen, serial))
+    Ok(Capture {
+        tree,
+        screen: raw.screen,
+    })
 }

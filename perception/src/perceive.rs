@@ -1,0 +1,263 @@
+//! The per-frame perception stage, pure: a normalized tree and the screen geometry in, one
+//! fused, numbered [`Observation`] out, with the arbiter's choice and reason attached
+//! ([`Perceived`]). The caller (the worker) owns the I/O between the two halves:
+//!
+//! 1. [`plan`]: **build** the tree channel's element list ([`crate::elements::build`]), find
+//!    the regions the tree cannot see ([`crate::regions`]), ask the [`Arbiter`] which channel
+//!    to trust for this frame and return the regions the **pixel** channel should read
+//!    (none for [`Channel::Tree`], the uncovered / opaque regions for
+//!    [`Channel::TreeAndRegions`], the whole screen for [`Channel::Pixel`]);
+//! 2. the caller takes a screenshot only when regions were asked for, and runs the pixel
+//!    channel on them (`crate::pixel`, feature `ocr`: OCR + vision anchors);
+//! 3. [`finish`]: **fuse** the pixel candidates into the tree's list by IoU
+//!    ([`crate::fusion::fuse`], tree first), renumber in reading order with neighbours, and
+//!    record what happened in [`Observation::perceived`].
+//!
+//! The tree channel costs no screenshot: a frame whose tree is healthy is perceived from
+//! the tree alone.
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::arbitration::{Arbiter, Channel, Decision, FrameSignals};
+use crate::elements::{build, Observation, Source};
+use crate::fusion::{fuse, PixelCandidate, DEFAULT_IOU_THRESHOLD};
+use crate::geometry::{Rect, Screen};
+use crate::regions::{pixel_regions, RegionParams, RegionReason};
+use crate::tree::Tree;
+
+/// How one observation was perceived: the arbiter's choice for the frame and why, and what
+/// the pixel channel added. Empty (`Default`) for an observation built by
+/// [`crate::elements::build`] alone.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Perceived {
+    /// Arbiter state after this frame: `tree-dominant`, `tree-unstable`, `pixel-fallback`.
+    pub state: String,
+    /// Channel chosen: `tree`, `tree+regions`, `pixel` ([`Channel::as_str`]).
+    pub channel: String,
+    /// The arbiter's reason, one line.
+    pub reason: String,
+    /// Whether the pixel channel ran on this frame.
+    pub pixel_ran: bool,
+    /// Why the pixel channel did not run although the channel asked for it (models not
+    /// installed, screenshot failed, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pixel_note: Option<String>,
+    /// Regions handed to the pixel channel.
+    pub regions: usize,
+    /// Elements the tree channel gave.
+    pub tree_elements: usize,
+    /// Elements OCR added (after fusion).
+    pub ocr_elements: usize,
+    /// Elements vision anchors added (after fusion).
+    pub vision_elements: usize,
+    /// Building the tree channel's list (clean, cluster, occlusion, order), ms.
+    pub build_ms: f64,
+    /// Screenshot decode + OCR + anchors + fusion, ms (0 when the pixel channel did not run).
+    pub pixel_ms: f64,
+}
+
+impl Perceived {
+    /// What the pixel channel did, one clause: `pixel channel read 1 region(s): +3 ocr, +0
+    /// vision in 412 ms`, `pixel channel off: …`, or `None` when it was not asked for.
+    pub fn pixel_summary(&self) -> Option<String> {
+        if self.pixel_ran {
+            Some(format!(
+                "pixel channel read {} region(s): +{} ocr, +{} vision in {:.0} ms",
+                self.regions, self.ocr_elements, self.vision_elements, self.pixel_ms
+            ))
+        } else {
+            self.pixel_note
+                .as_ref()
+                .map(|n| format!("pixel channel off: {n}"))
+        }
+    }
+
+    /// One line for reports and logs: `<channel> (<arbiter's reason>)[; <pixel summary>]`.
+    pub fn summary(&self) -> String {
+        match self.pixel_summary() {
+            Some(p) => format!("{} ({}); {p}", self.channel, self.reason),
+            None => format!("{} ({})", self.channel, self.reason),
+        }
+    }
+}
+
+/// The first half of a frame: the tree's element list, the arbiter's decision and the
+/// regions (device px) the pixel channel should read.
+#[derive(Debug, Clone)]
+pub struct FramePlan {
+    /// The tree channel's observation.
+    pub obs: Observation,
+    /// The arbiter's decision for this frame.
+    pub decision: Decision,
+    /// Regions for the pixel channel, device px; empty for [`Channel::Tree`].
+    pub regions: Vec<Rect>,
+    /// Building the tree channel's list, ms.
+    pub build_ms: f64,
+}
+
+/// What the pixel channel did for a frame.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PixelResult {
+    /// Not asked for (no regions).
+    NotAsked,
+    /// Asked for but not run; why, for the record.
+    Skipped(String),
+    /// Ran: its candidates (device px) and its time (ms, screenshot decode included).
+    Ran {
+        /// OCR and vision candidates.
+        candidates: Vec<PixelCandidate>,
+        /// Time spent, ms.
+        ms: f64,
+    },
+}
+
+/// Fraction 0..=1 of the screen covered by opaque-node regions.
+fn opaque_fraction(regions: &[crate::regions::PixelRegion], screen: &Screen) -> f64 {
+    let (w, h) = screen.device_size();
+    let area = f64::from(w) * f64::from(h);
+    if area <= 0.0 {
+        return 0.0;
+    }
+    let opaque: f64 = regions
+        .iter()
+        .filter(|r| matches!(r.reason, RegionReason::OpaqueNode(_)))
+        .map(|r| r.rect.area())
+        .sum();
+    (opaque / area).clamp(0.0, 1.0)
+}
+
+/// Builds the tree channel's list for `tree`, asks `arbiter` about the frame and returns the
+/// regions for the pixel channel (see the module docs). `unchanged_frames` feeds the
+/// arbiter's stale-tree signal (0 when unknown).
+pub fn plan(
+    tree: &Tree,
+    screen: Screen,
+    serial: u64,
+    arbiter: &mut Arbiter,
+    unchanged_frames: u32,
+) -> FramePlan {
+    let t0 = Instant::now();
+    let obs = build(tree, screen, serial);
+    let build_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let regions = pixel_regions(tree, &obs, &RegionParams::default());
+    let decision = arbiter.observe(&FrameSignals {
+        elements: obs.elements.len(),
+        opaque_fraction: opaque_fraction(&regions, &screen),
+        unchanged_frames,
+    });
+    let regions = match decision.channel {
+        Channel::Tree => Vec::new(),
+        Channel::TreeAndRegions => regions.into_iter().map(|r| r.rect).collect(),
+        Channel::Pixel => {
+            let (w, h) = screen.device_size();
+            vec![Rect::new(0.0, 0.0, f64::from(w), f64::from(h))]
+        }
+    };
+    FramePlan {
+        obs,
+        decision,
+        regions,
+        build_ms,
+    }
+}
+
+/// Fuses the pixel channel's result into the plan's observation (tree first, IoU dedupe,
+/// renumbered) and records the decision in [`Observation::perceived`].
+pub fn finish(plan: FramePlan, pixel: PixelResult) -> Observation {
+    let tree_elements = plan.obs.elements.len();
+    let mut p = Perceived {
+        state: plan.decision.state.as_str().to_string(),
+        channel: plan.decision.channel.as_str().to_string(),
+        reason: plan.decision.reason.clone(),
+        regions: plan.regions.len(),
+        tree_elements,
+        build_ms: plan.build_ms,
+        ..Perceived::default()
+    };
+    let mut obs = match pixel {
+        PixelResult::NotAsked => plan.obs,
+        PixelResult::Skipped(why) => {
+            p.pixel_note = Some(why);
+            plan.obs
+        }
+        PixelResult::Ran { candidates, ms } => {
+            let t0 = Instant::now();
+            let fused = fuse(&plan.obs, &candidates, DEFAULT_IOU_THRESHOLD);
+            p.pixel_ran = true;
+            p.pixel_ms = ms + t0.elapsed().as_secs_f64() * 1e3;
+            p.ocr_elements = fused
+                .elements
+                .iter()
+                .filter(|e| e.source == Source::Ocr)
+                .count();
+            p.vision_elements = fused
+                .elements
+                .iter()
+                .filter(|e| e.source == Source::Vision)
+                .count();
+            fused
+        }
+    };
+    obs.perceived = p;
+    obs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arbitration::ArbParams;
+    use crate::fusion::PixelKind;
+
+    #[test]
+    fn an_empty_tree_asks_for_the_whole_screen_and_fuses_ocr_text() {
+        let mut arb = Arbiter::new(ArbParams::default());
+        let screen = Screen::from_device_px(640.0, 400.0, 1.0);
+        let plan = plan(&Tree::default(), screen, 3, &mut arb, 0);
+        assert_eq!(plan.decision.channel, Channel::Pixel);
+        assert_eq!(plan.regions, vec![Rect::new(0.0, 0.0, 640.0, 400.0)]);
+        let obs = finish(
+            plan,
+            PixelResult::Ran {
+                candidates: vec![PixelCandidate {
+                    bbox_px: Rect::new(10.0, 20.0, 120.0, 16.0),
+                    text: "hello-argus".into(),
+                    kind: PixelKind::Ocr,
+                    confidence: 0.97,
+                }],
+                ms: 5.0,
+            },
+        );
+        assert_eq!(obs.serial, 3);
+        assert!(obs.contains_text("hello-argus"), "{}", obs.text);
+        assert_eq!(obs.elements.len(), 1);
+        assert_eq!(obs.elements[0].id, "e1");
+        assert_eq!(obs.elements[0].source, Source::Ocr);
+        assert_eq!(obs.perceived.channel, "pixel");
+        assert_eq!(obs.perceived.ocr_elements, 1);
+        assert!(obs.perceived.pixel_ran);
+        assert!(
+            obs.perceived.reason.contains("no elements in the tree"),
+            "{}",
+            obs.perceived.reason
+        );
+    }
+
+    #[test]
+    fn a_skipped_pixel_channel_says_why() {
+        let mut arb = Arbiter::new(ArbParams::default());
+        let screen = Screen::from_device_px(640.0, 400.0, 1.0);
+        let plan = plan(&Tree::default(), screen, 1, &mut arb, 0);
+        let obs = finish(plan, PixelResult::Skipped("models not installed".into()));
+        assert!(obs.elements.is_empty());
+        assert!(!obs.perceived.pixel_ran);
+        assert!(
+            obs.perceived
+                .summary()
+                .ends_with("pixel channel off: models not installed"),
+            "{}",
+            obs.perceived.summary()
+        );
+    }
+}

@@ -1,0 +1,228 @@
+//! The worker's perception stage: the one place a perception channel plugs in.
+//!
+//! Every observation of every mode (script steps, model steps, actionability waits, the
+//! popup policy, `wait for`) goes through [`Perceiver::observe`]:
+//!
+//! 1. the device captures its normalized tree and geometry ([`Observe::capture`]);
+//! 2. [`argus_perception::perceive::plan`] builds the tree channel's element list and asks the
+//!    run's [`Arbiter`] which channel to trust for this frame (and which regions the tree
+//!    cannot see);
+//! 3. only when the arbiter asks for pixels: a screenshot ([`Observe::screenshot`]), decoded
+//!    and read by the pixel channel (OCR + vision anchors, [`argus_perception::pixel`]) on a
+//!    blocking thread;
+//! 4. [`argus_perception::perceive::finish`] fuses by IoU, numbers in reading order and
+//!    records the decision in `Observation::perceived`, which every action record carries as
+//!    its [`PerceptionNote`].
+//!
+//! The OCR models are loaded once per worker ([`PixelChannel::load`]) and shared by its
+//! device slots behind a mutex (one OCR at a time; each call is CPU-bound). A worker without
+//! them starts, says once that the pixel channel is off, and perceives from the tree alone;
+//! its records say why (`pixel channel off: …`). One [`Arbiter`] per run: hysteresis
+//! carries from frame to frame within a run, never across runs.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use argus_perception::arbitration::{ArbParams, Arbiter};
+use argus_perception::ocr::{self, OcrEngine};
+use argus_perception::perceive::{finish, plan, PixelResult};
+use argus_perception::{Observation, PixelCandidate, Rect};
+use argus_protocol::PerceptionNote;
+
+use crate::config::DriverConfig;
+use crate::device::{DeviceError, Observe};
+
+/// The worker's pixel channel: the OCR engine (shared by all slots) or why there is none.
+#[derive(Clone)]
+pub struct PixelChannel {
+    engine: Option<Arc<Mutex<OcrEngine>>>,
+    off: Arc<str>,
+}
+
+impl std::fmt::Debug for PixelChannel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PixelChannel")
+            .field("on", &self.engine.is_some())
+            .field("off", &self.off)
+            .finish()
+    }
+}
+
+impl Default for PixelChannel {
+    /// Off ("not configured").
+    fn default() -> Self {
+        PixelChannel::off("not configured")
+    }
+}
+
+impl PixelChannel {
+    /// A channel that never runs; `why` goes into every record that wanted it.
+    pub fn off(why: &str) -> PixelChannel {
+        PixelChannel {
+            engine: None,
+            off: Arc::from(why),
+        }
+    }
+
+    /// Loads the OCR runtime and models named by `cfg` (once per worker) and logs once
+    /// whether the pixel channel is on. Never fails: a missing model turns the channel off.
+    pub fn load(cfg: &DriverConfig) -> PixelChannel {
+        if cfg.no_pixel_channel {
+            tracing::info!(
+                "pixel channel off (--no-pixel-channel): observations use the tree alone"
+            );
+            return PixelChannel::off("turned off by --no-pixel-channel");
+        }
+        let t0 = Instant::now();
+        match open_engine(&cfg.models_dir, cfg.ocr_threads) {
+            Ok(engine) => {
+                tracing::info!(
+                    models_dir = %cfg.models_dir.display(),
+                    load_ms = t0.elapsed().as_millis() as u64,
+                    "pixel channel on: OCR models loaded"
+                );
+                PixelChannel {
+                    engine: Some(Arc::new(Mutex::new(engine))),
+                    off: Arc::from(""),
+                }
+            }
+            Err(e) => {
+                tracing::warn!(
+                    models_dir = %cfg.models_dir.display(),
+                    error = %e,
+                    "pixel channel off: OCR models not usable (deploy/models.sh installs them); observations use the tree alone"
+                );
+                PixelChannel::off(&format!(
+                    "OCR models not installed in {}",
+                    cfg.models_dir.display()
+                ))
+            }
+        }
+    }
+
+    /// [`PixelChannel::load`] on a blocking thread (loading the models takes a while).
+    pub async fn load_async(cfg: &DriverConfig) -> PixelChannel {
+        let cfg = cfg.clone();
+        tokio::task::spawn_blocking(move || PixelChannel::load(&cfg))
+            .await
+            .unwrap_or_else(|e| PixelChannel::off(&format!("loading the OCR models failed: {e}")))
+    }
+
+    /// Whether OCR can run.
+    pub fn is_on(&self) -> bool {
+        self.engine.is_some()
+    }
+}
+
+fn open_engine(dir: &Path, threads: usize) -> Result<OcrEngine, ocr::OcrError> {
+    if !ocr::models_present(dir) {
+        return Err(ocr::OcrError::Model(format!(
+            "runtime or models missing in {}",
+            dir.display()
+        )));
+    }
+    let config = argus_perception::pixel::screen_config(threads);
+    OcrEngine::open(dir, config)
+}
+
+/// One run's perception stage: the worker's pixel channel and the run's arbiter.
+#[derive(Debug)]
+pub struct Perceiver {
+    pixel: PixelChannel,
+    arbiter: Arbiter,
+}
+
+impl Perceiver {
+    /// A fresh stage (arbiter with no history) over `pixel`.
+    pub fn new(pixel: PixelChannel) -> Perceiver {
+        Perceiver {
+            pixel,
+            arbiter: Arbiter::new(ArbParams::default()),
+        }
+    }
+
+    /// Captures `dev` and perceives the frame (see the module docs); `serial` names the
+    /// observation. Only the capture can fail: a failing screenshot or OCR leaves the
+    /// observation tree-only, with the reason recorded.
+    pub async fn observe<D: Observe + ?Sized>(
+        &mut self,
+        dev: &mut D,
+        serial: u64,
+    ) -> Result<Observation, DeviceError> {
+        let cap = dev.capture().await?;
+        let planned = plan(&cap.tree, cap.screen, serial, &mut self.arbiter, 0);
+        if planned.regions.is_empty() {
+            return Ok(finish(planned, PixelResult::NotAsked));
+        }
+        let Some(engine) = self.pixel.engine.clone() else {
+            return Ok(finish(
+                planned,
+                PixelResult::Skipped(self.pixel.off.to_string()),
+            ));
+        };
+        let t0 = Instant::now();
+        let png = match dev.screenshot().await {
+            Ok(p) => p,
+            Err(e) => {
+                return Ok(finish(
+                    planned,
+                    PixelResult::Skipped(format!("screenshot failed: {e}")),
+                ))
+            }
+        };
+        let regions = planned.regions.clone();
+        let known: Vec<Rect> = planned.obs.elements.iter().map(|e| e.bbox_px).collect();
+        let read = tokio::task::spawn_blocking(move || pixel_pass(&engine, &png, &regions, &known))
+            .await
+            .map_err(|e| format!("pixel task: {e}"))
+            .and_then(|r| r);
+        let result = match read {
+            Ok(candidates) => PixelResult::Ran {
+                candidates,
+                ms: t0.elapsed().as_secs_f64() * 1e3,
+            },
+            Err(e) => {
+                tracing::warn!(error = %e, "pixel channel failed on a frame; using the tree alone");
+                PixelResult::Skipped(e)
+            }
+        };
+        Ok(finish(planned, result))
+    }
+}
+
+/// Decodes the PNG and runs OCR + anchors on `regions` (blocking).
+fn pixel_pass(
+    engine: &Mutex<OcrEngine>,
+    png: &[u8],
+    regions: &[Rect],
+    known: &[Rect],
+) -> Result<Vec<PixelCandidate>, String> {
+    let img = image::load_from_memory_with_format(png, image::ImageFormat::Png)
+        .map_err(|e| format!("screenshot is not a PNG: {e}"))?
+        .to_rgb8();
+    let mut eng = engine
+        .lock()
+        .map_err(|_| "OCR engine lock poisoned".to_string())?;
+    argus_perception::pixel::candidates(&mut eng, &img, regions, known)
+        .map_err(|e| format!("OCR: {e}"))
+}
+
+/// The record's view of how `obs` was perceived.
+pub fn note(obs: &Observation) -> Option<PerceptionNote> {
+    let p = &obs.perceived;
+    if p.channel.is_empty() {
+        return None;
+    }
+    let reason = match p.pixel_summary() {
+        Some(px) => format!("{}; {px}", p.reason),
+        None => p.reason.clone(),
+    };
+    Some(PerceptionNote {
+        channel: p.channel.clone(),
+        reason,
+        ocr_elements: p.ocr_elements as u32,
+        vision_elements: p.vision_elements as u32,
+        pixel_ms: p.pixel_ms,
+    })
+}
