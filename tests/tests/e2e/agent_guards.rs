@@ -202,3 +202,37 @@ async fn a_server_without_tool_calls_gets_the_union_schema_and_few_tokens() {
         .as_str()
         .is_some_and(|c| c.contains("Tools:") && c.contains("tap(element, observation)")));
 }
+
+#[tokio::test]
+async fn a_failing_action_is_not_sent_a_third_time() {
+    // The scripted phone has no `open` (not supported): each try fails, none is reflected on,
+    // so only the repeat guard stops the model from trying it until the step budget is spent.
+    let stub = ChatStub::start(vec![
+        plan(&["open the page"]),
+        Reply::Call("open", json!({"url": "https://example.org/"})),
+        Reply::Call("open", json!({"url": "https://example.org/"})),
+        Reply::Call("open", json!({"url": "https://example.org/"})),
+        plan(&["save"]),
+        Reply::Call("finish", json!({})),
+    ])
+    .await;
+    let mut dev = device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(stub.remaining(), 0);
+    let opens: Vec<_> = d
+        .steps
+        .iter()
+        .flat_map(|s| s.actions.iter())
+        .filter(|a| a.kind == "open")
+        .collect();
+    assert_eq!(opens.len(), 3, "two tries and the refusal");
+    assert!(opens[..2].iter().all(|a| a
+        .error
+        .as_deref()
+        .is_some_and(|e| e.contains("not supported"))));
+    assert!(opens[2]
+        .error
+        .as_deref()
+        .is_some_and(|e| e.starts_with("not sent") && e.contains("open https://example.org/")));
+}

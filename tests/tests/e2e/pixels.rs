@@ -291,16 +291,14 @@ async fn chart_legend_on_a_canvas_is_tapped_through_ocr() {
         eprintln!("SKIP: OCR models missing (deploy/models.sh)");
         return;
     }
-    let farm = Farm::start(FarmOptions::default()).await;
-    if !farm.services.chartjs.is_file() {
+    let services = argus_tests::Services::from_env();
+    if !services.chartjs.is_file() {
         eprintln!("SKIP: chart.js missing (deploy/dev-up.sh installs it)");
         return;
     }
-    let site = Site::start_with(
-        farm.services.todomvc_dir.clone(),
-        Some(farm.services.chartjs.clone()),
-    )
-    .await;
+    // The site first: the worker's navigation policy allows exactly its port.
+    let site = Site::start_with(services.todomvc_dir.clone(), Some(services.chartjs.clone())).await;
+    let farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
     let token = format!("chart-{}", farm.token);
     let run_id = farm
         .submit(&json!({

@@ -410,7 +410,7 @@ impl Exec<'_> {
             if fruitless.get(&signature).copied().unwrap_or(0) >= MAX_FRUITLESS_REPEATS {
                 // Never a third time: record the refusal and re-plan with it.
                 let why = format!(
-                    "not sent: {signature} already changed nothing {MAX_FRUITLESS_REPEATS} times"
+                    "not sent: {signature} already failed or changed nothing {MAX_FRUITLESS_REPEATS} times"
                 );
                 let mut rec = ActionRecord::new(
                     step,
@@ -480,10 +480,11 @@ impl Exec<'_> {
             action += 1;
             let summary = summarize(&raw_text, &out, reflection.as_ref());
             history.push(format!("- {summary}"));
+            let failed = !out.ok && call.kind().acts();
             if let Some(end) = step_end(&call, out)? {
                 return Ok(end);
             }
-            if reflection.as_ref().map(|r| r.class) == Some(ReflectClass::C) {
+            if failed || reflection.as_ref().map(|r| r.class) == Some(ReflectClass::C) {
                 *fruitless.entry(signature).or_default() += 1;
             }
             match reflection.map(|r| r.class) {
@@ -565,7 +566,8 @@ impl Exec<'_> {
     }
 }
 
-/// How often the same action on the same target may change nothing before it is refused.
+/// How often the same action on the same target may fail or change nothing before it is
+/// refused.
 pub const MAX_FRUITLESS_REPEATS: u32 = 2;
 
 /// What an action does and to what, for the repeat guard: kind + the element it names (by
@@ -591,6 +593,7 @@ fn signature(call: &Action, obs: &Observation) -> String {
             )
         }
         Action::Key { key } => format!("key {}", key.as_str()),
+        Action::Open { url } => format!("open {url}"),
         Action::Swipe { direction, .. } => format!("swipe {} {target}", direction.as_str()),
         _ => format!("{} {target}", call.kind().name()),
     }
