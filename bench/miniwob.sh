@@ -71,11 +71,9 @@ fi
 
 # ---- services and the farm
 env_file=${ARGUS_ENV_FILE:-/tmp/argus-dev/env}
-if ! { [[ -f $env_file ]] && source "$env_file" && pg_isready -q -h 127.0.0.1 && curl -sf -m 2 http://127.0.0.1:8222/healthz >/dev/null; }; then
-  log "bringing services up (deploy/dev-up.sh)"
-  bash deploy/dev-up.sh >/dev/null
-  source "$env_file"
-fi
+log "services (deploy/dev-up.sh reuses those that answer)"
+bash deploy/dev-up.sh >"$out/dev-up.log" 2>&1 || { log "dev-up failed: $out/dev-up.log"; exit 1; }
+source "$env_file"
 log "building argus"
 cargo build -q --bin argus
 argus=${CARGO_TARGET_DIR:-$root/target}/debug/argus

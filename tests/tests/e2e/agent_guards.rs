@@ -49,6 +49,16 @@ fn job(stub: &ChatStub) -> JobSpec {
 }
 
 async fn run(spec: JobSpec, dev: &mut ScriptedDevice, cancel: Arc<AtomicBool>) -> RunDetail {
+    run_on(spec, dev, cancel, AgentEnv::default()).await
+}
+
+/// One run with the worker's agent environment `agent` (clones share what it learnt).
+async fn run_on(
+    spec: JobSpec,
+    dev: &mut ScriptedDevice,
+    cancel: Arc<AtomicBool>,
+    agent: AgentEnv,
+) -> RunDetail {
     let dir = std::env::temp_dir().join(format!("argus-guard-{}", Uuid::new_v4()));
     let sink = Arc::new(MemorySink::default());
     let input = RunInput {
@@ -56,7 +66,7 @@ async fn run(spec: JobSpec, dev: &mut ScriptedDevice, cancel: Arc<AtomicBool>) -
         attempt_id: Uuid::new_v4(),
         device_id: "scripted".into(),
         spec: spec.clone(),
-        agent: AgentEnv::default(),
+        agent,
     };
     execute(
         &input,
@@ -228,4 +238,51 @@ async fn a_server_without_tool_calls_gets_the_union_schema_and_few_tokens() {
     assert!(reqs[2]["messages"][0]["content"]
         .as_str()
         .is_some_and(|c| c.contains("Tools:") && c.contains("tap(element, observation)")));
+}
+
+#[tokio::test]
+async fn the_next_job_on_the_worker_starts_with_the_union_schema() {
+    // What the first job learnt (no tool_calls from this endpoint) is the worker's: the next
+    // job's first action request goes straight to response_format, no wasted tools request.
+    let stub = ChatStub::start(vec![
+        plan(&["save"]),
+        Reply::CallAsContent(
+            "tap",
+            json!({"element": "{{id:Save}}", "observation": "{{obs}}"}),
+        ),
+        Reply::CallAsContent("finish", json!({})),
+        plan(&["save"]),
+        Reply::CallAsContent(
+            "tap",
+            json!({"element": "{{id:Save}}", "observation": "{{obs}}"}),
+        ),
+        Reply::CallAsContent("finish", json!({})),
+    ])
+    .await;
+    let worker = AgentEnv::default();
+    for _ in 0..2 {
+        let mut dev = device();
+        let d = run_on(job(&stub), &mut dev, Arc::default(), worker.clone()).await;
+        assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+        assert_eq!(taps(&dev), 1);
+    }
+    let reqs = stub.requests();
+    assert_eq!(reqs.len(), 6);
+    assert!(reqs[1].get("tools").is_some(), "the first job probes");
+    assert!(reqs[4].get("tools").is_none(), "{}", reqs[4]);
+    assert!(reqs[4]["response_format"]["json_schema"]["schema"]["anyOf"].is_array());
+    // A worker that knows nothing yet (another endpoint, or a fresh worker) probes again.
+    let stub2 = ChatStub::start(vec![
+        plan(&["save"]),
+        Reply::Call(
+            "tap",
+            json!({"element": "{{id:Save}}", "observation": "{{obs}}"}),
+        ),
+        Reply::Call("finish", json!({})),
+    ])
+    .await;
+    let mut dev = device();
+    let d = run_on(job(&stub2), &mut dev, Arc::default(), worker.clone()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert!(stub2.requests()[1].get("tools").is_some());
 }
