@@ -268,6 +268,12 @@ async fn the_next_job_on_the_worker_starts_with_the_union_schema() {
     }
     let reqs = stub.requests();
     assert_eq!(reqs.len(), 6);
+    // The planner sees the screen the job starts on and is told not to plan what it shows.
+    let planner = reqs[0]["messages"][1]["content"].as_str().unwrap_or("");
+    assert!(
+        planner.contains("starts on the current screen") && planner.contains("\"Save\""),
+        "{planner}"
+    );
     assert!(reqs[1].get("tools").is_some(), "the first job probes");
     assert!(reqs[4].get("tools").is_none(), "{}", reqs[4]);
     assert!(reqs[4]["response_format"]["json_schema"]["schema"]["anyOf"].is_array());

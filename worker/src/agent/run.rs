@@ -213,7 +213,7 @@ impl Exec<'_> {
             Err(_) => "The current screen could not be observed.".into(),
         };
         let mut user = format!(
-            "Job: {task}\n\nBreak the job into short, ordered steps a device operator can carry out one at a time (one screen interaction or check each). Keep ${{secret.NAME}} references as written.\n\n{screen}"
+            "Job: {task}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one interaction with an element of the screen (named as the list names it) or one check the job asks for. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\n{screen}"
         );
         if let Some((prev, at)) = previous {
             user.push_str(&format!(
