@@ -304,7 +304,7 @@ impl Exec<'_> {
             "Name elements by their id in the current element list.".into()
         };
         let system = format!(
-            "You operate a {} device for a UI-automation job, one tool call per turn. {how} Every acting call passes the observation number it was made from. Call exactly one tool. Call finish when the current step is done, fail when it cannot be done. Type secrets as ${{secret.NAME}}, never guess them.",
+            "You operate a {} device for a UI-automation job, one tool call per turn. {how} Every acting call passes the observation number it was made from. Call exactly one tool. Call finish when the current step is done, fail when it cannot be done. An action that went through is done even when the screen shows no change (a click often changes nothing visible): if it was what the step asks, call finish instead of repeating it. Type secrets as ${{secret.NAME}}, never guess them.",
             self.spec.platform
         );
         let plan_text = plan
