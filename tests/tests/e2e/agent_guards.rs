@@ -277,6 +277,21 @@ async fn the_next_job_on_the_worker_starts_with_the_union_schema() {
     assert!(reqs[1].get("tools").is_some(), "the first job probes");
     assert!(reqs[4].get("tools").is_none(), "{}", reqs[4]);
     assert!(reqs[4]["response_format"]["json_schema"]["schema"]["anyOf"].is_array());
+    // Decoding is pinned to the observation: only its ids, only its number.
+    let tap = reqs[4]["response_format"]["json_schema"]["schema"]["anyOf"]
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .find(|b| b["properties"]["name"]["enum"][0] == "tap")
+        })
+        .cloned()
+        .unwrap_or_default();
+    let args = &tap["properties"]["arguments"]["properties"];
+    assert_eq!(args["element"]["enum"], json!(["e1", "e2"]), "{tap}");
+    assert_eq!(
+        args["observation"]["enum"].as_array().map(Vec::len),
+        Some(1)
+    );
     // A worker that knows nothing yet (another endpoint, or a fresh worker) probes again.
     let stub2 = ChatStub::start(vec![
         plan(&["save"]),

@@ -408,7 +408,7 @@ impl Exec<'_> {
             let (png, before_key) = self.before_shot(step, action, &mask, &mut t).await;
             let messages = self.prompt(task, plan, i, &history, &obs, png.as_deref());
             let mut usage = ModelUsage::default();
-            let (call, raw_text, refusals) = self.ask(messages, &mut usage).await?;
+            let (call, raw_text, refusals) = self.ask(messages, &obs, &mut usage).await?;
             let signature = signature(&call, &obs);
             if fruitless.get(&signature).copied().unwrap_or(0) >= MAX_FRUITLESS_REPEATS {
                 // Never a third time: record the refusal and re-plan with it.
@@ -532,19 +532,33 @@ impl Exec<'_> {
         (png, r.ok().map(|_| key))
     }
 
-    /// Asks for exactly one tool call and checks it into an [`Action`]; returns it, the raw
-    /// call as JSON text, and the refusals that made the client re-ask.
+    /// Asks for exactly one tool call about `obs` and checks it into an [`Action`]; returns
+    /// it, the raw call as JSON text, and the refusals that made the client re-ask. In `llm`
+    /// mode the union schema (a decoding constraint, not part of the prompt) is pinned to
+    /// `obs` (see [`pin_to_observation`]); the `tools` are not, since a chat template renders
+    /// them into the prompt's prefix, which must stay the same for prefix caching.
     async fn ask(
         &mut self,
         messages: Vec<Value>,
+        obs: &Observation,
         usage: &mut ModelUsage,
     ) -> Result<(Action, String, Vec<String>), StepFail> {
         let mode = self.mode();
-        let tool_set = ToolSet {
+        let mut tool_set = ToolSet {
             tools: tools(mode),
             schema: call_schema(mode),
             text: tools_text(mode),
         };
+        if mode == Mode::Llm {
+            let ids: Vec<String> = obs.elements.iter().map(|e| e.id.clone()).collect();
+            for branch in tool_set.schema["anyOf"]
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+            {
+                pin_to_observation(&mut branch["properties"]["arguments"], &ids, obs.serial);
+            }
+        }
         let Some(c) = self.model.as_ref() else {
             return Err(StepFail::Infra("no model client".into()));
         };
@@ -563,6 +577,28 @@ impl Exec<'_> {
             serde_json::to_string(&json!({"name": raw.name, "arguments": raw.arguments}))
                 .unwrap_or_default();
         Ok((call, raw_text, refusals))
+    }
+}
+
+/// Narrows one tool's parameters schema to the observation the call is about: `element` to
+/// an enum of that observation's ids (when it has any) and `observation` to its number. A
+/// server that enforces the schema (llama.cpp, vLLM, OpenAI `response_format`) then cannot
+/// decode a made-up id ("button"), a stale observation or an id from an older list — each
+/// of which otherwise costs a refused call and a re-ask.
+pub(crate) fn pin_to_observation(parameters: &mut Value, ids: &[String], serial: u64) {
+    let Some(props) = parameters
+        .get_mut("properties")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    if !ids.is_empty() {
+        if let Some(el) = props.get_mut("element").and_then(Value::as_object_mut) {
+            el.insert("enum".into(), json!(ids));
+        }
+    }
+    if let Some(o) = props.get_mut("observation").and_then(Value::as_object_mut) {
+        o.insert("enum".into(), json!([serial]));
     }
 }
 
@@ -635,6 +671,33 @@ fn step_end(call: &Action, out: Outcome) -> Result<Option<StepEnd>, StepFail> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn calls_are_pinned_to_the_observation() {
+        let mut schema = call_schema(Mode::Llm);
+        let ids = vec!["e1".to_string(), "e2".to_string()];
+        for b in schema["anyOf"].as_array_mut().into_iter().flatten() {
+            pin_to_observation(&mut b["properties"]["arguments"], &ids, 7);
+        }
+        let tap = schema["anyOf"]
+            .as_array()
+            .and_then(|a| {
+                a.iter()
+                    .find(|b| b["properties"]["name"]["enum"][0] == "tap")
+            })
+            .cloned()
+            .unwrap_or_default();
+        let args = &tap["properties"]["arguments"]["properties"];
+        assert_eq!(args["element"]["enum"], json!(["e1", "e2"]));
+        assert_eq!(args["observation"]["enum"], json!([7]));
+        // Kinds without an element are left alone; no ids, no element enum.
+        let mut finish = json!({"properties": {}});
+        pin_to_observation(&mut finish, &ids, 7);
+        assert_eq!(finish, json!({"properties": {}}));
+        let mut p = json!({"properties": {"element": {"type": "string"}}});
+        pin_to_observation(&mut p, &[], 7);
+        assert!(p["properties"]["element"].get("enum").is_none());
+    }
 
     #[test]
     fn plans_parse_strictly() {
