@@ -339,6 +339,10 @@ def main():
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump({"episodes": episodes, "rows": rows}, f, indent=1)
 
+    for r in rows:
+        if not r["success"]:
+            where = f"run {r['run_id']}" if r.get("run_id") else "peer"
+            print(f"# {r['agent']} {r['episode']} ({where}): reward {r['raw_reward']}; {r.get('status')}: {(r.get('error') or '')[:300]}")
     print(fmt_table(rows))
     a = [r for r in rows if r["agent"] == "argus"]
     p = [r for r in rows if r["agent"] == "peer"]
