@@ -69,6 +69,8 @@ pub struct ModelConfig {
     pub temperature: f64,
     /// Timeout of one model request, s. Default 60.
     #[arg(
+        id = "model_timeout_s",
+        value_name = "TIMEOUT_S",
         long = "model-timeout-s",
         env = "ARGUS_MODEL_TIMEOUT_S",
         default_value_t = 60
