@@ -212,12 +212,11 @@ def run_argus(args, base, episodes, rewards):
 
 
 def argus_actions(run):
-    acts = run.get("actions")
-    if acts is None:
-        acts = [a for st in run.get("steps", []) for a in st.get("actions", [])]
-    return acts
+    return [a for st in run.get("steps", []) for a in st.get("actions", [])]
 
 
+# Not counted as steps: planning, the model's finish/fail, the popup policy, and the job's
+# own opening of its start URL (step 0).
 NOT_STEPS = {"plan", "finish", "fail", "popup"}
 
 
@@ -233,7 +232,7 @@ def argus_row(ep, run, run_id, rewards):
         cached += u.get("cached_tokens", 0)
         completion += u.get("completion_tokens", 0)
         model_ms += u.get("latency_ms", 0.0)
-        if a.get("kind") not in NOT_STEPS:
+        if a.get("kind") not in NOT_STEPS and not (a.get("kind") == "open" and a.get("step") == 0):
             steps += 1
     t_start, t_end = ts(run.get("started_at")), ts(run.get("finished_at"))
     secs = (t_end - t_start) if (t_start and t_end) else None
@@ -292,6 +291,9 @@ def mean(xs):
 
 def main():
     ap = argparse.ArgumentParser()
+    if len(sys.argv) == 3 and sys.argv[1] == "--retable":
+        retable(sys.argv[2])
+        return
     ap.add_argument("--tasks", required=True)
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--model-url", required=True)
@@ -338,7 +340,30 @@ def main():
         rows += peer.run_episodes(args, base, episodes, rewards, log)
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump({"episodes": episodes, "rows": rows}, f, indent=1)
+    report(rows, episodes)
+    srv.shutdown()
 
+
+def retable(out):
+    """Re-prints a finished run's table from its files (argus rows recomputed from the saved
+    run JSON, with the rewards the beacon recorded then)."""
+    with open(os.path.join(out, "results.json")) as f:
+        res = json.load(f)
+    rows = []
+    for r in res["rows"]:
+        if r["agent"] == "argus":
+            ep = next(e for e in res["episodes"] if e["id"] == r["episode"])
+            with open(os.path.join(out, f"argus-run-{ep['id']}.json")) as f:
+                run = json.load(f)
+            rw = Rewards()
+            if r["raw_reward"] is not None:
+                rw.record({"ep": ep["id"], "raw": r["raw_reward"]})
+            r = argus_row(ep, run, r["run_id"], rw)
+        rows.append(r)
+    report(rows, res["episodes"])
+
+
+def report(rows, episodes):
     for r in rows:
         if not r["success"]:
             where = f"run {r['run_id']}" if r.get("run_id") else "peer"
@@ -359,7 +384,6 @@ def main():
         f"miniwob_success={rate(a)} peer_success={rate(p)} episodes={len(episodes)} "
         f"s_per_episode={spe(a)} peer_s_per_episode={spe(p)} tokens_per_episode={tpe} peer_tokens_per_episode={peer_tpe}"
     )
-    srv.shutdown()
 
 
 if __name__ == "__main__":
