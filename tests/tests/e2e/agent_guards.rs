@@ -307,3 +307,31 @@ async fn the_next_job_on_the_worker_starts_with_the_union_schema() {
     assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
     assert!(stub2.requests()[1].get("tools").is_some());
 }
+
+#[tokio::test]
+async fn a_replan_does_not_make_a_fruitless_action_worth_a_third_try() {
+    // Two C taps on Save end the step; the re-planned step asks for the same tap again: the
+    // count is the task's, not the step's, so it is refused, not sent.
+    let stub = ChatStub::start(vec![
+        plan(&["save"]),
+        tap_save(),
+        tap_save(),
+        plan(&["save again"]),
+        tap_save(),
+        plan(&["check the form"]),
+        Reply::Call("finish", json!({})),
+    ])
+    .await;
+    let mut dev = device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(
+        taps(&dev),
+        2,
+        "the third tap, in the re-planned step, never reached the device"
+    );
+    assert!(d.steps.iter().flat_map(|s| s.actions.iter()).any(|a| a
+        .error
+        .as_deref()
+        .is_some_and(|e| e.starts_with("not sent"))));
+}

@@ -36,6 +36,15 @@ fn keys(o: &Observation) -> Vec<String> {
         .collect()
 }
 
+/// What the diff compares, as one string: the element keys and the visible text. Two
+/// observations with equal state keys count as the same screen state.
+pub fn state_key(o: &Observation) -> String {
+    let mut k = keys(o).join("\n");
+    k.push_str("\n--\n");
+    k.push_str(&o.text);
+    k
+}
+
 /// Up to three elements of `after` whose key is not in `before`, as `role "label" states`.
 fn changed_elements(after: &Observation, before_keys: &BTreeSet<&String>) -> String {
     let ka = keys(after);

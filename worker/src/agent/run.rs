@@ -144,13 +144,17 @@ impl Exec<'_> {
         self.client()?;
         let mut failures: Vec<String> = Vec::new();
         let mut replans = 0u32;
+        // How often the same action on the same target changed nothing (outcome C), over the
+        // whole task: a re-plan alone does not make a fruitless action worth a third try
+        // (only a changed screen does, see `agent_step_inner`).
+        let mut fruitless: HashMap<String, Fruitless> = HashMap::new();
         let mut plan = self.plan_step(task, &failures, None).await?;
         let mut i = 0usize;
         while i < plan.len() {
             if self.cancel.load(Ordering::Relaxed) {
                 return Err(StepFail::Cancelled);
             }
-            match self.agent_step(task, &plan, i).await? {
+            match self.agent_step(task, &plan, i, &mut fruitless).await? {
                 StepEnd::Done => i += 1,
                 StepEnd::Escalate(f) => {
                     failures.extend(f);
@@ -348,10 +352,11 @@ impl Exec<'_> {
         task: &str,
         plan: &[String],
         i: usize,
+        fruitless: &mut HashMap<String, Fruitless>,
     ) -> Result<StepEnd, StepFail> {
         let step = self.begin_step(&plan[i]).await?;
         let start = Instant::now();
-        let res = self.agent_step_inner(step, task, plan, i).await;
+        let res = self.agent_step_inner(step, task, plan, i, fruitless).await;
         let err = match &res {
             Ok(StepEnd::Done) => None,
             Ok(StepEnd::Escalate(_)) => Some("escalated to re-planning".to_string()),
@@ -367,14 +372,13 @@ impl Exec<'_> {
         task: &str,
         plan: &[String],
         i: usize,
+        fruitless: &mut HashMap<String, Fruitless>,
     ) -> Result<StepEnd, StepFail> {
         let budget = self.agent.config.step_actions.max(1);
         let mut history: Vec<String> = Vec::new();
         let mut failures: Vec<String> = Vec::new();
         let mut bad_in_a_row = 0u32;
         let mut action = 0u32;
-        // How often the same action on the same target changed nothing (outcome C).
-        let mut fruitless: HashMap<String, u32> = HashMap::new();
         loop {
             if self.cancel.load(Ordering::Relaxed) {
                 return Err(StepFail::Cancelled);
@@ -410,7 +414,15 @@ impl Exec<'_> {
             let mut usage = ModelUsage::default();
             let (call, raw_text, refusals) = self.ask(messages, &obs, &mut usage).await?;
             let signature = signature(&call, &obs);
-            if fruitless.get(&signature).copied().unwrap_or(0) >= MAX_FRUITLESS_REPEATS {
+            // Tries from an earlier step count only while the screen is in the state they
+            // left it in: another step's progress may be what the action was waiting for.
+            let state = super::reflect::state_key(&obs);
+            if let Some(f) = fruitless.get(&signature) {
+                if f.step != step && f.state != state {
+                    fruitless.remove(&signature);
+                }
+            }
+            if fruitless.get(&signature).map_or(0, |f| f.count) >= MAX_FRUITLESS_REPEATS {
                 // Never a third time: record the refusal and re-plan with it.
                 let why = format!(
                     "not sent: {signature} already changed nothing {MAX_FRUITLESS_REPEATS} times"
@@ -485,7 +497,18 @@ impl Exec<'_> {
                 return Ok(end);
             }
             if reflection.as_ref().map(|r| r.class) == Some(ReflectClass::C) {
-                *fruitless.entry(signature).or_default() += 1;
+                let state = after_obs
+                    .as_ref()
+                    .map(super::reflect::state_key)
+                    .unwrap_or_default();
+                let f = fruitless.entry(signature).or_insert(Fruitless {
+                    count: 0,
+                    step,
+                    state: String::new(),
+                });
+                f.count += 1;
+                f.step = step;
+                f.state = state;
             }
             match reflection.map(|r| r.class) {
                 Some(ReflectClass::B) | Some(ReflectClass::C) => {
@@ -600,6 +623,14 @@ pub(crate) fn pin_to_observation(parameters: &mut Value, ids: &[String], serial:
     if let Some(o) = props.get_mut("observation").and_then(Value::as_object_mut) {
         o.insert("enum".into(), json!([serial]));
     }
+}
+
+/// An action (by [`signature`]) that changed nothing: how often, in which step last, and the
+/// screen state it left.
+pub(crate) struct Fruitless {
+    count: u32,
+    step: u32,
+    state: String,
 }
 
 /// How often the same action on the same target may change nothing before it is refused.
