@@ -266,7 +266,9 @@ impl ActionKind {
             ActionKind::Swipe => {
                 "Swipe the finger up/down/left/right (swipe up scrolls the content down), across an element or the screen."
             }
-            ActionKind::WaitFor => "Wait until a text appears on screen.",
+            ActionKind::WaitFor => {
+                "Wait until a text appears on screen by itself (it types nothing: to enter text, use type)."
+            }
             ActionKind::Sleep => "Wait a fixed time.",
             ActionKind::AssertContains => "Check the screen shows a text.",
             ActionKind::AssertNotContains => "Check the screen does not show a text.",
