@@ -294,7 +294,9 @@ impl ActionKind {
             }
             ActionKind::Back => "Go back (browser history or the system back button).",
             ActionKind::ScrollUntil => "Swipe until a text is on screen (bounded).",
-            ActionKind::WaitFor => "Wait until a text appears on screen.",
+            ActionKind::WaitFor => {
+                "Wait until a text appears on screen by itself (it types nothing: to enter text, use type)."
+            }
             ActionKind::Sleep => "Wait a fixed time.",
             ActionKind::AssertContains => "Check the screen shows a text.",
             ActionKind::AssertNotContains => "Check the screen does not show a text.",

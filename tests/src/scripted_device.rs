@@ -222,6 +222,18 @@ pub async fn run_scripted(
     dev: &mut ScriptedDevice,
     cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
 ) -> argus_protocol::RunDetail {
+    let agent = crate::chat_stub::agent_env_for(&spec);
+    run_scripted_with(spec, dev, cancel, agent).await
+}
+
+/// [`run_scripted`] with the worker's agent environment given (clones of one `AgentEnv`
+/// share what the worker learnt about an endpoint across jobs).
+pub async fn run_scripted_with(
+    spec: argus_protocol::JobSpec,
+    dev: &mut ScriptedDevice,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    agent: argus_worker::agent::AgentEnv,
+) -> argus_protocol::RunDetail {
     let dir = std::env::temp_dir().join(format!("argus-scripted-{}", uuid::Uuid::new_v4()));
     let sink = std::sync::Arc::new(argus_worker::events::MemorySink::default());
     let input = argus_worker::executor::RunInput {
@@ -229,7 +241,7 @@ pub async fn run_scripted(
         attempt_id: uuid::Uuid::new_v4(),
         device_id: "scripted".into(),
         spec: spec.clone(),
-        agent: crate::chat_stub::agent_env_for(&spec),
+        agent,
         pixel: Default::default(),
     };
     argus_worker::executor::execute(

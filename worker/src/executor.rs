@@ -87,6 +87,9 @@ pub(crate) struct Outcome {
     pub(crate) error: Option<String>,
     pub(crate) disposition: Disposition,
     pub(crate) infra: bool,
+    /// The kind of device error the action met (`None`: none, or Argus refused it first —
+    /// stale, unresolved target).
+    pub(crate) device_error: Option<crate::device::ActErrorKind>,
     pub(crate) detail: String,
 }
 
@@ -98,6 +101,7 @@ impl Outcome {
             error: None,
             disposition: Disposition::NotDelivered,
             infra: false,
+            device_error: None,
             detail,
         }
     }
@@ -108,6 +112,7 @@ impl Outcome {
     }
     pub(crate) fn act_error(mut self, e: ActError) -> Outcome {
         self.disposition = e.disposition;
+        self.device_error = Some(e.kind);
         self.fail(e.message)
     }
 }

@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 use argus_perception::{Rect, Role};
 use argus_protocol::{JobSpec, Mode, ModelOverride, Platform, RunDetail, RunStatus};
 use argus_tests::chat_stub::{plan, ChatStub, Reply};
-use argus_tests::scripted_device::{run_scripted, Item, ScriptedDevice, Sent};
+use argus_tests::scripted_device::{run_scripted, run_scripted_with, Item, ScriptedDevice, Sent};
+use argus_worker::agent::AgentEnv;
 use serde_json::json;
 
 /// A form whose Save button never does anything; typing changes the Name field's value.
@@ -45,6 +46,20 @@ fn job(stub: &ChatStub) -> JobSpec {
 
 async fn run(spec: JobSpec, dev: &mut ScriptedDevice, cancel: Arc<AtomicBool>) -> RunDetail {
     run_scripted(spec, dev, cancel).await
+}
+
+/// One run with the worker's agent environment `agent` (clones share what it learnt); the
+/// job's model endpoint is added to the worker's endpoints, as a worker configured for it.
+async fn run_on(
+    spec: JobSpec,
+    dev: &mut ScriptedDevice,
+    cancel: Arc<AtomicBool>,
+    mut agent: AgentEnv,
+) -> RunDetail {
+    agent.config.endpoints = argus_tests::chat_stub::agent_env_for(&spec)
+        .config
+        .endpoints;
+    run_scripted_with(spec, dev, cancel, agent).await
 }
 
 fn taps(dev: &ScriptedDevice) -> usize {
@@ -235,4 +250,100 @@ async fn a_failing_action_is_not_sent_a_third_time() {
         .error
         .as_deref()
         .is_some_and(|e| e.starts_with("not sent") && e.contains("open https://example.org/")));
+}
+
+#[tokio::test]
+async fn the_next_job_on_the_worker_starts_with_the_union_schema() {
+    // What the first job learnt (no tool_calls from this endpoint) is the worker's: the next
+    // job's first action request goes straight to response_format, no wasted tools request.
+    let stub = ChatStub::start(vec![
+        plan(&["save"]),
+        Reply::CallAsContent(
+            "tap",
+            json!({"element": "{{id:Save}}", "observation": "{{obs}}"}),
+        ),
+        Reply::CallAsContent("finish", json!({})),
+        plan(&["save"]),
+        Reply::CallAsContent(
+            "tap",
+            json!({"element": "{{id:Save}}", "observation": "{{obs}}"}),
+        ),
+        Reply::CallAsContent("finish", json!({})),
+    ])
+    .await;
+    let worker = AgentEnv::default();
+    for _ in 0..2 {
+        let mut dev = device();
+        let d = run_on(job(&stub), &mut dev, Arc::default(), worker.clone()).await;
+        assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+        assert_eq!(taps(&dev), 1);
+    }
+    let reqs = stub.requests();
+    assert_eq!(reqs.len(), 6);
+    // The planner sees the screen the job starts on and is told not to plan what it shows.
+    let planner = reqs[0]["messages"][1]["content"].as_str().unwrap_or("");
+    assert!(
+        planner.contains("starts on the current screen") && planner.contains("\"Save\""),
+        "{planner}"
+    );
+    assert!(reqs[1].get("tools").is_some(), "the first job probes");
+    assert!(reqs[4].get("tools").is_none(), "{}", reqs[4]);
+    assert!(reqs[4]["response_format"]["json_schema"]["schema"]["anyOf"].is_array());
+    // Decoding is pinned to the observation: only its ids, only its number.
+    let tap = reqs[4]["response_format"]["json_schema"]["schema"]["anyOf"]
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .find(|b| b["properties"]["name"]["enum"][0] == "tap")
+        })
+        .cloned()
+        .unwrap_or_default();
+    let args = &tap["properties"]["arguments"]["properties"];
+    assert_eq!(args["element"]["enum"], json!(["e1", "e2"]), "{tap}");
+    assert_eq!(
+        args["observation"]["enum"].as_array().map(Vec::len),
+        Some(1)
+    );
+    // A worker that knows nothing yet (another endpoint, or a fresh worker) probes again.
+    let stub2 = ChatStub::start(vec![
+        plan(&["save"]),
+        Reply::Call(
+            "tap",
+            json!({"element": "{{id:Save}}", "observation": "{{obs}}"}),
+        ),
+        Reply::Call("finish", json!({})),
+    ])
+    .await;
+    let mut dev = device();
+    let d = run_on(job(&stub2), &mut dev, Arc::default(), worker.clone()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert!(stub2.requests()[1].get("tools").is_some());
+}
+
+#[tokio::test]
+async fn a_replan_does_not_make_a_fruitless_action_worth_a_third_try() {
+    // Two C taps on Save end the step; the re-planned step asks for the same tap again: the
+    // count is the task's, not the step's, so it is refused, not sent.
+    let stub = ChatStub::start(vec![
+        plan(&["save"]),
+        tap_save(),
+        tap_save(),
+        plan(&["save again"]),
+        tap_save(),
+        plan(&["check the form"]),
+        Reply::Call("finish", json!({})),
+    ])
+    .await;
+    let mut dev = device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(
+        taps(&dev),
+        2,
+        "the third tap, in the re-planned step, never reached the device"
+    );
+    assert!(d.steps.iter().flat_map(|s| s.actions.iter()).any(|a| a
+        .error
+        .as_deref()
+        .is_some_and(|e| e.starts_with("not sent"))));
 }

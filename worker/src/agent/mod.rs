@@ -25,13 +25,14 @@ pub mod reflect;
 pub mod run;
 pub mod secrets;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use argus_protocol::{CoordSpace, JobSpec};
 
-pub use model::{ModelClient, ModelError, ModelSettings};
+pub use model::{EndpointCaps, ModelClient, ModelError, ModelSettings};
 pub use secrets::Secrets;
 
 /// Parses `abs`, `norm1000` or `norm999`.
@@ -79,6 +80,8 @@ pub struct ModelConfig {
     /// needs 15–25 s for a cold 1,500-token prompt and more under load; a cancelled run
     /// aborts the request at once whatever this is.
     #[arg(
+        id = "model_timeout_s",
+        value_name = "TIMEOUT_S",
         long = "model-timeout-s",
         env = "ARGUS_MODEL_TIMEOUT_S",
         default_value_t = 180
@@ -170,14 +173,20 @@ impl Default for ModelConfig {
     }
 }
 
-/// What a run needs from the worker's agent settings: the config and the loaded secrets.
+/// What a run needs from the worker's agent settings: the config, the loaded secrets, and
+/// what the worker has learnt about each model endpoint (shared by every clone).
 #[derive(Clone, Debug, Default)]
 pub struct AgentEnv {
     /// Worker-level settings.
     pub config: ModelConfig,
     /// The secret source.
     pub secrets: Arc<Secrets>,
+    /// Endpoint capabilities by (base URL, model).
+    caps: Arc<Mutex<CapsByEndpoint>>,
 }
+
+/// [`EndpointCaps`] by (base URL without a trailing `/`, model).
+type CapsByEndpoint = HashMap<(String, String), Arc<EndpointCaps>>;
 
 impl AgentEnv {
     /// Loads the secret source named by the config.
@@ -186,6 +195,7 @@ impl AgentEnv {
         Ok(AgentEnv {
             config: config.clone(),
             secrets: Arc::new(secrets),
+            caps: Arc::default(),
         })
     }
 
@@ -212,19 +222,29 @@ impl AgentEnv {
             .clone()
             .or_else(|| c.model_url.clone())
             .ok_or(ModelError::NotConfigured)?;
-        let same_endpoint = c.model_url.as_deref().map(norm) == Some(norm(&base_url));
-        ModelClient::new(ModelSettings {
-            base_url,
-            model: o.model.clone().unwrap_or_else(|| c.model.clone()),
-            api_key: if same_endpoint {
-                c.api_key.clone()
-            } else {
-                None
+        let same_endpoint = c.model_url.as_deref().map(|u| u.trim_end_matches('/'))
+            == Some(base_url.trim_end_matches('/'));
+        let model = o.model.clone().unwrap_or_else(|| c.model.clone());
+        let key = (base_url.trim_end_matches('/').to_string(), model.clone());
+        let caps = match self.caps.lock() {
+            Ok(mut m) => m.entry(key).or_default().clone(),
+            Err(_) => Arc::default(),
+        };
+        ModelClient::with_caps(
+            ModelSettings {
+                base_url,
+                model,
+                api_key: if same_endpoint {
+                    c.api_key.clone()
+                } else {
+                    None
+                },
+                temperature: o.temperature.unwrap_or(c.temperature),
+                timeout: Duration::from_secs(c.model_timeout_s.max(1)),
+                max_tokens: c.max_tokens,
+                format_retries: c.format_retries,
             },
-            temperature: o.temperature.unwrap_or(c.temperature),
-            timeout: Duration::from_secs(c.model_timeout_s.max(1)),
-            max_tokens: c.max_tokens,
-            format_retries: c.format_retries,
-        })
+            caps,
+        )
     }
 }

@@ -14,12 +14,17 @@
 //!   for the rest of the job, to `response_format` with the union of the tool schemas
 //!   ([`ToolSet::schema`]) and the tools listed in the system text: decoding is then
 //!   constrained to one call and stops after it.
+//! - What was learnt about an endpoint ([`EndpointCaps`]: no `tool_calls`, no
+//!   `response_format`) is kept by the worker for that endpoint and model and shared by every
+//!   later job's client, so only the first job of a worker pays for the probe (on a CPU-local
+//!   model that one wasted `tools` request is ~1,400 prompt tokens and minutes).
 //! - `max_tokens` is sized per call kind ([`PLAN_MAX_TOKENS`], [`ACTION_MAX_TOKENS`]), capped
 //!   by the configured `max_tokens`: a free-text answer never runs to a 1,024-token limit.
 //! - Accounting: every request adds to a [`ModelUsage`] (calls, prompt/completion tokens
 //!   from the `usage` block, prefix-cached prompt tokens, latency).
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use argus_protocol::ModelUsage;
@@ -122,28 +127,45 @@ pub struct RawCall {
     pub arguments: Value,
 }
 
-/// The chat-completions client of one job.
-pub struct ModelClient {
-    http: reqwest::Client,
-    s: ModelSettings,
+/// What an endpoint (base URL + model) has shown it can do; shared by the clients of all the
+/// jobs a worker runs against it.
+#[derive(Debug)]
+pub struct EndpointCaps {
+    /// False once the endpoint refused `response_format`.
     schema_ok: AtomicBool,
     /// False once the endpoint answered a `tools` request without `tool_calls`.
     tool_calls_ok: AtomicBool,
 }
 
+impl Default for EndpointCaps {
+    fn default() -> Self {
+        EndpointCaps {
+            schema_ok: AtomicBool::new(true),
+            tool_calls_ok: AtomicBool::new(true),
+        }
+    }
+}
+
+/// The chat-completions client of one job.
+pub struct ModelClient {
+    http: reqwest::Client,
+    s: ModelSettings,
+    caps: Arc<EndpointCaps>,
+}
+
 impl ModelClient {
-    /// Builds the client (HTTP timeout from the settings).
+    /// Builds the client (HTTP timeout from the settings), knowing nothing of the endpoint.
     pub fn new(s: ModelSettings) -> Result<ModelClient, ModelError> {
+        Self::with_caps(s, Arc::default())
+    }
+
+    /// Builds the client on what is already known of its endpoint (and adds to it).
+    pub fn with_caps(s: ModelSettings, caps: Arc<EndpointCaps>) -> Result<ModelClient, ModelError> {
         let http = reqwest::Client::builder()
             .timeout(s.timeout)
             .build()
             .map_err(|e| ModelError::Transport(e.to_string()))?;
-        Ok(ModelClient {
-            http,
-            s,
-            schema_ok: AtomicBool::new(true),
-            tool_calls_ok: AtomicBool::new(true),
-        })
+        Ok(ModelClient { http, s, caps })
     }
 
     /// The model name.
@@ -154,7 +176,7 @@ impl ModelClient {
     /// Whether the endpoint still gets `tools` (false after it answered without
     /// `tool_calls`: then `response_format` with the union schema is used).
     pub fn uses_tool_calls(&self) -> bool {
-        self.tool_calls_ok.load(Ordering::Relaxed)
+        self.caps.tool_calls_ok.load(Ordering::Relaxed)
     }
 
     /// One request of at most `max_tokens` (capped by the configured limit); returns
@@ -228,7 +250,7 @@ impl ModelClient {
         let mut last = String::new();
         let tries = self.s.format_retries + 1;
         for _ in 0..tries {
-            let extra = if self.schema_ok.load(Ordering::Relaxed) {
+            let extra = if self.caps.schema_ok.load(Ordering::Relaxed) {
                 json!({"response_format": {"type": "json_schema",
                     "json_schema": {"name": name, "strict": true, "schema": schema}}})
             } else {
@@ -237,10 +259,10 @@ impl ModelClient {
             let msg = match self.chat(&messages, extra, PLAN_MAX_TOKENS, usage).await {
                 Err(ModelError::Status { status: 400, body })
                     if body.contains("response_format")
-                        && self.schema_ok.load(Ordering::Relaxed) =>
+                        && self.caps.schema_ok.load(Ordering::Relaxed) =>
                 {
                     tracing::info!("endpoint refuses response_format; asking for plain JSON");
-                    self.schema_ok.store(false, Ordering::Relaxed);
+                    self.caps.schema_ok.store(false, Ordering::Relaxed);
                     self.chat(&messages, json!({}), PLAN_MAX_TOKENS, usage)
                         .await?
                 }
@@ -303,7 +325,7 @@ impl ModelClient {
                     .is_none_or(|a| a.is_empty())
             {
                 tracing::info!("the endpoint answered without tool_calls; using response_format with the tools' union schema from now on");
-                self.tool_calls_ok.store(false, Ordering::Relaxed);
+                self.caps.tool_calls_ok.store(false, Ordering::Relaxed);
             }
             let calls = extract_calls(&msg);
             let problem = match calls.as_slice() {

@@ -1,12 +1,13 @@
 //! The reflector: classifies one action from its before/after observations.
 //!
-//! - **C, no change**: the element list (role, name, value, checked state) and the visible
-//!   text are the same. When both trees are empty (a canvas, a game), the screenshots'
+//! - **C, no change**: the element list (role, name, value, checked, focused and selected
+//!   states — what the model's element list shows) and the visible text are the same. When both trees are empty (a canvas, a game), the screenshots'
 //!   hashes decide instead (the pixel fallback).
 //! - **B, wrong page**: the screen was replaced — fewer than [`REPLACED_JACCARD`] of the
 //!   labels survive — and none of the step's key words, which the old screen showed, is on
 //!   the new one.
-//! - **A, progressed**: anything else that changed.
+//! - **A, progressed**: anything else that changed; the note names up to three elements that
+//!   changed (as they are now), e.g. focus moving to a text field.
 
 use std::collections::BTreeSet;
 
@@ -23,14 +24,62 @@ fn keys(o: &Observation) -> Vec<String> {
         .iter()
         .map(|e| {
             format!(
-                "{}|{}|{}|{:?}",
+                "{}|{}|{}|{:?}|{:?}|{:?}",
                 e.role.as_str(),
                 collapse_ws(&e.name),
                 e.value.as_deref().map(collapse_ws).unwrap_or_default(),
-                e.checked
+                e.checked,
+                e.focused,
+                e.selected
             )
         })
         .collect()
+}
+
+/// What the diff compares, as one string: the element keys and the visible text. Two
+/// observations with equal state keys count as the same screen state.
+pub fn state_key(o: &Observation) -> String {
+    let mut k = keys(o).join("\n");
+    k.push_str("\n--\n");
+    k.push_str(&o.text);
+    k
+}
+
+/// Up to three elements of `after` whose key is not in `before`, as `role "label" states`.
+fn changed_elements(after: &Observation, before_keys: &BTreeSet<&String>) -> String {
+    let ka = keys(after);
+    let mut out: Vec<String> = Vec::new();
+    for (e, k) in after.elements.iter().zip(ka.iter()) {
+        if before_keys.contains(k) {
+            continue;
+        }
+        let label = e.labels().next().unwrap_or_default();
+        let label: String = collapse_ws(label).chars().take(30).collect();
+        let mut d = format!("{} {label:?}", e.role.as_str());
+        if let Some(v) = e.value.as_deref().filter(|v| !v.trim().is_empty()) {
+            if !e.password.is_yes() {
+                d.push_str(&format!(
+                    " ={:?}",
+                    collapse_ws(v).chars().take(30).collect::<String>()
+                ));
+            }
+        }
+        for (on, w) in [
+            (e.checked.is_yes(), "on"),
+            (e.focused.is_yes(), "focused"),
+            (e.selected.is_yes(), "selected"),
+        ] {
+            if on {
+                d.push(' ');
+                d.push_str(w);
+            }
+        }
+        out.push(d);
+        if out.len() == 3 {
+            break;
+        }
+    }
+    out.join("; ")
 }
 
 /// Fingerprint for "stable across two observations": keys plus boxes rounded to 2 px and
@@ -130,9 +179,14 @@ pub fn classify(
             note: format!("the screen was replaced (similarity {jaccard:.2})"),
         };
     }
+    let what = changed_elements(after, &sb);
     Reflection {
         class: ReflectClass::A,
-        note: format!("{changed} element(s) changed"),
+        note: if what.is_empty() {
+            format!("{changed} element(s) changed")
+        } else {
+            format!("{changed} element(s) changed, now: {what}")
+        },
     }
 }
 
@@ -192,6 +246,12 @@ mod tests {
             classify(&login, &ad, "tap \"Continue\" to sign in", None).class,
             ReflectClass::B
         );
+        // Focus moving to a field is a change the model's list shows ("focused"), so it is A.
+        let mut focused = login.clone();
+        focused.elements[1].focused = argus_perception::tree::Tri::Yes;
+        let r = classify(&login, &focused, "tap \"Continue\"", None);
+        assert_eq!(r.class, ReflectClass::A);
+        assert!(r.note.contains("button \"Continue\" focused"), "{}", r.note);
         let empty = obs(&[]);
         assert_eq!(
             classify(&empty, &empty, "x", Some((1, 2))).class,

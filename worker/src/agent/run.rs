@@ -145,13 +145,17 @@ impl Exec<'_> {
         self.client()?;
         let mut failures: Vec<String> = Vec::new();
         let mut replans = 0u32;
+        // How often the same action on the same target changed nothing (outcome C), over the
+        // whole task: a re-plan alone does not make a fruitless action worth a third try
+        // (only a changed screen does, see `agent_step_inner`).
+        let mut fruitless: HashMap<String, Fruitless> = HashMap::new();
         let mut plan = self.plan_step(task, &failures, None).await?;
         let mut i = 0usize;
         while i < plan.len() {
             if self.cancel.load(Ordering::Relaxed) {
                 return Err(StepFail::Cancelled);
             }
-            match self.agent_step(task, &plan, i).await? {
+            match self.agent_step(task, &plan, i, &mut fruitless).await? {
                 StepEnd::Done => i += 1,
                 StepEnd::Escalate(f) => {
                     failures.extend(f);
@@ -214,7 +218,7 @@ impl Exec<'_> {
             Err(_) => "The current screen could not be observed.".into(),
         };
         let mut user = format!(
-            "Job: {task}\n\nBreak the job into short, ordered steps a device operator can carry out one at a time (one screen interaction or check each). The app is already open on the screen below: start from it, never plan to open or navigate to what is already shown, and name only elements listed on the screen (or the text a step should make appear). Keep ${{secret.NAME}} references as written.\n\n{screen}"
+            "Job: {task}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one interaction with an element of the screen (named as the list names it) or one check the job asks for. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\n{screen}"
         );
         if let Some((prev, at)) = previous {
             user.push_str(&format!(
@@ -301,7 +305,7 @@ impl Exec<'_> {
             "Name elements by their id in the current element list.".into()
         };
         let system = format!(
-            "You operate a {} device for a UI-automation job, one tool call per turn. {how} Every acting call passes the observation number it was made from. Call exactly one tool. If the screen already shows that the current step is done, call finish at once instead of acting. Call finish when the current step is done, fail when it cannot be done. Never repeat an action that changed nothing. Type secrets as ${{secret.NAME}}, never guess them.",
+            "You operate a {} device for a UI-automation job, one tool call per turn. {how} Every acting call passes the observation number it was made from. Call exactly one tool. Call finish when the current step is done, fail when it cannot be done. An action that went through is done even when the screen shows no change (a click often changes nothing visible): if it was what the step asks, call finish instead of repeating it. Type secrets as ${{secret.NAME}}, never guess them.",
             self.spec.platform
         );
         let plan_text = plan
@@ -345,10 +349,11 @@ impl Exec<'_> {
         task: &str,
         plan: &[String],
         i: usize,
+        fruitless: &mut HashMap<String, Fruitless>,
     ) -> Result<StepEnd, StepFail> {
         let step = self.begin_step(&plan[i]).await?;
         let start = Instant::now();
-        let res = self.agent_step_inner(step, task, plan, i).await;
+        let res = self.agent_step_inner(step, task, plan, i, fruitless).await;
         let err = match &res {
             Ok(StepEnd::Done) => None,
             Ok(StepEnd::Escalate(_)) => Some("escalated to re-planning".to_string()),
@@ -364,14 +369,13 @@ impl Exec<'_> {
         task: &str,
         plan: &[String],
         i: usize,
+        fruitless: &mut HashMap<String, Fruitless>,
     ) -> Result<StepEnd, StepFail> {
         let budget = self.agent.config.step_actions.max(1);
         let mut history: Vec<String> = Vec::new();
         let mut failures: Vec<String> = Vec::new();
         let mut bad_in_a_row = 0u32;
         let mut action = 0u32;
-        // How often the same action on the same target changed nothing (outcome C).
-        let mut fruitless: HashMap<String, u32> = HashMap::new();
         loop {
             if self.cancel.load(Ordering::Relaxed) {
                 return Err(StepFail::Cancelled);
@@ -405,9 +409,17 @@ impl Exec<'_> {
             let (png, before_key) = self.before_shot(step, action, &mask, &mut t).await;
             let messages = self.prompt(task, plan, i, &history, &obs, png.as_deref());
             let mut usage = ModelUsage::default();
-            let (call, raw_text, refusals) = self.ask(messages, &mut usage).await?;
+            let (call, raw_text, refusals) = self.ask(messages, &obs, &mut usage).await?;
             let signature = signature(&call, &obs);
-            if fruitless.get(&signature).copied().unwrap_or(0) >= MAX_FRUITLESS_REPEATS {
+            // Tries from an earlier step count only while the screen is in the state they
+            // left it in: another step's progress may be what the action was waiting for.
+            let state = super::reflect::state_key(&obs);
+            if let Some(f) = fruitless.get(&signature) {
+                if f.step != step && f.state != state {
+                    fruitless.remove(&signature);
+                }
+            }
+            if fruitless.get(&signature).map_or(0, |f| f.count) >= MAX_FRUITLESS_REPEATS {
                 // Never a third time: record the refusal and re-plan with it.
                 let why = format!(
                     "not sent: {signature} already failed or changed nothing {MAX_FRUITLESS_REPEATS} times"
@@ -480,12 +492,24 @@ impl Exec<'_> {
             action += 1;
             let summary = summarize(&raw_text, &out, reflection.as_ref());
             history.push(format!("- {summary}"));
-            let failed = !out.ok && call.kind().acts();
+            // A device that refused or failed the input (not an Argus refusal: stale, no target).
+            let failed = out.device_error.is_some();
             if let Some(end) = step_end(&call, out)? {
                 return Ok(end);
             }
             if failed || reflection.as_ref().map(|r| r.class) == Some(ReflectClass::C) {
-                *fruitless.entry(signature).or_default() += 1;
+                let state = after_obs
+                    .as_ref()
+                    .map(super::reflect::state_key)
+                    .unwrap_or_default();
+                let f = fruitless.entry(signature).or_insert(Fruitless {
+                    count: 0,
+                    step,
+                    state: String::new(),
+                });
+                f.count += 1;
+                f.step = step;
+                f.state = state;
             }
             match reflection.map(|r| r.class) {
                 Some(ReflectClass::B) | Some(ReflectClass::C) => {
@@ -532,19 +556,33 @@ impl Exec<'_> {
         (png, r.ok().map(|_| key))
     }
 
-    /// Asks for exactly one tool call and checks it into an [`Action`]; returns it, the raw
-    /// call as JSON text, and the refusals that made the client re-ask.
+    /// Asks for exactly one tool call about `obs` and checks it into an [`Action`]; returns
+    /// it, the raw call as JSON text, and the refusals that made the client re-ask. In `llm`
+    /// mode the union schema (a decoding constraint, not part of the prompt) is pinned to
+    /// `obs` (see [`pin_to_observation`]); the `tools` are not, since a chat template renders
+    /// them into the prompt's prefix, which must stay the same for prefix caching.
     async fn ask(
         &mut self,
         messages: Vec<Value>,
+        obs: &Observation,
         usage: &mut ModelUsage,
     ) -> Result<(Action, String, Vec<String>), StepFail> {
         let mode = self.mode();
-        let tool_set = ToolSet {
+        let mut tool_set = ToolSet {
             tools: tools(mode),
             schema: call_schema(mode),
             text: tools_text(mode),
         };
+        if mode == Mode::Llm {
+            let ids: Vec<String> = obs.elements.iter().map(|e| e.id.clone()).collect();
+            for branch in tool_set.schema["anyOf"]
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+            {
+                pin_to_observation(&mut branch["properties"]["arguments"], &ids, obs.serial);
+            }
+        }
         let Some(c) = self.model.as_ref() else {
             return Err(StepFail::Infra("no model client".into()));
         };
@@ -564,6 +602,36 @@ impl Exec<'_> {
                 .unwrap_or_default();
         Ok((call, raw_text, refusals))
     }
+}
+
+/// Narrows one tool's parameters schema to the observation the call is about: `element` to
+/// an enum of that observation's ids (when it has any) and `observation` to its number. A
+/// server that enforces the schema (llama.cpp, vLLM, OpenAI `response_format`) then cannot
+/// decode a made-up id ("button"), a stale observation or an id from an older list — each
+/// of which otherwise costs a refused call and a re-ask.
+pub(crate) fn pin_to_observation(parameters: &mut Value, ids: &[String], serial: u64) {
+    let Some(props) = parameters
+        .get_mut("properties")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    if !ids.is_empty() {
+        if let Some(el) = props.get_mut("element").and_then(Value::as_object_mut) {
+            el.insert("enum".into(), json!(ids));
+        }
+    }
+    if let Some(o) = props.get_mut("observation").and_then(Value::as_object_mut) {
+        o.insert("enum".into(), json!([serial]));
+    }
+}
+
+/// An action (by [`signature`]) that changed nothing: how often, in which step last, and the
+/// screen state it left.
+pub(crate) struct Fruitless {
+    count: u32,
+    step: u32,
+    state: String,
 }
 
 /// How often the same action on the same target may fail or change nothing before it is
@@ -638,6 +706,33 @@ fn step_end(call: &Action, out: Outcome) -> Result<Option<StepEnd>, StepFail> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn calls_are_pinned_to_the_observation() {
+        let mut schema = call_schema(Mode::Llm);
+        let ids = vec!["e1".to_string(), "e2".to_string()];
+        for b in schema["anyOf"].as_array_mut().into_iter().flatten() {
+            pin_to_observation(&mut b["properties"]["arguments"], &ids, 7);
+        }
+        let tap = schema["anyOf"]
+            .as_array()
+            .and_then(|a| {
+                a.iter()
+                    .find(|b| b["properties"]["name"]["enum"][0] == "tap")
+            })
+            .cloned()
+            .unwrap_or_default();
+        let args = &tap["properties"]["arguments"]["properties"];
+        assert_eq!(args["element"]["enum"], json!(["e1", "e2"]));
+        assert_eq!(args["observation"]["enum"], json!([7]));
+        // Kinds without an element are left alone; no ids, no element enum.
+        let mut finish = json!({"properties": {}});
+        pin_to_observation(&mut finish, &ids, 7);
+        assert_eq!(finish, json!({"properties": {}}));
+        let mut p = json!({"properties": {"element": {"type": "string"}}});
+        pin_to_observation(&mut p, &[], 7);
+        assert!(p["properties"]["element"].get("enum").is_none());
+    }
 
     #[test]
     fn plans_parse_strictly() {
