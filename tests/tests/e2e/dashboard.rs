@@ -250,9 +250,14 @@ async fn dashboard_form_live_report_inline_errors_and_schedules() {
         json!(10),
         "open + 4 steps, before/after each"
     );
+    // Screenshots are `loading="lazy"`: ones below the fold load only when scrolled to, so
+    // ask for them all before checking that every one decodes (a longer report — e.g. with
+    // the perception line per action — used to leave the last ones unloaded).
+    page.eval("document.querySelectorAll('img').forEach(i => { i.loading = 'eager'; }); true")
+        .await;
     page.wait_for(
         "Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     )
     .await;
     page.shot("report").await;
