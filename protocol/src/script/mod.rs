@@ -497,10 +497,10 @@ fn parse_line(line: &str) -> LineResult<Step> {
         }
     }
     if let Some(rest) = strip_kw(line, "assert").or_else(|| strip_kw(line, "verify")) {
-        return parse_assert_en(rest);
+        return parse_assert(rest, &ASSERT_EN);
     }
     if let Some(rest) = strip_cjk(line, "断言").or_else(|| strip_cjk(line, "检查")) {
-        return parse_assert_zh(rest);
+        return parse_assert(rest, &ASSERT_ZH);
     }
     err(
         format!("not a step: {}", first_word(line)),
@@ -575,59 +575,60 @@ fn parse_press(rest: &str) -> LineResult<Step> {
     }
 }
 
-fn parse_assert_en(rest: &str) -> LineResult<Step> {
-    let rest = ["screen", "page", "the screen", "the page"]
-        .iter()
-        .find_map(|w| strip_kw(rest, w))
-        .unwrap_or(rest);
-    for kw in [
+/// The words of one language's assertions: subjects to skip (`screen`), the negative and
+/// positive verbs (longest first), how a keyword is stripped, and the error's text.
+struct AssertWords {
+    subjects: &'static [&'static str],
+    negative: &'static [&'static str],
+    positive: &'static [&'static str],
+    strip: for<'a> fn(&'a str, &str) -> Option<&'a str>,
+    message: &'static str,
+    hint: &'static str,
+}
+
+const ASSERT_EN: AssertWords = AssertWords {
+    subjects: &["screen", "page", "the screen", "the page"],
+    negative: &[
         "does not contain",
         "doesn't contain",
         "not contains",
         "not contain",
-    ] {
-        if let Some(r) = strip_kw(rest, kw) {
-            let (text, tail) = quoted(r)?;
-            expect_end(tail)?;
-            return Ok(Step::Act(Action::AssertNotContains { text }));
-        }
-    }
-    for kw in ["contains", "contain", "shows", "has"] {
-        if let Some(r) = strip_kw(rest, kw) {
-            let (text, tail) = quoted(r)?;
-            expect_end(tail)?;
-            return Ok(Step::Act(Action::AssertContains { text }));
-        }
-    }
-    err(
-        "assert needs `contains \"…\"` or `does not contain \"…\"`",
-        "write assert screen contains \"1 item left\"",
-    )
-}
+    ],
+    positive: &["contains", "contain", "shows", "has"],
+    strip: strip_kw,
+    message: "assert needs `contains \"…\"` or `does not contain \"…\"`",
+    hint: "write assert screen contains \"1 item left\"",
+};
 
-fn parse_assert_zh(rest: &str) -> LineResult<Step> {
-    let rest = ["页面", "屏幕", "界面"]
+const ASSERT_ZH: AssertWords = AssertWords {
+    subjects: &["页面", "屏幕", "界面"],
+    negative: &["不包含", "不含", "没有"],
+    positive: &["包含", "含有", "显示", "有"],
+    strip: strip_cjk,
+    message: "断言 needs 包含 \"…\" or 不包含 \"…\"",
+    hint: "write 断言 页面包含 \"欢迎\"",
+};
+
+fn parse_assert(rest: &str, w: &AssertWords) -> LineResult<Step> {
+    let rest = w
+        .subjects
         .iter()
-        .find_map(|w| strip_cjk(rest, w))
+        .find_map(|s| (w.strip)(rest, s))
         .unwrap_or(rest);
-    for kw in ["不包含", "不含", "没有"] {
-        if let Some(r) = strip_cjk(rest, kw) {
-            let (text, tail) = quoted(r)?;
-            expect_end(tail)?;
-            return Ok(Step::Act(Action::AssertNotContains { text }));
+    for (words, negative) in [(w.negative, true), (w.positive, false)] {
+        for kw in words {
+            if let Some(r) = (w.strip)(rest, kw) {
+                let (text, tail) = quoted(r)?;
+                expect_end(tail)?;
+                return Ok(Step::Act(if negative {
+                    Action::AssertNotContains { text }
+                } else {
+                    Action::AssertContains { text }
+                }));
+            }
         }
     }
-    for kw in ["包含", "含有", "显示", "有"] {
-        if let Some(r) = strip_cjk(rest, kw) {
-            let (text, tail) = quoted(r)?;
-            expect_end(tail)?;
-            return Ok(Step::Act(Action::AssertContains { text }));
-        }
-    }
-    err(
-        "断言 needs 包含 \"…\" or 不包含 \"…\"",
-        "write 断言 页面包含 \"欢迎\"",
-    )
+    err(w.message, w.hint)
 }
 
 fn parse_optional_timeout(rest: &str) -> LineResult<u64> {
