@@ -100,6 +100,43 @@ pub struct Element {
 }
 
 impl Element {
+    /// An element seen only in pixels (OCR text, a vision box, a model's point): no tree node,
+    /// every state unknown, boxes in logical and device px as given; the id is set when the
+    /// list is numbered.
+    pub fn from_pixels(
+        role: Role,
+        platform_role: &str,
+        name: String,
+        bbox_logical: Rect,
+        bbox_px: Rect,
+        source: Source,
+        confidence: Option<f64>,
+    ) -> Element {
+        Element {
+            id: String::new(),
+            role,
+            platform_role: platform_role.to_string(),
+            name,
+            value: None,
+            placeholder: None,
+            checked: Tri::Unknown,
+            enabled: Tri::Unknown,
+            focused: Tri::Unknown,
+            editable: Tri::Unknown,
+            password: Tri::Unknown,
+            selected: Tri::Unknown,
+            covered: Tri::Unknown,
+            bbox_logical,
+            bbox_px,
+            node_ref: NodeRef::None,
+            platform_id: None,
+            path: Vec::new(),
+            source,
+            confidence,
+            neighbours: Neighbours::default(),
+        }
+    }
+
     /// Every text a step may name this element by: name, placeholder, value.
     pub fn labels(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.name.as_str())

@@ -19,11 +19,10 @@ use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{RTree, AABB};
 use serde::{Deserialize, Serialize};
 
-use crate::elements::{collapse_ws, Element, Neighbours, Observation, Source};
+use crate::elements::{collapse_ws, Element, Observation, Source};
 use crate::geometry::Rect;
 use crate::layout;
 use crate::role::Role;
-use crate::tree::{NodeRef, Tri};
 
 /// Default IoU above which a pixel candidate duplicates an element.
 pub const DEFAULT_IOU_THRESHOLD: f64 = 0.1;
@@ -150,29 +149,15 @@ pub fn fuse(obs: &Observation, candidates: &[PixelCandidate], iou_threshold: f64
         }
         let k = out.elements.len();
         rt.insert(entry(&b, k));
-        out.elements.push(Element {
-            id: String::new(),
+        out.elements.push(Element::from_pixels(
             role,
-            platform_role: platform_role.to_string(),
-            name: text,
-            value: None,
-            placeholder: None,
-            checked: Tri::Unknown,
-            enabled: Tri::Unknown,
-            focused: Tri::Unknown,
-            editable: Tri::Unknown,
-            password: Tri::Unknown,
-            selected: Tri::Unknown,
-            covered: Tri::Unknown,
-            bbox_logical: vis,
-            bbox_px: out.screen.to_device(&vis),
-            node_ref: NodeRef::None,
-            platform_id: None,
-            path: Vec::new(),
+            platform_role,
+            text,
+            vis,
+            out.screen.to_device(&vis),
             source,
-            confidence: Some(c.confidence),
-            neighbours: Neighbours::default(),
-        });
+            Some(c.confidence),
+        ));
     }
     if !extra_text.is_empty() {
         let joined = format!("{} {}", out.text, extra_text.join(" "));

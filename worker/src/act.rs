@@ -48,10 +48,15 @@ pub(crate) struct Acted {
 
 impl Acted {
     fn done(out: Outcome) -> Acted {
+        Acted::observed(out, None)
+    }
+
+    /// An outcome with the observation taken after acting (no point).
+    fn observed(out: Outcome, after: Option<Observation>) -> Acted {
         Acted {
             out,
             point: None,
-            after: None,
+            after,
         }
     }
 }
@@ -212,11 +217,7 @@ impl Exec<'_> {
         let out = self.input(out, input).await;
         t.act_ms += ms(s0);
         let after = self.observe_timed(t).await;
-        Acted {
-            out,
-            point: None,
-            after,
-        }
+        Acted::observed(out, after)
     }
 
     async fn observe_timed(&mut self, t: &mut ActionTimings) -> Option<Observation> {
@@ -273,11 +274,7 @@ impl Exec<'_> {
             Err(e) => out.act_error(e),
         };
         let after = self.observe_timed(t).await;
-        Acted {
-            out,
-            point: None,
-            after,
-        }
+        Acted::observed(out, after)
     }
 
     /// Swipes until the screen contains `text`, at most `max_swipes` times. (No early stop on
@@ -303,22 +300,14 @@ impl Exec<'_> {
                 return Acted::done(out.fail("cannot observe the screen after a swipe".into()));
             };
             if !out.ok {
-                return Acted {
-                    out,
-                    point: None,
-                    after: Some(after),
-                };
+                return Acted::observed(out, Some(after));
             }
             if after.contains_text(text) {
                 out.detail = format!(
                     "swiped {} {n}× until {text:?} was visible",
                     direction.as_str()
                 );
-                return Acted {
-                    out,
-                    point: None,
-                    after: Some(after),
-                };
+                return Acted::observed(out, Some(after));
             }
         }
         let msg = format!(

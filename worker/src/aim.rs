@@ -130,29 +130,19 @@ fn point_element(obs: &Observation, x: f64, y: f64, snapped: Option<&Element>) -
     };
     let mut e = match snapped {
         Some(s) => s.clone(),
-        None => Element {
-            id: "point".into(),
-            role: argus_perception::Role::Other,
-            platform_role: String::new(),
-            name: String::new(),
-            value: None,
-            placeholder: None,
-            checked: Tri::Unknown,
-            enabled: Tri::Unknown,
-            focused: Tri::Unknown,
-            editable: Tri::Unknown,
-            password: Tri::Unknown,
-            selected: Tri::Unknown,
-            covered: Tri::Unknown,
-            bbox_logical: Rect::default(),
-            bbox_px: Rect::default(),
-            node_ref: NodeRef::None,
-            platform_id: None,
-            path: Vec::new(),
-            source: argus_perception::Source::Vision,
-            confidence: None,
-            neighbours: Default::default(),
-        },
+        None => {
+            let mut e = Element::from_pixels(
+                argus_perception::Role::Other,
+                "",
+                String::new(),
+                Rect::default(),
+                Rect::default(),
+                argus_perception::Source::Vision,
+                None,
+            );
+            e.id = "point".into();
+            e
+        }
     };
     e.bbox_px = Rect::new(x - 0.5, y - 0.5, 1.0, 1.0);
     e.bbox_logical = Rect::new(

@@ -341,6 +341,14 @@ fn parse_ai(line: &str) -> LineResult<Option<Step>> {
     Ok(None)
 }
 
+/// A `type` step into a named field.
+fn type_into(text: String, target: Target) -> Step {
+    Step::Act(Action::Type {
+        text,
+        target: target.into(),
+    })
+}
+
 /// `type "x" into "F"`, `fill "F" with "x"`, `在 "F" 输入 "x"`, `输入 "x" 到 "F"`; `None` when the line is not one.
 fn parse_typing(line: &str) -> LineResult<Option<Step>> {
     for kw in ["type", "enter", "input"] {
@@ -360,10 +368,7 @@ fn parse_typing(line: &str) -> LineResult<Option<Step>> {
         })?;
         let (text, rest) = quoted(rest)?;
         expect_end(rest)?;
-        return Ok(Some(Step::Act(Action::Type {
-            text,
-            target: target.into(),
-        })));
+        return Ok(Some(type_into(text, target)));
     }
     if let Some(rest) = strip_cjk(line, "在") {
         // 在 "用户名" 输入 "alice"
@@ -379,10 +384,7 @@ fn parse_typing(line: &str) -> LineResult<Option<Step>> {
         })?;
         let (text, rest) = quoted(rest)?;
         expect_end(rest)?;
-        return Ok(Some(Step::Act(Action::Type {
-            text,
-            target: target.into(),
-        })));
+        return Ok(Some(type_into(text, target)));
     }
     if let Some(rest) = strip_cjk(line, "输入") {
         // 输入 "alice" 到 "用户名"
@@ -397,10 +399,7 @@ fn parse_typing(line: &str) -> LineResult<Option<Step>> {
             })?;
         let (target, rest) = parse_target(rest)?;
         expect_end(rest)?;
-        return Ok(Some(Step::Act(Action::Type {
-            text,
-            target: target.into(),
-        })));
+        return Ok(Some(type_into(text, target)));
     }
     Ok(None)
 }
@@ -554,10 +553,7 @@ fn parse_type_into(rest: &str) -> LineResult<Step> {
         })?;
     let (target, rest) = parse_target(rest)?;
     expect_end(rest)?;
-    Ok(Step::Act(Action::Type {
-        text,
-        target: target.into(),
-    }))
+    Ok(type_into(text, target))
 }
 
 fn parse_press(rest: &str) -> LineResult<Step> {
