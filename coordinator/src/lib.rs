@@ -21,6 +21,7 @@ pub mod drain;
 pub mod error;
 pub mod junit;
 pub mod label_sets;
+pub mod plot;
 pub mod reaper_task;
 pub mod report;
 pub mod scheduler;

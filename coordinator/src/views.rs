@@ -182,3 +182,17 @@ pub fn matrix(s: &SuiteView) -> (Vec<String>, Vec<MatrixRow<'_>>) {
         .collect();
     (cells, rows)
 }
+
+/// `/insights`: pass rate over time by suite, platform and device, runs that passed on
+/// retry, the slowest steps.
+#[derive(Template)]
+#[template(path = "insights.html")]
+pub struct InsightsPage {
+    /// The session's CSRF token for the page's forms (empty without a session).
+    pub csrf: String,
+    /// Window, UTC days ending today.
+    pub days: u32,
+    pub charts: Vec<crate::plot::Chart>,
+    pub flaky: Vec<crate::store::insights::Flaky>,
+    pub slow: Vec<crate::store::insights::SlowStep>,
+}

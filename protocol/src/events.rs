@@ -306,9 +306,20 @@ pub struct ActionRecord {
     /// The reflector's class of this action.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reflection: Option<Reflection>,
-    /// Tap point in device px (`vlm` mode), after mapping the model's coordinates.
+    /// The point a tap, double tap, long press or check aimed at, device px `[x, y]`: a
+    /// model's point (`vlm` mode, after mapping its coordinates) or the target's centre
+    /// (absent in records written before it was recorded for every aimed action).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub point_px: Option<[f64; 2]>,
+    /// A swipe's start and end in device px, `[from_x, from_y, to_x, to_y]` (the last swipe
+    /// of a `scroll until`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swipe_px: Option<[f64; 4]>,
+    /// Size of the screen the action was aimed on, device px `[width, height]`: the space of
+    /// `target.bbox_px`, `point_px` and `swipe_px`, and what the before-screenshot shows
+    /// (the report scales its overlay by it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen_px: Option<[u32; 2]>,
     /// How the observation the action was aimed on was perceived (channel and reason).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perception: Option<PerceptionNote>,
@@ -349,6 +360,8 @@ impl ActionRecord {
             plan: None,
             reflection: None,
             point_px: None,
+            swipe_px: None,
+            screen_px: None,
             perception: None,
         }
     }

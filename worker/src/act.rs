@@ -38,11 +38,13 @@ pub(crate) enum Input<'e> {
     Back,
 }
 
-/// What acting did: the outcome, the point acted at (device px, for a model's point), and the
-/// observation after acting (acting kinds only).
+/// What acting did: the outcome, where it acted (device px: the point of a tap-like input —
+/// a model's point or the target's centre — and a swipe's start and end), and the observation
+/// after acting (acting kinds only). The report draws the geometry over the before-screenshot.
 pub(crate) struct Acted {
     pub(crate) out: Outcome,
     pub(crate) point: Option<(f64, f64)>,
+    pub(crate) swipe: Option<((f64, f64), (f64, f64))>,
     pub(crate) after: Option<Observation>,
 }
 
@@ -56,8 +58,17 @@ impl Acted {
         Acted {
             out,
             point: None,
+            swipe: None,
             after,
         }
+    }
+
+    /// The geometry of this action for its record: `point_px` and `swipe_px`.
+    pub(crate) fn geometry(&self) -> (Option<[f64; 2]>, Option<[f64; 4]>) {
+        (
+            self.point.map(|(x, y)| [x, y]),
+            self.swipe.map(|((a, b), (c, d))| [a, b, c, d]),
+        )
     }
 }
 
@@ -253,6 +264,7 @@ impl Exec<'_> {
         let (from, to) = swipe_points(direction, area);
         let s0 = Instant::now();
         let mut res = self.send(&Input::Swipe(from, to)).await;
+        let mut swipe = Some((from, to));
         if let Err(e) = &res {
             let fallback = match direction {
                 Direction::Up => Some(Key::PageDown),
@@ -262,6 +274,7 @@ impl Exec<'_> {
             if let (ActErrorKind::NotSupported, None, Some(k)) = (e.kind, on, fallback) {
                 out.detail
                     .push_str(&format!(" (as {}: no swipe here)", k.as_str()));
+                swipe = None;
                 res = self.send(&Input::Key(k)).await;
             }
         }
@@ -274,7 +287,10 @@ impl Exec<'_> {
             Err(e) => out.act_error(e),
         };
         let after = self.observe_timed(t).await;
-        Acted::observed(out, after)
+        Acted {
+            swipe,
+            ..Acted::observed(out, after)
+        }
     }
 
     /// Swipes until the screen contains `text`, at most `max_swipes` times. (No early stop on
@@ -292,29 +308,43 @@ impl Exec<'_> {
             out.detail.push_str(" (already visible)");
             return Acted::done(out);
         }
+        let mut swipe = None;
         for n in 1..=max_swipes {
             let acted = self.swipe(out, direction, &None, obs, t).await;
             out = acted.out;
+            swipe = acted.swipe;
             let Some(after) = acted.after else {
                 out.infra = true;
-                return Acted::done(out.fail("cannot observe the screen after a swipe".into()));
+                return Acted {
+                    swipe,
+                    ..Acted::done(out.fail("cannot observe the screen after a swipe".into()))
+                };
             };
             if !out.ok {
-                return Acted::observed(out, Some(after));
+                return Acted {
+                    swipe,
+                    ..Acted::observed(out, Some(after))
+                };
             }
             if after.contains_text(text) {
                 out.detail = format!(
                     "swiped {} {n}× until {text:?} was visible",
                     direction.as_str()
                 );
-                return Acted::observed(out, Some(after));
+                return Acted {
+                    swipe,
+                    ..Acted::observed(out, Some(after))
+                };
             }
         }
         let msg = format!(
             "{text:?} did not appear after {max_swipes} swipes {}",
             direction.as_str()
         );
-        Acted::done(out.fail(msg))
+        Acted {
+            swipe,
+            ..Acted::done(out.fail(msg))
+        }
     }
 
     /// Tap, double tap, long press, type and check/uncheck: wait for the target, act, verify
@@ -336,6 +366,12 @@ impl Exec<'_> {
             Err(m) => return Acted::done(out.fail(m)),
         };
         out.target = Some(targeted(&el));
+        // Where a tap-like input lands: the model's point, else the target's centre (what
+        // every driver aims at). Typing has no point: it goes to the field.
+        let point = match action {
+            Action::Type { .. } => point,
+            _ => point.or_else(|| Some(el.bbox_px.center())),
+        };
         out.detail = match action {
             Action::Tap { .. } => format!("tap {}", el.describe()),
             Action::DoubleTap { .. } => format!("double tap {}", el.describe()),
@@ -365,6 +401,7 @@ impl Exec<'_> {
                 return Acted {
                     out,
                     point,
+                    swipe: None,
                     after: None,
                 };
             }
@@ -387,7 +424,12 @@ impl Exec<'_> {
             }
             _ => out,
         };
-        Acted { out, point, after }
+        Acted {
+            out,
+            point,
+            swipe: None,
+            after,
+        }
     }
 
     pub(crate) async fn send(&mut self, input: &Input<'_>) -> Result<(), ActError> {

@@ -231,19 +231,26 @@ impl Exec<'_> {
         };
         let mut masks = obs.as_ref().map(|o| self.mask_for(o)).unwrap_or_default();
         let before_key = self.shot(index, idx, "before", &masks, &mut t).await;
-        let (out, observation, perception) = match obs {
+        let (out, observation, perception, geometry) = match obs {
             Ok(obs) => {
                 let acted = self.act(action, &obs, &mut t).await;
                 if let Some(after) = &acted.after {
                     masks.extend(self.mask_for(after));
                 }
-                (acted.out, Some(obs.serial), crate::perceive::note(&obs))
+                let (point, swipe) = acted.geometry();
+                let screen = obs.screen.device_size();
+                (
+                    acted.out,
+                    Some(obs.serial),
+                    crate::perceive::note(&obs),
+                    (point, swipe, Some([screen.0, screen.1])),
+                )
             }
             Err(e) => {
                 let mut o =
                     Outcome::new(action.describe()).fail(format!("cannot observe the screen: {e}"));
                 o.infra = true;
-                (o, None, None)
+                (o, None, None, (None, None, None))
             }
         };
         let after_key = self.shot(index, idx, "after", &masks, &mut t).await;
@@ -263,6 +270,7 @@ impl Exec<'_> {
         rec.timings = t;
         rec.observation = observation;
         rec.perception = perception;
+        (rec.point_px, rec.swipe_px, rec.screen_px) = geometry;
         tracing::info!(run_id = %self.run_id, step = index, kind = rec.kind, ok = rec.ok,
             perceive_ms = t.perceive_ms, act_ms = t.act_ms, screenshot_ms = t.screenshot_ms,
             upload_ms = t.upload_ms, "action finished");

@@ -6,6 +6,7 @@ mod dashboard;
 mod devices;
 pub mod envelope;
 pub mod hygiene;
+mod insights;
 mod jobs;
 pub mod openapi;
 mod pages;
@@ -37,6 +38,7 @@ pub fn router(state: AppState) -> Router {
         .merge(artifacts::router())
         .merge(pages::router())
         .merge(dashboard::router())
+        .merge(insights::router())
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

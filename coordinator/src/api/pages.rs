@@ -1,4 +1,6 @@
-//! Server-rendered pages: `GET /runs/{id}` (the per-run report), `GET|POST /login` (opens a
+//! Server-rendered pages: `GET /runs/{id}` (the per-run report, linked to a comparison with
+//! the previous run of the same job), `GET /runs/{a}/compare/{b}` (where two runs first
+//! differ, screenshots side by side), `GET|POST /login` (opens a
 //! dashboard session and sets its cookie; throttled per client address) and `POST /logout`
 //! (ends the session, clears the cookie). Every page works without JavaScript and
 //! refreshes itself while runs are live.
@@ -16,12 +18,14 @@ use serde::Deserialize;
 use super::runs::visible_detail;
 use crate::auth::{self, session, throttle, Caller, Csrf};
 use crate::error::ApiError;
-use crate::report::{render_login, render_report};
+use crate::report::compare::render_compare;
+use crate::report::{render_login, render_report, ReportOptions};
 use crate::AppState;
 
 pub(super) fn router() -> Router<AppState> {
     Router::new()
         .route("/runs/{id}", get(report))
+        .route("/runs/{a}/compare/{b}", get(compare))
         .route("/login", get(login_form).post(login))
         .route("/logout", post(logout))
 }
@@ -33,8 +37,28 @@ async fn report(
     Path(id): Path<String>,
 ) -> Result<Html<String>, ApiError> {
     let run = visible_detail(&st, &caller, &id).await?;
-    let html = render_report(&run, "/artifacts/", true, &csrf.0)
-        .map_err(|e| ApiError::Internal(e.into()))?;
+    // The previous run shares the team, so the caller sees it too.
+    let previous = crate::store::runs::previous(&st.pool, run.run_id).await?;
+    let opts = ReportOptions {
+        img_base: "/artifacts/",
+        dashboard_link: true,
+        csrf: &csrf.0,
+        previous,
+    };
+    let html = render_report(&run, &opts).map_err(|e| ApiError::Internal(e.into()))?;
+    Ok(Html(html))
+}
+
+async fn compare(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Extension(csrf): Extension<Csrf>,
+    Path((a, b)): Path<(String, String)>,
+) -> Result<Html<String>, ApiError> {
+    let a = visible_detail(&st, &caller, &a).await?;
+    let b = visible_detail(&st, &caller, &b).await?;
+    let html =
+        render_compare(&a, &b, "/artifacts/", &csrf.0).map_err(|e| ApiError::Internal(e.into()))?;
     Ok(Html(html))
 }
 

@@ -5,6 +5,7 @@ pub mod claim;
 pub mod effects;
 pub mod events;
 pub mod identities;
+pub mod insights;
 pub mod jobs;
 pub mod reaper;
 pub mod runs;

@@ -212,3 +212,30 @@ pub async fn visible_ids(
     .await?;
     Ok(rows.into_iter().map(|r| r.0).collect())
 }
+
+/// The run before `id` of the same job, for the report's "compare with the previous run"
+/// link: the newest earlier run of the same team whose job has the same platform, mode,
+/// instruction, start URL and matrix cell (a nightly schedule makes a new job each night;
+/// a retry shares its job), within 90 days. `None` when there is none.
+pub async fn previous(pool: &PgPool, id: Uuid) -> Result<Option<Uuid>, sqlx::Error> {
+    let row: Option<(Uuid,)> = sqlx::query_as(
+        "select r2.id
+           from runs r
+           join jobs j on j.id = r.job_id
+           join runs r2 on r2.team_id = r.team_id and r2.created_at < r.created_at
+                       and r2.created_at > r.created_at - interval '90 days'
+           join jobs j2 on j2.id = r2.job_id
+          where r.id = $1
+            and j2.platform = j.platform
+            and j2.spec ->> 'mode' is not distinct from j.spec ->> 'mode'
+            and j2.spec ->> 'instruction' = j.spec ->> 'instruction'
+            and j2.spec ->> 'start_url' is not distinct from j.spec ->> 'start_url'
+            and j2.matrix_cell is not distinct from j.matrix_cell
+          order by r2.created_at desc, r2.id desc
+          limit 1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|r| r.0))
+}

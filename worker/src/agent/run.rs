@@ -136,6 +136,8 @@ impl Exec<'_> {
         rec.timings = t;
         rec.observation = Some(obs.serial);
         rec.perception = crate::perceive::note(obs);
+        rec.point_px = Some(el.bbox_px.center().into());
+        rec.screen_px = Some(screen_of(obs));
         self.emit_action(rec).await?;
         Ok(true)
     }
@@ -438,6 +440,7 @@ impl Exec<'_> {
                 rec.timings = t;
                 rec.observation = Some(obs.serial);
                 rec.perception = crate::perceive::note(&obs);
+                rec.screen_px = Some(screen_of(&obs));
                 rec.call = Some(raw_text);
                 rec.usage = Some(usage);
                 self.emit_action(rec).await?;
@@ -445,7 +448,8 @@ impl Exec<'_> {
                 return Ok(StepEnd::Escalate(failures));
             }
             let acted = self.act(&call, &obs, &mut t).await;
-            let (mut out, point, after_obs) = (acted.out, acted.point, acted.after);
+            let (point, swipe) = acted.geometry();
+            let (mut out, after_obs) = (acted.out, acted.after);
             if !refusals.is_empty() {
                 out.detail.push_str(&format!(
                     " (re-asked {}×: {})",
@@ -484,7 +488,9 @@ impl Exec<'_> {
             rec.call = Some(raw_text.clone());
             rec.usage = Some(usage);
             rec.reflection = reflection.clone();
-            rec.point_px = point.map(|(x, y)| [x, y]);
+            rec.point_px = point;
+            rec.swipe_px = swipe;
+            rec.screen_px = Some(screen_of(&obs));
             self.emit_action(rec).await?;
             if call.kind().acts() {
                 self.actions_taken += 1;
@@ -701,6 +707,12 @@ fn step_end(call: &Action, out: Outcome) -> Result<Option<StepEnd>, StepFail> {
         }
         _ => Ok(None),
     }
+}
+
+/// The observation's screen size in device px, for a record's `screen_px`.
+fn screen_of(obs: &Observation) -> [u32; 2] {
+    let (w, h) = obs.screen.device_size();
+    [w, h]
 }
 
 #[cfg(test)]
