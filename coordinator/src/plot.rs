@@ -1,18 +1,19 @@
 //! Pass-rate charts drawn on the server as inline SVG (the `plot.html` template): one line
 //! per group over UTC days, 0–100 % up the side, a dot per day with the counts in its
-//! tooltip. No script and nothing fetched: the dashboard works offline and without JS.
+//! tooltip, and an HTML legend under it (names of any length wrap). No script and nothing
+//! fetched: the dashboard works offline and without JS.
 
 use chrono::{DateTime, Duration, Utc};
 
 use crate::store::insights::DayRate;
 
 /// Chart size in CSS px (the SVG scales to its container's width).
-pub const WIDTH: f64 = 640.0;
-pub const HEIGHT: f64 = 200.0;
+pub const WIDTH: f64 = 400.0;
+pub const HEIGHT: f64 = 180.0;
 const LEFT: f64 = 40.0;
-const RIGHT: f64 = 170.0;
-const TOP: f64 = 14.0;
-const BOTTOM: f64 = 28.0;
+const RIGHT: f64 = 16.0;
+const TOP: f64 = 12.0;
+const BOTTOM: f64 = 26.0;
 /// Most lines drawn; the groups with the most runs win.
 pub const MAX_SERIES: usize = 8;
 const COLORS: [&str; MAX_SERIES] = [
@@ -38,8 +39,6 @@ pub struct Line {
     pub dots: Vec<Dot>,
     /// `12/14 · 86%` over the whole window.
     pub total: String,
-    /// Legend row's y.
-    pub legend_y: f64,
 }
 
 /// One chart.
@@ -58,8 +57,9 @@ pub struct Chart {
     pub hidden: usize,
     pub w: f64,
     pub h: f64,
-    /// x of the legend column.
-    pub legend_x: f64,
+    /// x of the plot area's left and right edges (the grid lines' ends).
+    pub left: f64,
+    pub right: f64,
 }
 
 /// Builds the chart of `rates` (one group's days in any order) over the `days` UTC days
@@ -132,7 +132,6 @@ pub fn chart(id: &str, title: &str, rates: &[DayRate], days: u32, now: DateTime<
                     "{passed}/{total} · {:.0}%",
                     *passed as f64 / (*total).max(1) as f64 * 100.0
                 ),
-                legend_y: TOP + 8.0 + k as f64 * 18.0,
             }
         })
         .collect();
@@ -158,7 +157,8 @@ pub fn chart(id: &str, title: &str, rates: &[DayRate], days: u32, now: DateTime<
         hidden,
         w: WIDTH,
         h: HEIGHT,
-        legend_x: WIDTH - RIGHT + 16.0,
+        left: LEFT,
+        right: WIDTH - RIGHT,
     }
 }
 

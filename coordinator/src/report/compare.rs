@@ -102,7 +102,7 @@ pub fn first_difference(a: &RunDetail, b: &RunDetail) -> Divergence {
             (Some((ta, x)), Some((tb, y))) => {
                 let mut what = Key::of(x).differences(&Key::of(y));
                 if ta != tb {
-                    what.insert(0, format!("step {ta:?} ≠ {tb:?}"));
+                    what.insert(0, format!("step “{ta}” ≠ “{tb}”"));
                 }
                 if !what.is_empty() {
                     return Divergence::At { at: i, what };
@@ -201,9 +201,12 @@ pub fn render_compare(
         Divergence::At { at, what } => (
             at,
             format!(
-                "first difference at action {} (step {:?}): {}",
+                "first difference at action {}{}: {}",
                 at + 1,
-                xs.get(at).or(ys.get(at)).map(|x| x.0).unwrap_or_default(),
+                xs.get(at)
+                    .or(ys.get(at))
+                    .map(|(text, a)| format!(" (step {}, {text})", a.step + 1))
+                    .unwrap_or_default(),
                 what.join("; ")
             ),
         ),

@@ -49,7 +49,7 @@ pub fn overlay(a: &ActionRecord, fallback: Option<[u32; 2]>) -> Option<Overlay> 
     if w == 0 || h == 0 {
         return None;
     }
-    let r = (w.max(h) as f64 / 90.0).max(4.0);
+    let r = (w.max(h) as f64 / 120.0).max(4.0);
     let target = a.target.as_ref().map(|t| {
         let [x, y, bw, bh] = t.bbox_px;
         let source = t.source.clone().unwrap_or_else(|| "tree".into());
@@ -178,7 +178,7 @@ mod tests {
         let s = o.swipe.unwrap();
         assert_eq!(s.to, [500, 600]);
         // Tip at the end; the base 3r further back along the line (downwards).
-        let r = 2000.0 / 90.0;
+        let r = 2000.0 / 120.0;
         assert_eq!(
             s.head,
             format!(

@@ -166,7 +166,7 @@ fn overlays_draw_the_stored_geometry_and_mark_pixel_elements() {
     let html = render_report(&run, &coordinator()).unwrap();
     // Action 1: tree target at (412, 127) 180×28 px, tapped at its point, on a 1280×800 screen.
     assert!(html.contains(
-        r#"<svg class="ov" viewBox="0 0 1280 800" preserveAspectRatio="none"><rect class="t tree" x="412" y="127" width="180" height="28"/><circle class="p" cx="502" cy="141" r="14"/></svg>"#
+        r#"<svg class="ov" viewBox="0 0 1280 800" preserveAspectRatio="none"><rect class="t tree" x="412" y="127" width="180" height="28"/><circle class="p" cx="502" cy="141" r="11"/></svg>"#
     ), "{html}");
     // Action 3 was read by OCR: a marked box and its label.
     assert!(html.contains(r#"<rect class="t ocr" x="412" y="189""#));

@@ -17,14 +17,15 @@ use argus_worker::device::web::policy::{parse_rules, HostPolicy};
 use base64::Engine;
 use serde_json::{json, Value};
 
-struct Page {
+/// A page of the test's own headless Chromium, driven over CDP.
+pub(crate) struct Page {
     cdp: Arc<Cdp>,
     session: String,
     _browser: Browser,
 }
 
 impl Page {
-    async fn open(chromium: &std::path::Path, dir: &std::path::Path) -> Page {
+    pub(crate) async fn open(chromium: &std::path::Path, dir: &std::path::Path) -> Page {
         // The test's own browser reads the coordinator on loopback.
         let policy = HostPolicy::new(parse_rules("127.0.0.0/8").expect("rule"));
         let browser = Browser::launch(chromium, dir, policy, DialogPolicy::Dismiss)
@@ -61,7 +62,7 @@ impl Page {
     /// Evaluates `js` in the page. An evaluation that races a navigation (a form submit, a
     /// redirect: "Inspected target navigated or closed", "Cannot find context") is retried
     /// on the new document for up to 5 s.
-    async fn eval(&self, js: &str) -> Value {
+    pub(crate) async fn eval(&self, js: &str) -> Value {
         let deadline = Instant::now() + Duration::from_secs(5);
         loop {
             let r = self
@@ -85,7 +86,7 @@ impl Page {
         }
     }
 
-    async fn goto(&self, url: &str) {
+    pub(crate) async fn goto(&self, url: &str) {
         self.cdp
             .call(Some(&self.session), "Page.navigate", json!({"url": url}))
             .await
@@ -98,7 +99,7 @@ impl Page {
     }
 
     /// Polls a JS condition until true.
-    async fn wait_for(&self, cond: &str, limit: Duration) {
+    pub(crate) async fn wait_for(&self, cond: &str, limit: Duration) {
         let deadline = Instant::now() + limit;
         loop {
             if self
@@ -121,7 +122,7 @@ impl Page {
     }
 
     /// Fills named fields of the first form matching `sel` and submits it.
-    async fn submit_form(&self, sel: &str, fields: &[(&str, &str)]) {
+    pub(crate) async fn submit_form(&self, sel: &str, fields: &[(&str, &str)]) {
         let mut js = format!("const f = document.querySelector({});", json!(sel));
         for (k, v) in fields {
             js.push_str(&format!("f.elements[{}].value = {};", json!(k), json!(v)));
@@ -136,7 +137,7 @@ impl Page {
         .await;
     }
 
-    async fn shot(&self, name: &str) {
+    pub(crate) async fn shot(&self, name: &str) {
         let dir = std::env::var("ARGUS_SHOTS_DIR").unwrap_or_else(|_| {
             format!("{}/../target/dashboard-shots", env!("CARGO_MANIFEST_DIR"))
         });
