@@ -225,3 +225,13 @@ fn an_exported_report_links_images_beside_it_and_nothing_of_the_dashboard() {
     assert!(!html.contains("compare-previous"));
     assert!(!html.contains("/api/v1/runs/"));
 }
+
+#[test]
+fn a_live_report_keeps_its_refresh_script_intact() {
+    let mut run = llm_run(2, false);
+    run.status = RunStatus::Running;
+    let html = render_report(&run, &coordinator()).unwrap();
+    // Minimized whitespace must not join the script's comment lines with its code.
+    assert!(html.contains("rendered with.\n(function () {"), "{html}");
+    assert!(html.contains("new EventSource(location.pathname + \"/live\")"));
+}
