@@ -207,11 +207,16 @@ async fn refusals_name_the_file_line_and_variable() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn data_matrix_suite_runs_each_row_as_its_own_test_case() {
     let site = Site::todomvc().await;
-    let farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
+    // Two slots: the rows run side by side.
+    let opts = FarmOptions {
+        worker_slots: Some(2),
+        ..Default::default()
+    };
+    let farm = Farm::start(opts.allowing(&site.base_url)).await;
     let tok = |r: &str| format!("rows-{r}-{}", farm.token);
     let suite = json!({
         "name": "data rows",
-        "jobs": [{"platform": "web", "name": "add todo", "timeout_s": 90,
+        "jobs": [{"platform": "web", "name": "add todo", "timeout_s": 200,
             "instruction": format!("open ${{var.URL}}\ntype \"${{var.ITEM}}\" into \"{NEW}\"\n\
                 press Enter\nassert screen contains \"${{var.EXPECT}}\"")}],
         "vars_matrix": [
@@ -230,7 +235,7 @@ async fn data_matrix_suite_runs_each_row_as_its_own_test_case() {
     let created: Value = r.json().await.expect("json");
     let id = created["suite_id"].as_str().expect("id").to_string();
     assert_eq!(created["jobs"].as_array().map(Vec::len), Some(2));
-    let deadline = Instant::now() + Duration::from_secs(150);
+    let deadline = Instant::now() + Duration::from_secs(300);
     let v: Value = loop {
         let v: Value = farm
             .http
