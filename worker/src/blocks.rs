@@ -187,6 +187,8 @@ impl Exec<'_> {
             Disposition::NotDelivered,
             started_at,
         );
+        // The check changes nothing: the screen after it is the one it read.
+        rec.after_key = before_key.clone();
         rec.before_key = before_key;
         rec.timings = t;
         rec.observation = Some(obs.serial);

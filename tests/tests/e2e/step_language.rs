@@ -255,7 +255,8 @@ async fn data_matrix_suite_runs_each_row_as_its_own_test_case() {
     assert_eq!(v["verdict"], "failed", "{v}");
     assert_eq!(
         (v["passed"].as_u64(), v["failed"].as_u64()),
-        (Some(1), Some(1))
+        (Some(1), Some(1)),
+        "{v}"
     );
     let jobs = v["jobs"].as_array().expect("jobs");
     let by_row = |item: &str| {
