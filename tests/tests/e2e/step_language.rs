@@ -93,14 +93,14 @@ async fn repeat_if_include_and_vars_on_todomvc() {
          wait for \"6 items left\""
     );
     let spec = json!({"platform": "web", "start_url": site.example_url("vanillajs", &token),
-    "instruction": steps, "timeout_s": 120,
+    "instruction": steps, "timeout_s": 240,
     "vars": {"TIMES": "3", "FIRST": "milk from \"vars\""},
     "files": {
         "lib/add.steps": "include ../enter.steps",
         "enter.steps": format!("type \"${{var.FIRST}}\" into \"{NEW}\"\npress Enter"),
     }});
     let d = farm
-        .wait_run(farm.submit(&spec).await, Duration::from_secs(150))
+        .wait_run(farm.submit(&spec).await, Duration::from_secs(300))
         .await;
     assert_eq!(
         d.status.as_str(),
