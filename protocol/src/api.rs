@@ -41,6 +41,45 @@ pub struct SuiteSpec {
     /// Device matrix: every job runs once per cell. Default: each job's own selector.
     #[serde(default)]
     pub matrix: Vec<Selector>,
+    /// Data rows (data-driven tests): every job runs once per row (and per device cell),
+    /// its `vars` the job's own with the row's on top, its name followed by the row
+    /// (`login [user=alice]`), so the verdict and JUnit list each row as its own test case.
+    /// At most 100 rows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vars_matrix: Vec<std::collections::BTreeMap<String, String>>,
+}
+
+impl SuiteSpec {
+    /// The suite's jobs, one per job × data row (all jobs as given when there are no rows),
+    /// each with the row's vars laid over its own and its name suffixed with the row; with
+    /// the index of the job it came from and the row's label (`None` without rows).
+    pub fn rows_expanded(&self) -> Vec<(usize, JobSpec, Option<String>)> {
+        let mut out = Vec::new();
+        for (i, job) in self.jobs.iter().enumerate() {
+            if self.vars_matrix.is_empty() {
+                out.push((i, job.clone(), None));
+                continue;
+            }
+            for row in &self.vars_matrix {
+                let mut spec = job.clone();
+                spec.vars
+                    .extend(row.iter().map(|(k, v)| (k.clone(), v.clone())));
+                let label: String = row
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+                    .chars()
+                    .take(80)
+                    .collect();
+                let name = job.name.clone().unwrap_or_else(|| format!("job {}", i + 1));
+                let name: String = name.chars().take(110).collect();
+                spec.name = Some(format!("{name} [{label}]"));
+                out.push((i, spec, Some(label)));
+            }
+        }
+        out
+    }
 }
 
 /// One job of a created suite: a job × matrix cell.

@@ -225,7 +225,24 @@ pub struct JobSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(maximum = 120000))]
     pub auto_wait_ms: Option<u64>,
+    /// Values of the `${var.NAME}` references in the instruction (and included files):
+    /// names `[A-Za-z_][A-Za-z0-9_]*`, at most 64 of them, each value at most 1,024 bytes.
+    /// Plain text, shown in reports; for a secret, make the value `${secret.NAME}`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vars: BTreeMap<String, String>,
+    /// Files the script `include`s, by path relative to the instruction's own file (see
+    /// `argus_protocol::script::resolve_include`); the CLI fills it from disk. At most 32,
+    /// each at most 64 KiB.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, String>,
 }
+
+/// Most `vars` a job may give.
+pub const MAX_VARS: usize = 64;
+/// Longest `vars` value, bytes.
+pub const MAX_VAR_BYTES: usize = 1024;
+/// Most `files` a job may carry.
+pub const MAX_FILES: usize = 32;
 
 /// Longest accepted `auto_wait_ms`, ms (2 min).
 pub const MAX_AUTO_WAIT_MS: u64 = 120_000;
@@ -326,7 +343,10 @@ impl SpecError {
 impl From<ScriptError> for SpecError {
     fn from(e: ScriptError) -> SpecError {
         SpecError {
-            field: format!("instruction[line {}]", e.line),
+            field: match &e.file {
+                None => format!("instruction[line {}]", e.line),
+                Some(f) => format!("files[{f}][line {}]", e.line),
+            },
             message: e.message,
             hint: e.hint,
         }
@@ -353,7 +373,81 @@ impl JobSpec {
             model: None,
             popups: true,
             auto_wait_ms: None,
+            vars: BTreeMap::new(),
+            files: BTreeMap::new(),
         }
+    }
+
+    /// The instruction with `${var.NAME}` filled from `vars` (as given otherwise: script
+    /// mode fills variables line by line while parsing). Errors name the line.
+    pub fn instruction_with_vars(&self) -> Result<String, SpecError> {
+        let lines: Result<Vec<String>, SpecError> = self
+            .instruction
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                crate::script::vars::substitute(l, &self.vars, false)
+                    .map_err(|(m, h)| SpecError::new(&format!("instruction[line {}]", i + 1), m, h))
+            })
+            .collect();
+        Ok(lines?.join("\n"))
+    }
+
+    fn validate_vars_and_files(&self) -> Result<(), SpecError> {
+        if self.vars.len() > MAX_VARS {
+            return Err(SpecError::new(
+                "vars",
+                format!("{} vars, more than the {MAX_VARS} allowed", self.vars.len()),
+                "pass fewer variables",
+            ));
+        }
+        for (k, v) in &self.vars {
+            if !crate::script::vars::is_var_name(k) {
+                return Err(SpecError::new(
+                    "vars",
+                    format!("variable name {k:?} is not valid"),
+                    "names are a letter or `_`, then letters, digits or `_` (at most 64)",
+                ));
+            }
+            if v.len() > MAX_VAR_BYTES || v.chars().any(char::is_control) {
+                return Err(SpecError::new(
+                    &format!("vars.{k}"),
+                    format!("the value of {k} is over {MAX_VAR_BYTES} bytes or holds a control character"),
+                    "give a one-line value of at most 1,024 bytes",
+                ));
+            }
+        }
+        if self.files.len() > MAX_FILES {
+            return Err(SpecError::new(
+                "files",
+                format!(
+                    "{} files, more than the {MAX_FILES} allowed",
+                    self.files.len()
+                ),
+                "include fewer files",
+            ));
+        }
+        if let Some((k, _)) = self
+            .files
+            .iter()
+            .find(|(k, v)| k.is_empty() || k.len() > 256 || v.len() > MAX_INSTRUCTION_BYTES)
+        {
+            return Err(SpecError::new(
+                &format!("files[{k}]"),
+                "an included file's path is empty or over 256 bytes, or its text is over 64 KiB",
+                "split the file",
+            ));
+        }
+        for (k, text) in &self.files {
+            secret_refs(text).map_err(|e| {
+                SpecError::new(
+                    &format!("files[{k}]"),
+                    e,
+                    "write secrets as ${secret.NAME} with NAME of letters, digits or `_`",
+                )
+            })?;
+        }
+        Ok(())
     }
 
     /// Checks limits and, in `script` mode, parses the instruction.
@@ -394,7 +488,9 @@ impl JobSpec {
         self.validate_labels()?;
         self.validate_policy()?;
         self.validate_model()?;
-        if let Err(e) = secret_refs(&self.instruction) {
+        self.validate_vars_and_files()?;
+        let instruction = self.instruction_with_vars()?;
+        if let Err(e) = secret_refs(&instruction) {
             return Err(SpecError::new(
                 "instruction",
                 e,
@@ -422,28 +518,30 @@ impl JobSpec {
         }
         match self.mode {
             Mode::Script => {
-                let script = Script::parse(&self.instruction)?;
-                for st in &script.steps {
+                let script = Script::parse_with(&self.instruction, &self.files, &self.vars)?;
+                for st in script.all_steps() {
                     let Step::Act(Action::Open { url }) = &st.step else {
                         continue;
                     };
                     if let Some(why) = crate::nav::refusal(self.platform, url) {
-                        return Err(SpecError::new(
-                            &format!("instruction[line {}]", st.line),
-                            format!("open refused by the navigation policy: {why}"),
-                            "open an http(s) URL of the app under test",
-                        ));
+                        let at = ScriptError {
+                            file: st.file.clone(),
+                            line: st.line,
+                            message: format!("open refused by the navigation policy: {why}"),
+                            hint: "open an http(s) URL of the app under test".into(),
+                        };
+                        return Err(at.into());
                     }
                 }
-                if script.steps.len() > self.max_steps as usize {
+                if script.max_steps() > u64::from(self.max_steps) {
                     return Err(SpecError::new(
                         "max_steps",
                         format!(
-                            "the script has {} steps but max_steps is {}",
-                            script.steps.len(),
+                            "the script can take {} steps (repeats counted out) but max_steps is {}",
+                            script.max_steps(),
                             self.max_steps
                         ),
-                        "raise max_steps or shorten the script",
+                        "raise max_steps (at most 1000) or shorten the script",
                     ));
                 }
                 Ok(script)

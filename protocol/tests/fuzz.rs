@@ -10,7 +10,9 @@
 use std::collections::BTreeMap;
 
 use argus_protocol::job::JobSpec;
-use argus_protocol::script::{Key, Relation, Script, Step, Target, DEFAULT_WAIT_FOR_MS};
+use argus_protocol::script::{
+    Condition, Key, Relation, Script, ScriptStep, Step, Target, DEFAULT_WAIT_FOR_MS,
+};
 use argus_protocol::selector::{compare_values, Constraint, Op};
 use argus_protocol::{Action, Aim, Direction};
 use proptest::prelude::*;
@@ -33,6 +35,8 @@ const SPEC_FIELDS: &[&str] = &[
     "queue_timeout_s",
     "model",
     "popups",
+    "vars",
+    "files",
 ];
 
 fn config(cases: u32) -> ProptestConfig {
@@ -103,6 +107,25 @@ fn script_fragment() -> impl Strategy<Value = String> {
             "500ms",
             "2 s",
             "http://127.0.0.1/",
+            "repeat",
+            "times:",
+            "3",
+            "if screen contains",
+            "if",
+            "else:",
+            "include",
+            "x.steps",
+            "重复",
+            "次：",
+            "如果",
+            "否则:",
+            "引入",
+            "${var.",
+            "${var.X}",
+            ":",
+            "\n",
+            "\n  ",
+            "\n    ",
             "\t",
             " ",
             "\r",
@@ -302,6 +325,156 @@ proptest! {
     }
 }
 
+/// A script tree: steps with one English rendering each, and `repeat` / `if` blocks.
+#[derive(Debug, Clone)]
+enum Node {
+    Leaf(String, Step),
+    Repeat(u32, bool, Vec<Node>),
+    If(Condition, bool, Vec<Node>, Vec<Node>),
+}
+
+fn node() -> impl Strategy<Value = Node> {
+    let leaf = rendered_step().prop_map(|(src, step)| Node::Leaf(src, step));
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        let body = || prop::collection::vec(inner.clone(), 1..4);
+        prop_oneof![
+            (1u32..=100, any::<bool>(), body()).prop_map(|(n, zh, b)| Node::Repeat(n, zh, b)),
+            (
+                payload(),
+                any::<bool>(),
+                any::<bool>(),
+                body(),
+                prop::collection::vec(inner.clone(), 0..3)
+            )
+                .prop_map(|(text, present, zh, then, otherwise)| Node::If(
+                    Condition { text, present },
+                    zh,
+                    then,
+                    otherwise
+                )),
+        ]
+    })
+}
+
+/// Renders `nodes` at `indent` (each level `step` spaces deeper), appending lines to `out`,
+/// and returns the steps the parser must read back (line numbers included).
+fn render(nodes: &[Node], indent: usize, step: usize, out: &mut Vec<String>) -> Vec<ScriptStep> {
+    let pad = " ".repeat(indent);
+    let mut steps = Vec::new();
+    for n in nodes {
+        let (text, built) = match n {
+            Node::Leaf(src, st) => {
+                out.push(format!("{pad}{src}"));
+                (src.clone(), st.clone())
+            }
+            Node::Repeat(times, zh, body) => {
+                let head = if *zh {
+                    format!("重复 {times} 次：")
+                } else {
+                    format!("repeat {times} times:")
+                };
+                out.push(format!("{pad}{head}"));
+                let line = out.len();
+                let body = render(body, indent + step, step, out);
+                steps.push(ScriptStep {
+                    line,
+                    text: head,
+                    file: None,
+                    step: Step::Repeat {
+                        times: *times,
+                        body,
+                    },
+                });
+                continue;
+            }
+            Node::If(cond, zh, then, otherwise) => {
+                let q = quote(&cond.text);
+                let head = match (zh, cond.present) {
+                    (false, _) => format!("if {cond}:").replace(&format!("{:?}", cond.text), &q),
+                    (true, true) => format!("如果 页面包含 {q}:"),
+                    (true, false) => format!("如果 页面不包含 {q}:"),
+                };
+                out.push(format!("{pad}{head}"));
+                let line = out.len();
+                let then = render(then, indent + step, step, out);
+                let otherwise = if otherwise.is_empty() {
+                    Vec::new()
+                } else {
+                    out.push(format!("{pad}{}", if *zh { "否则：" } else { "else:" }));
+                    render(otherwise, indent + step, step, out)
+                };
+                steps.push(ScriptStep {
+                    line,
+                    text: head,
+                    file: None,
+                    step: Step::If {
+                        condition: cond.clone(),
+                        then,
+                        otherwise,
+                    },
+                });
+                continue;
+            }
+        };
+        steps.push(ScriptStep {
+            line: out.len(),
+            text,
+            file: None,
+            step: built,
+        });
+    }
+    steps
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// Block trees rendered with any indentation width parse back to the same tree, line
+    /// numbers and texts included; the step bound counts repeats out.
+    #[test]
+    fn rendered_blocks_round_trip(
+        nodes in prop::collection::vec(node(), 1..4),
+        width in 1usize..5,
+    ) {
+        let mut lines = Vec::new();
+        let want = render(&nodes, 0, width, &mut lines);
+        let text = lines.join("\n");
+        let script = Script::parse(&text)
+            .map_err(|e| TestCaseError::fail(format!("{text}\n---\n{e} ({})", e.hint)))?;
+        prop_assert_eq!(&script.steps, &want, "{}", text);
+        prop_assert_eq!(script.max_steps(), bound(&nodes));
+    }
+
+    /// A variable's value reaches the step as given, whatever quotes or backslashes it holds.
+    #[test]
+    fn variable_values_reach_steps_verbatim(value in payload(), name in "[A-Za-z_][A-Za-z0-9_]{0,8}") {
+        let vars: BTreeMap<String, String> = [(name.clone(), value.clone())].into();
+        let text = format!("press Enter\ntype \"${{var.{name}}}\" into \"Field\"");
+        let script = Script::parse_with(&text, &BTreeMap::new(), &vars)
+            .map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
+        prop_assert_eq!(
+            &script.steps[1].step,
+            &Step::Act(Action::Type { text: value, target: Target::named("Field").into() })
+        );
+        let e = Script::parse_with(&format!("press Enter\ntap \"${{var.{name}_}}\""), &BTreeMap::new(), &vars)
+            .expect_err("unknown variable");
+        prop_assert_eq!(e.line, 2);
+    }
+}
+
+/// The most steps a run of `nodes` takes: repeats counted out, an `if` is its check plus
+/// its longer branch.
+fn bound(nodes: &[Node]) -> u64 {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::Leaf(..) => 1,
+            Node::Repeat(t, _, b) => u64::from(*t) * bound(b),
+            Node::If(_, _, a, b) => 1 + bound(a).max(bound(b)),
+        })
+        .sum()
+}
+
 /// Arbitrary JSON, depth ≤ 3.
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
@@ -361,6 +534,12 @@ fn field_value(field: &'static str) -> BoxedStrategy<Value> {
         ]
         .boxed(),
         "idempotent" | "popups" => any::<bool>().prop_map(Value::Bool).boxed(),
+        "vars" => prop::collection::btree_map("[A-Za-z_0-9 -]{0,5}", ".{0,8}", 0..3)
+            .prop_map(|m| serde_json::json!(m))
+            .boxed(),
+        "files" => prop::collection::btree_map("[a-z./]{0,8}", script_text(), 0..3)
+            .prop_map(|m| serde_json::json!(m))
+            .boxed(),
         "model" => prop_oneof![
             Just(serde_json::json!({"model": "m", "temperature": 0.5})),
             (any::<f64>(), ".{0,10}")

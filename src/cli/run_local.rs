@@ -28,6 +28,9 @@ pub struct RunArgs {
     /// Natural-language instruction (`--mode llm|vlm`).
     #[arg(long, conflicts_with = "steps")]
     instruction: Option<String>,
+    /// A `${var.NAME}` value, `NAME=VALUE`, repeatable (the job's `vars`).
+    #[arg(long = "var")]
+    vars: Vec<String>,
     /// Planning mode: `script`, `llm` or `vlm`. Default `script`.
     #[arg(long, default_value = "script", value_parser = parse_mode)]
     mode: Mode,
@@ -69,12 +72,18 @@ fn interrupted() -> anyhow::Result<impl std::future::Future<Output = &'static st
 pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let platform = Platform::parse(&args.platform)
         .ok_or_else(|| anyhow::anyhow!("unknown platform {:?}", args.platform))?;
-    let text = match (&args.steps, &args.instruction) {
-        (Some(s), _) => super::read_steps(s)?,
-        (None, Some(i)) => i.clone(),
+    let vars = super::steps_files::parse_vars(&args.vars)?;
+    let (text, files) = match (&args.steps, &args.instruction) {
+        (Some(s), _) => {
+            let s = super::steps_files::read_steps(s, &vars)?;
+            (s.text, s.files)
+        }
+        (None, Some(i)) => (i.clone(), Default::default()),
         (None, None) => anyhow::bail!("give --steps or --instruction"),
     };
     let mut spec = JobSpec::script(platform, args.url, text);
+    spec.vars = vars;
+    spec.files = files;
     spec.mode = args.mode;
     spec.timeout_s = args.timeout_s;
     spec.max_steps = argus_protocol::job::MAX_STEPS_LIMIT;

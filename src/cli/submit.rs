@@ -25,6 +25,9 @@ pub struct SubmitArgs {
     /// Natural-language instruction (`--mode llm|vlm`).
     #[arg(long, conflicts_with = "steps")]
     instruction: Option<String>,
+    /// A `${var.NAME}` value, `NAME=VALUE`, repeatable (the job's `vars`).
+    #[arg(long = "var")]
+    vars: Vec<String>,
     /// Planning mode: `script`, `llm` or `vlm`. Default `script`.
     #[arg(long, default_value = "script", value_parser = super::run_local::parse_mode)]
     mode: argus_protocol::Mode,
@@ -76,12 +79,18 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
             .ok_or_else(|| anyhow::anyhow!("--label {l:?} is not key=value"))?;
         labels.insert(k.to_string(), v.to_string());
     }
-    let text = match (&args.steps, &args.instruction) {
-        (Some(s), _) => super::read_steps(s)?,
-        (None, Some(i)) => i.clone(),
+    let vars = super::steps_files::parse_vars(&args.vars)?;
+    let (text, files) = match (&args.steps, &args.instruction) {
+        (Some(s), _) => {
+            let s = super::steps_files::read_steps(s, &vars)?;
+            (s.text, s.files)
+        }
+        (None, Some(i)) => (i.clone(), Default::default()),
         (None, None) => anyhow::bail!("give --steps or --instruction"),
     };
     let mut spec = JobSpec::script(platform, args.url.clone(), text);
+    spec.vars = vars;
+    spec.files = files;
     spec.mode = args.mode;
     if args.model_url.is_some() || args.model.is_some() {
         spec.model = Some(argus_protocol::ModelOverride {
@@ -98,6 +107,10 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
     spec.priority = args.priority;
     spec.timeout_s = args.timeout_s;
     spec.max_steps = argus_protocol::job::MAX_STEPS_LIMIT;
+    if let Err(e) = spec.validate() {
+        eprintln!("invalid job: {}: {}\nhint: {}", e.field, e.message, e.hint);
+        return Ok(ExitCode::from(2));
+    }
     let base = args.server.trim_end_matches('/').to_string();
     let http = reqwest::Client::builder()
         .timeout(Duration::from_secs(30))

@@ -1,6 +1,8 @@
 //! `argus suite run FILE`: submit a suite (JSON: `{name, jobs: [job spec…], matrix:
-//! [selector…]}`), follow it to the end, print one line per job and the JUnit URL. Exit code
-//! 0 only when every job passed.
+//! [selector…], vars_matrix: [{NAME: value}…]}`), follow it to the end, print one line per
+//! job and the JUnit URL. Exit code 0 only when every job passed. A job may give `"steps":
+//! "FILE"` (relative to the suite file) instead of `instruction`; included files are read
+//! from disk and sent in the job's `files`.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -38,8 +40,9 @@ pub async fn run(args: SuiteArgs) -> anyhow::Result<ExitCode> {
     } = args.command;
     let body = std::fs::read_to_string(&file)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
-    let body: serde_json::Value = serde_json::from_str(&body)
+    let mut body: serde_json::Value = serde_json::from_str(&body)
         .map_err(|e| anyhow::anyhow!("{} is not JSON: {e}", file.display()))?;
+    super::steps_files::fill_suite_jobs(&mut body, &file)?;
     let http = super::http_client()?;
     let base = server.trim_end_matches('/').to_string();
     let resp = http

@@ -286,8 +286,9 @@ impl Exec<'_> {
     }
 }
 
-/// The steps of a job: `open start_url` (if any) then the parsed script; in `llm` / `vlm`
-/// mode the whole instruction is one [`Step::Ai`] the agent loop plans and carries out.
+/// The steps of a job: `open start_url` (if any) then the parsed script (its `repeat` / `if`
+/// blocks walked by [`crate::blocks`]); in `llm` / `vlm` mode the whole instruction, its
+/// `${var.NAME}`s filled in, is one [`Step::Ai`] the agent loop plans and carries out.
 pub fn plan(spec: &JobSpec) -> Result<Vec<(String, Step)>, String> {
     let script: Script = spec.validate().map_err(|e| e.to_string())?;
     let mut steps = Vec::new();
@@ -300,10 +301,11 @@ pub fn plan(spec: &JobSpec) -> Result<Vec<(String, Step)>, String> {
     if spec.mode == Mode::Script {
         steps.extend(script.steps.into_iter().map(|s| (s.text, s.step)));
     } else {
+        let instruction = spec.instruction_with_vars().map_err(|e| e.to_string())?;
         steps.push((
-            format!("{}: {}", spec.mode.as_str(), spec.instruction.trim()),
+            format!("{}: {}", spec.mode.as_str(), instruction.trim()),
             Step::Ai {
-                instruction: spec.instruction.trim().to_string(),
+                instruction: instruction.trim().to_string(),
             },
         ));
     }
@@ -357,7 +359,11 @@ pub async fn execute(
                     perceiver: Perceiver::new(input.pixel.clone()),
                 };
                 let limit = Duration::from_secs(input.spec.timeout_s);
-                let res = tokio::time::timeout(limit, run_steps(&mut exec, &steps, &cancel)).await;
+                let res = tokio::time::timeout(
+                    limit,
+                    crate::blocks::run_steps(&mut exec, &steps, &cancel),
+                )
+                .await;
                 em = exec.em;
                 match res {
                     Ok(r) => r,
@@ -379,34 +385,6 @@ pub async fn execute(
         tracing::error!(run_id = %input.run_id, error = %e, "cannot report run end");
     }
     status
-}
-
-async fn run_steps(
-    exec: &mut Exec<'_>,
-    steps: &[(String, Step)],
-    cancel: &AtomicBool,
-) -> (RunStatus, Option<String>) {
-    for (text, step) in steps {
-        if cancel.load(Ordering::Relaxed) {
-            return (RunStatus::Cancelled, Some("cancelled before step".into()));
-        }
-        let res = match step {
-            Step::Ai { instruction } => exec.agent_task(instruction).await,
-            Step::Act(action) => exec.script_step(text, action).await,
-        };
-        match res {
-            Ok(()) => {}
-            Err(StepFail::Verdict(m)) => return (RunStatus::Failed, Some(m)),
-            Err(StepFail::Infra(m)) => return (RunStatus::Errored, Some(m)),
-            Err(StepFail::Cancelled) => {
-                return (
-                    RunStatus::Cancelled,
-                    Some("cancelled during the step".into()),
-                )
-            }
-        }
-    }
-    (RunStatus::Succeeded, None)
 }
 
 impl Exec<'_> {
@@ -438,7 +416,11 @@ impl Exec<'_> {
     }
 
     /// One script line as one step with one action.
-    async fn script_step(&mut self, text: &str, action: &Action) -> Result<(), StepFail> {
+    pub(crate) async fn script_step(
+        &mut self,
+        text: &str,
+        action: &Action,
+    ) -> Result<(), StepFail> {
         let i = self.begin_step(text).await?;
         let start = Instant::now();
         let res = self.run_step(i, action).await;

@@ -13,6 +13,7 @@
 pub mod act;
 pub mod agent;
 pub mod aim;
+mod blocks;
 pub mod config;
 pub mod device;
 pub mod events;

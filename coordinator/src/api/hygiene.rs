@@ -1,6 +1,6 @@
 //! Text hygiene of what users submit: no NUL or other control characters in any string of
 //! a job (PostgreSQL cannot store NUL, and control characters have no business in names,
-//! labels or URLs), except line breaks and tabs in the instruction (`\r` of a CRLF line end
+//! labels or URLs), except line breaks and tabs in the instruction and included `files` (`\r` of a CRLF line end
 //! included); a job `name` is at most [`MAX_NAME_CHARS`] characters. A refusal is a 422
 //! `invalid_field` naming the field's path (`name`, `selector.labels.os`, `jobs[2].instruction`).
 
@@ -69,11 +69,11 @@ fn join(path: &str, key: &str) -> String {
 fn walk(path: &str, v: &Value) -> Result<(), ApiError> {
     match v {
         Value::String(s) => {
-            let line_breaks: &[char] = if path == "instruction" || path.ends_with(".instruction") {
-                &['\n', '\t', '\r']
-            } else {
-                &[]
-            };
+            let script = path == "instruction"
+                || path.ends_with(".instruction")
+                || path.starts_with("files.")
+                || path.contains(".files.");
+            let line_breaks: &[char] = if script { &['\n', '\t', '\r'] } else { &[] };
             check_text(path, s, line_breaks)
         }
         Value::Array(items) => items

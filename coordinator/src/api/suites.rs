@@ -1,5 +1,6 @@
-//! `/api/v1/suites`: create a suite (jobs × device matrix, all validated and stored in one
-//! transaction), show its verdict and per-device breakdown, export JUnit XML.
+//! `/api/v1/suites`: create a suite (jobs × data rows × device matrix, all validated and
+//! stored in one transaction), show its verdict and per-device breakdown, export JUnit XML
+//! (one test case per job × row, grouped by device cell).
 
 use argus_protocol::{ErrorCode, ErrorEnvelope, SuiteCreated, SuiteJobCreated};
 use axum::body::Bytes;
@@ -53,8 +54,10 @@ pub(super) async fn create(
         st.cfg.max_body_bytes,
         "split the suite into several smaller ones",
     )?;
-    let s: SuiteSpec =
-        super::parse_body(&body, "fields: name, jobs (job specs), matrix (selectors)")?;
+    let s: SuiteSpec = super::parse_body(
+        &body,
+        "fields: name, jobs (job specs), matrix (selectors), vars_matrix (rows of vars)",
+    )?;
     if s.name.trim().is_empty() {
         return Err(invalid(
             "name".into(),
@@ -63,21 +66,33 @@ pub(super) async fn create(
         ));
     }
     super::hygiene::check_name("name", &s.name)?;
-    if s.jobs.is_empty() || s.jobs.len() * s.matrix.len().max(1) > 500 {
+    if s.vars_matrix.len() > 100 {
+        return Err(invalid(
+            "vars_matrix".into(),
+            format!(
+                "{} data rows, more than the 100 allowed",
+                s.vars_matrix.len()
+            ),
+            "split the rows over several suites",
+        ));
+    }
+    let combos = s.jobs.len() * s.matrix.len().max(1) * s.vars_matrix.len().max(1);
+    if s.jobs.is_empty() || combos > 500 {
         return Err(invalid(
             "jobs".into(),
-            "a suite needs 1 to 500 job × cell combinations".into(),
+            "a suite needs 1 to 500 job × data row × cell combinations".into(),
             "split large suites",
         ));
     }
     let mut all = Vec::new();
     let mut warnings = Vec::new();
-    for (i, job) in s.jobs.iter().enumerate() {
-        for (spec, cell) in expand(job, &s.matrix) {
+    for (i, job, row) in s.rows_expanded() {
+        let row = row.map(|r| format!("[{r}] ")).unwrap_or_default();
+        for (spec, cell) in expand(&job, &s.matrix) {
             spec.validate().map_err(|e| {
                 invalid(
                     format!("jobs[{i}].{}", e.field),
-                    format!("jobs[{i}] ({cell}): {}: {}", e.field, e.message),
+                    format!("jobs[{i}] {row}({cell}): {}: {}", e.field, e.message),
                     &e.hint,
                 )
             })?;

@@ -13,6 +13,14 @@
 //! wait 500ms
 //! assert screen contains "buy milk"       断言 页面包含 "欢迎"
 //! assert screen does not contain "error"  断言 页面不包含 "错误"
+//! repeat 3 times:                         重复 3 次:
+//!   press Enter                             按 回车
+//! if screen contains "Cookies":           如果 页面包含 "Cookies":
+//!   tap "Accept"                            点击 "Accept"
+//! else:                                   否则:
+//!   wait 1s                                 等待 1秒
+//! include login.steps                     引入 login.steps
+//! type "${var.USER}" into "Username"      (from the job's `vars`)
 //! ```
 //!
 //! Blank lines and lines starting with `#` or `//` are ignored. Text goes in double quotes
@@ -21,13 +29,23 @@
 //! (`button "Save"`) or placed relative to an anchor (`the checkbox left of "buy milk"`,
 //! `the button in the row of "Alice"`). Relations are resolved from element geometry by the
 //! worker, never from pixel offsets in the script.
+//!
+//! Blocks, includes and variables: see [`blocks`] and [`vars`]; the if's condition is
+//! evaluated by the worker when the run reaches it.
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, Aim};
 
+mod blocks;
 mod gesture;
 mod target;
+pub mod vars;
+pub use blocks::{
+    include_refs, resolve_include, Condition, MAX_BLOCK_DEPTH, MAX_INCLUDE_DEPTH, MAX_REPEAT,
+};
 use gesture::parse_gesture;
 pub use target::canonical_role;
 use target::parse_target;
@@ -49,8 +67,12 @@ pub struct Script {
 pub struct ScriptStep {
     /// 1-based line number in the instruction.
     pub line: usize,
-    /// The line as written (trimmed).
+    /// The line as written (trimmed, variables filled in).
     pub text: String,
+    /// The included file the line is in (its key in the job's `files`); `None`: the
+    /// instruction itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// What to do.
     pub step: Step,
 }
@@ -65,6 +87,16 @@ pub enum Step {
     /// A natural-language step (`ai: <instruction>`) the worker's model carries out, one
     /// tool call at a time.
     Ai { instruction: String },
+    /// `repeat N times:` — the body, N (1..=[`MAX_REPEAT`]) times over.
+    Repeat { times: u32, body: Vec<ScriptStep> },
+    /// `if screen contains "X":` — `then` when the condition holds on the screen the run
+    /// sees when it reaches the block, else `otherwise` (the `else:` block, maybe empty).
+    If {
+        condition: Condition,
+        then: Vec<ScriptStep>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        otherwise: Vec<ScriptStep>,
+    },
 }
 
 /// A key name accepted by `press`.
@@ -248,8 +280,10 @@ impl std::fmt::Display for Target {
 
 /// A line that could not be parsed: where, what, and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {message}")]
+#[error("{}line {line}: {message}", file.as_ref().map(|f| format!("{f} ")).unwrap_or_default())]
 pub struct ScriptError {
+    /// The included file the line is in; `None`: the instruction itself.
+    pub file: Option<String>,
     /// 1-based line number.
     pub line: usize,
     /// What is wrong.
@@ -259,33 +293,69 @@ pub struct ScriptError {
 }
 
 impl Script {
-    /// Parses every line; fails on the first line that is not a step.
+    /// Parses a script that uses no includes and no variables; fails on the first line that
+    /// is not a step (an `include` or `${var.…}` line included).
     pub fn parse(text: &str) -> Result<Script, ScriptError> {
-        let mut steps = Vec::new();
-        for (i, raw) in text.lines().enumerate() {
-            let line = raw.trim();
-            if line.is_empty() || line.starts_with('#') || line.starts_with("//") {
-                continue;
-            }
-            let step = parse_line(line).map_err(|(message, hint)| ScriptError {
-                line: i + 1,
-                message,
-                hint,
-            })?;
-            steps.push(ScriptStep {
-                line: i + 1,
-                text: line.to_string(),
-                step,
-            });
-        }
+        Script::parse_with(text, &BTreeMap::new(), &BTreeMap::new())
+    }
+
+    /// Parses a job's script: `include`s from `files` (keys as [`resolve_include`] makes
+    /// them), `${var.NAME}` from `vars`. Errors name the file (for included lines) and line.
+    pub fn parse_with(
+        text: &str,
+        files: &BTreeMap<String, String>,
+        vars: &BTreeMap<String, String>,
+    ) -> Result<Script, ScriptError> {
+        let steps = blocks::Ctx::new(files, vars).parse_file(None, text)?;
         if steps.is_empty() {
             return Err(ScriptError {
+                file: None,
                 line: 1,
                 message: "the script has no steps".into(),
                 hint: "write one step per line, e.g. `tap \"Sign in\"`".into(),
             });
         }
         Ok(Script { steps })
+    }
+
+    /// Every step, blocks' bodies included (each once, in source order).
+    pub fn all_steps(&self) -> Vec<&ScriptStep> {
+        fn walk<'s>(steps: &'s [ScriptStep], out: &mut Vec<&'s ScriptStep>) {
+            for s in steps {
+                out.push(s);
+                match &s.step {
+                    Step::Repeat { body, .. } => walk(body, out),
+                    Step::If {
+                        then, otherwise, ..
+                    } => {
+                        walk(then, out);
+                        walk(otherwise, out);
+                    }
+                    Step::Act(_) | Step::Ai { .. } => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.steps, &mut out);
+        out
+    }
+
+    /// The most steps a run of the script can take: each `repeat` counts its body `times`
+    /// over, each `if` one step (the check) plus its longer branch. Saturates.
+    pub fn max_steps(&self) -> u64 {
+        fn count(steps: &[ScriptStep]) -> u64 {
+            steps
+                .iter()
+                .map(|s| match &s.step {
+                    Step::Act(_) | Step::Ai { .. } => 1,
+                    Step::Repeat { times, body } => u64::from(*times).saturating_mul(count(body)),
+                    Step::If {
+                        then, otherwise, ..
+                    } => 1 + count(then).max(count(otherwise)),
+                })
+                .fold(0u64, u64::saturating_add)
+        }
+        count(&self.steps)
     }
 }
 
@@ -294,8 +364,9 @@ type LineResult<T> = Result<T, (String, String)>;
 const GRAMMAR_HINT: &str = "steps are: open URL | tap \"X\" | double tap \"X\" | long press \"X\" \
 [for 2s] | swipe up|down|left|right [on \"X\"] | scroll until \"X\" is visible | go back | type \"text\" into \"X\" | press KEY | check \"X\" | \
 wait for \"X\" | wait 2s | assert screen contains \"X\" | assert screen does not contain \"X\" | ai: \
-<instruction for the model> (or 打开 / 点击 / 双击 / 长按 / 上滑 / 在 \"X\" 输入 \"…\" / 按 / 勾选 / 等待 / 断言 \
-页面包含 / 断言 页面不包含)";
+<instruction for the model> | repeat 3 times: | if screen contains \"X\": | else: | include FILE \
+(or 打开 / 点击 / 双击 / 长按 / 上滑 / 在 \"X\" 输入 \"…\" / 按 / 勾选 / 等待 / 断言 页面包含 / 断言 页面不包含 / \
+重复 3 次: / 如果 页面包含 \"X\": / 否则: / 引入 FILE)";
 
 fn err<T>(message: impl Into<String>, hint: impl Into<String>) -> LineResult<T> {
     Err((message.into(), hint.into()))
@@ -606,6 +677,18 @@ const ASSERT_ZH: AssertWords = AssertWords {
 };
 
 fn parse_assert(rest: &str, w: &AssertWords) -> LineResult<Step> {
+    let (present, text, tail) = parse_check(rest, w)?;
+    expect_end(tail)?;
+    Ok(Step::Act(if present {
+        Action::AssertContains { text }
+    } else {
+        Action::AssertNotContains { text }
+    }))
+}
+
+/// `[screen] contains "X"` / `[screen] does not contain "X"` (an assertion's or an `if`'s):
+/// whether the text must be present, the text, and the rest of the line.
+fn parse_check<'s>(rest: &'s str, w: &AssertWords) -> LineResult<(bool, String, &'s str)> {
     let rest = w
         .subjects
         .iter()
@@ -615,12 +698,7 @@ fn parse_assert(rest: &str, w: &AssertWords) -> LineResult<Step> {
         for kw in words {
             if let Some(r) = (w.strip)(rest, kw) {
                 let (text, tail) = quoted(r)?;
-                expect_end(tail)?;
-                return Ok(Step::Act(if negative {
-                    Action::AssertNotContains { text }
-                } else {
-                    Action::AssertContains { text }
-                }));
+                return Ok((!negative, text, tail));
             }
         }
     }

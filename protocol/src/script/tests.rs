@@ -1,6 +1,7 @@
 //! Grammar tests: every step kind in English and Chinese, errors named by line.
 use super::*;
 use crate::action::{Aim, Direction, DEFAULT_LONG_PRESS_MS, DEFAULT_SCROLL_SWIPES};
+use std::collections::BTreeMap;
 
 fn one(line: &str) -> Step {
     Script::parse(line).unwrap().steps.remove(0).step
@@ -358,4 +359,234 @@ fn escapes_inside_quotes() {
             target: Target::named("Message").into()
         })
     );
+}
+
+fn files(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn press() -> Step {
+    Step::Act(Action::Key { key: Key::Enter })
+}
+
+fn bodies(s: &ScriptStep) -> Vec<Step> {
+    match &s.step {
+        Step::Repeat { body, .. } => body.iter().map(|b| b.step.clone()).collect(),
+        Step::If { then, .. } => then.iter().map(|b| b.step.clone()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[test]
+fn repeat_and_if_blocks_nest_in_english_and_chinese() {
+    let s = Script::parse(
+        "repeat 3 times:\n  press Enter\n  if screen contains \"More\":\n    press Enter\n  else:\n    wait 1s\nwait 2s",
+    )
+    .unwrap();
+    assert_eq!(s.steps.len(), 2);
+    let Step::Repeat { times: 3, body } = &s.steps[0].step else {
+        panic!("{:?}", s.steps[0]);
+    };
+    assert_eq!(body[0].step, press());
+    let Step::If {
+        condition,
+        then,
+        otherwise,
+    } = &body[1].step
+    else {
+        panic!("{body:?}");
+    };
+    assert_eq!(
+        condition,
+        &Condition {
+            text: "More".into(),
+            present: true
+        }
+    );
+    assert_eq!(then[0].line, 4);
+    assert_eq!(otherwise[0].step, Step::Act(Action::Sleep { ms: 1000 }));
+    assert_eq!(s.steps[1].line, 7);
+    // 3 × (1 + 1 + max(1, 1)) + 1
+    assert_eq!(s.max_steps(), 10);
+    assert_eq!(s.all_steps().len(), 6);
+
+    let zh = Script::parse(
+        "重复 2 次：\n  按 回车\n如果 页面不包含 “欢迎”:\n  点击 \"登录\"\n否则：\n  等待 1秒",
+    )
+    .unwrap();
+    assert!(matches!(zh.steps[0].step, Step::Repeat { times: 2, .. }));
+    assert_eq!(bodies(&zh.steps[0]), vec![press()]);
+    let Step::If {
+        condition,
+        otherwise,
+        ..
+    } = &zh.steps[1].step
+    else {
+        panic!("{zh:?}");
+    };
+    assert!(!condition.present && condition.text == "欢迎");
+    assert_eq!(otherwise.len(), 1);
+    // Forms without colons, with `then`, and `if page does not contain`.
+    for line in [
+        "if screen contains \"X\"",
+        "if page shows \"X\" then:",
+        "如果页面包含 \"X\" 则：",
+    ] {
+        let s = Script::parse(&format!("{line}\n press Enter")).unwrap();
+        assert!(
+            matches!(&s.steps[0].step, Step::If { condition, .. } if condition.present),
+            "{line}"
+        );
+    }
+    let s = Script::parse("if screen does not contain \"a:b\":\n  press Enter").unwrap();
+    assert!(
+        matches!(&s.steps[0].step, Step::If { condition, .. } if !condition.present && condition.text == "a:b")
+    );
+}
+
+#[test]
+fn indentation_outside_blocks_means_nothing_and_blocks_end_on_dedent() {
+    // As before blocks existed: a stray indent is just a step.
+    let s = Script::parse("open http://x/\n\twait 1ms\n   press Enter").unwrap();
+    assert_eq!(s.steps.len(), 3);
+    // The block is every line deeper than its header, however deep.
+    let s = Script::parse("repeat 2 times:\n    press Enter\n  press Enter\npress Tab").unwrap();
+    assert_eq!(bodies(&s.steps[0]).len(), 2);
+    assert_eq!(s.steps[1].step, Step::Act(Action::Key { key: Key::Tab }));
+}
+
+#[test]
+fn block_errors_name_the_line() {
+    let cases: &[(&str, usize, &str)] = &[
+        (
+            "press Enter\nrepeat 3 times:\npress Enter",
+            2,
+            "indented block",
+        ),
+        ("repeat 0 times:\n press Enter", 1, "out of range"),
+        ("repeat 101 times:\n press Enter", 1, "out of range"),
+        ("repeat lots times:\n press Enter", 1, "count"),
+        ("repeat 3 weeks:\n press Enter", 1, "times"),
+        ("else:\n press Enter", 1, "without an `if"),
+        (
+            "if screen contains \"x\":\n press Enter\nelse:\npress Tab",
+            3,
+            "indented block",
+        ),
+        ("if screen glows \"x\":\n press Enter", 1, "contains"),
+        ("if screen contains \"x\" twice:\n press Enter", 1, "twice"),
+        ("repeat 2 times:\n\tpress Enter", 2, "tab"),
+        ("repeat 2 times:\n  fly away", 2, "fly"),
+        ("重复 3 周:\n 按 回车", 1, "次"),
+        ("include login.steps", 1, "not sent"),
+        ("include", 1, "file path"),
+    ];
+    for (text, line, needle) in cases {
+        let e = Script::parse(text).unwrap_err();
+        assert_eq!(e.line, *line, "{text:?}: {e}");
+        assert!(
+            e.message.contains(needle) || e.hint.contains(needle),
+            "{text:?}: {e} / {}",
+            e.hint
+        );
+    }
+    let deep: String = (0..=MAX_BLOCK_DEPTH)
+        .map(|d| format!("{}repeat 2 times:\n", " ".repeat(d)))
+        .collect::<String>()
+        + &" ".repeat(MAX_BLOCK_DEPTH + 1)
+        + "press Enter";
+    let e = Script::parse(&deep).unwrap_err();
+    assert!(e.message.contains("nest"), "{e}");
+}
+
+#[test]
+fn includes_splice_files_relative_to_the_includer() {
+    let f = files(&[
+        (
+            "login.steps",
+            "type \"a\" into \"User\"\ninclude sub/press.steps",
+        ),
+        ("sub/press.steps", "press Enter\ninclude ../tab.steps"),
+        ("tab.steps", "press Tab"),
+    ]);
+    let s = Script::parse_with(
+        "repeat 2 times:\n  include login.steps\n引入 tab.steps",
+        &f,
+        &BTreeMap::new(),
+    )
+    .unwrap();
+    let body = match &s.steps[0].step {
+        Step::Repeat { body, .. } => body,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(body.len(), 3);
+    assert_eq!(body[1].file.as_deref(), Some("sub/press.steps"));
+    assert_eq!(body[2].file.as_deref(), Some("tab.steps"));
+    assert_eq!(s.steps[1].step, Step::Act(Action::Key { key: Key::Tab }));
+    assert_eq!(
+        resolve_include(Some("a/b/c.steps"), "../../d.steps"),
+        "d.steps"
+    );
+    assert_eq!(resolve_include(None, "./x/../y.steps"), "y.steps");
+    assert_eq!(resolve_include(None, "../up.steps"), "../up.steps");
+    assert_eq!(resolve_include(Some("../up.steps"), "../z"), "../../z");
+    assert_eq!(
+        resolve_include(Some("/abs/a.steps"), "b.steps"),
+        "/abs/b.steps"
+    );
+
+    // Errors name the file and line.
+    let f = files(&[("a.steps", "press Enter\nfly away")]);
+    let e = Script::parse_with("include a.steps", &f, &BTreeMap::new()).unwrap_err();
+    assert_eq!((e.file.as_deref(), e.line), (Some("a.steps"), 2));
+    assert!(e.to_string().starts_with("a.steps line 2:"), "{e}");
+    let f = files(&[
+        ("a.steps", "include b.steps"),
+        ("b.steps", "\n\ninclude a.steps"),
+    ]);
+    let e = Script::parse_with("include a.steps", &f, &BTreeMap::new()).unwrap_err();
+    assert_eq!((e.file.as_deref(), e.line), (Some("b.steps"), 3));
+    assert!(e.message.contains("a.steps → b.steps → a.steps"), "{e}");
+    let chain: BTreeMap<String, String> = (0..20)
+        .map(|i| (format!("{i}.steps"), format!("include {}.steps", i + 1)))
+        .collect();
+    let e = Script::parse_with("include 0.steps", &chain, &BTreeMap::new()).unwrap_err();
+    assert!(e.message.contains("nest"), "{e}");
+}
+
+#[test]
+fn variables_fill_lines_before_parsing() {
+    let v = files(&[
+        ("N", "2"),
+        ("ITEM", "say \"hi\""),
+        ("URL", "http://127.0.0.1:9/"),
+    ]);
+    let s = Script::parse_with(
+        "open ${var.URL}\nrepeat ${var.N} times:\n  type \"${var.ITEM}\" into \"New\"",
+        &BTreeMap::new(),
+        &v,
+    )
+    .unwrap();
+    assert_eq!(
+        s.steps[0].step,
+        Step::Act(Action::Open {
+            url: "http://127.0.0.1:9/".into()
+        })
+    );
+    assert_eq!(
+        bodies(&s.steps[1]),
+        vec![Step::Act(Action::Type {
+            text: "say \"hi\"".into(),
+            target: Target::named("New").into()
+        })]
+    );
+    let e =
+        Script::parse_with("press Enter\ntap \"${var.NOPE}\"", &BTreeMap::new(), &v).unwrap_err();
+    assert_eq!(e.line, 2);
+    assert!(e.message.contains("NOPE"), "{e}");
+    // Comments are not filled in.
+    Script::parse("# ${var.NOPE}\npress Enter").unwrap();
 }

@@ -118,6 +118,57 @@ async fn argus_run_todomvc_writes_a_report_with_real_pngs() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// `argus run --steps FILE --var …` reads the files FILE includes from disk, each next to the
+/// file that includes it, and fills `${var.…}`; a missing include is refused before any
+/// browser starts, naming the including file and line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn argus_run_reads_includes_from_disk_and_fills_vars() {
+    let services = Services::from_env();
+    let site = Site::start(services.todomvc_dir.clone()).await;
+    let token = format!("inc-{}", &uuid::Uuid::new_v4().simple().to_string()[..10]);
+    let dir = std::env::temp_dir().join(format!("argus-inc-{token}"));
+    std::fs::create_dir_all(dir.join("lib")).expect("dir");
+    std::fs::write(
+        dir.join("main.steps"),
+        "repeat 2 times:\n  include lib/add.steps\nwait for \"2 items left\"",
+    )
+    .expect("main");
+    std::fs::write(
+        dir.join("lib/add.steps"),
+        "type \"${var.ITEM}\" into \"What needs to be done?\"\ninclude ../enter.steps",
+    )
+    .expect("lib");
+    std::fs::write(dir.join("enter.steps"), "press Enter").expect("enter");
+    let url = site.example_url("vanillajs", &token);
+    let chromium = services.chromium.display().to_string();
+    let main = dir.join("main.steps").display().to_string();
+    let out = dir.join("out");
+    let args = [
+        "--steps",
+        &main,
+        "--var",
+        "ITEM=from disk",
+        "--url",
+        &url,
+        "--chromium",
+        &chromium,
+    ];
+    let (code, stdout, stderr) = argus_run(&args, &out).await;
+    assert_eq!(code, Some(0), "argus run failed:\n{stdout}\n{stderr}");
+    let state = site.state(&token).expect("the page reported its state");
+    let texts: Vec<&str> = state.items.iter().map(|i| i.text.as_str()).collect();
+    assert_eq!(texts, ["from disk", "from disk"]);
+
+    std::fs::write(dir.join("enter.steps"), "press Enter\ninclude gone.steps").expect("gone");
+    let (code, stdout, stderr) = argus_run(&args, &out).await;
+    assert_eq!(code, Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("enter.steps line 2: include gone.steps"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn have(bin: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))

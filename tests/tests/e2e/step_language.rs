@@ -1,13 +1,16 @@
 //! Pins step-language constructs on real Chromium, each effect confirmed by the page's own
 //! report (the injected probe) or a page the site served, never by the worker's "ok": a named
 //! target narrowed by its row (`tap "Add" in the row of "Groups"` — two "Add" buttons on the
-//! page), `scroll until "X" is visible`, following a link and `go back`.
+//! page), `scroll until "X" is visible`, following a link and `go back`; `repeat` (todos
+//! added, counted back from the page), `if` taken and not taken (English and Chinese, the
+//! effect read back), `include`, `${var.…}` and a data-matrix suite of two rows whose
+//! verdict and JUnit list each row; submit-time refusals name the file, line and variable.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use argus_tests::site::Site;
+use argus_tests::site::{Item, Site};
 use argus_tests::{Farm, FarmOptions};
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn row_narrowed_targets_scroll_until_and_back() {
@@ -62,4 +65,264 @@ async fn row_narrowed_targets_scroll_until_and_back() {
     // … and `go back` came back: the last step waited for the rows page's fixed header.
     let back = d.steps[6].actions[0].clone();
     assert!(back.ok, "{:?}", back.error);
+}
+
+const NEW: &str = "What needs to be done?";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn repeat_if_include_and_vars_on_todomvc() {
+    let site = Site::todomvc().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
+    let token = format!("blocks-{}", farm.token);
+    let steps = format!(
+        "include lib/add.steps\n\
+         repeat ${{var.TIMES}} times:\n\
+         \x20 type \"repeat item\" into \"{NEW}\"\n\
+         \x20 press Enter\n\
+         if screen contains \"4 items left\":\n\
+         \x20 type \"then ran\" into \"{NEW}\"\n\
+         \x20 press Enter\n\
+         如果 页面包含 \"99 items left\":\n\
+         \x20 在 \"{NEW}\" 输入 \"never added\"\n\
+         \x20 按 回车\n\
+         否则:\n\
+         \x20 在 \"{NEW}\" 输入 \"else ran\"\n\
+         \x20 按 回车\n\
+         if screen does not contain \"else ran\":\n\
+         \x20 type \"skipped\" into \"{NEW}\"\n\
+         wait for \"6 items left\""
+    );
+    let spec = json!({"platform": "web", "start_url": site.example_url("vanillajs", &token),
+    "instruction": steps, "timeout_s": 240,
+    "vars": {"TIMES": "3", "FIRST": "milk from \"vars\""},
+    "files": {
+        "lib/add.steps": "include ../enter.steps",
+        "enter.steps": format!("type \"${{var.FIRST}}\" into \"{NEW}\"\npress Enter"),
+    }});
+    let d = farm
+        .wait_run(farm.submit(&spec).await, Duration::from_secs(300))
+        .await;
+    assert_eq!(
+        d.status.as_str(),
+        "succeeded",
+        "{:?} {:#?}",
+        d.error,
+        d.steps
+    );
+    // The page's own account: the included step with the variable's value, three repeat
+    // items, the then-branch of the first if, the else-branch of the second, not the third.
+    let state = site.state(&token).expect("the page reported");
+    let texts: Vec<&str> = state.items.iter().map(|i: &Item| i.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "milk from \"vars\"",
+            "repeat item",
+            "repeat item",
+            "repeat item",
+            "then ran",
+            "else ran"
+        ]
+    );
+    assert_eq!(state.count.as_deref(), Some("6 items left"));
+    // The run's steps say which iteration and branch each action belonged to.
+    let texts: Vec<&str> = d.steps.iter().map(|s| s.text.as_str()).collect();
+    for want in [
+        "repeat 1/3 › type \"repeat item\" into \"What needs to be done?\"",
+        "repeat 3/3 › press Enter",
+        "then › type \"then ran\" into \"What needs to be done?\"",
+        "else › 按 回车",
+    ] {
+        assert!(texts.contains(&want), "{want:?} not in {texts:#?}");
+    }
+    assert!(!texts
+        .iter()
+        .any(|t| t.contains("never added") || t.contains("skipped")));
+    let ifs: Vec<String> = d
+        .steps
+        .iter()
+        .flat_map(|s| s.actions.iter())
+        .filter(|a| a.kind == "if")
+        .map(|a| a.detail.clone())
+        .collect();
+    assert_eq!(
+        ifs,
+        [
+            "screen contains \"4 items left\": shown → the then-block runs",
+            "screen contains \"99 items left\": not shown → the else-block runs",
+            "screen does not contain \"else ran\": shown → the block is skipped",
+        ]
+    );
+    // open + 1 include + 3×2 repeat + (if + 2) + (if + 2) + if + wait for
+    assert_eq!(d.steps.len(), 1 + 2 + 6 + 3 + 3 + 1 + 1, "{texts:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_name_the_file_line_and_variable() {
+    let farm = crate::bare_farm().await;
+    for (body, field, needle) in [
+        (
+            json!({"platform": "web", "instruction": "wait 1ms\ninclude login.steps"}),
+            "instruction[line 2]",
+            "login.steps",
+        ),
+        (
+            json!({"platform": "web", "instruction": "wait 1ms\ntap \"${var.WHO}\"",
+                "vars": {"OTHER": "x"}}),
+            "instruction[line 2]",
+            "WHO",
+        ),
+        (
+            json!({"platform": "web", "instruction": "include a.steps",
+                "files": {"a.steps": "wait 1ms\nfly away"}}),
+            "files[a.steps][line 2]",
+            "fly",
+        ),
+        (
+            json!({"platform": "web", "instruction": "wait 1ms", "vars": {"bad-name": "x"}}),
+            "vars",
+            "bad-name",
+        ),
+        (
+            json!({"platform": "web", "instruction": "repeat 1000 times:\n  wait 1ms"}),
+            "instruction[line 1]",
+            "1000",
+        ),
+        (
+            json!({"platform": "web", "instruction": "repeat 20 times:\n  wait 1ms\n  wait 1ms\n  wait 1ms"}),
+            "max_steps",
+            "60",
+        ),
+    ] {
+        let (status, env) = farm.post_job_raw(body.to_string()).await;
+        assert_eq!(status, 422, "{body}: {env}");
+        assert_eq!(env["field"], field, "{body}: {env}");
+        assert!(
+            env["message"].as_str().unwrap_or("").contains(needle),
+            "{body}: {env}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn data_matrix_suite_runs_each_row_as_its_own_test_case() {
+    let site = Site::todomvc().await;
+    // Two slots: the rows run side by side.
+    let opts = FarmOptions {
+        worker_slots: Some(2),
+        ..Default::default()
+    };
+    let farm = Farm::start(opts.allowing(&site.base_url)).await;
+    let tok = |r: &str| format!("rows-{r}-{}", farm.token);
+    let suite = json!({
+        "name": "data rows",
+        "jobs": [{"platform": "web", "name": "add todo", "timeout_s": 200,
+            "instruction": format!("open ${{var.URL}}\ntype \"${{var.ITEM}}\" into \"{NEW}\"\n\
+                press Enter\nassert screen contains \"${{var.EXPECT}}\"")}],
+        "vars_matrix": [
+            {"ITEM": "alpha", "EXPECT": "alpha", "URL": site.example_url("vanillajs", &tok("a"))},
+            {"ITEM": "beta", "EXPECT": "gamma", "URL": site.example_url("vanillajs", &tok("b"))},
+        ],
+    });
+    let r = farm
+        .http
+        .post(format!("{}/api/v1/suites", farm.base_url))
+        .json(&suite)
+        .send()
+        .await
+        .expect("suite");
+    assert_eq!(r.status().as_u16(), 201);
+    let created: Value = r.json().await.expect("json");
+    let id = created["suite_id"].as_str().expect("id").to_string();
+    assert_eq!(created["jobs"].as_array().map(Vec::len), Some(2));
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let v: Value = loop {
+        let v: Value = farm
+            .http
+            .get(format!("{}/api/v1/suites/{id}", farm.base_url))
+            .send()
+            .await
+            .expect("get")
+            .json()
+            .await
+            .expect("json");
+        if v["verdict"] != "running" {
+            break v;
+        }
+        assert!(Instant::now() < deadline, "suite still running: {v}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    assert_eq!(v["verdict"], "failed", "{v}");
+    assert_eq!(
+        (v["passed"].as_u64(), v["failed"].as_u64()),
+        (Some(1), Some(1)),
+        "{v}"
+    );
+    let jobs = v["jobs"].as_array().expect("jobs");
+    let by_row = |item: &str| {
+        jobs.iter()
+            .find(|j| {
+                j["name"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains(&format!("ITEM={item}"))
+            })
+            .unwrap_or_else(|| panic!("no job for row {item}: {v}"))
+    };
+    assert_eq!(by_row("alpha")["status"], "succeeded");
+    assert_eq!(by_row("beta")["status"], "failed");
+    assert!(by_row("beta")["error"]
+        .as_str()
+        .unwrap_or("")
+        .contains("gamma"));
+    // Each row typed its own value on its own page (the pages' own account).
+    for (r, item) in [("a", "alpha"), ("b", "beta")] {
+        let state = site.state(&tok(r)).expect("the page reported");
+        assert_eq!(
+            state.items,
+            vec![Item {
+                text: item.into(),
+                completed: false
+            }]
+        );
+    }
+    let xml = farm
+        .http
+        .get(format!("{}/api/v1/suites/{id}/junit.xml", farm.base_url))
+        .send()
+        .await
+        .expect("junit")
+        .text()
+        .await
+        .expect("body");
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let mut cases = Vec::new();
+    let mut failures = 0;
+    loop {
+        match reader.read_event().expect("valid XML") {
+            quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e) => {
+                match e.name().as_ref() {
+                    b"testcase" => cases.push(
+                        e.try_get_attribute("name")
+                            .ok()
+                            .flatten()
+                            .and_then(|a| a.unescape_value().ok())
+                            .map(|n| n.to_string())
+                            .unwrap_or_default(),
+                    ),
+                    b"failure" => failures += 1,
+                    _ => {}
+                }
+            }
+            quick_xml::events::Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert_eq!(cases.len(), 2, "{xml}");
+    assert!(cases[0].starts_with("add todo [EXPECT="), "{cases:?}");
+    assert!(
+        cases.iter().any(|c| c.contains("ITEM=alpha"))
+            && cases.iter().any(|c| c.contains("ITEM=beta"))
+    );
+    assert_eq!(failures, 1, "{xml}");
 }
