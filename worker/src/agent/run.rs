@@ -16,14 +16,14 @@ use std::time::Instant;
 use argus_perception::Observation;
 use argus_protocol::tool::{call_schema, parse_call, tools, tools_text};
 use argus_protocol::{
-    Action, ActionRecord, ActionTimings, Aim, CoordSpace, Disposition, EventBody, Mode, ModelUsage,
-    ReflectClass, Reflection,
+    Action, ActionKind, ActionRecord, ActionTimings, Aim, CoordSpace, Disposition, EventBody, Mode,
+    ModelUsage, ReflectClass, Reflection,
 };
 use base64::Engine;
 use chrono::Utc;
 use serde_json::{json, Value};
 
-use super::model::ToolSet;
+use super::model::{with_tools_text, ToolSet, CHECK_MAX_TOKENS, PLAN_MAX_TOKENS};
 use super::popups::{decide, Decision};
 use super::reflect::classify;
 use crate::executor::{cancelled, ms, targeted, Exec, Outcome, StepFail};
@@ -34,6 +34,8 @@ const MAX_PLAN_STEPS: usize = 30;
 /// How a planned step ended (when it did not fail the run).
 enum StepEnd {
     Done,
+    /// The progress check says the whole job is done: the rest of the plan is skipped.
+    JobDone,
     /// Two consecutive B/C outcomes or the step's action budget: re-plan with these.
     Escalate(Vec<String>),
 }
@@ -157,6 +159,11 @@ impl Exec<'_> {
             }
             match self.agent_step(task, &plan, i, &mut fruitless).await? {
                 StepEnd::Done => i += 1,
+                StepEnd::JobDone => {
+                    tracing::info!(run_id = %self.run_id, step = i + 1, of = plan.len(),
+                        "the progress check says the job is done; the rest of the plan is skipped");
+                    return Ok(());
+                }
                 StepEnd::Escalate(f) => {
                     failures.extend(f);
                     replans += 1;
@@ -217,8 +224,14 @@ impl Exec<'_> {
             ),
             Err(_) => "The current screen could not be observed.".into(),
         };
+        let can = ActionKind::ALL
+            .into_iter()
+            .filter(|k| k.acts() || k.checks())
+            .map(|k| format!("- {}: {}", k.name(), k.description()))
+            .collect::<Vec<_>>()
+            .join("\n");
         let mut user = format!(
-            "Job: {task}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one interaction with an element of the screen (named as the list names it) or one check the job asks for. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\n{screen}"
+            "Job: {task}\n\nThe operator's actions:\n{can}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one of the actions above on an element of the screen (named in quotes as the list names it) or one check the job asks for. Typing into a field focuses it (no tap first); a single text field is usually submitted by pressing Enter. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\n{screen}"
         );
         if let Some((prev, at)) = previous {
             user.push_str(&format!(
@@ -242,7 +255,7 @@ impl Exec<'_> {
         let schema = plan_schema();
         let res = match self.model.as_ref() {
             Some(c) => tokio::select! {
-                r = c.json(messages, "plan", &schema, parse_plan, &mut usage) => Some(r),
+                r = c.json(messages, "plan", &schema, parse_plan, PLAN_MAX_TOKENS, &mut usage) => Some(r),
                 _ = cancelled(&cancel) => None,
             },
             None => return Err(StepFail::Infra("no model client".into())),
@@ -355,7 +368,7 @@ impl Exec<'_> {
         let start = Instant::now();
         let res = self.agent_step_inner(step, task, plan, i, fruitless).await;
         let err = match &res {
-            Ok(StepEnd::Done) => None,
+            Ok(StepEnd::Done) | Ok(StepEnd::JobDone) => None,
             Ok(StepEnd::Escalate(_)) => Some("escalated to re-planning".to_string()),
             Err(e) => Some(e.message()),
         };
@@ -460,6 +473,22 @@ impl Exec<'_> {
                 }
                 _ => None,
             };
+            let summary = summarize(&raw_text, &out, reflection.as_ref());
+            history.push(format!("- {summary}"));
+            let checkable = out.ok
+                && !out.infra
+                && (call.kind().checks()
+                    || call.kind().acts() && out.disposition != Disposition::NotDelivered);
+            let progress = match &after_obs {
+                Some(a) if checkable => {
+                    self.check_progress(task, plan, i, &history, a, &mut usage)
+                        .await?
+                }
+                _ => None,
+            };
+            if let Some(p) = progress {
+                out.detail.push_str(&format!(" · check: {}", p.describe()));
+            }
             let mut after_mask = mask;
             if let Some(a) = &after_obs {
                 after_mask.extend(self.mask_for(a));
@@ -490,12 +519,20 @@ impl Exec<'_> {
                 self.actions_taken += 1;
             }
             action += 1;
-            let summary = summarize(&raw_text, &out, reflection.as_ref());
-            history.push(format!("- {summary}"));
             // A device that refused or failed the input (not an Argus refusal: stale, no target).
             let failed = out.device_error.is_some();
             if let Some(end) = step_end(&call, out)? {
                 return Ok(end);
+            }
+            match progress {
+                Some(Progress {
+                    step_done: true,
+                    job_done: true,
+                }) => return Ok(StepEnd::JobDone),
+                Some(Progress {
+                    step_done: true, ..
+                }) => return Ok(StepEnd::Done),
+                _ => {}
             }
             if failed || reflection.as_ref().map(|r| r.class) == Some(ReflectClass::C) {
                 let state = after_obs
@@ -521,6 +558,57 @@ impl Exec<'_> {
                 }
                 Some(ReflectClass::A) => bad_in_a_row = 0,
                 None => {}
+            }
+        }
+    }
+
+    /// Asks whether the current step (and the whole job) is done on `after`, the screen
+    /// the last action left (`llm` mode with `--agent-progress-check`; `None` otherwise, or
+    /// when the answer is unusable — the loop then goes on as without a check). The request
+    /// is the next action prompt with the question appended: the same system text (with the
+    /// tool listing when the endpoint gets `response_format`) and the same job / plan / step
+    /// prefix, so a prefix cache serves all but the new observation. Its usage is added to
+    /// `usage`. Cancelled with the run.
+    async fn check_progress(
+        &mut self,
+        task: &str,
+        plan: &[String],
+        i: usize,
+        history: &[String],
+        after: &Observation,
+        usage: &mut ModelUsage,
+    ) -> Result<Option<Progress>, StepFail> {
+        if self.mode() != Mode::Llm || !self.agent.config.progress_check {
+            return Ok(None);
+        }
+        let mut messages = self.prompt(task, plan, i, history, after, None);
+        let question = format!(
+            "\n\nDo not act now. Judging only by this screen and the actions so far, answer with JSON {{\"step_done\": true|false, \"job_done\": true|false}}: step_done is true when the current step ({:?}) is done; job_done is true when everything the job asks is done, every check it asks for included.",
+            plan[i]
+        );
+        if let Some(m) = messages.iter_mut().rev().find(|m| m["role"] == "user") {
+            let c = m["content"].as_str().unwrap_or_default().to_string();
+            m["content"] = json!(format!("{c}{question}"));
+        }
+        let Some(c) = self.model.as_ref() else {
+            return Ok(None);
+        };
+        if !c.uses_tool_calls() {
+            messages = with_tools_text(&messages, &tools_text(Mode::Llm));
+        }
+        let cancel = self.cancel.clone();
+        let schema = progress_schema();
+        let mut u = ModelUsage::default();
+        let r = tokio::select! {
+            r = c.json(messages, "progress", &schema, parse_progress, CHECK_MAX_TOKENS, &mut u) => r,
+            _ = cancelled(&cancel) => return Err(StepFail::Cancelled),
+        };
+        usage.add(&u);
+        match r {
+            Ok(p) => Ok(Some(p)),
+            Err(e) => {
+                tracing::info!(run_id = %self.run_id, error = %e, "progress check unusable; going on without it");
+                Ok(None)
             }
         }
     }
@@ -624,6 +712,42 @@ pub(crate) fn pin_to_observation(parameters: &mut Value, ids: &[String], serial:
     if let Some(o) = props.get_mut("observation").and_then(Value::as_object_mut) {
         o.insert("enum".into(), json!([serial]));
     }
+}
+
+/// The progress check's answer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Progress {
+    step_done: bool,
+    job_done: bool,
+}
+
+impl Progress {
+    fn describe(self) -> &'static str {
+        match (self.step_done, self.job_done) {
+            (true, true) => "step done, job done",
+            (true, false) => "step done",
+            (false, true) => "job done but not the step (ignored)",
+            (false, false) => "step not done yet",
+        }
+    }
+}
+
+fn progress_schema() -> Value {
+    json!({"type": "object", "additionalProperties": false,
+        "required": ["step_done", "job_done"],
+        "properties": {"step_done": {"type": "boolean"}, "job_done": {"type": "boolean"}}})
+}
+
+fn parse_progress(v: &Value) -> Result<Progress, String> {
+    let flag = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_bool)
+            .ok_or_else(|| format!("`{k}` (true or false) is missing"))
+    };
+    Ok(Progress {
+        step_done: flag("step_done")?,
+        job_done: flag("job_done")?,
+    })
 }
 
 /// An action (by [`signature`]) that changed nothing: how often, in which step last, and the
