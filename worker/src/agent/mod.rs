@@ -24,6 +24,7 @@ pub mod popups;
 pub mod reflect;
 pub mod run;
 pub mod secrets;
+pub mod step_done;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

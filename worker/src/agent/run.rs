@@ -16,8 +16,8 @@ use std::time::Instant;
 use argus_perception::Observation;
 use argus_protocol::tool::{call_schema, parse_call, tools, tools_text};
 use argus_protocol::{
-    Action, ActionKind, ActionRecord, ActionTimings, Aim, CoordSpace, Disposition, EventBody, Mode,
-    ModelUsage, ReflectClass, Reflection,
+    Action, ActionRecord, ActionTimings, Aim, CoordSpace, Disposition, EventBody, Mode, ModelUsage,
+    ReflectClass, Reflection,
 };
 use base64::Engine;
 use chrono::Utc;
@@ -224,14 +224,8 @@ impl Exec<'_> {
             ),
             Err(_) => "The current screen could not be observed.".into(),
         };
-        let can = ActionKind::ALL
-            .into_iter()
-            .filter(|k| k.acts() || k.checks())
-            .map(|k| format!("- {}: {}", k.name(), k.description()))
-            .collect::<Vec<_>>()
-            .join("\n");
         let mut user = format!(
-            "Job: {task}\n\nThe operator's actions:\n{can}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one of the actions above on an element of the screen (named in quotes as the list names it) or one check the job asks for. Typing into a field focuses it (no tap first); a single text field is usually submitted by pressing Enter. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\n{screen}"
+            "Job: {task}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one tap, one typing into a field, one key press, one swipe or one check the job asks for, naming the element in quotes as the list names it. Typing into a field needs no tap first; a single text field is usually submitted by pressing Enter. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\nFor example, the job \"Sign in as 'ann' with ${{secret.PW}} and check that the page says Welcome\" on a screen with a textfield \"Username\", a textfield \"Password\" and a button \"Sign in\" is planned as {{\"steps\": [\"type 'ann' into \\\"Username\\\"\", \"type ${{secret.PW}} into \\\"Password\\\"\", \"tap \\\"Sign in\\\"\", \"check that the screen shows \\\"Welcome\\\"\"]}}, and the job \"Add the note 'call Bob'\" on a screen with a textfield \"New note\" as {{\"steps\": [\"type 'call Bob' into \\\"New note\\\"\", \"press Enter\"]}}.\n\n{screen}"
         );
         if let Some((prev, at)) = previous {
             user.push_str(&format!(
@@ -479,7 +473,28 @@ impl Exec<'_> {
                 && !out.infra
                 && (call.kind().checks()
                     || call.kind().acts() && out.disposition != Disposition::NotDelivered);
+            // A one-action step whose action this was is done without asking; the model is
+            // then only asked (when steps remain) whether the whole job is done already.
+            let by_rule = checkable
+                && super::step_done::completes(&plan[i], &call, |a| {
+                    super::step_done::aimed_name(a, &obs)
+                });
             let progress = match &after_obs {
+                Some(a) if by_rule && i + 1 < plan.len() => self
+                    .check_progress(task, plan, i, &history, a, &mut usage)
+                    .await?
+                    .map(|p| Progress {
+                        step_done: true,
+                        job_done: p.job_done,
+                    })
+                    .or(Some(Progress {
+                        step_done: true,
+                        job_done: false,
+                    })),
+                _ if by_rule => Some(Progress {
+                    step_done: true,
+                    job_done: false,
+                }),
                 Some(a) if checkable => {
                     self.check_progress(task, plan, i, &history, a, &mut usage)
                         .await?
