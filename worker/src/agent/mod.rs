@@ -20,6 +20,7 @@
 
 pub mod mask;
 pub mod model;
+pub mod plan_fix;
 pub mod popups;
 pub mod reflect;
 pub mod run;

@@ -258,11 +258,19 @@ impl Exec<'_> {
             self.end_step(step, Some("cancelled".into()), start).await;
             return Err(StepFail::Cancelled);
         };
-        let (ok, err, plan) = match res {
-            Ok(p) => (true, None, p),
-            Err(e) => (false, Some(e.to_string()), Vec::new()),
+        let (ok, err, plan, added) = match res {
+            Ok(p) => {
+                let (p, added) = super::plan_fix::repair(p);
+                (true, None, p, added)
+            }
+            Err(e) => (false, Some(e.to_string()), Vec::new(), 0),
         };
-        let detail = if ok {
+        let detail = if ok && added > 0 {
+            format!(
+                "{} steps ({added} `press Enter` added: a field typed into more than once is submitted each time)",
+                plan.len()
+            )
+        } else if ok {
             format!("{} steps", plan.len())
         } else {
             "no plan".into()
@@ -536,8 +544,23 @@ impl Exec<'_> {
             action += 1;
             // A device that refused or failed the input (not an Argus refusal: stale, no target).
             let failed = out.device_error.is_some();
-            if let Some(end) = step_end(&call, out)? {
+            // A check the step asks for decides the run; one the model chose on its own
+            // (a `wait_for` instead of typing, say) is only a failed attempt.
+            let asked_check = call.kind().checks()
+                && super::step_done::completes(&plan[i], &call, |a| {
+                    super::step_done::aimed_name(a, &obs)
+                });
+            let stray_check_failed = call.kind().checks() && !out.ok && !asked_check;
+            if let Some(end) = step_end(&call, out, asked_check)? {
                 return Ok(end);
+            }
+            if stray_check_failed {
+                bad_in_a_row += 1;
+                failures.push(summary);
+                if bad_in_a_row >= 2 {
+                    return Ok(StepEnd::Escalate(failures));
+                }
+                continue;
             }
             match progress {
                 Some(Progress {
@@ -822,9 +845,9 @@ fn summarize(raw_text: &str, out: &Outcome, reflection: Option<&Reflection>) -> 
     )
 }
 
-/// Whether this call ends the step: `finish` (done), `fail` and failed checks (the run
-/// fails), an infrastructure failure (the run errors).
-fn step_end(call: &Action, out: Outcome) -> Result<Option<StepEnd>, StepFail> {
+/// Whether this call ends the step: `finish` (done), `fail` and failed checks the step asks
+/// for (`asked_check`: the run fails), an infrastructure failure (the run errors).
+fn step_end(call: &Action, out: Outcome, asked_check: bool) -> Result<Option<StepEnd>, StepFail> {
     if out.infra {
         return Err(StepFail::Infra(out.error.unwrap_or_default()));
     }
@@ -834,7 +857,7 @@ fn step_end(call: &Action, out: Outcome) -> Result<Option<StepEnd>, StepFail> {
         Action::WaitFor { .. }
         | Action::AssertContains { .. }
         | Action::AssertNotContains { .. }
-            if !out.ok =>
+            if !out.ok && asked_check =>
         {
             Err(StepFail::Verdict(out.error.unwrap_or_default()))
         }

@@ -58,9 +58,9 @@ pub fn completes(step: &str, call: &Action, name_of: impl Fn(&Aim) -> String) ->
             let n = element_name(target);
             n.chars().count() >= 2 && has_verb(CHECK_VERBS) && names(&n)
         }
-        Action::AssertContains { text } | Action::WaitFor { text, .. } => {
-            has_verb(ASSERT_VERBS) && names(text)
-        }
+        Action::AssertContains { text }
+        | Action::AssertNotContains { text }
+        | Action::WaitFor { text, .. } => has_verb(ASSERT_VERBS) && names(text),
         _ => false,
     }
 }
