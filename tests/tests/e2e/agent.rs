@@ -75,12 +75,12 @@ async fn plan_act_reflect_replan_with_refusals() {
             "tap",
             json!({"element": "{{id:Save}}", "observation": "{{obs}}"}),
         ),
-        plan(&["type Ada into Name", "save"]),
+        plan(&["fill the Name field with Ada", "save"]),
         Reply::Call(
             "type",
             json!({"element": "{{id:Name}}", "text": "Ada", "observation": "{{obs}}"}),
         ),
-        Reply::Call("finish", json!({"summary": "typed"})),
+        // No `finish` here: the step names its verb and text, so typing them ends it.
         Reply::Call(
             "tap",
             json!({"element": "{{id:Save}}", "observation": "{{obs}}"}),

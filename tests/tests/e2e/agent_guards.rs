@@ -353,7 +353,11 @@ async fn the_progress_check_ends_a_done_step_and_a_done_job_without_finish_calls
     // No `finish` call is scripted: the check after typing says the step is done, the
     // check after the tap says the job is; the third planned step is never asked about.
     let stub = ChatStub::start(vec![
-        plan(&["type x into Name", "tap Save", "check the form"]),
+        plan(&[
+            "fill the Name field with x",
+            "save the form",
+            "check the form",
+        ]),
         type_name("x"),
         Reply::Progress {
             step_done: true,
@@ -408,4 +412,33 @@ async fn the_progress_check_ends_a_done_step_and_a_done_job_without_finish_calls
         "the rest of the plan was skipped: {:?}",
         d.steps.iter().map(|s| &s.text).collect::<Vec<_>>()
     );
+}
+
+#[tokio::test]
+async fn plan_steps_written_in_the_step_language_run_without_model_calls() {
+    // The planner writes two step-language lines (single quotes as a small model writes
+    // them) and one it does not: only that one goes to the executor model.
+    let stub = ChatStub::start(vec![
+        plan(&[
+            "type 'Ada' into \"Name\"",
+            "tap \"Save\"",
+            "make sure it is saved",
+        ]),
+        Reply::Call("finish", json!({})),
+    ])
+    .await;
+    let mut dev = device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    let sent = dev.log.lock().expect("log").sent.clone();
+    assert!(
+        matches!(sent.as_slice(), [Sent::Type { name, text }, Sent::Tap { .. }] if name == "Name" && text == "Ada"),
+        "{sent:?}"
+    );
+    assert_eq!(
+        stub.requests().len(),
+        2,
+        "the plan and the third step's one call"
+    );
+    assert_eq!(stub.remaining(), 0);
 }

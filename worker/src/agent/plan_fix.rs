@@ -8,6 +8,53 @@
 //! presses Enter right after typing into it once. Every typing into such a field that is not
 //! followed by `press Enter` gets one inserted after it. Steps are otherwise left as written.
 
+use argus_protocol::{Action, ActionKind, Script, Step};
+
+/// The action of a planned step written as one line of the step language (`press Enter`,
+/// `tap "Save"`, `type 'ann' into "Username"` — single quotes around a text are read as
+/// double quotes), which the worker then carries out without a model call; `None` for any
+/// other step, and for `open` (a plan never navigates by itself).
+pub fn as_script_line(step: &str) -> Option<Action> {
+    let line = requote(step.trim().trim_end_matches('.'));
+    let script = Script::parse(&line).ok()?;
+    match script.steps.as_slice() {
+        [one] => match &one.step {
+            Step::Act(a) if a.kind() != ActionKind::Open => Some(a.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `'text'` → `"text"` where the single quotes open after a space (or at the start) and close
+/// before a space (or at the end); apostrophes inside words are left alone.
+fn requote(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    let mut k = 0;
+    while k < chars.len() {
+        let opens = chars[k] == '\'' && (k == 0 || chars[k - 1].is_whitespace());
+        if opens {
+            let close = (k + 1..chars.len()).find(|&j| {
+                chars[j] == '\''
+                    && chars
+                        .get(j + 1)
+                        .is_none_or(|c| c.is_whitespace() || *c == '.')
+            });
+            if let Some(j) = close.filter(|&j| j > k + 1) {
+                out.push('"');
+                out.extend(&chars[k + 1..j]);
+                out.push('"');
+                k = j + 1;
+                continue;
+            }
+        }
+        out.push(chars[k]);
+        k += 1;
+    }
+    out
+}
+
 /// The field a typing step names: the quoted text after ` into ` / ` in ` (`"…"`, `'…'`,
 /// `“…”`), lower case; `None` for a step that is not a typing.
 fn typed_field(step: &str) -> Option<String> {
@@ -80,6 +127,26 @@ mod tests {
         assert_eq!(p[1], "press Enter");
         assert_eq!(p[3], "press Enter");
         assert_eq!(p[4], "tap \"Mark as completed\"");
+    }
+
+    #[test]
+    fn step_language_lines_are_read_as_actions() {
+        let a = as_script_line("type 'buy milk' into \"What needs to be done?\"");
+        assert!(
+            matches!(a, Some(Action::Type { ref text, .. }) if text == "buy milk"),
+            "{a:?}"
+        );
+        assert!(matches!(
+            as_script_line("press Enter."),
+            Some(Action::Key { .. })
+        ));
+        assert!(matches!(
+            as_script_line("tap \"Sign in\""),
+            Some(Action::Tap { .. })
+        ));
+        assert!(as_script_line("open https://example.com").is_none());
+        assert!(as_script_line("Navigate to the todos page and look around").is_none());
+        assert_eq!(requote("don't tap 'Save'"), "don't tap \"Save\"");
     }
 
     #[test]

@@ -368,7 +368,29 @@ impl Exec<'_> {
     ) -> Result<StepEnd, StepFail> {
         let step = self.begin_step(&plan[i]).await?;
         let start = Instant::now();
-        let res = self.agent_step_inner(step, task, plan, i, fruitless).await;
+        // A step written as a step-language line runs as one, without a model call; when
+        // its target cannot be found or used, the model takes the step over.
+        let res = match super::plan_fix::as_script_line(&plan[i]) {
+            Some(action) => match self.run_step(step, &action).await {
+                Ok(()) => {
+                    if action.kind().acts() {
+                        self.actions_taken += 1;
+                    }
+                    Ok(StepEnd::Done)
+                }
+                Err(StepFail::Verdict(e)) if !action.kind().checks() => {
+                    tracing::info!(run_id = %self.run_id, step = %plan[i], error = %e,
+                        "the step as a script line failed; the model takes it over");
+                    self.agent_step_inner(step, task, plan, i, fruitless, 2)
+                        .await
+                }
+                Err(e) => Err(e),
+            },
+            None => {
+                self.agent_step_inner(step, task, plan, i, fruitless, 0)
+                    .await
+            }
+        };
         let err = match &res {
             Ok(StepEnd::Done) | Ok(StepEnd::JobDone) => None,
             Ok(StepEnd::Escalate(_)) => Some("escalated to re-planning".to_string()),
@@ -385,12 +407,13 @@ impl Exec<'_> {
         plan: &[String],
         i: usize,
         fruitless: &mut HashMap<String, Fruitless>,
+        first_action: u32,
     ) -> Result<StepEnd, StepFail> {
-        let budget = self.agent.config.step_actions.max(1);
+        let budget = self.agent.config.step_actions.max(1) + first_action;
         let mut history: Vec<String> = Vec::new();
         let mut failures: Vec<String> = Vec::new();
         let mut bad_in_a_row = 0u32;
-        let mut action = 0u32;
+        let mut action = first_action;
         loop {
             if self.cancel.load(Ordering::Relaxed) {
                 return Err(StepFail::Cancelled);
@@ -416,7 +439,7 @@ impl Exec<'_> {
                 .await
                 .map_err(|e| StepFail::Infra(format!("cannot observe the screen: {e}")))?;
             t.perceive_ms += ms(s0);
-            if action == 0 && self.popup_pass(step, &obs).await? {
+            if action == first_action && self.popup_pass(step, &obs).await? {
                 action += 1;
                 continue;
             }
