@@ -55,6 +55,23 @@ fn requote(s: &str) -> String {
     out
 }
 
+/// `next` without the leading steps that repeat `done` (the steps carried out before the
+/// re-plan) in order; `next` unchanged when it does not start with them, or when nothing
+/// would be left.
+pub fn without_done(next: Vec<String>, done: &[String]) -> Vec<String> {
+    let norm = |s: &str| requote(s.trim()).to_lowercase();
+    let same = done.len() <= next.len()
+        && done
+            .iter()
+            .zip(next.iter())
+            .all(|(a, b)| norm(a) == norm(b));
+    if same && next.len() > done.len() {
+        next[done.len()..].to_vec()
+    } else {
+        next
+    }
+}
+
 /// The field a typing step names: the quoted text after ` into ` / ` in ` (`"…"`, `'…'`,
 /// `“…”`), lower case; `None` for a step that is not a typing.
 fn typed_field(step: &str) -> Option<String> {
@@ -147,6 +164,15 @@ mod tests {
         assert!(as_script_line("open https://example.com").is_none());
         assert!(as_script_line("Navigate to the todos page and look around").is_none());
         assert_eq!(requote("don't tap 'Save'"), "don't tap \"Save\"");
+    }
+
+    #[test]
+    fn a_replan_that_repeats_the_done_steps_keeps_only_the_rest() {
+        let done = v(&["type 'a' into \"X\"", "press Enter"]);
+        let next = v(&["type \"a\" into \"X\"", "press Enter", "check \"a\""]);
+        assert_eq!(without_done(next, &done), v(&["check \"a\""]));
+        let other = v(&["tap \"Y\"", "press Enter"]);
+        assert_eq!(without_done(other.clone(), &done), other);
     }
 
     #[test]

@@ -181,7 +181,10 @@ impl Exec<'_> {
                         )));
                     }
                     let next = self.plan_step(task, &failures, Some((&plan, i))).await?;
-                    if next == plan {
+                    // Steps already carried out, repeated at the head of the re-plan, are not
+                    // carried out again (a small model re-plans the whole job).
+                    let next = super::plan_fix::without_done(next, &plan[..i]);
+                    if next == plan[i..] || next == plan {
                         return Err(StepFail::Verdict(format!(
                             "the re-plan is identical to the plan that got stuck at step {} ({:?}); giving up instead of repeating it. Failed attempts: {}",
                             i + 1,
@@ -225,7 +228,7 @@ impl Exec<'_> {
             Err(_) => "The current screen could not be observed.".into(),
         };
         let mut user = format!(
-            "Job: {task}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one tap, one typing into a field, one key press, one swipe or one check the job asks for, naming the element in quotes as the list names it. Typing into a field needs no tap first; a single text field is usually submitted by pressing Enter. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\nFor example, the job \"Sign in as 'ann' with ${{secret.PW}} and check that the page says Welcome\" on a screen with a textfield \"Username\", a textfield \"Password\" and a button \"Sign in\" is planned as {{\"steps\": [\"type 'ann' into \\\"Username\\\"\", \"type ${{secret.PW}} into \\\"Password\\\"\", \"tap \\\"Sign in\\\"\", \"check that the screen shows \\\"Welcome\\\"\"]}}, and the job \"Add the note 'call Bob'\" on a screen with a textfield \"New note\" as {{\"steps\": [\"type 'call Bob' into \\\"New note\\\"\", \"press Enter\"]}}.\n\n{screen}"
+            "Job: {task}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one tap, one typing into a field, one key press, one swipe or one check the job asks for, naming the element in quotes as the list names it. Typing into a field needs no tap first; a single text field is usually submitted by pressing Enter. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\nFor example, the job \"Sign in as 'ann' with ${{secret.PW}} and check that the page says Welcome\" on a screen with a textfield \"Username\", a textfield \"Password\" and a button \"Sign in\" is planned as {{\"steps\": [\"type 'ann' into \\\"Username\\\"\", \"type ${{secret.PW}} into \\\"Password\\\"\", \"tap \\\"Sign in\\\"\", \"check that the screen shows \\\"Welcome\\\"\"]}}, the job \"Add the note 'call Bob'\" on a screen with a textfield \"New note\" as {{\"steps\": [\"type 'call Bob' into \\\"New note\\\"\", \"press Enter\"]}}, and the job \"Accept the terms, then sign up\" on a screen with a checkbox next to the text \"I accept the terms\" and a button \"Sign up\" as {{\"steps\": [\"check \\\"I accept the terms\\\"\", \"tap \\\"Sign up\\\"\"]}} (a checkbox is named by the text next to it).\n\n{screen}"
         );
         if let Some((prev, at)) = previous {
             user.push_str(&format!(
