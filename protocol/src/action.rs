@@ -317,6 +317,15 @@ impl ActionKind {
         )
     }
 
+    /// Whether it checks the screen without acting (`wait_for`, `assert_contains`,
+    /// `assert_not_contains`).
+    pub fn checks(self) -> bool {
+        matches!(
+            self,
+            ActionKind::WaitFor | ActionKind::AssertContains | ActionKind::AssertNotContains
+        )
+    }
+
     /// Whether it changes the screen (and so gets a reflection and counts against
     /// `max_steps`).
     pub fn acts(self) -> bool {

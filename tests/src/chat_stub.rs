@@ -34,6 +34,11 @@ pub enum Reply {
     CallAsContent(&'static str, Value),
     /// The inner answer, sent only after this many ms (a slow model).
     Slow(u64, Box<Reply>),
+    /// The answer to a progress check (`response_format` schema named `progress`). A
+    /// progress check whose next scripted reply is anything else is answered
+    /// `{"step_done": false, "job_done": false}` without using the script, so scripts
+    /// written for the action calls alone keep their meaning.
+    Progress { step_done: bool, job_done: bool },
 }
 
 /// Shorthand for [`Reply::Plan`].
@@ -75,9 +80,18 @@ impl ChatStub {
         }
     }
 
-    /// Every request body received, in order.
+    /// Every request body received, in order (progress checks included).
     pub fn requests(&self) -> Vec<Value> {
         self.state.requests.lock().expect("lock").clone()
+    }
+
+    /// The request bodies received, progress checks left out: what scripts written for the
+    /// plan and action calls index into.
+    pub fn requests_except_checks(&self) -> Vec<Value> {
+        self.requests()
+            .into_iter()
+            .filter(|b| !is_progress_check(b))
+            .collect()
     }
 
     /// Scripted answers not yet used.
@@ -96,6 +110,12 @@ pub fn agent_env_for(spec: &argus_protocol::JobSpec) -> argus_worker::agent::Age
         .filter_map(|m| m.base_url.clone())
         .collect();
     env
+}
+
+/// Whether a request is the agent's progress check (its `response_format` schema is named
+/// `progress`).
+pub fn is_progress_check(body: &Value) -> bool {
+    body.pointer("/response_format/json_schema/name") == Some(&json!("progress"))
 }
 
 /// Text of the last user message (string content or the text parts).
@@ -188,7 +208,19 @@ async fn complete(
     Json(body): Json<Value>,
 ) -> (StatusCode, Json<Value>) {
     st.requests.lock().expect("lock").push(body.clone());
-    let Some(reply) = st.script.lock().expect("lock").pop_front() else {
+    let is_check = is_progress_check(&body);
+    let next = {
+        let mut script = st.script.lock().expect("lock");
+        match script.front() {
+            Some(Reply::Progress { .. }) => script.pop_front(),
+            _ if is_check => Some(Reply::Progress {
+                step_done: false,
+                job_done: false,
+            }),
+            _ => script.pop_front(),
+        }
+    };
+    let Some(reply) = next else {
         return (
             StatusCode::INTERNAL_SERVER_ERROR,
             Json(json!({"error": {"message": "scripted stub: script exhausted"}})),
@@ -212,6 +244,14 @@ async fn complete(
             "stop",
         ),
         Reply::Content(c) => (json!({"role": "assistant", "content": c}), "stop"),
+        Reply::Progress {
+            step_done,
+            job_done,
+        } => (
+            json!({"role": "assistant", "content":
+                json!({"step_done": step_done, "job_done": job_done}).to_string()}),
+            "stop",
+        ),
         Reply::CallAsContent(name, args) => {
             let call = json!({"name": name, "arguments": fill(&args, &prompt)});
             (

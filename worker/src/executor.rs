@@ -211,7 +211,7 @@ impl Exec<'_> {
         mask::boxes(obs, &self.agent.secrets)
     }
 
-    async fn run_step(&mut self, index: u32, action: &Action) -> Result<(), StepFail> {
+    pub(crate) async fn run_step(&mut self, index: u32, action: &Action) -> Result<(), StepFail> {
         let mut idx = 0;
         let start = Instant::now();
         let mut obs = self.observe().await;

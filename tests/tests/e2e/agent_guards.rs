@@ -128,7 +128,7 @@ async fn a_fruitless_action_is_not_sent_a_third_time() {
         refused.error
     );
     // The re-plan prompt says what was tried.
-    let replan = argus_tests::chat_stub::last_user_text(&stub.requests()[6]);
+    let replan = argus_tests::chat_stub::last_user_text(&stub.requests_except_checks()[6]);
     assert!(replan.contains("not sent"), "{replan}");
 }
 
@@ -200,7 +200,7 @@ async fn a_server_without_tool_calls_gets_the_union_schema_and_few_tokens() {
     let d = run(job(&stub), &mut dev, Arc::default()).await;
     assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
     assert_eq!(taps(&dev), 1, "the call salvaged from content was executed");
-    let reqs = stub.requests();
+    let reqs = stub.requests_except_checks();
     // First action request: native tools, bounded tokens.
     assert!(reqs[1].get("tools").is_some());
     assert!(reqs[1]["max_tokens"].as_u64().is_some_and(|m| m <= 160));
@@ -278,7 +278,7 @@ async fn the_next_job_on_the_worker_starts_with_the_union_schema() {
         assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
         assert_eq!(taps(&dev), 1);
     }
-    let reqs = stub.requests();
+    let reqs = stub.requests_except_checks();
     assert_eq!(reqs.len(), 6);
     // The planner sees the screen the job starts on and is told not to plan what it shows.
     let planner = reqs[0]["messages"][1]["content"].as_str().unwrap_or("");
@@ -317,7 +317,7 @@ async fn the_next_job_on_the_worker_starts_with_the_union_schema() {
     let mut dev = device();
     let d = run_on(job(&stub2), &mut dev, Arc::default(), worker.clone()).await;
     assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
-    assert!(stub2.requests()[1].get("tools").is_some());
+    assert!(stub2.requests_except_checks()[1].get("tools").is_some());
 }
 
 #[tokio::test]
@@ -346,4 +346,99 @@ async fn a_replan_does_not_make_a_fruitless_action_worth_a_third_try() {
         .error
         .as_deref()
         .is_some_and(|e| e.starts_with("not sent"))));
+}
+
+#[tokio::test]
+async fn the_progress_check_ends_a_done_step_and_a_done_job_without_finish_calls() {
+    // No `finish` call is scripted: the check after typing says the step is done, the
+    // check after the tap says the job is; the third planned step is never asked about.
+    let stub = ChatStub::start(vec![
+        plan(&[
+            "fill the Name field with x",
+            "save the form",
+            "check the form",
+        ]),
+        type_name("x"),
+        Reply::Progress {
+            step_done: true,
+            job_done: false,
+        },
+        tap_save(),
+        Reply::Progress {
+            step_done: true,
+            job_done: true,
+        },
+    ])
+    .await;
+    let mut dev = device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(taps(&dev), 1);
+    assert_eq!(stub.remaining(), 0, "every scripted answer was asked for");
+    let reqs = stub.requests();
+    assert_eq!(
+        reqs.len(),
+        5,
+        "plan, type, check, tap, check — nothing after"
+    );
+    let checks: Vec<_> = reqs
+        .iter()
+        .filter(|r| argus_tests::chat_stub::is_progress_check(r))
+        .collect();
+    assert_eq!(checks.len(), 2);
+    for c in &checks {
+        assert!(c["max_tokens"].as_u64().is_some_and(|m| m <= 32), "{c}");
+        let text = argus_tests::chat_stub::last_user_text(c);
+        assert!(text.contains("step_done"), "{text}");
+    }
+    // The check's prompt starts like the action prompt (same system text, same job / plan
+    // prefix): a prefix cache serves it.
+    let sys = |r: &serde_json::Value| r["messages"][0]["content"].to_string();
+    assert_eq!(sys(checks[0]), sys(&reqs[1]));
+    let details: Vec<String> = d
+        .steps
+        .iter()
+        .flat_map(|s| s.actions.iter())
+        .map(|a| a.detail.clone())
+        .collect();
+    assert!(
+        details
+            .iter()
+            .any(|x| x.contains("check: step done, job done")),
+        "{details:?}"
+    );
+    assert!(
+        !d.steps.iter().any(|s| s.text.contains("check the form")),
+        "the rest of the plan was skipped: {:?}",
+        d.steps.iter().map(|s| &s.text).collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test]
+async fn plan_steps_written_in_the_step_language_run_without_model_calls() {
+    // The planner writes two step-language lines (single quotes as a small model writes
+    // them) and one it does not: only that one goes to the executor model.
+    let stub = ChatStub::start(vec![
+        plan(&[
+            "type 'Ada' into \"Name\"",
+            "tap \"Save\"",
+            "make sure it is saved",
+        ]),
+        Reply::Call("finish", json!({})),
+    ])
+    .await;
+    let mut dev = device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    let sent = dev.log.lock().expect("log").sent.clone();
+    assert!(
+        matches!(sent.as_slice(), [Sent::Type { name, text }, Sent::Tap { .. }] if name == "Name" && text == "Ada"),
+        "{sent:?}"
+    );
+    assert_eq!(
+        stub.requests().len(),
+        2,
+        "the plan and the third step's one call"
+    );
+    assert_eq!(stub.remaining(), 0);
 }

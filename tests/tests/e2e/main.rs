@@ -37,6 +37,7 @@ mod step_language;
 mod teardown;
 mod todomvc;
 mod token_scope;
+mod typing;
 mod worker_exit;
 
 /// Runs one SQL statement, panicking with the statement and the error.

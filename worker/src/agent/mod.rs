@@ -20,10 +20,12 @@
 
 pub mod mask;
 pub mod model;
+pub mod plan_fix;
 pub mod popups;
 pub mod reflect;
 pub mod run;
 pub mod secrets;
+pub mod step_done;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -118,6 +120,19 @@ pub struct ModelConfig {
         default_value_t = 3
     )]
     pub replans: u32,
+    /// After each delivered action (and each passed check) in `llm` mode, ask the model
+    /// whether the current step — and the whole job — is now done (a JSON
+    /// `{"step_done", "job_done"}` answer of at most [`model::CHECK_MAX_TOKENS`] tokens,
+    /// sent with the action prompt's prefix so a prefix cache reuses it); a done step ends
+    /// without waiting for a `finish` call, a done job skips the rest of the plan. Small
+    /// models rarely call `finish` by themselves. Default true.
+    #[arg(
+        long = "agent-progress-check",
+        env = "ARGUS_AGENT_PROGRESS_CHECK",
+        default_value_t = true,
+        action = clap::ArgAction::Set
+    )]
+    pub progress_check: bool,
     /// Bounded auto-wait for a target to become actionable (visible, enabled, not covered,
     /// stable), ms; `type` adds 50 ms per character. Default 5000.
     #[arg(
@@ -166,6 +181,7 @@ impl Default for ModelConfig {
             coords: CoordSpace::Norm1000,
             step_actions: 12,
             replans: 3,
+            progress_check: true,
             auto_wait_ms: 5000,
             secrets_file: None,
             env_secrets: Vec::new(),

@@ -34,6 +34,9 @@ use serde_json::{json, Value};
 pub const PLAN_MAX_TOKENS: u32 = 512;
 /// `max_tokens` of an action call (one `{"name", "arguments"}` object is < 100 tokens).
 pub const ACTION_MAX_TOKENS: u32 = 160;
+/// `max_tokens` of a progress check (`{"step_done": false, "job_done": false}` is 15
+/// tokens in Qwen's and OpenAI's tokenizers).
+pub const CHECK_MAX_TOKENS: u32 = 32;
 
 /// The tools offered for one call, in the three forms servers need: the `tools` array, the
 /// `response_format` union schema of one call, and a text listing for the system message.
@@ -237,7 +240,8 @@ impl ModelClient {
             .ok_or_else(|| ModelError::Transport("answer has no choices[0].message".into()))
     }
 
-    /// Asks for a JSON object matching `schema`; `parse` checks it strictly. Re-asks with the
+    /// Asks for a JSON object matching `schema` in at most `max_tokens` tokens; `parse`
+    /// checks it strictly. Re-asks with the
     /// parse error up to `format_retries` times.
     pub async fn json<T>(
         &self,
@@ -245,6 +249,7 @@ impl ModelClient {
         name: &str,
         schema: &Value,
         parse: impl Fn(&Value) -> Result<T, String>,
+        max_tokens: u32,
         usage: &mut ModelUsage,
     ) -> Result<T, ModelError> {
         let mut last = String::new();
@@ -256,15 +261,14 @@ impl ModelClient {
             } else {
                 json!({})
             };
-            let msg = match self.chat(&messages, extra, PLAN_MAX_TOKENS, usage).await {
+            let msg = match self.chat(&messages, extra, max_tokens, usage).await {
                 Err(ModelError::Status { status: 400, body })
                     if body.contains("response_format")
                         && self.caps.schema_ok.load(Ordering::Relaxed) =>
                 {
                     tracing::info!("endpoint refuses response_format; asking for plain JSON");
                     self.caps.schema_ok.store(false, Ordering::Relaxed);
-                    self.chat(&messages, json!({}), PLAN_MAX_TOKENS, usage)
-                        .await?
+                    self.chat(&messages, json!({}), max_tokens, usage).await?
                 }
                 r => r?,
             };
@@ -379,7 +383,7 @@ fn cached_tokens(answer: &Value) -> u64 {
 /// `messages` with the tool list and the answer format appended to the system message (for
 /// a request sent with `response_format` instead of `tools`; kept at the end of the stable
 /// system text so a prefix cache still reuses it).
-fn with_tools_text(messages: &[Value], tools_text: &str) -> Vec<Value> {
+pub(crate) fn with_tools_text(messages: &[Value], tools_text: &str) -> Vec<Value> {
     let note = format!(
         "\n\nTools:\n{tools_text}\nAnswer with exactly one JSON object {{\"name\": <tool>, \"arguments\": {{…}}}} and nothing else."
     );

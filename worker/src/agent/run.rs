@@ -23,7 +23,7 @@ use base64::Engine;
 use chrono::Utc;
 use serde_json::{json, Value};
 
-use super::model::ToolSet;
+use super::model::{with_tools_text, ToolSet, CHECK_MAX_TOKENS, PLAN_MAX_TOKENS};
 use super::popups::{decide, Decision};
 use super::reflect::classify;
 use crate::executor::{cancelled, ms, targeted, Exec, Outcome, StepFail};
@@ -34,6 +34,8 @@ const MAX_PLAN_STEPS: usize = 30;
 /// How a planned step ended (when it did not fail the run).
 enum StepEnd {
     Done,
+    /// The progress check says the whole job is done: the rest of the plan is skipped.
+    JobDone,
     /// Two consecutive B/C outcomes or the step's action budget: re-plan with these.
     Escalate(Vec<String>),
 }
@@ -159,6 +161,11 @@ impl Exec<'_> {
             }
             match self.agent_step(task, &plan, i, &mut fruitless).await? {
                 StepEnd::Done => i += 1,
+                StepEnd::JobDone => {
+                    tracing::info!(run_id = %self.run_id, step = i + 1, of = plan.len(),
+                        "the progress check says the job is done; the rest of the plan is skipped");
+                    return Ok(());
+                }
                 StepEnd::Escalate(f) => {
                     failures.extend(f);
                     replans += 1;
@@ -176,7 +183,10 @@ impl Exec<'_> {
                         )));
                     }
                     let next = self.plan_step(task, &failures, Some((&plan, i))).await?;
-                    if next == plan {
+                    // Steps already carried out, repeated at the head of the re-plan, are not
+                    // carried out again (a small model re-plans the whole job).
+                    let next = super::plan_fix::without_done(next, &plan[..i]);
+                    if next == plan[i..] || next == plan {
                         return Err(StepFail::Verdict(format!(
                             "the re-plan is identical to the plan that got stuck at step {} ({:?}); giving up instead of repeating it. Failed attempts: {}",
                             i + 1,
@@ -220,7 +230,7 @@ impl Exec<'_> {
             Err(_) => "The current screen could not be observed.".into(),
         };
         let mut user = format!(
-            "Job: {task}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one interaction with an element of the screen (named as the list names it) or one check the job asks for. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\n{screen}"
+            "Job: {task}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one tap, one typing into a field, one key press, one swipe or one check the job asks for, naming the element in quotes as the list names it. Typing into a field needs no tap first; a single text field is usually submitted by pressing Enter. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\nFor example, the job \"Sign in as 'ann' with ${{secret.PW}} and check that the page says Welcome\" on a screen with a textfield \"Username\", a textfield \"Password\" and a button \"Sign in\" is planned as {{\"steps\": [\"type 'ann' into \\\"Username\\\"\", \"type ${{secret.PW}} into \\\"Password\\\"\", \"tap \\\"Sign in\\\"\", \"check that the screen shows \\\"Welcome\\\"\"]}}, the job \"Add the note 'call Bob'\" on a screen with a textfield \"New note\" as {{\"steps\": [\"type 'call Bob' into \\\"New note\\\"\", \"press Enter\"]}}, and the job \"Accept the terms, then sign up\" on a screen with a checkbox next to the text \"I accept the terms\" and a button \"Sign up\" as {{\"steps\": [\"check \\\"I accept the terms\\\"\", \"tap \\\"Sign up\\\"\"]}} (a checkbox is named by the text next to it).\n\n{screen}"
         );
         if let Some((prev, at)) = previous {
             user.push_str(&format!(
@@ -244,7 +254,7 @@ impl Exec<'_> {
         let schema = plan_schema();
         let res = match self.model.as_ref() {
             Some(c) => tokio::select! {
-                r = c.json(messages, "plan", &schema, parse_plan, &mut usage) => Some(r),
+                r = c.json(messages, "plan", &schema, parse_plan, PLAN_MAX_TOKENS, &mut usage) => Some(r),
                 _ = cancelled(&cancel) => None,
             },
             None => return Err(StepFail::Infra("no model client".into())),
@@ -253,11 +263,19 @@ impl Exec<'_> {
             self.end_step(step, Some("cancelled".into()), start).await;
             return Err(StepFail::Cancelled);
         };
-        let (ok, err, plan) = match res {
-            Ok(p) => (true, None, p),
-            Err(e) => (false, Some(e.to_string()), Vec::new()),
+        let (ok, err, plan, added) = match res {
+            Ok(p) => {
+                let (p, added) = super::plan_fix::repair(p);
+                (true, None, p, added)
+            }
+            Err(e) => (false, Some(e.to_string()), Vec::new(), 0),
         };
-        let detail = if ok {
+        let detail = if ok && added > 0 {
+            format!(
+                "{} steps ({added} `press Enter` added: a field typed into more than once is submitted each time)",
+                plan.len()
+            )
+        } else if ok {
             format!("{} steps", plan.len())
         } else {
             "no plan".into()
@@ -355,9 +373,31 @@ impl Exec<'_> {
     ) -> Result<StepEnd, StepFail> {
         let step = self.begin_step(&plan[i]).await?;
         let start = Instant::now();
-        let res = self.agent_step_inner(step, task, plan, i, fruitless).await;
+        // A step written as a step-language line runs as one, without a model call; when
+        // its target cannot be found or used, the model takes the step over.
+        let res = match super::plan_fix::as_script_line(&plan[i]) {
+            Some(action) => match self.run_step(step, &action).await {
+                Ok(()) => {
+                    if action.kind().acts() {
+                        self.actions_taken += 1;
+                    }
+                    Ok(StepEnd::Done)
+                }
+                Err(StepFail::Verdict(e)) if !action.kind().checks() => {
+                    tracing::info!(run_id = %self.run_id, step = %plan[i], error = %e,
+                        "the step as a script line failed; the model takes it over");
+                    self.agent_step_inner(step, task, plan, i, fruitless, 2)
+                        .await
+                }
+                Err(e) => Err(e),
+            },
+            None => {
+                self.agent_step_inner(step, task, plan, i, fruitless, 0)
+                    .await
+            }
+        };
         let err = match &res {
-            Ok(StepEnd::Done) => None,
+            Ok(StepEnd::Done) | Ok(StepEnd::JobDone) => None,
             Ok(StepEnd::Escalate(_)) => Some("escalated to re-planning".to_string()),
             Err(e) => Some(e.message()),
         };
@@ -372,12 +412,13 @@ impl Exec<'_> {
         plan: &[String],
         i: usize,
         fruitless: &mut HashMap<String, Fruitless>,
+        first_action: u32,
     ) -> Result<StepEnd, StepFail> {
-        let budget = self.agent.config.step_actions.max(1);
+        let budget = self.agent.config.step_actions.max(1) + first_action;
         let mut history: Vec<String> = Vec::new();
         let mut failures: Vec<String> = Vec::new();
         let mut bad_in_a_row = 0u32;
-        let mut action = 0u32;
+        let mut action = first_action;
         loop {
             if self.cancel.load(Ordering::Relaxed) {
                 return Err(StepFail::Cancelled);
@@ -403,7 +444,7 @@ impl Exec<'_> {
                 .await
                 .map_err(|e| StepFail::Infra(format!("cannot observe the screen: {e}")))?;
             t.perceive_ms += ms(s0);
-            if action == 0 && self.popup_pass(step, &obs).await? {
+            if action == first_action && self.popup_pass(step, &obs).await? {
                 action += 1;
                 continue;
             }
@@ -464,6 +505,43 @@ impl Exec<'_> {
                 }
                 _ => None,
             };
+            let summary = summarize(&raw_text, &out, reflection.as_ref());
+            history.push(format!("- {summary}"));
+            let checkable = out.ok
+                && !out.infra
+                && (call.kind().checks()
+                    || call.kind().acts() && out.disposition != Disposition::NotDelivered);
+            // A one-action step whose action this was is done without asking; the model is
+            // then only asked (when steps remain) whether the whole job is done already.
+            let by_rule = checkable
+                && super::step_done::completes(&plan[i], &call, |a| {
+                    super::step_done::aimed_name(a, &obs)
+                });
+            let progress = match &after_obs {
+                Some(a) if by_rule && i + 1 < plan.len() => self
+                    .check_progress(task, plan, i, &history, a, &mut usage)
+                    .await?
+                    .map(|p| Progress {
+                        step_done: true,
+                        job_done: p.job_done,
+                    })
+                    .or(Some(Progress {
+                        step_done: true,
+                        job_done: false,
+                    })),
+                _ if by_rule => Some(Progress {
+                    step_done: true,
+                    job_done: false,
+                }),
+                Some(a) if checkable => {
+                    self.check_progress(task, plan, i, &history, a, &mut usage)
+                        .await?
+                }
+                _ => None,
+            };
+            if let Some(p) = progress {
+                out.detail.push_str(&format!(" · check: {}", p.describe()));
+            }
             let mut after_mask = mask;
             if let Some(a) = &after_obs {
                 after_mask.extend(self.mask_for(a));
@@ -496,12 +574,35 @@ impl Exec<'_> {
                 self.actions_taken += 1;
             }
             action += 1;
-            let summary = summarize(&raw_text, &out, reflection.as_ref());
-            history.push(format!("- {summary}"));
             // A device that refused or failed the input (not an Argus refusal: stale, no target).
             let failed = out.device_error.is_some();
-            if let Some(end) = step_end(&call, out)? {
+            // A check the step asks for decides the run; one the model chose on its own
+            // (a `wait_for` instead of typing, say) is only a failed attempt.
+            let asked_check = call.kind().checks()
+                && super::step_done::completes(&plan[i], &call, |a| {
+                    super::step_done::aimed_name(a, &obs)
+                });
+            let stray_check_failed = call.kind().checks() && !out.ok && !asked_check;
+            if let Some(end) = step_end(&call, out, asked_check)? {
                 return Ok(end);
+            }
+            if stray_check_failed {
+                bad_in_a_row += 1;
+                failures.push(summary);
+                if bad_in_a_row >= 2 {
+                    return Ok(StepEnd::Escalate(failures));
+                }
+                continue;
+            }
+            match progress {
+                Some(Progress {
+                    step_done: true,
+                    job_done: true,
+                }) => return Ok(StepEnd::JobDone),
+                Some(Progress {
+                    step_done: true, ..
+                }) => return Ok(StepEnd::Done),
+                _ => {}
             }
             if failed || reflection.as_ref().map(|r| r.class) == Some(ReflectClass::C) {
                 let state = after_obs
@@ -527,6 +628,57 @@ impl Exec<'_> {
                 }
                 Some(ReflectClass::A) => bad_in_a_row = 0,
                 None => {}
+            }
+        }
+    }
+
+    /// Asks whether the current step (and the whole job) is done on `after`, the screen
+    /// the last action left (`llm` mode with `--agent-progress-check`; `None` otherwise, or
+    /// when the answer is unusable — the loop then goes on as without a check). The request
+    /// is the next action prompt with the question appended: the same system text (with the
+    /// tool listing when the endpoint gets `response_format`) and the same job / plan / step
+    /// prefix, so a prefix cache serves all but the new observation. Its usage is added to
+    /// `usage`. Cancelled with the run.
+    async fn check_progress(
+        &mut self,
+        task: &str,
+        plan: &[String],
+        i: usize,
+        history: &[String],
+        after: &Observation,
+        usage: &mut ModelUsage,
+    ) -> Result<Option<Progress>, StepFail> {
+        if self.mode() != Mode::Llm || !self.agent.config.progress_check {
+            return Ok(None);
+        }
+        let mut messages = self.prompt(task, plan, i, history, after, None);
+        let question = format!(
+            "\n\nDo not act now. Judging only by this screen and the actions so far, answer with JSON {{\"step_done\": true|false, \"job_done\": true|false}}: step_done is true when the current step ({:?}) is done; job_done is true when everything the job asks is done, every check it asks for included.",
+            plan[i]
+        );
+        if let Some(m) = messages.iter_mut().rev().find(|m| m["role"] == "user") {
+            let c = m["content"].as_str().unwrap_or_default().to_string();
+            m["content"] = json!(format!("{c}{question}"));
+        }
+        let Some(c) = self.model.as_ref() else {
+            return Ok(None);
+        };
+        if !c.uses_tool_calls() {
+            messages = with_tools_text(&messages, &tools_text(Mode::Llm));
+        }
+        let cancel = self.cancel.clone();
+        let schema = progress_schema();
+        let mut u = ModelUsage::default();
+        let r = tokio::select! {
+            r = c.json(messages, "progress", &schema, parse_progress, CHECK_MAX_TOKENS, &mut u) => r,
+            _ = cancelled(&cancel) => return Err(StepFail::Cancelled),
+        };
+        usage.add(&u);
+        match r {
+            Ok(p) => Ok(Some(p)),
+            Err(e) => {
+                tracing::info!(run_id = %self.run_id, error = %e, "progress check unusable; going on without it");
+                Ok(None)
             }
         }
     }
@@ -632,6 +784,42 @@ pub(crate) fn pin_to_observation(parameters: &mut Value, ids: &[String], serial:
     }
 }
 
+/// The progress check's answer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Progress {
+    step_done: bool,
+    job_done: bool,
+}
+
+impl Progress {
+    fn describe(self) -> &'static str {
+        match (self.step_done, self.job_done) {
+            (true, true) => "step done, job done",
+            (true, false) => "step done",
+            (false, true) => "job done but not the step (ignored)",
+            (false, false) => "step not done yet",
+        }
+    }
+}
+
+fn progress_schema() -> Value {
+    json!({"type": "object", "additionalProperties": false,
+        "required": ["step_done", "job_done"],
+        "properties": {"step_done": {"type": "boolean"}, "job_done": {"type": "boolean"}}})
+}
+
+fn parse_progress(v: &Value) -> Result<Progress, String> {
+    let flag = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_bool)
+            .ok_or_else(|| format!("`{k}` (true or false) is missing"))
+    };
+    Ok(Progress {
+        step_done: flag("step_done")?,
+        job_done: flag("job_done")?,
+    })
+}
+
 /// An action (by [`signature`]) that changed nothing: how often, in which step last, and the
 /// screen state it left.
 pub(crate) struct Fruitless {
@@ -689,9 +877,9 @@ fn summarize(raw_text: &str, out: &Outcome, reflection: Option<&Reflection>) -> 
     )
 }
 
-/// Whether this call ends the step: `finish` (done), `fail` and failed checks (the run
-/// fails), an infrastructure failure (the run errors).
-fn step_end(call: &Action, out: Outcome) -> Result<Option<StepEnd>, StepFail> {
+/// Whether this call ends the step: `finish` (done), `fail` and failed checks the step asks
+/// for (`asked_check`: the run fails), an infrastructure failure (the run errors).
+fn step_end(call: &Action, out: Outcome, asked_check: bool) -> Result<Option<StepEnd>, StepFail> {
     if out.infra {
         return Err(StepFail::Infra(out.error.unwrap_or_default()));
     }
@@ -701,7 +889,7 @@ fn step_end(call: &Action, out: Outcome) -> Result<Option<StepEnd>, StepFail> {
         Action::WaitFor { .. }
         | Action::AssertContains { .. }
         | Action::AssertNotContains { .. }
-            if !out.ok =>
+            if !out.ok && asked_check =>
         {
             Err(StepFail::Verdict(out.error.unwrap_or_default()))
         }

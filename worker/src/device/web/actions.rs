@@ -234,6 +234,9 @@ pub(super) async fn swipe(
     Ok(())
 }
 
+/// CDP `Input.dispatchKeyEvent` modifier bit of Ctrl.
+const CTRL: u32 = 2;
+
 /// Windows virtual key code for a printable ASCII char (letters and digits), else 0.
 fn vk_of(c: char) -> u32 {
     match c {
@@ -255,6 +258,24 @@ pub(super) async fn type_text(dev: &WebDevice, el: &Element, text: &str) -> Resu
     };
     if !focused {
         tap(dev, el).await?;
+    }
+    if el.value.as_deref().is_some_and(|v| !v.is_empty()) {
+        // The typed text replaces what the field holds, as Playwright's `fill` does (typing
+        // the same text twice leaves the same value, which the repeat guard can see).
+        dev.call(
+            "Input.dispatchKeyEvent",
+            json!({"type": "rawKeyDown", "key": "a", "code": "KeyA", "modifiers": CTRL,
+                   "windowsVirtualKeyCode": 65, "commands": ["selectAll"]}),
+        )
+        .await
+        .map_err(|e| ActError::not_delivered(e.to_string()))?;
+        dev.call(
+            "Input.dispatchKeyEvent",
+            json!({"type": "keyUp", "key": "a", "code": "KeyA", "modifiers": CTRL,
+                   "windowsVirtualKeyCode": 65}),
+        )
+        .await
+        .map_err(|e| ActError::uncertain(e.to_string()))?;
     }
     let mut sent_any = false;
     let fail = |sent: bool, e: crate::device::DeviceError| {

@@ -1,0 +1,34 @@
+//! Pins what `type` does to a field that already holds text on the web: the typed text
+//! replaces it (Playwright's `fill`), so typing the same text twice leaves one copy — read
+//! back from the page's own probe, not from the worker.
+
+use std::time::Duration;
+
+use argus_tests::site::{Item, Site};
+use argus_tests::{Farm, FarmOptions};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn typing_into_a_field_that_holds_text_replaces_it() {
+    let site = Site::todomvc().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
+    let token = format!("typing-{}", farm.token);
+    let spec = json!({
+        "platform": "web",
+        "start_url": site.example_url("vanillajs", &token),
+        "instruction": "type \"draft\" into \"What needs to be done?\"\ntype \"buy milk\" into \"What needs to be done?\"\ntype \"buy milk\" into \"What needs to be done?\"\npress Enter",
+        "selector": {"labels": {"browser": "chromium", "team": "qa"}},
+        "timeout_s": 120,
+    });
+    let run_id = farm.submit(&spec).await;
+    let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+    assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
+    let state = site.state(&token).expect("the page reported its state");
+    assert_eq!(
+        state.items,
+        vec![Item {
+            text: "buy milk".into(),
+            completed: false
+        }]
+    );
+}
