@@ -12,13 +12,13 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use argus_perception::{Rect, Role};
-use base64::Engine;
 use argus_protocol::{
     Disposition, JobSpec, Mode, ModelOverride, Platform, ReflectClass, RetryAdvice, RunDetail,
     RunStatus,
 };
 use argus_tests::chat_stub::{plan, ChatStub, Reply};
 use argus_tests::scripted_device::{run_scripted, Inject, Item, ScriptedDevice, Sent};
+use base64::Engine;
 use serde_json::json;
 
 fn form() -> Vec<Item> {
@@ -254,7 +254,9 @@ async fn vlm_norm1000_point_maps_each_axis_on_1080x2400() {
     // text, and declared the coordinate space.
     let req = &stub.requests()[1];
     let content = req["messages"][1]["content"].to_string();
-    let parts = req["messages"][1]["content"].as_array().expect("text + image");
+    let parts = req["messages"][1]["content"]
+        .as_array()
+        .expect("text + image");
     let text = parts[0]["text"].as_str().unwrap_or_default();
     assert!(text.contains("e1 button \"Decoy\""), "{text}");
     assert!(text.contains("e2 button \"Target\""), "{text}");
@@ -268,7 +270,11 @@ async fn vlm_norm1000_point_maps_each_axis_on_1080x2400() {
     let img = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
         .expect("a PNG")
         .to_rgb8();
-    assert_eq!(img.dimensions(), (1080, 2400), "same size as the screenshot");
+    assert_eq!(
+        img.dimensions(),
+        (1080, 2400),
+        "same size as the screenshot"
+    );
     // The device's screenshot is solid grey (230): the Target's box is outlined in the
     // button colour, its inside left alone, and its id label (white glyphs) sits above it.
     let button = argus_perception::som::role_color(Role::Button);
