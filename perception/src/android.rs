@@ -18,6 +18,15 @@
 //! a `checkable` text/image/layout node becomes a checkbox, and a `clickable` or
 //! `long-clickable` text/image/layout node a button (so a clickable row absorbs its text).
 //! A class name containing `Dialog` is a dialog. `platform_role` keeps the full class name.
+//! Then [`crate::touch::settle`] makes one control one element: a non-clickable `Button` /
+//! `RadioButton` / `CheckBox` / `CheckedTextView` inside a clickable node is folded into it
+//! (a list row with a radio button is one radio with the row's text and the button's state),
+//! a selected non-clickable tab keeps its siblings' role, an unnamed clickable wrapper or
+//! full-screen scrim is not a control, and a dump of a dialog's window alone is a dialog.
+//!
+//! Text fields: `text` is the typed value and `hint` the placeholder when the dump carries
+//! `hint`; older dumps do not, and an empty field reports its hint as its text, so there the
+//! text only labels the field (name), claimed neither as value nor as hint.
 //! Properties missing from the dump stay [`Tri::Unknown`]. `visible-to-user="false"` marks
 //! the node ignored. `drawing-order`, `display-id` and `NAF` are read past (pre-order is taken
 //! as drawing order).
@@ -95,11 +104,19 @@ fn convert(el: &XmlElement, density: f64) -> Node {
     }
     let mut node = Node::new(role, class, "");
     if role == Role::Textfield {
-        node.name = desc.unwrap_or_default();
-        // Older releases report the hint as the text of an empty field.
-        node.value = text.filter(|t| Some(t) != hint.as_ref());
-        node.placeholder = hint;
         node.editable = Tri::Yes;
+        if el.attr("hint").is_some() {
+            node.name = desc.unwrap_or_default();
+            // Some releases report the hint as the text of an empty field too.
+            node.value = text.filter(|t| Some(t) != hint.as_ref());
+            node.placeholder = hint;
+        } else {
+            // Older dumps carry no `hint`: an empty field reports its hint as its text, so
+            // the text is the typed value or the hint and the dump cannot tell which. It
+            // labels the field (a step can name it) but is claimed as neither.
+            let password = tri_attr(el, "password").is_yes();
+            node.name = desc.or(text.filter(|_| !password)).unwrap_or_default();
+        }
     } else {
         node.name = text.or(desc).unwrap_or_default();
         node.placeholder = hint;
@@ -153,6 +170,7 @@ pub fn normalize(dump: &str, density: f64) -> Result<AndroidDump, XmlError> {
         let parent = el.parent.and_then(|p| map[p]);
         map[i] = Some(tree.push(convert(el, density), parent));
     }
+    crate::touch::settle(&mut tree, map_class);
     Ok(AndroidDump { tree, rotation })
 }
 

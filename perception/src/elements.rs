@@ -17,7 +17,7 @@
 //! - Text: the observation's text is every visible text run, typed (non-password) value and
 //!   the own label of a control or heading that no text below it repeats, in document order —
 //!   so `assert screen contains "Update now"` sees a button labelled only by its
-//!   `content-desc`.
+//!   `content-desc`; a dialog named by a title inside it shows the title once.
 
 use serde::{Deserialize, Serialize};
 
@@ -283,6 +283,7 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
     // A control or heading named by its own label (a clickable TextView, a `content-desc`, an
     // iOS `label`) shows that label on screen: it joins the text unless text below it already
     // says it.
+    let mut own_labels: Vec<(usize, String)> = Vec::new();
     for (i, node) in tree.nodes.iter().enumerate() {
         let labelled =
             node.role.is_actionable() || matches!(node.role, Role::Heading | Role::Dialog);
@@ -292,9 +293,19 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
             && !node.password.is_yes()
             && absorbed[i].is_empty()
         {
-            text_runs.push((i, node.name.clone()));
+            // A dialog titled by a text inside it shows that title once.
+            let end = tree.subtree_end(i);
+            let name = collapse_ws(&node.name);
+            let repeated = node.role == Role::Dialog
+                && text_runs
+                    .iter()
+                    .any(|(k, t)| *k > i && *k < end && collapse_ws(t) == name);
+            if !repeated {
+                own_labels.push((i, node.name.clone()));
+            }
         }
     }
+    text_runs.extend(own_labels);
     text_runs.sort_by_key(|(i, _)| *i);
     let text_runs: Vec<String> = text_runs.into_iter().map(|(_, t)| t).collect();
 

@@ -9,7 +9,10 @@
 //! 2. OCR text mostly inside an element whose labels already contain it is a duplicate and is
 //!    dropped (a text box inside a large button has a small IoU but adds nothing);
 //! 3. otherwise the candidate is added only when its IoU with every element so far is
-//!    ≤ `iou_threshold` ([`DEFAULT_IOU_THRESHOLD`]).
+//!    ≤ `iou_threshold` ([`DEFAULT_IOU_THRESHOLD`]) — except that an OCR line overlapping an
+//!    OCR line already added is dropped only when the texts are the same or the IoU exceeds
+//!    [`OCR_SAME_LINE_IOU`]: detection grows every box, so adjacent lines of a dense
+//!    terminal overlap and are not duplicates.
 //!
 //! Added OCR text becomes a [`Role::Text`] element, a vision box a [`Role::Image`] element
 //! (platform role `ocr` / `vision`), `covered` unknown. OCR text joins the observation's
@@ -26,6 +29,10 @@ use crate::role::Role;
 
 /// Default IoU above which a pixel candidate duplicates an element.
 pub const DEFAULT_IOU_THRESHOLD: f64 = 0.1;
+
+/// IoU above which two OCR lines with different texts are one line read twice (overlapping
+/// regions).
+pub const OCR_SAME_LINE_IOU: f64 = 0.5;
 
 /// Fraction of a text box's area that must lie inside an element for rules 1 and 2.
 pub const INSIDE_FRACTION: f64 = 0.8;
@@ -130,9 +137,18 @@ pub fn fuse(obs: &Observation, candidates: &[PixelCandidate], iou_threshold: f64
                 }
             }
         }
-        let dup = hits
-            .iter()
-            .any(|&k| out.elements[k].bbox_px.iou(&b) > iou_threshold);
+        let dup = hits.iter().any(|&k| {
+            let el = &out.elements[k];
+            let iou = el.bbox_px.iou(&b);
+            if k >= tree_count && el.source == Source::Ocr && c.kind == PixelKind::Ocr {
+                // Two OCR lines: neighbouring lines' boxes overlap (detection grows each
+                // box), so only the same text or a near-total overlap is a duplicate.
+                iou > OCR_SAME_LINE_IOU
+                    || (iou > iou_threshold && text.eq_ignore_ascii_case(&el.name))
+            } else {
+                iou > iou_threshold
+            }
+        });
         if dup {
             continue;
         }

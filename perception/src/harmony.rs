@@ -7,8 +7,14 @@
 //! `bounds` (`"[x1,y1][x2,y2]"`, device px), `enabled`, `focused`, `focusable`, `selected`,
 //! `clickable`, `longClickable`, `scrollable`, `checkable`, `checked`, `visible`, `opacity`.
 //! Values are strings (`"true"`) on the wire; JSON booleans and numbers are accepted too.
-//! Others (`accessibilityId`, `hashcode`, `hostWindowId`, `zIndex`, `origBounds`, …) are
-//! read past.
+//! Others (`accessibilityId`, `hashcode`, `hostWindowId`, `zIndex`, …) are read past.
+//!
+//! Boxes: `bounds` is clipped to the window only, so a row scrolled half out of a `Scroll`
+//! keeps a box over the title bar above it, and items the list keeps outside its viewport
+//! show up over real rows. The box is therefore `origBounds` (the whole box; `bounds` when
+//! absent) clipped to every scrolling ancestor's box ([`VIEWPORT_TYPES`] or
+//! `scrollable: true`); a node entirely outside its viewport gets no box and is not shown.
+//! Then [`crate::touch::settle`] makes one control one element (as for Android).
 //!
 //! Units: like [`crate::android`], boxes are divided by `density` (vp = px / density), so the
 //! tree is in logical px and pairs with `Screen::from_device_px(w_px, h_px, density)`.
@@ -103,7 +109,10 @@ fn convert(attrs: &Map<String, Value>, density: f64) -> Node {
         node.name = text.or(desc).unwrap_or_default();
     }
     node.placeholder = hint;
-    node.bounds = attr_str(attrs, "bounds")
+    // `bounds` is clipped to the window only; `origBounds` is the whole box, which
+    // [`normalize`] clips to the scroll viewports around the node.
+    node.bounds = attr_str(attrs, "origBounds")
+        .or_else(|| attr_str(attrs, "bounds"))
         .as_deref()
         .and_then(Rect::parse_brackets)
         .map(|r| r.scale(1.0 / density));
@@ -141,10 +150,11 @@ pub fn normalize(layout: &Value, density: f64) -> Result<Tree, HarmonyError> {
     };
     let empty = Map::new();
     let mut tree = Tree::default();
-    // Iterative pre-order walk: (json node, parent tree index).
-    let mut stack: Vec<(&Value, Option<usize>)> =
-        roots.into_iter().rev().map(|r| (r, None)).collect();
-    while let Some((v, parent)) = stack.pop() {
+    // Iterative pre-order walk: (json node, parent tree index, viewport of the nearest
+    // scrolling ancestors).
+    let mut stack: Vec<(&Value, Option<usize>, Option<Rect>)> =
+        roots.into_iter().rev().map(|r| (r, None, None)).collect();
+    while let Some((v, parent, viewport)) = stack.pop() {
         let Value::Object(obj) = v else {
             return Err(HarmonyError::Shape("a node is not an object"));
         };
@@ -153,16 +163,34 @@ pub fn normalize(layout: &Value, density: f64) -> Result<Tree, HarmonyError> {
             None => &empty,
             Some(_) => return Err(HarmonyError::Shape("`attributes` is not an object")),
         };
-        let ti = tree.push(convert(attrs, density), parent);
+        let mut node = convert(attrs, density);
+        if let (Some(b), Some(vp)) = (node.bounds, viewport) {
+            // Outside its scroll viewport (a row scrolled away, a cached item): not shown.
+            node.bounds = b.intersect(&vp);
+        }
+        let inner = if is_viewport(&node) {
+            node.bounds.or(viewport)
+        } else {
+            viewport
+        };
+        let ti = tree.push(node, parent);
         match obj.get("children") {
             Some(Value::Array(children)) => {
-                stack.extend(children.iter().rev().map(|c| (c, Some(ti))));
+                stack.extend(children.iter().rev().map(|c| (c, Some(ti), inner)));
             }
             None | Some(Value::Null) => {}
             Some(_) => return Err(HarmonyError::Shape("`children` is not an array")),
         }
     }
+    crate::touch::settle(&mut tree, map_type);
     Ok(tree)
+}
+
+/// Components that show a window onto scrolled content: their children are clipped to them.
+pub const VIEWPORT_TYPES: [&str; 5] = ["Scroll", "List", "Grid", "WaterFlow", "Swiper"];
+
+fn is_viewport(n: &Node) -> bool {
+    n.scrollable.is_yes() || VIEWPORT_TYPES.contains(&n.platform_role.as_str())
 }
 
 #[cfg(test)]

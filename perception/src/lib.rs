@@ -5,7 +5,7 @@
 //!
 //! | stage | modules |
 //! |---|---|
-//! | normalize | [`cdp`], [`android`], [`harmony`], [`wda`], [`atspi`] → [`tree`] |
+//! | normalize | [`cdp`], [`android`], [`harmony`], [`wda`], [`atspi`] → [`tree`]; [`touch`] (one control, one element) |
 //! | build | [`elements`] (clean, cluster), [`occlusion`], [`layout`] (order, neighbours) |
 //! | arbitrate | [`arbitration`] (which channel this frame), [`regions`] (where the tree is blind) |
 //! | pixel | `pixel` (feature `ocr`): `ocr` + [`vision`] on the chosen regions |
@@ -53,6 +53,7 @@ pub mod pixel;
 pub mod regions;
 pub mod role;
 pub mod som;
+pub mod touch;
 pub mod tree;
 pub mod vision;
 pub mod wda;

@@ -8,9 +8,10 @@
 //! - `O` is a dialog ([`Role::Dialog`]: CDP `dialog`, Android class `…Dialog…`, WDA
 //!   `Alert`/`Sheet`, AT-SPI `dialog`/`alert`) and the element's centre lies inside `O`; or
 //! - `O` takes touches (`clickable` yes: a scrim that dismisses a drawer or sheet on tap, a
-//!   transparent tap-catcher) and the element's whole visible box lies inside `O`. Partial
-//!   overlaps with neighbouring controls do not count, and a later node that is not
-//!   clickable lets touches through (Android dispatch), so it does not count either.
+//!   transparent tap-catcher, the items of a bottom navigation bar a list card runs under)
+//!   and the element's centre lies inside `O` — a tap there lands on `O`. Edges overlapping
+//!   a neighbouring control do not count, and a later node that is not clickable lets
+//!   touches through (Android dispatch), so it does not count either.
 //!
 //! Tree elements get yes or no; the rule needs only the tree, so there is no unknown. Not
 //! handled: Android `drawing-order` / z-index attributes that reorder siblings, and opacity.
@@ -19,26 +20,19 @@ use crate::geometry::Rect;
 use crate::role::Role;
 use crate::tree::{Tree, Tri};
 
-/// Whether `tree.nodes[i]` can cover what was drawn before it.
-fn overlay_kind(tree: &Tree, i: usize) -> Option<Role> {
+/// Whether `tree.nodes[i]` can cover what was drawn before it: a dialog, or a node that takes
+/// touches.
+fn is_overlay(tree: &Tree, i: usize) -> bool {
     let n = &tree.nodes[i];
-    if n.role == Role::Dialog {
-        Some(Role::Dialog)
-    } else if n.clickable.is_yes() {
-        Some(Role::Button)
-    } else {
-        None
-    }
+    n.role == Role::Dialog || n.clickable.is_yes()
 }
 
 /// `covered` for each element: `owners[k]` is the tree index of element `k`, `visible` the
 /// visible box per tree node ([`crate::elements::visible_boxes`]).
 pub fn covered(tree: &Tree, visible: &[Option<Rect>], owners: &[usize]) -> Vec<Tri> {
-    let overlays: Vec<(usize, Rect, Role)> = (0..tree.nodes.len())
-        .filter_map(|i| {
-            let kind = overlay_kind(tree, i)?;
-            Some((i, (*visible.get(i)?)?, kind))
-        })
+    let overlays: Vec<(usize, Rect)> = (0..tree.nodes.len())
+        .filter(|&i| is_overlay(tree, i))
+        .filter_map(|i| Some((i, (*visible.get(i)?)?)))
         .collect();
     owners
         .iter()
@@ -48,13 +42,9 @@ pub fn covered(tree: &Tree, visible: &[Option<Rect>], owners: &[usize]) -> Vec<T
             };
             let end = tree.subtree_end(i);
             let (cx, cy) = b.center();
-            let hit = overlays.iter().any(|&(o, ob, kind)| {
-                o >= end
-                    && match kind {
-                        Role::Dialog => ob.contains_point(cx, cy),
-                        _ => ob.contains_rect(&b),
-                    }
-            });
+            let hit = overlays
+                .iter()
+                .any(|&(o, ob)| o >= end && ob.contains_point(cx, cy));
             Tri::from_opt(Some(hit))
         })
         .collect()

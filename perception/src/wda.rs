@@ -9,7 +9,10 @@
 //! Roles: by element type (`XCUIElementTypeStaticText` → text, `…Cell` → button since a cell
 //! is the tap target of a table row and absorbs its texts, `…Alert`/`…Sheet` → dialog, …).
 //! Name: `label`, else `name`, else (static text) `value`. A switch's or checkbox's `value`
-//! `"1"`/`"0"` becomes `checked`. `visible="false"` marks the node ignored (`accessible` is
+//! `"1"`/`"0"` becomes `checked`. A text field's `value` is its typed text when the document
+//! carries `placeholderValue` (an empty field reports its placeholder as its value); a source
+//! without any `placeholderValue` (older WDA) cannot tell the two apart, so there the value
+//! only labels the field (its name), claimed neither as value nor as placeholder. `visible="false"` marks the node ignored (`accessible` is
 //! read past: non-accessible containers still hold visible text). `platform_id` is `name`
 //! (WDA reports the accessibility identifier there, falling back to the label).
 
@@ -48,7 +51,9 @@ fn num(el: &XmlElement, name: &str) -> Option<f64> {
     el.attr(name)?.trim().parse::<f64>().ok()
 }
 
-fn convert(el: &XmlElement) -> Node {
+/// `placeholders`: whether the document carries `placeholderValue` at all (older WDA builds
+/// do not; there an empty field's `value` is its placeholder and cannot be told from text).
+fn convert(el: &XmlElement, placeholders: bool) -> Node {
     let ty = el.attr("type").unwrap_or(&el.tag).to_string();
     let role = map_type(&ty);
     let label = non_empty(el, "label");
@@ -58,10 +63,16 @@ fn convert(el: &XmlElement) -> Node {
     let mut node = Node::new(role, &ty, "");
     match role {
         Role::Textfield => {
-            node.name = label.unwrap_or_default();
-            node.value = value.filter(|v| Some(v) != placeholder.as_ref());
+            let secure = ty.ends_with("SecureTextField");
+            if placeholders {
+                node.name = label.unwrap_or_default();
+                node.value = value.filter(|v| Some(v) != placeholder.as_ref());
+            } else {
+                // Typed text or placeholder, the source cannot tell: a label, not a value.
+                node.name = label.or(value.filter(|_| !secure)).unwrap_or_default();
+            }
             node.editable = Tri::Yes;
-            node.password = Tri::from_opt(Some(ty.ends_with("SecureTextField")));
+            node.password = Tri::from_opt(Some(secure));
         }
         Role::Switch | Role::Checkbox | Role::Radio => {
             node.name = label.or(name.clone()).unwrap_or_default();
@@ -105,6 +116,7 @@ pub fn normalize(source: &str) -> Result<Tree, XmlError> {
             root,
         });
     }
+    let placeholders = els.iter().any(|e| e.attr("placeholderValue").is_some());
     let mut tree = Tree::default();
     let mut map: Vec<Option<usize>> = vec![None; els.len()];
     for (i, el) in els.iter().enumerate() {
@@ -112,7 +124,7 @@ pub fn normalize(source: &str) -> Result<Tree, XmlError> {
             continue;
         }
         let parent = el.parent.and_then(|p| map[p]);
-        map[i] = Some(tree.push(convert(el), parent));
+        map[i] = Some(tree.push(convert(el, placeholders), parent));
     }
     Ok(tree)
 }

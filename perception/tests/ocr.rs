@@ -108,6 +108,46 @@ fn score(expected: &[Line], got: &[String]) -> (usize, Vec<String>) {
 fn full_screen_ocr_reads_95_percent_of_lines_exactly() {
     let Some(mut engine) = engine() else { return };
     assert_eq!(engine.classes(), 6625);
+    reads_95_percent(&mut engine);
+}
+
+/// The worker's configuration (small text read at 32 px, two recognition sessions side by
+/// side) reads the phone screens as well, and every name of a dense 1280×800 terminal frame.
+#[test]
+fn screen_config_keeps_accuracy() {
+    if engine().is_none() {
+        return;
+    }
+    let config = argus_perception::pixel::screen_config(2);
+    assert_eq!(config.rec_workers, 2);
+    let mut engine = OcrEngine::open(&ocr::models_dir(), config).unwrap();
+    reads_95_percent(&mut engine);
+    let img =
+        image::open(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/desktop/xterm.png"))
+            .unwrap()
+            .to_rgb8();
+    let lines = engine.recognize(&img).unwrap();
+    let text: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+    let text = text.join("\n");
+    for name in [
+        "avahi-daemon",
+        "bigreqsproto",
+        "binutils-x86-64-linux-gnu",
+        "libbinutils",
+        "ca-certificates-java",
+        "gcc-12-base",
+        "dbus-session-bus-common",
+        "debian-archive-keyring",
+        "dictionaries-common",
+    ] {
+        assert!(text.contains(name), "{name:?} not read:\n{text}");
+    }
+    // Lines come back in reading order (top to bottom), whichever session read them.
+    let ys: Vec<f64> = lines.iter().map(|l| l.bbox_px.y).collect();
+    assert!(ys.windows(2).all(|w| w[1] + 10.0 >= w[0]), "{ys:?}");
+}
+
+fn reads_95_percent(engine: &mut OcrEngine) {
     let (mut hits, mut total) = (0, 0);
     let mut report = String::new();
     for name in ["screen_list", "screen_canvas"] {

@@ -195,9 +195,11 @@ pub struct DriverConfig {
     /// are installed. Default: on.
     #[arg(long, env = "ARGUS_NO_PIXEL_CHANNEL")]
     pub no_pixel_channel: bool,
-    /// Perception: ONNX Runtime intra-op threads per OCR session. Default 1 (lowest CPU time
-    /// per frame); more lowers latency at some CPU cost.
-    #[arg(long, env = "ARGUS_OCR_THREADS", default_value_t = 1)]
+    /// Perception: OCR threads (detection's intra-op threads, and as many recognition
+    /// sessions side by side). Default: the usable cores, at most 4 (a frame's OCR is on the
+    /// observation's critical path; the worker runs one OCR at a time); 1 gives the lowest CPU
+    /// time per frame.
+    #[arg(long, env = "ARGUS_OCR_THREADS", default_value_t = argus_perception::ocr::session::default_threads())]
     pub ocr_threads: usize,
 }
 
@@ -216,7 +218,7 @@ impl Default for DriverConfig {
             cdp_url: None,
             models_dir: PathBuf::from("/var/lib/argus/models"),
             no_pixel_channel: false,
-            ocr_threads: 1,
+            ocr_threads: argus_perception::ocr::session::default_threads(),
         }
     }
 }

@@ -27,6 +27,7 @@ use std::time::Instant;
 use argus_perception::arbitration::{ArbParams, Arbiter};
 use argus_perception::ocr::{self, OcrEngine};
 use argus_perception::perceive::{finish, plan, PixelResult};
+use argus_perception::som::SomRenderer;
 use argus_perception::{Observation, PixelCandidate, Rect};
 use argus_protocol::PerceptionNote;
 
@@ -126,11 +127,13 @@ fn open_engine(dir: &Path, threads: usize) -> Result<OcrEngine, ocr::OcrError> {
     OcrEngine::open(dir, config)
 }
 
-/// One run's perception stage: the worker's pixel channel and the run's arbiter.
+/// One run's perception stage: the worker's pixel channel, the run's arbiter and its
+/// Set-of-Mark renderer (glyphs cached across the run's frames).
 #[derive(Debug)]
 pub struct Perceiver {
     pixel: PixelChannel,
     arbiter: Arbiter,
+    som: SomRenderer,
 }
 
 impl Perceiver {
@@ -139,7 +142,25 @@ impl Perceiver {
         Perceiver {
             pixel,
             arbiter: Arbiter::new(ArbParams::default()),
+            som: SomRenderer::new(),
         }
+    }
+
+    /// The Set-of-Mark image of `obs` drawn on `png`, a screenshot of the same frame (device
+    /// px): every element's box outlined and labelled with its id in its role's colour
+    /// ([`argus_perception::som`]), line width and glyphs scaled by the device pixel ratio
+    /// (rounded, at least 1). PNG in, PNG out, same size. Errors when `png` does not decode.
+    pub fn set_of_mark(&mut self, png: &[u8], obs: &Observation) -> Result<Vec<u8>, String> {
+        let shot = image::load_from_memory_with_format(png, image::ImageFormat::Png)
+            .map_err(|e| format!("screenshot is not a PNG: {e}"))?
+            .to_rgb8();
+        let scale = obs.screen.dpr.round().max(1.0) as u32;
+        let marked = self.som.render(&shot, obs, scale);
+        let mut out = std::io::Cursor::new(Vec::new());
+        marked
+            .write_to(&mut out, image::ImageFormat::Png)
+            .map_err(|e| format!("Set-of-Mark image: {e}"))?;
+        Ok(out.into_inner())
     }
 
     /// Captures `dev` and perceives the frame (see the module docs); `serial` names the

@@ -90,6 +90,11 @@ pub struct OcrConfig {
     pub skip_cls: bool,
     /// ONNX Runtime session options.
     pub session: SessionOptions,
+    /// Recognition sessions run side by side, each on its own thread with one intra-op
+    /// thread, batches dealt out in turn (0 or 1: one session with
+    /// [`SessionOptions::intra_threads`]). Rec is many small operators per batch, which
+    /// split across cores better by batch than inside each operator.
+    pub rec_workers: usize,
 }
 
 /// One recognized line.
@@ -130,7 +135,8 @@ pub struct StageTimes {
 pub struct OcrEngine {
     det: Session,
     cls: Option<Session>,
-    rec: Session,
+    /// One session per recognition worker (at least one).
+    rec: Vec<Session>,
     dict: rec::Dictionary,
     config: OcrConfig,
     /// Stage times of the last [`OcrEngine::recognize`] call (summed over regions).
@@ -151,13 +157,26 @@ impl OcrEngine {
     pub fn open(dir: &Path, config: OcrConfig) -> Result<OcrEngine, OcrError> {
         let env = session::environment(&dir.join(RUNTIME_LIB))?;
         let det = session::open(&env, &dir.join(DET_MODEL), &config.session)?;
-        let rec = session::open(&env, &dir.join(REC_MODEL), &config.session)?;
+        let rec = if config.rec_workers > 1 {
+            let one = SessionOptions {
+                intra_threads: 1,
+                ..config.session.clone()
+            };
+            (0..config.rec_workers)
+                .map(|_| session::open(&env, &dir.join(REC_MODEL), &one))
+                .collect::<Result<Vec<_>, _>>()?
+        } else {
+            vec![session::open(&env, &dir.join(REC_MODEL), &config.session)?]
+        };
         let cls = if config.skip_cls {
             None
         } else {
             Some(session::open(&env, &dir.join(CLS_MODEL), &config.session)?)
         };
-        let dict = rec::Dictionary::from_session(&rec)?;
+        let first = rec
+            .first()
+            .ok_or_else(|| OcrError::Model("no recognition session".into()))?;
+        let dict = rec::Dictionary::from_session(first)?;
         Ok(OcrEngine {
             det,
             cls,

@@ -1,8 +1,9 @@
 //! Text recognition: PP-OCRv4 CRNN (SVTR-LCNet) with CTC greedy decoding.
 //!
-//! Input `[N, 3, 48, W]` f32 (BGR, `(v/255 - 0.5)/0.5`); each crop is resized to height 48 and
-//! width `ceil(48·w/h)` (capped at `W`) and zero-padded right, where
-//! `W = int(48 · max(320/48, widest w/h in the batch))` — crops are sorted by aspect ratio and
+//! Input `[N, 3, H, W]` f32 (BGR, `(v/255 - 0.5)/0.5`), `H` = 48 (or a smaller height for
+//! small text, [`RecParams::small_text_height`]); each crop is resized to height `H` and
+//! width `ceil(H·w/h)` (capped at `W`) and zero-padded right, where
+//! `W = int(H · max(320/48, widest w/h in the batch))` — crops are sorted by aspect ratio and
 //! batched by [`RecParams::batch`] (RapidOCR 1.4.4: `rec_img_shape [3, 48, 320]`,
 //! `rec_batch_num 6`). Output `[N, T, C]` per-timestep class probabilities, `C` = 6625: index 0
 //! is the CTC blank, then the 6623 dictionary lines of the model's metadata key `character`,
@@ -24,19 +25,35 @@ pub const REC_MIN_W: u32 = 320;
 /// Recognition parameters (RapidOCR 1.4.4 / PaddleOCR defaults).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RecParams {
+    /// Crops shorter than this many px are read at this input height instead of [`REC_H`]
+    /// (the model's input height is dynamic). `None`: every crop at [`REC_H`] (PaddleOCR).
+    /// Small text (a terminal's 13 px font, boxes ≈ 24 px) gains nothing from being scaled
+    /// up twice to 48 px, and the cost grows with the square of the input height.
+    pub small_text_height: Option<u32>,
     /// Crops per inference call (RapidOCR: 6).
     pub batch: usize,
     /// Lines whose confidence is below this are dropped (RapidOCR `text_score` 0.5).
     pub text_score: f32,
-    /// Minimum batch input width, px. PaddleOCR pads every batch to at least [`REC_MIN_W`];
-    /// the network is fully convolutional in width, so a smaller floor saves the compute
-    /// spent on padding for short labels.
+    /// Minimum batch input width, px at [`REC_H`] (scaled with the input height). PaddleOCR
+    /// pads every batch to at least [`REC_MIN_W`]; the network is fully convolutional in
+    /// width, so a smaller floor saves the compute spent on padding for short labels.
     pub min_width: u32,
+}
+
+impl RecParams {
+    /// Input height for a crop `crop_h` px tall.
+    pub fn height_for(&self, crop_h: u32) -> u32 {
+        match self.small_text_height {
+            Some(s) if crop_h < s => s.clamp(8, REC_H),
+            _ => REC_H,
+        }
+    }
 }
 
 impl Default for RecParams {
     fn default() -> Self {
         RecParams {
+            small_text_height: None,
             batch: 6,
             text_score: 0.5,
             min_width: REC_MIN_W,
@@ -110,63 +127,140 @@ impl Dictionary {
     }
 }
 
-/// Recognizes every crop; returns `(text, confidence)` per crop, in input order.
+/// A crop's index and its `(text, confidence)`.
+type Read = (usize, (String, f32));
+
+/// Recognizes every crop; returns `(text, confidence)` per crop, in input order. Crops are
+/// grouped by input height ([`RecParams::height_for`]), sorted by aspect ratio within a group
+/// and batched, so padding stays small. With several `sessions`, batches are dealt out to them
+/// in turn and run on scoped threads, one per session.
 pub fn recognize(
-    session: &mut Session,
+    sessions: &mut [Session],
     dict: &Dictionary,
     crops: &[RgbImage],
     p: &RecParams,
 ) -> Result<Vec<(String, f32)>, OcrError> {
-    let mut out = vec![(String::new(), 0f32); crops.len()];
     let ratio = |c: &RgbImage| c.width() as f32 / c.height().max(1) as f32;
     let mut order: Vec<usize> = (0..crops.len()).collect();
-    order.sort_by(|&a, &b| ratio(&crops[a]).total_cmp(&ratio(&crops[b])));
-    for batch in order.chunks(p.batch.max(1)) {
-        let max_ratio = batch
-            .iter()
-            .map(|&i| ratio(&crops[i]))
-            .fold(p.min_width as f32 / REC_H as f32, f32::max);
-        let w = (REC_H as f32 * max_ratio) as usize;
-        let h = REC_H as usize;
-        let mut data = vec![0f32; batch.len() * 3 * h * w];
-        for (k, &i) in batch.iter().enumerate() {
-            let c = &crops[i];
-            let rw = ((REC_H as f32 * ratio(c)).ceil() as u32).clamp(1, w as u32);
-            let roi = PxRect {
-                x: 0,
-                y: 0,
-                w: c.width(),
-                h: c.height(),
-            };
-            let dst = &mut data[k * 3 * h * w..(k + 1) * 3 * h * w];
-            prep::resize_normalize_into(c, roi, (rw, REC_H), &prep::HALF, dst, (w, h));
-        }
-        let input = Tensor::from_array(([batch.len(), 3, h, w], data))
-            .map_err(|e| OcrError::Inference(format!("rec input: {e}")))?;
-        let outputs = session
-            .run(ort::inputs![input])
-            .map_err(|e| OcrError::Inference(format!("rec run: {e}")))?;
-        let (shape, probs) = outputs[0]
-            .try_extract_tensor::<f32>()
-            .map_err(|e| OcrError::Inference(format!("rec output: {e}")))?;
-        let dims: Vec<i64> = shape.iter().copied().collect();
-        let (t, c) = match dims.as_slice() {
-            [_, t, c] => (*t as usize, *c as usize),
-            _ => return Err(OcrError::Inference(format!("rec output shape {dims:?}"))),
-        };
-        if c != dict.len() {
-            return Err(OcrError::Model(format!(
-                "rec model has {c} classes, dictionary {}",
-                dict.len()
-            )));
-        }
-        for (k, &i) in batch.iter().enumerate() {
-            if let Some(m) = probs.get(k * t * c..(k + 1) * t * c) {
-                out[i] = dict.decode(m, c);
+    order.sort_by(|&a, &b| {
+        p.height_for(crops[a].height())
+            .cmp(&p.height_for(crops[b].height()))
+            .then(ratio(&crops[a]).total_cmp(&ratio(&crops[b])))
+    });
+    let batches: Vec<&[usize]> = order
+        .chunk_by(|&a, &b| p.height_for(crops[a].height()) == p.height_for(crops[b].height()))
+        .flat_map(|g| g.chunks(p.batch.max(1)))
+        .collect();
+    let n = sessions.len().min(batches.len()).max(1);
+    let mut out = vec![(String::new(), 0f32); crops.len()];
+    if n == 1 {
+        let s = sessions
+            .first_mut()
+            .ok_or_else(|| OcrError::Model("no recognition session".into()))?;
+        for b in &batches {
+            for (i, r) in b.iter().zip(recognize_batch(s, dict, crops, b, p)?) {
+                out[*i] = r;
             }
+        }
+        return Ok(out);
+    }
+    // Worker k takes batches k, k + n, k + 2n, … (batches grow in width, so turns balance).
+    let results: Vec<Result<Vec<Read>, OcrError>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = sessions
+            .iter_mut()
+            .take(n)
+            .enumerate()
+            .map(|(k, s)| {
+                let mine: Vec<&[usize]> = batches.iter().skip(k).step_by(n).copied().collect();
+                sc.spawn(move || {
+                    let mut got = Vec::new();
+                    for b in mine {
+                        got.extend(
+                            b.iter()
+                                .copied()
+                                .zip(recognize_batch(s, dict, crops, b, p)?),
+                        );
+                    }
+                    Ok(got)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(OcrError::Inference("a rec worker panicked".into())))
+            })
+            .collect()
+    });
+    for r in results {
+        for (i, t) in r? {
+            out[i] = t;
         }
     }
     Ok(out)
+}
+
+/// One inference call over `crops[batch]` (all of one input height): `(text, confidence)`
+/// per crop of the batch, in batch order.
+fn recognize_batch(
+    session: &mut Session,
+    dict: &Dictionary,
+    crops: &[RgbImage],
+    batch: &[usize],
+    p: &RecParams,
+) -> Result<Vec<(String, f32)>, OcrError> {
+    let Some(&first) = batch.first() else {
+        return Ok(Vec::new());
+    };
+    let rec_h = p.height_for(crops[first].height());
+    let ratio = |c: &RgbImage| c.width() as f32 / c.height().max(1) as f32;
+    let max_ratio = batch
+        .iter()
+        .map(|&i| ratio(&crops[i]))
+        .fold(p.min_width as f32 / REC_H as f32, f32::max);
+    let w = ((rec_h as f32 * max_ratio) as usize).max(1);
+    let h = rec_h as usize;
+    let mut data = vec![0f32; batch.len() * 3 * h * w];
+    for (k, &i) in batch.iter().enumerate() {
+        let c = &crops[i];
+        let rw = ((rec_h as f32 * ratio(c)).ceil() as u32).clamp(1, w as u32);
+        let roi = PxRect {
+            x: 0,
+            y: 0,
+            w: c.width(),
+            h: c.height(),
+        };
+        let dst = &mut data[k * 3 * h * w..(k + 1) * 3 * h * w];
+        prep::resize_normalize_into(c, roi, (rw, rec_h), &prep::HALF, dst, (w, h));
+    }
+    let input = Tensor::from_array(([batch.len(), 3, h, w], data))
+        .map_err(|e| OcrError::Inference(format!("rec input: {e}")))?;
+    let outputs = session
+        .run(ort::inputs![input])
+        .map_err(|e| OcrError::Inference(format!("rec run: {e}")))?;
+    let (shape, probs) = outputs[0]
+        .try_extract_tensor::<f32>()
+        .map_err(|e| OcrError::Inference(format!("rec output: {e}")))?;
+    let dims: Vec<i64> = shape.iter().copied().collect();
+    let (t, c) = match dims.as_slice() {
+        [_, t, c] => (*t as usize, *c as usize),
+        _ => return Err(OcrError::Inference(format!("rec output shape {dims:?}"))),
+    };
+    if c != dict.len() {
+        return Err(OcrError::Model(format!(
+            "rec model has {c} classes, dictionary {}",
+            dict.len()
+        )));
+    }
+    Ok((0..batch.len())
+        .map(|k| {
+            probs
+                .get(k * t * c..(k + 1) * t * c)
+                .map(|m| dict.decode(m, c))
+                .unwrap_or_default()
+        })
+        .collect())
 }
 
 #[cfg(test)]

@@ -6,9 +6,10 @@
 //! [`crate::ocr::OcrEngine`]; the first library path wins.
 //!
 //! Session options (see [`SessionOptions`]):
-//! - **intra-op threads**: configurable; default 1 (`ARGUS_OCR_THREADS` overrides in
-//!   [`SessionOptions::from_env`]). One thread per session gives the lowest CPU time per frame;
-//!   more threads lower latency at some CPU cost.
+//! - **intra-op threads**: configurable; default 1 in [`SessionOptions::default`],
+//!   [`default_threads`] (the usable cores, at most 4) in [`SessionOptions::from_env`] unless
+//!   `ARGUS_OCR_THREADS` says otherwise. One thread per session gives the lowest CPU time per
+//!   frame; more threads lower latency at some CPU cost.
 //! - **spinning off** (`session.intra_op.allow_spinning = 0`): idle pool threads sleep instead
 //!   of busy-waiting, which otherwise burns CPU time between operators.
 //! - **inter-op threads 1**, sequential execution: the PP-OCR graphs are chains.
@@ -51,9 +52,13 @@ impl Default for SessionOptions {
 }
 
 impl SessionOptions {
-    /// Defaults, with `ARGUS_OCR_THREADS` (a positive integer) overriding `intra_threads`.
+    /// Defaults, with `intra_threads` = [`default_threads`] unless `ARGUS_OCR_THREADS` (a
+    /// positive integer) says otherwise.
     pub fn from_env() -> SessionOptions {
-        let mut o = SessionOptions::default();
+        let mut o = SessionOptions {
+            intra_threads: default_threads(),
+            ..SessionOptions::default()
+        };
         if let Some(n) = std::env::var("ARGUS_OCR_THREADS")
             .ok()
             .and_then(|v| v.trim().parse::<usize>().ok())
@@ -63,6 +68,15 @@ impl SessionOptions {
         }
         o
     }
+}
+
+/// OCR threads for a screen when nobody says: the cores this process may use, at most 4
+/// (1 when unknown). A frame's OCR is on the observation's critical path; the worker runs one
+/// OCR at a time.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get().min(4))
+        .unwrap_or(1)
 }
 
 static ENV: OnceLock<Mutex<Option<Environment>>> = OnceLock::new();

@@ -187,3 +187,134 @@ fn compose_labels_reach_the_tap_target() {
     // The zero-size text names the card but is not claimed as visible text.
     assert!(!obs.contains_text("Spotify"), "{}", obs.text);
 }
+
+fn phone_obs(file: &str) -> argus_perception::Observation {
+    let dump = android::normalize(&fixture(file), DENSITY).unwrap();
+    build(
+        &dump.tree,
+        Screen::from_device_px(1080.0, 2400.0, DENSITY),
+        1,
+    )
+}
+
+/// One control, one element: a clickable toolbar is not a button named by its title; a
+/// classic list row (clickable layout + checkable `RadioButton` + `CheckedTextView`, neither
+/// clickable) is one radio named by the row's text with the button's state; a Compose
+/// selectable `View` with a `RadioButton NAF="true"` inside is one radio; a non-clickable
+/// Compose `Button` inside a clickable `View` is not a second, unnamed button.
+#[test]
+fn radio_rows_and_parts_are_one_element() {
+    let obs = phone_obs("android_theme_radios.xml");
+    assert_golden(
+        &obs,
+        r#"
+        e1 button/ImageButton "Navigate up" chk- en+ foc- sel- ed? pw- cov- @0,63,147,147
+        e2 text/TextView "Theme" chk- en+ foc- sel- ed? pw- cov- @189,105,411,63
+        e3 text/TextView "Choose a theme" chk- en+ foc- sel- ed? pw- cov- @42,231,996,63
+        e4 radio/LinearLayout "Light" chk- en+ foc- sel- ed? pw- cov- @0,315,1080,168 #row
+        e5 radio/LinearLayout "Dark" chk+ en+ foc- sel- ed? pw- cov- @0,483,1080,168 #row
+        e6 radio/LinearLayout "System default" chk- en+ foc- sel- ed? pw- cov- @0,651,1080,168 #row
+        e7 radio/View "Battery saver" chk+ en+ foc- sel- ed? pw- cov- @0,840,1080,168
+        e8 radio/View "Performance" chk- en+ foc- sel- ed? pw- cov- @0,1008,1080,168
+        e9 button/View "Apply" chk- en+ foc- sel- ed? pw- cov- @42,1197,496,126
+"#,
+    );
+    assert_eq!(
+        obs.text,
+        "Navigate up Theme Choose a theme Light Dark System default Battery saver Performance Apply"
+    );
+    let compact = obs.compact();
+    assert!(compact.contains("e5 radio \"Dark\" on"), "{compact}");
+}
+
+/// A custom tab bar whose current tab is not clickable keeps that tab (selected); a list card
+/// whose centre lies under the bottom navigation is covered (a tap there lands on "Home"),
+/// the cards above it are not.
+#[test]
+fn selected_tab_kept_and_card_under_bottom_nav_covered() {
+    let obs = phone_obs("android_feed_bottom_nav.xml");
+    assert_golden(
+        &obs,
+        r#"
+        e1 button/LinearLayout "For you" chk- en+ foc- sel+ ed? pw- cov- @0,63,360,147 #tab
+        e2 button/LinearLayout "Following" chk- en+ foc- sel- ed? pw- cov- @360,63,360,147 #tab
+        e3 button/LinearLayout "Local" chk- en+ foc- sel- ed? pw- cov- @720,63,360,147 #tab
+        e4 button/FrameLayout "City council approves new bike lanes 2 h ago" chk- en+ foc- sel- ed? pw- cov- @42,231,996,1050 #card
+        e5 button/FrameLayout "Storm warning for the weekend 4 h ago" chk- en+ foc- sel- ed? pw- cov- @42,1323,996,630 #card
+        e6 button/BottomNavigationItemView "Home" chk- en+ foc- sel+ ed? pw- cov- @0,2148,360,189 #nav_home
+        e7 button/FrameLayout "Local team wins the cup 6 h ago" chk- en+ foc- sel- ed? pw- cov+ @42,2016,996,321 #card
+        e8 button/BottomNavigationItemView "Search" chk- en+ foc- sel- ed? pw- cov- @360,2148,360,189 #nav_search
+        e9 button/BottomNavigationItemView "Saved" chk- en+ foc- sel- ed? pw- cov- @720,2148,360,189 #nav_saved
+"#,
+    );
+}
+
+/// A BottomSheetDialog's window over the app's window: its full-screen `touch_outside` scrim
+/// (clickable, unnamed) is not an unnamed button, and everything of the app under it is
+/// covered; dumped alone (the dialog's window only), the scrim is still no button.
+#[test]
+fn sheet_scrim_is_no_button_and_covers_the_app() {
+    let obs = phone_obs("android_sheet_scrim.xml");
+    assert_golden(
+        &obs,
+        r#"
+        e1 text/TextView "Recent" chk- en+ foc- sel- ed? pw- cov+ @42,105,558,63 #title
+        e2 button/ImageView "Photo 1" chk- en+ foc- sel- ed? pw- cov+ @0,210,354,354 #thumb
+        e3 button/ImageView "Photo 2" chk- en+ foc- sel- ed? pw- cov+ @363,210,354,354 #thumb
+        e4 button/ImageView "Photo 3" chk- en+ foc- sel- ed? pw- cov+ @726,210,354,354 #thumb
+        e5 button/ImageView "Photo 4" chk- en+ foc- sel- ed? pw- cov+ @0,573,354,354 #thumb
+        e6 button/ImageView "Photo 5" chk- en+ foc- sel- ed? pw- cov+ @363,573,354,354 #thumb
+        e7 button/ImageView "Photo 6" chk- en+ foc- sel- ed? pw- cov+ @726,573,354,354 #thumb
+        e8 text/TextView "Photo 4" chk- en+ foc- sel- ed? pw- cov- @42,1842,996,84
+        e9 button/Button "Share" chk- en+ foc- sel- ed? pw- cov- @42,1968,996,126 #share
+        e10 button/Button "Delete" chk- en+ foc- sel- ed? pw- cov- @42,2136,996,126 #delete
+"#,
+    );
+    // The dialog's window alone: the second top-level `<node>` (two-space indent) of the dump.
+    let xml = fixture("android_sheet_scrim.xml");
+    let roots: Vec<usize> = xml.match_indices("\n  <node").map(|(i, _)| i).collect();
+    assert_eq!(roots.len(), 2);
+    let alone = format!("{}{}", &xml[..roots[0]], &xml[roots[1]..]);
+    let d = android::normalize(&alone, DENSITY).unwrap();
+    let obs = build(&d.tree, Screen::from_device_px(1080.0, 2400.0, DENSITY), 2);
+    let got: Vec<String> = obs.elements.iter().map(|e| e.describe()).collect();
+    assert_eq!(
+        got,
+        vec![
+            "e1 text \"Photo 4\"",
+            "e2 button \"Share\"",
+            "e3 button \"Delete\""
+        ]
+    );
+}
+
+/// An older dump (no `hint`, no `visible-to-user`) of a dialog's window alone: the window is
+/// a dialog named by its title (the popup policy sees it; the title is screen text once), and
+/// a field showing "Draft name" — its hint or its text, the dump cannot tell — is labelled by
+/// it, not claimed as a typed value.
+#[test]
+fn dialog_only_dump_and_hint_without_hint_attribute() {
+    let obs = phone_obs("android_dialog_only.xml");
+    assert_golden(
+        &obs,
+        r#"
+        e1 dialog/FrameLayout "Save draft?" chk- en+ foc- sel- ed? pw- cov- @63,842,954,716
+        e2 text/TextView "Save draft?" chk- en+ foc- sel- ed? pw- cov- @126,905,828,85 #alertTitle
+        e3 textfield/EditText "Draft name" chk- en+ foc- sel- ed+ pw- cov- @126,1032,828,126 #name
+        e4 button/Button "Cancel" chk- en+ foc- sel- ed? pw- cov- @462,1390,240,126 #button2
+        e5 button/Button "Save" chk- en+ foc- sel- ed? pw- cov- @723,1390,231,126 #button1
+"#,
+    );
+    assert_eq!(obs.text, "Save draft? Draft name Cancel Save");
+}
+
+/// A tool's error line in place of a dump is an error that quotes what came back.
+#[test]
+fn idle_state_error_quotes_the_answer() {
+    let e = android::normalize("ERROR: could not get idle state.\n", DENSITY).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("\"ERROR: could not get idle state.\""),
+        "{e}"
+    );
+}

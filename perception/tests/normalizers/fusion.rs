@@ -71,3 +71,32 @@ fn ocr_and_vision_candidates_fuse_into_the_tree() {
     // The filter icon moved from e20 to e22 and now has a name.
     assert!(compact.contains("e22 button \"Filter\""), "{compact}");
 }
+
+/// A dense terminal with no tree: detection grows each line's box, so neighbouring lines
+/// overlap (IoU ≈ 0.2 here); both are kept. The same line read twice (overlapping regions)
+/// is kept once.
+#[test]
+fn overlapping_ocr_lines_are_not_duplicates() {
+    let screen = Screen::from_device_px(1280.0, 800.0, 1.0);
+    let empty = build(&argus_perception::Tree::default(), screen, 1);
+    let cands = vec![
+        ocr(258.0, 3.0, 311.0, 24.0, "4096 Dec 1 09:46 avahi-daemon"),
+        ocr(339.0, 21.0, 218.0, 26.0, "1 09:46 avahi-utils"),
+        ocr(340.0, 22.0, 216.0, 25.0, "1 09:46 avahi-utils"),
+        // The next line down, its text starting with the line above's.
+        ocr(339.0, 41.0, 218.0, 26.0, "1 09:46 avahi-utils-extra"),
+    ];
+    let a = cands[0].bbox_px.iou(&cands[1].bbox_px);
+    assert!(a > 0.1 && a < 0.5, "{a}");
+    let fused = fuse(&empty, &cands, 0.1);
+    let names: Vec<&str> = fused.elements.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(
+        names,
+        vec![
+            "4096 Dec 1 09:46 avahi-daemon",
+            "1 09:46 avahi-utils",
+            "1 09:46 avahi-utils-extra"
+        ]
+    );
+    assert!(fused.contains_text("avahi-daemon") && fused.contains_text("avahi-utils"));
+}

@@ -33,3 +33,31 @@ fn wlan_page_elements() {
     assert!(obs.contains_text("AVAILABLE NETWORKS HomeNet-5G Connected"));
     assert!(!obs.contains_text("More settings"), "below the screen");
 }
+
+/// A `Scroll` scrolled part-way (`bounds` clipped to the window only, `origBounds` whole):
+/// rows are clipped to the Scroll's viewport, so the row half scrolled out at the top no
+/// longer overlaps the title bar and the one running out at the bottom stops at the tab bar;
+/// items the list keeps outside its viewport (over the title bar, over the tab bar) are not
+/// shown and stay out of the reading order.
+#[test]
+fn scroll_children_clipped_to_the_viewport() {
+    let v: serde_json::Value =
+        serde_json::from_str(&fixture("harmony_scrolled_list.json")).unwrap();
+    let tree = harmony::normalize(&v, DENSITY).unwrap();
+    let obs = build(&tree, Screen::from_device_px(1260.0, 2720.0, DENSITY), 1);
+    assert_golden(
+        &obs,
+        r#"
+        e1 text/Text "Settings" chk- en+ foc- sel- ed? pw? cov- @84,159,516,72 #title
+        e2 button/ListItem "Brightness, dark mode" chk- en+ foc- sel- ed? pw? cov- @36,273,1188,45 #row_display
+        e3 button/ListItem "Sound Volume, vibration" chk- en+ foc- sel- ed? pw? cov- @36,318,1188,168 #row_sound
+        e4 button/ListItem "Battery 87%" chk- en+ foc- sel- ed? pw? cov- @36,486,1188,168 #row_battery
+        e5 button/ListItem "Storage" chk- en+ foc- sel- ed? pw? cov- @36,2316,1188,84 #row_storage
+        e6 button/Column "Home" chk- en+ foc- sel+ ed? pw? cov- @0,2400,420,200 #tab_home
+        e7 button/Column "Apps" chk- en+ foc- sel- ed? pw? cov- @420,2400,420,200 #tab_apps
+        e8 button/Column "Me" chk- en+ foc- sel- ed? pw? cov- @840,2400,420,200 #tab_me
+"#,
+    );
+    assert!(!obs.contains_text("Network"), "{}", obs.text);
+    assert!(!obs.contains_text("Privacy"), "{}", obs.text);
+}

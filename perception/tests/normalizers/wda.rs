@@ -39,3 +39,35 @@ fn signin_with_alert_elements() {
     // A secure field's bullets are not visible text.
     assert!(!obs.text.contains('•'));
 }
+
+/// An older WebDriverAgent source (no `placeholderValue` anywhere): a search field whose
+/// `value` is its placeholder or its text — the source cannot tell — is labelled by it, not
+/// claimed as typed; a StaticText with its text only in `name` is kept.
+#[test]
+fn value_without_placeholder_attribute_and_name_only_text() {
+    let src = r#"<?xml version="1.0" encoding="UTF-8"?><XCUIElementTypeApplication type="XCUIElementTypeApplication" name="Maps" label="Maps" enabled="true" visible="true" x="0" y="0" width="390" height="844"><XCUIElementTypeWindow type="XCUIElementTypeWindow" enabled="true" visible="true" x="0" y="0" width="390" height="844"><XCUIElementTypeSearchField type="XCUIElementTypeSearchField" value="Search Maps" enabled="true" visible="true" x="16" y="60" width="358" height="36"/><XCUIElementTypeStaticText type="XCUIElementTypeStaticText" name="Recents" enabled="true" visible="true" x="16" y="120" width="200" height="24"/></XCUIElementTypeWindow></XCUIElementTypeApplication>"#;
+    let tree = wda::normalize(src).unwrap();
+    let screen = Screen {
+        width: 390.0,
+        height: 844.0,
+        dpr: 3.0,
+    };
+    let obs = build(&tree, screen, 1);
+    assert_golden(
+        &obs,
+        r#"
+        e1 textfield/XCUIElementTypeSearchField "Search Maps" chk? en+ foc? sel? ed+ pw- cov- @48,180,1074,108
+        e2 text/XCUIElementTypeStaticText "Recents" chk? en+ foc? sel? ed? pw? cov- @48,360,600,72 #Recents
+"#,
+    );
+}
+
+/// An Android dump handed to the WebDriverAgent normalizer is an error naming what it got.
+#[test]
+fn android_dump_is_refused() {
+    let e = wda::normalize(&fixture("android_inbox.xml")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "not a WebDriverAgent source document: its root element is <hierarchy>"
+    );
+}

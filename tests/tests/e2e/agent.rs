@@ -4,8 +4,9 @@
 //! checked on the device's own input log, not on the loop's records alone:
 //! plan → act → reflect → re-plan after two C outcomes; a multi-tool-call reply refused and
 //! re-asked; a stale observation refused; `delivery_uncertain` never repeated while
-//! `not_delivered` is; a `norm1000` vlm point on a 1080×2400 screen tapped at the right pixel;
-//! the popup policy on and off.
+//! `not_delivered` is; a `norm1000` vlm point on a 1080×2400 screen tapped at the right pixel,
+//! its prompt carrying the Set-of-Mark image and the numbered element list; the popup policy
+//! on and off.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use argus_protocol::{
 };
 use argus_tests::chat_stub::{plan, ChatStub, Reply};
 use argus_tests::scripted_device::{run_scripted, Inject, Item, ScriptedDevice, Sent};
+use base64::Engine;
 use serde_json::json;
 
 fn form() -> Vec<Item> {
@@ -248,10 +250,42 @@ async fn vlm_norm1000_point_maps_each_axis_on_1080x2400() {
         Some("Target"),
         "snapped for the report"
     );
-    // The prompt carried the screenshot as a data URL and declared the coordinate space.
+    // The prompt carried the Set-of-Mark image as a data URL, the numbered element list as
+    // text, and declared the coordinate space.
     let req = &stub.requests_except_checks()[1];
     let content = req["messages"][1]["content"].to_string();
-    assert!(content.contains("data:image/png;base64,"));
+    let parts = req["messages"][1]["content"]
+        .as_array()
+        .expect("text + image");
+    let text = parts[0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("e1 button \"Decoy\""), "{text}");
+    assert!(text.contains("e2 button \"Target\""), "{text}");
+    let url = parts[1]["image_url"]["url"].as_str().unwrap_or_default();
+    let b64 = url
+        .strip_prefix("data:image/png;base64,")
+        .expect("a PNG data URL");
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .expect("base64");
+    let img = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+        .expect("a PNG")
+        .to_rgb8();
+    assert_eq!(
+        img.dimensions(),
+        (1080, 2400),
+        "same size as the screenshot"
+    );
+    // The device's screenshot is solid grey (230): the Target's box is outlined in the
+    // button colour, its inside left alone, and its id label (white glyphs) sits above it.
+    let button = argus_perception::som::role_color(Role::Button);
+    assert_eq!(*img.get_pixel(540, 551), button, "top edge of e2's box");
+    assert_eq!(*img.get_pixel(739, 600), button, "right edge of e2's box");
+    assert_eq!(*img.get_pixel(540, 600), image::Rgb([230, 230, 230]));
+    let label: Vec<image::Rgb<u8>> = (340..380)
+        .flat_map(|x| (530..550).map(move |y| (x, y)))
+        .map(|(x, y)| *img.get_pixel(x, y))
+        .collect();
+    assert!(label.contains(&button) && label.contains(&image::Rgb([255, 255, 255])));
     assert!(
         content.contains("0 to 1000")
             || req["messages"][0]["content"]

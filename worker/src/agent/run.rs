@@ -343,11 +343,10 @@ impl Exec<'_> {
             "Job: {task}\nPlan:\n{plan_text}\nCurrent step: {}\nActions so far in this step:\n{done}\n\nObservation {} (screen {w}×{h} px):\n",
             plan[i], obs.serial
         );
-        if mode == Mode::Vlm {
-            text.push_str("(the screenshot is attached)");
-        } else {
-            text.push_str(&obs.compact());
+        if mode == Mode::Vlm && png.is_some() {
+            text.push_str("(the attached screenshot outlines every element below and labels it with its id)\n");
         }
+        text.push_str(&obs.compact());
         let text = self.agent.secrets.redact(&text);
         let content = match png {
             Some(p) if mode == Mode::Vlm => json!([
@@ -450,6 +449,7 @@ impl Exec<'_> {
             }
             let mask = self.mask_for(&obs);
             let (png, before_key) = self.before_shot(step, action, &mask, &mut t).await;
+            let png = png.map(|p| self.marked(p, &obs, &mut t));
             let messages = self.prompt(task, plan, i, &history, &obs, png.as_deref());
             let mut usage = ModelUsage::default();
             let (call, raw_text, refusals) = self.ask(messages, &obs, &mut usage).await?;
@@ -712,6 +712,21 @@ impl Exec<'_> {
         let r = self.store.put(&key, p.clone(), "image/png").await;
         t.upload_ms += ms(s2);
         (png, r.ok().map(|_| key))
+    }
+
+    /// `vlm`: the Set-of-Mark image of `obs` on the (masked) screenshot `png`, which the
+    /// prompt carries in its place; the plain screenshot when it cannot be drawn.
+    fn marked(&mut self, png: Vec<u8>, obs: &Observation, t: &mut ActionTimings) -> Vec<u8> {
+        let s0 = Instant::now();
+        let out = match self.perceiver.set_of_mark(&png, obs) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::warn!(run_id = %self.run_id, error = %e, "no Set-of-Mark image; the prompt gets the plain screenshot");
+                png
+            }
+        };
+        t.perceive_ms += ms(s0);
+        out
     }
 
     /// Asks for exactly one tool call about `obs` and checks it into an [`Action`]; returns

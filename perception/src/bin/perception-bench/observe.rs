@@ -13,8 +13,10 @@
 //!   exactly (substrings of the observation's text);
 //! - also printed: the mousepad pixels with no tree (a typical sparse app screen, full OCR).
 //!
-//! The OCR engine is configured as the worker's ([`pixel::screen_config`], 1 intra-op thread
-//! unless `ARGUS_OCR_THREADS`). The tree-side cost of the worker's capture (AT-SPI walk over
+//! The OCR engine is configured as the worker's ([`pixel::screen_config`] with
+//! [`ocr::session::default_threads`] threads unless `ARGUS_OCR_THREADS`; the thread count is
+//! printed). `ARGUS_BENCH_REC_SMALL_H=0` turns off the small-text recognition height (the
+//! configuration before it, for comparison). The tree-side cost of the worker's capture (AT-SPI walk over
 //! D-Bus) is not in these numbers: they are perception only. Wall-clock and CPU medians of
 //! [`OBSERVE_RUNS`] runs after a warm-up.
 
@@ -144,6 +146,12 @@ pub fn run() -> ObserveFields {
     {
         config.rec.batch = b;
     }
+    if let Some(h) = std::env::var("ARGUS_BENCH_REC_SMALL_H")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+    {
+        config.rec.small_text_height = (h > 0).then_some(h);
+    }
     let mut engine = match OcrEngine::open(&models, config) {
         Ok(e) => e,
         Err(e) => {
@@ -230,7 +238,11 @@ pub fn run() -> ObserveFields {
     let found = XTERM_WORDS.len() - missed.len();
     let accuracy = found as f64 / XTERM_WORDS.len() as f64;
     println!();
-    println!("observe: perception stage on real 1280x800 desktop frames, {OBSERVE_RUNS} runs after a warm-up (medians)");
+    println!(
+        "observe: perception stage on real 1280x800 desktop frames, {OBSERVE_RUNS} runs after a warm-up (medians), {} OCR threads, small-text rec height {:?}",
+        engine.config().session.intra_threads,
+        engine.config().rec.small_text_height
+    );
     println!(
         "{:<52} {:>9} {:>9} {:>9}",
         "frame", "wall ms", "cpu ms", "elements"
