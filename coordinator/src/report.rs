@@ -16,6 +16,9 @@ struct ReportPage<'a> {
     auto_refresh: bool,
     /// The session's CSRF token for the cancel form (empty in exported files).
     csrf: &'a str,
+    /// The job's stored replay script, shown (with a clear button) on the dashboard's page
+    /// of an `llm` / `vlm` run; `None` when nothing is stored or in exported files.
+    replay: Option<&'a str>,
 }
 
 impl ReportPage<'_> {
@@ -115,18 +118,21 @@ impl ReportPage<'_> {
     }
 }
 
-/// Renders the report of one run. `img_base` is prefixed to screenshot keys.
+/// Renders the report of one run. `img_base` is prefixed to screenshot keys; `replay` is
+/// the job's stored replay script (dashboard pages only).
 pub fn render_report(
     run: &RunDetail,
     img_base: &str,
     dashboard_link: bool,
     csrf: &str,
+    replay: Option<&str>,
 ) -> Result<String, askama::Error> {
     ReportPage {
         run,
         img_base,
         dashboard_link,
         csrf,
+        replay,
         auto_refresh: !run.status.is_terminal() && dashboard_link,
     }
     .render()

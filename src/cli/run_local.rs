@@ -110,7 +110,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let html = argus_coordinator::report::render_report(&local, "", false, "")?;
+    let html = argus_coordinator::report::render_report(&local, "", false, "", None)?;
     let report = dir.join("report.html");
     std::fs::write(&report, html)?;
     for s in &detail.steps {

@@ -36,6 +36,8 @@ const PUBLIC: &[&str] = &["/healthz", "/api/v1/openapi.json"];
         super::jobs::create,
         super::jobs::show,
         super::jobs::cancel,
+        super::jobs::replay_show,
+        super::jobs::replay_clear,
         super::runs::list,
         super::runs::show,
         super::runs::cancel,

@@ -33,7 +33,14 @@ async fn report(
     Path(id): Path<String>,
 ) -> Result<Html<String>, ApiError> {
     let run = visible_detail(&st, &caller, &id).await?;
-    let html = render_report(&run, "/artifacts/", true, &csrf.0)
+    let replay = match run.spec.mode {
+        argus_protocol::Mode::Script => None,
+        _ => crate::store::replay::for_job(&st.pool, run.job_id, caller.team_filter())
+            .await?
+            .and_then(|(_, entry)| entry)
+            .map(|e| e.script),
+    };
+    let html = render_report(&run, "/artifacts/", true, &csrf.0, replay.as_deref())
         .map_err(|e| ApiError::Internal(e.into()))?;
     Ok(Html(html))
 }

@@ -7,6 +7,7 @@ pub mod events;
 pub mod identities;
 pub mod jobs;
 pub mod reaper;
+pub mod replay;
 pub mod runs;
 pub mod schedules;
 pub mod suites;

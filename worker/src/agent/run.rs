@@ -16,7 +16,7 @@ use std::time::Instant;
 use argus_perception::Observation;
 use argus_protocol::tool::{call_schema, parse_call, tools, tools_text};
 use argus_protocol::{
-    Action, ActionRecord, ActionTimings, Aim, CoordSpace, Disposition, EventBody, Mode, ModelUsage,
+    Action, ActionRecord, ActionSource, ActionTimings, Aim, CoordSpace, Disposition, EventBody, Mode, ModelUsage,
     ReflectClass, Reflection,
 };
 use base64::Engine;
@@ -26,6 +26,7 @@ use serde_json::{json, Value};
 use super::model::ToolSet;
 use super::popups::{decide, Decision};
 use super::reflect::classify;
+use super::replay::Replayed;
 use crate::executor::{cancelled, ms, targeted, Exec, Outcome, StepFail};
 
 /// Most planned steps accepted from the planner.
@@ -90,7 +91,7 @@ impl Exec<'_> {
             .ok_or_else(|| StepFail::Infra("no model client".into()))
     }
 
-    async fn emit_action(&mut self, rec: ActionRecord) -> Result<(), StepFail> {
+    pub(crate) async fn emit_action(&mut self, rec: ActionRecord) -> Result<(), StepFail> {
         tracing::info!(run_id = %self.run_id, step = rec.step, action = rec.action, kind = rec.kind,
             ok = rec.ok, disposition = rec.disposition.as_str(), "action finished");
         self.em
@@ -142,6 +143,12 @@ impl Exec<'_> {
 
     /// Plans and carries out one natural-language task.
     pub(crate) async fn agent_task(&mut self, task: &str) -> Result<(), StepFail> {
+        if let Some(script) = self.replay.take() {
+            match self.replay_script(&script).await? {
+                Replayed::All => return Ok(()),
+                Replayed::HandedOver(note) => self.replay_note = Some(note),
+            }
+        }
         self.client()?;
         let mut failures: Vec<String> = Vec::new();
         let mut replans = 0u32;
@@ -217,8 +224,13 @@ impl Exec<'_> {
             ),
             Err(_) => "The current screen could not be observed.".into(),
         };
+        let replayed = self
+            .replay_note
+            .as_deref()
+            .map(|n| format!("\n\n{n}"))
+            .unwrap_or_default();
         let mut user = format!(
-            "Job: {task}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one interaction with an element of the screen (named as the list names it) or one check the job asks for. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\n{screen}"
+            "Job: {task}{replayed}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one interaction with an element of the screen (named as the list names it) or one check the job asks for. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\n{screen}"
         );
         if let Some((prev, at)) = previous {
             user.push_str(&format!(
@@ -271,6 +283,7 @@ impl Exec<'_> {
             started_at,
         );
         rec.usage = Some(usage);
+        rec.source = Some(ActionSource::Model);
         rec.plan = ok.then(|| plan.clone());
         rec.timings = t;
         rec.observation = obs.as_ref().ok().map(|o| o.serial);
@@ -440,6 +453,7 @@ impl Exec<'_> {
                 rec.perception = crate::perceive::note(&obs);
                 rec.call = Some(raw_text);
                 rec.usage = Some(usage);
+                rec.source = Some(ActionSource::Model);
                 self.emit_action(rec).await?;
                 failures.push(why);
                 return Ok(StepEnd::Escalate(failures));
@@ -485,7 +499,11 @@ impl Exec<'_> {
             rec.usage = Some(usage);
             rec.reflection = reflection.clone();
             rec.point_px = point.map(|(x, y)| [x, y]);
+            rec.source = Some(ActionSource::Model);
             self.emit_action(rec).await?;
+            if out.ok && self.spec.cache_mode().writes() {
+                self.learn(task, &call, &obs, point, after_obs.as_ref(), reflection.as_ref());
+            }
             if call.kind().acts() {
                 self.actions_taken += 1;
             }
@@ -521,6 +539,41 @@ impl Exec<'_> {
                 }
                 Some(ReflectClass::A) => bad_in_a_row = 0,
                 None => {}
+            }
+        }
+    }
+
+    /// Adds the step line of a model action that went through (and the `wait for` of the
+    /// instruction's text it made appear) to the run's learned script.
+    fn learn(
+        &mut self,
+        task: &str,
+        call: &Action,
+        obs: &Observation,
+        point: Option<(f64, f64)>,
+        after: Option<&Observation>,
+        reflection: Option<&Reflection>,
+    ) {
+        if matches!(call, Action::Finish { .. } | Action::Fail { .. }) {
+            return;
+        }
+        match super::learn::line_for(call, obs, point) {
+            Ok(line) => self.learned.push(line),
+            Err(why) => {
+                self.learned.fail(why);
+                return;
+            }
+        }
+        let progressed = reflection.map(|r| r.class) == Some(ReflectClass::A);
+        if let (true, Some(a)) = (progressed, after) {
+            if let Some(text) = super::learn::expected_text(obs, a, task) {
+                let wait = Action::WaitFor {
+                    text,
+                    timeout_ms: argus_protocol::script::DEFAULT_WAIT_FOR_MS,
+                };
+                if let Some(line) = argus_protocol::replay::render(&wait) {
+                    self.learned.push(line);
+                }
             }
         }
     }
