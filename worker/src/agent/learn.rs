@@ -245,12 +245,13 @@ pub(crate) fn describe(
     None
 }
 
-/// A text the action made appear that the job's instruction names (`task`): the progress a
-/// replay waits for after the line (`wait for "…"`). Texts the job does not mention are not
-/// used — they may be incidental (a counter, a timestamp) or differ between versions of a
-/// page that does the job equally well.
+/// A text the action made appear that the job's instruction quotes (`task`: `add "buy
+/// milk"`): the progress a replay waits for after the line (`wait for "…"`). Only texts the
+/// job quotes are used — any other new text may be incidental (a counter, a filter bar that
+/// shows up with the first item) or differ between versions of a page that does the job
+/// equally well.
 pub(crate) fn expected_text(before: &Observation, after: &Observation, task: &str) -> Option<String> {
-    let task = task.to_lowercase();
+    let quoted = quoted_texts(task);
     after
         .elements
         .iter()
@@ -258,7 +259,51 @@ pub(crate) fn expected_text(before: &Observation, after: &Observation, task: &st
         .map(|e| e.name.trim())
         .filter(|n| !n.is_empty() && n.chars().count() <= MAX_EXPECT_CHARS)
         .find(|n| {
-            task.contains(&n.to_lowercase()) && !before.contains_text(n) && after.contains_text(n)
+            quoted.iter().any(|q| q.eq_ignore_ascii_case(n))
+                && !before.contains_text(n)
+                && after.contains_text(n)
         })
         .map(str::to_string)
+}
+
+/// The texts `task` puts in quotes (`"…"`, `“…”`, `「…」`), trimmed, non-empty.
+fn quoted_texts(task: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut open: Option<(char, String)> = None;
+    for c in task.chars() {
+        match &mut open {
+            None => {
+                let close = match c {
+                    '"' => '"',
+                    '“' => '”',
+                    '「' => '」',
+                    _ => continue,
+                };
+                open = Some((close, String::new()));
+            }
+            Some((close, buf)) if c == *close => {
+                let t = buf.trim().to_string();
+                if !t.is_empty() {
+                    out.push(t);
+                }
+                open = None;
+            }
+            Some((_, buf)) => buf.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted_texts;
+
+    #[test]
+    fn quoted_texts_are_found() {
+        assert_eq!(
+            quoted_texts(r#"Add "buy milk" and “walk the dog”, then 「完成」 and "" "#),
+            vec!["buy milk", "walk the dog", "完成"]
+        );
+        assert!(quoted_texts("show the active ones").is_empty());
+    }
 }

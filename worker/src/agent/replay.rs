@@ -1,9 +1,10 @@
 //! Replaying a stored script (learned replay, `argus_protocol::replay`) before any model
 //! call: one step per line, each carried out like a script line (the target resolved by name
 //! in a fresh observation, waited for until it is uniquely actionable, bounded by the job's
-//! auto-wait), recorded with `source: cache`. A line holds when its action succeeded and the
-//! reflector did not see the screen replaced by an unrelated one (class B); the learned
-//! `wait for` lines check the progress the model's run saw. At the first line that does not
+//! auto-wait), recorded with `source: cache`. A line holds when its action succeeded and,
+//! for an acting line, the reflector saw progress (class A: neither no change nor the screen
+//! replaced by an unrelated one) — learned scripts hold only actions that changed the screen
+//! — and the learned `wait for` lines check texts the model's run saw appear. At the first line that does not
 //! hold, replay stops and the model takes over from the current screen: the planner is told
 //! which lines were done and why the replay stopped.
 
@@ -129,11 +130,11 @@ impl Exec<'_> {
             return Err(StepFail::Infra(out.error.unwrap_or_default()));
         } else if !out.ok {
             Some(out.error.clone().unwrap_or_else(|| "the step failed".into()))
-        } else if reflection.as_ref().map(|r| r.class) == Some(ReflectClass::B) {
-            Some(format!(
-                "the screen was replaced by an unrelated one ({})",
-                reflection.as_ref().map(|r| r.note.as_str()).unwrap_or_default()
-            ))
+        } else if let Some(r) = reflection.as_ref().filter(|r| r.class != ReflectClass::A) {
+            Some(match r.class {
+                ReflectClass::B => format!("the screen was replaced by an unrelated one ({})", r.note),
+                _ => format!("no progress: {}", r.note),
+            })
         } else {
             None
         };

@@ -543,8 +543,9 @@ impl Exec<'_> {
         }
     }
 
-    /// Adds the step line of a model action that went through (and the `wait for` of the
-    /// instruction's text it made appear) to the run's learned script.
+    /// Adds the step line of a model action that went through and changed the screen (and
+    /// the `wait for` of a quoted text of the instruction it made appear) to the run's
+    /// learned script.
     fn learn(
         &mut self,
         task: &str,
@@ -554,7 +555,10 @@ impl Exec<'_> {
         after: Option<&Observation>,
         reflection: Option<&Reflection>,
     ) {
-        if matches!(call, Action::Finish { .. } | Action::Fail { .. }) {
+        // An action that changed nothing is not needed to get where the run got, and a
+        // replayed line must show progress (see `replay`).
+        let unchanged = reflection.map(|r| r.class) == Some(ReflectClass::C);
+        if unchanged || matches!(call, Action::Finish { .. } | Action::Fail { .. }) {
             return;
         }
         match super::learn::line_for(call, obs, point) {
