@@ -29,8 +29,8 @@ pub use api::{
 pub use assignment::{Assignment, DeviceInfo, Heartbeat, HeartbeatReply, LeaseRef};
 pub use error::{ErrorCode, ErrorEnvelope};
 pub use events::{
-    ActionRecord, ActionSource, ActionTimings, Disposition, EventBody, ModelUsage, PerceptionNote, ReflectClass,
-    Reflection, RetryAdvice, RunEvent, RunStatus, TargetedElement,
+    ActionRecord, ActionSource, ActionTimings, Disposition, EventBody, ModelUsage, PerceptionNote,
+    ReflectClass, Reflection, RetryAdvice, RunEvent, RunStatus, TargetedElement,
 };
 pub use job::{
     secret_refs, Cache, CoordSpace, JobSpec, Mode, ModelOverride, Platform, Selector, SpecError,

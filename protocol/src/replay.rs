@@ -30,7 +30,11 @@ pub fn key_material(spec: &JobSpec) -> Option<String> {
     if spec.mode == crate::job::Mode::Script {
         return None;
     }
-    let instruction = spec.instruction.split_whitespace().collect::<Vec<_>>().join(" ");
+    let instruction = spec
+        .instruction
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     let app = match (&spec.start_url, spec.selector.labels.get("app")) {
         (Some(u), _) => strip_query(u).to_string(),
         (None, Some(app)) => format!("app:{app}"),
@@ -207,14 +211,18 @@ mod tests {
             Just(Relation::LeftOf),
             Just(Relation::RightOf),
         ];
-        (role, text(), rel, proptest::option::of(text())).prop_map(|(role, name, relation, label)| {
-            Target {
+        (role, text(), rel, proptest::option::of(text())).prop_map(
+            |(role, name, relation, label)| Target {
                 role,
                 name,
                 relation,
-                label: if relation == Relation::Named { None } else { label },
-            }
-        })
+                label: if relation == Relation::Named {
+                    None
+                } else {
+                    label
+                },
+            },
+        )
     }
 
     fn action() -> impl Strategy<Value = Action> {
@@ -250,10 +258,8 @@ mod tests {
                     max_swipes,
                 }
             }),
-            (text(), 0u64..600_000).prop_map(|(text, timeout_ms)| Action::WaitFor {
-                text,
-                timeout_ms
-            }),
+            (text(), 0u64..600_000)
+                .prop_map(|(text, timeout_ms)| Action::WaitFor { text, timeout_ms }),
             (0u64..600_000).prop_map(|ms| Action::Sleep { ms }),
             text().prop_map(|text| Action::AssertContains { text }),
             text().prop_map(|text| Action::AssertNotContains { text }),
@@ -311,7 +317,12 @@ mod tests {
             },
         };
         assert_eq!(render(&el), None, "ids are never written");
-        assert_eq!(render(&Action::Finish { summary: "x".into() }), None);
+        assert_eq!(
+            render(&Action::Finish {
+                summary: "x".into()
+            }),
+            None
+        );
         assert_eq!(quote("a\nb"), None);
     }
 }

@@ -369,9 +369,7 @@ pub async fn execute(
                 em = exec.em;
                 match res {
                     Ok((RunStatus::Succeeded, e)) => {
-                        if let (true, Some(script)) =
-                            (input.spec.cache_mode().writes(), learned)
-                        {
+                        if let (true, Some(script)) = (input.spec.cache_mode().writes(), learned) {
                             if let Err(err) = em.emit(EventBody::ReplayLearned { script }).await {
                                 tracing::warn!(run_id = %input.run_id, error = %err, "cannot report the learned replay script");
                             }

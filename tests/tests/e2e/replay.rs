@@ -137,14 +137,20 @@ async fn second_run_replays_with_no_model_call_and_a_changed_page_hands_over() {
     let job1 = job_id(&farm, run1).await;
     let (status, v) = stored(&farm, &farm.http, &job1).await;
     assert_eq!(status, 200, "{v}");
-    let learned = v["entry"]["script"].as_str().unwrap_or_default().to_string();
+    let learned = v["entry"]["script"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     eprintln!("learned script:\n{learned}");
     assert_eq!(v["entry"]["source_run_id"], json!(run1.to_string()));
     assert_eq!(v["cache"], "read_write");
     assert!(learned.contains(r#"type "buy milk" into "#), "{learned}");
     assert!(learned.contains("press Enter"), "{learned}");
     assert!(learned.contains(r#""Active""#), "{learned}");
-    assert!(learned.contains(r#"in the row of "buy milk""#) || learned.contains(r#"of "buy milk""#), "{learned}");
+    assert!(
+        learned.contains(r#"in the row of "buy milk""#) || learned.contains(r#"of "buy milk""#),
+        "{learned}"
+    );
     // Targets by role, name and anchor — never an element id or an observation number.
     for line in learned.lines() {
         assert!(
@@ -164,14 +170,34 @@ async fn second_run_replays_with_no_model_call_and_a_changed_page_hands_over() {
     let d2 = farm.wait_run(run2, Duration::from_secs(180)).await;
     let second_s = started.elapsed().as_secs_f64();
     assert_eq!(d2.status.as_str(), "succeeded", "{:?}", d2.error);
-    assert_eq!(stub.requests().len(), after_first, "the replay asked the model");
+    assert_eq!(
+        stub.requests().len(),
+        after_first,
+        "the replay asked the model"
+    );
     assert_eq!(d2.model_usage().calls, 0);
     assert_eq!(site.state(&t2).map(|s| s.items), Some(want));
     let s2 = sources(&d2);
-    assert_eq!(s2.iter().filter(|(_, s)| *s == Some("cache")).count(), lines);
-    assert!(s2.iter().all(|(k, s)| k == "open" || *s == Some("cache")), "{s2:?}");
+    assert_eq!(
+        s2.iter().filter(|(_, s)| *s == Some("cache")).count(),
+        lines
+    );
+    assert!(
+        s2.iter().all(|(k, s)| k == "open" || *s == Some("cache")),
+        "{s2:?}"
+    );
     assert!(d2.plans().is_empty(), "no plan call");
-    eprintln!("replay_first_s={first_s:.2} replay_second_s={second_s:.2} second_model_calls=0 speedup={:.1}", first_s / second_s.max(0.001));
+    // The bench line (`bench/replay.sh`): run durations as the worker reported them
+    // (started → finished), submit-to-result wall time, and the first run's model calls.
+    let run_s = |d: &argus_protocol::RunDetail| d.duration_ms().unwrap_or(0) as f64 / 1000.0;
+    eprintln!(
+        "replay_first_s={:.2} replay_second_s={:.2} first_model_calls={} second_model_calls={} speedup={:.1} wall_first_s={first_s:.2} wall_second_s={second_s:.2}",
+        run_s(&d1),
+        run_s(&d2),
+        d1.model_usage().calls,
+        d2.model_usage().calls,
+        run_s(&d1) / run_s(&d2).max(0.001)
+    );
     let html = farm
         .http
         .get(format!("{}/runs/{run2}", farm.base_url))
@@ -181,8 +207,14 @@ async fn second_run_replays_with_no_model_call_and_a_changed_page_hands_over() {
         .text()
         .await
         .expect("body");
-    assert!(html.contains(r#"class="badge source-cache">cache<"#), "cache badge");
-    assert!(html.contains(r#"id="replay-script""#), "stored script shown");
+    assert!(
+        html.contains(r#"class="badge source-cache">cache<"#),
+        "cache badge"
+    );
+    assert!(
+        html.contains(r#"id="replay-script""#),
+        "stored script shown"
+    );
     assert!(html.contains("/replay/clear"), "clear button");
     let (_, v) = stored(&farm, &farm.http, &job_id(&farm, run2).await).await;
     assert_eq!(v["entry"]["hits"], 1);
@@ -195,7 +227,11 @@ async fn second_run_replays_with_no_model_call_and_a_changed_page_hands_over() {
     let d3 = farm.wait_run(run3, Duration::from_secs(180)).await;
     assert_eq!(d3.status.as_str(), "succeeded", "{:?}", d3.error);
     let reqs = stub.requests();
-    assert_eq!(reqs.len(), after_first + 3, "asked only from the handover on");
+    assert_eq!(
+        reqs.len(),
+        after_first + 3,
+        "asked only from the handover on"
+    );
     assert_eq!(stub.remaining(), 0);
     let planner = argus_tests::chat_stub::last_user_text(&reqs[after_first]);
     assert!(planner.contains("already done by replaying"), "{planner}");
@@ -209,18 +245,36 @@ async fn second_run_replays_with_no_model_call_and_a_changed_page_hands_over() {
     assert!(stopped.text.contains("Active"), "{}", stopped.text);
     let err = stopped.error.clone().unwrap_or_default();
     assert!(err.contains("the model takes over"), "{err}");
-    assert!(d3.steps.iter().filter(|s| s.text.starts_with("replay ")).take_while(|s| s.ok == Some(true)).count() >= 4);
+    assert!(
+        d3.steps
+            .iter()
+            .filter(|s| s.text.starts_with("replay "))
+            .take_while(|s| s.ok == Some(true))
+            .count()
+            >= 4
+    );
     // Everything before the handover came from the cache, everything after from the model.
     let s3 = sources(&d3);
-    let first_model = s3.iter().position(|(_, s)| *s == Some("model")).expect("model");
-    assert!(s3[..first_model].iter().all(|(k, s)| k == "open" || *s == Some("cache")));
+    let first_model = s3
+        .iter()
+        .position(|(_, s)| *s == Some("model"))
+        .expect("model");
+    assert!(s3[..first_model]
+        .iter()
+        .all(|(k, s)| k == "open" || *s == Some("cache")));
     assert!(s3[first_model..].iter().all(|(_, s)| *s == Some("model")));
     let state = site.state(&t3).expect("page reported");
     assert_eq!(
         state.items,
         vec![
-            Item { text: "buy milk".into(), completed: true },
-            Item { text: "walk the dog".into(), completed: false },
+            Item {
+                text: "buy milk".into(),
+                completed: true
+            },
+            Item {
+                text: "walk the dog".into(),
+                completed: false
+            },
         ]
     );
     // The success updated the stored script.
@@ -229,7 +283,10 @@ async fn second_run_replays_with_no_model_call_and_a_changed_page_hands_over() {
     eprintln!("updated script:\n{updated}");
     assert_eq!(v["entry"]["source_run_id"], json!(run3.to_string()));
     assert!(!updated.contains(r#""Active""#), "{updated}");
-    assert!(updated.contains(r#"assert screen contains "walk the dog""#), "{updated}");
+    assert!(
+        updated.contains(r#"assert screen contains "walk the dog""#),
+        "{updated}"
+    );
 
     // 4. DELETE clears it.
     let job3 = job_id(&farm, run3).await;
@@ -304,7 +361,10 @@ async fn cache_off_asks_every_time_and_teams_never_share() {
             let v: Value = r.json().await.expect("json");
             (
                 v["job_id"].as_str().unwrap_or_default().to_string(),
-                v["run_id"].as_str().and_then(|s| s.parse().ok()).expect("run"),
+                v["run_id"]
+                    .as_str()
+                    .and_then(|s| s.parse().ok())
+                    .expect("run"),
             )
         }
     };
@@ -316,12 +376,21 @@ async fn cache_off_asks_every_time_and_teams_never_share() {
     assert_eq!(status, 200);
     assert!(v["entry"]["script"].as_str().is_some(), "{v}");
     // ... team ops, same instruction, same page: not replayed, asks the model.
-    let (ops_job, run) =
-        submit(other.clone(), spec(&format!("ops-{}", farm.token), json!({}))).await;
+    let (ops_job, run) = submit(
+        other.clone(),
+        spec(&format!("ops-{}", farm.token), json!({})),
+    )
+    .await;
     let d = farm.wait_run(run, Duration::from_secs(120)).await;
     assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
-    assert_eq!(stub.requests().len(), 16, "another team's entry was replayed");
-    assert!(sources(&d).iter().all(|(k, s)| k == "open" || *s == Some("model")));
+    assert_eq!(
+        stub.requests().len(),
+        16,
+        "another team's entry was replayed"
+    );
+    assert!(sources(&d)
+        .iter()
+        .all(|(k, s)| k == "open" || *s == Some("model")));
     // Neither team sees the other's job (nor its entry).
     let (status, _) = stored(&farm, &other, &qa_job).await;
     assert_eq!(status, 404);
@@ -332,7 +401,10 @@ async fn cache_off_asks_every_time_and_teams_never_share() {
         .expect("delete");
     assert_eq!(r.status().as_u16(), 404);
     let (_, v) = stored(&farm, &qa, &qa_job).await;
-    assert!(v["entry"]["script"].as_str().is_some(), "qa's entry is still there");
+    assert!(
+        v["entry"]["script"].as_str().is_some(),
+        "qa's entry is still there"
+    );
     let (_, ops_v) = stored(&farm, &other, &ops_job).await;
     assert_eq!(ops_v["key"].as_str().map(str::len), Some(64));
     assert_ne!(ops_v["key"], v["key"], "the team is part of the key");

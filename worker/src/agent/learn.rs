@@ -250,7 +250,11 @@ pub(crate) fn describe(
 /// job quotes are used — any other new text may be incidental (a counter, a filter bar that
 /// shows up with the first item) or differ between versions of a page that does the job
 /// equally well.
-pub(crate) fn expected_text(before: &Observation, after: &Observation, task: &str) -> Option<String> {
+pub(crate) fn expected_text(
+    before: &Observation,
+    after: &Observation,
+    task: &str,
+) -> Option<String> {
     let quoted = quoted_texts(task);
     after
         .elements

@@ -11,9 +11,7 @@
 use std::time::Instant;
 
 use argus_protocol::script::{Script, Step};
-use argus_protocol::{
-    Action, ActionRecord, ActionSource, ActionTimings, ReflectClass, Reflection,
-};
+use argus_protocol::{Action, ActionRecord, ActionSource, ActionTimings, ReflectClass, Reflection};
 use chrono::Utc;
 
 use super::reflect::classify;
@@ -95,7 +93,9 @@ impl Exec<'_> {
                 self.spec.max_steps
             )));
         }
-        let step = self.begin_step(&format!("replay {}/{total}: {text}", n + 1)).await?;
+        let step = self
+            .begin_step(&format!("replay {}/{total}: {text}", n + 1))
+            .await?;
         let start = Instant::now();
         let mut idx = 0;
         let started_at = Utc::now();
@@ -125,18 +125,18 @@ impl Exec<'_> {
             mask.extend(self.mask_for(a));
         }
         let after_key = self.shot(step, idx, "after", &mask, &mut t).await;
-        let why = if out.infra {
+        if out.infra {
             end_with(self, step, start, &out.error).await;
             return Err(StepFail::Infra(out.error.unwrap_or_default()));
-        } else if !out.ok {
-            Some(out.error.clone().unwrap_or_else(|| "the step failed".into()))
-        } else if let Some(r) = reflection.as_ref().filter(|r| r.class != ReflectClass::A) {
-            Some(match r.class {
-                ReflectClass::B => format!("the screen was replaced by an unrelated one ({})", r.note),
-                _ => format!("no progress: {}", r.note),
-            })
+        }
+        let why = if out.ok {
+            no_progress(reflection.as_ref())
         } else {
-            None
+            Some(
+                out.error
+                    .clone()
+                    .unwrap_or_else(|| "the step failed".into()),
+            )
         };
         let error = why
             .as_ref()
@@ -165,6 +165,19 @@ impl Exec<'_> {
         }
         end_with(self, step, start, &error).await;
         Ok(why)
+    }
+}
+
+/// Why an acting line's reflection does not show progress (class B or C), if it does not.
+fn no_progress(reflection: Option<&Reflection>) -> Option<String> {
+    let r = reflection?;
+    match r.class {
+        ReflectClass::A => None,
+        ReflectClass::B => Some(format!(
+            "the screen was replaced by an unrelated one ({})",
+            r.note
+        )),
+        ReflectClass::C => Some(format!("no progress: {}", r.note)),
     }
 }
 

@@ -16,8 +16,8 @@ use std::time::Instant;
 use argus_perception::Observation;
 use argus_protocol::tool::{call_schema, parse_call, tools, tools_text};
 use argus_protocol::{
-    Action, ActionRecord, ActionSource, ActionTimings, Aim, CoordSpace, Disposition, EventBody, Mode, ModelUsage,
-    ReflectClass, Reflection,
+    Action, ActionRecord, ActionSource, ActionTimings, Aim, CoordSpace, Disposition, EventBody,
+    Mode, ModelUsage, ReflectClass, Reflection,
 };
 use base64::Engine;
 use chrono::Utc;
@@ -502,7 +502,14 @@ impl Exec<'_> {
             rec.source = Some(ActionSource::Model);
             self.emit_action(rec).await?;
             if out.ok && self.spec.cache_mode().writes() {
-                self.learn(task, &call, &obs, point, after_obs.as_ref(), reflection.as_ref());
+                self.learn(
+                    task,
+                    &call,
+                    &obs,
+                    point,
+                    after_obs.as_ref(),
+                    reflection.as_ref(),
+                );
             }
             if call.kind().acts() {
                 self.actions_taken += 1;
