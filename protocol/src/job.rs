@@ -227,14 +227,15 @@ pub struct JobSpec {
     pub auto_wait_ms: Option<u64>,
     /// Learned replay (`llm` / `vlm` only; ignored in `script` mode): `off`, `read` (replay a
     /// stored script, never store one) or `read_write` (replay, and store or update the
-    /// script after a success). Default `read_write` for `llm` / `vlm`. See
-    /// [`crate::replay`].
+    /// script after a success). Default `read_write` for `llm` / `vlm`. The key and the
+    /// script are described in the `argus_protocol::replay` docs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(default = "read_write"))]
     pub cache: Option<Cache>,
 }
 
-/// Whether a model-mode job replays and learns stored scripts (see [`crate::replay`]).
+/// Whether a model-mode job replays and learns stored scripts (learned replay, see the
+/// `argus_protocol::replay` docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

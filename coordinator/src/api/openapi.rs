@@ -183,6 +183,8 @@ mod tests {
             "POST /api/v1/jobs",
             "GET /api/v1/jobs/{id}",
             "POST /api/v1/jobs/{id}/cancel",
+            "GET /api/v1/jobs/{id}/replay",
+            "DELETE /api/v1/jobs/{id}/replay",
             "GET /api/v1/runs",
             "GET /api/v1/runs/{id}",
             "POST /api/v1/runs/{id}/cancel",
