@@ -69,7 +69,7 @@ fn job(site: &Site, stub: &ChatStub, token: &str, extra: Value) -> Value {
         "start_url": site.app_url(token),
         "instruction": TASK,
         "model": {"base_url": stub.base_url, "model": "stub"},
-        "timeout_s": 120,
+        "timeout_s": 300,
     });
     if let (Some(o), Some(e)) = (j.as_object_mut(), extra.as_object()) {
         o.extend(e.clone());
@@ -120,7 +120,7 @@ async fn second_run_replays_with_no_model_call_and_a_changed_page_hands_over() {
     let t1 = format!("r1-{}", farm.token);
     let started = Instant::now();
     let run1 = farm.submit(&job(&site, &stub, &t1, json!({}))).await;
-    let d1 = farm.wait_run(run1, Duration::from_secs(180)).await;
+    let d1 = farm.wait_run(run1, Duration::from_secs(360)).await;
     let first_s = started.elapsed().as_secs_f64();
     assert_eq!(d1.status.as_str(), "succeeded", "{:?}", d1.error);
     let after_first = stub.requests().len();
@@ -167,7 +167,7 @@ async fn second_run_replays_with_no_model_call_and_a_changed_page_hands_over() {
     let t2 = format!("r2-{}", farm.token);
     let started = Instant::now();
     let run2 = farm.submit(&job(&site, &stub, &t2, json!({}))).await;
-    let d2 = farm.wait_run(run2, Duration::from_secs(180)).await;
+    let d2 = farm.wait_run(run2, Duration::from_secs(360)).await;
     let second_s = started.elapsed().as_secs_f64();
     assert_eq!(d2.status.as_str(), "succeeded", "{:?}", d2.error);
     assert_eq!(
@@ -224,7 +224,7 @@ async fn second_run_replays_with_no_model_call_and_a_changed_page_hands_over() {
     site.set_app(MINIMAL_APP);
     let t3 = format!("r3-{}", farm.token);
     let run3 = farm.submit(&job(&site, &stub, &t3, json!({}))).await;
-    let d3 = farm.wait_run(run3, Duration::from_secs(180)).await;
+    let d3 = farm.wait_run(run3, Duration::from_secs(360)).await;
     assert_eq!(d3.status.as_str(), "succeeded", "{:?}", d3.error);
     let reqs = stub.requests();
     assert_eq!(
@@ -337,7 +337,7 @@ async fn cache_off_asks_every_time_and_teams_never_share() {
     for n in 0..2 {
         let t = format!("off{n}-{}", farm.token);
         let run = farm.submit(&spec(&t, json!({"cache": "off"}))).await;
-        let d = farm.wait_run(run, Duration::from_secs(120)).await;
+        let d = farm.wait_run(run, Duration::from_secs(360)).await;
         assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
         assert_eq!(stub.requests().len(), 4 * (n + 1));
         let (_, v) = stored(&farm, &farm.http, &job_id(&farm, run).await).await;
@@ -369,7 +369,7 @@ async fn cache_off_asks_every_time_and_teams_never_share() {
         }
     };
     let (qa_job, run) = submit(qa.clone(), spec(&format!("qa-{}", farm.token), json!({}))).await;
-    let d = farm.wait_run(run, Duration::from_secs(120)).await;
+    let d = farm.wait_run(run, Duration::from_secs(360)).await;
     assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
     assert_eq!(stub.requests().len(), 12);
     let (status, v) = stored(&farm, &qa, &qa_job).await;
@@ -381,7 +381,7 @@ async fn cache_off_asks_every_time_and_teams_never_share() {
         spec(&format!("ops-{}", farm.token), json!({})),
     )
     .await;
-    let d = farm.wait_run(run, Duration::from_secs(120)).await;
+    let d = farm.wait_run(run, Duration::from_secs(360)).await;
     assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
     assert_eq!(
         stub.requests().len(),
