@@ -173,6 +173,8 @@ def run_argus(args, base, episodes, rewards):
             {
                 "platform": "web",
                 "mode": "llm",
+                # Measures the model agent against its peer: no learned replay between episodes.
+                "cache": "off",
                 "name": ep["id"],
                 "instruction": ep["utterance"],
                 "start_url": f"{base}/miniwob/{ep['task']}.html?argus_seed={ep['js_seed']}&argus_ep={ep['id']}",

@@ -13,7 +13,7 @@ use tokio::sync::Notify;
 
 use crate::bus;
 use crate::drain::Stop;
-use crate::store::claim;
+use crate::store::{claim, replay};
 use crate::AppState;
 
 /// Runs until `stop`; a pass under way (claimed runs being published) finishes first.
@@ -41,13 +41,17 @@ const CLAIM_BATCH: u32 = 256;
 pub async fn dispatch_once(state: &AppState) -> anyhow::Result<usize> {
     let mut assigned = 0;
     loop {
-        let claimed = claim::claim_batch(
+        let mut claimed = claim::claim_batch(
             &state.pool,
             state.cfg.device_ttl_s,
             state.cfg.lease_s,
             CLAIM_BATCH,
         )
         .await?;
+        if let Err(e) = replay::attach(&state.pool, &mut claimed).await {
+            // The runs still go out: their models do the work a script would have saved.
+            tracing::warn!(error = %e, "cannot read the replay cache; assigning without it");
+        }
         let full = claimed.len() >= CLAIM_BATCH as usize;
         let batch: Vec<(String, Assignment)> = claimed
             .iter()
@@ -61,6 +65,7 @@ pub async fn dispatch_once(state: &AppState) -> anyhow::Result<usize> {
                         device_id: c.device_id.clone(),
                         spec: c.spec.clone(),
                         lease_expires_at: c.lease_expires_at,
+                        replay: c.replay.clone(),
                     },
                 )
             })

@@ -25,6 +25,10 @@ pub struct Assignment {
     pub spec: JobSpec,
     /// The lease ends here unless heartbeats extend it.
     pub lease_expires_at: DateTime<Utc>,
+    /// The stored script of the job's replay key (see [`crate::replay`]), when the job
+    /// reads the cache and its team has one: the worker replays it before asking any model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<String>,
 }
 
 /// A device a worker offers.

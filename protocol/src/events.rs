@@ -323,6 +323,30 @@ pub struct ActionRecord {
     /// How the observation the action was aimed on was perceived (channel and reason).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perception: Option<PerceptionNote>,
+    /// Who chose the action in a model-mode run: the model or the replay cache (absent for
+    /// script lines and records written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ActionSource>,
+}
+
+/// Who chose an action of an `llm` / `vlm` run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionSource {
+    /// A model's tool call (or its plan).
+    Model,
+    /// A line of the stored replay script (no model call).
+    Cache,
+}
+
+impl ActionSource {
+    /// The snake_case wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionSource::Model => "model",
+            ActionSource::Cache => "cache",
+        }
+    }
 }
 
 impl ActionRecord {
@@ -363,6 +387,7 @@ impl ActionRecord {
             swipe_px: None,
             screen_px: None,
             perception: None,
+            source: None,
         }
     }
 }
@@ -400,6 +425,12 @@ pub enum EventBody {
         error: Option<String>,
         /// Wall time of the step, ms.
         duration_ms: f64,
+    },
+    /// A model-mode run succeeded and its job writes the replay cache: the script that
+    /// replays what it did (see [`crate::replay`]). Sent just before `run_finished`.
+    ReplayLearned {
+        /// Step-language lines, one action each.
+        script: String,
     },
     /// The run ended; teardown has run.
     RunFinished {

@@ -235,6 +235,48 @@ pub struct JobSpec {
     /// each at most 64 KiB.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<String, String>,
+    /// Learned replay (`llm` / `vlm` only; ignored in `script` mode): `off`, `read` (replay a
+    /// stored script, never store one) or `read_write` (replay, and store or update the
+    /// script after a success). Default `read_write` for `llm` / `vlm`. The key and the
+    /// script are described in the `argus_protocol::replay` docs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(default = "read_write"))]
+    pub cache: Option<Cache>,
+}
+
+/// Whether a model-mode job replays and learns stored scripts (learned replay, see the
+/// `argus_protocol::replay` docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Cache {
+    /// Never replay, never store: every action comes from the model.
+    Off,
+    /// Replay a stored script when there is one; never store or update it.
+    Read,
+    /// Replay when there is one, and store (or update) the script after a success.
+    ReadWrite,
+}
+
+impl Cache {
+    /// The snake_case wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cache::Off => "off",
+            Cache::Read => "read",
+            Cache::ReadWrite => "read_write",
+        }
+    }
+
+    /// Whether a stored script is replayed.
+    pub fn reads(self) -> bool {
+        self != Cache::Off
+    }
+
+    /// Whether a success stores (or updates) the script.
+    pub fn writes(self) -> bool {
+        self == Cache::ReadWrite
+    }
 }
 
 /// Most `vars` a job may give.
@@ -375,6 +417,16 @@ impl JobSpec {
             auto_wait_ms: None,
             vars: BTreeMap::new(),
             files: BTreeMap::new(),
+            cache: None,
+        }
+    }
+
+    /// The replay cache setting in effect: `off` in `script` mode, else the job's `cache`
+    /// or `read_write`.
+    pub fn cache_mode(&self) -> Cache {
+        match self.mode {
+            Mode::Script => Cache::Off,
+            Mode::Llm | Mode::Vlm => self.cache.unwrap_or(Cache::ReadWrite),
         }
     }
 

@@ -15,6 +15,7 @@ pub mod error;
 pub mod events;
 pub mod job;
 pub mod nav;
+pub mod replay;
 pub mod run_view;
 pub mod script;
 pub mod selector;
@@ -28,11 +29,11 @@ pub use api::{
 pub use assignment::{Assignment, DeviceInfo, Heartbeat, HeartbeatReply, LeaseRef};
 pub use error::{ErrorCode, ErrorEnvelope};
 pub use events::{
-    ActionRecord, ActionTimings, Disposition, EventBody, ModelUsage, PerceptionNote, ReflectClass,
-    Reflection, RetryAdvice, RunEvent, RunStatus, TargetedElement,
+    ActionRecord, ActionSource, ActionTimings, Disposition, EventBody, ModelUsage, PerceptionNote,
+    ReflectClass, Reflection, RetryAdvice, RunEvent, RunStatus, TargetedElement,
 };
 pub use job::{
-    secret_refs, CoordSpace, JobSpec, Mode, ModelOverride, Platform, Selector, SpecError,
+    secret_refs, Cache, CoordSpace, JobSpec, Mode, ModelOverride, Platform, Selector, SpecError,
 };
 pub use run_view::{ActionView, RunDetail, StepView};
 pub use script::{Key, Relation, Script, ScriptError, Step, Target};

@@ -171,6 +171,8 @@ impl RunDetail {
                 s.error = error.clone();
                 s.duration_ms = Some(*duration_ms);
             }
+            // Stored by the coordinator (the replay cache), not part of the run's view.
+            EventBody::ReplayLearned { .. } => {}
             EventBody::RunFinished { status, error } => {
                 if !self.status.is_terminal() {
                     let (status, error) = crate::events::run_end(*status, error.as_deref());

@@ -243,6 +243,7 @@ pub async fn run_scripted_with(
         spec: spec.clone(),
         agent,
         pixel: Default::default(),
+        replay: None,
     };
     argus_worker::executor::execute(
         &input,

@@ -183,7 +183,12 @@ struct SiteState {
     chartjs: Option<PathBuf>,
     reports: Arc<Mutex<HashMap<String, PageState>>>,
     logins: Arc<Mutex<Vec<serde_json::Value>>>,
+    /// What `/app/` serves (see [`Site::set_app`]).
+    app: Arc<Mutex<String>>,
 }
+
+/// [`Site::set_app`]'s name for this site's own minimal TodoMVC.
+pub const MINIMAL_APP: &str = "minimal";
 
 /// The running site.
 pub struct Site {
@@ -191,6 +196,7 @@ pub struct Site {
     pub base_url: String,
     reports: Arc<Mutex<HashMap<String, PageState>>>,
     logins: Arc<Mutex<Vec<serde_json::Value>>>,
+    app: Arc<Mutex<String>>,
 }
 
 impl Site {
@@ -214,11 +220,13 @@ impl Site {
         );
         let reports = Arc::new(Mutex::new(HashMap::new()));
         let logins = Arc::new(Mutex::new(Vec::new()));
+        let app_choice = Arc::new(Mutex::new("vanillajs".to_string()));
         let state = SiteState {
             root,
             chartjs,
             reports: reports.clone(),
             logins: logins.clone(),
+            app: app_choice.clone(),
         };
         let app = Router::new()
             .route(
@@ -293,6 +301,7 @@ impl Site {
                     StatusCode::NO_CONTENT
                 }),
             )
+            .route("/app/{*path}", get(app_file))
             .route("/{*path}", get(file))
             .with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -306,7 +315,24 @@ impl Site {
             base_url: format!("http://{addr}"),
             reports,
             logins,
+            app: app_choice,
         }
+    }
+
+    /// Which app `/app/…` serves from now on: a TodoMVC example (`vanillajs`, `jquery`, …,
+    /// its files under `/app/`) or [`MINIMAL_APP`], this site's own minimal TodoMVC (the
+    /// `delayed.html` list: a field, checkboxes, "N items left", "Clear completed" — no
+    /// filter links, no "Mark all as complete"). One URL whose app changes under it, as a
+    /// deploy changes a page. `vanillajs` until set.
+    pub fn set_app(&self, variant: &str) {
+        if let Ok(mut a) = self.app.lock() {
+            *a = variant.to_string();
+        }
+    }
+
+    /// URL of the page `/app/` serves ([`Site::set_app`]), tagged with a probe token.
+    pub fn app_url(&self, token: &str) -> String {
+        format!("{}/app/index.html?ms=0&probe={token}", self.base_url)
     }
 
     /// URL of one example's page, tagged with a probe token.
@@ -346,6 +372,22 @@ async fn probe(State(st): State<SiteState>, body: Bytes) -> StatusCode {
         }
         Err(_) => StatusCode::BAD_REQUEST,
     }
+}
+
+/// The app [`Site::set_app`] chose: its files, or the minimal TodoMVC for `index.html`.
+async fn app_file(State(st): State<SiteState>, Path(path): Path<String>) -> Response {
+    let variant = st.app.lock().map(|a| a.clone()).unwrap_or_default();
+    if variant == MINIMAL_APP {
+        if path == "index.html" {
+            return (
+                [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+                DELAYED_HTML,
+            )
+                .into_response();
+        }
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    file(State(st), Path(format!("examples/{variant}/{path}"))).await
 }
 
 async fn file(State(st): State<SiteState>, Path(path): Path<String>) -> Response {

@@ -43,6 +43,9 @@ pub struct RunInput {
     pub agent: AgentEnv,
     /// The worker's pixel channel (OCR models loaded once per worker).
     pub pixel: PixelChannel,
+    /// The stored replay script the assignment carried (learned replay; `llm` / `vlm` jobs
+    /// that read the cache), replayed before any model call.
+    pub replay: Option<String>,
 }
 
 /// How a step went wrong.
@@ -159,6 +162,12 @@ pub(crate) struct Exec<'a> {
     pub(crate) cancel: Arc<AtomicBool>,
     /// The run's perception stage (every observation goes through it).
     pub(crate) perceiver: Perceiver,
+    /// The stored script still to replay (taken by the first model task).
+    pub(crate) replay: Option<String>,
+    /// What the replay did before it handed over, for the planner.
+    pub(crate) replay_note: Option<String>,
+    /// The script this run leaves for the next (when its job writes the cache).
+    pub(crate) learned: crate::agent::learn::Learned,
 }
 
 impl Exec<'_> {
@@ -357,6 +366,12 @@ pub async fn execute(
                     actions_taken: 0,
                     cancel: cancel.clone(),
                     perceiver: Perceiver::new(input.pixel.clone()),
+                    replay: input
+                        .replay
+                        .clone()
+                        .filter(|_| input.spec.cache_mode().reads()),
+                    replay_note: None,
+                    learned: Default::default(),
                 };
                 let limit = Duration::from_secs(input.spec.timeout_s);
                 let res = tokio::time::timeout(
@@ -364,8 +379,17 @@ pub async fn execute(
                     crate::blocks::run_steps(&mut exec, &steps, &cancel),
                 )
                 .await;
+                let learned = exec.learned.script();
                 em = exec.em;
                 match res {
+                    Ok((RunStatus::Succeeded, e)) => {
+                        if let (true, Some(script)) = (input.spec.cache_mode().writes(), learned) {
+                            if let Err(err) = em.emit(EventBody::ReplayLearned { script }).await {
+                                tracing::warn!(run_id = %input.run_id, error = %err, "cannot report the learned replay script");
+                            }
+                        }
+                        (RunStatus::Succeeded, e)
+                    }
                     Ok(r) => r,
                     Err(_) => (
                         RunStatus::TimedOut,

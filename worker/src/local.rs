@@ -73,6 +73,7 @@ pub async fn run_local(
         spec: spec.clone(),
         agent: agent.clone(),
         pixel: crate::perceive::PixelChannel::load_async(drivers).await,
+        replay: None,
     };
     let created = Utc::now();
     execute(

@@ -300,6 +300,7 @@ fn accept(
             spec: a.spec.clone(),
             agent,
             pixel,
+            replay: a.replay.clone(),
         };
         match slot {
             Some(slot) => {

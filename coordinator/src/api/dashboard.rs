@@ -39,6 +39,7 @@ pub(super) fn router() -> Router<AppState> {
         .route("/suites", get(suites_page))
         .route("/suites/{id}", get(suite_page))
         .route("/runs/{id}/cancel", post(cancel))
+        .route("/runs/{id}/replay/clear", post(clear_replay))
         .route("/runs/{id}/live", get(live))
 }
 
@@ -410,6 +411,19 @@ async fn cancel(
 ) -> Result<Redirect, ApiError> {
     let d = visible_detail(&st, &caller, &id).await?;
     store::jobs::cancel_run(&st.pool, d.run_id, caller.team_filter()).await?;
+    Ok(Redirect::to(&format!("/runs/{}", d.run_id)))
+}
+
+/// Clears the replay script stored under the run's job key (the report's "Clear" button),
+/// then shows the report again.
+async fn clear_replay(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Redirect, ApiError> {
+    let d = visible_detail(&st, &caller, &id).await?;
+    store::replay::clear_for_job(&st.pool, d.job_id, caller.team_filter()).await?;
+    tracing::info!(job_id = %d.job_id, "replay script cleared from the dashboard");
     Ok(Redirect::to(&format!("/runs/{}", d.run_id)))
 }
 

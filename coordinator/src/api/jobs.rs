@@ -1,4 +1,5 @@
-//! `POST /api/v1/jobs` and `GET /api/v1/jobs/{id}`.
+//! `POST /api/v1/jobs`, `GET /api/v1/jobs/{id}`, `POST …/cancel` and the job's learned
+//! replay script: `GET|DELETE /api/v1/jobs/{id}/replay`.
 //!
 //! A job is parsed strictly (unknown fields refused, paths named), validated (script lines
 //! parsed, limits checked) and stored with its first run in one transaction — or refused
@@ -26,6 +27,10 @@ pub(super) fn router() -> Router<AppState> {
         .route("/api/v1/jobs", post(create))
         .route("/api/v1/jobs/{id}", get(show))
         .route("/api/v1/jobs/{id}/cancel", post(cancel))
+        .route(
+            "/api/v1/jobs/{id}/replay",
+            get(replay_show).delete(replay_clear),
+        )
 }
 
 /// Turns a body into a spec, naming the field at fault.
@@ -35,7 +40,7 @@ pub(crate) fn parse_spec(body: &[u8]) -> Result<JobSpec, ApiError> {
         "fields: platform (web|electron|desktop|android|harmony|ios), instruction, start_url, \
          mode (script|llm|vlm), selector.labels, selector.require, max_steps, timeout_s, name, \
          priority, retries, backoff_s, idempotent, queue_timeout_s, model, popups, \
-         auto_wait_ms, vars, files",
+         auto_wait_ms, vars, files, cache (off|read|read_write)",
     )
 }
 
@@ -194,4 +199,58 @@ pub(super) async fn cancel(
         }
     }
     Ok(Json(json!({"job_id": id, "cancelled": out})))
+}
+
+/// The replay script the job's team stored under the job's key (learned replay).
+#[utoipa::path(
+    get,
+    path = "/api/v1/jobs/{id}/replay",
+    operation_id = "get_job_replay",
+    summary = "The stored replay script of a job's key",
+    params(("id" = uuid::Uuid, Path, description = "job id")),
+    responses((
+        status = 200,
+        description = "`{job_id, key, cache, entry}`: `key` (sha256 hex; null for a script job), `cache` (`off`, `read`, `read_write`), `entry` null or `{key, script, source_run_id, created_at, updated_at, hits, last_hit_at}`"
+    ))
+)]
+pub(super) async fn replay_show(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let id = parse_id("job", &id)?;
+    let (key, entry) = store::replay::for_job(&st.pool, id, caller.team_filter())
+        .await?
+        .ok_or_else(|| ApiError::not_found("job", &id.to_string()))?;
+    let job = store::jobs::get(&st.pool, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("job", &id.to_string()))?;
+    Ok(Json(json!({
+        "job_id": id,
+        "key": key,
+        "cache": job.spec.cache_mode().as_str(),
+        "entry": entry,
+    })))
+}
+
+/// Clears the replay script stored under the job's key: its next run asks the model again.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/jobs/{id}/replay",
+    operation_id = "clear_job_replay",
+    summary = "Clear the stored replay script of a job's key",
+    params(("id" = uuid::Uuid, Path, description = "job id")),
+    responses((status = 200, description = "`{job_id, cleared}`: whether a script was stored"))
+)]
+pub(super) async fn replay_clear(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let id = parse_id("job", &id)?;
+    let cleared = store::replay::clear_for_job(&st.pool, id, caller.team_filter())
+        .await?
+        .ok_or_else(|| ApiError::not_found("job", &id.to_string()))?;
+    tracing::info!(job_id = %id, cleared, "replay script cleared");
+    Ok(Json(json!({"job_id": id, "cleared": cleared})))
 }

@@ -39,11 +39,19 @@ async fn report(
     let run = visible_detail(&st, &caller, &id).await?;
     // The previous run shares the team, so the caller sees it too.
     let previous = crate::store::runs::previous(&st.pool, run.run_id).await?;
+    let replay = match run.spec.mode {
+        argus_protocol::Mode::Script => None,
+        _ => crate::store::replay::for_job(&st.pool, run.job_id, caller.team_filter())
+            .await?
+            .and_then(|(_, entry)| entry)
+            .map(|e| e.script),
+    };
     let opts = ReportOptions {
         img_base: "/artifacts/",
         dashboard_link: true,
         csrf: &csrf.0,
         previous,
+        replay: replay.as_deref(),
     };
     let html = render_report(&run, &opts).map_err(|e| ApiError::Internal(e.into()))?;
     Ok(Html(html))

@@ -29,6 +29,9 @@ pub struct ReportOptions<'a> {
     /// The previous run of the same job (see `store::runs::previous`), linked to a
     /// comparison.
     pub previous: Option<Uuid>,
+    /// The job's stored replay script, shown (with a clear button) on the dashboard's page
+    /// of an `llm` / `vlm` run; `None` when nothing is stored or in exported files.
+    pub replay: Option<&'a str>,
 }
 
 /// Report page. Whitespace between template tags is minimized: the page must stay small
@@ -46,6 +49,7 @@ struct ReportPage<'a> {
     timeline: Vec<Row>,
     /// `(step, action)` of the failure a failing run opens on.
     first_failure: Option<(u32, Option<u32>)>,
+    replay: Option<&'a str>,
 }
 
 /// `s` escaped for an HTML text node (`&`, `<`, `>`), quotes left as they are — a third of
@@ -202,6 +206,7 @@ pub fn render_report(run: &RunDetail, opts: &ReportOptions) -> Result<String, as
         auto_refresh: !run.status.is_terminal() && opts.dashboard_link,
         timeline: timeline::rows(run),
         first_failure: timeline::first_failure(run),
+        replay: opts.replay,
     }
     .render()
 }

@@ -133,6 +133,7 @@ fn coordinator() -> ReportOptions<'static> {
         dashboard_link: true,
         csrf: "c",
         previous: Some(Uuid::nil()),
+        replay: None,
     }
 }
 

@@ -42,7 +42,9 @@ pub struct Row {
 /// `policy` (the popup policy), or `cache` for a replayed action. A record says nothing of
 /// its decider yet, so it follows from the job's mode and whether model calls were spent.
 pub fn decided_by(mode: Mode, a: &ActionRecord) -> &'static str {
-    if a.kind == "popup" {
+    if a.source == Some(argus_protocol::ActionSource::Cache) {
+        "cache"
+    } else if a.kind == "popup" {
         "policy"
     } else if a.usage.is_some_and(|u| u.calls > 0) || a.plan.is_some() {
         "model"

@@ -52,6 +52,8 @@ pub struct Claimed {
     pub device_id: String,
     pub lease_expires_at: DateTime<Utc>,
     pub spec: JobSpec,
+    /// The stored replay script, once [`crate::store::replay::attach`] found one.
+    pub replay: Option<String>,
 }
 
 /// Migration 0006, the one text of the claim: [`class_candidates_sql`] reads its candidate
@@ -115,6 +117,7 @@ pub async fn claim(
             device_id: dev.id.clone(),
             lease_expires_at,
             spec: spec.0,
+            replay: None,
         },
     ))
 }
@@ -158,6 +161,7 @@ pub async fn claim_batch(
                 device_id,
                 lease_expires_at,
                 spec: spec.0,
+                replay: None,
             },
         )
         .collect())

@@ -42,6 +42,7 @@ pub async fn write(
     let mut actions: BTreeMap<(Uuid, Uuid, u32, u32), &ActionRecord> = BTreeMap::new();
     let mut step_end: BTreeMap<StepKey, (bool, Option<&str>, f64)> = BTreeMap::new();
     let mut finished: BTreeMap<RunKey, End> = BTreeMap::new();
+    let mut learned: BTreeMap<RunKey, &str> = BTreeMap::new();
     let mut sorted: Vec<&RunEvent> = evs.to_vec();
     sorted.sort_by_key(|e| (e.run_id, e.attempt_id, e.seq));
     for ev in sorted {
@@ -74,6 +75,9 @@ pub async fn write(
                     (*ok, error.as_deref(), *duration_ms),
                 );
             }
+            EventBody::ReplayLearned { script } => {
+                learned.insert(run, script);
+            }
             EventBody::RunFinished { status, error } => {
                 // A non-terminal end (a broken worker) ends the run `errored`, saying
                 // why: the same rule as `RunDetail::apply` (`argus_protocol::events::run_end`).
@@ -86,6 +90,7 @@ pub async fn write(
     steps_started(tx, &step_text).await?;
     actions_finished(tx, &actions).await?;
     steps_finished(tx, &step_end).await?;
+    crate::store::replay::learned(tx, &learned).await?;
     runs_finished(tx, &finished).await
 }
 

@@ -23,8 +23,8 @@ pub struct JobMeta {
 const INSERT_SQL: &str = "
 with j as (
     insert into jobs (id, spec, platform, selector_labels, selector_require, name, team_id,
-                      suite_id, schedule_id, matrix_cell)
-    values ($1, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                      suite_id, schedule_id, matrix_cell, replay_key)
+    values ($1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14)
     returning id, team_id)
 insert into runs (id, job_id, status, team_id, priority, queue_deadline)
 select $2, j.id, 'queued', j.team_id, $12, now() + make_interval(secs => $13::float8) from j";
@@ -61,6 +61,7 @@ where
             spec.queue_timeout_s
                 .unwrap_or(argus_protocol::job::DEFAULT_QUEUE_TIMEOUT_S) as f64,
         )
+        .bind(crate::store::replay::key(&meta.team_id, spec))
         .execute(conn)
         .await?;
     Ok((job_id, run_id))

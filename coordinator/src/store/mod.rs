@@ -8,6 +8,7 @@ pub mod identities;
 pub mod insights;
 pub mod jobs;
 pub mod reaper;
+pub mod replay;
 pub mod runs;
 pub mod schedules;
 pub mod suites;

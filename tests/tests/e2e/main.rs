@@ -30,6 +30,7 @@ mod openapi;
 mod pixels;
 mod queue_unmatched;
 mod reaper;
+mod replay;
 mod report_pages;
 mod security;
 mod selector_sql;

@@ -14,15 +14,19 @@
 //!   string; [`mask`] blanks password fields in uploaded screenshots.
 //! - [`popups`]: the reviewable popup policy run between steps.
 //! - [`run`]: the loop itself, on the executor's device, store and event emitter.
+//! - `replay` / `learn`: learned replay — a stored script replayed before any model call,
+//!   and the script a successful run leaves for the next one (`argus_protocol::replay`).
 //!
 //! Delivery rule: only an action whose failure is `not_delivered` is repeated automatically;
 //! anything that may have landed goes back through observe → reflect → ask the model.
 
+pub(crate) mod learn;
 pub mod mask;
 pub mod model;
 pub mod plan_fix;
 pub mod popups;
 pub mod reflect;
+pub(crate) mod replay;
 pub mod run;
 pub mod secrets;
 pub mod step_done;

@@ -16,8 +16,8 @@ use std::time::Instant;
 use argus_perception::Observation;
 use argus_protocol::tool::{call_schema, parse_call, tools, tools_text};
 use argus_protocol::{
-    Action, ActionRecord, ActionTimings, Aim, CoordSpace, Disposition, EventBody, Mode, ModelUsage,
-    ReflectClass, Reflection,
+    Action, ActionRecord, ActionSource, ActionTimings, Aim, CoordSpace, Disposition, EventBody,
+    Mode, ModelUsage, ReflectClass, Reflection,
 };
 use base64::Engine;
 use chrono::Utc;
@@ -26,6 +26,7 @@ use serde_json::{json, Value};
 use super::model::{with_tools_text, ToolSet, CHECK_MAX_TOKENS, PLAN_MAX_TOKENS};
 use super::popups::{decide, Decision};
 use super::reflect::classify;
+use super::replay::Replayed;
 use crate::executor::{cancelled, ms, targeted, Exec, Outcome, StepFail};
 
 /// Most planned steps accepted from the planner.
@@ -92,7 +93,7 @@ impl Exec<'_> {
             .ok_or_else(|| StepFail::Infra("no model client".into()))
     }
 
-    async fn emit_action(&mut self, rec: ActionRecord) -> Result<(), StepFail> {
+    pub(crate) async fn emit_action(&mut self, rec: ActionRecord) -> Result<(), StepFail> {
         tracing::info!(run_id = %self.run_id, step = rec.step, action = rec.action, kind = rec.kind,
             ok = rec.ok, disposition = rec.disposition.as_str(), "action finished");
         self.em
@@ -146,6 +147,12 @@ impl Exec<'_> {
 
     /// Plans and carries out one natural-language task.
     pub(crate) async fn agent_task(&mut self, task: &str) -> Result<(), StepFail> {
+        if let Some(script) = self.replay.take() {
+            match self.replay_script(&script).await? {
+                Replayed::All => return Ok(()),
+                Replayed::HandedOver(note) => self.replay_note = Some(note),
+            }
+        }
         self.client()?;
         let mut failures: Vec<String> = Vec::new();
         let mut replans = 0u32;
@@ -229,8 +236,13 @@ impl Exec<'_> {
             ),
             Err(_) => "The current screen could not be observed.".into(),
         };
+        let replayed = self
+            .replay_note
+            .as_deref()
+            .map(|n| format!("\n\n{n}"))
+            .unwrap_or_default();
         let mut user = format!(
-            "Job: {task}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one tap, one typing into a field, one key press, one swipe or one check the job asks for, naming the element in quotes as the list names it. Typing into a field needs no tap first; a single text field is usually submitted by pressing Enter. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\nFor example, the job \"Sign in as 'ann' with ${{secret.PW}} and check that the page says Welcome\" on a screen with a textfield \"Username\", a textfield \"Password\" and a button \"Sign in\" is planned as {{\"steps\": [\"type 'ann' into \\\"Username\\\"\", \"type ${{secret.PW}} into \\\"Password\\\"\", \"tap \\\"Sign in\\\"\", \"check that the screen shows \\\"Welcome\\\"\"]}}, the job \"Add the note 'call Bob'\" on a screen with a textfield \"New note\" as {{\"steps\": [\"type 'call Bob' into \\\"New note\\\"\", \"press Enter\"]}}, and the job \"Accept the terms, then sign up\" on a screen with a checkbox next to the text \"I accept the terms\" and a button \"Sign up\" as {{\"steps\": [\"check \\\"I accept the terms\\\"\", \"tap \\\"Sign up\\\"\"]}} (a checkbox is named by the text next to it).\n\n{screen}"
+            "Job: {task}{replayed}\n\nThe job starts on the current screen below. Break it into the fewest short, ordered steps a device operator can carry out one at a time: each step is one tap, one typing into a field, one key press, one swipe or one check the job asks for, naming the element in quotes as the list names it. Typing into a field needs no tap first; a single text field is usually submitted by pressing Enter. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for. Keep ${{secret.NAME}} references as written.\n\nFor example, the job \"Sign in as 'ann' with ${{secret.PW}} and check that the page says Welcome\" on a screen with a textfield \"Username\", a textfield \"Password\" and a button \"Sign in\" is planned as {{\"steps\": [\"type 'ann' into \\\"Username\\\"\", \"type ${{secret.PW}} into \\\"Password\\\"\", \"tap \\\"Sign in\\\"\", \"check that the screen shows \\\"Welcome\\\"\"]}}, the job \"Add the note 'call Bob'\" on a screen with a textfield \"New note\" as {{\"steps\": [\"type 'call Bob' into \\\"New note\\\"\", \"press Enter\"]}}, and the job \"Accept the terms, then sign up\" on a screen with a checkbox next to the text \"I accept the terms\" and a button \"Sign up\" as {{\"steps\": [\"check \\\"I accept the terms\\\"\", \"tap \\\"Sign up\\\"\"]}} (a checkbox is named by the text next to it).\n\n{screen}"
         );
         if let Some((prev, at)) = previous {
             user.push_str(&format!(
@@ -291,6 +303,7 @@ impl Exec<'_> {
             started_at,
         );
         rec.usage = Some(usage);
+        rec.source = Some(ActionSource::Model);
         rec.plan = ok.then(|| plan.clone());
         rec.timings = t;
         rec.observation = obs.as_ref().ok().map(|o| o.serial);
@@ -379,6 +392,16 @@ impl Exec<'_> {
                 Ok(()) => {
                     if action.kind().acts() {
                         self.actions_taken += 1;
+                    }
+                    if self.spec.cache_mode().writes() {
+                        // Learned replay keeps the line as the step language renders it.
+                        match argus_protocol::replay::render(&action) {
+                            Some(line) => self.learned.push(line),
+                            None => self.learned.fail(format!(
+                                "the planned step {:?} has no step-language form",
+                                plan[i]
+                            )),
+                        }
                     }
                     Ok(StepEnd::Done)
                 }
@@ -484,6 +507,7 @@ impl Exec<'_> {
                 rec.screen_px = Some(screen_of(&obs));
                 rec.call = Some(raw_text);
                 rec.usage = Some(usage);
+                rec.source = Some(ActionSource::Model);
                 self.emit_action(rec).await?;
                 failures.push(why);
                 return Ok(StepEnd::Escalate(failures));
@@ -569,7 +593,18 @@ impl Exec<'_> {
             rec.point_px = point;
             rec.swipe_px = swipe;
             rec.screen_px = Some(screen_of(&obs));
+            rec.source = Some(ActionSource::Model);
             self.emit_action(rec).await?;
+            if out.ok && self.spec.cache_mode().writes() {
+                self.learn(
+                    task,
+                    &call,
+                    &obs,
+                    point.map(|[x, y]| (x, y)),
+                    after_obs.as_ref(),
+                    reflection.as_ref(),
+                );
+            }
             if call.kind().acts() {
                 self.actions_taken += 1;
             }
@@ -679,6 +714,45 @@ impl Exec<'_> {
             Err(e) => {
                 tracing::info!(run_id = %self.run_id, error = %e, "progress check unusable; going on without it");
                 Ok(None)
+            }
+        }
+    }
+
+    /// Adds the step line of a model action that went through and changed the screen (and
+    /// the `wait for` of a quoted text of the instruction it made appear) to the run's
+    /// learned script.
+    fn learn(
+        &mut self,
+        task: &str,
+        call: &Action,
+        obs: &Observation,
+        point: Option<(f64, f64)>,
+        after: Option<&Observation>,
+        reflection: Option<&Reflection>,
+    ) {
+        // An action that changed nothing is not needed to get where the run got, and a
+        // replayed line must show progress (see `replay`).
+        let unchanged = reflection.map(|r| r.class) == Some(ReflectClass::C);
+        if unchanged || matches!(call, Action::Finish { .. } | Action::Fail { .. }) {
+            return;
+        }
+        match super::learn::line_for(call, obs, point) {
+            Ok(line) => self.learned.push(line),
+            Err(why) => {
+                self.learned.fail(why);
+                return;
+            }
+        }
+        let progressed = reflection.map(|r| r.class) == Some(ReflectClass::A);
+        if let (true, Some(a)) = (progressed, after) {
+            if let Some(text) = super::learn::expected_text(obs, a, task) {
+                let wait = Action::WaitFor {
+                    text,
+                    timeout_ms: argus_protocol::script::DEFAULT_WAIT_FOR_MS,
+                };
+                if let Some(line) = argus_protocol::replay::render(&wait) {
+                    self.learned.push(line);
+                }
             }
         }
     }

@@ -1,0 +1,186 @@
+//! Replaying a stored script (learned replay, `argus_protocol::replay`) before any model
+//! call: one step per line, each carried out like a script line (the target resolved by name
+//! in a fresh observation, waited for until it is uniquely actionable, bounded by the job's
+//! auto-wait), recorded with `source: cache`. A line holds when its action succeeded and,
+//! for an acting line, the reflector saw progress (class A: neither no change nor the screen
+//! replaced by an unrelated one) — learned scripts hold only actions that changed the screen
+//! — and the learned `wait for` lines check texts the model's run saw appear. At the first line that does not
+//! hold, replay stops and the model takes over from the current screen: the planner is told
+//! which lines were done and why the replay stopped.
+
+use std::time::Instant;
+
+use argus_protocol::script::{Script, Step};
+use argus_protocol::{Action, ActionRecord, ActionSource, ActionTimings, ReflectClass, Reflection};
+use chrono::Utc;
+
+use super::reflect::classify;
+use crate::executor::{ms, Exec, StepFail};
+
+/// How a replay ended.
+pub(crate) enum Replayed {
+    /// Every line held: the task is done with no model call.
+    All,
+    /// It stopped; the note for the planner says what was done and why.
+    HandedOver(String),
+}
+
+impl Exec<'_> {
+    /// Replays `script`; see the module docs. Lines that held are added to the run's
+    /// learned lines.
+    pub(crate) async fn replay_script(&mut self, script: &str) -> Result<Replayed, StepFail> {
+        let parsed = match Script::parse(script) {
+            Ok(s) => s,
+            Err(e) => {
+                return Ok(Replayed::HandedOver(format!(
+                    "The stored replay script could not be read ({e}); nothing was replayed."
+                )))
+            }
+        };
+        let total = parsed.steps.len();
+        let mut done: Vec<String> = Vec::new();
+        for (n, st) in parsed.steps.iter().enumerate() {
+            let Step::Act(action) = &st.step else {
+                return Ok(self.hand_over(&done, n, total, &st.text, "it is not an action"));
+            };
+            match self.replay_line(n, total, &st.text, action).await? {
+                None => {
+                    self.learned.push(st.text.clone());
+                    done.push(st.text.clone());
+                }
+                Some(why) => return Ok(self.hand_over(&done, n, total, &st.text, &why)),
+            }
+        }
+        tracing::info!(run_id = %self.run_id, lines = total, "replayed the stored script; no model call");
+        Ok(Replayed::All)
+    }
+
+    fn hand_over(
+        &mut self,
+        done: &[String],
+        n: usize,
+        total: usize,
+        line: &str,
+        why: &str,
+    ) -> Replayed {
+        tracing::info!(run_id = %self.run_id, line = n + 1, total, reason = %why, "replay handed over to the model");
+        let done_text = if done.is_empty() {
+            "nothing".to_string()
+        } else {
+            done.iter()
+                .enumerate()
+                .map(|(i, l)| format!("{}. {l}", i + 1))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        Replayed::HandedOver(format!(
+            "Part of this job was already done by replaying the steps a previous run stored (no model involved). Done:\n{done_text}\nThe replay stopped at stored step {} of {total} ({line}): {why}. Plan only what remains, from the current screen.",
+            n + 1
+        ))
+    }
+
+    /// One line as one step; `None` when it held, else why not.
+    async fn replay_line(
+        &mut self,
+        n: usize,
+        total: usize,
+        text: &str,
+        action: &Action,
+    ) -> Result<Option<String>, StepFail> {
+        if self.actions_taken >= self.spec.max_steps && action.kind().acts() {
+            return Ok(Some(format!(
+                "the step budget is spent (max_steps = {})",
+                self.spec.max_steps
+            )));
+        }
+        let step = self
+            .begin_step(&format!("replay {}/{total}: {text}", n + 1))
+            .await?;
+        let start = Instant::now();
+        let mut idx = 0;
+        let started_at = Utc::now();
+        let mut t = ActionTimings::default();
+        let s0 = Instant::now();
+        let mut obs = self
+            .observe()
+            .await
+            .map_err(|e| StepFail::Infra(format!("cannot observe the screen: {e}")))?;
+        if self.popup_pass(step, &obs).await? {
+            idx = 1;
+            obs = self
+                .observe()
+                .await
+                .map_err(|e| StepFail::Infra(format!("cannot observe the screen: {e}")))?;
+        }
+        t.perceive_ms += ms(s0);
+        let mut mask = self.mask_for(&obs);
+        let before_key = self.shot(step, idx, "before", &mask, &mut t).await;
+        let acted = self.act(action, &obs, &mut t).await;
+        let (out, after) = (acted.out, acted.after);
+        let reflection: Option<Reflection> = match &after {
+            Some(a) if action.kind().acts() && out.ok => Some(classify(&obs, a, text, None)),
+            _ => None,
+        };
+        if let Some(a) = &after {
+            mask.extend(self.mask_for(a));
+        }
+        let after_key = self.shot(step, idx, "after", &mask, &mut t).await;
+        if out.infra {
+            end_with(self, step, start, &out.error).await;
+            return Err(StepFail::Infra(out.error.unwrap_or_default()));
+        }
+        let why = if out.ok {
+            no_progress(reflection.as_ref())
+        } else {
+            Some(
+                out.error
+                    .clone()
+                    .unwrap_or_else(|| "the step failed".into()),
+            )
+        };
+        let error = why
+            .as_ref()
+            .map(|w| format!("replay stopped here, the model takes over: {w}"));
+        let mut rec = ActionRecord::new(
+            step,
+            idx,
+            action.kind().name(),
+            out.detail.clone(),
+            why.is_none(),
+            error.clone(),
+            out.disposition,
+            started_at,
+        );
+        rec.target = out.target.clone();
+        rec.before_key = before_key;
+        rec.after_key = after_key;
+        rec.timings = t;
+        rec.observation = Some(obs.serial);
+        rec.perception = crate::perceive::note(&obs);
+        rec.reflection = reflection;
+        rec.source = Some(ActionSource::Cache);
+        self.emit_action(rec).await?;
+        if action.kind().acts() {
+            self.actions_taken += 1;
+        }
+        end_with(self, step, start, &error).await;
+        Ok(why)
+    }
+}
+
+/// Why an acting line's reflection does not show progress (class B or C), if it does not.
+fn no_progress(reflection: Option<&Reflection>) -> Option<String> {
+    let r = reflection?;
+    match r.class {
+        ReflectClass::A => None,
+        ReflectClass::B => Some(format!(
+            "the screen was replaced by an unrelated one ({})",
+            r.note
+        )),
+        ReflectClass::C => Some(format!("no progress: {}", r.note)),
+    }
+}
+
+async fn end_with(exec: &mut Exec<'_>, step: u32, start: Instant, error: &Option<String>) {
+    exec.end_step(step, error.clone(), start).await;
+}
