@@ -10,7 +10,7 @@ use image::RgbImage;
 use ort::session::Session;
 use ort::value::Tensor;
 
-use super::prep::{self, PxRect};
+use super::prep;
 use super::OcrError;
 
 /// Input height, px.
@@ -25,23 +25,11 @@ pub const CLS_THRESH: f32 = 0.9;
 /// Classifies every crop and turns the upside-down ones in place.
 pub fn fix_orientation(session: &mut Session, crops: &mut [RgbImage]) -> Result<(), OcrError> {
     let mut order: Vec<usize> = (0..crops.len()).collect();
-    let ratio = |c: &RgbImage| c.width() as f32 / c.height().max(1) as f32;
+    let ratio = prep::aspect;
     order.sort_by(|&a, &b| ratio(&crops[a]).total_cmp(&ratio(&crops[b])));
     let (w, h) = (CLS_W as usize, CLS_H as usize);
     for batch in order.chunks(CLS_BATCH) {
-        let mut data = vec![0f32; batch.len() * 3 * h * w];
-        for (k, &i) in batch.iter().enumerate() {
-            let c = &crops[i];
-            let rw = ((CLS_H as f32 * ratio(c)).ceil() as u32).clamp(1, CLS_W);
-            let roi = PxRect {
-                x: 0,
-                y: 0,
-                w: c.width(),
-                h: c.height(),
-            };
-            let dst = &mut data[k * 3 * h * w..(k + 1) * 3 * h * w];
-            prep::resize_normalize_into(c, roi, (rw, CLS_H), &prep::HALF, dst, (w, h));
-        }
+        let data = prep::pack_lines(crops, batch, (w, h));
         let input = Tensor::from_array(([batch.len(), 3, h, w], data))
             .map_err(|e| OcrError::Inference(format!("cls input: {e}")))?;
         let outputs = session

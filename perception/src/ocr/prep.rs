@@ -119,6 +119,32 @@ pub fn crop(img: &RgbImage, roi: PxRect) -> RgbImage {
     image::imageops::crop_imm(img, roi.x, roi.y, roi.w, roi.h).to_image()
 }
 
+/// Width ÷ height of a crop (height at least 1).
+pub fn aspect(c: &RgbImage) -> f32 {
+    c.width() as f32 / c.height().max(1) as f32
+}
+
+/// Packs the crops `batch` names into one NCHW tensor of `[batch.len(), 3, h, w]` floats:
+/// each crop resized to height `h` keeping its aspect (its width capped at `w`), normalized
+/// with [`HALF`], left-aligned and zero-padded on the right — the input PaddleOCR's text
+/// recognizer and direction classifier take (RapidOCR 1.4.4 `resize_norm_img`).
+pub fn pack_lines(crops: &[RgbImage], batch: &[usize], (w, h): (usize, usize)) -> Vec<f32> {
+    let mut data = vec![0f32; batch.len() * 3 * h * w];
+    for (k, &i) in batch.iter().enumerate() {
+        let c = &crops[i];
+        let rw = ((h as f32 * aspect(c)).ceil() as u32).clamp(1, w as u32);
+        let roi = PxRect {
+            x: 0,
+            y: 0,
+            w: c.width(),
+            h: c.height(),
+        };
+        let dst = &mut data[k * 3 * h * w..(k + 1) * 3 * h * w];
+        resize_normalize_into(c, roi, (rw, h as u32), &HALF, dst, (w, h));
+    }
+    data
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@ use image::RgbImage;
 use ort::session::Session;
 use ort::value::Tensor;
 
-use super::prep::{self, PxRect};
+use super::prep;
 use super::OcrError;
 
 /// Input height, px.
@@ -140,7 +140,7 @@ pub fn recognize(
     crops: &[RgbImage],
     p: &RecParams,
 ) -> Result<Vec<(String, f32)>, OcrError> {
-    let ratio = |c: &RgbImage| c.width() as f32 / c.height().max(1) as f32;
+    let ratio = prep::aspect;
     let mut order: Vec<usize> = (0..crops.len()).collect();
     order.sort_by(|&a, &b| {
         p.height_for(crops[a].height())
@@ -214,26 +214,14 @@ fn recognize_batch(
         return Ok(Vec::new());
     };
     let rec_h = p.height_for(crops[first].height());
-    let ratio = |c: &RgbImage| c.width() as f32 / c.height().max(1) as f32;
+    let ratio = prep::aspect;
     let max_ratio = batch
         .iter()
         .map(|&i| ratio(&crops[i]))
         .fold(p.min_width as f32 / REC_H as f32, f32::max);
     let w = ((rec_h as f32 * max_ratio) as usize).max(1);
     let h = rec_h as usize;
-    let mut data = vec![0f32; batch.len() * 3 * h * w];
-    for (k, &i) in batch.iter().enumerate() {
-        let c = &crops[i];
-        let rw = ((rec_h as f32 * ratio(c)).ceil() as u32).clamp(1, w as u32);
-        let roi = PxRect {
-            x: 0,
-            y: 0,
-            w: c.width(),
-            h: c.height(),
-        };
-        let dst = &mut data[k * 3 * h * w..(k + 1) * 3 * h * w];
-        prep::resize_normalize_into(c, roi, (rw, rec_h), &prep::HALF, dst, (w, h));
-    }
+    let data = prep::pack_lines(crops, batch, (w, h));
     let input = Tensor::from_array(([batch.len(), 3, h, w], data))
         .map_err(|e| OcrError::Inference(format!("rec input: {e}")))?;
     let outputs = session
