@@ -537,22 +537,22 @@ impl Exec<'_> {
                     || call.kind().acts() && out.disposition != Disposition::NotDelivered);
             // A one-action step whose action this was is done without asking; the model is
             // then only asked (when steps remain) whether the whole job is done already.
-            let by_rule = checkable
-                && super::step_done::completes(&plan[i], &call, |a| {
-                    super::step_done::aimed_name(a, &obs)
-                });
+            let step_names_call = super::step_done::completes(&plan[i], &call, |a| {
+                super::step_done::aimed_name(a, &obs)
+            });
+            let by_rule = checkable && step_names_call;
             let progress = match &after_obs {
-                Some(a) if by_rule && i + 1 < plan.len() => self
-                    .check_progress(task, plan, i, &history, a, &mut usage)
-                    .await?
-                    .map(|p| Progress {
+                Some(a) if by_rule => {
+                    let job_done = i + 1 < plan.len()
+                        && self
+                            .check_progress(task, plan, i, &history, a, &mut usage)
+                            .await?
+                            .is_some_and(|p| p.job_done);
+                    Some(Progress {
                         step_done: true,
-                        job_done: p.job_done,
+                        job_done,
                     })
-                    .or(Some(Progress {
-                        step_done: true,
-                        job_done: false,
-                    })),
+                }
                 _ if by_rule => Some(Progress {
                     step_done: true,
                     job_done: false,
@@ -613,10 +613,7 @@ impl Exec<'_> {
             let failed = out.device_error.is_some();
             // A check the step asks for decides the run; one the model chose on its own
             // (a `wait_for` instead of typing, say) is only a failed attempt.
-            let asked_check = call.kind().checks()
-                && super::step_done::completes(&plan[i], &call, |a| {
-                    super::step_done::aimed_name(a, &obs)
-                });
+            let asked_check = call.kind().checks() && step_names_call;
             let stray_check_failed = call.kind().checks() && !out.ok && !asked_check;
             if let Some(end) = step_end(&call, out, asked_check)? {
                 return Ok(end);
