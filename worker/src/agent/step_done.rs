@@ -46,16 +46,15 @@ pub fn completes(step: &str, call: &Action, name_of: impl Fn(&Aim) -> String) ->
         let x = x.trim().to_lowercase();
         !x.is_empty() && s.contains(&x)
     };
-    let element_name = |aim: &Aim| name_of(aim);
     match call {
         Action::Type { text, .. } => has_verb(TYPE_VERBS) && names(text),
         Action::Key { key } => (s.contains("press") || s.contains('按')) && names(key.as_str()),
         Action::Tap { target } => {
-            let n = element_name(target);
+            let n = name_of(target);
             n.chars().count() >= 2 && has_verb(TAP_VERBS) && names(&n)
         }
         Action::SetChecked { target, .. } => {
-            let n = element_name(target);
+            let n = name_of(target);
             n.chars().count() >= 2 && has_verb(CHECK_VERBS) && names(&n)
         }
         Action::AssertContains { text }
