@@ -9,7 +9,8 @@
 //!   under it are not listed separately.
 //!   When an actionable node has no text below it, the names of images below it are used,
 //!   then the labels of plain containers below it (a non-clickable Compose `View`'s
-//!   `content-desc`). A zero-size descendant (Compose's `[0,0][0,0]` merged texts) still names
+//!   `content-desc`). An unnamed checkbox, switch or radio takes its row's text
+//!   ([`crate::row_label`]). A zero-size descendant (Compose's `[0,0][0,0]` merged texts) still names
 //!   its visible control, though it is not screen text itself.
 //! - Occlusion: each element's `covered` is decided by [`crate::occlusion`].
 //! - Number: elements get ids `e1…` in reading order and their left/right/top/bottom
@@ -26,6 +27,7 @@ use crate::layout;
 pub use crate::layout::ROW_TOLERANCE_PX;
 use crate::occlusion;
 use crate::role::Role;
+use crate::row_label;
 use crate::tree::{NodeRef, Tree, Tri};
 
 /// Where an element came from.
@@ -309,6 +311,7 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
     text_runs.sort_by_key(|(i, _)| *i);
     let text_runs: Vec<String> = text_runs.into_iter().map(|(_, t)| t).collect();
 
+    let in_control: Vec<bool> = cluster_of.iter().map(Option::is_some).collect();
     let mut out: Vec<Element> = Vec::new();
     let mut owners: Vec<usize> = Vec::new();
     for i in 0..n {
@@ -333,6 +336,11 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
         }
         if name.is_empty() && !absorbed_other[i].is_empty() {
             name = collapse_ws(&absorbed_other[i].join(" "));
+        }
+        if name.is_empty() && row_label::is_toggle(node.role) {
+            if let Some(row) = row_label::row_name(tree, &visible, &in_control, i) {
+                name = collapse_ws(&row);
+            }
         }
         owners.push(i);
         out.push(Element {

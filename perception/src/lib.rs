@@ -52,6 +52,7 @@ pub mod perceive;
 pub mod pixel;
 pub mod regions;
 pub mod role;
+pub mod row_label;
 pub mod som;
 pub mod touch;
 pub mod tree;

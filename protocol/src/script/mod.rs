@@ -661,7 +661,7 @@ const ASSERT_EN: AssertWords = AssertWords {
         "not contains",
         "not contain",
     ],
-    positive: &["contains", "contain", "shows", "has"],
+    positive: &["contains", "contain", "displays", "shows", "says", "has"],
     strip: strip_kw,
     message: "assert needs `contains \"…\"` or `does not contain \"…\"`",
     hint: "write assert screen contains \"1 item left\"",

@@ -442,3 +442,88 @@ async fn plan_steps_written_in_the_step_language_run_without_model_calls() {
     );
     assert_eq!(stub.remaining(), 0);
 }
+
+/// A todo row: an unnamed-by-the-plan checkbox "buy milk" and a counter that tapping it
+/// flips between "2 items left" and "1 item left".
+fn todo_device() -> ScriptedDevice {
+    let items = vec![
+        Item::new(Role::Checkbox, "buy milk", Rect::new(40.0, 100.0, 40.0, 40.0)),
+        Item::new(Role::Text, "2 items left", Rect::new(40.0, 300.0, 200.0, 30.0)),
+    ];
+    ScriptedDevice::new((600, 800), items, |items, sent| {
+        if matches!(sent, Sent::Tap { name, .. } if name == "buy milk") {
+            let counter = &mut items[1].name;
+            *counter = if counter == "2 items left" {
+                "1 item left".into()
+            } else {
+                "2 items left".into()
+            };
+        }
+    })
+}
+
+fn tap_todo() -> Reply {
+    Reply::Call(
+        "tap",
+        json!({"element": "{{id:buy milk}}", "observation": "{{obs}}"}),
+    )
+}
+
+#[tokio::test]
+async fn an_action_that_makes_the_next_check_true_ends_its_step_without_a_check_call() {
+    // A small model's plan: the step names no element; the check after it does say what
+    // the step is for. Ticking the todo makes "1 item left" appear: the step is done (no
+    // progress check, no `finish`), and the check runs as a script line.
+    let stub = ChatStub::start(vec![
+        plan(&[
+            "tap \"Mark as completed\"",
+            "check that the screen shows \"1 item left\"",
+        ]),
+        tap_todo(),
+    ])
+    .await;
+    let mut dev = todo_device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(taps(&dev), 1);
+    assert_eq!(stub.requests().len(), 2, "the plan and the one action call");
+    assert_eq!(stub.remaining(), 0);
+    let details: Vec<String> = d
+        .steps
+        .iter()
+        .flat_map(|s| s.actions.iter())
+        .map(|a| a.detail.clone())
+        .collect();
+    assert!(
+        details.iter().any(|x| x.contains("next step's check came true")),
+        "{details:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_toggle_is_not_tapped_twice_in_one_step() {
+    // No check follows, and the (scripted) progress check says "not done": the model taps the
+    // same checkbox again, which would untick it. It is refused; the model then finishes.
+    let stub = ChatStub::start(vec![
+        plan(&["tap \"Mark as completed\""]),
+        tap_todo(),
+        tap_todo(),
+        Reply::Call("finish", json!({})),
+    ])
+    .await;
+    let mut dev = todo_device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(taps(&dev), 1, "the second tap was not sent");
+    assert!(
+        dev.items.iter().any(|i| i.name == "1 item left"),
+        "the todo stayed ticked"
+    );
+    let refused = d
+        .steps
+        .iter()
+        .flat_map(|s| s.actions.iter())
+        .filter_map(|a| a.error.clone())
+        .any(|e| e.contains("already toggled in this step"));
+    assert!(refused);
+}

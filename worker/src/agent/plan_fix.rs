@@ -15,7 +15,7 @@ use argus_protocol::{Action, ActionKind, Script, Step};
 /// double quotes), which the worker then carries out without a model call; `None` for any
 /// other step, and for `open` (a plan never navigates by itself).
 pub fn as_script_line(step: &str) -> Option<Action> {
-    let line = requote(step.trim().trim_end_matches('.'));
+    let line = as_assert(&requote(step.trim().trim_end_matches('.')));
     let script = Script::parse(&line).ok()?;
     match script.steps.as_slice() {
         [one] => match &one.step {
@@ -24,6 +24,29 @@ pub fn as_script_line(step: &str) -> Option<Action> {
         },
         _ => None,
     }
+}
+
+/// `check that the screen shows "X"` (also `verify`, `confirm`, `ensure`, `make sure`, with
+/// or without `that`) → `assert the screen shows "X"`, the step language's assertion; a plain
+/// `check "X"` (tick a checkbox) is left alone.
+fn as_assert(line: &str) -> String {
+    for lead in [
+        "check that ",
+        "verify that ",
+        "confirm that ",
+        "ensure that ",
+        "make sure that ",
+        "make sure ",
+    ] {
+        if let Some(rest) = line
+            .get(..lead.len())
+            .filter(|head| head.eq_ignore_ascii_case(lead))
+            .and_then(|_| line.get(lead.len()..))
+        {
+            return format!("assert {rest}");
+        }
+    }
+    line.to_string()
 }
 
 /// `'text'` → `"text"` where the single quotes open after a space (or at the start) and close

@@ -440,6 +440,8 @@ impl Exec<'_> {
         let mut history: Vec<String> = Vec::new();
         let mut failures: Vec<String> = Vec::new();
         let mut bad_in_a_row = 0u32;
+        // Toggles (by [`toggled_key`]) this step already tapped: a second tap would undo it.
+        let mut toggled: Vec<String> = Vec::new();
         let mut action = first_action;
         loop {
             if self.cancel.load(Ordering::Relaxed) {
@@ -485,11 +487,22 @@ impl Exec<'_> {
                     fruitless.remove(&signature);
                 }
             }
-            if fruitless.get(&signature).map_or(0, |f| f.count) >= MAX_FRUITLESS_REPEATS {
+            let toggle = toggled_key(&call, &obs);
+            let repeated =
+                fruitless.get(&signature).map_or(0, |f| f.count) >= MAX_FRUITLESS_REPEATS;
+            let refusal = if repeated {
                 // Never a third time: record the refusal and re-plan with it.
-                let why = format!(
+                Some(format!(
                     "not sent: {signature} already failed or changed nothing {MAX_FRUITLESS_REPEATS} times"
-                );
+                ))
+            } else {
+                toggle.as_ref().filter(|k| toggled.contains(k)).map(|_| {
+                    format!(
+                        "not sent: {signature} was already toggled in this step; a second tap would undo it"
+                    )
+                })
+            };
+            if let Some(why) = refusal {
                 let mut rec = ActionRecord::new(
                     step,
                     action,
@@ -509,12 +522,21 @@ impl Exec<'_> {
                 rec.usage = Some(usage);
                 rec.source = Some(ActionSource::Model);
                 self.emit_action(rec).await?;
-                failures.push(why);
-                return Ok(StepEnd::Escalate(failures));
+                failures.push(why.clone());
+                history.push(format!("- {why}"));
+                action += 1;
+                bad_in_a_row += 1;
+                if repeated || bad_in_a_row >= 2 {
+                    return Ok(StepEnd::Escalate(failures));
+                }
+                continue;
             }
             let acted = self.act(&call, &obs, &mut t).await;
             let (point, swipe) = acted.geometry();
             let (mut out, after_obs) = (acted.out, acted.after);
+            if let Some(k) = toggle.filter(|_| out.disposition != Disposition::NotDelivered) {
+                toggled.push(k);
+            }
             if !refusals.is_empty() {
                 out.detail.push_str(&format!(
                     " (re-asked {}×: {})",
@@ -541,7 +563,22 @@ impl Exec<'_> {
                 super::step_done::aimed_name(a, &obs)
             });
             let by_rule = checkable && step_names_call;
+            // The action made the next planned check come true: this step is done, and the
+            // check runs next as a script line (no model call either way).
+            let made_check_true = checkable
+                && !call.kind().checks()
+                && after_obs.as_ref().is_some_and(|a| {
+                    super::step_done::made_next_check_true(
+                        plan.get(i + 1).map(String::as_str),
+                        &obs,
+                        a,
+                    )
+                });
             let progress = match &after_obs {
+                _ if made_check_true => Some(Progress {
+                    step_done: true,
+                    job_done: false,
+                }),
                 Some(a) if by_rule => {
                     let job_done = i + 1 < plan.len()
                         && self
@@ -565,6 +602,10 @@ impl Exec<'_> {
             };
             if let Some(p) = progress {
                 out.detail.push_str(&format!(" · check: {}", p.describe()));
+            }
+            if made_check_true {
+                out.detail
+                    .push_str(" (the next step's check came true with this action)");
             }
             let mut after_mask = mask;
             if let Some(a) = &after_obs {
@@ -945,6 +986,20 @@ fn signature(call: &Action, obs: &Observation) -> String {
         Action::Swipe { direction, .. } => format!("swipe {} {target}", direction.as_str()),
         _ => format!("{} {target}", call.kind().name()),
     }
+}
+
+/// For a tap on a checkbox, switch or radio (`check`/`uncheck` set a state and undo nothing): the toggle's tree path and role, which
+/// stay the same across observations of one screen (ids do not); `None` for anything else.
+fn toggled_key(call: &Action, obs: &Observation) -> Option<String> {
+    let Action::Tap { target } = call else {
+        return None;
+    };
+    let Aim::Element { id, .. } = target else {
+        return None;
+    };
+    let e = obs.element(id)?;
+    (argus_perception::row_label::is_toggle(e.role) && !e.path.is_empty())
+        .then(|| format!("{} {:?}", e.role.as_str(), e.path))
 }
 
 /// One line of the step's history for the next prompt.

@@ -135,3 +135,76 @@ mod tests {
         ));
     }
 }
+
+/// The text a planned check step expects on the screen — a step that runs as a step-language
+/// check (`check that the screen shows "1 item left"`, `wait for "Saved"`, single quotes
+/// allowed; see [`super::plan_fix::as_script_line`]) — or `None` for any other step.
+pub fn expected_text(step: &str) -> Option<String> {
+    match super::plan_fix::as_script_line(step)? {
+        Action::AssertContains { text } | Action::WaitFor { text, .. } => Some(text),
+        _ => None,
+    }
+}
+
+/// Goal-driven completion: whether the action that turned `before` into `after` made the
+/// *next* planned step — a check — come true: the text it expects was not on `before` and
+/// is on `after`. The step the action belongs to is then done, whatever its wording (a
+/// small model's step "tap 'Mark as completed'" names no element, yet ticking the todo makes
+/// "1 item left" appear). Only the very next step counts, and only a change the action
+/// caused (text already shown proves nothing).
+pub fn made_next_check_true(
+    next_step: Option<&str>,
+    before: &Observation,
+    after: &Observation,
+) -> bool {
+    next_step
+        .and_then(expected_text)
+        .is_some_and(|t| !before.contains_text(&t) && after.contains_text(&t))
+}
+
+#[cfg(test)]
+mod goal_tests {
+    use super::*;
+    use argus_perception::{build, Node, Rect, Role, Screen, Tree};
+
+    fn screen_with(text: &str) -> Observation {
+        let mut tree = Tree::default();
+        let mut n = Node::new(Role::Text, "text", text);
+        n.bounds = Some(Rect::new(0.0, 0.0, 200.0, 20.0));
+        tree.nodes.push(n);
+        let screen = Screen {
+            width: 400.0,
+            height: 400.0,
+            dpr: 1.0,
+        };
+        build(&tree, screen, 1)
+    }
+
+    #[test]
+    fn a_check_step_that_the_action_made_true_completes_the_step_before_it() {
+        let two = screen_with("2 items left");
+        let one = screen_with("1 item left");
+        for check in [
+            "check that the screen shows \"1 item left\"",
+            "check that the screen shows '1 item left'",
+            "wait for \"1 item left\"",
+        ] {
+            assert_eq!(
+                expected_text(check).as_deref(),
+                Some("1 item left"),
+                "{check}"
+            );
+            assert!(made_next_check_true(Some(check), &two, &one), "{check}");
+            // Already shown before the action: proves nothing.
+            assert!(!made_next_check_true(Some(check), &one, &one), "{check}");
+            // Not (yet) shown.
+            assert!(!made_next_check_true(Some(check), &two, &two), "{check}");
+        }
+        assert!(!made_next_check_true(
+            Some("tap \"1 item left\""),
+            &two,
+            &one
+        ));
+        assert!(!made_next_check_true(None, &two, &one));
+    }
+}
