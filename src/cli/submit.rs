@@ -57,9 +57,21 @@ pub struct SubmitArgs {
     /// Run time limit, s. Default 300.
     #[arg(long, default_value_t = 300)]
     timeout_s: u64,
+    /// Learned replay for `llm` / `vlm`: `off` (every action from the model), `read` or
+    /// `read_write` (the job's default).
+    #[arg(long, value_parser = parse_cache)]
+    cache: Option<argus_protocol::job::Cache>,
     /// Follow the run until it ends.
     #[arg(long)]
     wait: bool,
+}
+
+fn parse_cache(s: &str) -> Result<argus_protocol::job::Cache, String> {
+    use argus_protocol::job::Cache;
+    [Cache::Off, Cache::Read, Cache::ReadWrite]
+        .into_iter()
+        .find(|c| c.as_str() == s)
+        .ok_or_else(|| format!("{s:?} is not a cache mode; one of: off, read, read_write"))
 }
 
 /// Submits and optionally follows the run.
@@ -107,6 +119,7 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
     spec.priority = args.priority;
     spec.timeout_s = args.timeout_s;
     spec.max_steps = argus_protocol::job::MAX_STEPS_LIMIT;
+    spec.cache = args.cache;
     if let Err(e) = spec.validate() {
         eprintln!("invalid job: {}: {}\nhint: {}", e.field, e.message, e.hint);
         return Ok(ExitCode::from(2));
