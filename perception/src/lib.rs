@@ -8,7 +8,7 @@
 //! | normalize | [`cdp`], [`android`], [`harmony`], [`wda`], [`atspi`] → [`tree`]; [`touch`] (one control, one element) |
 //! | build | [`elements`] (clean, cluster), [`occlusion`], [`layout`] (order, neighbours) |
 //! | arbitrate | [`arbitration`] (which channel this frame), [`regions`] (where the tree is blind) |
-//! | pixel | `pixel` (feature `ocr`): `ocr` + [`vision`] on the chosen regions |
+//! | pixel | [`ink`] (skip blank parts), `pixel` (feature `ocr`): `ocr` + [`vision`] on the chosen regions |
 //! | fuse | [`fusion`] (IoU dedupe, tree first), then [`compact`] / [`som`] for prompts |
 //!
 //! In detail:
@@ -43,6 +43,7 @@ pub mod elements;
 pub mod fusion;
 pub mod geometry;
 pub mod harmony;
+pub mod ink;
 pub mod layout;
 pub mod occlusion;
 #[cfg(feature = "ocr")]

@@ -1,6 +1,8 @@
-//! The pixel channel of the perception stage (feature `ocr`): OCR ([`crate::ocr`]) on the
-//! regions [`crate::perceive::plan`] asked for, then vision anchors ([`crate::vision`]) in the
-//! same regions for icon-like boxes that neither the tree nor OCR explains.
+//! The pixel channel of the perception stage (feature `ocr`): the regions
+//! [`crate::perceive::plan`] asked for are first narrowed to the bands where anything is drawn
+//! ([`crate::ink`]: blank regions are skipped outright), then OCR ([`crate::ocr`]) reads the
+//! bands and vision anchors ([`crate::vision`]) look in them for icon-like boxes that neither
+//! the tree nor OCR explains.
 //!
 //! Everything is in device px (screenshot coordinates). Blocking and CPU-bound: run it off
 //! the async threads.
@@ -9,6 +11,7 @@ use image::RgbImage;
 
 use crate::fusion::PixelCandidate;
 use crate::geometry::Rect;
+use crate::ink::{ink_bands, InkParams};
 use crate::ocr::{OcrConfig, OcrEngine, OcrError, RecParams, SessionOptions};
 use crate::vision::{anchors, AnchorParams};
 
@@ -49,23 +52,52 @@ pub fn screen_config(threads: usize) -> OcrConfig {
     }
 }
 
-/// OCR candidates in `regions` of `img`, then anchor candidates in the same regions that lie
-/// outside every `known` box (tree elements, device px) and every OCR box.
+/// Margin around each ink band for vision anchors, px: an icon's outline at a band's edge is
+/// still whole.
+pub const ANCHOR_MARGIN_PX: f64 = 4.0;
+
+/// The parts of `regions` (device px) where `img` has ink ([`ink_bands`] with the default
+/// [`InkParams`]): what the pixel channel actually reads. Empty when every region is blank.
+pub fn inked(img: &RgbImage, regions: &[Rect]) -> Vec<Rect> {
+    let p = InkParams::default();
+    regions.iter().flat_map(|r| ink_bands(img, r, &p)).collect()
+}
+
+/// OCR candidates in the inked parts of `regions` of `img` ([`inked`]), then anchor candidates
+/// there that lie outside every `known` box (tree elements, device px) and every OCR box.
 pub fn candidates(
     engine: &mut OcrEngine,
     img: &RgbImage,
     regions: &[Rect],
     known: &[Rect],
 ) -> Result<Vec<PixelCandidate>, OcrError> {
-    if regions.is_empty() {
+    candidates_in(engine, img, &inked(img, regions), known)
+}
+
+/// [`candidates`] on `areas` as they are (no ink narrowing): OCR in each area grown by
+/// [`REGION_MARGIN_PX`], anchors in each grown by [`ANCHOR_MARGIN_PX`].
+pub fn candidates_in(
+    engine: &mut OcrEngine,
+    img: &RgbImage,
+    areas: &[Rect],
+    known: &[Rect],
+) -> Result<Vec<PixelCandidate>, OcrError> {
+    let bands = areas;
+    if bands.is_empty() {
         return Ok(Vec::new());
     }
-    let mut out = engine.recognize_regions(img, regions, REGION_MARGIN_PX)?;
+    let mut out = engine.recognize_regions(img, bands, REGION_MARGIN_PX)?;
     let mut exclude: Vec<Rect> = known.to_vec();
     exclude.extend(out.iter().map(|c| c.bbox_px));
     let params = AnchorParams::default();
-    for r in regions {
-        out.extend(anchors(img, Some(*r), &exclude, &params));
+    for b in bands {
+        let grown = Rect::new(
+            b.x - ANCHOR_MARGIN_PX,
+            b.y - ANCHOR_MARGIN_PX,
+            b.w + 2.0 * ANCHOR_MARGIN_PX,
+            b.h + 2.0 * ANCHOR_MARGIN_PX,
+        );
+        out.extend(anchors(img, Some(grown), &exclude, &params));
     }
     Ok(out)
 }

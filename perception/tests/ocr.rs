@@ -299,3 +299,65 @@ fn region_ocr_reads_the_canvas_the_tree_cannot_see() {
     assert!(fused.contains_text("Harbor Bridge"));
     assert!(fused.elements.len() >= obs.elements.len() + want.len() - 1);
 }
+
+/// The folded det / rec models (`deploy/fuse_ppocr.py`) read exactly what the originals read,
+/// box for box, on the phone screens and the terminal frame. Skipped (with a note) when the
+/// models directory has no folded models.
+#[test]
+fn folded_models_read_the_same_text() {
+    if engine().is_none() {
+        return;
+    }
+    let dir = ocr::models_dir();
+    if !dir.join(ocr::REC_MODEL_FOLDED).is_file() || !dir.join(ocr::DET_MODEL_FOLDED).is_file() {
+        eprintln!("no folded models in {}: skipped", dir.display());
+        return;
+    }
+    let open = |use_folded: bool| {
+        let config = OcrConfig {
+            use_folded,
+            ..argus_perception::pixel::screen_config(1)
+        };
+        OcrEngine::open(&dir, config).unwrap()
+    };
+    let (mut folded, mut plain) = (open(true), open(false));
+    assert!(folded.folded() && !plain.folded());
+    let desktop = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/desktop/xterm.png");
+    let frames = [
+        load("screen_list"),
+        load("screen_canvas"),
+        image::open(desktop).unwrap().to_rgb8(),
+    ];
+    for img in &frames {
+        let a = folded.recognize(img).unwrap();
+        let b = plain.recognize(img).unwrap();
+        let texts = |v: &[ocr::OcrLine]| -> Vec<(String, Rect)> {
+            v.iter().map(|l| (l.text.clone(), l.bbox_px)).collect()
+        };
+        assert_eq!(texts(&a), texts(&b));
+    }
+}
+
+/// The pixel channel skips the blank parts of its regions: on the real mousepad frame, the
+/// regions its tree leaves uncovered are the empty black desktop around the window, so
+/// nothing is read there; with no tree, only the window is read, not the desktop.
+#[test]
+fn blank_regions_are_skipped() {
+    let img = image::open(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/desktop/mousepad.png"),
+    )
+    .unwrap()
+    .to_rgb8();
+    // the desktop right of and below the 640x480 window: black
+    let desktop = [
+        Rect::new(672.0, 0.0, 608.0, 800.0),
+        Rect::new(0.0, 528.0, 672.0, 272.0),
+    ];
+    assert!(argus_perception::pixel::inked(&img, &desktop).is_empty());
+    let whole = argus_perception::pixel::inked(&img, &[Rect::new(0.0, 0.0, 1280.0, 800.0)]);
+    assert_eq!(whole.len(), 1, "{whole:?}");
+    assert!(
+        whole[0].right() <= 641.0 && whole[0].bottom() <= 481.0,
+        "{whole:?}"
+    );
+}

@@ -24,11 +24,13 @@
 //! `text_match` = 2·|common lines| / (|ours| + |RapidOCR|), lines compared whitespace-collapsed
 //! with spaces next to CJK removed. Peak RSS is `VmHWM` (ours) and `ru_maxrss` (Python).
 //!
-//! Observe (feature `ocr`, `perception-bench/observe.rs`): the worker's perception stage on real
-//! 1280×800 desktop frames — `observe_tree_ms` (tree channel alone), `observe_fused_ms` (the
-//! pixel channel on the regions the tree does not cover), `observe_no_tree_ms` (no tree:
-//! full-screen OCR), their ratio `observe_fused_ratio`, and `ocr_accuracy` on the no-tree
-//! frame; printed as a second last line.
+//! Observe (feature `ocr`, `perception-bench/observe.rs`): a desktop worker's observation of
+//! real 1280×800 frames — `observe_capture_ms` (the recorded AT-SPI capture + report
+//! screenshot of the mousepad window), `observe_tree_ms` (that + the tree channel),
+//! `observe_fused_ms` (that + the pixel channel on the regions the tree does not cover),
+//! their ratio `observe_fused_ratio`, `observe_no_tree_ms` (no tree: full-screen OCR) and
+//! `ocr_accuracy` on the no-tree frame; printed as a second last line
+//! (`ARGUS_BENCH_ONLY=observe` prints only it).
 
 #[cfg(feature = "ocr")]
 #[path = "perception-bench/observe.rs"]
@@ -204,11 +206,7 @@ fn peak_rss_mib() -> Option<f64> {
 fn main() {
     #[cfg(feature = "ocr")]
     if std::env::var("ARGUS_BENCH_ONLY").as_deref() == Ok("observe") {
-        let v = observe::run();
-        println!(
-            "observe_tree_ms={} observe_fused_ms={} observe_no_tree_ms={} observe_fused_ratio={} ocr_accuracy={}",
-            v.tree_ms, v.fused_ms, v.no_tree_ms, v.ratio, v.accuracy
-        );
+        println!("{}", observe::run().line());
         return;
     }
     let xml = synthetic_dump();
@@ -286,15 +284,11 @@ fn main() {
     );
     #[cfg(feature = "ocr")]
     {
-        let v = observe::run();
-        println!(
-            "observe_tree_ms={} observe_fused_ms={} observe_no_tree_ms={} observe_fused_ratio={} ocr_accuracy={}",
-            v.tree_ms, v.fused_ms, v.no_tree_ms, v.ratio, v.accuracy
-        );
+        println!("{}", observe::run().line());
     }
     #[cfg(not(feature = "ocr"))]
     println!(
-        "observe_tree_ms=NA observe_fused_ms=NA observe_no_tree_ms=NA observe_fused_ratio=NA ocr_accuracy=NA"
+        "observe_capture_ms=NA observe_tree_ms=NA observe_fused_ms=NA observe_no_tree_ms=NA observe_fused_ratio=NA ocr_accuracy=NA"
     );
 }
 
