@@ -82,6 +82,8 @@ db=argus_miniwob
 psql -h 127.0.0.1 -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$db'" | grep -q 1 ||
   psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE $db" >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# The task pages' port: the worker's navigation policy allows exactly this loopback port.
+www_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 token="argus_mwb_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 export ARGUS_DATABASE_URL=postgres://postgres@127.0.0.1:5432/$db ARGUS_NATS_PREFIX=mwbench \
   ARGUS_S3_BUCKET=argus-miniwob ARGUS_LISTEN=127.0.0.1:$port ARGUS_COORDINATOR_URL=http://127.0.0.1:$port \
@@ -98,7 +100,7 @@ for _ in $(seq 1 150); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null &
 curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || { log "coordinator did not start: $out/coordinator.log"; exit 1; }
 ARGUS_MODEL_URL=$model_url ARGUS_MODEL=$model ARGUS_MODEL_TIMEOUT_S=${ARGUS_MODEL_TIMEOUT_S:-300} \
   "$argus" worker --platform web --worker-id "mwbench-$tag" --labels "bench=$tag" \
-  --data-dir "$out/worker" >"$out/worker.log" 2>&1 &
+  --data-dir "$out/worker" --allow-hosts "127.0.0.1:$www_port" >"$out/worker.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 150); do
   curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:$port/devices" | grep -q "mwbench-$tag" && break
@@ -111,4 +113,4 @@ flags=()
 ((no_argus)) && flags+=(--no-argus)
 "$py" bench/miniwob/harness.py --tasks "$tasks" --seeds "$seeds" --model-url "$model_url" --model "$model" \
   --max-steps "$max_steps" --episode-timeout-s "$ep_timeout" --peer-max-new-tokens "$peer_tokens" \
-  --out "$out" --argus "$argus" --server "http://127.0.0.1:$port" --tag "$tag" "${flags[@]}" | tee "$out/table.txt"
+  --out "$out" --argus "$argus" --server "http://127.0.0.1:$port" --tag "$tag" --www-port "$www_port" "${flags[@]}" | tee "$out/table.txt"

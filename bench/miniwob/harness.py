@@ -96,7 +96,7 @@ class Rewards:
             return self.by_ep.get(ep)
 
 
-def serve(www, rewards):
+def serve(www, rewards, port=0):
     class Handler(http.server.SimpleHTTPRequestHandler):
         def __init__(self, *a, **kw):
             super().__init__(*a, directory=www, **kw)
@@ -122,7 +122,7 @@ def serve(www, rewards):
             self.send_response(204)
             self.end_headers()
 
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     return srv
 
@@ -310,6 +310,8 @@ def main():
     ap.add_argument("--server", required=True)
     ap.add_argument("--tag", required=True)
     ap.add_argument("--chromium", default="/usr/lib/chromium/chromium")
+    # The worker's navigation policy allows only this port on loopback (bench/miniwob.sh).
+    ap.add_argument("--www-port", type=int, default=0)
     args = ap.parse_args()
     args.token = os.environ.get("ARGUS_API_TOKEN", "")
     os.makedirs(args.out, exist_ok=True)
@@ -317,7 +319,7 @@ def main():
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
     rewards = Rewards()
     www = prepare_www(os.path.join(args.out, "www"))
-    srv = serve(www, rewards)
+    srv = serve(www, rewards, args.www_port)
     base = f"http://127.0.0.1:{srv.server_address[1]}"
     log(f"serving the patched MiniWoB++ copy at {base}/miniwob/")
     missing = [t for t in tasks if not os.path.exists(os.path.join(www, "miniwob", f"{t}.html"))]

@@ -62,6 +62,11 @@ async fn run_on(
     run_scripted_with(spec, dev, cancel, agent).await
 }
 
+/// Every action of the run, in order.
+fn actions(d: &RunDetail) -> impl Iterator<Item = &argus_protocol::ActionRecord> {
+    d.steps.iter().flat_map(|s| s.actions.iter())
+}
+
 fn taps(dev: &ScriptedDevice) -> usize {
     dev.log
         .lock()
@@ -109,10 +114,7 @@ async fn a_fruitless_action_is_not_sent_a_third_time() {
         2,
         "the third tap on Save never reached the device"
     );
-    let refused = d
-        .steps
-        .iter()
-        .flat_map(|s| s.actions.iter())
+    let refused = actions(&d)
         .find(|a| {
             a.error
                 .as_deref()
@@ -235,12 +237,7 @@ async fn a_failing_action_is_not_sent_a_third_time() {
     let d = run(job(&stub), &mut dev, Arc::default()).await;
     assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
     assert_eq!(stub.remaining(), 0);
-    let opens: Vec<_> = d
-        .steps
-        .iter()
-        .flat_map(|s| s.actions.iter())
-        .filter(|a| a.kind == "open")
-        .collect();
+    let opens: Vec<_> = actions(&d).filter(|a| a.kind == "open").collect();
     assert_eq!(opens.len(), 3, "two tries and the refusal");
     assert!(opens[..2].iter().all(|a| a
         .error
@@ -342,7 +339,7 @@ async fn a_replan_does_not_make_a_fruitless_action_worth_a_third_try() {
         2,
         "the third tap, in the re-planned step, never reached the device"
     );
-    assert!(d.steps.iter().flat_map(|s| s.actions.iter()).any(|a| a
+    assert!(actions(&d).any(|a| a
         .error
         .as_deref()
         .is_some_and(|e| e.starts_with("not sent"))));
@@ -395,12 +392,7 @@ async fn the_progress_check_ends_a_done_step_and_a_done_job_without_finish_calls
     // prefix): a prefix cache serves it.
     let sys = |r: &serde_json::Value| r["messages"][0]["content"].to_string();
     assert_eq!(sys(checks[0]), sys(&reqs[1]));
-    let details: Vec<String> = d
-        .steps
-        .iter()
-        .flat_map(|s| s.actions.iter())
-        .map(|a| a.detail.clone())
-        .collect();
+    let details: Vec<String> = actions(&d).map(|a| a.detail.clone()).collect();
     assert!(
         details
             .iter()
@@ -447,8 +439,16 @@ async fn plan_steps_written_in_the_step_language_run_without_model_calls() {
 /// flips between "2 items left" and "1 item left".
 fn todo_device() -> ScriptedDevice {
     let items = vec![
-        Item::new(Role::Checkbox, "buy milk", Rect::new(40.0, 100.0, 40.0, 40.0)),
-        Item::new(Role::Text, "2 items left", Rect::new(40.0, 300.0, 200.0, 30.0)),
+        Item::new(
+            Role::Checkbox,
+            "buy milk",
+            Rect::new(40.0, 100.0, 40.0, 40.0),
+        ),
+        Item::new(
+            Role::Text,
+            "2 items left",
+            Rect::new(40.0, 300.0, 200.0, 30.0),
+        ),
     ];
     ScriptedDevice::new((600, 800), items, |items, sent| {
         if matches!(sent, Sent::Tap { name, .. } if name == "buy milk") {
@@ -488,14 +488,11 @@ async fn an_action_that_makes_the_next_check_true_ends_its_step_without_a_check_
     assert_eq!(taps(&dev), 1);
     assert_eq!(stub.requests().len(), 2, "the plan and the one action call");
     assert_eq!(stub.remaining(), 0);
-    let details: Vec<String> = d
-        .steps
-        .iter()
-        .flat_map(|s| s.actions.iter())
-        .map(|a| a.detail.clone())
-        .collect();
+    let details: Vec<String> = actions(&d).map(|a| a.detail.clone()).collect();
     assert!(
-        details.iter().any(|x| x.contains("next step's check came true")),
+        details
+            .iter()
+            .any(|x| x.contains("next step's check came true")),
         "{details:?}"
     );
 }
@@ -519,10 +516,7 @@ async fn a_toggle_is_not_tapped_twice_in_one_step() {
         dev.items.iter().any(|i| i.name == "1 item left"),
         "the todo stayed ticked"
     );
-    let refused = d
-        .steps
-        .iter()
-        .flat_map(|s| s.actions.iter())
+    let refused = actions(&d)
         .filter_map(|a| a.error.clone())
         .any(|e| e.contains("already toggled in this step"));
     assert!(refused);
