@@ -7,7 +7,9 @@
 //! the worker actually observed:
 //! - `"{{obs}}"` / `"{{obs-1}}"`: the observation number in the prompt (minus one: stale);
 //! - `"{{id:TEXT}}"`: the id of the first element-list line containing `"TEXT`;
-//! - `"{{before:ROLE:TEXT}}"`: the id of the nearest line of role ROLE before that line.
+//! - `"{{before:ROLE:TEXT}}"`: the id of the nearest line of role ROLE before the first line
+//!   with TEXT, or that line itself when it has the role (an unlabelled checkbox takes its
+//!   row's text, see `argus_perception::row_label`).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -186,7 +188,7 @@ fn fill(v: &Value, prompt: &str) -> Value {
             let lines = element_lines(prompt);
             let at = lines.iter().position(|l| l.contains(&want)).unwrap_or(0);
             let role_tag = format!(" {role}");
-            json!(lines[..at]
+            json!(lines[..(at + 1).min(lines.len())]
                 .iter()
                 .rev()
                 .find(|l| l.split(' ').nth(1).is_some_and(|r| role_tag.trim() == r))

@@ -149,8 +149,9 @@ async fn second_run_replays_with_no_model_call_and_a_changed_page_hands_over() {
     assert!(learned.contains(r#"type "buy milk" into "#), "{learned}");
     assert!(learned.contains("press Enter"), "{learned}");
     assert!(learned.contains(r#""Active""#), "{learned}");
+    // The todo's checkbox: named by its row's text (`row_label`), or placed by it.
     assert!(
-        learned.contains(r#"in the row of "buy milk""#) || learned.contains(r#"of "buy milk""#),
+        learned.contains(r#"checkbox "buy milk""#) || learned.contains(r#"of "buy milk""#),
         "{learned}"
     );
     // Targets by role, name and anchor — never an element id or an observation number.

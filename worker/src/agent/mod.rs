@@ -24,6 +24,7 @@ pub(crate) mod learn;
 pub mod mask;
 pub mod model;
 pub mod plan_fix;
+pub mod plan_ids;
 pub mod popups;
 pub mod reflect;
 pub(crate) mod replay;

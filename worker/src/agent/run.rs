@@ -275,23 +275,32 @@ impl Exec<'_> {
             self.end_step(step, Some("cancelled".into()), start).await;
             return Err(StepFail::Cancelled);
         };
-        let (ok, err, plan, added) = match res {
+        let (ok, err, plan, added, named) = match res {
             Ok(p) => {
+                let (p, named) = match &obs {
+                    Ok(o) => super::plan_ids::name_elements(p, o),
+                    Err(_) => (p, 0),
+                };
                 let (p, added) = super::plan_fix::repair(p);
-                (true, None, p, added)
+                (true, None, p, added, named)
             }
-            Err(e) => (false, Some(e.to_string()), Vec::new(), 0),
+            Err(e) => (false, Some(e.to_string()), Vec::new(), 0, 0),
         };
-        let detail = if ok && added > 0 {
-            format!(
-                "{} steps ({added} `press Enter` added: a field typed into more than once is submitted each time)",
-                plan.len()
-            )
-        } else if ok {
+        let mut detail = if ok {
             format!("{} steps", plan.len())
         } else {
             "no plan".into()
         };
+        if added > 0 {
+            detail.push_str(&format!(
+                " ({added} `press Enter` added: a field typed into more than once is submitted each time)"
+            ));
+        }
+        if named > 0 {
+            detail.push_str(&format!(
+                " ({named} naming elements by id or neighbour marker: rewritten as targets)"
+            ));
+        }
         let mut rec = ActionRecord::new(
             step,
             0,
