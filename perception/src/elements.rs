@@ -9,8 +9,8 @@
 //!   under it are not listed separately.
 //!   When an actionable node has no text below it, the names of images below it are used,
 //!   then the labels of plain containers below it (a non-clickable Compose `View`'s
-//!   `content-desc`). An unnamed checkbox, switch or radio takes its row's text
-//!   ([`crate::row_label`]). A zero-size descendant (Compose's `[0,0][0,0]` merged texts) still names
+//!   `content-desc`). An unnamed checkbox, switch or radio takes its row's text,
+//!   an unnamed text field the short label before it in its row ([`crate::row_label`]). A zero-size descendant (Compose's `[0,0][0,0]` merged texts) still names
 //!   its visible control, though it is not screen text itself.
 //! - Occlusion: each element's `covered` is decided by [`crate::occlusion`].
 //! - Number: elements get ids `e1…` in reading order and their left/right/top/bottom
@@ -337,7 +337,7 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
         if name.is_empty() && !absorbed_other[i].is_empty() {
             name = collapse_ws(&absorbed_other[i].join(" "));
         }
-        if name.is_empty() && row_label::is_toggle(node.role) {
+        if name.is_empty() {
             if let Some(row) = row_label::row_name(tree, &visible, &in_control, i) {
                 name = collapse_ws(&row);
             }

@@ -13,6 +13,13 @@
 //! is whose is not known). Other controls do not stop it: TodoMVC shows an unnamed delete
 //! button in the row while the pointer hovers it. This is the "encapsulated label" heuristic of WAI-ARIA
 //! Authoring Practices' name computation applied to a row container rather than a `<label>`.
+//!
+//! Text fields the same way, narrower (a form row `<p><label>Username</label><input></p>`
+//! whose label is not tied to the field — MiniWoB++ `login-user`; `type "cierra" into
+//! "Username"` otherwise reached the label): an unnamed [`Role::Textfield`] or
+//! [`Role::Combobox`] takes the last text *before* it in its nearest ancestor with such text,
+//! at most [`FIELD_LEVELS`] up, when that text is a label's length (≤ [`FIELD_LABEL_CHARS`]
+//! chars) and the ancestor holds no other field.
 
 use crate::geometry::Rect;
 use crate::role::Role;
@@ -21,12 +28,23 @@ use crate::tree::Tree;
 /// How many ancestors up the row container is looked for (toggle → cell → row → list).
 pub const MAX_LEVELS: usize = 3;
 
+/// How many ancestors up a field's label container is looked for (field → row → table row).
+pub const FIELD_LEVELS: usize = 2;
+/// Longest text taken as a field's label, chars (a sentence before a form is no label).
+pub const FIELD_LABEL_CHARS: usize = 40;
+
 /// Whether `role` is a toggle that may take its row's text as its name.
 pub fn is_toggle(role: Role) -> bool {
     matches!(role, Role::Checkbox | Role::Switch | Role::Radio)
 }
 
-/// The row text that names the toggle at node `i`, or `None`.
+/// Whether `role` is a text field that may take its row's label as its name.
+pub fn is_field(role: Role) -> bool {
+    matches!(role, Role::Textfield | Role::Combobox)
+}
+
+/// The row text that names the toggle or field at node `i` (see the module docs), or `None`
+/// (also for any other role).
 ///
 /// `visible` is each node's visible box ([`crate::elements::visible_boxes`]); `in_control[k]`
 /// says node `k` sits inside an actionable or heading node (its text names that one).
@@ -37,12 +55,19 @@ pub fn row_name(
     in_control: &[bool],
     i: usize,
 ) -> Option<String> {
+    let role = tree.nodes.get(i)?.role;
+    let field = is_field(role);
+    if !field && !is_toggle(role) {
+        return None;
+    }
+    let same_kind = |r: Role| if field { is_field(r) } else { is_toggle(r) };
+    let levels = if field { FIELD_LEVELS } else { MAX_LEVELS };
     let mut p = tree.nodes.get(i)?.parent;
-    for _ in 0..MAX_LEVELS {
+    for _ in 0..levels {
         let a = p?;
         let end = tree.subtree_end(a);
         let mut texts: Vec<&str> = Vec::new();
-        let mut other_toggle = false;
+        let mut other_toggle = false; // another of the same kind
         for k in a..end.min(tree.nodes.len()) {
             if k == i || visible[k].is_none() {
                 continue;
@@ -51,16 +76,25 @@ pub fn row_name(
             if node.ignored {
                 continue;
             }
-            if is_toggle(node.role) {
+            if same_kind(node.role) {
                 other_toggle = true;
-            } else if node.role == Role::Text && !in_control[k] && !node.name.trim().is_empty() {
+            } else if node.role == Role::Text
+                && !in_control[k]
+                && !node.name.trim().is_empty()
+                && (!field || k < i)
+            {
                 texts.push(node.name.trim());
             }
         }
         if other_toggle {
             return None;
         }
-        if !texts.is_empty() {
+        if field {
+            // The label nearest before the field.
+            if let Some(label) = texts.last() {
+                return (label.chars().count() <= FIELD_LABEL_CHARS).then(|| label.to_string());
+            }
+        } else if !texts.is_empty() {
             return Some(texts.join(" "));
         }
         p = tree.nodes[a].parent;
@@ -159,6 +193,39 @@ mod tests {
                 (Role::Button, ""),
             ]
         );
+    }
+
+    /// A form: each unlabelled field takes the label before it in its row; a sentence before
+    /// the form and text after a field name nothing.
+    #[test]
+    fn form_rows_name_their_fields() {
+        let t = tree(vec![
+            node(Role::Other, "", 0.0, None),
+            node(
+                Role::Text,
+                "Enter the username and the password into the text fields.",
+                0.0,
+                Some(0),
+            ),
+            node(Role::Other, "", 30.0, Some(0)),
+            node(Role::Other, "", 30.0, Some(2)),
+            node(Role::Text, "Username", 30.0, Some(3)),
+            node(Role::Textfield, "", 30.0, Some(3)),
+            node(Role::Other, "", 60.0, Some(2)),
+            node(Role::Text, "Password", 60.0, Some(6)),
+            node(Role::Textfield, "", 60.0, Some(6)),
+            node(Role::Other, "", 90.0, Some(2)),
+            node(Role::Textfield, "", 90.0, Some(9)),
+            node(Role::Text, "e.g. 12/31", 90.0, Some(9)),
+        ]);
+        let obs = crate::elements::build(&t, screen(), 1);
+        let fields: Vec<_> = obs
+            .elements
+            .iter()
+            .filter(|e| e.role == Role::Textfield)
+            .map(|e| e.name.as_str())
+            .collect();
+        assert_eq!(fields, vec!["Username", "Password", ""]);
     }
 
     /// Two toggles in one row: whose text is whose is not known; both stay unnamed.

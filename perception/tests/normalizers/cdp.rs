@@ -21,10 +21,10 @@ fn todomvc_elements() {
         e5 textfield/textbox "What needs to be done?" hint="What needs to be done?" chk? en+ foc- sel? ed+ pw? cov- @515,146,550,66
         e6 checkbox/checkbox "" chk- en+ foc- sel? ed? pw? cov- @516,148,41,65
         e7 text/StaticText "JavaScript® (often shortened to JS) is a lightweight, interpreted, object-oriented language with first-class functions, most known as the scripting language for Web pages, but used in many non-browser environments as well such as node.js or Apache CouchDB." chk? en+ foc? sel? ed? pw? cov- @28,156,248,154
-        e8 checkbox/checkbox "" chk+ en+ foc+ sel? ed? pw? cov- @515,222,40,40
+        e8 checkbox/checkbox "buy milk" chk+ en+ foc+ sel? ed? pw? cov- @515,222,40,40
         e9 text/StaticText "buy milk" chk? en+ foc? sel? ed? pw? cov- @575,228,88,27
         e10 button/button "✖" chk? en+ foc- sel? ed? pw? cov- @1015,222,40,40
-        e11 checkbox/checkbox "" chk- en+ foc- sel? ed? pw? cov- @515,282,40,40
+        e11 checkbox/checkbox "walk the dog" chk- en+ foc- sel? ed? pw? cov- @515,282,40,40
         e12 text/StaticText "walk the dog" chk? en+ foc? sel? ed? pw? cov- @575,287,135,27
         e13 link/link "JavaScript" chk? en+ foc- sel? ed? pw? cov- @225,343,65,16
         e14 text/StaticText "1" chk? en+ foc? sel? ed? pw? cov- @530,343,8,16

@@ -18,7 +18,7 @@ fn wlan_page_elements() {
         e1 button/Button "Back" chk- en+ foc- sel- ed? pw? cov- @36,147,96,96 #back
         e2 text/Text "WLAN" chk- en+ foc- sel- ed? pw? cov- @168,159,432,72 #title
         e3 text/Text "WLAN" chk- en+ foc- sel- ed? pw? cov- @84,357,416,72
-        e4 switch/Toggle "" chk+ en+ foc- sel- ed? pw? cov- @1032,357,144,72 #wlan_toggle
+        e4 switch/Toggle "WLAN" chk+ en+ foc- sel- ed? pw? cov- @1032,357,144,72 #wlan_toggle
         e5 text/Text "AVAILABLE NETWORKS" chk- en+ foc- sel- ed? pw? cov- @84,525,716,48
         e6 button/ListItem "HomeNet-5G Connected" chk- en+ foc- sel- ed? pw? cov- @36,597,1188,168 #net_0
         e7 button/ListItem "Cafe Guest Open" chk- en+ foc- sel- ed? pw? cov- @36,765,1188,168 #net_1

@@ -176,23 +176,30 @@ mod tests {
     use super::*;
     use argus_perception::{build, Node, Rect, Role, Screen, Tree};
 
-    /// MiniWoB++ enter-text's shape: the task text, an unnamed field, a Submit button.
+    /// MiniWoB++ enter-text's shape: the task text, then an area with an unnamed field and a
+    /// Submit button.
     fn form() -> Observation {
         let mut tree = Tree::default();
-        let mut root = Node::new(Role::Other, "root", "");
-        root.bounds = Some(Rect::new(0.0, 0.0, 160.0, 210.0));
-        tree.nodes.push(root);
-        for (role, name, y) in [
-            (Role::Text, "Enter \"Myron\" and press Submit.", 10.0),
-            (Role::Textfield, "", 60.0),
-            (Role::Button, "Submit", 100.0),
+        for (role, name, y, parent) in [
+            (Role::Other, "", 0.0, None),
+            (
+                Role::Text,
+                "Enter \"Myron\" into the text field and press Submit.",
+                10.0,
+                Some(0),
+            ),
+            (Role::Other, "", 50.0, Some(0)),
+            (Role::Textfield, "", 60.0, Some(2)),
+            (Role::Button, "Submit", 100.0, Some(2)),
         ] {
             let mut n = Node::new(role, role.as_str(), name);
             n.bounds = Some(Rect::new(10.0, y, 120.0, 24.0));
-            n.parent = Some(0);
+            n.parent = parent;
             tree.nodes.push(n);
         }
-        tree.nodes[0].children = vec![1, 2, 3];
+        tree.nodes[0].bounds = Some(Rect::new(0.0, 0.0, 160.0, 210.0));
+        tree.nodes[0].children = vec![1, 2];
+        tree.nodes[2].children = vec![3, 4];
         build(
             &tree,
             Screen {
