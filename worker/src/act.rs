@@ -518,6 +518,17 @@ fn verify_typed(mut out: Outcome, after: &Observation, el: &Element, text: &str)
     });
     if landed {
         out.disposition = Disposition::DeliveredVerified;
+        return out;
+    }
+    // Typed "into" a label, heading or picture (a form whose label is not tied to its field):
+    // the keys went nowhere a reader can see. Said at once, not found by a later check.
+    let not_a_field = !el.role.is_actionable() && !el.editable.is_yes();
+    if not_a_field && !after.contains_text(text) {
+        return out.fail(format!(
+            "typed into {}, which is not a text field, and the text shows nowhere on the screen;              name the field itself, e.g. `type \"…\" into the textfield right of {:?}`",
+            el.describe(),
+            el.name
+        ));
     }
     out
 }

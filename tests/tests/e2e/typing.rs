@@ -32,3 +32,27 @@ async fn typing_into_a_field_that_holds_text_replaces_it() {
         }]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn typing_into_a_heading_fails_the_step_instead_of_passing_silently() {
+    // The keys sent "into" a heading land nowhere; the step says so at once (the page's own
+    // probe confirms no todo was added).
+    let site = Site::todomvc().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
+    let token = format!("typing-heading-{}", farm.token);
+    let spec = json!({
+        "platform": "web",
+        "start_url": site.example_url("vanillajs", &token),
+        "instruction": "type \"zebra crossing\" into \"todos\"\npress Enter",
+        "selector": {"labels": {"browser": "chromium", "team": "qa"}},
+        "timeout_s": 120,
+    });
+    let run_id = farm.submit(&spec).await;
+    let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+    assert_eq!(d.status.as_str(), "failed");
+    let err = d.error.clone().unwrap_or_default();
+    assert!(err.contains("not a text field"), "{err}");
+    assert!(err.contains("heading \"todos\""), "{err}");
+    let state = site.state(&token).expect("the page reported its state");
+    assert!(state.items.is_empty(), "{:?}", state.items);
+}
