@@ -118,9 +118,17 @@ fn as_text(v: &Option<AxValue>) -> String {
 pub fn map_role(cdp_role: &str) -> Role {
     match cdp_role {
         "button" | "PopUpButton" | "ToggleButton" | "DisclosureTriangle" => Role::Button,
-        "textbox" | "searchbox" | "TextField" | "spinbutton" | "TextFieldWithComboBox" => {
-            Role::Textfield
-        }
+        // `Date` / `DateTime` / `InputTime`: Chromium's roles of `<input type=date|datetime-local|
+        // month|week|time>` (read off Chromium 156's `Accessibility.getFullAXTree`); typing the
+        // digits fills their segments in order.
+        "textbox"
+        | "searchbox"
+        | "TextField"
+        | "spinbutton"
+        | "TextFieldWithComboBox"
+        | "Date"
+        | "DateTime"
+        | "InputTime" => Role::Textfield,
         "checkbox" | "menuitemcheckbox" => Role::Checkbox,
         "switch" => Role::Switch,
         "radio" | "menuitemradio" => Role::Radio,
