@@ -67,7 +67,7 @@ pub fn row_name(
         let a = p?;
         let end = tree.subtree_end(a);
         let mut texts: Vec<&str> = Vec::new();
-        let mut other_toggle = false; // another of the same kind
+        let mut same_kind_elsewhere = false;
         for k in a..end.min(tree.nodes.len()) {
             if k == i || visible[k].is_none() {
                 continue;
@@ -77,7 +77,7 @@ pub fn row_name(
                 continue;
             }
             if same_kind(node.role) {
-                other_toggle = true;
+                same_kind_elsewhere = true;
             } else if node.role == Role::Text
                 && !in_control[k]
                 && !node.name.trim().is_empty()
@@ -86,7 +86,7 @@ pub fn row_name(
                 texts.push(node.name.trim());
             }
         }
-        if other_toggle {
+        if same_kind_elsewhere {
             return None;
         }
         if field {
