@@ -5,7 +5,11 @@
 #
 #   bench/miniwob.sh --tasks click-button,enter-text --seeds 1 \
 #       --model-url http://127.0.0.1:18080/v1 --model local [--no-peer] [--no-argus] \
-#       [--max-steps 10] [--episode-timeout-s 300] [--peer-max-new-tokens 512] [--out DIR]
+#       [--max-steps 10] [--episode-timeout-s 300] [--peer-max-new-tokens 512] [--out DIR] [--resume]
+#
+# Task by task: Argus's suite for the task's seeds, then the peer on the same episodes; each
+# row lands in OUT/rows.jsonl as it is known, so `--out DIR --resume` continues a run that was
+# cut short (same commit, same endpoint) and the table always compares the same tasks.
 #
 # What it does:
 # - a venv of its own under $ARGUS_BENCH_CACHE (~/.cache/argus-bench/peer): PyPI miniwob 1.1.0
@@ -16,14 +20,14 @@
 #   coordinator (free port, database `argus_miniwob`, NATS prefix `mwbench`, bucket
 #   `argus-miniwob`) and one web worker labelled bench=<tag> pointed at --model-url/--model.
 # - bench/miniwob/harness.py: serves the patched task pages, reads the utterances, runs the
-#   Argus suite (JUnit in the out dir), then the peer; prints a row per episode and the
+#   Argus suites (JUnit per task in the out dir) and the peer; prints a row per episode and the
 #   summary line last. Everything lands in --out (default /tmp/argus-miniwob-<tag>).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 log() { printf '[miniwob] %s\n' "$*" >&2; }
 
-tasks="" seeds=1 model_url="" model="" no_peer=0 no_argus=0 out="" max_steps=10 ep_timeout=300 peer_tokens=512
+tasks="" seeds=1 model_url="" model="" no_peer=0 no_argus=0 out="" max_steps=10 ep_timeout=300 peer_tokens=512 resume=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --tasks) tasks=$2; shift 2 ;;
@@ -36,7 +40,8 @@ while [[ $# -gt 0 ]]; do
     --episode-timeout-s) ep_timeout=$2; shift 2 ;;
     --peer-max-new-tokens) peer_tokens=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --resume) resume=1; shift ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) log "unknown argument $1"; exit 2 ;;
   esac
 done
@@ -111,6 +116,7 @@ log "farm: coordinator http://127.0.0.1:$port (db $db), worker mwbench-$tag; log
 flags=()
 ((no_peer)) && flags+=(--no-peer)
 ((no_argus)) && flags+=(--no-argus)
+((resume)) && flags+=(--resume)
 "$py" bench/miniwob/harness.py --tasks "$tasks" --seeds "$seeds" --model-url "$model_url" --model "$model" \
   --max-steps "$max_steps" --episode-timeout-s "$ep_timeout" --peer-max-new-tokens "$peer_tokens" \
   --out "$out" --argus "$argus" --server "http://127.0.0.1:$port" --tag "$tag" --www-port "$www_port" "${flags[@]}" | tee "$out/table.txt"

@@ -180,21 +180,25 @@ def run_argus(args, base, episodes, rewards):
                 "start_url": f"{base}/miniwob/{ep['task']}.html?argus_seed={ep['js_seed']}&argus_ep={ep['id']}",
                 "max_steps": args.max_steps,
                 "timeout_s": args.episode_timeout_s,
+                # The episodes of a suite queue on the one bench device: each may wait for
+                # all before it (the default 900 s ended most of a 60-episode suite unrun).
+                "queue_timeout_s": (len(episodes) + 1) * args.episode_timeout_s,
             }
         )
     suite = {"name": f"miniwob {args.tag}", "jobs": jobs, "matrix": [{"labels": {"bench": args.tag}}]}
-    path = os.path.join(args.out, "suite.json")
+    label = episodes[0]["task"] if len({e["task"] for e in episodes}) == 1 else "all"
+    path = os.path.join(args.out, f"suite-{label}.json")
     with open(path, "w") as f:
         json.dump(suite, f, indent=1)
     log(f"argus: suite of {len(jobs)} episodes through the farm ({args.server})")
     t0 = time.time()
     p = subprocess.run(
-        [args.argus, "suite", "run", path, "--server", args.server, "--junit", os.path.join(args.out, "junit.xml")],
+        [args.argus, "suite", "run", path, "--server", args.server, "--junit", os.path.join(args.out, f"junit-{label}.xml")],
         capture_output=True,
         text=True,
     )
     wall = time.time() - t0
-    with open(os.path.join(args.out, "suite-run.txt"), "w") as f:
+    with open(os.path.join(args.out, f"suite-run-{label}.txt"), "w") as f:
         f.write(p.stdout + p.stderr)
     sys.stderr.write(p.stdout + p.stderr)
     suite_id = next((line.split()[1].rstrip(":") for line in p.stdout.splitlines() if line.startswith("suite ")), None)
@@ -312,6 +316,8 @@ def main():
     ap.add_argument("--chromium", default="/usr/lib/chromium/chromium")
     # The worker's navigation policy allows only this port on loopback (bench/miniwob.sh).
     ap.add_argument("--www-port", type=int, default=0)
+    # Keeps the rows already in OUT/rows.jsonl and runs only the episodes missing there.
+    ap.add_argument("--resume", action="store_true")
     args = ap.parse_args()
     args.token = os.environ.get("ARGUS_API_TOKEN", "")
     os.makedirs(args.out, exist_ok=True)
@@ -332,20 +338,49 @@ def main():
     for ep in episodes:
         log(f"{ep['id']}: {ep['utterance']!r}")
 
-    rows = []
-    if not args.no_argus:
-        argus_rows, _, suite_id = run_argus(args, base, episodes, rewards)
-        rows += argus_rows
-        log(f"argus suite {suite_id} done")
+    # Task by task, Argus's suite then the peer on the same episodes: a run cut short (or
+    # resumed with --resume) still compares the two on the same tasks. Each row is appended
+    # to rows.jsonl as soon as it is known.
+    rows_path = os.path.join(args.out, "rows.jsonl")
+    rows = load_rows(rows_path) if args.resume else []
+    done = {(r["agent"], r["episode"]) for r in rows}
+    if not args.resume and os.path.exists(rows_path):
+        os.remove(rows_path)
     if not args.no_peer:
         sys.path.insert(0, HERE)
         import peer
-
-        rows += peer.run_episodes(args, base, episodes, rewards, log)
+    for task in tasks:
+        task_eps = [ep for ep in episodes if ep["task"] == task]
+        todo = [ep for ep in task_eps if ("argus", ep["id"]) not in done]
+        if not args.no_argus and todo:
+            argus_rows, _, suite_id = run_argus(args, base, todo, rewards)
+            append_rows(rows_path, argus_rows)
+            rows += argus_rows
+            log(f"argus suite {suite_id} ({task}) done")
+        todo = [ep for ep in task_eps if ("peer", ep["id"]) not in done]
+        if not args.no_peer and todo:
+            peer_rows = peer.run_episodes(args, base, todo, rewards, log)
+            append_rows(rows_path, peer_rows)
+            rows += peer_rows
+    order = {ep["id"]: i for i, ep in enumerate(episodes)}
+    rows.sort(key=lambda r: (r["agent"] != "argus", order.get(r["episode"], 1 << 30)))
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump({"episodes": episodes, "rows": rows}, f, indent=1)
     report(rows, episodes)
     srv.shutdown()
+
+
+def append_rows(path, rows):
+    with open(path, "a", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+
+
+def load_rows(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
 
 
 def retable(out):

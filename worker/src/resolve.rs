@@ -81,6 +81,9 @@ fn named<'a>(
             if let Some(e) = single_preferred(&exact, purpose) {
                 return Ok(e);
             }
+            if let Some(e) = innermost_of_nested(&exact) {
+                return Ok(e);
+            }
             return Err(format!(
                 "{} elements match {:?}: {}; name it by its row or neighbour, e.g. `tap the \
                  button in the row of \"…\"`",
@@ -110,6 +113,41 @@ fn named<'a>(
             list(&contains)
         ));
     }
+    // A role written as the name: `"textfield"` (the one text field), `"button 'Search'"`
+    // (a role and a name in one quoted string) — measured: Qwen2.5-Coder-1.5B planned
+    // `type 'Kasie' into "textfield"` for the page's one unnamed field.
+    if role.is_none() {
+        if let Some(r) = Role::parse(&want).filter(|r| r.is_actionable()) {
+            let of_role: Vec<&Element> = obs.elements.iter().filter(|e| e.role == r).collect();
+            if of_role.len() == 1 {
+                return Ok(of_role[0]);
+            }
+        }
+        if let Some((head, rest)) = want.split_once(' ') {
+            let inner = rest.trim().trim_matches(|c| c == '\'' || c == '"');
+            let quoted = rest.trim().len() >= inner.len() + 2;
+            if let Some(r) = Role::parse(head).filter(|_| quoted && !inner.is_empty()) {
+                if let Ok(e) = named(obs, inner, Some(r.as_str()), purpose) {
+                    return Ok(e);
+                }
+            }
+        }
+    }
+    // A name copied from a shortened listing (`"sagittis justo rhoncus…"`, `"…..."`): the
+    // one element whose name starts with what precedes the ellipsis.
+    if let Some(head) = ellipsis_head(&want) {
+        let starts: Vec<&Element> = obs
+            .elements
+            .iter()
+            .filter(|e| role_ok(e, role) && e.labels().any(|l| norm(l).starts_with(head)))
+            .collect();
+        if starts.len() == 1 {
+            return Ok(starts[0]);
+        }
+        if let Some(e) = single_preferred(&starts, purpose) {
+            return Ok(e);
+        }
+    }
     let near: Vec<&Element> = obs
         .elements
         .iter()
@@ -137,6 +175,33 @@ fn named<'a>(
             list(&near)
         ))
     }
+}
+
+/// Shortest text before an ellipsis that still names one thing rather than a word, chars.
+const MIN_ELLIPSIS_HEAD: usize = 8;
+
+/// What precedes a trailing `...` / `…` in a wanted name, trimmed, when it is at least
+/// [`MIN_ELLIPSIS_HEAD`] chars long.
+fn ellipsis_head(want: &str) -> Option<&str> {
+    let head = want
+        .strip_suffix("...")
+        .or_else(|| want.strip_suffix('…'))?
+        .trim_end();
+    (head.chars().count() >= MIN_ELLIPSIS_HEAD).then_some(head)
+}
+
+/// Same-named matches nested inside one another (a `tab` around its `link`, a list item
+/// around its button) are one control: the innermost, when every other match's box
+/// contains it.
+fn innermost_of_nested<'a>(cands: &[&'a Element]) -> Option<&'a Element> {
+    let inner = cands
+        .iter()
+        .copied()
+        .min_by(|a, b| a.bbox_px.area().total_cmp(&b.bbox_px.area()))?;
+    cands
+        .iter()
+        .all(|e| std::ptr::eq(*e, inner) || e.bbox_px.contains_rect(&inner.bbox_px))
+        .then_some(inner)
 }
 
 /// True when `phrase` occurs in `hay` bounded by non-alphanumerics (or the ends).
@@ -327,5 +392,62 @@ mod tests {
         ]);
         let e = resolve(&o, &Target::named("Email"), Purpose::Type).unwrap();
         assert_eq!(e.role, Role::Textfield);
+    }
+
+    #[test]
+    fn nested_same_named_controls_are_one() {
+        // A tab around its link (MiniWoB click-tab, jQuery UI tabs): the inner link.
+        let o = obs(vec![
+            (Role::Tab, "Tab #2", Rect::new(100.0, 0.0, 80.0, 30.0)),
+            (Role::Link, "Tab #2", Rect::new(110.0, 5.0, 60.0, 20.0)),
+        ]);
+        let e = resolve(&o, &Target::named("Tab #2"), Purpose::Tap).unwrap();
+        assert_eq!(e.role, Role::Link);
+        // Side by side, they stay ambiguous.
+        let o = obs(vec![
+            (Role::Tab, "Tab #2", Rect::new(100.0, 0.0, 80.0, 30.0)),
+            (Role::Link, "Tab #2", Rect::new(200.0, 5.0, 60.0, 20.0)),
+        ]);
+        assert!(resolve(&o, &Target::named("Tab #2"), Purpose::Tap).is_err());
+    }
+
+    #[test]
+    fn a_name_cut_with_an_ellipsis_matches_by_its_start() {
+        let o = obs(vec![
+            (
+                Role::Link,
+                "sagittis justo rhoncus, ut eu nam pulvinar",
+                Rect::new(0.0, 0.0, 300.0, 20.0),
+            ),
+            (Role::Link, "eu", Rect::new(0.0, 40.0, 30.0, 20.0)),
+        ]);
+        for name in [
+            "sagittis justo rhoncus, ut eu nam...",
+            "Sagittis justo rhoncus…",
+        ] {
+            let e = resolve(&o, &Target::named(name), Purpose::Tap).unwrap();
+            assert_eq!(e.id, "e1", "{name}");
+        }
+        // Too short a head names nothing by itself.
+        assert!(resolve(&o, &Target::named("sagi..."), Purpose::Tap).is_err());
+    }
+
+    #[test]
+    fn a_role_written_as_the_name() {
+        let o = obs(vec![
+            (Role::Textfield, "", Rect::new(0.0, 0.0, 100.0, 20.0)),
+            (Role::Button, "Search", Rect::new(120.0, 0.0, 60.0, 20.0)),
+            (Role::Text, "Search", Rect::new(0.0, 40.0, 60.0, 20.0)),
+        ]);
+        let e = resolve(&o, &Target::named("textfield"), Purpose::Type).unwrap();
+        assert_eq!(e.role, Role::Textfield);
+        let e = resolve(&o, &Target::named("button 'Search'"), Purpose::Tap).unwrap();
+        assert_eq!(e.role, Role::Button);
+        // Two of the role: still an error.
+        let o = obs(vec![
+            (Role::Textfield, "", Rect::new(0.0, 0.0, 100.0, 20.0)),
+            (Role::Textfield, "", Rect::new(0.0, 40.0, 100.0, 20.0)),
+        ]);
+        assert!(resolve(&o, &Target::named("textfield"), Purpose::Type).is_err());
     }
 }

@@ -277,10 +277,16 @@ async fn the_next_job_on_the_worker_starts_with_the_union_schema() {
     }
     let reqs = stub.requests_except_checks();
     assert_eq!(reqs.len(), 6);
-    // The planner sees the screen the job starts on and is told not to plan what it shows.
+    // The planner sees the screen the job starts on and is told not to plan what it shows;
+    // its fixed instructions come before the job and the screen (a prefix cache keeps them).
     let planner = reqs[0]["messages"][1]["content"].as_str().unwrap_or("");
     assert!(
-        planner.contains("starts on the current screen") && planner.contains("\"Save\""),
+        planner.contains("starting on the current screen") && planner.contains("\"Save\""),
+        "{planner}"
+    );
+    let (rules, job_at) = (planner.find("Break the job"), planner.find("\n\nJob: "));
+    assert!(
+        rules == Some(0) && job_at.is_some_and(|j| j > 1000),
         "{planner}"
     );
     assert!(reqs[1].get("tools").is_some(), "the first job probes");

@@ -56,3 +56,21 @@ async fn typing_into_a_heading_fails_the_step_instead_of_passing_silently() {
     let state = site.state(&token).expect("the page reported its state");
     assert!(state.items.is_empty(), "{:?}", state.items);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn typing_a_time_and_a_date_as_people_write_them_fills_the_segmented_fields() {
+    // Chromium drops `11:10 AM` typed key by key into <input type=time> (the ':' and the
+    // space); the page prints the values the fields really took.
+    let site = Site::todomvc().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
+    let spec = json!({
+        "platform": "web",
+        "start_url": site.page_url("dates.html", "dates"),
+        "instruction": "type \"11:10 AM\" into \"Time\"\ntype \"02/04/2012\" into \"Date\"\nassert screen contains \"time=11:10 date=2012-02-04\"",
+        "selector": {"labels": {"browser": "chromium", "team": "qa"}},
+        "timeout_s": 120,
+    });
+    let run_id = farm.submit(&spec).await;
+    let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+    assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
+}

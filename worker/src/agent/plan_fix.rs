@@ -15,7 +15,7 @@ use argus_protocol::{Action, ActionKind, Script, Step};
 /// double quotes), which the worker then carries out without a model call; `None` for any
 /// other step, and for `open` (a plan never navigates by itself).
 pub fn as_script_line(step: &str) -> Option<Action> {
-    let line = as_assert(&requote(step.trim().trim_end_matches('.')));
+    let line = as_tap(&as_assert(&requote(step.trim().trim_end_matches('.'))));
     let script = Script::parse(&line).ok()?;
     match script.steps.as_slice() {
         [one] => match &one.step {
@@ -47,6 +47,30 @@ fn as_assert(line: &str) -> String {
         }
     }
     line.to_string()
+}
+
+/// Role words a small model writes in place of the verb: `tab "Section #2"`, `link "et"`,
+/// `button "OK"` (measured: Qwen2.5-Coder-1.5B planned `tab "Section #11"` for "expand the
+/// section"; the line failed as the step language and the model re-tapped it ten times).
+const ROLE_WORDS: &[&str] = &[
+    "tab", "button", "link", "checkbox", "radio", "option", "menuitem", "treeitem",
+];
+
+/// `<role word> "X"` and nothing else → `tap "X"`; any other line is returned as is.
+fn as_tap(line: &str) -> String {
+    let Some((head, rest)) = line.split_once(char::is_whitespace) else {
+        return line.to_string();
+    };
+    let rest = rest.trim();
+    let one_quoted = rest.len() >= 3
+        && rest.starts_with('"')
+        && rest.ends_with('"')
+        && rest[1..rest.len() - 1].find('"').is_none();
+    if one_quoted && ROLE_WORDS.iter().any(|w| head.eq_ignore_ascii_case(w)) {
+        format!("tap {rest}")
+    } else {
+        line.to_string()
+    }
 }
 
 /// `'text'` → `"text"` where the single quotes open after a space (or at the start) and close
@@ -184,6 +208,14 @@ mod tests {
             as_script_line("tap \"Sign in\""),
             Some(Action::Tap { .. })
         ));
+        for role_word in ["tab \"Section #11\"", "Link 'et'.", "button \"OK\""] {
+            assert!(
+                matches!(as_script_line(role_word), Some(Action::Tap { .. })),
+                "{role_word}"
+            );
+        }
+        assert_eq!(as_tap("tab \"a\" and \"b\""), "tab \"a\" and \"b\"");
+        assert!(as_script_line("press Tab").is_some_and(|a| matches!(a, Action::Key { .. })));
         assert!(as_script_line("open https://example.com").is_none());
         assert!(as_script_line("Navigate to the todos page and look around").is_none());
         assert_eq!(requote("don't tap 'Save'"), "don't tap \"Save\"");

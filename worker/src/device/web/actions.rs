@@ -246,16 +246,65 @@ fn vk_of(c: char) -> u32 {
     }
 }
 
+/// The `type` attribute of the `<input>` behind `backend_node_id` (lower case), if any.
+async fn input_type(dev: &WebDevice, backend_node_id: i64) -> Option<String> {
+    let v = dev
+        .call(
+            "DOM.describeNode",
+            json!({"backendNodeId": backend_node_id}),
+        )
+        .await
+        .ok()?;
+    let node = &v["node"];
+    if !node["nodeName"].as_str()?.eq_ignore_ascii_case("input") {
+        return None;
+    }
+    let attrs = node["attributes"].as_array()?;
+    attrs
+        .chunks(2)
+        .find(|kv| kv[0].as_str() == Some("type"))
+        .and_then(|kv| kv.get(1)?.as_str())
+        .map(str::to_ascii_lowercase)
+}
+
+/// The keys a segmented date/time field (`<input type=date|time|datetime-local|month|week>`)
+/// takes for `text`: Chromium fills its segments from digits and moves on by itself, and
+/// drops the whole entry at a separator it does not expect (measured on Chromium 156:
+/// `11:10 AM` typed into a time field leaves it empty, `1110A` gives `11:10`). Digits are
+/// kept in order, plus the first letter of an `AM`/`PM`; `None` for other input types.
+fn segmented_keys(input_type: &str, text: &str) -> Option<String> {
+    if !matches!(
+        input_type,
+        "date" | "time" | "datetime-local" | "month" | "week"
+    ) {
+        return None;
+    }
+    let mut out: String = text.chars().filter(char::is_ascii_digit).collect();
+    let upper = text.to_ascii_uppercase();
+    if let Some(i) = upper.find("AM").or_else(|| upper.find("PM")) {
+        out.push_str(&upper[i..i + 1]);
+    }
+    Some(out)
+}
+
 /// Focuses the element, then types: printable ASCII as real key events (keydown, keypress,
-/// input, keyup), everything else with `Input.insertText` (fires `input` only).
+/// input, keyup), everything else with `Input.insertText` (fires `input` only). Into a
+/// segmented date/time field it types the digits (see [`segmented_keys`]).
 pub(super) async fn type_text(dev: &WebDevice, el: &Element, text: &str) -> Result<(), ActError> {
-    let focused = match el.node_ref {
-        NodeRef::Cdp { backend_node_id } => dev
-            .call("DOM.focus", json!({"backendNodeId": backend_node_id}))
-            .await
-            .is_ok(),
-        NodeRef::None => false,
+    let (focused, segmented) = match el.node_ref {
+        NodeRef::Cdp { backend_node_id } => {
+            let focused = dev
+                .call("DOM.focus", json!({"backendNodeId": backend_node_id}))
+                .await
+                .is_ok();
+            let segmented = input_type(dev, backend_node_id)
+                .await
+                .and_then(|t| segmented_keys(&t, text));
+            (focused, segmented)
+        }
+        NodeRef::None => (false, None),
     };
+    let text = segmented.as_deref().unwrap_or(text);
     if !focused {
         tap(dev, el).await?;
     }
@@ -365,4 +414,20 @@ pub(super) async fn key(dev: &WebDevice, key: Key) -> Result<(), ActError> {
     .map_err(|e| ActError::uncertain(e.to_string()))?;
     settle(dev).await;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::segmented_keys;
+
+    #[test]
+    fn date_and_time_fields_take_digits() {
+        assert_eq!(segmented_keys("time", "11:10 AM").as_deref(), Some("1110A"));
+        assert_eq!(segmented_keys("time", "8:05 pm").as_deref(), Some("805P"));
+        assert_eq!(
+            segmented_keys("date", "02/04/2012").as_deref(),
+            Some("02042012")
+        );
+        assert_eq!(segmented_keys("text", "11:10 AM"), None);
+    }
 }
