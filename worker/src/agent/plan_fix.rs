@@ -15,7 +15,9 @@ use argus_protocol::{Action, ActionKind, Script, Step};
 /// double quotes), which the worker then carries out without a model call; `None` for any
 /// other step, and for `open` (a plan never navigates by itself).
 pub fn as_script_line(step: &str) -> Option<Action> {
-    let line = as_tap(&as_assert(&requote(step.trim().trim_end_matches('.'))));
+    let line = as_sleep(&as_tap(&as_assert(&requote(
+        step.trim().trim_end_matches('.'),
+    ))));
     let script = Script::parse(&line).ok()?;
     match script.steps.as_slice() {
         [one] => match &one.step {
@@ -70,6 +72,22 @@ fn as_tap(line: &str) -> String {
         format!("tap {rest}")
     } else {
         line.to_string()
+    }
+}
+
+/// `wait for 2 seconds` → `wait 2 seconds` (the step language's `wait for` waits for a
+/// text); any other line is returned as is. Measured: a planned `wait for 2 seconds` went to
+/// the model, which answered with unusable calls until the run errored.
+fn as_sleep(line: &str) -> String {
+    let lead = "wait for ";
+    match line.get(..lead.len()).zip(line.get(lead.len()..)) {
+        Some((head, rest))
+            if head.eq_ignore_ascii_case(lead)
+                && rest.starts_with(|c: char| c.is_ascii_digit()) =>
+        {
+            format!("wait {rest}")
+        }
+        _ => line.to_string(),
     }
 }
 
@@ -216,6 +234,14 @@ mod tests {
         }
         assert_eq!(as_tap("tab \"a\" and \"b\""), "tab \"a\" and \"b\"");
         assert!(as_script_line("press Tab").is_some_and(|a| matches!(a, Action::Key { .. })));
+        assert!(matches!(
+            as_script_line("wait for 2 seconds"),
+            Some(Action::Sleep { ms: 2000 })
+        ));
+        assert!(matches!(
+            as_script_line("wait for \"Done\""),
+            Some(Action::WaitFor { .. })
+        ));
         assert!(as_script_line("open https://example.com").is_none());
         assert!(as_script_line("Navigate to the todos page and look around").is_none());
         assert_eq!(requote("don't tap 'Save'"), "don't tap \"Save\"");

@@ -11,10 +11,12 @@
 //! (whose neighbour on that side is `eN`). The token is replaced by a step-language target
 //! that [`crate::resolve`] resolves to that very element on the same observation: its quoted
 //! name when that is unique, else `the <role> above/below/left of/right of "<neighbour>"`
-//! anchored on a named neighbour. A token with no such target is left as written.
+//! anchored on a named neighbour, or the bare role of the only element of that role. A token
+//! with no such target is left as written. A typing step into a name the screen lacks, on a
+//! screen with one text field, types into that field (see [`into_the_one_field`]).
 
 use argus_perception::{Element, Observation};
-use argus_protocol::{Relation, Target};
+use argus_protocol::{Action, Aim, Relation, Target};
 
 use crate::resolve::{resolve, Purpose};
 
@@ -70,7 +72,7 @@ fn element_of<'a>(token: &str, obs: &'a Observation) -> Option<&'a Element> {
 }
 
 /// A step-language target for `e` that resolves to it on `obs`.
-fn target_for(e: &Element, obs: &Observation) -> Option<String> {
+fn target_for(e: &Element, obs: &Observation) -> Option<Target> {
     let purpose = if e.role == argus_perception::Role::Textfield || e.editable.is_yes() {
         Purpose::Type
     } else {
@@ -80,7 +82,7 @@ fn target_for(e: &Element, obs: &Observation) -> Option<String> {
     if !e.name.trim().is_empty() {
         let t = Target::named(&e.name);
         if hits(&t) {
-            return Some(t.to_string());
+            return Some(t);
         }
     }
     let n = &e.neighbours;
@@ -91,19 +93,27 @@ fn target_for(e: &Element, obs: &Observation) -> Option<String> {
         (&n.right, Relation::LeftOf),
         (&n.left, Relation::RightOf),
     ];
-    sides.into_iter().find_map(|(anchor, relation)| {
-        let a = obs.element(anchor.as_deref()?)?;
-        if a.name.trim().is_empty() {
-            return None;
-        }
-        let t = Target {
-            role: Some(e.role.as_str().to_string()),
-            name: a.name.clone(),
-            relation,
-            label: None,
-        };
-        hits(&t).then(|| t.to_string())
-    })
+    sides
+        .into_iter()
+        .find_map(|(anchor, relation)| {
+            let a = obs.element(anchor.as_deref()?)?;
+            if a.name.trim().is_empty() {
+                return None;
+            }
+            let t = Target {
+                role: Some(e.role.as_str().to_string()),
+                name: a.name.clone(),
+                relation,
+                label: None,
+            };
+            hits(&t).then_some(t)
+        })
+        // The only element of its role, named by the role (`"textfield"`, see
+        // `crate::resolve`): a lone unnamed field with no named neighbour.
+        .or_else(|| {
+            let t = Target::named(e.role.as_str());
+            hits(&t).then_some(t)
+        })
 }
 
 /// Replaces each id / neighbour-marker token of one step (see the module docs); the step
@@ -144,7 +154,10 @@ fn step_with_targets(step: &str, obs: &Observation) -> (String, bool) {
             rest = &rest[len..];
             continue;
         }
-        match element_of(token.trim(), obs).and_then(|e| target_for(e, obs)) {
+        match element_of(token.trim(), obs)
+            .and_then(|e| target_for(e, obs))
+            .map(|t| t.to_string())
+        {
             Some(t) => {
                 out.push_str(&t);
                 changed = true;
@@ -164,11 +177,45 @@ pub fn name_elements(plan: Vec<String>, obs: &Observation) -> (Vec<String>, usiz
         .into_iter()
         .map(|s| {
             let (s, c) = step_with_targets(&s, obs);
-            changed += usize::from(c);
+            let (s, f) = match into_the_one_field(&s, obs) {
+                Some(line) => (line, true),
+                None => (s, false),
+            };
+            changed += usize::from(c || f);
             s
         })
         .collect();
     (plan, changed)
+}
+
+/// A typing step into a name nothing on the plan's screen carries (measured: Qwen2.5-Coder-
+/// 1.5B planned `type '02/04/2012' into "m/dd/y"` for a bare date field), on a screen with
+/// exactly one text field: the same typing into that field, as a step-language line.
+/// Decided on the plan's own observation, so a field that appears later is not guessed at.
+fn into_the_one_field(step: &str, obs: &Observation) -> Option<String> {
+    let Some(Action::Type {
+        text,
+        target: Aim::Target(t),
+    }) = super::plan_fix::as_script_line(step)
+    else {
+        return None;
+    };
+    if resolve(obs, &t, Purpose::Type).is_ok() {
+        return None;
+    }
+    let mut fields = obs
+        .elements
+        .iter()
+        .filter(|e| e.role == argus_perception::Role::Textfield || e.editable.is_yes());
+    let (Some(field), None) = (fields.next(), fields.next()) else {
+        return None;
+    };
+    let target = target_for(field, obs)?;
+    let action = Action::Type {
+        text,
+        target: Aim::Target(target),
+    };
+    argus_protocol::replay::render(&action)
 }
 
 #[cfg(test)]
@@ -248,10 +295,52 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_unnamed_field_is_named_by_its_role() {
+        let mut tree = Tree::default();
+        for (role, y, parent) in [(Role::Other, 0.0, None), (Role::Textfield, 60.0, Some(0))] {
+            let mut n = Node::new(role, role.as_str(), "");
+            n.bounds = Some(Rect::new(10.0, y, 120.0, 24.0));
+            n.parent = parent;
+            tree.nodes.push(n);
+        }
+        tree.nodes[0].bounds = Some(Rect::new(0.0, 0.0, 160.0, 210.0));
+        tree.nodes[0].children = vec![1];
+        let screen = Screen {
+            width: 160.0,
+            height: 210.0,
+            dpr: 1.0,
+        };
+        let obs = build(&tree, screen, 1);
+        let id = obs.elements[0].id.clone();
+        let (plan, changed) = name_elements(vec![format!("tap \"{id}\"")], &obs);
+        assert_eq!((plan, changed), (vec!["tap \"textfield\"".to_string()], 1));
+    }
+
+    #[test]
+    fn typing_into_a_name_nothing_carries_goes_to_the_one_field() {
+        let obs = form();
+        let (plan, changed) = name_elements(
+            vec![
+                "type '02/04/2012' into \"m/dd/y\"".to_string(),
+                "type 'x' into \"Submit\"".to_string(),
+            ],
+            &obs,
+        );
+        assert_eq!(changed, 1);
+        assert_eq!(
+            plan[0],
+            "type \"02/04/2012\" into the textfield above \"Submit\""
+        );
+        // A name the screen carries is left to the step (it fails there if it is no field).
+        assert_eq!(plan[1], "type 'x' into \"Submit\"");
+    }
+
+    #[test]
     fn other_tokens_are_left_alone() {
         let obs = form();
         let plan = vec![
-            "type 'e2' into \"e99\"".to_string(),
+            "type 'e2' into \"Submit\"".to_string(),
+            "tap \"e99\"".to_string(),
             "tap \"X:e2\"".to_string(),
             "check that the screen shows \"e3\"".to_string(),
         ];
