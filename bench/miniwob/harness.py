@@ -384,10 +384,18 @@ def load_rows(path):
 
 
 def retable(out):
-    """Re-prints a finished run's table from its files (argus rows recomputed from the saved
-    run JSON, with the rewards the beacon recorded then)."""
-    with open(os.path.join(out, "results.json")) as f:
-        res = json.load(f)
+    """Re-prints a run's table from its files (argus rows recomputed from the saved run JSON,
+    with the rewards the beacon recorded then); a run cut short is read from rows.jsonl."""
+    path = os.path.join(out, "results.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            res = json.load(f)
+    else:
+        rows = load_rows(os.path.join(out, "rows.jsonl"))
+        eps = {}
+        for r in rows:
+            eps.setdefault(r["episode"], {"id": r["episode"], "task": r["task"], "seed": r["seed"]})
+        res = {"episodes": list(eps.values()), "rows": rows}
     rows = []
     for r in res["rows"]:
         if r["agent"] == "argus":
@@ -410,6 +418,14 @@ def report(rows, episodes):
     print(fmt_table(rows))
     a = [r for r in rows if r["agent"] == "argus"]
     p = [r for r in rows if r["agent"] == "peer"]
+    if a and p:
+        # Side by side: only the episodes both agents ran (a run cut short between them).
+        both = {r["episode"] for r in a} & {r["episode"] for r in p}
+        if len(both) < max(len(a), len(p)):
+            print(f"# summary over the {len(both)} episodes both agents ran")
+        a = [r for r in a if r["episode"] in both]
+        p = [r for r in p if r["episode"] in both]
+        episodes = [e for e in episodes if e["id"] in both]
 
     def rate(rs):
         return f"{sum(r['success'] for r in rs) / len(rs):.2f}" if rs else "na"
