@@ -342,10 +342,25 @@ def main():
     # resumed with --resume) still compares the two on the same tasks. Each row is appended
     # to rows.jsonl as soon as it is known.
     rows_path = os.path.join(args.out, "rows.jsonl")
-    rows = load_rows(rows_path) if args.resume else []
+    settings_path = os.path.join(args.out, "settings.json")
+    settings = settings_of(args)
+    if args.resume and os.path.exists(settings_path):
+        with open(settings_path) as f:
+            before = json.load(f)
+        differ = {k: (before.get(k), v) for k, v in settings.items() if before.get(k) != v}
+        if differ:
+            raise SystemExit(f"--resume: this run's settings differ from the run in {args.out}: {differ}")
+    with open(settings_path, "w") as f:
+        json.dump(settings, f, indent=1)
+    ids = {ep["id"] for ep in episodes}
+    rows = [r for r in load_rows(rows_path) if r["episode"] in ids and finished(r)] if args.resume else []
     done = {(r["agent"], r["episode"]) for r in rows}
-    if not args.resume and os.path.exists(rows_path):
-        os.remove(rows_path)
+    # rows.jsonl is rewritten with what is kept; results.json of an earlier run is stale.
+    with open(rows_path, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    if os.path.exists(os.path.join(args.out, "results.json")):
+        os.remove(os.path.join(args.out, "results.json"))
     if not args.no_peer:
         sys.path.insert(0, HERE)
         import peer
@@ -377,17 +392,47 @@ def append_rows(path, rows):
 
 
 def load_rows(path):
+    """The rows of rows.jsonl; a line cut by a killed run is skipped."""
     if not os.path.exists(path):
         return []
+    rows = []
     with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+        for line in f:
+            try:
+                rows.append(json.loads(line))
+            except ValueError:
+                pass
+    return rows
+
+
+def finished(row):
+    """A row --resume keeps: an Argus run that ended on its own, or any peer episode."""
+    if row["agent"] != "argus":
+        return True
+    return bool(row.get("run_id")) and row.get("status") in ("succeeded", "failed", "timed_out", "errored")
+
+
+def settings_of(args):
+    """What a resumed run must share with the run it continues."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
+    except OSError:
+        commit = ""
+    return {
+        "commit": commit,
+        "model_url": args.model_url,
+        "model": args.model,
+        "max_steps": args.max_steps,
+        "episode_timeout_s": args.episode_timeout_s,
+        "peer_max_new_tokens": args.peer_max_new_tokens,
+    }
 
 
 def retable(out):
     """Re-prints a run's table from its files (argus rows recomputed from the saved run JSON,
     with the rewards the beacon recorded then); a run cut short is read from rows.jsonl."""
     path = os.path.join(out, "results.json")
-    if os.path.exists(path):
+    if not os.path.exists(os.path.join(out, "rows.jsonl")):
         with open(path) as f:
             res = json.load(f)
     else:

@@ -154,9 +154,6 @@ document.getElementById('h').addEventListener('mouseup', function () {
 window.addEventListener('scroll', function () { if (window.scrollY > 100) { st.scrolled = 1; show(); } });
 </script><script src="/__probe.js"></script></body></html>"#;
 
-/// Two rows with their own "Add" and "Edit" buttons under a fixed "Admin rows" header, a
-/// link far below; the probe's `count` says which row's Add was pressed and whether the
-/// window scrolled (`added=Groups scrolled=1`).
 /// A time and a date field whose values the page prints as `time=… date=…`.
 const DATES_HTML: &str = r#"<!doctype html><html><head><title>Dates</title></head><body>
 <p><label>Time <input type="time" id="t"></label></p>
@@ -169,6 +166,9 @@ for (const id of ['t', 'd']) { const el = document.getElementById(id);
   el.addEventListener('input', show); el.addEventListener('change', show); }
 </script></body></html>"#;
 
+/// Two rows with their own "Add" and "Edit" buttons under a fixed "Admin rows" header, a
+/// link far below; the probe's `count` says which row's Add was pressed and whether the
+/// window scrolled (`added=Groups scrolled=1`).
 const ROWS_HTML: &str = r#"<!doctype html><html><head><title>Rows</title></head>
 <body style="margin:0"><div style="position:fixed;top:0;left:0;right:0;background:#fff">
 <h1 style="margin:0">Admin rows</h1><span class="todo-count" id="s">added=none scrolled=0</span></div>

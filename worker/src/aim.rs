@@ -17,10 +17,13 @@ use argus_perception::{Element, NodeRef, Observation, Rect, Tri};
 use argus_protocol::{ActionTimings, Aim, CoordSpace, Target};
 
 use crate::executor::{ms, Exec};
-use crate::resolve::{resolve, Purpose};
+use crate::resolve::{resolve, resolve_waiting, Purpose};
 
 /// Poll interval of the actionability wait.
 const ACTIONABLE_POLL: Duration = Duration::from_millis(100);
+/// How long a last-resort reading of a target (see `resolve_waiting`) may take to be seen
+/// stable and actionable after the wait ran out.
+const GUESS_GRACE: Duration = Duration::from_millis(1000);
 /// Extra auto-wait per typed character, ms.
 const TYPE_MS_PER_CHAR: u64 = 50;
 
@@ -227,12 +230,20 @@ impl Exec<'_> {
         wait_ms: u64,
         t: &mut ActionTimings,
     ) -> Result<Element, String> {
-        let deadline = Instant::now() + Duration::from_millis(wait_ms);
+        let mut deadline = Instant::now() + Duration::from_millis(wait_ms);
         let mut latest: Option<Observation> = None;
         let mut prev: Option<Element> = None;
+        // A bare role word is read as "the only element of that role" only once the wait
+        // has run out (see `resolve_waiting`), with a short grace to see it stable.
+        let mut guessing = false;
         loop {
             let obs = latest.as_ref().unwrap_or(first);
-            let state: Result<(), NotReady> = match resolve(obs, target, purpose) {
+            let found = if guessing {
+                resolve(obs, target, purpose)
+            } else {
+                resolve_waiting(obs, target, purpose)
+            };
+            let state: Result<(), NotReady> = match found {
                 Err(m) => Err(NotReady::Unresolved(m)),
                 Ok(el) => match readiness(el, prev.as_ref(), obs) {
                     Ok(()) => return Ok(el.clone()),
@@ -247,7 +258,15 @@ impl Exec<'_> {
                     prev = None;
                 }
                 // At least one fresh observation before giving up (stability needs two).
-                if latest.is_some() && Instant::now() >= deadline {
+                let out_of_time = latest.is_some() && Instant::now() >= deadline;
+                let guess = (out_of_time && !guessing && matches!(why, NotReady::Unresolved(_)))
+                    .then(|| resolve(obs, target, purpose).ok())
+                    .flatten();
+                if let Some(el) = guess {
+                    guessing = true;
+                    prev = Some(el.clone());
+                    deadline = Instant::now() + GUESS_GRACE;
+                } else if out_of_time {
                     return Err(match why {
                         NotReady::Unresolved(m) if wait_ms == 0 => m,
                         NotReady::Unresolved(m) => format!("after waiting {wait_ms} ms: {m}"),

@@ -67,6 +67,7 @@ fn named<'a>(
     name: &str,
     role: Option<&str>,
     purpose: Purpose,
+    guess: bool,
 ) -> Result<&'a Element, String> {
     let want = norm(name);
     let exact: Vec<&Element> = obs
@@ -117,7 +118,7 @@ fn named<'a>(
     // (a role and a name in one quoted string) — measured: Qwen2.5-Coder-1.5B planned
     // `type 'Kasie' into "textfield"` for the page's one unnamed field.
     if role.is_none() {
-        if let Some(r) = Role::parse(&want).filter(|r| r.is_actionable()) {
+        if let Some(r) = Role::parse(&want).filter(|r| guess && r.is_actionable()) {
             let of_role: Vec<&Element> = obs.elements.iter().filter(|e| e.role == r).collect();
             if of_role.len() == 1 {
                 return Ok(of_role[0]);
@@ -127,7 +128,7 @@ fn named<'a>(
             let inner = rest.trim().trim_matches(|c| c == '\'' || c == '"');
             let quoted = rest.trim().len() >= inner.len() + 2;
             if let Some(r) = Role::parse(head).filter(|_| quoted && !inner.is_empty()) {
-                if let Ok(e) = named(obs, inner, Some(r.as_str()), purpose) {
+                if let Ok(e) = named(obs, inner, Some(r.as_str()), purpose, guess) {
                     return Ok(e);
                 }
             }
@@ -197,6 +198,7 @@ fn innermost_of_nested<'a>(cands: &[&'a Element]) -> Option<&'a Element> {
     let inner = cands
         .iter()
         .copied()
+        .filter(|e| e.bbox_px.area() > 0.0)
         .min_by(|a, b| a.bbox_px.area().total_cmp(&b.bbox_px.area()))?;
     cands
         .iter()
@@ -216,23 +218,45 @@ fn contains_phrase(hay: &str, phrase: &str) -> bool {
     })
 }
 
-/// Finds the one element `target` names in `obs`, or explains why not.
+/// Finds the one element `target` names in `obs`, or explains why not — including the
+/// last-resort reading of a bare role word as a name (`"textfield"`: the only text field),
+/// which [`resolve_waiting`] leaves out.
 pub fn resolve<'a>(
     obs: &'a Observation,
     target: &Target,
     purpose: Purpose,
 ) -> Result<&'a Element, String> {
+    resolve_with(obs, target, purpose, true)
+}
+
+/// [`resolve`] without the bare-role reading, for polls while a target may still appear:
+/// `tap "Switch"` waits for an element named "Switch" rather than taking the page's one
+/// switch at once (the waiting caller tries [`resolve`] when its wait runs out).
+pub fn resolve_waiting<'a>(
+    obs: &'a Observation,
+    target: &Target,
+    purpose: Purpose,
+) -> Result<&'a Element, String> {
+    resolve_with(obs, target, purpose, false)
+}
+
+fn resolve_with<'a>(
+    obs: &'a Observation,
+    target: &Target,
+    purpose: Purpose,
+    guess: bool,
+) -> Result<&'a Element, String> {
     if target.relation == Relation::Named {
-        return named(obs, &target.name, target.role.as_deref(), purpose);
+        return named(obs, &target.name, target.role.as_deref(), purpose, guess);
     }
     let role = target.role.as_deref();
     // `check "Remember me"` where the checkbox itself carries the name.
     if target.relation == Relation::InRowOf && target.label.is_none() {
-        if let Ok(e) = named(obs, &target.name, role, purpose) {
+        if let Ok(e) = named(obs, &target.name, role, purpose, guess) {
             return Ok(e);
         }
     }
-    let anchor = named(obs, &target.name, None, Purpose::Tap)
+    let anchor = named(obs, &target.name, None, Purpose::Tap, guess)
         .map_err(|e| format!("cannot place {target}: {e}"))?;
     let a = anchor.bbox_logical;
     let (ax, ay) = a.center();
@@ -441,6 +465,8 @@ mod tests {
         ]);
         let e = resolve(&o, &Target::named("textfield"), Purpose::Type).unwrap();
         assert_eq!(e.role, Role::Textfield);
+        // While a target may still appear, a role word is only a name.
+        assert!(resolve_waiting(&o, &Target::named("textfield"), Purpose::Type).is_err());
         let e = resolve(&o, &Target::named("button 'Search'"), Purpose::Tap).unwrap();
         assert_eq!(e.role, Role::Button);
         // Two of the role: still an error.

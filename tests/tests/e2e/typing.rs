@@ -66,7 +66,7 @@ async fn typing_a_time_and_a_date_as_people_write_them_fills_the_segmented_field
     let spec = json!({
         "platform": "web",
         "start_url": site.page_url("dates.html", "dates"),
-        "instruction": "type \"11:10 AM\" into \"Time\"\ntype \"02/04/2012\" into \"Date\"\nassert screen contains \"time=11:10 date=2012-02-04\"",
+        "instruction": "type \"11:10 AM\" into \"Time\"\ntype \"02/04/2012\" into \"Date\"\nassert screen contains \"time=11:10 date=2012-02-04\"\ntype \"1:05 PM\" into \"Time\"\ntype \"2012-3-1\" into \"Date\"\nassert screen contains \"time=13:05 date=2012-03-01\"",
         "selector": {"labels": {"browser": "chromium", "team": "qa"}},
         "timeout_s": 120,
     });

@@ -55,10 +55,12 @@ fn as_assert(line: &str) -> String {
 /// `button "OK"` (measured: Qwen2.5-Coder-1.5B planned `tab "Section #11"` for "expand the
 /// section"; the line failed as the step language and the model re-tapped it ten times).
 const ROLE_WORDS: &[&str] = &[
-    "tab", "button", "link", "checkbox", "radio", "option", "menuitem", "treeitem",
+    "tab", "button", "link", "checkbox", "radio", "switch", "option", "menuitem", "treeitem",
 ];
 
-/// `<role word> "X"` and nothing else → `tap "X"`; any other line is returned as is.
+/// `<role word> "X"` and nothing else → `tap "X"` (`check "X"` for a checkbox, radio or
+/// switch: setting it is safe to repeat, a tap would undo it); any other line is returned
+/// as is.
 fn as_tap(line: &str) -> String {
     let Some((head, rest)) = line.split_once(char::is_whitespace) else {
         return line.to_string();
@@ -68,10 +70,16 @@ fn as_tap(line: &str) -> String {
         && rest.starts_with('"')
         && rest.ends_with('"')
         && rest[1..rest.len() - 1].find('"').is_none();
-    if one_quoted && ROLE_WORDS.iter().any(|w| head.eq_ignore_ascii_case(w)) {
-        format!("tap {rest}")
+    if !one_quoted || !ROLE_WORDS.iter().any(|w| head.eq_ignore_ascii_case(w)) {
+        return line.to_string();
+    }
+    if ["checkbox", "radio", "switch"]
+        .iter()
+        .any(|w| head.eq_ignore_ascii_case(w))
+    {
+        format!("check {rest}")
     } else {
-        line.to_string()
+        format!("tap {rest}")
     }
 }
 
@@ -232,6 +240,10 @@ mod tests {
                 "{role_word}"
             );
         }
+        assert!(matches!(
+            as_script_line("checkbox \"Remember me\""),
+            Some(Action::SetChecked { checked: true, .. })
+        ));
         assert_eq!(as_tap("tab \"a\" and \"b\""), "tab \"a\" and \"b\"");
         assert!(as_script_line("press Tab").is_some_and(|a| matches!(a, Action::Key { .. })));
         assert!(matches!(

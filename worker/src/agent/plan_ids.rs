@@ -173,14 +173,19 @@ fn step_with_targets(step: &str, obs: &Observation) -> (String, bool) {
 /// how many steps changed.
 pub fn name_elements(plan: Vec<String>, obs: &Observation) -> (Vec<String>, usize) {
     let mut changed = 0;
+    // Only steps still on the plan's screen: before the first step that may change it.
+    let mut same_screen = true;
     let plan = plan
         .into_iter()
         .map(|s| {
             let (s, c) = step_with_targets(&s, obs);
-            let (s, f) = match into_the_one_field(&s, obs) {
-                Some(line) => (line, true),
-                None => (s, false),
-            };
+            let one_field = same_screen.then(|| into_the_one_field(&s, obs)).flatten();
+            let f = one_field.is_some();
+            let s = one_field.unwrap_or(s);
+            same_screen &= matches!(
+                super::plan_fix::as_script_line(&s),
+                Some(Action::Type { .. })
+            );
             changed += usize::from(c || f);
             s
         })
@@ -191,7 +196,8 @@ pub fn name_elements(plan: Vec<String>, obs: &Observation) -> (Vec<String>, usiz
 /// A typing step into a name nothing on the plan's screen carries (measured: Qwen2.5-Coder-
 /// 1.5B planned `type '02/04/2012' into "m/dd/y"` for a bare date field), on a screen with
 /// exactly one text field: the same typing into that field, as a step-language line.
-/// Decided on the plan's own observation, so a field that appears later is not guessed at.
+/// Decided on the plan's own observation, and only for steps before the first one that may
+/// change the screen (anything but a typing), so a field that appears later is not guessed at.
 fn into_the_one_field(step: &str, obs: &Observation) -> Option<String> {
     let Some(Action::Type {
         text,
@@ -333,6 +339,12 @@ mod tests {
         );
         // A name the screen carries is left to the step (it fails there if it is no field).
         assert_eq!(plan[1], "type 'x' into \"Submit\"");
+        // After a tap the screen may have changed: a later field is not guessed at.
+        let later = vec![
+            "tap \"Submit\"".to_string(),
+            "type ${secret.PW} into \"Password\"".to_string(),
+        ];
+        assert_eq!(name_elements(later.clone(), &obs), (later, 0));
     }
 
     #[test]

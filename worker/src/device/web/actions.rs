@@ -267,44 +267,63 @@ async fn input_type(dev: &WebDevice, backend_node_id: i64) -> Option<String> {
         .map(str::to_ascii_lowercase)
 }
 
-/// The keys a segmented date/time field (`<input type=date|time|datetime-local|month|week>`)
-/// takes for `text`: Chromium fills its segments from digits and moves on by itself, and
-/// drops the whole entry at a separator it does not expect (measured on Chromium 156:
-/// `11:10 AM` typed into a time field leaves it empty, `1110A` gives `11:10`). Digits are
-/// kept in order, plus the first letter of an `AM`/`PM`; `None` for other input types.
-fn segmented_keys(input_type: &str, text: &str) -> Option<String> {
-    if !matches!(
-        input_type,
-        "date" | "time" | "datetime-local" | "month" | "week"
-    ) {
-        return None;
+/// Sets a date/time field's value in its HTML form and fires `input` and `change` (see
+/// [`super::date_value`]); fails when the browser does not take it.
+async fn set_field_value(
+    dev: &WebDevice,
+    backend_node_id: i64,
+    value: &str,
+) -> Result<(), ActError> {
+    let obj = dev
+        .call("DOM.resolveNode", json!({"backendNodeId": backend_node_id}))
+        .await
+        .map_err(|e| ActError::not_delivered(e.to_string()))?;
+    let object_id = obj["object"]["objectId"]
+        .as_str()
+        .ok_or_else(|| ActError::not_delivered("the field has no JS object"))?;
+    let r = dev
+        .call(
+            "Runtime.callFunctionOn",
+            json!({"objectId": object_id, "returnByValue": true, "arguments": [{"value": value}],
+                   "functionDeclaration": SET_VALUE_JS}),
+        )
+        .await
+        .map_err(|e| ActError::uncertain(e.to_string()))?;
+    let took = r["result"]["value"].as_str().unwrap_or_default();
+    if took != value {
+        return Err(ActError::uncertain(format!(
+            "the field did not take the value {value:?} (it holds {took:?})"
+        )));
     }
-    let mut out: String = text.chars().filter(char::is_ascii_digit).collect();
-    let upper = text.to_ascii_uppercase();
-    if let Some(i) = upper.find("AM").or_else(|| upper.find("PM")) {
-        out.push_str(&upper[i..i + 1]);
-    }
-    Some(out)
+    settle(dev).await;
+    Ok(())
 }
 
+const SET_VALUE_JS: &str = "function (v) { this.value = v; \
+    this.dispatchEvent(new Event('input', {bubbles: true})); \
+    this.dispatchEvent(new Event('change', {bubbles: true})); return this.value; }";
+
 /// Focuses the element, then types: printable ASCII as real key events (keydown, keypress,
-/// input, keyup), everything else with `Input.insertText` (fires `input` only). Into a
-/// segmented date/time field it types the digits (see [`segmented_keys`]).
+/// input, keyup), everything else with `Input.insertText` (fires `input` only). A date or
+/// time written as people write it, into a date/time field, is set as the field's value
+/// instead (see [`super::date_value`]).
 pub(super) async fn type_text(dev: &WebDevice, el: &Element, text: &str) -> Result<(), ActError> {
-    let (focused, segmented) = match el.node_ref {
+    let focused = match el.node_ref {
         NodeRef::Cdp { backend_node_id } => {
             let focused = dev
                 .call("DOM.focus", json!({"backendNodeId": backend_node_id}))
                 .await
                 .is_ok();
-            let segmented = input_type(dev, backend_node_id)
+            let value = input_type(dev, backend_node_id)
                 .await
-                .and_then(|t| segmented_keys(&t, text));
-            (focused, segmented)
+                .and_then(|t| super::date_value::field_value(&t, text));
+            if let Some(v) = value {
+                return set_field_value(dev, backend_node_id, &v).await;
+            }
+            focused
         }
-        NodeRef::None => (false, None),
+        NodeRef::None => false,
     };
-    let text = segmented.as_deref().unwrap_or(text);
     if !focused {
         tap(dev, el).await?;
     }
@@ -414,20 +433,4 @@ pub(super) async fn key(dev: &WebDevice, key: Key) -> Result<(), ActError> {
     .map_err(|e| ActError::uncertain(e.to_string()))?;
     settle(dev).await;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::segmented_keys;
-
-    #[test]
-    fn date_and_time_fields_take_digits() {
-        assert_eq!(segmented_keys("time", "11:10 AM").as_deref(), Some("1110A"));
-        assert_eq!(segmented_keys("time", "8:05 pm").as_deref(), Some("805P"));
-        assert_eq!(
-            segmented_keys("date", "02/04/2012").as_deref(),
-            Some("02042012")
-        );
-        assert_eq!(segmented_keys("text", "11:10 AM"), None);
-    }
 }

@@ -15,6 +15,7 @@
 mod actions;
 pub mod browser;
 pub mod cdp;
+mod date_value;
 pub mod guard;
 pub mod policy;
 mod screen;
