@@ -118,7 +118,11 @@ fn named<'a>(
     // (a role and a name in one quoted string) — measured: Qwen2.5-Coder-1.5B planned
     // `type 'Kasie' into "textfield"` for the page's one unnamed field.
     if role.is_none() {
-        if let Some(r) = Role::parse(&want).filter(|r| guess && r.is_actionable()) {
+        // Role names that are no English word (`textfield`, `combobox`, `menuitem`: the
+        // listing's own tokens, never a label) are read at once; `button`, `switch`, `tab`…
+        // could be a label still to come, so only once the wait ran out.
+        let coined = |r: &Role| matches!(r, Role::Textfield | Role::Combobox | Role::Menuitem);
+        if let Some(r) = Role::parse(&want).filter(|r| r.is_actionable() && (guess || coined(r))) {
             let of_role: Vec<&Element> = obs.elements.iter().filter(|e| e.role == r).collect();
             if of_role.len() == 1 {
                 return Ok(of_role[0]);
@@ -229,9 +233,10 @@ pub fn resolve<'a>(
     resolve_with(obs, target, purpose, true)
 }
 
-/// [`resolve`] without the bare-role reading, for polls while a target may still appear:
-/// `tap "Switch"` waits for an element named "Switch" rather than taking the page's one
-/// switch at once (the waiting caller tries [`resolve`] when its wait runs out).
+/// [`resolve`] without the bare-role reading of English role words, for polls while a
+/// target may still appear: `tap "Switch"` waits for an element named "Switch" rather than
+/// taking the page's one switch at once (the waiting caller tries [`resolve`] when its wait
+/// runs out); `"textfield"`, `"combobox"`, `"menuitem"` are read at once.
 pub fn resolve_waiting<'a>(
     obs: &'a Observation,
     target: &Target,
@@ -465,8 +470,11 @@ mod tests {
         ]);
         let e = resolve(&o, &Target::named("textfield"), Purpose::Type).unwrap();
         assert_eq!(e.role, Role::Textfield);
-        // While a target may still appear, a role word is only a name.
-        assert!(resolve_waiting(&o, &Target::named("textfield"), Purpose::Type).is_err());
+        // While a target may still appear, an English role word is only a name; the
+        // listing's own tokens are not words anyone labels a control with.
+        assert!(resolve_waiting(&o, &Target::named("textfield"), Purpose::Type).is_ok());
+        assert!(resolve_waiting(&o, &Target::named("button"), Purpose::Tap).is_err());
+        assert!(resolve(&o, &Target::named("button"), Purpose::Tap).is_ok());
         let e = resolve(&o, &Target::named("button 'Search'"), Purpose::Tap).unwrap();
         assert_eq!(e.role, Role::Button);
         // Two of the role: still an error.
