@@ -49,12 +49,25 @@ fn list(els: &[&Element]) -> String {
     s.join(", ")
 }
 
+/// Whether `e` takes typed text: a text field, or anything the platform says is editable.
+pub fn takes_text(e: &Element) -> bool {
+    e.role == Role::Textfield || e.editable.is_yes()
+}
+
+/// The only candidate, else the one that suits `purpose` (see [`single_preferred`]).
+fn the_one<'a>(cands: &[&'a Element], purpose: Purpose) -> Option<&'a Element> {
+    match cands {
+        [one] => Some(one),
+        _ => single_preferred(cands, purpose),
+    }
+}
+
 /// The one candidate that suits `purpose` (a control for a tap, a field for typing), if
 /// exactly one does.
 fn single_preferred<'a>(cands: &[&'a Element], purpose: Purpose) -> Option<&'a Element> {
     let mut it = cands.iter().copied().filter(|e| match purpose {
         Purpose::Tap => e.role.is_actionable(),
-        Purpose::Type => e.role == Role::Textfield || e.editable.is_yes(),
+        Purpose::Type => takes_text(e),
     });
     match (it.next(), it.next()) {
         (Some(e), None) => Some(e),
@@ -101,10 +114,7 @@ fn named<'a>(
         .iter()
         .filter(|e| role_ok(e, role) && e.labels().any(|l| contains_phrase(&norm(l), &want)))
         .collect();
-    if contains.len() == 1 {
-        return Ok(contains[0]);
-    }
-    if let Some(e) = single_preferred(&contains, purpose) {
+    if let Some(e) = the_one(&contains, purpose) {
         return Ok(e);
     }
     if contains.len() > 1 {
@@ -146,10 +156,7 @@ fn named<'a>(
             .iter()
             .filter(|e| role_ok(e, role) && e.labels().any(|l| norm(l).starts_with(head)))
             .collect();
-        if starts.len() == 1 {
-            return Ok(starts[0]);
-        }
-        if let Some(e) = single_preferred(&starts, purpose) {
+        if let Some(e) = the_one(&starts, purpose) {
             return Ok(e);
         }
     }

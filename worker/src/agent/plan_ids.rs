@@ -18,7 +18,7 @@
 use argus_perception::{Element, Observation};
 use argus_protocol::{Action, Aim, Relation, Target};
 
-use crate::resolve::{resolve, Purpose};
+use crate::resolve::{resolve, takes_text, Purpose};
 
 /// Steps whose quoted text is a text to look for, not an element.
 const CHECK_LEADS: &[&str] = &[
@@ -73,7 +73,7 @@ fn element_of<'a>(token: &str, obs: &'a Observation) -> Option<&'a Element> {
 
 /// A step-language target for `e` that resolves to it on `obs`.
 fn target_for(e: &Element, obs: &Observation) -> Option<Target> {
-    let purpose = if e.role == argus_perception::Role::Textfield || e.editable.is_yes() {
+    let purpose = if takes_text(e) {
         Purpose::Type
     } else {
         Purpose::Tap
@@ -209,10 +209,7 @@ fn into_the_one_field(step: &str, obs: &Observation) -> Option<String> {
     if resolve(obs, &t, Purpose::Type).is_ok() {
         return None;
     }
-    let mut fields = obs
-        .elements
-        .iter()
-        .filter(|e| e.role == argus_perception::Role::Textfield || e.editable.is_yes());
+    let mut fields = obs.elements.iter().filter(|e| takes_text(e));
     let (Some(field), None) = (fields.next(), fields.next()) else {
         return None;
     };
