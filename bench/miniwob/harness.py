@@ -430,7 +430,8 @@ def settings_of(args):
 
 def retable(out):
     """Re-prints a run's table from its files (argus rows recomputed from the saved run JSON,
-    with the rewards the beacon recorded then); a run cut short is read from rows.jsonl."""
+    with the rewards the beacon recorded then; as recorded where that JSON is not there); a
+    run cut short is read from rows.jsonl."""
     path = os.path.join(out, "results.json")
     if not os.path.exists(os.path.join(out, "rows.jsonl")):
         with open(path) as f:
@@ -445,7 +446,13 @@ def retable(out):
     for r in res["rows"]:
         if r["agent"] == "argus":
             ep = next(e for e in res["episodes"] if e["id"] == r["episode"])
-            with open(os.path.join(out, f"argus-run-{ep['id']}.json")) as f:
+            run_path = os.path.join(out, f"argus-run-{ep['id']}.json")
+            if not os.path.exists(run_path):
+                # A row carried over from another machine (--resume of a committed rows.jsonl):
+                # its run JSON stayed there; the row is shown as recorded.
+                rows.append(r)
+                continue
+            with open(run_path) as f:
                 run = json.load(f)
             rw = Rewards()
             if r["raw_reward"] is not None:

@@ -4,8 +4,8 @@
 //! [L:<id>] [R:<id>] [U:<id>] [D:<id>]`
 //!
 //! - The role is left out for `text` (a bare quoted string is text).
-//! - Names, values and hints are whitespace-collapsed and cut to [`MAX_LABEL_CHARS`] chars
-//!   (`…` marks a cut); a password's value is `***`.
+//! - Names and hints are whitespace-collapsed and cut to [`MAX_LABEL_CHARS`] chars, values
+//!   to [`MAX_VALUE_CHARS`] (`…` marks a cut); a password's value is `***`.
 //! - States, only when the platform said so: `on`/`off` (checkbox, switch, radio),
 //!   `selected`, `focused`, `disabled`, `covered`; pixel elements get `ocr` / `cv`.
 //! - Neighbours: `L`/`R`/`U`/`D` ids; `L` is left out when it is the previous id and `R` when
@@ -18,10 +18,18 @@ use crate::tree::Tri;
 /// Longest name / value / hint printed, in chars.
 pub const MAX_LABEL_CHARS: usize = 40;
 
+/// Longest value printed, in chars: what a field holds is often what the job works on (text
+/// to copy, a total to check), so more of it is shown than of a label.
+pub const MAX_VALUE_CHARS: usize = 160;
+
 fn quoted(s: &str) -> String {
+    quoted_to(s, MAX_LABEL_CHARS)
+}
+
+fn quoted_to(s: &str, max: usize) -> String {
     let s = collapse_ws(s);
-    let mut out: String = s.chars().take(MAX_LABEL_CHARS).collect();
-    if s.chars().count() > MAX_LABEL_CHARS {
+    let mut out: String = s.chars().take(max).collect();
+    if s.chars().count() > max {
         out.push('…');
     }
     format!("{out:?}")
@@ -44,7 +52,7 @@ pub fn line(e: &Element, k: usize) -> String {
         if e.password.is_yes() {
             parts.push("=\"***\"".to_string());
         } else {
-            parts.push(format!("={}", quoted(v)));
+            parts.push(format!("={}", quoted_to(v, MAX_VALUE_CHARS)));
         }
     }
     if let Some(p) = e.placeholder.as_deref().filter(|p| !p.trim().is_empty()) {
@@ -93,5 +101,41 @@ impl Observation {
             .map(|(i, e)| line(e, i + 1))
             .collect::<Vec<_>>()
             .join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{build, Node, Rect, Role, Screen, Tree};
+
+    #[test]
+    fn values_are_cut_later_than_names() {
+        let long: String = "lorem ipsum ".repeat(10);
+        let mut tree = Tree::default();
+        let mut root = Node::new(Role::Other, "", "");
+        root.bounds = Some(Rect::new(0.0, 0.0, 400.0, 400.0));
+        root.children = vec![1];
+        tree.nodes.push(root);
+        let mut field = Node::new(Role::Textfield, "textbox", &long);
+        field.value = Some(long.clone());
+        field.bounds = Some(Rect::new(10.0, 10.0, 300.0, 30.0));
+        field.parent = Some(0);
+        tree.nodes.push(field);
+        let screen = Screen {
+            width: 400.0,
+            height: 400.0,
+            dpr: 1.0,
+        };
+        let text = build(&tree, screen, 1).compact();
+        let shown = |s: &str| s.chars().filter(|c| *c != '…').count();
+        let (name, value) = text
+            .split_once("=")
+            .expect("a name, then the value after `=`");
+        // The name: 40 chars and the cut mark; the value: all of its 119 chars.
+        assert!(
+            name.contains('…') && shown(name.split('"').nth(1).unwrap_or("")) == 40,
+            "{text}"
+        );
+        assert_eq!(value.trim_matches('"'), long.trim(), "{text}");
     }
 }

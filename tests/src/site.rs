@@ -158,11 +158,14 @@ window.addEventListener('scroll', function () { if (window.scrollY > 100) { st.s
 const DATES_HTML: &str = r#"<!doctype html><html><head><title>Dates</title></head><body>
 <p><label>Time <input type="time" id="t"></label></p>
 <p><label>Date <input type="date" id="d"></label></p>
-<p id="out">time= date=</p>
+<p><label>Country <select id="c"><option value="">Choose one</option><option value="no">Norway</option>
+<option value="nf">Norfolk Island</option><option value="kp">North Korea</option></select></label></p>
+<p id="out">time= date= country=</p>
 <script>
 const show = () => { document.getElementById('out').textContent =
-  'time=' + document.getElementById('t').value + ' date=' + document.getElementById('d').value; };
-for (const id of ['t', 'd']) { const el = document.getElementById(id);
+  'time=' + document.getElementById('t').value + ' date=' + document.getElementById('d').value +
+  ' country=' + document.getElementById('c').value; };
+for (const id of ['t', 'd', 'c']) { const el = document.getElementById(id);
   el.addEventListener('input', show); el.addEventListener('change', show); }
 </script></body></html>"#;
 

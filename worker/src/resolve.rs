@@ -49,9 +49,11 @@ fn list(els: &[&Element]) -> String {
     s.join(", ")
 }
 
-/// Whether `e` takes typed text: a text field, or anything the platform says is editable.
+/// Whether `e` takes typed text: a text field, a combobox (an editable list, or a closed
+/// `<select>` whose option the web worker chooses by the typed text), or anything the
+/// platform says is editable.
 pub fn takes_text(e: &Element) -> bool {
-    e.role == Role::Textfield || e.editable.is_yes()
+    matches!(e.role, Role::Textfield | Role::Combobox) || e.editable.is_yes()
 }
 
 /// The only candidate, else the one that suits `purpose` (see [`single_preferred`]).

@@ -527,3 +527,37 @@ async fn a_toggle_is_not_tapped_twice_in_one_step() {
         .any(|e| e.contains("already toggled in this step"));
     assert!(refused);
 }
+
+#[tokio::test]
+async fn unusable_model_answers_escalate_to_a_replan_instead_of_erroring_the_run() {
+    // Three answers that never parse (the client's tries) are the model's failure at this
+    // step: the step is re-planned, and the re-planned step goes through.
+    let prose = || Reply::Content("Sure! I will press the save button now.".into());
+    let stub = ChatStub::start(vec![
+        plan(&["save"]),
+        prose(),
+        prose(),
+        prose(),
+        plan(&["tap the Save button"]),
+        tap_save(),
+        Reply::Call("finish", json!({})),
+    ])
+    .await;
+    let mut dev = device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(taps(&dev), 1);
+    let unusable = actions(&d)
+        .find(|a| !a.ok && a.kind == "model")
+        .expect("the unusable answers are recorded as an action");
+    assert!(
+        unusable
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("no usable answer after 3 tries")),
+        "{:?}",
+        unusable.error
+    );
+    let replan = argus_tests::chat_stub::last_user_text(&stub.requests_except_checks()[4]);
+    assert!(replan.contains("no usable answer"), "{replan}");
+}

@@ -74,3 +74,42 @@ async fn typing_a_time_and_a_date_as_people_write_them_fills_the_segmented_field
     let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
     assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn typing_into_a_closed_select_chooses_the_option_it_names() {
+    // A closed native <select> takes keys only as type-ahead, and its options are not on the
+    // screen to tap; the page prints the value the list really took (its `change` event).
+    let site = Site::todomvc().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
+    let spec = json!({
+        "platform": "web",
+        "start_url": site.page_url("dates.html", "dates"),
+        "instruction": "type \"Norfolk Island\" into \"Country\"\nassert screen contains \"country=nf\"\ntype \"north korea\" into \"Country\"\nassert screen contains \"country=kp\"\ntype \"Peru\" into \"Country\"",
+        "selector": {"labels": {"browser": "chromium", "team": "qa"}},
+        "timeout_s": 120,
+    });
+    let run_id = farm.submit(&spec).await;
+    let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+    // The last line names no option: the run fails there, saying which options there are.
+    assert_eq!(d.status.as_str(), "failed", "{:?}", d.error);
+    let err = d.error.unwrap_or_default();
+    assert!(
+        err.contains("no option \"Peru\"") && err.contains("\"Norfolk Island\""),
+        "{err}"
+    );
+    // Opening the page and the four lines before passed; the last one failed.
+    let oks: Vec<Option<bool>> = d.steps.iter().map(|s| s.ok).collect();
+    assert_eq!(
+        oks,
+        [
+            Some(true),
+            Some(true),
+            Some(true),
+            Some(true),
+            Some(true),
+            Some(false)
+        ],
+        "{:?}",
+        d.steps.iter().map(|s| &s.text).collect::<Vec<_>>()
+    );
+}

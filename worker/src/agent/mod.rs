@@ -23,6 +23,7 @@
 pub(crate) mod learn;
 pub mod mask;
 pub mod model;
+pub mod plan_cover;
 pub mod plan_fix;
 pub mod plan_ids;
 pub mod popups;

@@ -23,7 +23,7 @@ use base64::Engine;
 use chrono::Utc;
 use serde_json::{json, Value};
 
-use super::model::{with_tools_text, ToolSet, CHECK_MAX_TOKENS, PLAN_MAX_TOKENS};
+use super::model::{with_tools_text, ModelError, ToolSet, CHECK_MAX_TOKENS, PLAN_MAX_TOKENS};
 use super::popups::{decide, Decision};
 use super::reflect::classify;
 use super::replay::Replayed;
@@ -277,16 +277,20 @@ impl Exec<'_> {
             self.end_step(step, Some("cancelled".into()), start).await;
             return Err(StepFail::Cancelled);
         };
-        let (ok, err, plan, added, named) = match res {
+        let (ok, err, plan, added, named, closing) = match res {
             Ok(p) => {
-                let (p, named) = match &obs {
-                    Ok(o) => super::plan_ids::name_elements(p, o),
-                    Err(_) => (p, 0),
+                let (p, named, closing) = match &obs {
+                    Ok(o) => {
+                        let (p, named) = super::plan_ids::name_elements(p, o);
+                        let (p, closing) = super::plan_cover::with_closing_tap(task, p, o);
+                        (p, named, closing)
+                    }
+                    Err(_) => (p, 0, false),
                 };
                 let (p, added) = super::plan_fix::repair(p);
-                (true, None, p, added, named)
+                (true, None, p, added, named, closing)
             }
-            Err(e) => (false, Some(e.to_string()), Vec::new(), 0, 0),
+            Err(e) => (false, Some(e.to_string()), Vec::new(), 0, 0, false),
         };
         let mut detail = if ok {
             format!("{} steps", plan.len())
@@ -302,6 +306,11 @@ impl Exec<'_> {
             detail.push_str(&format!(
                 " ({named} naming elements by id, neighbour marker or a name the screen lacks: rewritten as targets)"
             ));
+        }
+        if closing {
+            detail.push_str(
+                " (the job's closing button tap, which the plan dropped, appended as the last step)",
+            );
         }
         let mut rec = ActionRecord::new(
             step,
@@ -488,7 +497,32 @@ impl Exec<'_> {
             let png = png.map(|p| self.marked(p, &obs, &mut t));
             let messages = self.prompt(task, plan, i, &history, &obs, png.as_deref());
             let mut usage = ModelUsage::default();
-            let (call, raw_text, refusals) = self.ask(messages, &obs, &mut usage).await?;
+            let (call, raw_text, refusals) = match self.ask(messages, &obs, &mut usage).await? {
+                Asked::Call(call, raw_text, refusals) => (call, raw_text, refusals),
+                Asked::Unusable(why) => {
+                    let why = format!("no action sent: {why}");
+                    let mut rec = ActionRecord::new(
+                        step,
+                        action,
+                        "model",
+                        why.clone(),
+                        false,
+                        Some(why.clone()),
+                        Disposition::NotDelivered,
+                        started_at,
+                    );
+                    rec.before_key = before_key;
+                    rec.timings = t;
+                    rec.observation = Some(obs.serial);
+                    rec.perception = crate::perceive::note(&obs);
+                    rec.screen_px = Some(screen_of(&obs));
+                    rec.usage = Some(usage);
+                    rec.source = Some(ActionSource::Model);
+                    self.emit_action(rec).await?;
+                    failures.push(format!("step {:?}: {why}", plan[i]));
+                    return Ok(StepEnd::Escalate(failures));
+                }
+            };
             let signature = signature(&call, &obs);
             // Tries from an earlier step count only while the screen is in the state they
             // left it in: another step's progress may be what the action was waiting for.
@@ -853,7 +887,8 @@ impl Exec<'_> {
     }
 
     /// Asks for exactly one tool call about `obs` and checks it into an [`Action`]; returns
-    /// it, the raw call as JSON text, and the refusals that made the client re-ask. In `llm`
+    /// it, the raw call as JSON text, and the refusals that made the client re-ask — or,
+    /// when no answer parsed after the client's format retries, [`Asked::Unusable`]. In `llm`
     /// mode the union schema (a decoding constraint, not part of the prompt) is pinned to
     /// `obs` (see [`pin_to_observation`]); the `tools` are not, since a chat template renders
     /// them into the prompt's prefix, which must stay the same for prefix caching.
@@ -862,7 +897,7 @@ impl Exec<'_> {
         messages: Vec<Value>,
         obs: &Observation,
         usage: &mut ModelUsage,
-    ) -> Result<(Action, String, Vec<String>), StepFail> {
+    ) -> Result<Asked, StepFail> {
         let mode = self.mode();
         let mut tool_set = ToolSet {
             tools: tools(mode),
@@ -887,17 +922,45 @@ impl Exec<'_> {
             r = c.one_tool_call(
                 messages,
                 &tool_set,
-                |c| parse_call(mode, &c.name, &c.arguments),
+                |c| parse_call(mode, &c.name, &with_observation(&c.arguments, obs.serial)),
                 usage,
             ) => r,
             _ = cancelled(&cancel) => return Err(StepFail::Cancelled),
         };
-        let (call, raw, refusals) = asked.map_err(|e| StepFail::Infra(e.to_string()))?;
+        let (call, raw, refusals) = match asked {
+            Ok(a) => a,
+            // Answers that never parsed are the model's failure at this step, not Argus's:
+            // the step escalates to a re-plan (a small model that cannot phrase one call
+            // for a step often can for a re-planned one).
+            Err(e @ ModelError::Format { .. }) => return Ok(Asked::Unusable(e.to_string())),
+            Err(e) => return Err(StepFail::Infra(e.to_string())),
+        };
         let raw_text =
             serde_json::to_string(&json!({"name": raw.name, "arguments": raw.arguments}))
                 .unwrap_or_default();
-        Ok((call, raw_text, refusals))
+        Ok(Asked::Call(call, raw_text, refusals))
     }
+}
+
+/// `arguments` with `observation` set to `serial` where the call left it out. The call
+/// answers a request about observation `serial` (the union schema pins it to that number
+/// alone), so a missing one can only mean that one. Measured: Qwen2.5-Coder-1.5B sent
+/// `swipe` with an `element` and no `observation` (optional in that tool's schema) three
+/// times in a row, and the run errored.
+fn with_observation(arguments: &Value, serial: u64) -> Value {
+    let mut a = arguments.clone();
+    if let Some(o) = a.as_object_mut() {
+        o.entry("observation").or_insert(json!(serial));
+    }
+    a
+}
+
+/// What [`Exec::ask`] got from the model.
+enum Asked {
+    /// A checked call, its raw JSON text and the refusals that made the client re-ask.
+    Call(Action, String, Vec<String>),
+    /// No answer parsed after the client's format retries (the client's error message).
+    Unusable(String),
 }
 
 /// Narrows one tool's parameters schema to the observation the call is about: `element` to

@@ -247,7 +247,9 @@ fn vk_of(c: char) -> u32 {
 }
 
 /// The `type` attribute of the `<input>` behind `backend_node_id` (lower case), if any.
-async fn input_type(dev: &WebDevice, backend_node_id: i64) -> Option<String> {
+/// The element's node name (lowercase: `input`, `select`, …) and, for an `<input>`, its
+/// `type` attribute (lowercase; `None` when absent).
+async fn control_kind(dev: &WebDevice, backend_node_id: i64) -> Option<(String, Option<String>)> {
     let v = dev
         .call(
             "DOM.describeNode",
@@ -256,15 +258,27 @@ async fn input_type(dev: &WebDevice, backend_node_id: i64) -> Option<String> {
         .await
         .ok()?;
     let node = &v["node"];
-    if !node["nodeName"].as_str()?.eq_ignore_ascii_case("input") {
-        return None;
-    }
-    let attrs = node["attributes"].as_array()?;
-    attrs
-        .chunks(2)
-        .find(|kv| kv[0].as_str() == Some("type"))
-        .and_then(|kv| kv.get(1)?.as_str())
-        .map(str::to_ascii_lowercase)
+    let name = node["nodeName"].as_str()?.to_ascii_lowercase();
+    let ty = node["attributes"].as_array().and_then(|attrs| {
+        attrs
+            .chunks(2)
+            .find(|kv| kv[0].as_str() == Some("type"))
+            .and_then(|kv| kv.get(1)?.as_str())
+            .map(str::to_ascii_lowercase)
+    });
+    Some((name, ty))
+}
+
+/// The JS object id of a DOM node, for `Runtime.callFunctionOn`.
+pub(super) async fn object_id(dev: &WebDevice, backend_node_id: i64) -> Result<String, ActError> {
+    let obj = dev
+        .call("DOM.resolveNode", json!({"backendNodeId": backend_node_id}))
+        .await
+        .map_err(|e| ActError::not_delivered(e.to_string()))?;
+    obj["object"]["objectId"]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| ActError::not_delivered("the element has no JS object"))
 }
 
 /// Sets a date/time field's value in its HTML form and fires `input` and `change` (see
@@ -274,13 +288,7 @@ async fn set_field_value(
     backend_node_id: i64,
     value: &str,
 ) -> Result<(), ActError> {
-    let obj = dev
-        .call("DOM.resolveNode", json!({"backendNodeId": backend_node_id}))
-        .await
-        .map_err(|e| ActError::not_delivered(e.to_string()))?;
-    let object_id = obj["object"]["objectId"]
-        .as_str()
-        .ok_or_else(|| ActError::not_delivered("the field has no JS object"))?;
+    let object_id = object_id(dev, backend_node_id).await?;
     let r = dev
         .call(
             "Runtime.callFunctionOn",
@@ -306,7 +314,8 @@ const SET_VALUE_JS: &str = "function (v) { this.value = v; \
 /// Focuses the element, then types: printable ASCII as real key events (keydown, keypress,
 /// input, keyup), everything else with `Input.insertText` (fires `input` only). A date or
 /// time written as people write it, into a date/time field, is set as the field's value
-/// instead (see [`super::date_value`]).
+/// instead (see [`super::date_value`]); text typed into a `<select>` chooses the option it
+/// names (see [`super::select_option`]).
 pub(super) async fn type_text(dev: &WebDevice, el: &Element, text: &str) -> Result<(), ActError> {
     let focused = match el.node_ref {
         NodeRef::Cdp { backend_node_id } => {
@@ -314,11 +323,16 @@ pub(super) async fn type_text(dev: &WebDevice, el: &Element, text: &str) -> Resu
                 .call("DOM.focus", json!({"backendNodeId": backend_node_id}))
                 .await
                 .is_ok();
-            let value = input_type(dev, backend_node_id)
-                .await
-                .and_then(|t| super::date_value::field_value(&t, text));
-            if let Some(v) = value {
-                return set_field_value(dev, backend_node_id, &v).await;
+            match control_kind(dev, backend_node_id).await {
+                Some((name, _)) if name == "select" => {
+                    return super::select_option::choose(dev, backend_node_id, text).await;
+                }
+                Some((name, Some(ty))) if name == "input" => {
+                    if let Some(v) = super::date_value::field_value(&ty, text) {
+                        return set_field_value(dev, backend_node_id, &v).await;
+                    }
+                }
+                _ => {}
             }
             focused
         }

@@ -19,6 +19,7 @@ mod date_value;
 pub mod guard;
 pub mod policy;
 mod screen;
+mod select_option;
 mod tree;
 
 use std::sync::Arc;

@@ -1,0 +1,185 @@
+//! A job that ends by pressing a named button the plan never names gets that tap back.
+//!
+//! Measured with Qwen2.5-Coder-1.5B on MiniWoB++ (`Enter "…" into the text field and press
+//! Submit.`): a one-step plan `type "…" into "textfield"` — the field was filled and never
+//! submitted, and the run ended `succeeded` with nothing done.
+//!
+//! Rule: the job's last clause is `<verb> [on] [the] <name> [button]` (verb: press, click,
+//! hit, tap, push; the name may be quoted); the plan's screen has exactly one button or
+//! link with that name (case and white space ignored); no plan step mentions the name and
+//! none presses Enter (a plan that submits with Enter already submits). Then
+//! `tap "<name as the screen writes it>"` is appended. Every other plan is left as it is.
+
+use argus_perception::elements::collapse_ws;
+use argus_perception::{Observation, Role};
+
+/// Verbs of a closing press.
+const VERBS: &[&str] = &["press", "click", "hit", "tap", "push"];
+
+/// Longest button name read from a job, chars.
+const MAX_NAME_CHARS: usize = 40;
+
+/// Most words of a button name read from a job.
+const MAX_NAME_WORDS: usize = 4;
+
+/// `plan` with the job's closing button tap appended when the plan dropped it (see the
+/// module doc), and whether it was.
+pub fn with_closing_tap(
+    job: &str,
+    mut plan: Vec<String>,
+    obs: &Observation,
+) -> (Vec<String>, bool) {
+    let Some(name) = closing_name(job) else {
+        return (plan, false);
+    };
+    let want = collapse_ws(&name).to_lowercase();
+    let mut hits = obs.elements.iter().filter(|e| {
+        matches!(e.role, Role::Button | Role::Link) && collapse_ws(&e.name).to_lowercase() == want
+    });
+    let (Some(button), None) = (hits.next(), hits.next()) else {
+        return (plan, false);
+    };
+    let mentions = plan.iter().any(|s| {
+        let s = s.to_lowercase();
+        s.contains(&want) || s.contains("press enter") || s.contains("press \"enter\"")
+    });
+    if mentions || plan.is_empty() {
+        return (plan, false);
+    }
+    plan.push(format!("tap {:?}", collapse_ws(&button.name)));
+    (plan, true)
+}
+
+/// The button name in the job's last clause `<verb> [on] [the] <name> [button]`.
+fn closing_name(job: &str) -> Option<String> {
+    let job = job.trim().trim_end_matches(['.', '!']);
+    // ASCII lowering keeps byte offsets, so `at` indexes `job` too.
+    let lower = job.to_ascii_lowercase();
+    // The last verb that starts a word.
+    let (at, verb) = VERBS
+        .iter()
+        .filter_map(|v| {
+            lower
+                .match_indices(v)
+                .filter(|(i, _)| *i == 0 || lower[..*i].ends_with(char::is_whitespace))
+                .map(|(i, _)| (i, *v))
+                .last()
+        })
+        .max_by_key(|(i, _)| *i)?;
+    let mut rest = job.get(at + verb.len()..)?;
+    if !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    rest = rest.trim_start();
+    for lead in ["on ", "the "] {
+        if rest.len() >= lead.len() && rest[..lead.len()].eq_ignore_ascii_case(lead) {
+            rest = rest[lead.len()..].trim_start();
+        }
+    }
+    let rest = rest.trim();
+    let rest = match rest.len().checked_sub(" button".len()) {
+        Some(cut) if rest.is_char_boundary(cut) && rest[cut..].eq_ignore_ascii_case(" button") => {
+            rest[..cut].trim_end()
+        }
+        _ => rest,
+    };
+    let name = rest.trim_matches(['"', '\'', '“', '”']).trim();
+    // A label, not the rest of a sentence (nor a verb inside a quoted text: `'tap dance'`).
+    let ok = !name.is_empty()
+        && name.chars().count() <= MAX_NAME_CHARS
+        && name.split_whitespace().count() <= MAX_NAME_WORDS
+        && !name.contains(['"', '\'', '“', '”', ',', ';']);
+    ok.then(|| name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{closing_name, with_closing_tap};
+    use argus_perception::{build, Node, Observation, Rect, Role, Screen, Tree};
+
+    fn obs(items: &[(Role, &str)]) -> Observation {
+        let mut tree = Tree::default();
+        let mut root = Node::new(Role::Other, "", "");
+        root.bounds = Some(Rect::new(0.0, 0.0, 400.0, 400.0));
+        root.children = (1..=items.len()).collect();
+        tree.nodes.push(root);
+        for (k, (role, name)) in items.iter().enumerate() {
+            let mut n = Node::new(*role, role.as_str(), name);
+            n.bounds = Some(Rect::new(10.0, 40.0 * k as f64 + 10.0, 120.0, 24.0));
+            n.parent = Some(0);
+            tree.nodes.push(n);
+        }
+        let screen = Screen {
+            width: 400.0,
+            height: 400.0,
+            dpr: 1.0,
+        };
+        build(&tree, screen, 1)
+    }
+
+    #[test]
+    fn the_closing_button_of_a_job() {
+        let n = |j: &str| closing_name(j);
+        assert_eq!(
+            n("Enter \"abc\" into the text field and press Submit.").as_deref(),
+            Some("Submit")
+        );
+        assert_eq!(
+            n("Select 03/17/2016 as the date and hit submit.").as_deref(),
+            Some("submit")
+        );
+        assert_eq!(
+            n("Fill the form, then click on the \"Save draft\" button").as_deref(),
+            Some("Save draft")
+        );
+        assert_eq!(n("Check the box, then tap 'OK'").as_deref(), Some("OK"));
+        assert_eq!(
+            n("Click the 3rd tab"),
+            Some("3rd tab".into()),
+            "read, then matched to no button"
+        );
+        assert_eq!(n("Type hello"), None);
+        assert_eq!(
+            n("Add the todo 'tap dance' and check it"),
+            None,
+            "a verb inside quotes"
+        );
+    }
+
+    #[test]
+    fn a_dropped_closing_tap_is_appended_once() {
+        let screen = obs(&[(Role::Textfield, ""), (Role::Button, "Submit")]);
+        let job = "Enter \"abc\" into the text field and press Submit.";
+        let (p, added) =
+            with_closing_tap(job, vec!["type 'abc' into \"textfield\"".into()], &screen);
+        assert!(added);
+        assert_eq!(p.last().map(String::as_str), Some("tap \"Submit\""));
+        // Already there (any case), or submitted with Enter: left alone.
+        for plan in [
+            vec![
+                "type 'abc' into \"textfield\"".to_string(),
+                "tap \"submit\"".into(),
+            ],
+            vec![
+                "type 'abc' into \"textfield\"".to_string(),
+                "press Enter".into(),
+            ],
+        ] {
+            let (p, added) = with_closing_tap(job, plan.clone(), &screen);
+            assert!(!added);
+            assert_eq!(p, plan);
+        }
+        // No such button on the screen, or two: left alone.
+        for items in [
+            vec![(Role::Textfield, ""), (Role::Text, "Submit")],
+            vec![(Role::Button, "Submit"), (Role::Link, "submit")],
+        ] {
+            let (_, added) = with_closing_tap(
+                job,
+                vec!["type 'abc' into \"textfield\"".into()],
+                &obs(&items),
+            );
+            assert!(!added);
+        }
+    }
+}
