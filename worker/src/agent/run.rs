@@ -501,23 +501,11 @@ impl Exec<'_> {
                 Asked::Call(call, raw_text, refusals) => (call, raw_text, refusals),
                 Asked::Unusable(why) => {
                     let why = format!("no action sent: {why}");
-                    let mut rec = ActionRecord::new(
-                        step,
-                        action,
-                        "model",
-                        why.clone(),
-                        false,
-                        Some(why.clone()),
-                        Disposition::NotDelivered,
-                        started_at,
-                    );
+                    let mut rec =
+                        not_sent(step, action, "model", why.clone(), &why, &obs, started_at);
                     rec.before_key = before_key;
                     rec.timings = t;
-                    rec.observation = Some(obs.serial);
-                    rec.perception = crate::perceive::note(&obs);
-                    rec.screen_px = Some(screen_of(&obs));
                     rec.usage = Some(usage);
-                    rec.source = Some(ActionSource::Model);
                     self.emit_action(rec).await?;
                     failures.push(format!("step {:?}: {why}", plan[i]));
                     return Ok(StepEnd::Escalate(failures));
@@ -548,24 +536,19 @@ impl Exec<'_> {
                 })
             };
             if let Some(why) = refusal {
-                let mut rec = ActionRecord::new(
+                let mut rec = not_sent(
                     step,
                     action,
                     call.kind().name(),
                     call.describe(),
-                    false,
-                    Some(why.clone()),
-                    Disposition::NotDelivered,
+                    &why,
+                    &obs,
                     started_at,
                 );
                 rec.before_key = before_key;
                 rec.timings = t;
-                rec.observation = Some(obs.serial);
-                rec.perception = crate::perceive::note(&obs);
-                rec.screen_px = Some(screen_of(&obs));
                 rec.call = Some(raw_text);
                 rec.usage = Some(usage);
-                rec.source = Some(ActionSource::Model);
                 self.emit_action(rec).await?;
                 failures.push(why.clone());
                 history.push(format!("- {why}"));
@@ -940,6 +923,34 @@ impl Exec<'_> {
                 .unwrap_or_default();
         Ok(Asked::Call(call, raw_text, refusals))
     }
+}
+
+/// The record of a model-chosen action that was not sent to the device (`why`: its error),
+/// made on `obs`.
+fn not_sent(
+    step: u32,
+    action: u32,
+    kind: &str,
+    detail: String,
+    why: &str,
+    obs: &Observation,
+    started_at: chrono::DateTime<Utc>,
+) -> ActionRecord {
+    let mut rec = ActionRecord::new(
+        step,
+        action,
+        kind,
+        detail,
+        false,
+        Some(why.to_string()),
+        Disposition::NotDelivered,
+        started_at,
+    );
+    rec.observation = Some(obs.serial);
+    rec.perception = crate::perceive::note(obs);
+    rec.screen_px = Some(screen_of(obs));
+    rec.source = Some(ActionSource::Model);
+    rec
 }
 
 /// `arguments` with `observation` set to `serial` where the call left it out. The call
