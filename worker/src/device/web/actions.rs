@@ -246,7 +246,6 @@ fn vk_of(c: char) -> u32 {
     }
 }
 
-/// The `type` attribute of the `<input>` behind `backend_node_id` (lower case), if any.
 /// The element's node name (lowercase: `input`, `select`, …) and, for an `<input>`, its
 /// `type` attribute (lowercase; `None` when absent).
 async fn control_kind(dev: &WebDevice, backend_node_id: i64) -> Option<(String, Option<String>)> {
@@ -269,6 +268,25 @@ async fn control_kind(dev: &WebDevice, backend_node_id: i64) -> Option<(String, 
     Some((name, ty))
 }
 
+/// Calls the JS `function` with `this` = the object `object_id` and `args` as its arguments;
+/// the returned value (by value), or the CDP error.
+pub(super) async fn call_on(
+    dev: &WebDevice,
+    object_id: &str,
+    function: &str,
+    args: &[Value],
+) -> Result<Value, crate::device::DeviceError> {
+    let arguments: Vec<Value> = args.iter().map(|v| json!({"value": v})).collect();
+    let r = dev
+        .call(
+            "Runtime.callFunctionOn",
+            json!({"objectId": object_id, "returnByValue": true, "arguments": arguments,
+                   "functionDeclaration": function}),
+        )
+        .await?;
+    Ok(r["result"]["value"].clone())
+}
+
 /// The JS object id of a DOM node, for `Runtime.callFunctionOn`.
 pub(super) async fn object_id(dev: &WebDevice, backend_node_id: i64) -> Result<String, ActError> {
     let obj = dev
@@ -289,15 +307,10 @@ async fn set_field_value(
     value: &str,
 ) -> Result<(), ActError> {
     let object_id = object_id(dev, backend_node_id).await?;
-    let r = dev
-        .call(
-            "Runtime.callFunctionOn",
-            json!({"objectId": object_id, "returnByValue": true, "arguments": [{"value": value}],
-                   "functionDeclaration": SET_VALUE_JS}),
-        )
+    let r = call_on(dev, &object_id, SET_VALUE_JS, &[json!(value)])
         .await
         .map_err(|e| ActError::uncertain(e.to_string()))?;
-    let took = r["result"]["value"].as_str().unwrap_or_default();
+    let took = r.as_str().unwrap_or_default();
     if took != value {
         return Err(ActError::uncertain(format!(
             "the field did not take the value {value:?} (it holds {took:?})"
@@ -325,7 +338,9 @@ pub(super) async fn type_text(dev: &WebDevice, el: &Element, text: &str) -> Resu
                 .is_ok();
             match control_kind(dev, backend_node_id).await {
                 Some((name, _)) if name == "select" => {
-                    return super::select_option::choose(dev, backend_node_id, text).await;
+                    super::select_option::choose(dev, backend_node_id, text).await?;
+                    settle(dev).await;
+                    return Ok(());
                 }
                 Some((name, Some(ty))) if name == "input" => {
                     if let Some(v) = super::date_value::field_value(&ty, text) {

@@ -13,7 +13,7 @@
 
 use serde_json::{json, Value};
 
-use super::actions::object_id;
+use super::actions::{call_on, object_id};
 use super::WebDevice;
 use crate::device::ActError;
 
@@ -43,24 +43,15 @@ pub(super) async fn choose(
     text: &str,
 ) -> Result<(), ActError> {
     let object_id = object_id(dev, backend_node_id).await?;
-    let r = dev
-        .call(
-            "Runtime.callFunctionOn",
-            json!({"objectId": object_id, "returnByValue": true, "functionDeclaration": OPTIONS_JS}),
-        )
+    let listed = call_on(dev, &object_id, OPTIONS_JS, &[])
         .await
         .map_err(|e| ActError::not_delivered(e.to_string()))?;
-    let choices = choices(&r["result"]["value"]);
+    let choices = choices(&listed);
     let index = pick(&choices, text).map_err(ActError::not_delivered)?;
-    let r = dev
-        .call(
-            "Runtime.callFunctionOn",
-            json!({"objectId": object_id, "returnByValue": true, "arguments": [{"value": index}],
-                   "functionDeclaration": CHOOSE_JS}),
-        )
+    let took = call_on(dev, &object_id, CHOOSE_JS, &[json!(index)])
         .await
         .map_err(|e| ActError::uncertain(e.to_string()))?;
-    if r["result"]["value"].as_u64() != Some(index as u64) {
+    if took.as_u64() != Some(index as u64) {
         return Err(ActError::uncertain(format!(
             "the list did not take the option {:?}",
             choices[index].label
