@@ -554,6 +554,7 @@ async fn serve_assignments(
                 EventBody::RunFinished {
                     status: RunStatus::Succeeded,
                     error: None,
+                    verdict: None,
                 },
             ];
             for (i, body) in bodies.into_iter().enumerate() {

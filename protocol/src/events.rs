@@ -9,8 +9,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-/// State of a run. `queued → assigned → running → succeeded | failed | errored | cancelled |
-/// timed_out | lost`.
+/// State of a run. `queued → assigned → running → succeeded | unverified | failed | errored |
+/// cancelled | timed_out | lost`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -21,8 +21,13 @@ pub enum RunStatus {
     Assigned,
     /// The worker has started it.
     Running,
-    /// Every step passed.
+    /// Every step passed and the run's expectations held on a fresh observation
+    /// (see [`crate::expect`]).
     Succeeded,
+    /// A natural-language run carried out its plan but had nothing to check: no expectation
+    /// from the job and no checkable clause in the instruction. Never counted as a pass
+    /// (suites, JUnit, insights, patrols); a judge may move it to `failed`, never further.
+    Unverified,
     /// A step failed (assertion, missing target, app error): the job's verdict is "no".
     Failed,
     /// Argus itself could not run it (browser crashed, storage down): no verdict.
@@ -43,6 +48,7 @@ impl RunStatus {
             RunStatus::Assigned => "assigned",
             RunStatus::Running => "running",
             RunStatus::Succeeded => "succeeded",
+            RunStatus::Unverified => "unverified",
             RunStatus::Failed => "failed",
             RunStatus::Errored => "errored",
             RunStatus::Cancelled => "cancelled",
@@ -55,7 +61,8 @@ impl RunStatus {
     pub fn parse(s: &str) -> Option<RunStatus> {
         use RunStatus::*;
         [
-            Queued, Assigned, Running, Succeeded, Failed, Errored, Cancelled, TimedOut, Lost,
+            Queued, Assigned, Running, Succeeded, Unverified, Failed, Errored, Cancelled, TimedOut,
+            Lost,
         ]
         .into_iter()
         .find(|st| st.as_str() == s)
@@ -432,6 +439,12 @@ pub enum EventBody {
         /// Step-language lines, one action each.
         script: String,
     },
+    /// The run's expectations, reported once before its first action (job-level ones and
+    /// those read from the instruction's checkable clauses; see [`crate::expect`]).
+    Expectations {
+        /// In the order they are checked.
+        items: Vec<crate::expect::Expectation>,
+    },
     /// The run ended; teardown has run.
     RunFinished {
         /// Terminal status.
@@ -439,6 +452,11 @@ pub enum EventBody {
         /// Why, when not succeeded.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// What decided the status (the expectation, its observation, the model's claim);
+        /// absent from workers older than expectations and for runs that ended before a
+        /// verdict could be reached (errored, cancelled, timed out).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        verdict: Option<crate::expect::Verdict>,
     },
 }
 

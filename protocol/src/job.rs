@@ -230,6 +230,14 @@ pub struct JobSpec {
     /// Plain text, shown in reports; for a secret, make the value `${secret.NAME}`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub vars: BTreeMap<String, String>,
+    /// Checks the run's verdict rests on: step-language check lines (`assert screen contains
+    /// "Saved"`, `assert screen does not contain "Error"`, `wait for "…"`, `断言 页面包含 "…"`),
+    /// `${var.NAME}` filled in. Checked on a fresh observation at the end of the run (see
+    /// [`crate::expect`]); the run succeeds only when all held. At most 32, each one line of
+    /// at most 1,024 bytes; a line that does not parse, or acts instead of checking, is
+    /// refused at submit naming `expectations[i]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expectations: Vec<String>,
     /// Files the script `include`s, by path relative to the instruction's own file (see
     /// `argus_protocol::script::resolve_include`); the CLI fills it from disk. At most 32,
     /// each at most 64 KiB.
@@ -416,6 +424,7 @@ impl JobSpec {
             popups: true,
             auto_wait_ms: None,
             vars: BTreeMap::new(),
+            expectations: Vec::new(),
             files: BTreeMap::new(),
             cache: None,
         }
@@ -502,6 +511,35 @@ impl JobSpec {
         Ok(())
     }
 
+    /// The job's expectations with `${var.NAME}` filled in, each parsed to its check.
+    ///
+    /// Errors name `expectations[i]` (0-based).
+    pub fn expectation_checks(&self) -> Result<Vec<(String, Action)>, SpecError> {
+        use crate::expect::{parse_expectation, MAX_EXPECTATIONS};
+        if self.expectations.len() > MAX_EXPECTATIONS {
+            return Err(SpecError::new(
+                "expectations",
+                format!(
+                    "{} expectations, more than the {MAX_EXPECTATIONS} allowed",
+                    self.expectations.len()
+                ),
+                "keep the checks that decide the verdict",
+            ));
+        }
+        self.expectations
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let at = format!("expectations[{i}]");
+                let line = crate::script::vars::substitute(line, &self.vars, true)
+                    .map_err(|(m, h)| SpecError::new(&at, m, h))?;
+                let action =
+                    parse_expectation(&line).map_err(|(m, h)| SpecError::new(&at, m, h))?;
+                Ok((line.trim().to_string(), action))
+            })
+            .collect()
+    }
+
     /// Checks limits and, in `script` mode, parses the instruction.
     ///
     /// Returns the parsed script (empty for other modes) or the first problem found.
@@ -541,6 +579,7 @@ impl JobSpec {
         self.validate_policy()?;
         self.validate_model()?;
         self.validate_vars_and_files()?;
+        self.expectation_checks()?;
         let instruction = self.instruction_with_vars()?;
         if let Err(e) = secret_refs(&instruction) {
             return Err(SpecError::new(

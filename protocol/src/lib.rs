@@ -13,6 +13,7 @@ pub mod api;
 pub mod assignment;
 pub mod error;
 pub mod events;
+pub mod expect;
 pub mod job;
 pub mod nav;
 pub mod replay;
@@ -32,6 +33,7 @@ pub use events::{
     ActionRecord, ActionSource, ActionTimings, Disposition, EventBody, ModelUsage, PerceptionNote,
     ReflectClass, Reflection, RetryAdvice, RunEvent, RunStatus, TargetedElement,
 };
+pub use expect::{Expectation, ExpectationSource, Verdict};
 pub use job::{
     secret_refs, Cache, CoordSpace, JobSpec, Mode, ModelOverride, Platform, Selector, SpecError,
 };

@@ -57,6 +57,12 @@ pub struct RunDetail {
     pub finished_at: Option<DateTime<Utc>>,
     /// Steps in order.
     pub steps: Vec<StepView>,
+    /// The run's expectations, as the worker reported them before its first action.
+    #[serde(default)]
+    pub expectations: Vec<crate::expect::Expectation>,
+    /// What decided the status, once finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::expect::Verdict>,
 }
 
 impl RunDetail {
@@ -75,6 +81,8 @@ impl RunDetail {
             started_at: None,
             finished_at: None,
             steps: Vec::new(),
+            expectations: Vec::new(),
+            verdict: None,
         }
     }
 
@@ -173,12 +181,18 @@ impl RunDetail {
             }
             // Stored by the coordinator (the replay cache), not part of the run's view.
             EventBody::ReplayLearned { .. } => {}
-            EventBody::RunFinished { status, error } => {
+            EventBody::Expectations { items } => self.expectations = items.clone(),
+            EventBody::RunFinished {
+                status,
+                error,
+                verdict,
+            } => {
                 if !self.status.is_terminal() {
                     let (status, error) = crate::events::run_end(*status, error.as_deref());
                     self.status = status;
                     self.error = error.map(str::to_string);
                     self.finished_at = Some(ev.at);
+                    self.verdict = verdict.clone();
                 }
             }
         }

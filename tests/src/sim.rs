@@ -216,7 +216,13 @@ async fn play(a: Assignment, sink: Arc<dyn EventSink>, held: Held, behavior: Beh
         RunStatus::Succeeded
     };
     let error = (status != RunStatus::Succeeded).then(|| format!("simulated {}", status.as_str()));
-    let _ = em.emit(EventBody::RunFinished { status, error }).await;
+    let _ = em
+        .emit(EventBody::RunFinished {
+            status,
+            error,
+            verdict: None,
+        })
+        .await;
     if let Ok(mut h) = held.lock() {
         h.remove(&a.run_id);
     }

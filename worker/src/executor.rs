@@ -405,7 +405,14 @@ pub async fn execute(
     if let Err(e) = dev.end().await {
         tracing::warn!(run_id = %input.run_id, error = %e, "teardown failed");
     }
-    if let Err(e) = em.emit(EventBody::RunFinished { status, error }).await {
+    if let Err(e) = em
+        .emit(EventBody::RunFinished {
+            status,
+            error,
+            verdict: None,
+        })
+        .await
+    {
         tracing::error!(run_id = %input.run_id, error = %e, "cannot report run end");
     }
     status

@@ -318,6 +318,7 @@ fn accept(
                     .emit(EventBody::RunFinished {
                         status: RunStatus::Errored,
                         error: Some(format!("worker has no device {:?}", a.device_id)),
+                        verdict: None,
                     })
                     .await;
             }

@@ -105,6 +105,7 @@ fn whole_run(run: Uuid, att: Uuid) -> Vec<RunEvent> {
             EventBody::RunFinished {
                 status: RunStatus::Failed,
                 error: Some("step 2 failed".into()),
+                verdict: None,
             },
         ),
         ev(
@@ -114,6 +115,7 @@ fn whole_run(run: Uuid, att: Uuid) -> Vec<RunEvent> {
             EventBody::RunFinished {
                 status: RunStatus::Succeeded,
                 error: None,
+                verdict: None,
             },
         ),
     ]
@@ -211,6 +213,7 @@ async fn one_batch_of_a_whole_run_applies_like_one_event_at_a_time() {
         EventBody::RunFinished {
             status: RunStatus::Succeeded,
             error: None,
+            verdict: None,
         },
     )); // a stale attempt's
     let outcomes = apply_batch(pool, &batch).await.expect("apply_batch");
@@ -286,6 +289,7 @@ async fn a_non_terminal_run_finished_ends_the_run_errored() {
         EventBody::RunFinished {
             status: RunStatus::Queued,
             error: None,
+            verdict: None,
         },
     );
     assert_eq!(apply(pool, &end).await.expect("apply"), Applied::Finished);
@@ -338,6 +342,7 @@ fn fold_streams(device: &str) -> Vec<Vec<EventBody>> {
     let end = |status: RunStatus, error: Option<&str>| EventBody::RunFinished {
         status,
         error: error.map(str::to_string),
+        verdict: None,
     };
     vec![
         // a run that fails, then a second end that changes nothing
