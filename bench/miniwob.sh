@@ -6,6 +6,22 @@
 #   bench/miniwob.sh --tasks click-button,enter-text --seeds 1 \
 #       --model-url http://127.0.0.1:18080/v1 --model local [--no-peer] [--no-argus] \
 #       [--max-steps 10] [--episode-timeout-s 300] [--peer-max-new-tokens 512] [--out DIR] [--resume]
+#   bench/miniwob.sh --retable DIR     re-print the tables and summary of a run's results
+#                                      (e.g. bench/results/miniwob-56c441b; no services needed)
+#
+# How to read the output (last lines):
+# - one row per episode, then per agent a table of VERDICT × PAGE REWARD. Argus's rows are its
+#   run status (succeeded / unverified / failed / errored / timed_out / other); the peer has no
+#   verdict, so its rows say how its episode ended (done / no action / timed_out / errored).
+#   Columns are the page's own reward, read by the beacon, never from the agent: success (raw
+#   reward > 0), failure (≤ 0), no score (the page never reported; counts as failed).
+# - The cell that matters most: succeeded × failure + succeeded × no score = FALSE PASSES (Argus
+#   said "passed", the page says not). failed × success = a run Argus failed that the page scored
+#   a success (e.g. it kept acting after the task was done).
+# - The summary line: miniwob_success / peer_success = page successes ÷ episodes;
+#   false_pass_rate = false passes ÷ episodes Argus ended `succeeded` (na when none); then
+#   false_passes and every Argus verdict count (succeeded= unverified= failed= errored=
+#   timed_out= other=), over the episodes both agents ran when both ran.
 #
 # Task by task: Argus's suite for the task's seeds, then the peer on the same episodes; each
 # row lands in OUT/rows.jsonl as it is known, so `--out DIR --resume` continues a run that was
@@ -41,7 +57,8 @@ while [[ $# -gt 0 ]]; do
     --peer-max-new-tokens) peer_tokens=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --resume) resume=1; shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    --retable) exec python3 bench/miniwob/harness.py --retable "$2" ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) log "unknown argument $1"; exit 2 ;;
   esac
 done

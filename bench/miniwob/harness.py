@@ -251,6 +251,9 @@ def argus_row(ep, run, run_id, rewards):
         "run_id": run_id,
         "status": run.get("status"),
         "error": run.get("error") or run.get("failure") or run.get("message"),
+        # What decided the status (the run's Verdict), and the checks it rested on.
+        "verdict_basis": (run.get("verdict") or {}).get("basis"),
+        "expectations": len(run.get("expectations") or []),
         "raw_reward": None if r is None else r.get("raw"),
         "success": bool(r and (r.get("raw") or 0) > 0),
         "steps": steps,
@@ -409,7 +412,7 @@ def finished(row):
     """A row --resume keeps: an Argus run that ended on its own, or any peer episode."""
     if row["agent"] != "argus":
         return True
-    return bool(row.get("run_id")) and row.get("status") in ("succeeded", "failed", "timed_out", "errored")
+    return bool(row.get("run_id")) and row.get("status") in ("succeeded", "unverified", "failed", "timed_out", "errored")
 
 
 def settings_of(args):
@@ -462,12 +465,71 @@ def retable(out):
     report(rows, res["episodes"])
 
 
+# ---------------------------------------------------------------- verdict × reward
+
+VERDICTS = ("succeeded", "unverified", "failed", "errored", "timed_out", "other")
+PEER_ENDS = ("done", "no action", "timed_out", "errored", "other")
+REWARDS = ("success", "failure", "no score")
+
+
+def verdict_of(row):
+    """Argus: the run's status (its verdict). The peer has no verdict of its own: how its
+    episode ended (done = the environment ended it; no action = the agent gave up)."""
+    s = row.get("status") or ""
+    if row["agent"] == "argus":
+        return s if s in VERDICTS else "other"
+    if s == "done":
+        return "done"
+    if s == "the agent returned no action":
+        return "no action"
+    if s.startswith("episode timeout"):
+        return "timed_out"
+    if ":" in s:  # "ExceptionType: message"
+        return "errored"
+    return "other"
+
+
+def reward_of(row):
+    """The page's own word: success (raw reward > 0), failure (≤ 0), no score (never reported)."""
+    raw = row.get("raw_reward")
+    if raw is None:
+        return "no score"
+    return "success" if raw > 0 else "failure"
+
+
+def verdict_table(rows, agent):
+    """Counts of verdict (rows) × the page's reward (columns), with totals."""
+    rs = [r for r in rows if r["agent"] == agent]
+    kinds = VERDICTS if agent == "argus" else PEER_ENDS
+    n = {(v, w): 0 for v in kinds for w in REWARDS}
+    for r in rs:
+        n[(verdict_of(r), reward_of(r))] += 1
+    title = "argus verdict" if agent == "argus" else "peer ended"
+    head = f"{title:<16}" + "".join(f"{w:>10}" for w in REWARDS) + f"{'total':>8}"
+    lines = [f"# {agent}: {title} × page reward (success: raw reward > 0; failure: ≤ 0; no score: the page never reported)", head]
+    for v in kinds:
+        cells = [n[(v, w)] for w in REWARDS]
+        lines.append(f"{v:<16}" + "".join(f"{c:>10}" for c in cells) + f"{sum(cells):>8}")
+    cols = [sum(n[(v, w)] for v in kinds) for w in REWARDS]
+    lines.append(f"{'total':<16}" + "".join(f"{c:>10}" for c in cols) + f"{sum(cols):>8}")
+    return "\n".join(lines)
+
+
+def false_passes(rs):
+    """(episodes ended `succeeded` whose page did not score a success, episodes ended `succeeded`)."""
+    passed = [r for r in rs if r["agent"] == "argus" and r.get("status") == "succeeded"]
+    return sum(1 for r in passed if reward_of(r) != "success"), len(passed)
+
+
 def report(rows, episodes):
     for r in rows:
         if not r["success"]:
             where = f"run {r['run_id']}" if r.get("run_id") else "peer"
             print(f"# {r['agent']} {r['episode']} ({where}): reward {r['raw_reward']}; {r.get('status')}: {(r.get('error') or '')[:300]}")
     print(fmt_table(rows))
+    for agent in ("argus", "peer"):
+        if any(r["agent"] == agent for r in rows):
+            print(verdict_table(rows, agent))
     a = [r for r in rows if r["agent"] == "argus"]
     p = [r for r in rows if r["agent"] == "peer"]
     if a and p:
@@ -487,9 +549,13 @@ def report(rows, episodes):
 
     tpe = f"{mean([r['prompt_tokens'] + r['completion_tokens'] for r in a]):.0f}" if a else "na"
     peer_tpe = f"{mean([r['prompt_tokens'] + r['completion_tokens'] for r in p]):.0f}" if p else "na"
+    fp, passed = false_passes(a)
+    fpr = f"{fp / passed:.2f}" if passed else "na"
+    counts = " ".join(f"{v}={sum(1 for r in a if verdict_of(r) == v)}" for v in VERDICTS)
     print(
         f"miniwob_success={rate(a)} peer_success={rate(p)} episodes={len(episodes)} "
-        f"s_per_episode={spe(a)} peer_s_per_episode={spe(p)} tokens_per_episode={tpe} peer_tokens_per_episode={peer_tpe}"
+        f"s_per_episode={spe(a)} peer_s_per_episode={spe(p)} tokens_per_episode={tpe} peer_tokens_per_episode={peer_tpe} "
+        f"false_pass_rate={fpr} false_passes={fp} {counts}"
     )
 
 
