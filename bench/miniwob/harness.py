@@ -40,10 +40,13 @@ def log(msg):
 # ---------------------------------------------------------------- the served copy
 
 
-def prepare_www(dst):
-    import miniwob
+def prepare_www(dst, src=None):
+    """A patched copy of miniwob's html/ folder at dst (src: that folder; default: the
+    installed `miniwob` package's). bench/paraphrase serves its form pages from one too."""
+    if src is None:
+        import miniwob
 
-    src = os.path.join(os.path.dirname(miniwob.__file__), "html")
+        src = os.path.join(os.path.dirname(miniwob.__file__), "html")
     if os.path.exists(dst):
         shutil.rmtree(dst)
     shutil.copytree(src, dst)

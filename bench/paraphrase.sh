@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Paraphrase set, FOR MEASURING ONLY (never run in CI, nothing here is a default): does Argus's
+# natural-language (`llm`) mode do what an instruction says, worded in ways it was not built
+# on, and is its verdict right? Judged by an ORACLE that reads the page itself, not Argus.
+#
+#   bench/paraphrase.sh --model-url http://127.0.0.1:18080/v1 --model local \
+#       [--split held_out|dev|all] [--ids ID,ID] [--max-steps 15] [--timeout-s 600] [--out DIR]
+#   bench/paraphrase.sh --check-set        check the set (size, held-out rule, copied wording)
+#   bench/paraphrase.sh --retable DIR      re-print a run's report from DIR/rows.jsonl
+#
+# The set: bench/paraphrase/items.json, 29 instructions (EN and ZH) in 12 intents over TodoMVC
+# (npm todomvc@0.1.1: vanillajs, jquery, backbone, react) and form pages of PyPI miniwob 1.1.0
+# (login-user, enter-password, multi-orderings, enter-text), each with its start state and
+# the expected final state. `held_out` (exactly 10 items, 4 intents, chosen by a hash rule
+# stated in the file) is NOT TO BE TUNED ON: report it as it comes; tune on `dev`. The
+# default split is held_out.
+#
+# What it does: services from deploy/dev-up.sh (reused when they answer; it also installs
+# TodoMVC); builds `argus`; fetches the miniwob 1.1.0 wheel (pip download, unpacked under
+# $ARGUS_BENCH_CACHE, ~/.cache/argus-bench); starts its own coordinator (free port, database
+# `argus_paraphrase`, NATS prefix `ppbench`, bucket `argus-paraphrase`) and one web worker
+# labelled bench=<tag> pointed at --model-url/--model; bench/paraphrase/runner.py serves both
+# apps on one loopback port with bench/paraphrase/probe.js injected (it seeds the start state
+# and beacons the page's state), submits the items as one suite of `llm` jobs (cache off) and
+# judges each run's end by the page.
+#
+# How to read the output: a row per item — Argus's run status, the oracle's verdict
+# (right/wrong by the page's final state), FALSE PASS when Argus said `succeeded` and the page
+# says wrong (the worst outcome for a regression farm); a `#` line per item that was wrong or
+# not `succeeded` (what the page held, what decided Argus's verdict); Argus's status counts;
+# last `paraphrase_right=A/N false_pass=B split=held_out|dev|all|subset` (subset: --ids).
+# Everything (suite, JUnit, each run's JSON, rows.jsonl, logs) lands in --out
+# (default /tmp/argus-paraphrase-<time>).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+log() { printf '[paraphrase] %s\n' "$*" >&2; }
+
+split=held_out ids="" model_url="" model="" out="" max_steps=15 timeout_s=600
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --split) split=$2; shift 2 ;;
+    --ids) ids=$2; shift 2 ;;
+    --model-url) model_url=$2; shift 2 ;;
+    --model) model=$2; shift 2 ;;
+    --max-steps) max_steps=$2; shift 2 ;;
+    --timeout-s) timeout_s=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --check-set) exec python3 bench/paraphrase/runner.py --check-set ;;
+    --retable) exec python3 bench/paraphrase/runner.py --retable "$2" ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    *) log "unknown argument $1"; exit 2 ;;
+  esac
+done
+[[ -n $model_url && -n $model ]] || { log "need --model-url and --model"; exit 2; }
+[[ $split == dev || $split == held_out || $split == all ]] || { log "--split is dev, held_out or all"; exit 2; }
+curl -sf -m 5 "${model_url%/}/models" >/dev/null || { log "no model answers at $model_url"; exit 2; }
+python3 bench/paraphrase/runner.py --check-set >/dev/null || { python3 bench/paraphrase/runner.py --check-set; exit 1; }
+
+tag=$(date +%Y%m%d-%H%M%S)
+out=${out:-/tmp/argus-paraphrase-$tag}
+mkdir -p "$out"
+cache=${ARGUS_BENCH_CACHE:-$HOME/.cache/argus-bench}
+
+# ---- the form pages: PyPI miniwob 1.1.0's html/ (the wheel, unpacked; no venv needed)
+mw=$cache/paraphrase/miniwob-1.1.0
+if [[ ! -f $mw/miniwob/html/core/core.js ]]; then
+  log "fetching miniwob==1.1.0 (pip download) into $mw"
+  rm -rf "$mw" && mkdir -p "$mw"
+  python3 -m pip download -q --no-deps -d "$mw" 'miniwob==1.1.0'
+  python3 -m zipfile -e "$mw"/miniwob-1.1.0-*.whl "$mw"
+fi
+
+# ---- services and the farm
+env_file=${ARGUS_ENV_FILE:-/tmp/argus-dev/env}
+log "services (deploy/dev-up.sh reuses those that answer)"
+bash deploy/dev-up.sh >"$out/dev-up.log" 2>&1 || { log "dev-up failed: $out/dev-up.log"; exit 1; }
+source "$env_file"
+todomvc=${ARGUS_TODOMVC_DIR:-/var/lib/argus/todomvc}
+[[ -f $todomvc/examples/vanillajs/index.html ]] || { log "no TodoMVC under $todomvc"; exit 1; }
+log "building argus"
+cargo build -q --bin argus
+argus=${CARGO_TARGET_DIR:-$root/target}/debug/argus
+
+db=argus_paraphrase
+psql -h 127.0.0.1 -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$db'" | grep -q 1 ||
+  psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE $db" >/dev/null
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# The apps' port: the worker's navigation policy allows exactly this loopback port.
+www_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+token="argus_ppb_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+export ARGUS_DATABASE_URL=postgres://postgres@127.0.0.1:5432/$db ARGUS_NATS_PREFIX=ppbench \
+  ARGUS_S3_BUCKET=argus-paraphrase ARGUS_LISTEN=127.0.0.1:$port ARGUS_COORDINATOR_URL=http://127.0.0.1:$port \
+  ARGUS_BOOTSTRAP_TOKEN=$token ARGUS_API_TOKEN=$token
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+"$argus" coordinator >"$out/coordinator.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 150); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.2; done
+curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || { log "coordinator did not start: $out/coordinator.log"; exit 1; }
+ARGUS_MODEL_URL=$model_url ARGUS_MODEL=$model ARGUS_MODEL_TIMEOUT_S=${ARGUS_MODEL_TIMEOUT_S:-300} \
+  "$argus" worker --platform web --worker-id "ppbench-$tag" --labels "bench=$tag" \
+  --data-dir "$out/worker" --allow-hosts "127.0.0.1:$www_port" >"$out/worker.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 150); do
+  curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:$port/devices" | grep -q "ppbench-$tag" && break
+  sleep 0.2
+done
+log "farm: coordinator http://127.0.0.1:$port (db $db), worker ppbench-$tag; logs in $out"
+
+python3 bench/paraphrase/runner.py --split "$split" --ids "$ids" --out "$out" --argus "$argus" \
+  --server "http://127.0.0.1:$port" --tag "$tag" --www-port "$www_port" --todomvc-dir "$todomvc" \
+  --miniwob-html "$mw/miniwob/html" --model-url "$model_url" --model "$model" \
+  --max-steps "$max_steps" --timeout-s "$timeout_s" | tee "$out/table.txt"

@@ -1,0 +1,494 @@
+#!/usr/bin/env python3
+"""Paraphrase set runner (FOR MEASURING ONLY; never run in CI). Started by bench/paraphrase.sh.
+
+1. Serves, on one loopback port (the one the bench worker may visit):
+   `/todomvc/…` the TodoMVC examples (npm todomvc@0.1.1, ARGUS_TODOMVC_DIR) and `/mw/…` a
+   patched copy of PyPI miniwob 1.1.0's html/ (bench/miniwob/harness.py's patch: the page's
+   episode starts on load, seeded, its own prompt removed). Every HTML page gets
+   bench/paraphrase/probe.js first in <head>: it seeds the item's start state and beacons
+   the page's state (the app's stored todo list; form fields and submissions) to
+   POST /__pp/state. That is the ORACLE: it reads the page, never Argus.
+2. Submits the chosen items (items.json, `--split`) as one suite of `llm` jobs (cache off)
+   through the farm bench/paraphrase.sh started, waits for it (`argus suite run`).
+3. Per item: Argus's run status, the oracle's verdict (right/wrong, and why), whether it is a
+   false pass (Argus `succeeded`, the oracle says wrong); then
+   `paraphrase_right=A/N false_pass=B split=…`. Rows land in OUT/rows.jsonl.
+
+`runner.py --check-set [items.json]` checks the set itself (no services): the size, the
+held-out rule, the checkable-clause flags, and that no instruction copies wording from
+tests/tests/e2e/. `runner.py --retable OUT` re-prints a run's report from OUT/rows.jsonl.
+"""
+import argparse
+import hashlib
+import http.server
+import json
+import mimetypes
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "miniwob"))
+import harness  # noqa: E402  (bench/miniwob/harness.py: prepare_www, http_json, ts, load_rows)
+
+ITEMS = os.path.join(HERE, "items.json")
+MINIWOB_SEED = 4242
+HELD_OUT_SIZE = 10
+CHECK_CLAUSE = re.compile(r"\b(confirm|make sure|check that|verify|ensure)\b|确认|检查|确保", re.I)
+
+
+def log(msg):
+    print(f"[paraphrase] {msg}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- the set
+
+
+def load_set(path=ITEMS):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def split_by_rule(data):
+    """intent → 'held_out' | 'dev' by the file's split_rule (see items.json)."""
+    sizes = {}
+    for it in data["items"]:
+        sizes[it["intent"]] = sizes.get(it["intent"], 0) + 1
+    held, n = set(), 0
+    for intent in sorted(sizes, key=lambda k: hashlib.sha256(k.encode("utf-8")).hexdigest()):
+        if n + sizes[intent] <= HELD_OUT_SIZE:
+            held.add(intent)
+            n += sizes[intent]
+        if n == HELD_OUT_SIZE:
+            break
+    return {i: ("held_out" if i in held else "dev") for i in sizes}
+
+
+def e2e_text():
+    d = os.path.join(ROOT, "tests", "tests", "e2e")
+    out = []
+    for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if name.endswith(".rs"):
+            with open(os.path.join(d, name), encoding="utf-8") as f:
+                out.append(f.read())
+    return "\n".join(out)
+
+
+def words(s):
+    return re.findall(r"[a-z0-9']+", s.lower())
+
+
+def copied_wording(instruction, corpus):
+    """A run of 5 words (EN) or 6 CJK characters (ZH) of the instruction found in the e2e tests."""
+    w, cw = words(instruction), words(corpus)
+    grams = {tuple(cw[i : i + 5]) for i in range(len(cw) - 4)}
+    for i in range(len(w) - 4):
+        if tuple(w[i : i + 5]) in grams:
+            return " ".join(w[i : i + 5])
+    cjk = "".join(re.findall(r"[\u4e00-\u9fff]", instruction))
+    ccorpus = "".join(re.findall(r"[\u4e00-\u9fff]+|\n", corpus))
+    for i in range(len(cjk) - 5):
+        if cjk[i : i + 6] in ccorpus:
+            return cjk[i : i + 6]
+    return None
+
+
+def check_set(data):
+    """Problems with the set (an empty list when it is fit to run)."""
+    probs = []
+    items = data["items"]
+    ids = [it["id"] for it in items]
+    if len(items) < 20:
+        probs.append(f"{len(items)} items, fewer than 20")
+    if len(set(ids)) != len(ids):
+        probs.append("duplicate item ids")
+    rule = split_by_rule(data)
+    held = [it for it in items if rule[it["intent"]] == "held_out"]
+    if len(held) != HELD_OUT_SIZE:
+        probs.append(f"the rule gives {len(held)} held-out items, not {HELD_OUT_SIZE}")
+    corpus = e2e_text()
+    for it in items:
+        for k in ("id", "intent", "split", "lang", "app", "variant", "start", "instruction", "expect"):
+            if k not in it:
+                probs.append(f"{it.get('id')}: no {k}")
+        if it.get("split") != rule.get(it.get("intent")):
+            probs.append(f"{it['id']}: split {it.get('split')!r}, the rule says {rule.get(it.get('intent'))!r}")
+        if it.get("app") == "todomvc" and it.get("start") not in data["start_states"]:
+            probs.append(f"{it['id']}: unknown start state {it.get('start')!r}")
+        has = bool(CHECK_CLAUSE.search(it.get("instruction", "")))
+        # A clause word that names a field ("the verify box", 确认密码) is marked `lookalike`.
+        if has != bool(it.get("checks")) and not (has and it.get("lookalike")):
+            probs.append(f"{it['id']}: checks={it.get('checks')} but the instruction {'has' if has else 'has no'} checkable clause")
+        c = copied_wording(it.get("instruction", ""), corpus)
+        if c:
+            probs.append(f"{it['id']}: wording copied from tests/tests/e2e: {c!r}")
+    langs = {it.get("lang") for it in items}
+    if not {"en", "zh"} <= langs:
+        probs.append(f"languages {sorted(langs)}: want en and zh")
+    return probs
+
+
+def select(data, split, ids=None):
+    items = data["items"]
+    if ids:
+        want = set(ids)
+        unknown = want - {it["id"] for it in items}
+        if unknown:
+            raise SystemExit(f"no such item: {', '.join(sorted(unknown))}")
+        return [it for it in items if it["id"] in want]
+    return [it for it in items if split == "all" or it["split"] == split]
+
+
+# ---------------------------------------------------------------- the oracle
+
+
+class States:
+    """The latest state each page token reported (by the probe's sequence number)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.by_token = {}
+
+    def record(self, body):
+        tok = body.get("token")
+        if not isinstance(tok, str):
+            return
+        with self.lock:
+            old = self.by_token.get(tok)
+            if old is None or (body.get("seq") or 0) >= (old.get("seq") or 0):
+                body["at"] = time.time()
+                self.by_token[tok] = body
+
+    def get(self, tok):
+        with self.lock:
+            return self.by_token.get(tok)
+
+
+def norm(s):
+    return re.sub(r"\s+", " ", str(s)).strip()
+
+
+def judge(item, state):
+    """(right, why) from the page's own last reported state."""
+    exp = item["expect"]
+    if state is None:
+        return False, "the page never reported its state"
+    if "todos" in exp:
+        got = state.get("todos")
+        if got is None:
+            return False, "the app's stored list could not be read"
+        want = sorted((norm(t["title"]), bool(t["completed"])) for t in exp["todos"])
+        have = sorted((norm(t.get("title", "")), bool(t.get("completed"))) for t in got)
+        if want == have:
+            return True, "stored list as expected"
+        return False, f"stored list {fmt_todos(have)}, expected {fmt_todos(want)}"
+    fold = set(exp.get("casefold", []))
+
+    def same(key, a, b):
+        a, b = norm(a), norm(b)
+        return a.lower() == b.lower() if key in fold else a == b
+
+    if "submitted" in exp:
+        subs = state.get("submits") or []
+        if not subs:
+            return False, f"never submitted (fields at the end: {state.get('fields')})"
+        last = subs[-1]["fields"]
+        bad = {k: last.get(k) for k, v in exp["submitted"].items() if not same(k, last.get(k, ""), v)}
+        if bad:
+            return False, f"last submission (of {len(subs)}) had {bad}, expected {exp['submitted']}"
+        return True, f"submitted as expected ({len(subs)} submission{'s' if len(subs) != 1 else ''})"
+    if "fields" in exp:
+        fields = state.get("fields") or {}
+        bad = {k: fields.get(k) for k, v in exp["fields"].items() if not same(k, fields.get(k, ""), v)}
+        subs = len(state.get("submits") or [])
+        if "submits" in exp and subs != exp["submits"]:
+            return False, f"submitted {subs} time(s), expected {exp['submits']}"
+        if bad:
+            return False, f"fields {bad}, expected {exp['fields']}"
+        return True, "fields as expected"
+    return False, "the item has no oracle"
+
+
+def fmt_todos(ts):
+    return "[" + ", ".join(f"{t}{' ✓' if c else ''}" for t, c in ts) + "]"
+
+
+# ---------------------------------------------------------------- serving
+
+
+def inject(html, cfg, probe_js):
+    js = json.dumps(cfg, ensure_ascii=False).replace("</", "<\\/")
+    tag = f"<script>window.__ARGUS_PP__ = {js};</script>\n<script>\n{probe_js}\n</script>\n"
+    m = re.search(r"<head[^>]*>", html, re.I)
+    if not m:
+        return tag + html
+    return html[: m.end()] + "\n" + tag + html[m.end() :]
+
+
+def serve(roots, states, tokens, port=0):
+    """roots: url prefix ('todomvc', 'mw') → folder; tokens: token → item."""
+    with open(os.path.join(HERE, "probe.js"), encoding="utf-8") as f:
+        probe_js = f.read()
+    data = load_set()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def send(self, code, body=b"", ctype="text/plain"):
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def do_HEAD(self):
+            self.do_GET()
+
+        def do_GET(self):
+            u = urllib.parse.urlsplit(self.path)
+            parts = [p for p in urllib.parse.unquote(u.path).split("/") if p]
+            if not parts or parts[0] not in roots or any(p in ("..", ".") for p in parts):
+                return self.send(404, b"not found")
+            path = os.path.join(roots[parts[0]], *parts[1:])
+            if os.path.isdir(path):
+                path = os.path.join(path, "index.html")
+            if not os.path.isfile(path):
+                return self.send(404, b"not found")
+            with open(path, "rb") as f:
+                body = f.read()
+            ctype = mimetypes.guess_type(path)[0] or "application/octet-stream"
+            if path.endswith(".html"):
+                q = urllib.parse.parse_qs(u.query)
+                tok = (q.get("pp") or [None])[0]
+                item = tokens.get(tok)
+                kind = "todo" if parts[0] == "todomvc" else "form"
+                variant = parts[2] if kind == "todo" and len(parts) > 2 else parts[-1][: -len(".html")]
+                cfg = {"token": tok if item else None, "kind": kind, "variant": variant}
+                if item and kind == "todo":
+                    cfg["seed"] = data["start_states"][item["start"]]
+                body = inject(body.decode("utf-8"), cfg, probe_js).encode("utf-8")
+                ctype = "text/html; charset=utf-8"
+            elif ctype.startswith("text/") or ctype in ("application/javascript",):
+                ctype += "; charset=utf-8"
+            self.send(200, body, ctype)
+
+        def do_POST(self):
+            n = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(n) if n else b""
+            if self.path == "/__pp/state":
+                try:
+                    body = json.loads(raw or b"{}")
+                    if isinstance(body, dict):
+                        states.record(body)
+                except ValueError:
+                    pass
+            elif self.path != "/bench/reward":  # the MiniWoB page's own reward beacon: not ours
+                return self.send(404, b"not found")
+            self.send(204)
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+def start_url(base, item, token):
+    if item["app"] == "todomvc":
+        return f"{base}/todomvc/examples/{item['variant']}/index.html?pp={token}"
+    return f"{base}/mw/miniwob/{item['variant']}.html?argus_seed={MINIWOB_SEED}&pp={token}"
+
+
+# ---------------------------------------------------------------- running
+
+
+def run_items(args, items, base, tokens, states):
+    by_tok = {t: it for t, it in tokens.items()}
+    tok_of = {it["id"]: t for t, it in by_tok.items()}
+    jobs = []
+    for it in items:
+        jobs.append(
+            {
+                "platform": "web",
+                "mode": "llm",
+                "cache": "off",
+                "name": it["id"],
+                "instruction": it["instruction"],
+                "start_url": start_url(base, it, tok_of[it["id"]]),
+                "max_steps": args.max_steps,
+                "timeout_s": args.timeout_s,
+                "queue_timeout_s": (len(items) + 1) * args.timeout_s,
+            }
+        )
+    suite = {"name": f"paraphrase {args.tag}", "jobs": jobs, "matrix": [{"labels": {"bench": args.tag}}]}
+    path = os.path.join(args.out, "suite.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(suite, f, indent=1, ensure_ascii=False)
+    log(f"suite of {len(jobs)} items through the farm ({args.server})")
+    p = subprocess.run(
+        [args.argus, "suite", "run", path, "--server", args.server, "--junit", os.path.join(args.out, "junit.xml")],
+        capture_output=True,
+        text=True,
+    )
+    with open(os.path.join(args.out, "suite-run.txt"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    sys.stderr.write(p.stdout + p.stderr)
+    suite_id = next((ln.split()[1].rstrip(":") for ln in p.stdout.splitlines() if ln.startswith("suite ")), None)
+    if not suite_id:
+        raise SystemExit("argus suite run did not start the suite (see suite-run.txt)")
+    time.sleep(1.0)  # the probe reports twice a second: let the last state land
+    s = harness.http_json("GET", f"{args.server}/api/v1/suites/{suite_id}", args.token)
+    by_name = {j.get("name"): j for j in s.get("jobs", [])}
+    rows = []
+    for it in items:
+        j = by_name.get(it["id"], {})
+        run_id = (j.get("runs") or [None])[-1]
+        run = harness.http_json("GET", f"{args.server}/api/v1/runs/{run_id}", args.token) if run_id else {}
+        with open(os.path.join(args.out, f"run-{it['id'].replace('/', '_')}.json"), "w") as f:
+            json.dump(run, f, indent=1, ensure_ascii=False)
+        state = states.get(tok_of[it["id"]])
+        rows.append(row_of(it, run, run_id, state))
+    return rows
+
+
+def row_of(it, run, run_id, state):
+    right, why = judge(it, state)
+    acts = [a for st in run.get("steps", []) for a in st.get("actions", [])]
+    calls = sum((a.get("usage") or {}).get("calls", 0) for a in acts)
+    t0, t1 = harness.ts(run.get("started_at")), harness.ts(run.get("finished_at"))
+    status = run.get("status")
+    return {
+        "id": it["id"],
+        "intent": it["intent"],
+        "split": it["split"],
+        "lang": it["lang"],
+        "app": f"{it['app']}/{it['variant']}",
+        "run_id": run_id,
+        "status": status,
+        "verdict_basis": (run.get("verdict") or {}).get("basis"),
+        "expectations": [e.get("line", e) if isinstance(e, dict) else e for e in (run.get("expectations") or [])],
+        "error": run.get("error"),
+        "oracle_right": right,
+        "oracle_why": why,
+        "false_pass": status == "succeeded" and not right,
+        "model_calls": calls,
+        "seconds": (t1 - t0) if (t0 and t1) else None,
+        "final_state": state,
+    }
+
+
+# ---------------------------------------------------------------- report
+
+STATUSES = ("succeeded", "unverified", "failed", "errored", "timed_out")
+
+
+def report(rows, split):
+    head = f"{'item':<26} {'split':<8} {'lang':<4} {'app':<26} {'argus':<11} {'oracle':<6} {'false_pass':<10} {'calls':>5} {'secs':>7}"
+    print(head)
+    for r in rows:
+        secs = "-" if r.get("seconds") is None else f"{r['seconds']:.1f}"
+        print(
+            f"{r['id']:<26} {r['split']:<8} {r['lang']:<4} {r['app']:<26} {str(r.get('status')):<11} "
+            f"{'right' if r['oracle_right'] else 'wrong':<6} {'FALSE PASS' if r['false_pass'] else '-':<10} "
+            f"{r.get('model_calls', 0):>5} {secs:>7}"
+        )
+    for r in rows:
+        if not r["oracle_right"] or r.get("status") != "succeeded":
+            basis = r.get("verdict_basis") or r.get("error") or ""
+            print(f"# {r['id']} (run {r.get('run_id')}): oracle: {r['oracle_why']}; argus {r.get('status')}: {basis[:300]}")
+    counts = " ".join(f"{s}={sum(1 for r in rows if r.get('status') == s)}" for s in STATUSES)
+    other = sum(1 for r in rows if r.get("status") not in STATUSES)
+    agree = sum(1 for r in rows if (r.get("status") == "succeeded") == r["oracle_right"])
+    print(f"# argus: {counts} other={other}; argus succeeded ⇔ oracle right on {agree}/{len(rows)}")
+    print(
+        f"paraphrase_right={sum(1 for r in rows if r['oracle_right'])}/{len(rows)} "
+        f"false_pass={sum(1 for r in rows if r['false_pass'])} split={split}"
+    )
+
+
+def retable(out):
+    rows = harness.load_rows(os.path.join(out, "rows.jsonl"))
+    settings = {}
+    if os.path.exists(os.path.join(out, "settings.json")):
+        with open(os.path.join(out, "settings.json")) as f:
+            settings = json.load(f)
+    report(rows, settings.get("split", "?"))
+
+
+def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "--check-set":
+        data = load_set(sys.argv[2] if len(sys.argv) > 2 else ITEMS)
+        probs = check_set(data)
+        rule = split_by_rule(data)
+        held = sorted(i for i, s in rule.items() if s == "held_out")
+        n_held = sum(1 for it in data["items"] if rule[it["intent"]] == "held_out")
+        n_checks = sum(1 for it in data["items"] if it.get("checks"))
+        print(
+            f"items={len(data['items'])} intents={len(rule)} held_out={n_held} ({', '.join(held)}) "
+            f"with_checkable_clause={n_checks} zh={sum(1 for it in data['items'] if it['lang'] == 'zh')}"
+        )
+        for p in probs:
+            print(f"PROBLEM: {p}")
+        sys.exit(1 if probs else 0)
+    if len(sys.argv) == 3 and sys.argv[1] == "--retable":
+        retable(sys.argv[2])
+        return
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--split", choices=("dev", "held_out", "all"), default="held_out")
+    ap.add_argument("--ids", default="", help="comma-separated item ids (a subset, e.g. to check the plumbing)")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--argus", required=True)
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--tag", required=True)
+    ap.add_argument("--www-port", type=int, default=0)
+    ap.add_argument("--todomvc-dir", required=True)
+    ap.add_argument("--miniwob-html", required=True)
+    ap.add_argument("--model-url", default="")
+    ap.add_argument("--model", default="")
+    ap.add_argument("--max-steps", type=int, default=15)
+    ap.add_argument("--timeout-s", type=int, default=600)
+    args = ap.parse_args()
+    args.token = os.environ.get("ARGUS_API_TOKEN", "")
+    os.makedirs(args.out, exist_ok=True)
+
+    data = load_set()
+    probs = check_set(data)
+    if probs:
+        raise SystemExit("the set is not fit to run:\n" + "\n".join(probs))
+    ids = [i.strip() for i in args.ids.split(",") if i.strip()]
+    items = select(data, args.split, ids)
+    split = "subset" if ids else args.split
+    if not items:
+        raise SystemExit("no items selected")
+    www = harness.prepare_www(os.path.join(args.out, "mw"), args.miniwob_html)
+    states = States()
+    tokens = {f"{args.tag}-{i}": it for i, it in enumerate(items)}
+    srv = serve({"todomvc": args.todomvc_dir, "mw": www}, states, tokens, args.www_port)
+    base = f"http://127.0.0.1:{srv.server_address[1]}"
+    log(f"serving TodoMVC at {base}/todomvc/examples/ and the forms at {base}/mw/miniwob/ (oracle probe injected)")
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
+    with open(os.path.join(args.out, "settings.json"), "w") as f:
+        json.dump(
+            {"commit": commit, "split": split, "ids": [it["id"] for it in items], "model_url": args.model_url,
+             "model": args.model, "max_steps": args.max_steps, "timeout_s": args.timeout_s},
+            f,
+            indent=1,
+        )
+    for it in items:
+        log(f"{it['id']} [{it['split']}, {it['app']}/{it['variant']}, start {it['start']}]: {it['instruction']}")
+    rows = run_items(args, items, base, tokens, states)
+    with open(os.path.join(args.out, "rows.jsonl"), "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    report(rows, split)
+    srv.shutdown()
+
+
+if __name__ == "__main__":
+    main()
