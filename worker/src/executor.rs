@@ -168,6 +168,18 @@ pub(crate) struct Exec<'a> {
     pub(crate) replay_note: Option<String>,
     /// The script this run leaves for the next (when its job writes the cache).
     pub(crate) learned: crate::agent::learn::Learned,
+    /// The run's expectations (see [`crate::verdict`]).
+    pub(crate) expected: Vec<crate::verdict::Expected>,
+    /// Checkable clauses of the instruction nobody has turned into a check yet.
+    pub(crate) unmapped: Vec<String>,
+    /// The model's last claim that the job (or its last step) is done.
+    pub(crate) claim: Option<String>,
+    /// How many expectations the last `expectations` event carried.
+    pub(crate) expectations_sent: usize,
+    /// The observation the last recorded script-line action ran on.
+    pub(crate) last_observation: Option<u64>,
+    /// Texts this run's delivered typings entered (a re-plan does not type them again).
+    pub(crate) typed: Vec<String>,
 }
 
 impl Exec<'_> {
@@ -278,6 +290,7 @@ impl Exec<'_> {
         rec.after_key = after_key;
         rec.timings = t;
         rec.observation = observation;
+        self.last_observation = observation;
         rec.perception = perception;
         (rec.point_px, rec.swipe_px, rec.screen_px) = geometry;
         tracing::info!(run_id = %self.run_id, step = index, kind = rec.kind, ok = rec.ok,
@@ -345,12 +358,14 @@ pub async fn execute(
     {
         tracing::error!(run_id = %input.run_id, error = %e, "cannot report run start");
     }
-    let (status, error) = match plan(&input.spec) {
-        Err(e) => (RunStatus::Failed, Some(format!("invalid job: {e}"))),
+    let (expected, unmapped) = crate::verdict::initial(&input.spec);
+    let (status, error, verdict) = match plan(&input.spec) {
+        Err(e) => (RunStatus::Failed, Some(format!("invalid job: {e}")), None),
         Ok(steps) => match dev.begin().await {
             Err(e) => (
                 RunStatus::Errored,
                 Some(format!("cannot prepare the device: {e}")),
+                None,
             ),
             Ok(()) => {
                 let mut exec = Exec {
@@ -372,23 +387,40 @@ pub async fn execute(
                         .filter(|_| input.spec.cache_mode().reads()),
                     replay_note: None,
                     learned: Default::default(),
+                    expected,
+                    unmapped,
+                    claim: None,
+                    expectations_sent: 0,
+                    last_observation: None,
+                    typed: Vec::new(),
                 };
                 let limit = Duration::from_secs(input.spec.timeout_s);
-                let res = tokio::time::timeout(
-                    limit,
-                    crate::blocks::run_steps(&mut exec, &steps, &cancel),
-                )
+                let res = tokio::time::timeout(limit, async {
+                    // Expectations the planner need not map are reported before anything runs.
+                    if exec.unmapped.is_empty() || exec.spec.mode == Mode::Script {
+                        if let Err(e) = exec.send_expectations().await {
+                            return (RunStatus::Errored, Some(e.message()), None);
+                        }
+                    }
+                    match crate::blocks::run_steps(&mut exec, &steps, &cancel).await {
+                        (RunStatus::Succeeded, _) => {
+                            let (s, e, v) = exec.verdict().await;
+                            (s, e, Some(v))
+                        }
+                        (s, e) => (s, e, None),
+                    }
+                })
                 .await;
-                let learned = exec.learned.script();
+                let learned = exec.learned.script_with(&exec.expected);
                 em = exec.em;
                 match res {
-                    Ok((RunStatus::Succeeded, e)) => {
-                        if let (true, Some(script)) = (input.spec.cache_mode().writes(), learned) {
+                    Ok((RunStatus::Succeeded, e, v)) => {
+                        if let (true, Some(script)) = (input.spec.mode != Mode::Script, learned) {
                             if let Err(err) = em.emit(EventBody::ReplayLearned { script }).await {
                                 tracing::warn!(run_id = %input.run_id, error = %err, "cannot report the learned replay script");
                             }
                         }
-                        (RunStatus::Succeeded, e)
+                        (RunStatus::Succeeded, e, v)
                     }
                     Ok(r) => r,
                     Err(_) => (
@@ -397,6 +429,7 @@ pub async fn execute(
                             "the run exceeded timeout_s = {} s",
                             input.spec.timeout_s
                         )),
+                        None,
                     ),
                 }
             }
@@ -409,7 +442,7 @@ pub async fn execute(
         .emit(EventBody::RunFinished {
             status,
             error,
-            verdict: None,
+            verdict,
         })
         .await
     {

@@ -22,5 +22,6 @@ pub mod local;
 pub mod perceive;
 pub mod resolve;
 pub mod service;
+mod verdict;
 
 pub use config::{BrowserConfig, DriverConfig, WorkerConfig};

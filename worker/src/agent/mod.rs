@@ -20,13 +20,16 @@
 //! Delivery rule: only an action whose failure is `not_delivered` is repeated automatically;
 //! anything that may have landed goes back through observe → reflect → ask the model.
 
+pub mod clauses;
 pub(crate) mod learn;
 pub mod mask;
 pub mod model;
+pub mod plan;
 pub mod plan_cover;
 pub mod plan_fix;
 pub mod plan_ids;
 pub mod popups;
+pub mod prompts;
 pub mod reflect;
 pub(crate) mod replay;
 pub mod run;

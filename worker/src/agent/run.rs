@@ -29,9 +29,6 @@ use super::reflect::classify;
 use super::replay::Replayed;
 use crate::executor::{cancelled, ms, targeted, Exec, Outcome, StepFail};
 
-/// Most planned steps accepted from the planner.
-const MAX_PLAN_STEPS: usize = 30;
-
 /// How a planned step ended (when it did not fail the run).
 enum StepEnd {
     Done,
@@ -39,36 +36,6 @@ enum StepEnd {
     JobDone,
     /// Two consecutive B/C outcomes or the step's action budget: re-plan with these.
     Escalate(Vec<String>),
-}
-
-fn plan_schema() -> Value {
-    json!({"type": "object", "additionalProperties": false, "required": ["steps"],
-        "properties": {"steps": {"type": "array", "minItems": 1, "maxItems": MAX_PLAN_STEPS,
-            "items": {"type": "string"}}}})
-}
-
-fn parse_plan(v: &Value) -> Result<Vec<String>, String> {
-    let o = v.as_object().ok_or("the answer is not a JSON object")?;
-    if let Some(k) = o.keys().find(|k| k.as_str() != "steps") {
-        return Err(format!("unexpected field {k:?}"));
-    }
-    let steps = o
-        .get("steps")
-        .and_then(Value::as_array)
-        .ok_or("`steps` (an array of strings) is missing")?;
-    let out: Vec<String> = steps
-        .iter()
-        .map(|s| {
-            s.as_str()
-                .map(|x| x.trim().to_string())
-                .filter(|x| !x.is_empty())
-                .ok_or_else(|| "every step must be a non-empty string".to_string())
-        })
-        .collect::<Result<_, _>>()?;
-    if out.is_empty() || out.len() > MAX_PLAN_STEPS {
-        return Err(format!("give 1 to {MAX_PLAN_STEPS} steps"));
-    }
-    Ok(out)
 }
 
 impl Exec<'_> {
@@ -149,7 +116,21 @@ impl Exec<'_> {
     pub(crate) async fn agent_task(&mut self, task: &str) -> Result<(), StepFail> {
         if let Some(script) = self.replay.take() {
             match self.replay_script(&script).await? {
-                Replayed::All => return Ok(()),
+                Replayed::All => {
+                    // The stored script's closing checks are the expectations the model's
+                    // run mapped from this instruction; they are checked again at the end.
+                    if !self.unmapped.is_empty() {
+                        let lines = super::plan::closing_checks(&script);
+                        let clause = self.unmapped.join(" / ");
+                        let found = crate::verdict::from_clause(&clause, &lines);
+                        if !found.is_empty() {
+                            self.unmapped.clear();
+                            self.add_expected(found);
+                        }
+                    }
+                    self.send_expectations().await?;
+                    return Ok(());
+                }
                 Replayed::HandedOver(note) => self.replay_note = Some(note),
             }
         }
@@ -161,6 +142,7 @@ impl Exec<'_> {
         // (only a changed screen does, see `agent_step_inner`).
         let mut fruitless: HashMap<String, Fruitless> = HashMap::new();
         let mut plan = self.plan_step(task, &failures, None).await?;
+        self.send_expectations().await?;
         let mut i = 0usize;
         while i < plan.len() {
             if self.cancel.load(Ordering::Relaxed) {
@@ -171,6 +153,11 @@ impl Exec<'_> {
                 StepEnd::JobDone => {
                     tracing::info!(run_id = %self.run_id, step = i + 1, of = plan.len(),
                         "the progress check says the job is done; the rest of the plan is skipped");
+                    self.claim = Some(format!(
+                        "the model's progress check said the job was done after step {} of {}",
+                        i + 1,
+                        plan.len()
+                    ));
                     return Ok(());
                 }
                 StepEnd::Escalate(f) => {
@@ -241,22 +228,17 @@ impl Exec<'_> {
             .as_deref()
             .map(|n| format!("\n\n{n}"))
             .unwrap_or_default();
-        // What never changes comes first, so a server's prefix cache keeps it between
-        // jobs; the job and the screen come last.
-        let mut user = format!(
-            "Break the job below into the fewest short, ordered steps a device operator can carry out one at a time, starting on the current screen below: each step is one tap, one typing into a field, one key press, one swipe or one check the job asks for, naming the element in quotes as the list names it; an element the list shows with no name is named by its role when it is the only one (\"textfield\"). Typing into a field needs no tap first; a single text field is usually submitted by pressing Enter. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for: the list is what the screen holds, not a list of things to do. Copy names and texts from the job and the list exactly. Keep ${{secret.NAME}} references as written.\n\nFor example, the job \"Sign in as 'ann' with ${{secret.PW}} and check that the page says Welcome\" on a screen with a textfield \"Username\", a textfield \"Password\" and a button \"Sign in\" is planned as {{\"steps\": [\"type 'ann' into \\\"Username\\\"\", \"type ${{secret.PW}} into \\\"Password\\\"\", \"tap \\\"Sign in\\\"\", \"check that the screen shows \\\"Welcome\\\"\"]}}, the job \"Add the note 'call Bob'\" on a screen with a textfield \"New note\" as {{\"steps\": [\"type 'call Bob' into \\\"New note\\\"\", \"press Enter\"]}}, the job \"Open the link 'Pricing'\" on a screen with many links as {{\"steps\": [\"tap \\\"Pricing\\\"\"]}}, the job \"Put the cursor in the search box\" on a screen whose only field is an unnamed textfield as {{\"steps\": [\"tap \\\"textfield\\\"\"]}}, and the job \"Accept the terms, then sign up\" on a screen with a checkbox next to the text \"I accept the terms\" and a button \"Sign up\" as {{\"steps\": [\"check \\\"I accept the terms\\\"\", \"tap \\\"Sign up\\\"\"]}} (a checkbox is named by the text next to it).\n\nJob: {task}{replayed}\n\n{screen}"
-        );
+        let ask_expect = previous.is_none() && !self.unmapped.is_empty();
+        let mut user = super::prompts::planner(task, &replayed, &screen);
+        if ask_expect {
+            user.push_str(&super::plan::expect_request(&self.unmapped));
+        }
         if let Some((prev, at)) = previous {
-            user.push_str(&format!(
-                "\n\nThe previous plan was:\n{}\nIt got stuck at step {}. Failed attempts:\n- {}\nPlan the rest of the job from the current screen, avoiding what failed.",
-                prev.iter().enumerate().map(|(i, s)| format!("{}. {s}", i + 1)).collect::<Vec<_>>().join("\n"),
-                at + 1,
-                failures.join("\n- ")
-            ));
+            user.push_str(&super::prompts::replan(prev, at, failures));
         }
         let user = self.agent.secrets.redact(&user);
         let messages = vec![
-            json!({"role": "system", "content": "You are the planner of a UI-automation agent. Answer only with JSON: {\"steps\": [\"…\", …]}."}),
+            json!({"role": "system", "content": super::prompts::PLANNER_SYSTEM}),
             json!({"role": "user", "content": user}),
         ];
         let mut usage = ModelUsage::default();
@@ -265,10 +247,10 @@ impl Exec<'_> {
             return Err(e);
         }
         let cancel = self.cancel.clone();
-        let schema = plan_schema();
+        let schema = super::plan::schema(ask_expect);
         let res = match self.model.as_ref() {
             Some(c) => tokio::select! {
-                r = c.json(messages, "plan", &schema, parse_plan, PLAN_MAX_TOKENS, &mut usage) => Some(r),
+                r = c.json(messages, "plan", &schema, super::plan::parse, PLAN_MAX_TOKENS, &mut usage) => Some(r),
                 _ = cancelled(&cancel) => None,
             },
             None => return Err(StepFail::Infra("no model client".into())),
@@ -277,41 +259,18 @@ impl Exec<'_> {
             self.end_step(step, Some("cancelled".into()), start).await;
             return Err(StepFail::Cancelled);
         };
-        let (ok, err, plan, added, named, closing) = match res {
+        let (ok, err, plan, detail) = match res {
             Ok(p) => {
-                let (p, named, closing) = match &obs {
-                    Ok(o) => {
-                        let (p, named) = super::plan_ids::name_elements(p, o);
-                        let (p, closing) = super::plan_cover::with_closing_tap(task, p, o);
-                        (p, named, closing)
-                    }
-                    Err(_) => (p, 0, false),
-                };
-                let (p, added) = super::plan_fix::repair(p);
-                (true, None, p, added, named, closing)
+                let (plan, detail) = self.shape_plan(task, p, obs.as_ref().ok());
+                (true, None, plan, detail)
             }
-            Err(e) => (false, Some(e.to_string()), Vec::new(), 0, 0, false),
+            Err(e) => (
+                false,
+                Some(e.to_string()),
+                Vec::new(),
+                "no plan".to_string(),
+            ),
         };
-        let mut detail = if ok {
-            format!("{} steps", plan.len())
-        } else {
-            "no plan".into()
-        };
-        if added > 0 {
-            detail.push_str(&format!(
-                " ({added} `press Enter` added: a field typed into more than once is submitted each time)"
-            ));
-        }
-        if named > 0 {
-            detail.push_str(&format!(
-                " ({named} naming elements by id, neighbour marker or a name the screen lacks: rewritten as targets)"
-            ));
-        }
-        if closing {
-            detail.push_str(
-                " (the job's closing button tap, which the plan dropped, appended as the last step)",
-            );
-        }
         let mut rec = ActionRecord::new(
             step,
             0,
@@ -334,6 +293,80 @@ impl Exec<'_> {
             None => Ok(plan),
             Some(e) => Err(StepFail::Infra(format!("planning failed: {e}"))),
         }
+    }
+
+    /// The planner's answer made runnable: its expectations taken in, checks written as steps
+    /// dropped, ids rewritten as targets, the closing tap and `press Enter`s added. Returns
+    /// the steps and the plan record's detail.
+    fn shape_plan(
+        &mut self,
+        task: &str,
+        p: super::plan::Plan,
+        obs: Option<&Observation>,
+    ) -> (Vec<String>, String) {
+        let mut mapped = 0;
+        if !p.expect.is_empty() && !self.unmapped.is_empty() {
+            let found = if p.expect.len() == self.unmapped.len() {
+                let pairs: Vec<(String, String)> = self
+                    .unmapped
+                    .iter()
+                    .cloned()
+                    .zip(p.expect.iter().cloned())
+                    .collect();
+                pairs
+                    .iter()
+                    .flat_map(|(c, l)| crate::verdict::from_clause(c, std::slice::from_ref(l)))
+                    .collect::<Vec<_>>()
+            } else {
+                crate::verdict::from_clause(&self.unmapped.join(" / "), &p.expect)
+            };
+            mapped = found.len();
+            if mapped >= self.unmapped.len().min(p.expect.len()) && mapped > 0 {
+                self.unmapped.clear();
+            }
+            self.add_expected(found);
+        }
+        let (steps, dropped) = super::plan::without_checks(p.steps, obs);
+        let (steps, repeated) = super::plan::without_repeated_typing(steps, &self.typed, obs);
+        let (steps, named, closing) = match obs {
+            Some(o) => {
+                let (s, named) = super::plan_ids::name_elements(steps, o);
+                let (s, closing) = super::plan_cover::with_closing_tap(task, s, o);
+                (s, named, closing)
+            }
+            None => (steps, 0, false),
+        };
+        let (steps, added) = super::plan_fix::repair(steps);
+        let mut detail = format!("{} steps", steps.len());
+        if mapped > 0 {
+            detail.push_str(&format!(" ({mapped} expectation(s) from the planner)"));
+        }
+        if dropped > 0 {
+            detail.push_str(&format!(
+                " ({dropped} check(s) written as steps dropped: the instruction's checks are expectations)"
+            ));
+        }
+        if repeated > 0 {
+            detail.push_str(&format!(
+                " ({repeated} typing(s) this run already did, whose text the screen shows, skipped)"
+            ));
+        }
+        if added > 0 {
+            detail.push_str(&format!(
+                " ({added} `press Enter` added: a field typed into more than once is submitted each time)"
+            ));
+        }
+        if named > 0 {
+            detail.push_str(&format!(
+                " ({named} naming elements by id, neighbour marker or a name the screen lacks: rewritten as targets)"
+            ));
+        }
+        if closing {
+            detail.push_str(
+                " (the job's closing button tap, which the plan dropped, appended as the last step)",
+            );
+        }
+        (steps, detail)
     }
 
     fn prompt(
@@ -410,10 +443,13 @@ impl Exec<'_> {
         let res = match super::plan_fix::as_script_line(&plan[i]) {
             Some(action) => match self.run_step(step, &action).await {
                 Ok(()) => {
+                    if let Action::Type { text, .. } = &action {
+                        self.typed.push(text.clone());
+                    }
                     if action.kind().acts() {
                         self.actions_taken += 1;
                     }
-                    if self.spec.cache_mode().writes() {
+                    if self.spec.mode != Mode::Script {
                         // Learned replay keeps the line as the step language renders it.
                         match argus_protocol::replay::render(&action) {
                             Some(line) => self.learned.push(line),
@@ -664,7 +700,7 @@ impl Exec<'_> {
             rec.screen_px = Some(screen_of(&obs));
             rec.source = Some(ActionSource::Model);
             self.emit_action(rec).await?;
-            if out.ok && self.spec.cache_mode().writes() {
+            if out.ok && self.spec.mode != Mode::Script {
                 self.learn(
                     task,
                     &call,
@@ -677,6 +713,9 @@ impl Exec<'_> {
             if call.kind().acts() {
                 self.actions_taken += 1;
             }
+            if let (true, Action::Type { text, .. }) = (out.ok, &call) {
+                self.typed.push(text.clone());
+            }
             action += 1;
             // A device that refused or failed the input (not an Argus refusal: stale, no target).
             let failed = out.device_error.is_some();
@@ -684,6 +723,9 @@ impl Exec<'_> {
             // (a `wait_for` instead of typing, say) is only a failed attempt.
             let asked_check = call.kind().checks() && step_names_call;
             let stray_check_failed = call.kind().checks() && !out.ok && !asked_check;
+            if let Action::Finish { summary } = &call {
+                self.claim = Some(format!("the model called finish: {summary}"));
+            }
             if let Some(end) = step_end(&call, out, asked_check)? {
                 return Ok(end);
             }
@@ -1161,13 +1203,11 @@ mod tests {
     }
 
     #[test]
-    fn plans_parse_strictly() {
+    fn observation_is_filled_in() {
+        assert_eq!(with_observation(&json!({}), 3), json!({"observation": 3}));
         assert_eq!(
-            parse_plan(&json!({"steps": ["a", "b"]})).unwrap(),
-            vec!["a", "b"]
+            with_observation(&json!({"observation": 2}), 3),
+            json!({"observation": 2})
         );
-        assert!(parse_plan(&json!({"steps": []})).is_err());
-        assert!(parse_plan(&json!({"steps": ["a"], "x": 1})).is_err());
-        assert!(parse_plan(&json!(["a"])).is_err());
     }
 }

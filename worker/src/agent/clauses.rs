@@ -1,0 +1,440 @@
+//! The checkable clauses of a natural-language instruction ("confirm…", "check that…",
+//! "make sure…", "… should show …", "verify…", "确认…", "检查…"): what the run's verdict
+//! rests on. Each becomes an expectation, never a step to act on.
+//!
+//! Why: a small model planned "confirm the counter reads 1 item left" as `tap "Confirm"`
+//! (there is no such button) and the run's `succeeded` rested on the model's word. Here the
+//! clause is found by its lead word, deterministically, and mapped to a check line where its
+//! words say what to look for: a quoted text (`make sure "Saved" is shown` → `assert screen
+//! contains "Saved"`, negated → `does not contain`), a quoted toggle's state (`make sure
+//! "buy milk" is ticked` → `assert "buy milk" is checked`), or the words after a display verb
+//! (`… reads 1 item left` → `assert screen contains "1 item left"`). A clause none of these
+//! fit is left for the planner to map (it sees the screen); one nobody maps leaves the run
+//! `unverified`, never `succeeded`.
+
+/// One checkable clause and the check lines read from its words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clause {
+    /// The clause as written (trimmed).
+    pub text: String,
+    /// Step-language check lines read from the clause itself; empty when only a model that
+    /// sees the screen can say what the clause looks for.
+    pub checks: Vec<String>,
+}
+
+/// Lead words that make a clause a check (lower-case; a clause starts with one after the
+/// fillers in [`FILLERS`]).
+const LEADS: &[&str] = &[
+    "confirm",
+    "verify",
+    "make sure",
+    "ensure",
+    "assert",
+    "validate",
+    "check that",
+    "check whether",
+    "check if",
+    "double-check",
+    "see that",
+    "expect",
+];
+/// Chinese lead words.
+const LEADS_ZH: &[&str] = &[
+    "确认",
+    "检查",
+    "验证",
+    "确保",
+    "核对",
+    "断言",
+    "查看是否",
+    "看到",
+];
+/// Words anywhere in a clause that make it a check ("the list should show …").
+const SHOULD: &[&str] = &[" should ", " must show", " must read", " must say"];
+const SHOULD_ZH: &[&str] = &["应该显示", "应显示", "应当显示", "应该包含", "应包含"];
+/// Words a clause may start with before its lead word.
+const FILLERS: &[&str] = &[
+    "and then ",
+    "then ",
+    "and ",
+    "finally ",
+    "also ",
+    "please ",
+    "lastly ",
+    "afterwards ",
+];
+const FILLERS_ZH: &[&str] = &["然后", "最后", "并且", "再", "并", "请"];
+/// Verbs after which the rest of the clause is the text the screen shows.
+const DISPLAY: &[&str] = &[
+    " reads ",
+    " says ",
+    " shows ",
+    " displays ",
+    " contains ",
+    " lists ",
+    " read ",
+    " say ",
+    " show ",
+    " display ",
+    " contain ",
+    " list ",
+];
+const DISPLAY_ZH: &[&str] = &["显示", "包含", "出现"];
+/// Words saying a check is negated.
+const NEGATIONS: &[&str] = &[
+    " not ",
+    "n't ",
+    " no longer ",
+    " is gone",
+    " are gone",
+    " disappear",
+    " no more ",
+    " never ",
+];
+const NEGATIONS_ZH: &[&str] = &["不再", "没有", "不", "消失"];
+/// Words saying a toggle's state.
+const CHECKED: &[&str] = &[
+    "checked",
+    "ticked",
+    "completed",
+    "complete",
+    "done",
+    "marked",
+    "selected",
+    "on",
+];
+const UNCHECKED: &[&str] = &[
+    "unchecked",
+    "unticked",
+    "not completed",
+    "incomplete",
+    "not done",
+    "active",
+    "off",
+    "not checked",
+    "not ticked",
+    "not selected",
+];
+const CHECKED_ZH: &[&str] = &["已勾选", "已选中", "已完成", "勾选", "选中", "完成"];
+const UNCHECKED_ZH: &[&str] = &["未勾选", "未选中", "未完成", "取消勾选"];
+
+/// The checkable clauses of `instruction`, in order.
+pub fn checkable(instruction: &str) -> Vec<Clause> {
+    segments(instruction)
+        .into_iter()
+        .filter_map(|seg| {
+            let body = strip_fillers(&seg);
+            let lower = format!(" {} ", body.to_lowercase());
+            let led = LEADS.iter().any(|l| starts_word(&lower[1..], l))
+                || LEADS_ZH.iter().any(|l| body.starts_with(l))
+                || SHOULD.iter().any(|s| lower.contains(s))
+                || SHOULD_ZH.iter().any(|s| body.contains(s));
+            led.then(|| Clause {
+                checks: checks_of(body),
+                text: body.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Whether a plan step is one of the instruction's checks written as an action on a lead
+/// word (`tap "Confirm"`, `tap "Verify"`): such a step has no element to act on and is
+/// dropped from the plan (the clause is an expectation).
+pub fn is_lead_word(name: &str) -> bool {
+    let n = name.trim().trim_end_matches(['.', '!', ':']).to_lowercase();
+    LEADS.iter().any(|l| n == *l)
+        || ["check", "confirmation", "verification"].contains(&n.as_str())
+        || LEADS_ZH.iter().any(|l| n == *l)
+}
+
+/// Whether a plan step reads as a check rather than an action (it starts with a lead word or
+/// says what something should show).
+pub fn reads_as_check(step: &str) -> bool {
+    !checkable(step).is_empty()
+}
+
+fn starts_word(s: &str, lead: &str) -> bool {
+    s.strip_prefix(lead)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', ',', ':']))
+}
+
+fn strip_fillers(seg: &str) -> &str {
+    let mut s = seg.trim();
+    loop {
+        let lower = s.to_lowercase();
+        let next = FILLERS
+            .iter()
+            .find(|f| lower.starts_with(*f))
+            .map(|f| &s[f.len()..])
+            .or_else(|| FILLERS_ZH.iter().find_map(|f| s.strip_prefix(f)));
+        match next {
+            Some(n) => s = n.trim_start(),
+            None => return s,
+        }
+    }
+}
+
+/// Splits at sentence punctuation and at `then` / `and` (an `and` followed by a quote joins
+/// two texts of one clause), never inside quotes.
+fn segments(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if let Some(q) = quote {
+            cur.push(c);
+            if c == q {
+                quote = None;
+            }
+            i += 1;
+            continue;
+        }
+        if let Some(close) = closing_quote(c, &chars, i) {
+            quote = Some(close);
+            cur.push(c);
+            i += 1;
+            continue;
+        }
+        if ".;!?。；！？，,\n".contains(c) && !is_decimal_point(&chars, i) {
+            out.push(std::mem::take(&mut cur));
+            i += 1;
+            continue;
+        }
+        let rest: String = chars[i..]
+            .iter()
+            .take(12)
+            .collect::<String>()
+            .to_lowercase();
+        let split = (rest.starts_with(" then ") || rest.starts_with(" and "))
+            && !rest
+                .trim_start()
+                .split_once(' ')
+                .is_some_and(|(_, r)| r.starts_with(['"', '\'', '“', '‘', '「']));
+        let split_zh = ["然后", "并且"].iter().any(|w| rest.starts_with(w))
+            || rest
+                .strip_prefix('并')
+                .is_some_and(|r| LEADS_ZH.iter().any(|l| r.starts_with(l)));
+        if (split || split_zh) && !cur.trim().is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        cur.push(c);
+        i += 1;
+    }
+    out.push(cur);
+    out.into_iter()
+        .map(|x| x.trim().to_string())
+        .filter(|x| !x.is_empty())
+        .collect()
+}
+
+/// The closing quote for an opening one at `i` (an apostrophe inside a word is not a quote).
+fn closing_quote(c: char, chars: &[char], i: usize) -> Option<char> {
+    match c {
+        '"' => Some('"'),
+        '“' => Some('”'),
+        '‘' => Some('’'),
+        '「' => Some('」'),
+        '\'' => {
+            let prev_alnum = i > 0 && chars[i - 1].is_alphanumeric();
+            let closes = chars[i + 1..].contains(&'\'');
+            (!prev_alnum && closes).then_some('\'')
+        }
+        _ => None,
+    }
+}
+
+fn is_decimal_point(chars: &[char], i: usize) -> bool {
+    chars[i] == '.'
+        && i > 0
+        && chars[i - 1].is_ascii_digit()
+        && chars.get(i + 1).is_some_and(char::is_ascii_digit)
+}
+
+/// Quoted texts of a clause, in order.
+fn quoted(s: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if let Some(close) = closing_quote(chars[i], &chars, i) {
+            if let Some(len) = chars[i + 1..].iter().position(|&c| c == close) {
+                let t: String = chars[i + 1..i + 1 + len].iter().collect();
+                if !t.trim().is_empty() {
+                    out.push(t.trim().to_string());
+                }
+                i += len + 2;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+fn negated(clause: &str) -> bool {
+    let lower = format!(" {} ", clause.to_lowercase());
+    NEGATIONS.iter().any(|n| lower.contains(n)) || NEGATIONS_ZH.iter().any(|n| clause.contains(n))
+}
+
+/// The toggle state a clause names outside its quotes (`Some(true)`: checked).
+fn toggle_state(outside: &str) -> Option<bool> {
+    let lower = format!(" {} ", outside.to_lowercase());
+    let has = |w: &&str| lower.contains(&format!(" {w} ")) || lower.contains(&format!(" {w}."));
+    if UNCHECKED.iter().any(has) || UNCHECKED_ZH.iter().any(|w| outside.contains(w)) {
+        return Some(false);
+    }
+    if CHECKED.iter().any(has) || CHECKED_ZH.iter().any(|w| outside.contains(w)) {
+        return Some(!negated(outside));
+    }
+    None
+}
+
+fn quote_line(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// The check lines a clause's own words give (see the module docs).
+fn checks_of(clause: &str) -> Vec<String> {
+    let texts = quoted(clause);
+    let outside = without_quotes(clause);
+    if !texts.is_empty() {
+        if let Some(on) = toggle_state(&outside) {
+            let state = if on { "is checked" } else { "is not checked" };
+            return texts
+                .iter()
+                .map(|t| format!("assert {} {state}", quote_line(t)))
+                .collect();
+        }
+        let verb = if negated(&outside) {
+            "assert screen does not contain"
+        } else {
+            "assert screen contains"
+        };
+        return texts
+            .iter()
+            .map(|t| format!("{verb} {}", quote_line(t)))
+            .collect();
+    }
+    let lower = format!(" {} ", clause.to_lowercase());
+    for d in DISPLAY {
+        if let Some(at) = lower.find(d) {
+            let start = at + d.len() - 1;
+            let rest = clause.get(start..).unwrap_or_default();
+            let rest = rest
+                .trim()
+                .trim_start_matches("that ")
+                .trim_end_matches(['.', '!', ' '])
+                .trim();
+            if !rest.is_empty() && rest.split_whitespace().count() <= 8 {
+                let verb = if negated(&lower[..at + 1]) {
+                    "assert screen does not contain"
+                } else {
+                    "assert screen contains"
+                };
+                return vec![format!("{verb} {}", quote_line(rest))];
+            }
+        }
+    }
+    for d in DISPLAY_ZH {
+        if let Some((head, rest)) = clause.split_once(d) {
+            let rest = rest.trim().trim_end_matches(['。', '！']).trim();
+            if !rest.is_empty() && rest.chars().count() <= 24 {
+                let verb = if negated(head) {
+                    "assert screen does not contain"
+                } else {
+                    "assert screen contains"
+                };
+                return vec![format!("{verb} {}", quote_line(rest))];
+            }
+        }
+    }
+    Vec::new()
+}
+
+fn without_quotes(s: &str) -> String {
+    let mut out = s.to_string();
+    for t in quoted(s) {
+        out = out.replace(&t, " ");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checks(s: &str) -> Vec<Vec<String>> {
+        checkable(s).into_iter().map(|c| c.checks).collect()
+    }
+
+    #[test]
+    fn lead_words_make_clauses_checks_and_actions_stay_actions() {
+        assert!(checkable("Add 'buy milk' and press Enter").is_empty());
+        assert!(
+            checkable("check 'walk the dog'").is_empty(),
+            "ticking is an action"
+        );
+        let c = checkable("Add 'a', then tick it off. Confirm the counter reads 1 item left");
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].text, "Confirm the counter reads 1 item left");
+        assert_eq!(c[0].checks, vec!["assert screen contains \"1 item left\""]);
+    }
+
+    #[test]
+    fn quoted_texts_states_and_negations() {
+        assert_eq!(
+            checks("sign in and make sure \"Welcome\" is shown"),
+            vec![vec!["assert screen contains \"Welcome\"".to_string()]]
+        );
+        assert_eq!(
+            checks("delete it and verify that 'old note' is no longer listed"),
+            vec![vec![
+                "assert screen does not contain \"old note\"".to_string()
+            ]]
+        );
+        assert_eq!(
+            checks("complete 'pay rent' and check that 'pay rent' is ticked"),
+            vec![vec!["assert \"pay rent\" is checked".to_string()]]
+        );
+        assert_eq!(
+            checks("make sure 'a' and 'b' are not completed"),
+            vec![vec![
+                "assert \"a\" is not checked".to_string(),
+                "assert \"b\" is not checked".to_string()
+            ]]
+        );
+    }
+
+    #[test]
+    fn unmapped_clauses_are_left_for_the_planner() {
+        let c = checkable("finish the todo, then check that 1 item is left");
+        assert_eq!(c.len(), 1);
+        assert!(c[0].checks.is_empty(), "{c:?}");
+        let c = checkable("the footer should say 2 items left");
+        assert_eq!(c[0].checks, vec!["assert screen contains \"2 items left\""]);
+    }
+
+    #[test]
+    fn chinese_clauses() {
+        let c = checkable("添加 \"买牛奶\"，然后确认页面显示 \"1 项剩余\"");
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0].checks, vec!["assert screen contains \"1 项剩余\""]);
+        let c = checkable("删除 \"旧笔记\" 并检查 \"旧笔记\" 不再显示");
+        assert_eq!(
+            c[0].checks,
+            vec!["assert screen does not contain \"旧笔记\""]
+        );
+    }
+
+    #[test]
+    fn lead_word_targets() {
+        assert!(is_lead_word("Confirm"));
+        assert!(is_lead_word("verify."));
+        assert!(!is_lead_word("Confirm order"));
+        assert!(reads_as_check("verify the total is 3"));
+        assert!(!reads_as_check("tap \"Save\""));
+    }
+}
