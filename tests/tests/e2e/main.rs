@@ -6,6 +6,7 @@ mod actionability;
 mod agent;
 mod agent_farm;
 mod agent_guards;
+mod agent_verdicts;
 mod android;
 mod apply_batch;
 mod bad_input;

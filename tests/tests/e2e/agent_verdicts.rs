@@ -1,0 +1,208 @@
+//! Pins how a natural-language run earns its verdict, against the scripted chat-completions
+//! stub (`argus_tests::chat_stub`: the real wire format, fixed answers — not a model; it
+//! misbehaves on purpose) and a scripted device whose input log is the independent record:
+//! a model that claims done with nothing to check → `unverified`; an expectation that does
+//! not hold → `failed` naming it; a plan that taps "Confirm" for a "confirm …" clause and,
+//! after a re-plan, types two todos already on the list again → the tap is never sent, the
+//! repeats are skipped, and the clause decides the verdict on the final screen.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use argus_perception::{Rect, Role};
+use argus_protocol::{ExpectationSource, JobSpec, Key, Mode, ModelOverride, Platform, RunStatus};
+use argus_tests::chat_stub::{plan, ChatStub, Reply};
+use argus_tests::scripted_device::{run_scripted, Item, ScriptedDevice, Sent};
+use serde_json::json;
+
+fn job(text: &str, stub: &ChatStub) -> JobSpec {
+    let mut s = JobSpec::script(Platform::Android, None, text.into());
+    s.mode = Mode::Llm;
+    s.cache = Some(argus_protocol::Cache::Off);
+    s.model = Some(ModelOverride {
+        base_url: Some(stub.base_url.clone()),
+        model: Some("stub".into()),
+        ..Default::default()
+    });
+    s
+}
+
+/// A form: typing fills Name; Save shows "Saved 1" once Name is filled.
+fn form() -> ScriptedDevice {
+    let items = vec![
+        Item::new(Role::Textfield, "Name", Rect::new(40.0, 100.0, 400.0, 60.0)),
+        Item::new(Role::Button, "Save", Rect::new(40.0, 200.0, 200.0, 60.0)),
+        Item::new(Role::Text, "Saved 0", Rect::new(40.0, 300.0, 200.0, 40.0)),
+    ];
+    ScriptedDevice::new((600, 800), items, |items, sent| {
+        if let Sent::Type { name, text } = sent {
+            if let Some(i) = items.iter_mut().find(|i| &i.name == name) {
+                i.value = Some(text.clone());
+            }
+        }
+        if matches!(sent, Sent::Tap { name, .. } if name == "Save") && items[0].value.is_some() {
+            items[2].name = "Saved 1".into();
+        }
+    })
+}
+
+fn sent(dev: &ScriptedDevice) -> Vec<Sent> {
+    dev.log.lock().expect("log").sent.clone()
+}
+
+#[tokio::test]
+async fn a_model_that_claims_done_with_no_evidence_is_unverified() {
+    let stub = ChatStub::start(vec![plan(&["tap \"Save\""])]).await;
+    let mut dev = form();
+    let d = run_scripted(
+        job("save the form", &stub),
+        &mut dev,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .await;
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
+    let v = d.verdict.expect("a verdict");
+    assert!(v.basis.contains("no expectation"), "{}", v.basis);
+    assert!(d.expectations.is_empty());
+    // The tap itself went through: unverified is about evidence, not about the actions.
+    assert!(sent(&dev)
+        .iter()
+        .any(|s| matches!(s, Sent::Tap { name, .. } if name == "Save")));
+}
+
+#[tokio::test]
+async fn a_failed_expectation_fails_the_run_naming_it() {
+    let stub = ChatStub::start(vec![plan(&["type 'Ada' into \"Name\"", "tap \"Save\""])]).await;
+    let mut dev = form();
+    let d = run_scripted(
+        job(
+            "Fill in Ada and save, then make sure \"Saved 2\" is shown",
+            &stub,
+        ),
+        &mut dev,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .await;
+    assert_eq!(d.status, RunStatus::Failed, "{:?}", d.error);
+    let line = "assert screen contains \"Saved 2\"";
+    assert!(d.error.as_deref().unwrap_or_default().contains(line), "{:?}", d.error);
+    assert_eq!(d.expectations.len(), 1);
+    assert_eq!(d.expectations[0].line, line);
+    assert_eq!(d.expectations[0].source, ExpectationSource::Instruction);
+    let v = d.verdict.expect("a verdict");
+    assert_eq!(v.expectation.as_deref(), Some(line));
+    // The check that decided is a recorded step of the run, on a real observation.
+    let step = v.step.expect("the deciding step") as usize;
+    let rec = &d.steps[step].actions[0];
+    assert!(!rec.ok);
+    assert_eq!(rec.observation, v.observation);
+    // Both actions were sent: the app, not Argus, fell short of the expectation.
+    assert_eq!(sent(&dev).len(), 2);
+
+    // The same job with a job-level expectation that holds (and no clause) succeeds on it.
+    let stub = ChatStub::start(vec![plan(&["type 'Ada' into \"Name\"", "tap \"Save\""])]).await;
+    let mut dev = form();
+    let mut spec = job("Fill in Ada and save", &stub);
+    spec.expectations = vec!["assert screen contains \"Saved 1\"".into()];
+    let d = run_scripted(spec, &mut dev, Arc::new(AtomicBool::new(false))).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(d.expectations[0].source, ExpectationSource::Job);
+    assert!(d.verdict.expect("verdict").basis.contains("1 of 1"));
+}
+
+/// A todo list: typing fills the field, Enter adds the typed todo to the list and updates
+/// the counter; nothing else has an effect.
+fn todos() -> ScriptedDevice {
+    let items = vec![
+        Item::new(
+            Role::Textfield,
+            "What needs to be done?",
+            Rect::new(40.0, 40.0, 500.0, 60.0),
+        ),
+        Item::new(Role::Text, "0 items left", Rect::new(40.0, 700.0, 200.0, 40.0)),
+    ];
+    ScriptedDevice::new((600, 800), items, |items, sent| match sent {
+        Sent::Type { name, text } => {
+            if let Some(i) = items.iter_mut().find(|i| &i.name == name) {
+                i.value = Some(text.clone());
+            }
+        }
+        Sent::Key(Key::Enter) => {
+            let Some(text) = items[0].value.take() else {
+                return;
+            };
+            let n = items.len() - 1;
+            let y = 120.0 + 70.0 * n as f64;
+            items.push(Item::new(Role::Listitem, &text, Rect::new(40.0, y, 500.0, 60.0)));
+            items[1].name = format!("{n} item{} left", if n == 1 { "" } else { "s" });
+        }
+        _ => {}
+    })
+}
+
+#[tokio::test]
+async fn a_confirm_tap_becomes_a_check_and_repeated_todos_are_skipped() {
+    let add = [
+        "type 'buy milk' into \"What needs to be done?\"",
+        "press Enter",
+        "type 'walk dog' into \"What needs to be done?\"",
+        "press Enter",
+    ];
+    let mut first: Vec<&str> = add.to_vec();
+    first.push("tap \"Sort\""); // no such element: the model takes the step over
+    let mut again: Vec<&str> = add.to_vec();
+    again.push("tap \"Confirm\"");
+    let stub = ChatStub::start(vec![
+        plan(&first),
+        // Two taps that change nothing: the step escalates to a re-plan.
+        Reply::Call(
+            "tap",
+            json!({"element": "{{id:2 items left}}", "observation": "{{obs}}"}),
+        ),
+        Reply::Call(
+            "tap",
+            json!({"element": "{{id:2 items left}}", "observation": "{{obs}}"}),
+        ),
+        // The re-plan types both todos again and taps "Confirm" for the clause.
+        plan(&again),
+    ])
+    .await;
+    let mut dev = todos();
+    let mut spec = job(
+        "Add 'buy milk' and 'walk dog', then confirm the counter reads 2 items left",
+        &stub,
+    );
+    spec.auto_wait_ms = Some(500);
+    let d = run_scripted(
+        spec,
+        &mut dev,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    let log = sent(&dev);
+    let typed: Vec<&String> = log
+        .iter()
+        .filter_map(|s| match s {
+            Sent::Type { text, .. } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(typed, ["buy milk", "walk dog"], "{log:?}");
+    assert!(
+        !log.iter()
+            .any(|s| matches!(s, Sent::Tap { name, .. } if name == "Confirm")),
+        "{log:?}"
+    );
+    assert_eq!(d.expectations.len(), 1);
+    assert_eq!(
+        d.expectations[0].line,
+        "assert screen contains \"2 items left\""
+    );
+    let v = d.verdict.expect("a verdict");
+    assert!(v.basis.contains("1 of 1"), "{}", v.basis);
+    // The re-plan says what it skipped and dropped.
+    let replan = d.plans().last().map(|p| p.detail.clone()).unwrap_or_default();
+    assert!(replan.contains("skipped"), "{replan}");
+    assert!(replan.contains("dropped"), "{replan}");
+}
