@@ -1,7 +1,9 @@
 //! JUnit XML for a suite: one `<testsuite>` per device-matrix cell, one `<testcase>` per
-//! job, `<failure>` for `failed`, `<error>` for `errored` / `timed_out` / `lost`,
-//! `<skipped>` for `cancelled`, each with the run's message and a link to its report.
-//! Text is escaped with `quick_xml::escape`.
+//! job, `<failure>` for `failed`, `<failure type="unverified">` for `unverified` (a
+//! natural-language run that had nothing to check is never a pass; its message is the
+//! verdict's basis), `<error>` for `errored` / `timed_out` / `lost`, `<skipped>` for
+//! `cancelled`, each with the run's message and a link to its report. Text is escaped with
+//! `quick_xml::escape`.
 
 use quick_xml::escape::escape;
 
@@ -21,7 +23,7 @@ pub fn render(s: &SuiteView, base_url: &str) -> String {
             .filter(|j| cell.is_none_or(|c| j.cell == c) && pred(&j.status))
             .count()
     };
-    let is_fail = |st: &str| st == "failed";
+    let is_fail = |st: &str| matches!(st, "failed" | "unverified");
     let is_err = |st: &str| matches!(st, "errored" | "timed_out" | "lost");
     let is_skip = |st: &str| st == "cancelled";
     let total_time: f64 = s.jobs.iter().filter_map(|j| j.duration_s).sum();
@@ -55,12 +57,18 @@ pub fn render(s: &SuiteView, base_url: &str) -> String {
                 escape(cell),
                 j.duration_s.unwrap_or(0.0)
             ));
-            let msg = j.error.clone().unwrap_or_else(|| j.status.clone());
+            let msg = match (j.status.as_str(), &j.verdict_basis, &j.error) {
+                ("unverified", Some(basis), _) => basis.clone(),
+                ("unverified", None, _) => "unverified: the run had nothing to check".into(),
+                (_, _, Some(e)) => e.clone(),
+                (status, _, None) => status.to_string(),
+            };
             let body = format!("{msg}\nreport: {link}");
             if is_fail(&j.status) {
                 out.push_str(&format!(
-                    "      <failure message=\"{}\" type=\"failed\">{}</failure>\n",
+                    "      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
                     escape(msg.as_str()),
+                    escape(j.status.as_str()),
                     escape(body.as_str())
                 ));
             } else if is_err(&j.status) {
@@ -91,4 +99,60 @@ pub fn render(s: &SuiteView, base_url: &str) -> String {
     }
     out.push_str("</testsuites>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use argus_protocol::SuiteVerdict;
+    use uuid::Uuid;
+
+    use crate::store::suites::{SuiteJob, SuiteView};
+
+    fn job(name: &str, status: &str, basis: Option<&str>) -> SuiteJob {
+        SuiteJob {
+            job_id: Uuid::new_v4(),
+            name: name.into(),
+            cell: "web".into(),
+            status: status.into(),
+            runs: vec![Uuid::new_v4()],
+            error: None,
+            duration_s: Some(1.5),
+            flaky: false,
+            device_id: None,
+            verdict_basis: basis.map(str::to_string),
+        }
+    }
+
+    /// An unverified case is a `<failure type="unverified">` whose message is the verdict's
+    /// basis, and counts among the failures: never a pass.
+    #[test]
+    fn an_unverified_case_is_a_failure_of_its_own_type() {
+        let s = SuiteView {
+            suite_id: Uuid::new_v4(),
+            name: "nightly".into(),
+            team_id: "default".into(),
+            created_at: chrono::Utc::now(),
+            verdict: SuiteVerdict::Failed,
+            passed: 1,
+            failed: 0,
+            unverified: 1,
+            flaky: 0,
+            jobs: vec![
+                job("login", "succeeded", Some("1 of 1 expectations held")),
+                job("checkout", "unverified", Some("no expectation to check")),
+            ],
+        };
+        let xml = super::render(&s, "http://x");
+        assert!(
+            xml.contains(r#"<failure message="no expectation to check" type="unverified">"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"tests="2" failures="1" errors="0""#),
+            "{xml}"
+        );
+        let login = &xml[xml.find("name=\"login\"").expect("login")..];
+        let login = &login[..login.find("</testcase>").expect("end")];
+        assert!(!login.contains("<failure"), "{login}");
+    }
 }

@@ -9,11 +9,12 @@ use crate::store::suites::{SuiteJob, SuiteView};
 use crate::store::workers::DeviceRow;
 
 /// Every run status, for the filter.
-pub const STATUSES: [&str; 9] = [
+pub const STATUSES: [&str; 10] = [
     "queued",
     "assigned",
     "running",
     "succeeded",
+    "unverified",
     "failed",
     "errored",
     "cancelled",

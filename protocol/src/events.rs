@@ -22,7 +22,7 @@ pub enum RunStatus {
     /// The worker has started it.
     Running,
     /// Every step passed and the run's expectations held on a fresh observation
-    /// (see [`crate::expect`]).
+    /// (see `argus_protocol::expect`).
     Succeeded,
     /// A natural-language run carried out its plan but had nothing to check: no expectation
     /// from the job and no checkable clause in the instruction. Never counted as a pass

@@ -233,7 +233,7 @@ pub struct JobSpec {
     /// Checks the run's verdict rests on: step-language check lines (`assert screen contains
     /// "Saved"`, `assert screen does not contain "Error"`, `wait for "…"`, `断言 页面包含 "…"`),
     /// `${var.NAME}` filled in. Checked on a fresh observation at the end of the run (see
-    /// [`crate::expect`]); the run succeeds only when all held. At most 32, each one line of
+    /// `argus_protocol::expect`); the run succeeds only when all held. At most 32, each one line of
     /// at most 1,024 bytes; a line that does not parse, or acts instead of checking, is
     /// refused at submit naming `expectations[i]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

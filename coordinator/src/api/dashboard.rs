@@ -427,7 +427,8 @@ async fn clear_replay(
     Ok(Redirect::to(&format!("/runs/{}", d.run_id)))
 }
 
-/// SSE: `data: <status>:<actions>` now and whenever it changes; ends when the run ends.
+/// SSE: `data: <status>:<actions>:<expectations>` ([`crate::report::verdict::live_key`])
+/// now and whenever it changes; ends when the run ends.
 async fn live(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -444,7 +445,7 @@ async fn live(
             loop {
                 let d = store::runs::detail(&st.pool, run_id).await.ok().flatten();
                 let (d, _) = d?;
-                let key = format!("{}:{}", d.status.as_str(), d.action_count());
+                let key = crate::report::verdict::live_key(&d);
                 if last.as_deref() != Some(key.as_str()) {
                     let terminal = d.status.is_terminal();
                     let ev = Event::default().data(key.clone());

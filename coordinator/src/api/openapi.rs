@@ -6,7 +6,8 @@
 //! `GET /api/v1/openapi.json`; the e2e test `openapi.rs` checks its paths and methods
 //! against the router's route declarations.
 
-use argus_protocol::{ErrorCode, ErrorEnvelope};
+use argus_protocol::expect::{Expectation, ExpectationSource, Verdict};
+use argus_protocol::{ErrorCode, ErrorEnvelope, RunStatus};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -40,6 +41,7 @@ const PUBLIC: &[&str] = &["/healthz", "/api/v1/openapi.json"];
         super::jobs::replay_clear,
         super::runs::list,
         super::runs::show,
+        super::runs::steps,
         super::runs::cancel,
         super::schedules::list,
         super::schedules::create,
@@ -53,7 +55,14 @@ const PUBLIC: &[&str] = &["/healthz", "/api/v1/openapi.json"];
         super::workers::heartbeat,
         super::devices::list,
     ),
-    components(schemas(ErrorEnvelope, ErrorCode)),
+    components(schemas(
+        ErrorEnvelope,
+        ErrorCode,
+        RunStatus,
+        Expectation,
+        ExpectationSource,
+        Verdict
+    )),
     modifiers(&Envelopes),
     security(("bearer" = []))
 )]
@@ -187,6 +196,7 @@ mod tests {
             "DELETE /api/v1/jobs/{id}/replay",
             "GET /api/v1/runs",
             "GET /api/v1/runs/{id}",
+            "GET /api/v1/runs/{id}/steps",
             "POST /api/v1/runs/{id}/cancel",
             "GET /api/v1/schedules",
             "POST /api/v1/schedules",

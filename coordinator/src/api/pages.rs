@@ -46,7 +46,9 @@ async fn report(
             .and_then(|(_, entry)| entry)
             .map(|e| e.script),
     };
+    let has_steps = crate::store::verdicts::has_steps(&st.pool, run.run_id).await?;
     let opts = ReportOptions {
+        has_steps,
         img_base: "/artifacts/",
         dashboard_link: true,
         csrf: &csrf.0,

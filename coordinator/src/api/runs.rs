@@ -1,8 +1,11 @@
-//! `GET /api/v1/runs` (filtered list), `GET /api/v1/runs/{id}` (status, steps, actions,
-//! timings) and `POST /api/v1/runs/{id}/cancel`.
+//! `GET /api/v1/runs` (filtered list), `GET /api/v1/runs/{id}` (status, expectations,
+//! verdict, steps, actions, timings), `GET /api/v1/runs/{id}/steps` (a succeeded `llm` /
+//! `vlm` run as a step file) and `POST /api/v1/runs/{id}/cancel`.
 
 use argus_protocol::{ErrorCode, ErrorEnvelope, RunDetail};
 use axum::extract::{Path, State};
+use axum::http::header;
+use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use serde_json::json;
@@ -19,6 +22,7 @@ pub(super) fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/runs", get(list))
         .route("/api/v1/runs/{id}", get(show))
+        .route("/api/v1/runs/{id}/steps", get(steps))
         .route("/api/v1/runs/{id}/cancel", post(cancel))
 }
 
@@ -73,9 +77,12 @@ pub(crate) async fn visible_detail(
     get,
     path = "/api/v1/runs/{id}",
     operation_id = "get_run",
-    summary = "Run detail: status, steps, actions, timings",
+    summary = "Run detail: status, expectations, verdict, steps, actions, timings",
     params(("id" = uuid::Uuid, Path, description = "run id")),
-    responses((status = 200, description = "the run detail (`RunDetail`)"))
+    responses((
+        status = 200,
+        description = "the run detail (`RunDetail`): `{run_id, job_id, spec, status                        (RunStatus), error, device_id, worker_id, screen_px, created_at,                        started_at, finished_at, steps, expectations: [Expectation] (reported                        before the first action), verdict: Verdict (what decided the status,                        once finished; absent before)}`"
+    ))
 )]
 pub(super) async fn show(
     State(st): State<AppState>,
@@ -111,5 +118,42 @@ pub(super) async fn cancel(
             format!("run {} is already {}", d.run_id, d.status.as_str()),
             "only queued, assigned or running runs can be cancelled",
         ))),
+    }
+}
+
+/// A succeeded `llm` / `vlm` run as a step file: a `# run <id> of job <name>` header, then
+/// the step-language lines of its actions with its expectations as the closing assertions.
+/// Rerun it with `argus submit --steps FILE` (script mode, no model).
+#[utoipa::path(
+    get,
+    path = "/api/v1/runs/{id}/steps",
+    operation_id = "get_run_steps",
+    summary = "A succeeded llm/vlm run as a step file (text)",
+    params(("id" = uuid::Uuid, Path, description = "run id")),
+    responses(
+        (status = 200, description = "the step file", content_type = "text/plain"),
+        (status = 404, description = "no such run, or the run has no step file (only a \
+                                      succeeded llm or vlm run has one)",
+            body = ErrorEnvelope)
+    )
+)]
+pub(super) async fn steps(
+    State(st): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
+    let uuid = parse_id("run", &id)?;
+    match store::verdicts::steps_file(&st.pool, uuid, caller.team_filter()).await? {
+        None => Err(ApiError::not_found("run", &id)),
+        Some(None) => Err(ApiError::Client(ErrorEnvelope::new(
+            ErrorCode::NotFound,
+            format!("run {uuid} has no step file"),
+            "only a succeeded llm or vlm run has one; a script run's steps are its job's \
+             instruction (GET /api/v1/runs/{id})",
+        ))),
+        Some(Some(file)) => Ok((
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            file.text(),
+        )),
     }
 }

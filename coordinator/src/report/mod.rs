@@ -8,6 +8,7 @@
 pub mod compare;
 pub mod overlay;
 pub mod timeline;
+pub mod verdict;
 
 use argus_protocol::{ActionView, RunDetail, StepView};
 use askama::Template;
@@ -32,6 +33,9 @@ pub struct ReportOptions<'a> {
     /// The job's stored replay script, shown (with a clear button) on the dashboard's page
     /// of an `llm` / `vlm` run; `None` when nothing is stored or in exported files.
     pub replay: Option<&'a str>,
+    /// The run has an exported step file (`GET /api/v1/runs/{id}/steps`): the page links
+    /// "Download as steps" (coordinator only, with `dashboard_link`).
+    pub has_steps: bool,
 }
 
 /// Report page. Whitespace between template tags is minimized: the page must stay small
@@ -50,6 +54,7 @@ struct ReportPage<'a> {
     /// `(step, action)` of the failure a failing run opens on.
     first_failure: Option<(u32, Option<u32>)>,
     replay: Option<&'a str>,
+    has_steps: bool,
 }
 
 /// `s` escaped for an HTML text node (`&`, `<`, `>`), quotes left as they are — a third of
@@ -77,6 +82,33 @@ impl ReportPage<'_> {
     }
     fn status(&self) -> &'static str {
         self.run.status.as_str()
+    }
+    /// See [`verdict::live_key`].
+    fn live_key(&self) -> String {
+        verdict::live_key(self.run)
+    }
+    /// See [`verdict::checked_at`].
+    fn checked_at(&self) -> Option<(Option<String>, String)> {
+        verdict::checked_at(self.run)
+    }
+    /// See [`verdict::fallback_basis`].
+    fn fallback_basis(&self) -> Option<&'static str> {
+        verdict::fallback_basis(self.run)
+    }
+    /// `job` or `instruction`: where an expectation came from.
+    fn source(&self, e: &argus_protocol::expect::Expectation) -> &'static str {
+        match e.source {
+            argus_protocol::expect::ExpectationSource::Job => "job",
+            argus_protocol::expect::ExpectationSource::Instruction => "instruction",
+        }
+    }
+    /// Whether `line` is the expectation the verdict names.
+    fn decided_by(&self, line: &str) -> bool {
+        self.run
+            .verdict
+            .as_ref()
+            .and_then(|v| v.expectation.as_deref())
+            == Some(line)
     }
     /// For a queued run: what it waits for (`platform web with browser=chromium`).
     fn waiting(&self) -> Option<String> {
@@ -207,6 +239,7 @@ pub fn render_report(run: &RunDetail, opts: &ReportOptions) -> Result<String, as
         timeline: timeline::rows(run),
         first_failure: timeline::first_failure(run),
         replay: opts.replay,
+        has_steps: opts.has_steps,
     }
     .render()
 }

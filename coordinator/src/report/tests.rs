@@ -134,6 +134,7 @@ fn coordinator() -> ReportOptions<'static> {
         csrf: "c",
         previous: Some(Uuid::nil()),
         replay: None,
+        has_steps: false,
     }
 }
 

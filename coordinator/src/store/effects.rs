@@ -2,8 +2,8 @@
 //! statement per event kind (`unnest` of arrays) instead of one per event, so a batch of
 //! 256 events costs about seven round trips.
 //!
-//! Kinds are written in the order a run produces them (run started, step started, action
-//! finished, step finished, run finished). Every effect is a field-wise merge that does not
+//! Kinds are written in the order a run produces them (run started, expectations, step
+//! started, action finished, step finished, learned script, run finished). Every effect is a field-wise merge that does not
 //! depend on the order of different kinds (a `running` status is only set on an `assigned`
 //! or `running` run; a terminal status only on a non-terminal run). Within one kind the
 //! result is the one events applied one at a time in `seq` order give: for steps and
@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 
 use argus_protocol::events::run_end;
+use argus_protocol::expect::{Expectation, Verdict};
 use argus_protocol::{ActionRecord, EventBody, RunEvent, RunStatus};
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
@@ -26,8 +27,13 @@ type StepKey = (Uuid, Uuid, u32);
 type RunKey = (Uuid, Uuid);
 /// A run's start: `(at, screen width px, screen height px)`.
 type Start = (DateTime<Utc>, i32, i32);
-/// A run's end: `(status, error, at)`.
-type End<'a> = (RunStatus, Option<&'a str>, DateTime<Utc>);
+/// A run's end: `(status, error, at, verdict)`.
+type End<'a> = (
+    RunStatus,
+    Option<&'a str>,
+    DateTime<Utc>,
+    Option<&'a Verdict>,
+);
 
 /// Writes the effects of `evs` (new, current-attempt events only) inside the caller's
 /// transaction; returns the `(run_id, status)` of the runs this batch ended.
@@ -43,6 +49,7 @@ pub async fn write(
     let mut step_end: BTreeMap<StepKey, (bool, Option<&str>, f64)> = BTreeMap::new();
     let mut finished: BTreeMap<RunKey, End> = BTreeMap::new();
     let mut learned: BTreeMap<RunKey, &str> = BTreeMap::new();
+    let mut expectations: BTreeMap<RunKey, &[Expectation]> = BTreeMap::new();
     let mut sorted: Vec<&RunEvent> = evs.to_vec();
     sorted.sort_by_key(|e| (e.run_id, e.attempt_id, e.seq));
     for ev in sorted {
@@ -75,23 +82,35 @@ pub async fn write(
                     (*ok, error.as_deref(), *duration_ms),
                 );
             }
-            // Stored by the expectations migration's helper (coordinator work in progress).
-            EventBody::Expectations { .. } => {}
+            EventBody::Expectations { items } => {
+                // the last report wins, as in `RunDetail::apply`
+                expectations.insert(run, items);
+            }
             EventBody::ReplayLearned { script } => {
                 learned.insert(run, script);
             }
-            EventBody::RunFinished { status, error, .. } => {
+            EventBody::RunFinished {
+                status,
+                error,
+                verdict,
+            } => {
                 // A non-terminal end (a broken worker) ends the run `errored`, saying
                 // why: the same rule as `RunDetail::apply` (`argus_protocol::events::run_end`).
                 let (status, error) = run_end(*status, error.as_deref());
-                finished.entry(run).or_insert((status, error, ev.at));
+                finished
+                    .entry(run)
+                    .or_insert((status, error, ev.at, verdict.as_ref()));
             }
         }
     }
     runs_started(tx, &started).await?;
+    crate::store::verdicts::expectations(tx, &expectations).await?;
     steps_started(tx, &step_text).await?;
     actions_finished(tx, &actions).await?;
     steps_finished(tx, &step_end).await?;
+    // every learned script is the run's exported step file; the replay cache keeps it only
+    // for jobs that write the cache (`replay::learned` decides)
+    crate::store::verdicts::steps_scripts(tx, &learned).await?;
     crate::store::replay::learned(tx, &learned).await?;
     runs_finished(tx, &finished).await
 }
@@ -247,11 +266,16 @@ async fn runs_finished(
     let statuses: Vec<&str> = finished.values().map(|v| v.0.as_str()).collect();
     let errors: Vec<Option<&str>> = finished.values().map(|v| v.1).collect();
     let ats: Vec<DateTime<Utc>> = finished.values().map(|v| v.2).collect();
+    let verdicts: Vec<Option<sqlx::types::Json<&Verdict>>> = finished
+        .values()
+        .map(|v| v.3.map(sqlx::types::Json))
+        .collect();
     let ended: Vec<(Uuid,)> = sqlx::query_as(
         "update runs r set status = u.status, error = u.error, finished_at = u.at,
-                lease_expires_at = null
-           from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
-                as u(id, att, status, error, at)
+                lease_expires_at = null, verdict = u.verdict
+           from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[],
+                       $6::jsonb[])
+                as u(id, att, status, error, at, verdict)
           where r.id = u.id and r.attempt_id = u.att
             and r.status in ('queued', 'assigned', 'running')
          returning r.id",
@@ -261,6 +285,7 @@ async fn runs_finished(
     .bind(&statuses)
     .bind(&errors)
     .bind(&ats)
+    .bind(&verdicts)
     .fetch_all(&mut *tx)
     .await?;
     // the slot is freed whether or not the status changed (a cancelled or reaped run's

@@ -37,8 +37,9 @@ pub struct DayRate {
     pub day: DateTime<Utc>,
     /// Runs that succeeded.
     pub passed: i64,
-    /// Runs with a verdict: succeeded, failed or timed out (errored, cancelled and lost runs
-    /// have none). Each attempt counts: a retry is a run of its own.
+    /// Runs with a verdict: succeeded, unverified (counted, never as passed), failed or
+    /// timed out (errored, cancelled and lost runs have none). Each attempt counts: a retry
+    /// is a run of its own.
     pub total: i64,
 }
 
@@ -60,7 +61,7 @@ pub async fn pass_rates(
                                              else r.device_id end as grp) g
           where ($1::text is null or r.team_id = $1)
             and r.finished_at >= $2
-            and r.status in ('succeeded', 'failed', 'timed_out')
+            and r.status in ('succeeded', 'unverified', 'failed', 'timed_out')
             and g.grp is not null
           group by 1, 2
           order by 2, 1",

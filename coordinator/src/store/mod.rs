@@ -13,6 +13,7 @@ pub mod runs;
 pub mod schedules;
 pub mod suites;
 pub mod teams;
+pub mod verdicts;
 pub mod workers;
 
 use sqlx::postgres::PgPoolOptions;

@@ -1,5 +1,6 @@
 //! Reading runs back: the full [`RunDetail`] of one run and the recent-runs list.
 
+use argus_protocol::expect::{Expectation, Verdict};
 use argus_protocol::{ActionRecord, JobSpec, RunDetail, RunStatus, StepView};
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
@@ -20,6 +21,8 @@ type RunRow = (
     Option<DateTime<Utc>>,
     Option<DateTime<Utc>>,
     String,
+    sqlx::types::Json<Vec<Expectation>>,
+    Option<sqlx::types::Json<Verdict>>,
 );
 
 /// `(step, text, ok, error, duration_ms)`.
@@ -30,7 +33,8 @@ type StepRow = (i32, String, Option<bool>, Option<String>, Option<f64>);
 pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<(RunDetail, String)>, sqlx::Error> {
     let row: Option<RunRow> = sqlx::query_as(
         "select r.id, r.job_id, j.spec, r.status, r.attempt_id, r.error, r.device_id, r.worker_id,
-                r.screen_w_px, r.screen_h_px, r.created_at, r.started_at, r.finished_at, r.team_id
+                r.screen_w_px, r.screen_h_px, r.created_at, r.started_at, r.finished_at, r.team_id,
+                r.expectations, r.verdict
            from runs r join jobs j on j.id = r.job_id where r.id = $1",
     )
     .bind(id)
@@ -51,6 +55,8 @@ pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<(RunDetail, String
         started,
         finished,
         team,
+        expectations,
+        verdict,
     )) = row
     else {
         return Ok(None);
@@ -63,6 +69,8 @@ pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<(RunDetail, String
     d.screen_px = w.zip(h).map(|(w, h)| [w as u32, h as u32]);
     d.started_at = started;
     d.finished_at = finished;
+    d.expectations = expectations.0;
+    d.verdict = verdict.map(|v| v.0);
     if let Some(attempt) = attempt {
         let steps: Vec<StepRow> = sqlx::query_as(
             "select step, text, ok, error, duration_ms from steps

@@ -58,6 +58,8 @@ pub struct SuiteJob {
     pub flaky: bool,
     /// The latest run's device.
     pub device_id: Option<String>,
+    /// What decided the latest run's status (its verdict's `basis`), once it has one.
+    pub verdict_basis: Option<String>,
 }
 
 /// A suite and its verdict.
@@ -68,10 +70,14 @@ pub struct SuiteView {
     pub team_id: String,
     pub created_at: DateTime<Utc>,
     /// `running` while any latest run is not terminal, else `passed` when all succeeded,
-    /// else `failed`.
+    /// else `failed` (an `unverified` case is not a pass: the suite fails).
     pub verdict: SuiteVerdict,
+    /// Cases whose latest run succeeded.
     pub passed: usize,
+    /// Ended cases that neither passed nor are unverified (failed, errored, timed out, …).
     pub failed: usize,
+    /// Cases whose latest run ended `unverified`: nothing was checked, so not a pass.
+    pub unverified: usize,
     pub flaky: usize,
     pub jobs: Vec<SuiteJob>,
 }
@@ -84,6 +90,7 @@ type JobRunRow = (
     String,
     Option<String>,
     Option<f64>,
+    Option<String>,
     Option<String>,
 );
 
@@ -106,7 +113,8 @@ pub async fn view(
     };
     let rows: Vec<JobRunRow> = sqlx::query_as(
         "select j.id, j.name, j.matrix_cell, r.id, r.status, r.error,
-                extract(epoch from r.finished_at - r.started_at)::float8, r.device_id
+                extract(epoch from r.finished_at - r.started_at)::float8, r.device_id,
+                r.verdict ->> 'basis'
            from jobs j join runs r on r.job_id = j.id
           where j.suite_id = $1
           order by j.created_at, j.id, r.created_at, r.id",
@@ -116,7 +124,7 @@ pub async fn view(
     .await?;
     let mut jobs: Vec<SuiteJob> = Vec::new();
     let mut failed_before: Vec<bool> = Vec::new();
-    for (job_id, jname, cell, run_id, status, error, dur, device) in rows {
+    for (job_id, jname, cell, run_id, status, error, dur, device, basis) in rows {
         match jobs.last_mut() {
             Some(j) if j.job_id == job_id => {
                 let last = failed_before.len() - 1;
@@ -126,6 +134,7 @@ pub async fn view(
                 j.error = error;
                 j.duration_s = dur;
                 j.device_id = device;
+                j.verdict_basis = basis;
             }
             _ => {
                 jobs.push(SuiteJob {
@@ -138,6 +147,7 @@ pub async fn view(
                     duration_s: dur,
                     flaky: false,
                     device_id: device,
+                    verdict_basis: basis,
                 });
                 failed_before.push(false);
             }
@@ -148,6 +158,7 @@ pub async fn view(
     }
     let terminal = |s: &str| !matches!(s, "queued" | "assigned" | "running");
     let passed = jobs.iter().filter(|j| j.status == "succeeded").count();
+    let unverified = jobs.iter().filter(|j| j.status == "unverified").count();
     let done = jobs.iter().filter(|j| terminal(&j.status)).count();
     let verdict = if done < jobs.len() {
         SuiteVerdict::Running
@@ -163,7 +174,8 @@ pub async fn view(
         created_at,
         verdict,
         passed,
-        failed: done - passed,
+        failed: done - passed - unverified,
+        unverified,
         flaky: jobs.iter().filter(|j| j.flaky).count(),
         jobs,
     }))

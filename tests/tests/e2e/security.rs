@@ -26,6 +26,7 @@ fn all_routes(id: &str) -> Vec<(&'static str, String)> {
         ("POST", format!("/api/v1/jobs/{id}/cancel")),
         ("GET", "/api/v1/runs".into()),
         ("GET", format!("/api/v1/runs/{id}")),
+        ("GET", format!("/api/v1/runs/{id}/steps")),
         ("POST", format!("/api/v1/runs/{id}/cancel")),
         ("POST", "/api/v1/workers/heartbeat".into()),
         ("POST", "/api/v1/schedules".into()),
@@ -264,6 +265,7 @@ async fn teams_are_isolated_reports_escape_and_cdp_is_loopback() {
     // Writes and the live stream of another team's resources are refused the same way.
     for (m, u) in [
         ("GET", format!("{base}/runs/{run}/live")),
+        ("GET", format!("{base}/api/v1/runs/{run}/steps")),
         ("POST", format!("{base}/api/v1/runs/{run}/cancel")),
         ("POST", format!("{base}/api/v1/jobs/{job}/cancel")),
         ("POST", format!("{base}/runs/{run}/cancel")),
