@@ -112,8 +112,10 @@ async fn todomvc_sentence_passes_in_llm_mode() {
             completed: false
         }]
     );
-    // Steps: open, plan, then the five planned steps.
-    assert_eq!(d.steps.len(), 7);
+    // Steps: open, plan, the five planned steps, then the clause's expectation
+    // ("check that only \"walk the dog\" is left") checked on the final screen.
+    assert_eq!(d.steps.len(), 8);
+    assert_eq!(d.expectations.len(), 1, "{:?}", d.expectations);
     assert_eq!(d.plans().len(), 1);
     let html = farm
         .http
@@ -166,7 +168,8 @@ async fn secret_leaves_no_trace() {
         }))
         .await;
     let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
-    assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
+    // Nothing checkable in the instruction: the run is done but unverified.
+    assert_eq!(d.status.as_str(), "unverified", "{:?}", d.error);
     // The value really was typed: the page got it.
     assert_eq!(
         site.logins(),

@@ -108,7 +108,7 @@ async fn a_fruitless_action_is_not_sent_a_third_time() {
     .await;
     let mut dev = device();
     let d = run(job(&stub), &mut dev, Arc::default()).await;
-    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     assert_eq!(
         taps(&dev),
         2,
@@ -200,7 +200,7 @@ async fn a_server_without_tool_calls_gets_the_union_schema_and_few_tokens() {
     .await;
     let mut dev = device();
     let d = run(job(&stub), &mut dev, Arc::default()).await;
-    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     assert_eq!(taps(&dev), 1, "the call salvaged from content was executed");
     let reqs = stub.requests_except_checks();
     // First action request: native tools, bounded tokens.
@@ -235,7 +235,7 @@ async fn a_failing_action_is_not_sent_a_third_time() {
     .await;
     let mut dev = device();
     let d = run(job(&stub), &mut dev, Arc::default()).await;
-    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     assert_eq!(stub.remaining(), 0);
     let opens: Vec<_> = actions(&d).filter(|a| a.kind == "open").collect();
     assert_eq!(opens.len(), 3, "two tries and the refusal");
@@ -272,7 +272,7 @@ async fn the_next_job_on_the_worker_starts_with_the_union_schema() {
     for _ in 0..2 {
         let mut dev = device();
         let d = run_on(job(&stub), &mut dev, Arc::default(), worker.clone()).await;
-        assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+        assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
         assert_eq!(taps(&dev), 1);
     }
     let reqs = stub.requests_except_checks();
@@ -339,7 +339,7 @@ async fn a_replan_does_not_make_a_fruitless_action_worth_a_third_try() {
     .await;
     let mut dev = device();
     let d = run(job(&stub), &mut dev, Arc::default()).await;
-    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     assert_eq!(
         taps(&dev),
         2,
@@ -375,7 +375,7 @@ async fn the_progress_check_ends_a_done_step_and_a_done_job_without_finish_calls
     .await;
     let mut dev = device();
     let d = run(job(&stub), &mut dev, Arc::default()).await;
-    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     assert_eq!(taps(&dev), 1);
     assert_eq!(stub.remaining(), 0, "every scripted answer was asked for");
     let reqs = stub.requests();
@@ -427,7 +427,7 @@ async fn plan_steps_written_in_the_step_language_run_without_model_calls() {
     .await;
     let mut dev = device();
     let d = run(job(&stub), &mut dev, Arc::default()).await;
-    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     let sent = dev.log.lock().expect("log").sent.clone();
     assert!(
         matches!(sent.as_slice(), [Sent::Type { name, text }, Sent::Tap { .. }] if name == "Name" && text == "Ada"),
@@ -490,7 +490,7 @@ async fn an_action_that_makes_the_next_check_true_ends_its_step_without_a_check_
     .await;
     let mut dev = todo_device();
     let d = run(job(&stub), &mut dev, Arc::default()).await;
-    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     assert_eq!(taps(&dev), 1);
     assert_eq!(stub.requests().len(), 2, "the plan and the one action call");
     assert_eq!(stub.remaining(), 0);
@@ -516,7 +516,7 @@ async fn a_toggle_is_not_tapped_twice_in_one_step() {
     .await;
     let mut dev = todo_device();
     let d = run(job(&stub), &mut dev, Arc::default()).await;
-    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     assert_eq!(taps(&dev), 1, "the second tap was not sent");
     assert!(
         dev.items.iter().any(|i| i.name == "1 item left"),
@@ -545,7 +545,7 @@ async fn unusable_model_answers_escalate_to_a_replan_instead_of_erroring_the_run
     .await;
     let mut dev = device();
     let d = run(job(&stub), &mut dev, Arc::default()).await;
-    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     assert_eq!(taps(&dev), 1);
     let unusable = actions(&d)
         .find(|a| !a.ok && a.kind == "model")

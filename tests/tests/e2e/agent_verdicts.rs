@@ -85,7 +85,11 @@ async fn a_failed_expectation_fails_the_run_naming_it() {
     .await;
     assert_eq!(d.status, RunStatus::Failed, "{:?}", d.error);
     let line = "assert screen contains \"Saved 2\"";
-    assert!(d.error.as_deref().unwrap_or_default().contains(line), "{:?}", d.error);
+    assert!(
+        d.error.as_deref().unwrap_or_default().contains(line),
+        "{:?}",
+        d.error
+    );
     assert_eq!(d.expectations.len(), 1);
     assert_eq!(d.expectations[0].line, line);
     assert_eq!(d.expectations[0].source, ExpectationSource::Instruction);
@@ -119,7 +123,11 @@ fn todos() -> ScriptedDevice {
             "What needs to be done?",
             Rect::new(40.0, 40.0, 500.0, 60.0),
         ),
-        Item::new(Role::Text, "0 items left", Rect::new(40.0, 700.0, 200.0, 40.0)),
+        Item::new(
+            Role::Text,
+            "0 items left",
+            Rect::new(40.0, 700.0, 200.0, 40.0),
+        ),
     ];
     ScriptedDevice::new((600, 800), items, |items, sent| match sent {
         Sent::Type { name, text } => {
@@ -133,7 +141,10 @@ fn todos() -> ScriptedDevice {
             };
             let n = items.len() - 1;
             let y = 120.0 + 70.0 * n as f64;
-            items.push(Item::new(Role::Listitem, &text, Rect::new(40.0, y, 500.0, 60.0)));
+            items.push(Item::new(Role::Text,
+                &text,
+                Rect::new(40.0, y, 500.0, 60.0),
+            ));
             items[1].name = format!("{n} item{} left", if n == 1 { "" } else { "s" });
         }
         _ => {}
@@ -173,12 +184,7 @@ async fn a_confirm_tap_becomes_a_check_and_repeated_todos_are_skipped() {
         &stub,
     );
     spec.auto_wait_ms = Some(500);
-    let d = run_scripted(
-        spec,
-        &mut dev,
-        Arc::new(AtomicBool::new(false)),
-    )
-    .await;
+    let d = run_scripted(spec, &mut dev, Arc::new(AtomicBool::new(false))).await;
     assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
     let log = sent(&dev);
     let typed: Vec<&String> = log
@@ -199,10 +205,14 @@ async fn a_confirm_tap_becomes_a_check_and_repeated_todos_are_skipped() {
         d.expectations[0].line,
         "assert screen contains \"2 items left\""
     );
-    let v = d.verdict.expect("a verdict");
+    let v = d.verdict.clone().expect("a verdict");
     assert!(v.basis.contains("1 of 1"), "{}", v.basis);
     // The re-plan says what it skipped and dropped.
-    let replan = d.plans().last().map(|p| p.detail.clone()).unwrap_or_default();
+    let replan = d
+        .plans()
+        .last()
+        .map(|p| p.detail.clone())
+        .unwrap_or_default();
     assert!(replan.contains("skipped"), "{replan}");
     assert!(replan.contains("dropped"), "{replan}");
 }
