@@ -28,6 +28,9 @@ enum Command {
     Submit(cli::submit::SubmitArgs),
     /// Run one job locally with no services (local Chromium, report in a folder).
     Run(cli::run_local::RunArgs),
+    /// Read runs back: `argus runs steps RUN_ID` prints a succeeded llm/vlm run as a step
+    /// file.
+    Runs(cli::runs::RunsArgs),
     /// Apply database migrations and exit.
     Migrate(cli::migrate::MigrateArgs),
     /// Run a suite of jobs across a device matrix and report its verdict.
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
                 .map(|_| ExitCode::SUCCESS),
             Command::Submit(args) => cli::submit::run(args).await,
             Command::Run(args) => cli::run_local::run(args).await,
+            Command::Runs(args) => cli::runs::run(args).await,
             Command::Migrate(args) => cli::migrate::run(args).await,
             Command::Suite(args) => cli::suite::run(args).await,
             Command::Token(args) => cli::token::run(args).await,

@@ -68,6 +68,9 @@ pub struct JobForm {
     pub labels: String,
     #[serde(default)]
     pub instruction: String,
+    /// Expectations, one step-language check line per line (the job's `expectations`).
+    #[serde(default)]
+    pub expectations: String,
     #[serde(default)]
     pub timeout_s: String,
 }

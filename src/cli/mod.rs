@@ -1,7 +1,8 @@
-//! Client-side subcommands: `submit`, `run`, `migrate`.
+//! Client-side subcommands: `submit`, `run`, `runs`, `suite`, `token`, `migrate`.
 
 pub mod migrate;
 pub mod run_local;
+pub mod runs;
 pub mod steps_files;
 pub mod submit;
 pub mod suite;

@@ -31,6 +31,13 @@ pub struct RunArgs {
     /// A `${var.NAME}` value, `NAME=VALUE`, repeatable (the job's `vars`).
     #[arg(long = "var")]
     vars: Vec<String>,
+    /// An expectation the verdict rests on: one step-language check line, repeatable, in
+    /// the order they are checked (`--expect 'assert screen contains "1 item left"'`,
+    /// `--expect 'assert screen does not contain "Error"'`, `--expect '断言 页面包含 "欢迎"'`;
+    /// `${var.NAME}` is filled in). All are checked on a fresh screen at the end: the run
+    /// succeeds only when every one held. A line that acts (`tap "OK"`) is refused.
+    #[arg(long = "expect", value_name = "LINE")]
+    expectations: Vec<String>,
     /// Planning mode: `script`, `llm` or `vlm`. Default `script`.
     #[arg(long, default_value = "script", value_parser = parse_mode)]
     mode: Mode,
@@ -67,7 +74,8 @@ fn interrupted() -> anyhow::Result<impl std::future::Future<Output = &'static st
     })
 }
 
-/// Runs the job; exit code 0 only when it succeeded, 1 when it did not, 130 when SIGINT or
+/// Runs the job; exit code 0 only when it succeeded, 1 when it did not (`unverified`
+/// included: nothing was checked), 130 when SIGINT or
 /// SIGTERM stopped it (the browser, Xvfb and D-Bus it started are stopped first).
 pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let platform = Platform::parse(&args.platform)
@@ -83,6 +91,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let mut spec = JobSpec::script(platform, args.url, text);
     spec.vars = vars;
+    spec.expectations = args.expectations.clone();
     spec.files = files;
     spec.mode = args.mode;
     spec.timeout_s = args.timeout_s;
@@ -133,6 +142,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             println!("     {e}");
         }
     }
+    super::runs::print_verdict(&detail);
     println!("run {} {}", detail.run_id, detail.status.as_str());
     println!("report: {}", std::fs::canonicalize(&report)?.display());
     Ok(if detail.status == RunStatus::Succeeded {

@@ -1,5 +1,6 @@
 //! `argus submit`: POST a job, print its ids; with `--wait`, print one line per action as
-//! it lands and the final status and report URL. Exit code 0 only when the run succeeded.
+//! it lands and the final status, what decided it (the verdict) and the report URL. Exit
+//! code 0 only when the run succeeded (`unverified`, a run that checked nothing, is 1).
 
 use std::collections::{BTreeMap, HashSet};
 use std::process::ExitCode;
@@ -28,6 +29,13 @@ pub struct SubmitArgs {
     /// A `${var.NAME}` value, `NAME=VALUE`, repeatable (the job's `vars`).
     #[arg(long = "var")]
     vars: Vec<String>,
+    /// An expectation the verdict rests on: one step-language check line, repeatable, in
+    /// the order they are checked (`--expect 'assert screen contains "1 item left"'`,
+    /// `--expect 'assert screen does not contain "Error"'`, `--expect '断言 页面包含 "欢迎"'`;
+    /// `${var.NAME}` is filled in). All are checked on a fresh screen at the end: the run
+    /// succeeds only when every one held. A line that acts (`tap "OK"`) is refused.
+    #[arg(long = "expect", value_name = "LINE")]
+    expectations: Vec<String>,
     /// Planning mode: `script`, `llm` or `vlm`. Default `script`.
     #[arg(long, default_value = "script", value_parser = super::run_local::parse_mode)]
     mode: argus_protocol::Mode,
@@ -102,6 +110,7 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
     };
     let mut spec = JobSpec::script(platform, args.url.clone(), text);
     spec.vars = vars;
+    spec.expectations = args.expectations.clone();
     spec.files = files;
     spec.mode = args.mode;
     if args.model_url.is_some() || args.model.is_some() {
@@ -203,6 +212,7 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
                 if let Some(e) = &d.error {
                     println!("error: {e}");
                 }
+                super::runs::print_verdict(&d);
                 println!("run {run_id} {}", d.status.as_str());
                 println!("report: {report_url}");
                 return Ok(if d.status == argus_protocol::RunStatus::Succeeded {

@@ -2,7 +2,9 @@
 //! [selector…], vars_matrix: [{NAME: value}…]}`), follow it to the end, print one line per
 //! job and the JUnit URL. Exit code 0 only when every job passed. A job may give `"steps":
 //! "FILE"` (relative to the suite file) instead of `instruction`; included files are read
-//! from disk and sent in the job's `files`.
+//! from disk and sent in the job's `files`. A job may carry `"expectations": ["assert screen
+//! contains \"Saved\"", …]` (check lines its verdict rests on); a case that ends
+//! `unverified` (nothing was checked) fails the suite.
 
 use std::process::ExitCode;
 use std::time::Duration;

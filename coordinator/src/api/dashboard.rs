@@ -161,6 +161,13 @@ fn spec_from_form(f: &JobForm) -> Result<JobSpec, ApiError> {
         require: vec![],
     };
     spec.name = (!f.name.trim().is_empty()).then(|| f.name.trim().to_string());
+    spec.expectations = f
+        .expectations
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
     spec.validate()?;
     super::hygiene::check_spec("", &spec)?;
     Ok(spec)
@@ -273,6 +280,7 @@ async fn create_schedule(
             start_url: form.start_url.clone(),
             labels: String::new(),
             instruction: form.instruction.clone(),
+            expectations: String::new(),
             timeout_s: "300".into(),
         };
         let template = spec_from_form(&jf).map_err(|e| match e {

@@ -305,5 +305,31 @@ mod tests {
             job::DEFAULT_QUEUE_TIMEOUT_S
         );
         assert_eq!(p["auto_wait_ms"]["maximum"], job::MAX_AUTO_WAIT_MS);
+        assert_eq!(p["expectations"]["type"], "array", "{}", p["expectations"]);
+    }
+
+    /// The run's verdict types are in the document, `unverified` among the statuses, and the
+    /// step file is served as text.
+    #[test]
+    fn the_verdict_types_and_the_step_file_are_documented() {
+        let doc = doc();
+        let schemas = &doc["components"]["schemas"];
+        for name in ["Expectation", "ExpectationSource", "Verdict", "RunStatus"] {
+            assert!(schemas[name].is_object(), "schema {name}");
+        }
+        let statuses = schemas["RunStatus"]["enum"].as_array().expect("enum");
+        assert!(statuses.contains(&"unverified".into()), "{statuses:?}");
+        for f in ["basis", "expectation", "observation", "claim"] {
+            assert!(
+                schemas["Verdict"]["properties"][f].is_object(),
+                "Verdict.{f}"
+            );
+        }
+        let steps = &doc["paths"]["/api/v1/runs/{id}/steps"]["get"]["responses"];
+        assert!(steps["200"]["content"]["text/plain"].is_object(), "{steps}");
+        let detail = doc["paths"]["/api/v1/runs/{id}"]["get"]["responses"]["200"]["description"]
+            .as_str()
+            .expect("description");
+        assert!(detail.contains("expectations") && detail.contains("verdict"));
     }
 }

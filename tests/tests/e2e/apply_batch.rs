@@ -2,7 +2,7 @@
 //! holding a whole run's events (shuffled, with duplicates and a stale attempt) must write
 //! the same rows and report the same outcomes; a `run_finished` with a non-terminal status
 //! ends the run `errored`; and the SQL fold agrees with `RunDetail::apply` on the same
-//! event streams.
+//! event streams (expectations, verdicts and `unverified` included).
 
 use argus_coordinator::store::claim::claim_batch;
 use argus_coordinator::store::events::{apply, apply_batch, Applied};
@@ -344,7 +344,50 @@ fn fold_streams(device: &str) -> Vec<Vec<EventBody>> {
         error: error.map(str::to_string),
         verdict: None,
     };
+    let expectations = |lines: &[&str]| EventBody::Expectations {
+        items: lines
+            .iter()
+            .map(|l| argus_protocol::expect::Expectation {
+                line: l.to_string(),
+                source: argus_protocol::expect::ExpectationSource::Job,
+                clause: None,
+            })
+            .collect(),
+    };
+    let judged = |status: RunStatus, basis: &str, claim: Option<&str>| EventBody::RunFinished {
+        status,
+        error: None,
+        verdict: Some(argus_protocol::expect::Verdict {
+            basis: basis.into(),
+            expectation: Some("assert screen contains \"Saved\"".into()),
+            step: Some(0),
+            action: Some(0),
+            observation: Some(4),
+            claim: claim.map(str::to_string),
+        }),
+    };
     vec![
+        // a run that checked nothing: unverified, its claim recorded; a later end (with
+        // another verdict) changes nothing, a later expectations report replaces the first
+        vec![
+            started.clone(),
+            expectations(&["assert screen contains \"Saved\""]),
+            step(0, "tap A"),
+            action(0, 0, true, Disposition::DeliveredVerified),
+            step_end(0, true),
+            judged(RunStatus::Unverified, "nothing to check", Some("done")),
+            judged(RunStatus::Succeeded, "2 of 2 held", None),
+            expectations(&[]),
+        ],
+        // expectations before the first action, then a failed one named by the verdict
+        vec![
+            started.clone(),
+            expectations(&["assert screen contains \"Saved\"", "wait for \"Done\""]),
+            step(0, "tap A"),
+            judged(RunStatus::Failed, "did not hold on observation 4", None),
+        ],
+        // expectations reported, still running
+        vec![started.clone(), expectations(&["wait for \"Done\""])],
         // a run that fails, then a second end that changes nothing
         vec![
             started.clone(),
@@ -440,6 +483,8 @@ async fn the_sql_fold_and_run_detail_apply_agree() {
                 d.started_at,
                 d.finished_at,
                 serde_json::to_value(&d.steps).expect("steps"),
+                serde_json::to_value(&d.expectations).expect("expectations"),
+                serde_json::to_value(&d.verdict).expect("verdict"),
             )
         };
         assert_eq!(view(&stored), view(&folded), "stream {i}");
@@ -455,6 +500,9 @@ async fn the_sql_fold_and_run_detail_apply_agree() {
     assert_eq!(
         statuses,
         [
+            RunStatus::Unverified,
+            RunStatus::Failed,
+            RunStatus::Running,
             RunStatus::Failed,
             RunStatus::Errored,
             RunStatus::Errored,

@@ -40,6 +40,7 @@ mod teardown;
 mod todomvc;
 mod token_scope;
 mod typing;
+mod verdicts;
 mod worker_exit;
 
 /// Runs one SQL statement, panicking with the statement and the error.
