@@ -319,7 +319,7 @@ async fn the_next_job_on_the_worker_starts_with_the_union_schema() {
     .await;
     let mut dev = device();
     let d = run_on(job(&stub2), &mut dev, Arc::default(), worker.clone()).await;
-    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     assert!(stub2.requests_except_checks()[1].get("tools").is_some());
 }
 
@@ -420,7 +420,7 @@ async fn plan_steps_written_in_the_step_language_run_without_model_calls() {
         plan(&[
             "type 'Ada' into \"Name\"",
             "tap \"Save\"",
-            "make sure it is saved",
+            "wrap up the form",
         ]),
         Reply::Call("finish", json!({})),
     ])

@@ -141,7 +141,8 @@ fn todos() -> ScriptedDevice {
             };
             let n = items.len() - 1;
             let y = 120.0 + 70.0 * n as f64;
-            items.push(Item::new(Role::Text,
+            items.push(Item::new(
+                Role::Text,
                 &text,
                 Rect::new(40.0, y, 500.0, 60.0),
             ));
