@@ -336,10 +336,7 @@ async fn data_matrix_suite_runs_each_row_as_its_own_test_case() {
 async fn signup_state(site: &Site, token: &str, done: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let count = site
-            .state(token)
-            .and_then(|s| s.count)
-            .unwrap_or_default();
+        let count = site.state(token).and_then(|s| s.count).unwrap_or_default();
         if done(&count) || Instant::now() >= deadline {
             return count;
         }
