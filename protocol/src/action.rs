@@ -185,6 +185,16 @@ pub enum Action {
     AssertContains { text: String },
     /// Fail if the screen text contains `text`.
     AssertNotContains { text: String },
+    /// Fail unless the target (a checkbox, switch or radio button) is in the `checked`
+    /// state. Reads the state; never taps.
+    AssertChecked { target: Aim, checked: bool },
+    /// Fail unless the target field's (text field, combobox) current value equals `value`:
+    /// both trimmed, whitespace runs collapsed, case-sensitive; `""` means the field is
+    /// empty. A password field's value is never read.
+    AssertValue { target: Aim, value: String },
+    /// Fail unless exactly `count` elements show `text` (the `assert_contains` matching, per
+    /// element: see the worker's `checks` module for which text of an element counts).
+    AssertCount { text: String, count: u32 },
     /// The current (model-planned) step is done.
     Finish { summary: String },
     /// The current step cannot be done.
@@ -223,6 +233,12 @@ pub enum ActionKind {
     AssertContains,
     /// [`Action::AssertNotContains`]
     AssertNotContains,
+    /// [`Action::AssertChecked`]
+    AssertChecked,
+    /// [`Action::AssertValue`]
+    AssertValue,
+    /// [`Action::AssertCount`]
+    AssertCount,
     /// [`Action::Finish`]
     Finish,
     /// [`Action::Fail`]
@@ -231,7 +247,7 @@ pub enum ActionKind {
 
 impl ActionKind {
     /// Every kind, in the order the model's tool list shows them.
-    pub const ALL: [ActionKind; 16] = [
+    pub const ALL: [ActionKind; 19] = [
         ActionKind::Tap,
         ActionKind::DoubleTap,
         ActionKind::LongPress,
@@ -246,6 +262,9 @@ impl ActionKind {
         ActionKind::Sleep,
         ActionKind::AssertContains,
         ActionKind::AssertNotContains,
+        ActionKind::AssertChecked,
+        ActionKind::AssertValue,
+        ActionKind::AssertCount,
         ActionKind::Finish,
         ActionKind::Fail,
     ];
@@ -267,6 +286,9 @@ impl ActionKind {
             ActionKind::Sleep => "sleep",
             ActionKind::AssertContains => "assert_contains",
             ActionKind::AssertNotContains => "assert_not_contains",
+            ActionKind::AssertChecked => "assert_checked",
+            ActionKind::AssertValue => "assert_value",
+            ActionKind::AssertCount => "assert_count",
             ActionKind::Finish => "finish",
             ActionKind::Fail => "fail",
         }
@@ -300,6 +322,13 @@ impl ActionKind {
             ActionKind::Sleep => "Wait a fixed time.",
             ActionKind::AssertContains => "Check the screen shows a text.",
             ActionKind::AssertNotContains => "Check the screen does not show a text.",
+            ActionKind::AssertChecked => {
+                "Check a checkbox, switch or radio button is checked (or not); it taps nothing."
+            }
+            ActionKind::AssertValue => {
+                "Check a text field or dropdown holds exactly a value (empty text: the field is empty)."
+            }
+            ActionKind::AssertCount => "Check how many elements on screen show a text.",
             ActionKind::Finish => "The current step is done.",
             ActionKind::Fail => "The current step cannot be done; say why.",
         }
@@ -314,15 +343,21 @@ impl ActionKind {
                 | ActionKind::LongPress
                 | ActionKind::SetChecked
                 | ActionKind::Type
+                | ActionKind::AssertChecked
+                | ActionKind::AssertValue
         )
     }
 
-    /// Whether it checks the screen without acting (`wait_for`, `assert_contains`,
-    /// `assert_not_contains`).
+    /// Whether it checks the screen without acting (`wait_for` and the `assert_…` kinds).
     pub fn checks(self) -> bool {
         matches!(
             self,
-            ActionKind::WaitFor | ActionKind::AssertContains | ActionKind::AssertNotContains
+            ActionKind::WaitFor
+                | ActionKind::AssertContains
+                | ActionKind::AssertNotContains
+                | ActionKind::AssertChecked
+                | ActionKind::AssertValue
+                | ActionKind::AssertCount
         )
     }
 
@@ -335,6 +370,9 @@ impl ActionKind {
                 | ActionKind::Sleep
                 | ActionKind::AssertContains
                 | ActionKind::AssertNotContains
+                | ActionKind::AssertChecked
+                | ActionKind::AssertValue
+                | ActionKind::AssertCount
                 | ActionKind::Finish
                 | ActionKind::Fail
         )
@@ -359,6 +397,9 @@ impl Action {
             Action::Sleep { .. } => ActionKind::Sleep,
             Action::AssertContains { .. } => ActionKind::AssertContains,
             Action::AssertNotContains { .. } => ActionKind::AssertNotContains,
+            Action::AssertChecked { .. } => ActionKind::AssertChecked,
+            Action::AssertValue { .. } => ActionKind::AssertValue,
+            Action::AssertCount { .. } => ActionKind::AssertCount,
             Action::Finish { .. } => ActionKind::Finish,
             Action::Fail { .. } => ActionKind::Fail,
         }
@@ -371,7 +412,9 @@ impl Action {
             | Action::DoubleTap { target }
             | Action::LongPress { target, .. }
             | Action::SetChecked { target, .. }
-            | Action::Type { target, .. } => Some(target),
+            | Action::Type { target, .. }
+            | Action::AssertChecked { target, .. }
+            | Action::AssertValue { target, .. } => Some(target),
             Action::Swipe { on, .. } => on.as_ref(),
             _ => None,
         }
@@ -419,6 +462,22 @@ impl Action {
             Action::AssertContains { text } => format!("assert screen contains {text:?}"),
             Action::AssertNotContains { text } => {
                 format!("assert screen does not contain {text:?}")
+            }
+            Action::AssertChecked { target, checked } => format!(
+                "assert {target} is {}",
+                if *checked { "checked" } else { "not checked" }
+            ),
+            Action::AssertValue { target, value } if value.is_empty() => {
+                format!("assert {target} is empty")
+            }
+            Action::AssertValue { target, value } => {
+                format!("assert {target} has value {value:?}")
+            }
+            Action::AssertCount { text, count } => {
+                format!(
+                    "assert screen contains {text:?} {count} {}",
+                    if *count == 1 { "time" } else { "times" }
+                )
             }
             Action::Finish { summary } => format!("finish: {summary}"),
             Action::Fail { reason } => format!("fail: {reason}"),

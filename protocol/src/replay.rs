@@ -142,6 +142,29 @@ pub fn render(action: &Action) -> Option<String> {
         Action::AssertNotContains { text } => {
             format!("assert screen does not contain {}", quote(text)?)
         }
+        Action::AssertChecked { target: a, checked } => {
+            let Aim::Target(t) = a else { return None };
+            // Like `check "X"`: a bare name means the toggle in X's row; it needs its role.
+            if t.relation == Relation::Named && t.role.is_none() {
+                return None;
+            }
+            format!(
+                "assert {} is {}",
+                render_target(t)?,
+                if *checked { "checked" } else { "not checked" }
+            )
+        }
+        Action::AssertValue { target: a, value } if value.is_empty() => {
+            format!("assert {} is empty", target(a)?)
+        }
+        Action::AssertValue { target: a, value } => {
+            format!("assert {} has value {}", target(a)?, quote(value)?)
+        }
+        Action::AssertCount { text, count } => format!(
+            "assert screen contains {} {count} {}",
+            quote(text)?,
+            if *count == 1 { "time" } else { "times" }
+        ),
         Action::Finish { .. } | Action::Fail { .. } => return None,
     })
 }
@@ -249,7 +272,7 @@ mod tests {
             }),
             (0..Key::ALL.len()).prop_map(|i| Action::Key { key: Key::ALL[i] }),
             Just(Action::Back),
-            (dir.clone(), proptest::option::of(aim))
+            (dir.clone(), proptest::option::of(aim.clone()))
                 .prop_map(|(direction, on)| Action::Swipe { direction, on }),
             (text(), dir, 1u32..50).prop_map(|(text, direction, max_swipes)| {
                 Action::ScrollUntil {
@@ -263,6 +286,11 @@ mod tests {
             (0u64..600_000).prop_map(|ms| Action::Sleep { ms }),
             text().prop_map(|text| Action::AssertContains { text }),
             text().prop_map(|text| Action::AssertNotContains { text }),
+            (aim.clone(), any::<bool>())
+                .prop_map(|(target, checked)| Action::AssertChecked { target, checked }),
+            (aim.clone(), prop_oneof![Just(String::new()), text()])
+                .prop_map(|(target, value)| Action::AssertValue { target, value }),
+            (text(), 0u32..1000).prop_map(|(text, count)| Action::AssertCount { text, count }),
         ]
     }
 

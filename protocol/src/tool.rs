@@ -81,6 +81,15 @@ fn own_props(kind: ActionKind) -> (Value, Vec<&'static str>) {
         ActionKind::AssertContains | ActionKind::AssertNotContains => {
             (json!({ "text": text }), vec!["text"])
         }
+        ActionKind::AssertChecked => (json!({"checked": {"type": "boolean"}}), vec!["checked"]),
+        ActionKind::AssertValue => (
+            json!({"value": {"type": "string", "description": "the whole value; empty: the field is empty"}}),
+            vec!["value"],
+        ),
+        ActionKind::AssertCount => (
+            json!({"text": text, "count": {"type": "integer", "minimum": 0}}),
+            vec!["text", "count"],
+        ),
         ActionKind::Finish => (json!({"summary": {"type": "string"}}), vec![]),
         ActionKind::Fail => (json!({"reason": {"type": "string"}}), vec!["reason"]),
     }
@@ -283,6 +292,30 @@ pub fn parse_call(mode: Mode, name: &str, arguments: &Value) -> Result<Action, S
         ActionKind::AssertNotContains => Action::AssertNotContains {
             text: s(a, "text")?.to_string(),
         },
+        ActionKind::AssertChecked => Action::AssertChecked {
+            target: aim(mode, a)?,
+            checked: a["checked"]
+                .as_bool()
+                .ok_or("argument `checked` (true/false) is missing")?,
+        },
+        ActionKind::AssertValue => Action::AssertValue {
+            target: aim(mode, a)?,
+            value: a["value"]
+                .as_str()
+                .ok_or("argument `value` (a string, empty for an empty field) is missing")?
+                .trim()
+                .to_string(),
+        },
+        ActionKind::AssertCount => {
+            let count = num(a, "count")?;
+            if count < 0.0 || count.fract() != 0.0 || count > f64::from(u32::MAX) {
+                return Err("`count` must be a whole number ≥ 0".into());
+            }
+            Action::AssertCount {
+                text: s(a, "text")?.to_string(),
+                count: count as u32,
+            }
+        }
         ActionKind::Finish => Action::Finish {
             summary: a["summary"].as_str().unwrap_or_default().to_string(),
         },
@@ -343,6 +376,59 @@ mod tests {
                 on: None
             }
         );
+    }
+
+    #[test]
+    fn element_checks_and_counts_are_tools() {
+        let e = Aim::Element {
+            observation: 2,
+            id: "e5".into(),
+        };
+        assert_eq!(
+            parse_call(
+                Mode::Llm,
+                "assert_checked",
+                &json!({"element": "e5", "observation": 2, "checked": false})
+            )
+            .unwrap(),
+            Action::AssertChecked {
+                target: e.clone(),
+                checked: false
+            }
+        );
+        assert_eq!(
+            parse_call(
+                Mode::Llm,
+                "assert_value",
+                &json!({"element": "e5", "observation": 2, "value": ""})
+            )
+            .unwrap(),
+            Action::AssertValue {
+                target: e,
+                value: String::new()
+            }
+        );
+        assert_eq!(
+            parse_call(
+                Mode::Llm,
+                "assert_count",
+                &json!({"text": "Delete", "count": 2})
+            )
+            .unwrap(),
+            Action::AssertCount {
+                text: "Delete".into(),
+                count: 2
+            }
+        );
+        assert!(parse_call(
+            Mode::Llm,
+            "assert_count",
+            &json!({"text": "Delete", "count": -1})
+        )
+        .is_err());
+        assert!(parse_call(Mode::Llm, "assert_checked", &json!({"checked": true})).is_err());
+        let p = parameters(ActionKind::AssertValue, Mode::Vlm);
+        assert_eq!(p["required"], json!(["value", "x", "y", "observation"]));
     }
 
     #[test]

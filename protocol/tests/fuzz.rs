@@ -67,6 +67,16 @@ fn script_fragment() -> impl Strategy<Value = String> {
             "screen",
             "contains",
             "does not contain",
+            "is checked",
+            "is not checked",
+            "has value",
+            "is empty",
+            "2 times",
+            "已勾选",
+            "未勾选",
+            "的值为",
+            "为空",
+            "2 次",
             "open",
             "fill",
             "with",
@@ -290,6 +300,44 @@ fn rendered_step() -> impl Strategy<Value = (String, Step)> {
         payload().prop_map(|t| (
             format!("assert screen does not contain {}", quote(&t)),
             Step::Act(Action::AssertNotContains { text: t }),
+        )),
+        (payload(), any::<bool>(), any::<bool>()).prop_map(|(n, on, zh)| (
+            match (zh, on) {
+                (false, true) => format!("assert {} is checked", quote(&n)),
+                (false, false) => format!("assert {} is not checked", quote(&n)),
+                (true, true) => format!("断言 {} 已勾选", quote(&n)),
+                (true, false) => format!("断言 {} 未勾选", quote(&n)),
+            },
+            Step::Act(Action::AssertChecked {
+                // Like `check "X"`: the toggle in X's row (or the checkbox named X).
+                target: Aim::Target(Target {
+                    role: Some("checkbox".into()),
+                    name: n,
+                    relation: Relation::InRowOf,
+                    label: None,
+                }),
+                checked: on,
+            }),
+        )),
+        (payload(), proptest::option::of(payload()), any::<bool>()).prop_map(|(n, v, zh)| (
+            match (&v, zh) {
+                (Some(v), false) => format!("assert {} has value {}", quote(&n), quote(v)),
+                (Some(v), true) => format!("断言 {} 的值为 {}", quote(&n), quote(v)),
+                (None, false) => format!("assert {} is empty", quote(&n)),
+                (None, true) => format!("断言 {} 为空", quote(&n)),
+            },
+            Step::Act(Action::AssertValue {
+                target: Target::named(&n).into(),
+                value: v.unwrap_or_default(),
+            }),
+        )),
+        (payload(), 0u32..10_000, any::<bool>()).prop_map(|(t, count, zh)| (
+            if zh {
+                format!("断言 页面包含 {} {count} 次", quote(&t))
+            } else {
+                format!("assert screen contains {} {count} times", quote(&t))
+            },
+            Step::Act(Action::AssertCount { text: t, count }),
         )),
     ]
 }

@@ -192,6 +192,40 @@ var q = new URLSearchParams(location.search).get('probe');
 document.getElementById('more').href = '/gestures.html?probe=' + q + '-g';
 </script><script src="/__probe.js"></script></body></html>"#;
 
+/// A sign-up form as real sites write it (`/signup.html`): labels ending in a colon
+/// (`Password:`, `Password confirmation:`) or a required mark (`Email *`), both password
+/// fields, a prefilled name, an empty nickname, a country dropdown, checked and unchecked
+/// checkboxes, a switch, two radio buttons and two rows with a "Delete" button each. A hidden
+/// status line the probe reports as `count` (never on screen) says what the fields hold:
+/// `email=… pw=… pw2=… name=…`.
+const SIGNUP_HTML: &str = r#"<!doctype html><html><head><title>Sign up</title></head><body>
+<h1>Sign up</h1><form onsubmit="return false">
+<p><label for="email">Email *</label> <input id="email" type="email"></p>
+<p><label for="pw">Password:</label> <input id="pw" type="password"></p>
+<p><label for="pw2">Password confirmation:</label> <input id="pw2" type="password"></p>
+<p><label for="name">Name:</label> <input id="name" value="Ada Lovelace"></p>
+<p><label for="nick">Nickname</label> <input id="nick"></p>
+<p><label for="country">Country</label> <select id="country"><option>Sweden</option>
+<option selected>Norway</option></select></p>
+<p><input type="checkbox" id="rm" checked> <label for="rm">Remember me</label></p>
+<p><input type="checkbox" id="news"> <label for="news">Subscribe to news</label></p>
+<p><button type="button" role="switch" aria-checked="true" id="dark">Dark mode</button></p>
+<p><label><input type="radio" name="plan" checked> Free</label>
+<label><input type="radio" name="plan"> Pro</label></p>
+</form>
+<table><tr><td>alpha</td><td><button>Delete</button></td></tr>
+<tr><td>beta</td><td><button>Delete</button></td></tr></table>
+<span class="todo-count" id="s" hidden></span>
+<script>
+function show() {
+  var v = function (id) { return document.getElementById(id).value; };
+  document.getElementById('s').textContent = 'email=' + v('email') + ' pw=' + v('pw') +
+    ' pw2=' + v('pw2') + ' name=' + v('name');
+}
+document.querySelectorAll('input').forEach(function (i) { i.addEventListener('input', show); });
+show();
+</script><script src="/__probe.js"></script></body></html>"#;
+
 #[derive(Clone)]
 struct SiteState {
     root: PathBuf,
@@ -273,6 +307,15 @@ impl Site {
                     (
                         [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
                         DATES_HTML,
+                    )
+                }),
+            )
+            .route(
+                "/signup.html",
+                get(|| async {
+                    (
+                        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+                        SIGNUP_HTML,
                     )
                 }),
             )
@@ -368,7 +411,7 @@ impl Site {
     }
 
     /// URL of a page this site serves itself (`delayed.html?ms=1500`, `gestures.html`,
-    /// `rows.html`),
+    /// `rows.html`, `signup.html`),
     /// tagged with a probe token.
     pub fn page_url(&self, page: &str, token: &str) -> String {
         let sep = if page.contains('?') { '&' } else { '?' };

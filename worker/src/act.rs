@@ -4,8 +4,10 @@
 //! Aimed actions first wait for their target ([`crate::aim`]: exists, visible, enabled, not
 //! covered, stable across two observations — Playwright's actionability checks), then send
 //! one input through the device's capability traits, repeating it only when it failed
-//! `not_delivered`; checks (`wait for`, `assert`) read observations; every acting kind ends
-//! with a fresh observation for the reflector and the after-screenshot's mask.
+//! `not_delivered`; checks (`wait for`, `assert`) read observations — a check of one
+//! element's state waits for its target to exist (not to be actionable) and reads it
+//! ([`crate::checks`]); every acting kind ends with a fresh observation for the reflector and
+//! the after-screenshot's mask.
 
 use std::time::{Duration, Instant};
 
@@ -15,6 +17,7 @@ use argus_protocol::action::{SWIPE_FRACTION, SWIPE_MS};
 use argus_protocol::{Action, ActionTimings, Aim, Direction, Disposition, Key};
 
 use crate::aim::Aimed;
+use crate::checks;
 use crate::device::web::guard::notes_suffix;
 use crate::device::{ActError, ActErrorKind};
 use crate::executor::{ms, targeted, Exec, Outcome};
@@ -150,6 +153,12 @@ impl Exec<'_> {
             } else {
                 out
             }),
+            Action::AssertCount { text, count } => {
+                Acted::done(checked_out(out, checks::count(obs, text, *count)))
+            }
+            Action::AssertChecked { target, .. } | Action::AssertValue { target, .. } => {
+                Acted::done(self.assert_element(out, action, target, obs, t).await)
+            }
             Action::Finish { .. } => Acted::done(out),
             Action::Fail { reason } => Acted::done(out.fail(reason.clone())),
             Action::Open { url } => self.unaimed(out, Input::Open(url), t).await,
@@ -174,6 +183,36 @@ impl Exec<'_> {
             | Action::SetChecked { target, .. }
             | Action::Type { target, .. } => self.aimed(out, action, target, obs, t).await,
         }
+    }
+
+    /// `assert "X" is checked` / `has value "v"`: waits for the target to exist (see
+    /// [`Exec::wait_present`]), then reads its state.
+    async fn assert_element(
+        &mut self,
+        mut out: Outcome,
+        action: &Action,
+        aim: &Aim,
+        obs: &Observation,
+        t: &mut ActionTimings,
+    ) -> Outcome {
+        let purpose = match action {
+            Action::AssertValue { .. } => Purpose::Type,
+            _ => Purpose::Check,
+        };
+        let el = match self.wait_present(aim, obs, purpose, t).await {
+            Ok(el) => el,
+            Err(m) => return out.fail(m),
+        };
+        out.target = Some(targeted(&el));
+        let res = match action {
+            Action::AssertChecked { checked, .. } => checks::checked(&el, *checked),
+            Action::AssertValue { value, .. } => match self.agent.secrets.resolve(value) {
+                Ok(real) => checks::value(&el, &real, value),
+                Err(m) => Err(m),
+            },
+            _ => Ok(out.detail.clone()),
+        };
+        checked_out(out, res)
     }
 
     async fn wait_for(
@@ -359,6 +398,7 @@ impl Exec<'_> {
     ) -> Acted {
         let (purpose, extra) = match action {
             Action::Type { text, .. } => (Purpose::Type, crate::aim::type_extra_wait_ms(text)),
+            Action::SetChecked { .. } => (Purpose::Check, 0),
             _ => (Purpose::Tap, 0),
         };
         let Aimed { el, point } = match self.wait_aim(aim, obs, purpose, extra, t).await {
@@ -477,6 +517,17 @@ impl Exec<'_> {
     }
 }
 
+/// A check's outcome: its detail line when it held, else its failure.
+fn checked_out(mut out: Outcome, res: Result<String, String>) -> Outcome {
+    match res {
+        Ok(detail) => {
+            out.detail = detail;
+            out
+        }
+        Err(m) => out.fail(m),
+    }
+}
+
 /// After a check/uncheck tap: the element (found again by its target, or by its node) must
 /// be in the wanted state.
 fn verify_checked(
@@ -487,7 +538,7 @@ fn verify_checked(
     checked: bool,
 ) -> Outcome {
     let now = match aim {
-        Aim::Target(t) => resolve(after, t, Purpose::Tap).ok(),
+        Aim::Target(t) => resolve(after, t, Purpose::Check).ok(),
         _ => after
             .elements
             .iter()

@@ -287,6 +287,61 @@ impl Exec<'_> {
         }
     }
 
+    /// Waits until `aim` names one element, whatever its state — a check reads it and never
+    /// acts on it, so a disabled, covered or moving element counts — bounded by the job's
+    /// auto-wait like any target; then fails with the resolver's account of what is missing.
+    /// A model's element id or point is read on `obs` at once.
+    pub(crate) async fn wait_present(
+        &mut self,
+        aim: &Aim,
+        obs: &Observation,
+        purpose: Purpose,
+        t: &mut ActionTimings,
+    ) -> Result<Element, String> {
+        let target = match aim {
+            Aim::Target(target) => target,
+            Aim::Element { id, .. } => {
+                return obs
+                    .element(id)
+                    .cloned()
+                    .ok_or_else(|| format!("observation {} has no element {id}", obs.serial))
+            }
+            Aim::Point { x, y, .. } => {
+                let (w, h) = obs.screen.device_size();
+                let (px, py) = point_to_px(self.coord_space(), *x, *y, w as f64, h as f64);
+                return snap(obs, px, py)
+                    .cloned()
+                    .ok_or_else(|| format!("no element at ({px:.0}, {py:.0})"));
+            }
+            Aim::Focused => {
+                return Err("a check needs a named element, not the focused window".into())
+            }
+        };
+        let wait_ms = self.auto_wait_ms();
+        let deadline = Instant::now() + Duration::from_millis(wait_ms);
+        let mut latest: Option<Observation> = None;
+        loop {
+            let o = latest.as_ref().unwrap_or(obs);
+            let why = match resolve_waiting(o, target, purpose) {
+                Ok(el) => return Ok(el.clone()),
+                Err(m) => m,
+            };
+            // At least one fresh observation before giving up; the last-resort reading of a
+            // bare role word only once the wait ran out (as for acting targets).
+            if latest.is_some() && Instant::now() >= deadline {
+                return match resolve(o, target, purpose) {
+                    Ok(el) => Ok(el.clone()),
+                    Err(_) => Err(format!("after waiting {wait_ms} ms: {why}")),
+                };
+            }
+            tokio::time::sleep(ACTIONABLE_POLL).await;
+            let s0 = Instant::now();
+            let next = self.observe().await;
+            t.perceive_ms += ms(s0);
+            latest = Some(next.map_err(|e| format!("cannot observe the screen: {e}"))?);
+        }
+    }
+
     /// A model's element id: it must keep naming the same element; then the same checks.
     async fn wait_element(
         &mut self,

@@ -14,6 +14,7 @@ pub mod act;
 pub mod agent;
 pub mod aim;
 mod blocks;
+pub mod checks;
 pub mod config;
 pub mod device;
 pub mod events;

@@ -1,7 +1,12 @@
 //! Resolving a step's [`Target`] against one observation's element list.
 //!
 //! Names match an element's name, placeholder or value exactly (case-insensitive,
-//! whitespace-collapsed). Relations (`left of`, `in the row of`, …) are resolved from the
+//! whitespace-collapsed, and as people say them: a label's trailing `:` / `：` and a required
+//! mark `*` at either end do not count, so `"Password"` names the field labelled
+//! `Password:` and `Email *`). Among several exact matches the one whose role takes the
+//! action wins: a text field for typing, a checkbox / switch / radio for checking, any control
+//! for a tap — over the label text that shows the same name. The role word `checkbox` (the
+//! role `check "X"` looks for) takes switches and radio buttons too. Relations (`left of`, `in the row of`, …) are resolved from the
 //! boxes: same row = vertical overlap ≥ [`ROW_OVERLAP`] of the smaller height; same column =
 //! horizontal overlap ≥ [`COLUMN_OVERLAP`]. Several matches or none fail with a message that
 //! names the candidates — never a guess.
@@ -24,16 +29,43 @@ pub enum Purpose {
     Tap,
     /// Type: prefer text fields.
     Type,
+    /// Check, uncheck or read a checked state: prefer checkboxes, switches and radio
+    /// buttons.
+    Check,
 }
 
 fn norm(s: &str) -> String {
     collapse_ws(s).to_lowercase()
 }
 
+/// [`norm`], then without a label's punctuation: trailing `:` / `：`, a required mark `*` at
+/// either end, and the spaces around them (`"Password:"`, `"* Email"`, `"Email *"` →
+/// `password`, `email`). A name that is nothing but those marks (a calculator's `*`) stays
+/// as it is.
+fn name_key(s: &str) -> String {
+    let n = norm(s);
+    let is_mark = |c: char| matches!(c, ':' | '：' | '*') || c.is_whitespace();
+    let stripped = n
+        .trim_end_matches(is_mark)
+        .trim_start_matches(|c: char| c == '*' || c.is_whitespace());
+    if stripped.is_empty() {
+        n
+    } else {
+        stripped.to_string()
+    }
+}
+
+/// Whether `e` is a two-state toggle: checkbox, switch or radio button.
+pub fn is_toggle(e: &Element) -> bool {
+    matches!(e.role, Role::Checkbox | Role::Switch | Role::Radio)
+}
+
 fn role_ok(e: &Element, role: Option<&str>) -> bool {
-    match role {
+    match role.map(Role::parse) {
         None => true,
-        Some(r) => Role::parse(r) == Some(e.role),
+        // `check "X"` means the toggle, whatever it is drawn as.
+        Some(Some(Role::Checkbox)) => is_toggle(e),
+        Some(r) => r == Some(e.role),
     }
 }
 
@@ -70,6 +102,7 @@ fn single_preferred<'a>(cands: &[&'a Element], purpose: Purpose) -> Option<&'a E
     let mut it = cands.iter().copied().filter(|e| match purpose {
         Purpose::Tap => e.role.is_actionable(),
         Purpose::Type => takes_text(e),
+        Purpose::Check => is_toggle(e),
     });
     match (it.next(), it.next()) {
         (Some(e), None) => Some(e),
@@ -85,10 +118,11 @@ fn named<'a>(
     guess: bool,
 ) -> Result<&'a Element, String> {
     let want = norm(name);
+    let key = name_key(name);
     let exact: Vec<&Element> = obs
         .elements
         .iter()
-        .filter(|e| role_ok(e, role) && e.labels().any(|l| norm(l) == want))
+        .filter(|e| role_ok(e, role) && e.labels().any(|l| name_key(l) == key))
         .collect();
     match exact.len() {
         1 => return Ok(exact[0]),
@@ -281,7 +315,7 @@ fn resolve_with<'a>(
         Some(l) => {
             let want = norm(l);
             e.labels()
-                .any(|x| norm(x) == want || contains_phrase(&norm(x), &want))
+                .any(|x| name_key(x) == name_key(l) || contains_phrase(&norm(x), &want))
         }
     };
     let mut cands: Vec<(f64, &Element)> = obs
@@ -430,6 +464,88 @@ mod tests {
         ]);
         let e = resolve(&o, &Target::named("Email"), Purpose::Type).unwrap();
         assert_eq!(e.role, Role::Textfield);
+    }
+
+    #[test]
+    fn a_label_colon_or_required_mark_is_not_part_of_the_name() {
+        // A sign-up form: each field named by its `<label>` ("Password:"), the label's text
+        // shown beside it, and a longer label that also contains the word.
+        let o = obs(vec![
+            (Role::Text, "Email *", Rect::new(0.0, 0.0, 80.0, 20.0)),
+            (
+                Role::Textfield,
+                "Email *",
+                Rect::new(100.0, 0.0, 150.0, 20.0),
+            ),
+            (Role::Text, "Password:", Rect::new(0.0, 40.0, 80.0, 20.0)),
+            (
+                Role::Textfield,
+                "Password:",
+                Rect::new(100.0, 40.0, 150.0, 20.0),
+            ),
+            (
+                Role::Text,
+                "Password confirmation:",
+                Rect::new(0.0, 80.0, 80.0, 20.0),
+            ),
+            (
+                Role::Textfield,
+                "Password confirmation：",
+                Rect::new(100.0, 80.0, 150.0, 20.0),
+            ),
+            (
+                Role::Link,
+                "Forgot your password?",
+                Rect::new(0.0, 120.0, 80.0, 20.0),
+            ),
+            (Role::Button, "*", Rect::new(0.0, 160.0, 20.0, 20.0)),
+        ]);
+        let field =
+            |name: &str, p: Purpose| resolve(&o, &Target::named(name), p).unwrap().id.clone();
+        assert_eq!(field("Password", Purpose::Type), "e4");
+        assert_eq!(field("password:", Purpose::Type), "e4");
+        assert_eq!(field("Password confirmation", Purpose::Type), "e6");
+        assert_eq!(field("Email", Purpose::Type), "e2");
+        // A tap prefers the control too; a name that is only a mark keeps it.
+        assert_eq!(field("Password", Purpose::Tap), "e4");
+        assert_eq!(field("*", Purpose::Tap), "e8");
+        // With a role, the label text is not a candidate at all.
+        let t = Target {
+            role: Some("textfield".into()),
+            ..Target::named("Password")
+        };
+        assert_eq!(resolve(&o, &t, Purpose::Type).unwrap().id, "e4");
+    }
+
+    #[test]
+    fn checking_prefers_the_toggle_and_checkbox_means_any_toggle() {
+        let o = obs(vec![
+            (Role::Text, "Remember me", Rect::new(30.0, 0.0, 80.0, 20.0)),
+            (
+                Role::Checkbox,
+                "Remember me",
+                Rect::new(0.0, 0.0, 20.0, 20.0),
+            ),
+            (
+                Role::Button,
+                "Remember me",
+                Rect::new(200.0, 0.0, 80.0, 20.0),
+            ),
+            (Role::Switch, "Wi-Fi", Rect::new(0.0, 40.0, 40.0, 20.0)),
+            (Role::Text, "Wi-Fi", Rect::new(50.0, 40.0, 60.0, 20.0)),
+        ]);
+        let e = resolve(&o, &Target::named("Remember me"), Purpose::Check).unwrap();
+        assert_eq!(e.role, Role::Checkbox);
+        // A tap among two controls stays ambiguous.
+        assert!(resolve(&o, &Target::named("Remember me"), Purpose::Tap).is_err());
+        // `check "Wi-Fi"`: the checkbox in its row — here a switch.
+        let t = Target {
+            role: Some("checkbox".into()),
+            name: "Wi-Fi".into(),
+            relation: Relation::InRowOf,
+            label: None,
+        };
+        assert_eq!(resolve(&o, &t, Purpose::Check).unwrap().role, Role::Switch);
     }
 
     #[test]

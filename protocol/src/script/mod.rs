@@ -13,6 +13,11 @@
 //! wait 500ms
 //! assert screen contains "buy milk"       断言 页面包含 "欢迎"
 //! assert screen does not contain "error"  断言 页面不包含 "错误"
+//! assert screen contains "Delete" 2 times 断言 页面包含 "删除" 2 次
+//! assert "Remember me" is checked         断言 "记住我" 已勾选
+//! assert "Remember me" is not checked     断言 "记住我" 未勾选
+//! assert "Email" has value "a@b.c"        断言 "邮箱" 的值为 "a@b.c"
+//! assert "Email" is empty                 断言 "邮箱" 为空
 //! repeat 3 times:                         重复 3 次:
 //!   press Enter                             按 回车
 //! if screen contains "Cookies":           如果 页面包含 "Cookies":
@@ -363,9 +368,11 @@ type LineResult<T> = Result<T, (String, String)>;
 
 const GRAMMAR_HINT: &str = "steps are: open URL | tap \"X\" | double tap \"X\" | long press \"X\" \
 [for 2s] | swipe up|down|left|right [on \"X\"] | scroll until \"X\" is visible | go back | type \"text\" into \"X\" | press KEY | check \"X\" | \
-wait for \"X\" | wait 2s | assert screen contains \"X\" | assert screen does not contain \"X\" | ai: \
+wait for \"X\" | wait 2s | assert screen contains \"X\" [2 times] | assert screen does not contain \"X\" | \
+assert \"X\" is [not] checked | assert \"X\" has value \"v\" | assert \"X\" is empty | ai: \
 <instruction for the model> | repeat 3 times: | if screen contains \"X\": | else: | include FILE \
-(or 打开 / 点击 / 双击 / 长按 / 上滑 / 在 \"X\" 输入 \"…\" / 按 / 勾选 / 等待 / 断言 页面包含 / 断言 页面不包含 / \
+(or 打开 / 点击 / 双击 / 长按 / 上滑 / 在 \"X\" 输入 \"…\" / 按 / 勾选 / 等待 / 断言 页面包含 [2 次] / 断言 页面不包含 / \
+断言 \"X\" 已勾选 / 断言 \"X\" 未勾选 / 断言 \"X\" 的值为 \"v\" / 断言 \"X\" 为空 / \
 重复 3 次: / 如果 页面包含 \"X\": / 否则: / 引入 FILE)";
 
 fn err<T>(message: impl Into<String>, hint: impl Into<String>) -> LineResult<T> {
@@ -642,12 +649,26 @@ fn parse_press(rest: &str) -> LineResult<Step> {
     }
 }
 
+/// What an assertion about one element says of it (the words after its target).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StateWord {
+    /// `is checked` (`true`) / `is not checked` (`false`).
+    Checked(bool),
+    /// `has value "v"`: a quoted value follows.
+    Value,
+    /// `is empty`: the value is empty.
+    Empty,
+}
+
 /// The words of one language's assertions: subjects to skip (`screen`), the negative and
-/// positive verbs (longest first), how a keyword is stripped, and the error's text.
+/// positive verbs (longest first), what may follow an element's target (longest first), the
+/// words after a count (`times`), how a keyword is stripped, and the error's text.
 struct AssertWords {
     subjects: &'static [&'static str],
     negative: &'static [&'static str],
     positive: &'static [&'static str],
+    states: &'static [(&'static str, StateWord)],
+    times: &'static [&'static str],
     strip: for<'a> fn(&'a str, &str) -> Option<&'a str>,
     message: &'static str,
     hint: &'static str,
@@ -662,28 +683,142 @@ const ASSERT_EN: AssertWords = AssertWords {
         "not contain",
     ],
     positive: &["contains", "contain", "displays", "shows", "says", "has"],
+    states: &[
+        ("is not checked", StateWord::Checked(false)),
+        ("isn't checked", StateWord::Checked(false)),
+        ("is unchecked", StateWord::Checked(false)),
+        ("is checked", StateWord::Checked(true)),
+        ("has the value", StateWord::Value),
+        ("has value", StateWord::Value),
+        ("is empty", StateWord::Empty),
+    ],
+    times: &["times", "time"],
     strip: strip_kw,
-    message: "assert needs `contains \"…\"` or `does not contain \"…\"`",
-    hint: "write assert screen contains \"1 item left\"",
+    message: "assert needs `contains \"…\"`, `does not contain \"…\"`, or an element and \
+              `is checked`, `is not checked`, `has value \"…\"` or `is empty`",
+    hint: "write assert screen contains \"1 item left\" or assert \"Remember me\" is checked",
 };
 
 const ASSERT_ZH: AssertWords = AssertWords {
     subjects: &["页面", "屏幕", "界面"],
     negative: &["不包含", "不含", "没有"],
     positive: &["包含", "含有", "显示", "有"],
+    states: &[
+        ("没有勾选", StateWord::Checked(false)),
+        ("未勾选", StateWord::Checked(false)),
+        ("未选中", StateWord::Checked(false)),
+        ("已勾选", StateWord::Checked(true)),
+        ("已选中", StateWord::Checked(true)),
+        ("的值为", StateWord::Value),
+        ("的值是", StateWord::Value),
+        ("值为", StateWord::Value),
+        ("为空", StateWord::Empty),
+    ],
+    times: &["次", "处", "个"],
     strip: strip_cjk,
-    message: "断言 needs 包含 \"…\" or 不包含 \"…\"",
-    hint: "write 断言 页面包含 \"欢迎\"",
+    message: "断言 needs 包含 \"…\", 不包含 \"…\", or an element and 已勾选, 未勾选, \
+              的值为 \"…\" or 为空",
+    hint: "write 断言 页面包含 \"欢迎\" or 断言 \"记住我\" 已勾选",
 };
 
 fn parse_assert(rest: &str, w: &AssertWords) -> LineResult<Step> {
+    if let Some(step) = parse_state(rest, w)? {
+        return Ok(step);
+    }
     let (present, text, tail) = parse_check(rest, w)?;
-    expect_end(tail)?;
-    Ok(Step::Act(if present {
-        Action::AssertContains { text }
-    } else {
-        Action::AssertNotContains { text }
-    }))
+    if tail.trim().is_empty() {
+        return Ok(Step::Act(if present {
+            Action::AssertContains { text }
+        } else {
+            Action::AssertNotContains { text }
+        }));
+    }
+    if !present {
+        return err(
+            "a count goes with `contains`, not `does not contain`",
+            "write assert screen contains \"X\" 0 times, or assert screen does not contain \"X\"",
+        );
+    }
+    let count = parse_times(tail, w)?;
+    Ok(Step::Act(Action::AssertCount { text, count }))
+}
+
+/// `2 times` / `2 次` after `contains "X"`: the count.
+fn parse_times(tail: &str, w: &AssertWords) -> LineResult<u32> {
+    const HINT: &str =
+        "write assert screen contains \"Delete\" 2 times (断言 页面包含 \"删除\" 2 次)";
+    let tail = tail.trim_start();
+    let end = tail
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(tail.len());
+    let (num, rest) = tail.split_at(end);
+    let Ok(count) = num.parse::<u32>() else {
+        return err(
+            format!(
+                "unexpected words after the text: `{}`; a count is written `2 times` (`2 次`)",
+                tail.chars().take(32).collect::<String>()
+            ),
+            HINT,
+        );
+    };
+    let Some(rest) = w.times.iter().find_map(|t| (w.strip)(rest, t)) else {
+        return err("expected `times` (`次`) after the count", HINT);
+    };
+    expect_end(rest)?;
+    Ok(count)
+}
+
+/// `"X" is checked`, `"X" is not checked`, `"X" has value "v"`, `"X" is empty` (and the
+/// Chinese forms): a check of one element's state; `None` when `rest` is no element target
+/// followed by one of those words.
+fn parse_state(rest: &str, w: &AssertWords) -> LineResult<Option<Step>> {
+    let Ok((mut target, tail)) = parse_target(rest) else {
+        return Ok(None);
+    };
+    let Some((state, tail)) = w
+        .states
+        .iter()
+        .find_map(|(kw, state)| (w.strip)(tail, kw).map(|t| (*state, t)))
+    else {
+        return Ok(None);
+    };
+    let action = match state {
+        StateWord::Checked(checked) => {
+            if target.relation == Relation::Named && target.role.is_none() {
+                // Resolved as `check "X"` resolves it: the toggle in X's row, or the one
+                // named so.
+                target.relation = Relation::InRowOf;
+                target.role = Some("checkbox".into());
+            }
+            expect_end(tail)?;
+            Action::AssertChecked {
+                target: target.into(),
+                checked,
+            }
+        }
+        StateWord::Value => {
+            let (value, tail) = quoted(tail).map_err(|(m, _)| {
+                (
+                    m,
+                    "write assert \"Email\" has value \"a@b.c\" (an empty field: assert \"Email\" is empty)"
+                        .to_string(),
+                )
+            })?;
+            expect_end(tail)?;
+            Action::AssertValue {
+                target: target.into(),
+                value,
+            }
+        }
+        StateWord::Empty => {
+            expect_end(tail)?;
+            Action::AssertValue {
+                target: target.into(),
+                value: String::new(),
+            }
+        }
+    };
+    Ok(Some(Step::Act(action)))
 }
 
 /// `[screen] contains "X"` / `[screen] does not contain "X"` (an assertion's or an `if`'s):

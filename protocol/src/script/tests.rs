@@ -590,3 +590,174 @@ fn variables_fill_lines_before_parsing() {
     // Comments are not filled in.
     Script::parse("# ${var.NOPE}\npress Enter").unwrap();
 }
+
+/// The toggle a bare name means in `check "X"` and `assert "X" is checked`.
+fn toggle_of(name: &str) -> Aim {
+    Target {
+        role: Some("checkbox".into()),
+        name: name.into(),
+        relation: Relation::InRowOf,
+        label: None,
+    }
+    .into()
+}
+
+#[test]
+fn element_state_checks_in_english_and_chinese() {
+    for (line, checked) in [
+        (r#"assert "Remember me" is checked"#, true),
+        (r#"verify "Remember me" is not checked"#, false),
+        (r#"assert "Remember me" is unchecked"#, false),
+        (r#"assert "Remember me" isn't checked"#, false),
+        (r#"断言 "Remember me" 已勾选"#, true),
+        (r#"断言 "Remember me" 未勾选"#, false),
+        (r#"检查 "Remember me" 已选中"#, true),
+        (r#"断言 "Remember me"未选中"#, false),
+    ] {
+        assert_eq!(
+            one(line),
+            Step::Act(Action::AssertChecked {
+                target: toggle_of("Remember me"),
+                checked
+            }),
+            "{line}"
+        );
+    }
+    // A role or a relation is kept as written.
+    assert_eq!(
+        one(r#"assert switch "Wi-Fi" is checked"#),
+        Step::Act(Action::AssertChecked {
+            target: Target {
+                role: Some("switch".into()),
+                ..Target::named("Wi-Fi")
+            }
+            .into(),
+            checked: true
+        })
+    );
+    assert_eq!(
+        one(r#"assert the checkbox left of "buy milk" is not checked"#),
+        Step::Act(Action::AssertChecked {
+            target: Target {
+                role: Some("checkbox".into()),
+                name: "buy milk".into(),
+                relation: Relation::LeftOf,
+                label: None,
+            }
+            .into(),
+            checked: false
+        })
+    );
+    for line in [
+        r#"assert "Email" has value "a@b.c""#,
+        r#"assert "Email" has the value "a@b.c""#,
+        r#"断言 "Email" 的值为 "a@b.c""#,
+        r#"断言 "Email" 值为 「a@b.c」"#,
+    ] {
+        assert_eq!(
+            one(line),
+            Step::Act(Action::AssertValue {
+                target: Target::named("Email").into(),
+                value: "a@b.c".into()
+            }),
+            "{line}"
+        );
+    }
+    for line in [r#"assert "Email" is empty"#, r#"断言 "Email" 为空"#] {
+        assert_eq!(
+            one(line),
+            Step::Act(Action::AssertValue {
+                target: Target::named("Email").into(),
+                value: String::new()
+            }),
+            "{line}"
+        );
+    }
+    assert_eq!(
+        one(r#"assert textfield "Password" below "Email" has value "x""#),
+        Step::Act(Action::AssertValue {
+            target: Target {
+                role: Some("textfield".into()),
+                name: "Email".into(),
+                relation: Relation::Below,
+                label: Some("Password".into()),
+            }
+            .into(),
+            value: "x".into()
+        })
+    );
+}
+
+#[test]
+fn counts_in_english_and_chinese() {
+    for (line, count) in [
+        (r#"assert screen contains "Delete" 2 times"#, 2),
+        (r#"assert page shows "Delete" 1 time"#, 1),
+        (r#"assert screen contains "Delete" 0 times"#, 0),
+        (r#"断言 页面包含 "Delete" 2 次"#, 2),
+        (r#"断言 页面包含 "Delete" 3次"#, 3),
+    ] {
+        assert_eq!(
+            one(line),
+            Step::Act(Action::AssertCount {
+                text: "Delete".into(),
+                count
+            }),
+            "{line}"
+        );
+    }
+    // The plain forms are unchanged.
+    assert_eq!(
+        one(r#"assert screen contains "Delete""#),
+        Step::Act(Action::AssertContains {
+            text: "Delete".into()
+        })
+    );
+}
+
+#[test]
+fn malformed_checks_say_what_is_wrong() {
+    for (line, says) in [
+        (r#"assert "Email" has value """#, "empty quoted text"),
+        (r#"assert "Email" has value a@b.c"#, "double quotes"),
+        (
+            r#"assert "Remember me" is checked twice"#,
+            "unexpected words",
+        ),
+        (r#"assert screen contains "X" 2"#, "times"),
+        (r#"assert screen contains "X" many times"#, "count"),
+        (
+            r#"assert screen does not contain "X" 2 times"#,
+            "count goes with",
+        ),
+        (r#"assert "Remember me" is chekced"#, "is checked"),
+    ] {
+        let e = Script::parse(line).unwrap_err();
+        assert!(e.message.contains(says), "{line}: {}", e.message);
+        assert_eq!(e.line, 1);
+    }
+}
+
+#[test]
+fn the_new_checks_are_job_expectations() {
+    for line in [
+        r#"assert "Remember me" is checked"#,
+        r#"断言 "记住我" 未勾选"#,
+        r#"assert "Email" has value "a@b.c""#,
+        r#"断言 "邮箱" 为空"#,
+        r#"assert screen contains "Delete" 2 times"#,
+        r#"断言 页面包含 "删除" 2 次"#,
+    ] {
+        let a = crate::expect::parse_expectation(line).unwrap_or_else(|e| panic!("{line}: {e:?}"));
+        assert!(
+            matches!(
+                a,
+                Action::AssertChecked { .. }
+                    | Action::AssertValue { .. }
+                    | Action::AssertCount { .. }
+            ),
+            "{line}: {a:?}"
+        );
+        assert!(a.kind().checks() && !a.kind().acts(), "{line}");
+    }
+}

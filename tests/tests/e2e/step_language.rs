@@ -4,7 +4,11 @@
 //! page), `scroll until "X" is visible`, following a link and `go back`; `repeat` (todos
 //! added, counted back from the page), `if` taken and not taken (English and Chinese, the
 //! effect read back), `include`, `${var.…}` and a data-matrix suite of two rows whose
-//! verdict and JUnit list each row; submit-time refusals name the file, line and variable.
+//! verdict and JUnit list each row; submit-time refusals name the file, line and variable;
+//! names as people say them (`type … into "Password"` on a form labelled `Password:`, the
+//! values read back from the page); the element checks (`is checked`, `has value`, `is
+//! empty`, `contains "X" N times`, EN and ZH) pass where they hold and fail, named, where
+//! they do not.
 
 use std::time::{Duration, Instant};
 
@@ -325,4 +329,132 @@ async fn data_matrix_suite_runs_each_row_as_its_own_test_case() {
             && cases.iter().any(|c| c.contains("ITEM=beta"))
     );
     assert_eq!(failures, 1, "{xml}");
+}
+
+/// The latest `count` line `/signup.html` reported for `token` once it satisfies `done`,
+/// polled for up to 5 s (the probe reports 20 ms after a change).
+async fn signup_state(site: &Site, token: &str, done: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let count = site.state(token).and_then(|s| s.count).unwrap_or_default();
+        if done(&count) || Instant::now() >= deadline {
+            return count;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Typing "into \"Password\"" on a form whose labels end in a colon (`Password:`,
+/// `Password confirmation:`, `Email *`) reaches the field so labelled, each value read back
+/// from the page itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn labels_ending_in_a_colon_name_their_fields() {
+    let site = Site::todomvc().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
+    let token = format!("colon-{}", farm.token);
+    let steps = "type \"first-secret\" into \"Password\"\n\
+                 type \"second-secret\" into \"Password confirmation\"\n\
+                 在 \"Email\" 输入 \"ada@example.com\"";
+    let spec = json!({"platform": "web", "start_url": site.page_url("signup.html", &token),
+        "instruction": steps, "timeout_s": 90});
+    let d = farm
+        .wait_run(farm.submit(&spec).await, Duration::from_secs(120))
+        .await;
+    assert_eq!(
+        d.status.as_str(),
+        "succeeded",
+        "{:?} {:#?}",
+        d.error,
+        d.steps
+    );
+    let want = "email=ada@example.com pw=first-secret pw2=second-secret name=Ada Lovelace";
+    let got = signup_state(&site, &token, |c| c == want).await;
+    assert_eq!(got, want, "the page's own fields");
+}
+
+/// `assert "X" is [not] checked`, `has value` / `is empty` and `contains "X" N times`, EN and
+/// ZH, pass on a page where they hold; a check that does not hold fails its run naming the
+/// check and the element's state, and a check whose element is missing waits, then names it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn element_checks_pass_where_they_hold_and_fail_by_name() {
+    let site = Site::todomvc().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
+    let token = format!("checks-{}", farm.token);
+    let steps = "type \"ada@example.com\" into \"Email\"\n\
+                 assert \"Remember me\" is checked\n\
+                 assert \"Subscribe to news\" is not checked\n\
+                 断言 \"Remember me\" 已勾选\n\
+                 断言 \"Subscribe to news\" 未勾选\n\
+                 assert \"Dark mode\" is checked\n\
+                 assert \"Free\" is checked\n\
+                 assert \"Pro\" is not checked\n\
+                 assert \"Name\" has value \"Ada Lovelace\"\n\
+                 断言 \"Name\" 的值为 \"Ada Lovelace\"\n\
+                 assert \"Email\" has value \"ada@example.com\"\n\
+                 assert \"Nickname\" is empty\n\
+                 断言 \"Nickname\" 为空\n\
+                 assert \"Country\" has value \"Norway\"\n\
+                 assert screen contains \"Delete\" 2 times\n\
+                 断言 页面包含 \"delete\" 2 次\n\
+                 assert screen contains \"Sign up\" 1 time";
+    let spec = json!({"platform": "web", "start_url": site.page_url("signup.html", &token),
+        "instruction": steps, "timeout_s": 120});
+    let d = farm
+        .wait_run(farm.submit(&spec).await, Duration::from_secs(150))
+        .await;
+    assert_eq!(
+        d.status.as_str(),
+        "succeeded",
+        "{:?} {:#?}",
+        d.error,
+        d.steps
+    );
+    let kinds: Vec<&str> = d
+        .steps
+        .iter()
+        .flat_map(|s| s.actions.iter().map(|a| a.kind.as_str()))
+        .collect();
+    for k in ["assert_checked", "assert_value", "assert_count"] {
+        assert!(kinds.contains(&k), "{k} not in {kinds:?}");
+    }
+    // The page itself says the typed value landed (the check above read the same field).
+    let got = signup_state(&site, &token, |c| c.starts_with("email=ada@")).await;
+    assert!(got.starts_with("email=ada@example.com "), "{got}");
+
+    // Checks that do not hold: the run fails at that step, naming it and what was seen.
+    for (steps, step_no, says) in [
+        (
+            "assert \"Remember me\" is checked\nassert \"Subscribe to news\" is checked",
+            3,
+            "\"Subscribe to news\" is not checked",
+        ),
+        (
+            "断言 \"Name\" 的值为 \"ada lovelace\"",
+            2,
+            "holds \"Ada Lovelace\", not \"ada lovelace\"",
+        ),
+        (
+            "assert screen contains \"Delete\" 3 times",
+            2,
+            "2 elements show \"Delete\", not 3",
+        ),
+        (
+            "assert \"Newsletter\" is checked",
+            2,
+            "no element named \"Newsletter\"",
+        ),
+    ] {
+        let spec = json!({"platform": "web", "start_url": site.page_url("signup.html", &token),
+            "instruction": steps, "timeout_s": 60, "auto_wait_ms": 500});
+        let d = farm
+            .wait_run(farm.submit(&spec).await, Duration::from_secs(90))
+            .await;
+        assert_eq!(d.status.as_str(), "failed", "{steps}: {:#?}", d.steps);
+        let err = d.error.clone().unwrap_or_default();
+        let line = steps.lines().last().unwrap_or_default();
+        assert!(
+            err.contains(&format!("step {step_no} ({line})")) && err.contains(says),
+            "{steps}: {err}"
+        );
+    }
 }

@@ -89,7 +89,8 @@ pub(crate) fn line_for(
 /// element of `obs`.
 fn retarget(call: &Action, obs: &Observation, point: Option<(f64, f64)>) -> Result<Action, String> {
     let purpose = match call {
-        Action::Type { .. } => Purpose::Type,
+        Action::Type { .. } | Action::AssertValue { .. } => Purpose::Type,
+        Action::AssertChecked { .. } => Purpose::Check,
         _ => Purpose::Tap,
     };
     let aim_of = |aim: &Aim| -> Result<Aim, String> {
@@ -103,7 +104,10 @@ fn retarget(call: &Action, obs: &Observation, point: Option<(f64, f64)>) -> Resu
                 under(obs, x, y).ok_or("no element under the point")?
             }
         };
-        let check = matches!(call, Action::SetChecked { .. });
+        let check = matches!(
+            call,
+            Action::SetChecked { .. } | Action::AssertChecked { .. }
+        );
         describe(el, obs, purpose, check)
             .map(Aim::Target)
             .ok_or_else(|| format!("no step-language target names {} uniquely", el.describe()))
@@ -133,6 +137,14 @@ fn retarget(call: &Action, obs: &Observation, point: Option<(f64, f64)>) -> Resu
         Action::Swipe { direction, on } => Action::Swipe {
             direction: *direction,
             on: on.as_ref().map(aim_of).transpose()?,
+        },
+        Action::AssertChecked { target, checked } => Action::AssertChecked {
+            target: aim_of(target)?,
+            checked: *checked,
+        },
+        Action::AssertValue { target, value } => Action::AssertValue {
+            target: aim_of(target)?,
+            value: value.clone(),
         },
         other => other.clone(),
     })
@@ -314,7 +326,66 @@ fn quoted_texts(task: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::quoted_texts;
+    use super::{line_for, quoted_texts};
+    use argus_perception::{build, Node, Observation, Rect, Role, Screen, Tree};
+    use argus_protocol::{Action, Aim};
+
+    fn obs(nodes: &[(Role, &str, Rect)]) -> Observation {
+        let mut tree = Tree::default();
+        tree.nodes.push(Node::new(Role::Other, "root", ""));
+        tree.nodes[0].bounds = Some(Rect::new(0.0, 0.0, 500.0, 500.0));
+        for (r, name, b) in nodes {
+            let mut n = Node::new(*r, r.as_str(), name);
+            n.bounds = Some(*b);
+            n.parent = Some(0);
+            tree.nodes.push(n);
+        }
+        let screen = Screen {
+            width: 500.0,
+            height: 500.0,
+            dpr: 1.0,
+        };
+        build(&tree, screen, 3)
+    }
+
+    #[test]
+    fn a_models_element_checks_become_step_lines() {
+        let o = obs(&[
+            (
+                Role::Checkbox,
+                "Remember me",
+                Rect::new(0.0, 0.0, 20.0, 20.0),
+            ),
+            (Role::Text, "Remember me", Rect::new(30.0, 0.0, 90.0, 20.0)),
+            (Role::Textfield, "Email:", Rect::new(0.0, 40.0, 150.0, 20.0)),
+        ]);
+        let id = |role: Role| Aim::Element {
+            observation: 3,
+            id: o
+                .elements
+                .iter()
+                .find(|e| e.role == role)
+                .unwrap()
+                .id
+                .clone(),
+        };
+        let checked = Action::AssertChecked {
+            target: id(Role::Checkbox),
+            checked: false,
+        };
+        assert_eq!(
+            line_for(&checked, &o, None).unwrap(),
+            r#"assert checkbox "Remember me" is not checked"#
+        );
+        let value = Action::AssertValue {
+            target: id(Role::Textfield),
+            value: String::new(),
+        };
+        assert_eq!(
+            line_for(&value, &o, None).unwrap(),
+            r#"assert textfield "Email:" is empty"#
+        );
+    }
 
     #[test]
     fn quoted_texts_are_found() {

@@ -1157,6 +1157,9 @@ fn step_end(call: &Action, out: Outcome, asked_check: bool) -> Result<Option<Ste
         Action::WaitFor { .. }
         | Action::AssertContains { .. }
         | Action::AssertNotContains { .. }
+        | Action::AssertChecked { .. }
+        | Action::AssertValue { .. }
+        | Action::AssertCount { .. }
             if !out.ok && asked_check =>
         {
             Err(StepFail::Verdict(out.error.unwrap_or_default()))
