@@ -28,6 +28,7 @@ pub mod plan;
 pub mod plan_cover;
 pub mod plan_fix;
 pub mod plan_ids;
+pub mod plan_verbs;
 pub mod popups;
 pub mod prompts;
 pub mod reflect;
