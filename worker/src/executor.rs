@@ -180,6 +180,9 @@ pub(crate) struct Exec<'a> {
     pub(crate) last_observation: Option<u64>,
     /// Texts this run's delivered typings entered (a re-plan does not type them again).
     pub(crate) typed: Vec<String>,
+    /// The source a script-line action's record carries (`model` while a model's planned
+    /// step runs as a step-language line; none for the job's own script).
+    pub(crate) line_source: Option<argus_protocol::ActionSource>,
 }
 
 impl Exec<'_> {
@@ -292,6 +295,7 @@ impl Exec<'_> {
         rec.observation = observation;
         self.last_observation = observation;
         rec.perception = perception;
+        rec.source = self.line_source;
         (rec.point_px, rec.swipe_px, rec.screen_px) = geometry;
         tracing::info!(run_id = %self.run_id, step = index, kind = rec.kind, ok = rec.ok,
             perceive_ms = t.perceive_ms, act_ms = t.act_ms, screenshot_ms = t.screenshot_ms,
@@ -393,6 +397,7 @@ pub async fn execute(
                     expectations_sent: 0,
                     last_observation: None,
                     typed: Vec::new(),
+                    line_source: None,
                 };
                 let limit = Duration::from_secs(input.spec.timeout_s);
                 let res = tokio::time::timeout(limit, async {

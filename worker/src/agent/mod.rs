@@ -36,6 +36,7 @@ pub(crate) mod replay;
 pub mod run;
 pub mod secrets;
 pub mod step_done;
+pub(crate) mod turn;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

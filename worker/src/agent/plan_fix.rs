@@ -15,9 +15,9 @@ use argus_protocol::{Action, ActionKind, Script, Step};
 /// double quotes), which the worker then carries out without a model call; `None` for any
 /// other step, and for `open` (a plan never navigates by itself).
 pub fn as_script_line(step: &str) -> Option<Action> {
-    let line = as_sleep(&as_tap(&as_assert(&super::plan_verbs::by_meaning(&requote(
-        step.trim().trim_end_matches('.'),
-    )))));
+    let line = as_sleep(&as_tap(&as_assert(&super::plan_verbs::by_meaning(
+        &requote(step.trim().trim_end_matches('.')),
+    ))));
     let script = Script::parse(&line).ok()?;
     match script.steps.as_slice() {
         [one] => match &one.step {

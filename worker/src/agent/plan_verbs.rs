@@ -28,12 +28,22 @@ pub fn by_meaning(step: &str) -> String {
             }
         }
     }
-    if let Some(rest) = lower.strip_prefix("mark ").and_then(|_| s.get("mark ".len()..)) {
+    if let Some(rest) = lower
+        .strip_prefix("mark ")
+        .and_then(|_| s.get("mark ".len()..))
+    {
         if let Some((q, tail)) = quoted_head(rest) {
             let tail = tail.trim().trim_end_matches('.').to_lowercase();
             let tail = tail.strip_prefix("as ").unwrap_or(&tail);
-            if ["not done", "not completed", "active", "incomplete", "undone", "open"]
-                .contains(&tail)
+            if [
+                "not done",
+                "not completed",
+                "active",
+                "incomplete",
+                "undone",
+                "open",
+            ]
+            .contains(&tail)
             {
                 return format!("uncheck {q}");
             }

@@ -27,16 +27,8 @@ use super::model::{with_tools_text, ModelError, ToolSet, CHECK_MAX_TOKENS, PLAN_
 use super::popups::{decide, Decision};
 use super::reflect::classify;
 use super::replay::Replayed;
+use super::turn::{refusal, step_end, Facts, Progress, StepEnd, Turn};
 use crate::executor::{cancelled, ms, targeted, Exec, Outcome, StepFail};
-
-/// How a planned step ended (when it did not fail the run).
-enum StepEnd {
-    Done,
-    /// The progress check says the whole job is done: the rest of the plan is skipped.
-    JobDone,
-    /// Two consecutive B/C outcomes or the step's action budget: re-plan with these.
-    Escalate(Vec<String>),
-}
 
 impl Exec<'_> {
     fn mode(&self) -> Mode {
@@ -441,7 +433,7 @@ impl Exec<'_> {
         // A step written as a step-language line runs as one, without a model call; when
         // its target cannot be found or used, the model takes the step over.
         let res = match super::plan_fix::as_script_line(&plan[i]) {
-            Some(action) => match self.run_step(step, &action).await {
+            Some(action) => match self.line_as_model(step, &action).await {
                 Ok(()) => {
                     if let Action::Type { text, .. } = &action {
                         self.typed.push(text.clone());
@@ -483,6 +475,8 @@ impl Exec<'_> {
         res.map_err(|e| e.context(&format!("step {} ({})", step + 1, plan[i])))
     }
 
+    /// The model carries out one planned step: observe → ask for one call → refuse it (a
+    /// repeat, a second toggle) or act → reflect → record, until [`Turn`] says the step ended.
     async fn agent_step_inner(
         &mut self,
         step: u32,
@@ -492,29 +486,18 @@ impl Exec<'_> {
         fruitless: &mut HashMap<String, Fruitless>,
         first_action: u32,
     ) -> Result<StepEnd, StepFail> {
-        let budget = self.agent.config.step_actions.max(1) + first_action;
-        let mut history: Vec<String> = Vec::new();
-        let mut failures: Vec<String> = Vec::new();
-        let mut bad_in_a_row = 0u32;
-        // Toggles (by [`toggled_key`]) this step already tapped: a second tap would undo it.
-        let mut toggled: Vec<String> = Vec::new();
-        let mut action = first_action;
+        let mut turn = Turn::new(
+            step,
+            task,
+            plan,
+            i,
+            first_action,
+            self.agent.config.step_actions,
+        );
         loop {
-            if self.cancel.load(Ordering::Relaxed) {
-                return Err(StepFail::Cancelled);
-            }
-            if self.actions_taken >= self.spec.max_steps {
-                return Err(StepFail::Verdict(format!(
-                    "the step budget is spent: max_steps = {} actions",
-                    self.spec.max_steps
-                )));
-            }
-            if action >= budget {
-                failures.push(format!(
-                    "step {:?} took {budget} actions without finishing",
-                    plan[i]
-                ));
-                return Ok(StepEnd::Escalate(failures));
+            let cancel = self.cancel.load(Ordering::Relaxed);
+            if let Some(end) = turn.before(cancel, self.actions_taken, self.spec.max_steps) {
+                return end;
             }
             let started_at = Utc::now();
             let mut t = ActionTimings::default();
@@ -524,234 +507,36 @@ impl Exec<'_> {
                 .await
                 .map_err(|e| StepFail::Infra(format!("cannot observe the screen: {e}")))?;
             t.perceive_ms += ms(s0);
-            if action == first_action && self.popup_pass(step, &obs).await? {
-                action += 1;
+            if turn.action == turn.first_action && self.popup_pass(step, &obs).await? {
+                turn.action += 1;
                 continue;
             }
-            let mask = self.mask_for(&obs);
-            let (png, before_key) = self.before_shot(step, action, &mask, &mut t).await;
-            let png = png.map(|p| self.marked(p, &obs, &mut t));
-            let messages = self.prompt(task, plan, i, &history, &obs, png.as_deref());
-            let mut usage = ModelUsage::default();
-            let (call, raw_text, refusals) = match self.ask(messages, &obs, &mut usage).await? {
-                Asked::Call(call, raw_text, refusals) => (call, raw_text, refusals),
-                Asked::Unusable(why) => {
-                    let why = format!("no action sent: {why}");
-                    let mut rec =
-                        not_sent(step, action, "model", why.clone(), &why, &obs, started_at);
-                    rec.before_key = before_key;
-                    rec.timings = t;
-                    rec.usage = Some(usage);
-                    self.emit_action(rec).await?;
-                    failures.push(format!("step {:?}: {why}", plan[i]));
-                    return Ok(StepEnd::Escalate(failures));
+            let pending = match self.ask_turn(&turn, &obs, t, started_at).await? {
+                Ok(p) => p,
+                Err(why) => {
+                    turn.failures.push(format!("step {:?}: {why}", turn.text()));
+                    return Ok(StepEnd::Escalate(turn.failures));
                 }
             };
-            let signature = signature(&call, &obs);
-            // Tries from an earlier step count only while the screen is in the state they
-            // left it in: another step's progress may be what the action was waiting for.
-            let state = super::reflect::state_key(&obs);
-            if let Some(f) = fruitless.get(&signature) {
-                if f.step != step && f.state != state {
-                    fruitless.remove(&signature);
+            let signature = signature(&pending.call, &obs);
+            forget_other_states(fruitless, &signature, step, &obs);
+            let toggle = toggled_key(&pending.call, &obs);
+            let count = fruitless.get(&signature).map_or(0, |f| f.count);
+            if let Some((why, repeated)) =
+                refusal(&signature, count, toggle.as_ref(), &turn.toggled)
+            {
+                self.record_refusal(&turn, pending, &why, &obs).await?;
+                match turn.refused(why, repeated) {
+                    Some(end) => return Ok(end),
+                    None => continue,
                 }
             }
-            let toggle = toggled_key(&call, &obs);
-            let repeated =
-                fruitless.get(&signature).map_or(0, |f| f.count) >= MAX_FRUITLESS_REPEATS;
-            let refusal = if repeated {
-                // Never a third time: record the refusal and re-plan with it.
-                Some(format!(
-                    "not sent: {signature} already failed or changed nothing {MAX_FRUITLESS_REPEATS} times"
-                ))
-            } else {
-                toggle.as_ref().filter(|k| toggled.contains(k)).map(|_| {
-                    format!(
-                        "not sent: {signature} was already toggled in this step; a second tap would undo it"
-                    )
-                })
-            };
-            if let Some(why) = refusal {
-                let mut rec = not_sent(
-                    step,
-                    action,
-                    call.kind().name(),
-                    call.describe(),
-                    &why,
-                    &obs,
-                    started_at,
-                );
-                rec.before_key = before_key;
-                rec.timings = t;
-                rec.call = Some(raw_text);
-                rec.usage = Some(usage);
-                self.emit_action(rec).await?;
-                failures.push(why.clone());
-                history.push(format!("- {why}"));
-                action += 1;
-                bad_in_a_row += 1;
-                if repeated || bad_in_a_row >= 2 {
-                    return Ok(StepEnd::Escalate(failures));
-                }
-                continue;
-            }
-            let acted = self.act(&call, &obs, &mut t).await;
-            let (point, swipe) = acted.geometry();
-            let (mut out, after_obs) = (acted.out, acted.after);
-            if let Some(k) = toggle.filter(|_| out.disposition != Disposition::NotDelivered) {
-                toggled.push(k);
-            }
-            if !refusals.is_empty() {
-                out.detail.push_str(&format!(
-                    " (re-asked {}×: {})",
-                    refusals.len(),
-                    refusals.join("; ")
-                ));
-            }
-            // Refused or undelivered calls changed nothing and are not reflected on.
-            let reflection: Option<Reflection> = match &after_obs {
-                Some(a) if call.kind().acts() && out.disposition != Disposition::NotDelivered => {
-                    Some(classify(&obs, a, &plan[i], None))
-                }
-                _ => None,
-            };
-            let summary = summarize(&raw_text, &out, reflection.as_ref());
-            history.push(format!("- {summary}"));
-            let checkable = out.ok
-                && !out.infra
-                && (call.kind().checks()
-                    || call.kind().acts() && out.disposition != Disposition::NotDelivered);
-            // A one-action step whose action this was is done without asking; the model is
-            // then only asked (when steps remain) whether the whole job is done already.
-            let step_names_call = super::step_done::completes(&plan[i], &call, |a| {
-                super::step_done::aimed_name(a, &obs)
-            });
-            let by_rule = checkable && step_names_call;
-            // The action made the next planned check come true: this step is done, and the
-            // check runs next as a script line (no model call either way).
-            let made_check_true = checkable
-                && !call.kind().checks()
-                && after_obs.as_ref().is_some_and(|a| {
-                    super::step_done::made_next_check_true(
-                        plan.get(i + 1).map(String::as_str),
-                        &obs,
-                        a,
-                    )
-                });
-            let progress = match &after_obs {
-                _ if made_check_true => Some(Progress {
-                    step_done: true,
-                    job_done: false,
-                }),
-                Some(a) if by_rule => {
-                    let job_done = i + 1 < plan.len()
-                        && self
-                            .check_progress(task, plan, i, &history, a, &mut usage)
-                            .await?
-                            .is_some_and(|p| p.job_done);
-                    Some(Progress {
-                        step_done: true,
-                        job_done,
-                    })
-                }
-                _ if by_rule => Some(Progress {
-                    step_done: true,
-                    job_done: false,
-                }),
-                Some(a) if checkable => {
-                    self.check_progress(task, plan, i, &history, a, &mut usage)
-                        .await?
-                }
-                _ => None,
-            };
-            if let Some(p) = progress {
-                out.detail.push_str(&format!(" · check: {}", p.describe()));
-            }
-            if made_check_true {
-                out.detail
-                    .push_str(" (the next step's check came true with this action)");
-            }
-            let mut after_mask = mask;
-            if let Some(a) = &after_obs {
-                after_mask.extend(self.mask_for(a));
-            }
-            let after_key = self.shot(step, action, "after", &after_mask, &mut t).await;
-            let mut rec = ActionRecord::new(
-                step,
-                action,
-                call.kind().name(),
-                out.detail.clone(),
-                out.ok,
-                out.error.clone(),
-                out.disposition,
-                started_at,
-            );
-            rec.target = out.target.clone();
-            rec.before_key = before_key;
-            rec.after_key = after_key;
-            rec.timings = t;
-            rec.observation = Some(obs.serial);
-            rec.perception = crate::perceive::note(&obs);
-            rec.call = Some(raw_text.clone());
-            rec.usage = Some(usage);
-            rec.reflection = reflection.clone();
-            rec.point_px = point;
-            rec.swipe_px = swipe;
-            rec.screen_px = Some(screen_of(&obs));
-            rec.source = Some(ActionSource::Model);
-            self.emit_action(rec).await?;
-            if out.ok && self.spec.mode != Mode::Script {
-                self.learn(
-                    task,
-                    &call,
-                    &obs,
-                    point.map(|[x, y]| (x, y)),
-                    after_obs.as_ref(),
-                    reflection.as_ref(),
-                );
-            }
-            if call.kind().acts() {
-                self.actions_taken += 1;
-            }
-            if let (true, Action::Type { text, .. }) = (out.ok, &call) {
-                self.typed.push(text.clone());
-            }
-            action += 1;
-            // A device that refused or failed the input (not an Argus refusal: stale, no target).
-            let failed = out.device_error.is_some();
-            // A check the step asks for decides the run; one the model chose on its own
-            // (a `wait_for` instead of typing, say) is only a failed attempt.
-            let asked_check = call.kind().checks() && step_names_call;
-            let stray_check_failed = call.kind().checks() && !out.ok && !asked_check;
-            if let Action::Finish { summary } = &call {
-                self.claim = Some(format!("the model called finish: {summary}"));
-            }
-            if let Some(end) = step_end(&call, out, asked_check)? {
+            let done = self.carry_out(&mut turn, pending, &obs, toggle).await?;
+            if let Some(end) = done.end {
                 return Ok(end);
             }
-            if stray_check_failed {
-                bad_in_a_row += 1;
-                failures.push(summary);
-                if bad_in_a_row >= 2 {
-                    return Ok(StepEnd::Escalate(failures));
-                }
-                continue;
-            }
-            match progress {
-                Some(Progress {
-                    step_done: true,
-                    job_done: true,
-                }) => return Ok(StepEnd::JobDone),
-                Some(Progress {
-                    step_done: true, ..
-                }) => return Ok(StepEnd::Done),
-                _ => {}
-            }
-            if failed || reflection.as_ref().map(|r| r.class) == Some(ReflectClass::C) {
-                let state = after_obs
-                    .as_ref()
-                    .map(super::reflect::state_key)
-                    .unwrap_or_default();
+            let step_done = done.facts.progress.is_some_and(|p| p.step_done);
+            if done.fruitless && !done.facts.stray_check_failed && !step_done {
                 let f = fruitless.entry(signature).or_insert(Fruitless {
                     count: 0,
                     step,
@@ -759,19 +544,289 @@ impl Exec<'_> {
                 });
                 f.count += 1;
                 f.step = step;
-                f.state = state;
+                f.state = done.state;
             }
-            match reflection.map(|r| r.class) {
-                Some(ReflectClass::B) | Some(ReflectClass::C) => {
-                    bad_in_a_row += 1;
-                    failures.push(summary);
-                    if bad_in_a_row >= 2 {
-                        return Ok(StepEnd::Escalate(failures));
-                    }
-                }
-                Some(ReflectClass::A) => bad_in_a_row = 0,
-                None => {}
+            if let Some(end) = turn.next(done.facts) {
+                return Ok(end);
             }
+        }
+    }
+
+    /// Screenshots, prompts and asks for the turn's next call on `obs`; `Err(why)` when the
+    /// model gave no usable answer (recorded as a `model` action: the step escalates).
+    async fn ask_turn(
+        &mut self,
+        turn: &Turn<'_>,
+        obs: &Observation,
+        mut t: ActionTimings,
+        started_at: chrono::DateTime<Utc>,
+    ) -> Result<Result<Pending, String>, StepFail> {
+        let (step, action) = (turn.step, turn.action);
+        let mask = self.mask_for(obs);
+        let (png, before_key) = self.before_shot(step, action, &mask, &mut t).await;
+        let png = png.map(|p| self.marked(p, obs, &mut t));
+        let messages = self.prompt(
+            turn.task,
+            turn.plan,
+            turn.i,
+            &turn.history,
+            obs,
+            png.as_deref(),
+        );
+        let mut usage = ModelUsage::default();
+        match self.ask(messages, obs, &mut usage).await? {
+            Asked::Call(call, raw_text, refusals) => Ok(Ok(Pending {
+                call,
+                raw_text,
+                refusals,
+                before_key,
+                mask,
+                t,
+                usage,
+                started_at,
+            })),
+            Asked::Unusable(why) => {
+                let why = format!("no action sent: {why}");
+                let mut rec = not_sent(step, action, "model", why.clone(), &why, obs, started_at);
+                rec.before_key = before_key;
+                rec.timings = t;
+                rec.usage = Some(usage);
+                self.emit_action(rec).await?;
+                Ok(Err(why))
+            }
+        }
+    }
+
+    /// Records a call that was not sent (`why`).
+    async fn record_refusal(
+        &mut self,
+        turn: &Turn<'_>,
+        p: Pending,
+        why: &str,
+        obs: &Observation,
+    ) -> Result<(), StepFail> {
+        let mut rec = not_sent(
+            turn.step,
+            turn.action,
+            p.call.kind().name(),
+            p.call.describe(),
+            why,
+            obs,
+            p.started_at,
+        );
+        rec.before_key = p.before_key;
+        rec.timings = p.t;
+        rec.call = Some(p.raw_text);
+        rec.usage = Some(p.usage);
+        self.emit_action(rec).await
+    }
+
+    /// Acts on the pending call, reflects, asks about progress where the rules say so,
+    /// records the action and learns from it; what it means is for [`Turn::next`].
+    async fn carry_out(
+        &mut self,
+        turn: &mut Turn<'_>,
+        p: Pending,
+        obs: &Observation,
+        toggle: Option<String>,
+    ) -> Result<Done, StepFail> {
+        let mut t = p.t;
+        let mut usage = p.usage;
+        let acted = self.act(&p.call, obs, &mut t).await;
+        let (point, swipe) = acted.geometry();
+        let (mut out, after) = (acted.out, acted.after);
+        let delivered = out.disposition != Disposition::NotDelivered;
+        if let Some(k) = toggle.filter(|_| delivered) {
+            turn.toggled.push(k);
+        }
+        if !p.refusals.is_empty() {
+            out.detail.push_str(&format!(
+                " (re-asked {}×: {})",
+                p.refusals.len(),
+                p.refusals.join("; ")
+            ));
+        }
+        // Refused or undelivered calls changed nothing and are not reflected on.
+        let reflection: Option<Reflection> = match &after {
+            Some(a) if p.call.kind().acts() && delivered => {
+                Some(classify(obs, a, turn.text(), None))
+            }
+            _ => None,
+        };
+        let summary = summarize(&p.raw_text, &out, reflection.as_ref());
+        turn.history.push(format!("- {summary}"));
+        let step_names_call = super::step_done::completes(turn.text(), &p.call, |a| {
+            super::step_done::aimed_name(a, obs)
+        });
+        let progress = self
+            .judge_progress(
+                turn,
+                &p.call,
+                &mut out,
+                obs,
+                after.as_ref(),
+                step_names_call,
+                &mut usage,
+            )
+            .await?;
+        let mut after_mask = p.mask;
+        if let Some(a) = &after {
+            after_mask.extend(self.mask_for(a));
+        }
+        let after_key = self
+            .shot(turn.step, turn.action, "after", &after_mask, &mut t)
+            .await;
+        let mut rec = ActionRecord::new(
+            turn.step,
+            turn.action,
+            p.call.kind().name(),
+            out.detail.clone(),
+            out.ok,
+            out.error.clone(),
+            out.disposition,
+            p.started_at,
+        );
+        rec.target = out.target.clone();
+        rec.before_key = p.before_key;
+        rec.after_key = after_key;
+        rec.timings = t;
+        rec.observation = Some(obs.serial);
+        rec.perception = crate::perceive::note(obs);
+        rec.call = Some(p.raw_text);
+        rec.usage = Some(usage);
+        rec.reflection = reflection.clone();
+        rec.point_px = point;
+        rec.swipe_px = swipe;
+        rec.screen_px = Some(screen_of(obs));
+        rec.source = Some(ActionSource::Model);
+        self.emit_action(rec).await?;
+        self.after_action(
+            turn.task,
+            &p.call,
+            &out,
+            obs,
+            point,
+            after.as_ref(),
+            reflection.as_ref(),
+        );
+        turn.action += 1;
+        // A check the step asks for decides the run; one the model chose on its own
+        // (a `wait_for` instead of typing, say) is only a failed attempt.
+        let asked_check = p.call.kind().checks() && step_names_call;
+        let end = step_end(&p.call, &out, asked_check)?;
+        let class = reflection.map(|r| r.class);
+        Ok(Done {
+            end,
+            // A device that refused or failed the input (not an Argus refusal: stale, no
+            // target), or an action that changed nothing.
+            fruitless: out.device_error.is_some() || class == Some(ReflectClass::C),
+            state: after
+                .as_ref()
+                .map(super::reflect::state_key)
+                .unwrap_or_default(),
+            facts: Facts {
+                summary,
+                progress,
+                stray_check_failed: p.call.kind().checks() && !out.ok && !asked_check,
+                class,
+            },
+        })
+    }
+
+    /// Whether the step (and the job) is done after `call`: by rule (a one-action step whose
+    /// action this was; an action that made the next planned check come true), else by the
+    /// progress check. Notes it in `out`'s detail.
+    #[allow(clippy::too_many_arguments)]
+    async fn judge_progress(
+        &mut self,
+        turn: &Turn<'_>,
+        call: &Action,
+        out: &mut crate::executor::Outcome,
+        obs: &Observation,
+        after: Option<&Observation>,
+        step_names_call: bool,
+        usage: &mut ModelUsage,
+    ) -> Result<Option<Progress>, StepFail> {
+        let (task, plan, i) = (turn.task, turn.plan, turn.i);
+        let checkable = out.ok
+            && !out.infra
+            && (call.kind().checks()
+                || call.kind().acts() && out.disposition != Disposition::NotDelivered);
+        // A one-action step whose action this was is done without asking; the model is
+        // then only asked (when steps remain) whether the whole job is done already.
+        let by_rule = checkable && step_names_call;
+        // The action made the next planned check come true: this step is done, and the
+        // check runs next as a script line (no model call either way).
+        let made_check_true = checkable
+            && !call.kind().checks()
+            && after.is_some_and(|a| {
+                super::step_done::made_next_check_true(plan.get(i + 1).map(String::as_str), obs, a)
+            });
+        let step_done = Progress {
+            step_done: true,
+            job_done: false,
+        };
+        let progress = match after {
+            _ if made_check_true => Some(step_done),
+            Some(a) if by_rule => {
+                let job_done = i + 1 < plan.len()
+                    && self
+                        .check_progress(task, plan, i, &turn.history, a, usage)
+                        .await?
+                        .is_some_and(|p| p.job_done);
+                Some(Progress {
+                    step_done: true,
+                    job_done,
+                })
+            }
+            _ if by_rule => Some(step_done),
+            Some(a) if checkable => {
+                self.check_progress(task, plan, i, &turn.history, a, usage)
+                    .await?
+            }
+            _ => None,
+        };
+        if let Some(p) = progress {
+            out.detail.push_str(&format!(" · check: {}", p.describe()));
+        }
+        if made_check_true {
+            out.detail
+                .push_str(" (the next step's check came true with this action)");
+        }
+        Ok(progress)
+    }
+
+    /// What a recorded model action leaves behind: the learned script line, the counters,
+    /// the typed text, the model's claim.
+    #[allow(clippy::too_many_arguments)]
+    fn after_action(
+        &mut self,
+        task: &str,
+        call: &Action,
+        out: &crate::executor::Outcome,
+        obs: &Observation,
+        point: Option<[f64; 2]>,
+        after: Option<&Observation>,
+        reflection: Option<&Reflection>,
+    ) {
+        if out.ok && self.spec.mode != Mode::Script {
+            self.learn(
+                task,
+                call,
+                obs,
+                point.map(|[x, y]| (x, y)),
+                after,
+                reflection,
+            );
+        }
+        if call.kind().acts() {
+            self.actions_taken += 1;
+        }
+        if let (true, Action::Type { text, .. }) = (out.ok, call) {
+            self.typed.push(text.clone());
+        }
+        if let Action::Finish { summary } = call {
+            self.claim = Some(format!("the model called finish: {summary}"));
         }
     }
 
@@ -824,6 +879,15 @@ impl Exec<'_> {
                 Ok(None)
             }
         }
+    }
+
+    /// A planned step written as a step-language line, run as one; its record says the
+    /// model chose it.
+    async fn line_as_model(&mut self, step: u32, action: &Action) -> Result<(), StepFail> {
+        self.line_source = Some(ActionSource::Model);
+        let r = self.run_step(step, action).await;
+        self.line_source = None;
+        r
     }
 
     /// Adds the step line of a model action that went through and changed the screen (and
@@ -1038,24 +1102,6 @@ pub(crate) fn pin_to_observation(parameters: &mut Value, ids: &[String], serial:
     }
 }
 
-/// The progress check's answer.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Progress {
-    step_done: bool,
-    job_done: bool,
-}
-
-impl Progress {
-    fn describe(self) -> &'static str {
-        match (self.step_done, self.job_done) {
-            (true, true) => "step done, job done",
-            (true, false) => "step done",
-            (false, true) => "job done but not the step (ignored)",
-            (false, false) => "step not done yet",
-        }
-    }
-}
-
 fn progress_schema() -> Value {
     json!({"type": "object", "additionalProperties": false,
         "required": ["step_done", "job_done"],
@@ -1074,6 +1120,44 @@ fn parse_progress(v: &Value) -> Result<Progress, String> {
     })
 }
 
+/// A model call asked for and not yet sent, with what its record needs.
+struct Pending {
+    call: Action,
+    raw_text: String,
+    refusals: Vec<String>,
+    before_key: Option<String>,
+    mask: Vec<argus_perception::Rect>,
+    t: ActionTimings,
+    usage: ModelUsage,
+    started_at: chrono::DateTime<Utc>,
+}
+
+/// What [`Exec::carry_out`] found: the step's end by [`step_end`], whether the call was
+/// fruitless (and the screen state it left), and the facts for [`Turn::next`].
+struct Done {
+    end: Option<StepEnd>,
+    fruitless: bool,
+    state: String,
+    facts: Facts,
+}
+
+/// Tries of `signature` from an earlier step count only while the screen is in the state
+/// they left it in: another step's progress may be what the action was waiting for.
+fn forget_other_states(
+    fruitless: &mut HashMap<String, Fruitless>,
+    signature: &str,
+    step: u32,
+    obs: &Observation,
+) {
+    let state = super::reflect::state_key(obs);
+    if fruitless
+        .get(signature)
+        .is_some_and(|f| f.step != step && f.state != state)
+    {
+        fruitless.remove(signature);
+    }
+}
+
 /// An action (by [`signature`]) that changed nothing: how often, in which step last, and the
 /// screen state it left.
 pub(crate) struct Fruitless {
@@ -1081,10 +1165,6 @@ pub(crate) struct Fruitless {
     step: u32,
     state: String,
 }
-
-/// How often the same action on the same target may fail or change nothing before it is
-/// refused.
-pub const MAX_FRUITLESS_REPEATS: u32 = 2;
 
 /// What an action does and to what, for the repeat guard: kind + the element it names (by
 /// role and name in `obs`) + typed text length; ids and observation numbers left out, so the
@@ -1143,29 +1223,6 @@ fn summarize(raw_text: &str, out: &Outcome, reflection: Option<&Reflection>) -> 
             .map(|r| format!(" [{}: {}]", r.class.as_str(), r.note))
             .unwrap_or_default()
     )
-}
-
-/// Whether this call ends the step: `finish` (done), `fail` and failed checks the step asks
-/// for (`asked_check`: the run fails), an infrastructure failure (the run errors).
-fn step_end(call: &Action, out: Outcome, asked_check: bool) -> Result<Option<StepEnd>, StepFail> {
-    if out.infra {
-        return Err(StepFail::Infra(out.error.unwrap_or_default()));
-    }
-    match call {
-        Action::Finish { .. } => Ok(Some(StepEnd::Done)),
-        Action::Fail { reason } => Err(StepFail::Verdict(format!("the model gave up: {reason}"))),
-        Action::WaitFor { .. }
-        | Action::AssertContains { .. }
-        | Action::AssertNotContains { .. }
-        | Action::AssertChecked { .. }
-        | Action::AssertValue { .. }
-        | Action::AssertCount { .. }
-            if !out.ok && asked_check =>
-        {
-            Err(StepFail::Verdict(out.error.unwrap_or_default()))
-        }
-        _ => Ok(None),
-    }
 }
 
 /// The observation's screen size in device px, for a record's `screen_px`.
