@@ -226,6 +226,18 @@ document.querySelectorAll('input').forEach(function (i) { i.addEventListener('in
 show();
 </script><script src="/__probe.js"></script></body></html>"#;
 
+/// Injected into the [`Site::toggle_off_url`] copy of vanillajs TodoMVC, before the app's
+/// own scripts: a window capture-phase listener that stops every click on a todo's
+/// completion checkbox (`.toggle`) before the app's delegated listener (registered on
+/// `<html>`, capture phase) sees it. The browser still ticks the box — a checkbox whose
+/// handler is not wired, the classic regression — but the app never marks the todo
+/// completed: its row keeps no `completed` class and the counter does not go down.
+const TOGGLE_OFF_JS: &str = r#"<script>window.addEventListener('click', function (e) {
+  if (e.target && e.target.classList && e.target.classList.contains('toggle')) {
+    e.stopImmediatePropagation();
+  }
+}, true);</script>"#;
+
 #[derive(Clone)]
 struct SiteState {
     root: PathBuf,
@@ -369,6 +381,7 @@ impl Site {
                 }),
             )
             .route("/app/{*path}", get(app_file))
+            .route("/toggle-off/{*path}", get(toggle_off_file))
             .route("/{*path}", get(file))
             .with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -400,6 +413,13 @@ impl Site {
     /// URL of the page `/app/` serves ([`Site::set_app`]), tagged with a probe token.
     pub fn app_url(&self, token: &str) -> String {
         format!("{}/app/index.html?ms=0&probe={token}", self.base_url)
+    }
+
+    /// URL of a copy of vanillajs TodoMVC whose completion toggle does nothing (see
+    /// [`TOGGLE_OFF_JS`]): same files, same page, one script injected into `index.html`.
+    /// Tagged with a probe token.
+    pub fn toggle_off_url(&self, token: &str) -> String {
+        format!("{}/toggle-off/index.html?probe={token}", self.base_url)
     }
 
     /// URL of one example's page, tagged with a probe token.
@@ -455,6 +475,21 @@ async fn app_file(State(st): State<SiteState>, Path(path): Path<String>) -> Resp
         return StatusCode::NOT_FOUND.into_response();
     }
     file(State(st), Path(format!("examples/{variant}/{path}"))).await
+}
+
+/// The vanillajs example with [`TOGGLE_OFF_JS`] injected into its `index.html` (right
+/// after `<head>`, so it runs before the app's scripts); its other files as they are.
+async fn toggle_off_file(State(st): State<SiteState>, Path(path): Path<String>) -> Response {
+    if path != "index.html" {
+        return file(State(st), Path(format!("examples/vanillajs/{path}"))).await;
+    }
+    let Ok(bytes) = tokio::fs::read(st.root.join("examples/vanillajs/index.html")).await else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let html = String::from_utf8_lossy(&bytes)
+        .replacen("<head>", &format!("<head>{TOGGLE_OFF_JS}"), 1)
+        .replacen("</body>", "<script src=\"/__probe.js\"></script></body>", 1);
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
 }
 
 async fn file(State(st): State<SiteState>, Path(path): Path<String>) -> Response {

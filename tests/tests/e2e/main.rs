@@ -20,6 +20,7 @@ mod dashboard;
 mod desktop;
 mod drain;
 mod electron;
+mod export_steps;
 mod farm;
 mod faults;
 mod harmony;

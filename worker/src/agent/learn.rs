@@ -387,6 +387,30 @@ mod tests {
         );
     }
 
+    /// Secrets are resolved only when the device types (`act.rs`), so the model's call still
+    /// holds the placeholder: the learned line, hence the exported step file, keeps
+    /// `${secret.NAME}` and never the value.
+    #[test]
+    fn a_typed_secret_stays_a_placeholder() {
+        let o = obs(&[(
+            Role::Textfield,
+            "Password",
+            Rect::new(0.0, 0.0, 150.0, 20.0),
+        )]);
+        let id = o.elements.iter().find(|e| e.role == Role::Textfield);
+        let typed = Action::Type {
+            text: "${secret.PASSWORD}".into(),
+            target: Aim::Element {
+                observation: 3,
+                id: id.map(|e| e.id.clone()).unwrap_or_default(),
+            },
+        };
+        assert_eq!(
+            line_for(&typed, &o, None).unwrap(),
+            r#"type "${secret.PASSWORD}" into textfield "Password""#
+        );
+    }
+
     #[test]
     fn quoted_texts_are_found() {
         assert_eq!(
