@@ -178,7 +178,11 @@ impl Exec<'_> {
             match sent {
                 Ok(ch) => tried.push(ch),
                 Err(e) if n > 0 && e.disposition == Disposition::NotDelivered => {
-                    no_more = format!(" (no other channel: {})", e.message);
+                    if e.kind != ActErrorKind::NotSupported {
+                        no_more = format!(" (the next channel could not be sent: {})", e.message);
+                    } else if n == 1 {
+                        no_more = " (this device has no other delivery channel)".into();
+                    }
                     break;
                 }
                 Err(e) => {
