@@ -173,8 +173,12 @@ impl Exec<'_> {
         let mut no_more = String::new();
         for n in 0..MAX_CHANNELS {
             let s0 = Instant::now();
-            let sent = self.tap_channel(el, n).await;
+            let (sent, tries) = self.tap_channel(el, n).await;
             t.act_ms += ms(s0);
+            if tries > 0 {
+                out.detail
+                    .push_str(&format!(" (repeated {tries}× after not_delivered)"));
+            }
             match sent {
                 Ok(ch) => tried.push(ch),
                 Err(e) if n > 0 && e.disposition == Disposition::NotDelivered => {
@@ -219,9 +223,9 @@ impl Exec<'_> {
         )
     }
 
-    /// One tap through channel `n`; the first channel is repeated when it failed
-    /// `not_delivered` (as every input is), later ones are not.
-    async fn tap_channel(&mut self, el: &Element, n: usize) -> Result<Channel, ActError> {
+    /// One tap through channel `n`, and how often it was repeated: the first channel is
+    /// repeated when it failed `not_delivered` (as every input is), later ones are not.
+    async fn tap_channel(&mut self, el: &Element, n: usize) -> (Result<Channel, ActError>, u32) {
         let mut tries = 0;
         loop {
             match self.dev.tap_through(el, n).await {
@@ -234,7 +238,7 @@ impl Exec<'_> {
                     tries += 1;
                     tokio::time::sleep(Duration::from_millis(200)).await;
                 }
-                res => return res,
+                res => return (res, tries),
             }
         }
     }
