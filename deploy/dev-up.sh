@@ -398,11 +398,13 @@ fi
 
 # ------------------------------------------- desktop / Android tools ----
 # Xvfb + session D-Bus + AT-SPI for the desktop driver (mousepad: its e2e app; gnome-text-editor:
-# the GTK 4 one; xterm: the e2e app with no accessibility tree, read through OCR), and
+# the GTK 4 one; xterm: the e2e app with no accessibility tree, read through OCR; python3-gi +
+# gir1.2-gtk-3.0: the small GTK 3 fixture apps the effect-check e2e writes), and
 # Debian's adb (the Android driver's server).
 if [[ ${ARGUS_SKIP_DEVICE_TOOLS:-0} != 1 ]]; then
     t=$(date +%s%N)
-    DEVICE_PKGS=(xvfb at-spi2-core dbus dbus-x11 mousepad gnome-text-editor xterm fonts-dejavu-core adb)
+    DEVICE_PKGS=(xvfb at-spi2-core dbus dbus-x11 mousepad gnome-text-editor xterm fonts-dejavu-core adb
+        python3-gi gir1.2-gtk-3.0)
     missing_dev=0
     for p in "${DEVICE_PKGS[@]}"; do pkg_installed "$p" || missing_dev=1; done
     if [[ $missing_dev == 0 ]]; then

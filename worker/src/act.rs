@@ -7,12 +7,14 @@
 //! `not_delivered`; checks (`wait for`, `assert`) read observations — a check of one
 //! element's state waits for its target to exist (not to be actionable) and reads it
 //! ([`crate::checks`]); every acting kind ends with a fresh observation for the reflector and
-//! the after-screenshot's mask.
+//! the after-screenshot's mask. A tap on a control and a check/uncheck are ok only when their
+//! effect is seen ([`crate::effect`]: the next delivery channel when the first shows none,
+//! else "no visible effect").
 
 use std::time::{Duration, Instant};
 
 use argus_perception::elements::collapse_ws;
-use argus_perception::{Element, Observation, Role, Tri};
+use argus_perception::{Element, Observation, Role};
 use argus_protocol::action::{SWIPE_FRACTION, SWIPE_MS};
 use argus_protocol::{Action, ActionTimings, Aim, Direction, Disposition, Key};
 
@@ -20,8 +22,9 @@ use crate::aim::Aimed;
 use crate::checks;
 use crate::device::web::guard::notes_suffix;
 use crate::device::{ActError, ActErrorKind};
+use crate::effect::{effect_checked, effect_key, Want};
 use crate::executor::{ms, targeted, Exec, Outcome};
-use crate::resolve::{resolve, Purpose};
+use crate::resolve::Purpose;
 
 /// Automatic repeats of an input that failed `not_delivered`.
 pub const NOT_DELIVERED_RETRIES: u32 = 2;
@@ -387,7 +390,8 @@ impl Exec<'_> {
     }
 
     /// Tap, double tap, long press, type and check/uncheck: wait for the target, act, verify
-    /// what can be verified (a typed value, a checked state).
+    /// what can be verified (a typed value; a checked state and a control's effect through
+    /// [`crate::effect`], which tries the device's next delivery channel when none shows).
     async fn aimed(
         &mut self,
         mut out: Outcome,
@@ -401,7 +405,7 @@ impl Exec<'_> {
             Action::SetChecked { .. } => (Purpose::Check, 0),
             _ => (Purpose::Tap, 0),
         };
-        let Aimed { el, point } = match self.wait_aim(aim, obs, purpose, extra, t).await {
+        let Aimed { el, point, seen } = match self.wait_aim(aim, obs, purpose, extra, t).await {
             Ok(a) => a,
             Err(m) => return Acted::done(out.fail(m)),
         };
@@ -428,16 +432,9 @@ impl Exec<'_> {
             }
             _ => out.detail,
         };
-        let s0 = Instant::now();
-        let out = match action {
-            Action::Tap { .. } => self.input(out, Input::Tap(&el)).await,
-            Action::DoubleTap { .. } => self.input(out, Input::DoubleTap(&el)).await,
-            Action::LongPress { duration_ms, .. } => {
-                self.input(out, Input::LongPress(&el, *duration_ms)).await
-            }
-            Action::SetChecked { checked, .. } if el.checked.is_yes() == *checked => {
+        if let Action::SetChecked { checked, .. } = action {
+            if el.checked.is_yes() == *checked {
                 out.detail.push_str(" (already in that state)");
-                t.act_ms += ms(s0);
                 return Acted {
                     out,
                     point,
@@ -445,7 +442,26 @@ impl Exec<'_> {
                     after: None,
                 };
             }
-            Action::SetChecked { .. } => self.input(out, Input::Tap(&el)).await,
+        }
+        // Taps on controls and check/uncheck must show their effect (see `crate::effect`).
+        if let Some(want) = effect_want(action, aim, &el, seen.as_ref().unwrap_or(obs)) {
+            let (out, after) = self.tap_until_seen(out, &el, want, t).await;
+            return Acted {
+                out,
+                point,
+                swipe: None,
+                after,
+            };
+        }
+        let s0 = Instant::now();
+        let out = match action {
+            Action::Tap { .. } | Action::SetChecked { .. } => {
+                self.input(out, Input::Tap(&el)).await
+            }
+            Action::DoubleTap { .. } => self.input(out, Input::DoubleTap(&el)).await,
+            Action::LongPress { duration_ms, .. } => {
+                self.input(out, Input::LongPress(&el, *duration_ms)).await
+            }
             Action::Type { text, .. } => match self.agent.secrets.resolve(text) {
                 Err(m) => out.fail(m),
                 Ok(real) => self.input(out, Input::Type(&el, &real)).await,
@@ -455,9 +471,6 @@ impl Exec<'_> {
         t.act_ms += ms(s0);
         let after = self.observe_timed(t).await;
         let out = match (&after, action) {
-            (Some(a), Action::SetChecked { target, checked }) if out.ok => {
-                verify_checked(out, a, target, &el, *checked)
-            }
             (Some(a), Action::Type { text, .. }) if out.ok && !el.password.is_yes() => {
                 // A password field's value is never read back.
                 verify_typed(out, a, &el, text)
@@ -528,33 +541,23 @@ fn checked_out(mut out: Outcome, res: Result<String, String>) -> Outcome {
     }
 }
 
-/// After a check/uncheck tap: the element (found again by its target, or by its node) must
-/// be in the wanted state.
-fn verify_checked(
-    mut out: Outcome,
-    after: &Observation,
-    aim: &Aim,
-    before: &Element,
-    checked: bool,
-) -> Outcome {
-    let now = match aim {
-        Aim::Target(t) => resolve(after, t, Purpose::Check).ok(),
-        _ => after
-            .elements
-            .iter()
-            .find(|e| e.node_ref == before.node_ref),
-    };
-    match now {
-        Some(now) if now.checked.is_yes() == checked => {
-            out.disposition = Disposition::DeliveredVerified;
-            out
-        }
-        Some(now) if now.checked != Tri::Unknown => out.fail(format!(
-            "{} is still {} after the tap",
-            now.describe(),
-            if checked { "unchecked" } else { "checked" }
-        )),
-        _ => out,
+/// The effect a tap-like action must show, when it is checked (see [`crate::effect`]):
+/// a tap on a control changes the screen; check/uncheck leaves the element in that state.
+fn effect_want<'a>(
+    action: &Action,
+    aim: &'a Aim,
+    el: &'a Element,
+    before: &Observation,
+) -> Option<Want<'a>> {
+    match action {
+        Action::Tap { .. } if effect_checked(el) => Some(Want::Change(effect_key(before))),
+        Action::SetChecked { checked, .. } => Some(Want::Checked {
+            aim,
+            before: el,
+            checked: *checked,
+            key: effect_key(before),
+        }),
+        _ => None,
     }
 }
 

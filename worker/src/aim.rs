@@ -36,6 +36,9 @@ pub fn type_extra_wait_ms(text: &str) -> u64 {
 pub(crate) struct Aimed {
     pub(crate) el: Element,
     pub(crate) point: Option<(f64, f64)>,
+    /// The observation the element was last found on when waiting for it took fresh ones
+    /// (`None`: the one passed in): the screen as it was just before acting.
+    pub(crate) seen: Option<Observation>,
 }
 
 /// Why a target is not actionable yet.
@@ -181,11 +184,20 @@ impl Exec<'_> {
             Aim::Target(target) => self
                 .wait_target(target, obs, purpose, wait_ms, t)
                 .await
-                .map(|el| Aimed { el, point: None }),
-            Aim::Element { id, .. } => self
-                .wait_element(id, obs, wait_ms, t)
-                .await
-                .map(|el| Aimed { el, point: None }),
+                .map(|(el, seen)| Aimed {
+                    el,
+                    point: None,
+                    seen,
+                }),
+            Aim::Element { id, .. } => {
+                self.wait_element(id, obs, wait_ms, t)
+                    .await
+                    .map(|(el, seen)| Aimed {
+                        el,
+                        point: None,
+                        seen: Some(seen),
+                    })
+            }
 
             Aim::Focused => {
                 Err("only typing can go to the focused window; name the element to act on".into())
@@ -218,10 +230,12 @@ impl Exec<'_> {
         Ok(Aimed {
             el: point_element(obs, px, py, snapped),
             point: Some((px, py)),
+            seen: None,
         })
     }
 
-    /// A script target, resolved by name in each fresh observation until it is actionable.
+    /// A script target, resolved by name in each fresh observation until it is actionable;
+    /// with the last fresh observation it was found on (`None`: `first`).
     async fn wait_target(
         &mut self,
         target: &Target,
@@ -229,7 +243,7 @@ impl Exec<'_> {
         purpose: Purpose,
         wait_ms: u64,
         t: &mut ActionTimings,
-    ) -> Result<Element, String> {
+    ) -> Result<(Element, Option<Observation>), String> {
         let mut deadline = Instant::now() + Duration::from_millis(wait_ms);
         let mut latest: Option<Observation> = None;
         let mut prev: Option<Element> = None;
@@ -246,7 +260,10 @@ impl Exec<'_> {
             let state: Result<(), NotReady> = match found {
                 Err(m) => Err(NotReady::Unresolved(m)),
                 Ok(el) => match readiness(el, prev.as_ref(), obs) {
-                    Ok(()) => return Ok(el.clone()),
+                    Ok(()) => {
+                        let el = el.clone();
+                        return Ok((el, latest));
+                    }
                     Err(r) => {
                         prev = Some(el.clone());
                         Err(r)
@@ -349,7 +366,7 @@ impl Exec<'_> {
         obs: &Observation,
         wait_ms: u64,
         t: &mut ActionTimings,
-    ) -> Result<Element, String> {
+    ) -> Result<(Element, Observation), String> {
         let Some(first) = obs.element(id) else {
             return Err(format!("observation {} has no element {id}", obs.serial));
         };
@@ -373,7 +390,7 @@ impl Exec<'_> {
                 ));
             }
             match readiness(&cur, Some(&prev), &now) {
-                Ok(()) => return Ok(cur),
+                Ok(()) => return Ok((cur, now)),
                 Err(why) if Instant::now() >= deadline => {
                     return Err(format!(
                         "{} is not actionable after waiting {wait_ms} ms: {why}",

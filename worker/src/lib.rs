@@ -17,6 +17,7 @@ mod blocks;
 pub mod checks;
 pub mod config;
 pub mod device;
+pub mod effect;
 pub mod events;
 pub mod executor;
 pub mod local;

@@ -203,7 +203,8 @@ async fn uncertain_is_never_repeated_not_delivered_is() {
         .collect();
     assert_eq!(taps[0].disposition, Disposition::DeliveryUncertain);
     assert_eq!(taps[0].retry, RetryAdvice::Unsafe);
-    assert_eq!(taps[1].disposition, Disposition::DeliveredUnverified);
+    // The repeated tap's effect ("Saved 2") was seen: verified (`argus_worker::effect`).
+    assert_eq!(taps[1].disposition, Disposition::DeliveredVerified);
     assert!(taps[1].detail.contains("repeated 1× after not_delivered"));
     assert!(d.steps.iter().all(|s| s.ok == Some(true)));
 }

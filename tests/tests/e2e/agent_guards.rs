@@ -33,6 +33,26 @@ fn device() -> ScriptedDevice {
     })
 }
 
+/// [`device`] whose Save shows "Saved": a tap on a button must show an effect to be ok
+/// (`argus_worker::effect`), for tests where the tap is meant to work.
+fn saving_device() -> ScriptedDevice {
+    let items = vec![
+        Item::new(Role::Textfield, "Name", Rect::new(40.0, 100.0, 400.0, 60.0)),
+        Item::new(Role::Button, "Save", Rect::new(40.0, 200.0, 200.0, 60.0)),
+        Item::new(Role::Text, "Unsaved", Rect::new(40.0, 300.0, 200.0, 40.0)),
+    ];
+    ScriptedDevice::new((600, 800), items, |items, sent| {
+        if let Sent::Type { name, text } = sent {
+            if let Some(i) = items.iter_mut().find(|i| &i.name == name) {
+                i.value = Some(text.clone());
+            }
+        }
+        if matches!(sent, Sent::Tap { name, .. } if name == "Save") {
+            items[2].name = "Saved".into();
+        }
+    })
+}
+
 fn job(stub: &ChatStub) -> JobSpec {
     let mut s = JobSpec::script(Platform::Android, None, "save the form".into());
     s.mode = Mode::Llm;
@@ -373,7 +393,7 @@ async fn the_progress_check_ends_a_done_step_and_a_done_job_without_finish_calls
         },
     ])
     .await;
-    let mut dev = device();
+    let mut dev = saving_device();
     let d = run(job(&stub), &mut dev, Arc::default()).await;
     assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     assert_eq!(taps(&dev), 1);
@@ -425,7 +445,7 @@ async fn plan_steps_written_in_the_step_language_run_without_model_calls() {
         Reply::Call("finish", json!({})),
     ])
     .await;
-    let mut dev = device();
+    let mut dev = saving_device();
     let d = run(job(&stub), &mut dev, Arc::default()).await;
     assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     let sent = dev.log.lock().expect("log").sent.clone();

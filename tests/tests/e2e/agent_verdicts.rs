@@ -27,7 +27,8 @@ fn job(text: &str, stub: &ChatStub) -> JobSpec {
     s
 }
 
-/// A form: typing fills Name; Save shows "Saved 1" once Name is filled.
+/// A form: typing fills Name; Save shows "Saved 1" once Name is filled, else "Name is
+/// required" (a tap on a button must show an effect to be ok: `argus_worker::effect`).
 fn form() -> ScriptedDevice {
     let items = vec![
         Item::new(Role::Textfield, "Name", Rect::new(40.0, 100.0, 400.0, 60.0)),
@@ -40,8 +41,12 @@ fn form() -> ScriptedDevice {
                 i.value = Some(text.clone());
             }
         }
-        if matches!(sent, Sent::Tap { name, .. } if name == "Save") && items[0].value.is_some() {
-            items[2].name = "Saved 1".into();
+        if matches!(sent, Sent::Tap { name, .. } if name == "Save") {
+            items[2].name = if items[0].value.is_some() {
+                "Saved 1".into()
+            } else {
+                "Name is required".into()
+            };
         }
     })
 }

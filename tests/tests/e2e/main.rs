@@ -19,6 +19,7 @@ mod csrf;
 mod dashboard;
 mod desktop;
 mod drain;
+mod effect;
 mod electron;
 mod export_steps;
 mod farm;

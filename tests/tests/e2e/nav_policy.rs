@@ -67,10 +67,12 @@ struct AppState {
     results: Arc<Mutex<Vec<Value>>>,
 }
 
+/// Its "Files" button marks itself tried before the refused navigation: a tap on a button
+/// must show an effect (`argus_worker::effect`), and the refusal itself shows none.
 const PROBE: &str = r#"<!doctype html><title>Probe</title><h1>Probe</h1><p id="out">running</p>
 <img src="OTHER/img" alt=""><iframe src="OTHER/frame" title="frame"></iframe>
 <button onclick="window.open('OTHER/popup')">Pop</button>
-<button onclick="location.href='file:///etc/passwd'">Files</button>
+<button onclick="this.textContent='Files (tried)'; location.href='file:///etc/passwd'">Files</button>
 <script>
 const targets = TARGETS;
 function viaFetch(u) {

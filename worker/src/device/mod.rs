@@ -4,7 +4,8 @@
 //!
 //! A driver implements four capability traits (as agent-desktop's adapters do): [`System`]
 //! (platform, run session, open), [`Observe`] (geometry, what it captured — the normalized
-//! tree and the screen geometry as a [`Capture`] — and screenshots), [`Act`] (tap, double tap, long press, type — aimed at an element) and
+//! tree and the screen geometry as a [`Capture`] — and screenshots), [`Act`] (tap, double tap, long press, type — aimed at an element; a tap through
+//! one of several delivery [`Channel`]s) and
 //! [`Input`] (keys, swipes). [`Device`] is all four. Every action method defaults to a typed
 //! [`ActErrorKind::NotSupported`] error, so a capability a platform lacks fails closed
 //! instead of being silently substituted. Errors from actions carry a [`Disposition`]:
@@ -15,6 +16,7 @@
 //! pixel channel plugs in.
 
 pub mod android;
+mod channel;
 pub mod child;
 pub mod desktop;
 pub mod electron;
@@ -23,6 +25,7 @@ pub mod ios;
 mod open;
 pub mod web;
 
+pub use channel::Channel;
 pub use open::{open_device, open_devices, Opened};
 
 use argus_perception::{Element, Screen, Tree};
@@ -195,6 +198,20 @@ pub trait Act: System {
     /// Presses the element's centre for `duration_ms`.
     async fn long_press(&mut self, _el: &Element, _duration_ms: u64) -> Result<(), ActError> {
         Err(ActError::not_supported("long press", self.platform()))
+    }
+
+    /// Taps the element through its `n`-th delivery channel (`0`: the one [`Act::tap`] uses;
+    /// later ones are tried only when the last showed no effect) and says which channel that
+    /// was. The default has one channel, `tap`: any later one fails `NotSupported`.
+    async fn tap_through(&mut self, el: &Element, n: usize) -> Result<Channel, ActError> {
+        if n == 0 {
+            self.tap(el).await.map(|()| Channel::Platform)
+        } else {
+            Err(ActError::not_supported(
+                "another delivery channel for a tap",
+                self.platform(),
+            ))
+        }
     }
 
     /// Focuses the element and types text into it.

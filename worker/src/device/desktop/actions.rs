@@ -3,6 +3,10 @@
 //! - tap: the object's own action named `click`, `press`, `activate`, `toggle` or `jump`
 //!   (matched on `GetName(i)`, never on the localized names); an object without one is clicked
 //!   with a synthesized left click at its centre (`DeviceEventController.GenerateMouseEvent`).
+//!   When the action showed no effect, the executor asks for the second channel: a real
+//!   pointer click at the centre through XTest (`xtest`), which reaches an app that ignores
+//!   its accessibility action (measured: a GTK 4 calculator's `=` answered `DoAction` true
+//!   and computed nothing).
 //! - type: `Component.GrabFocus`, then `EditableText.InsertText` at the caret (length in bytes,
 //!   as ATK documents it, so non-ASCII text arrives whole); an object without EditableText gets
 //!   the text as synthesized key strokes (`GenerateKeyboardEvent`, `String`).
@@ -19,14 +23,14 @@
 //! `delivered_unverified`: the executor re-reads the tree to verify.
 
 use argus_perception::{Element, Source};
-use argus_protocol::Key;
+use argus_protocol::{Key, Platform};
 use atspi::proxy::device_event_controller::{DeviceEventControllerProxy, KeySynthType};
 use atspi::zbus;
 use atspi::{Interface, ObjectRefOwned};
 
 use super::tree::{action_proxy, component_proxy, dbus_err, editable_proxy, text_proxy};
 use super::DesktopDevice;
-use crate::device::ActError;
+use crate::device::{ActError, Channel};
 
 /// Action names that mean "activate this", in order of preference.
 const TAP_ACTIONS: [&str; 5] = ["click", "press", "activate", "toggle", "jump"];
@@ -100,34 +104,75 @@ fn from_pixels(el: &Element) -> bool {
 
 /// Activates the element (see the module docs).
 pub(super) async fn tap(dev: &mut DesktopDevice, el: &Element) -> Result<(), ActError> {
-    let conn = dev.conn().await.map_err(ActError::from)?;
-    if from_pixels(el) {
-        let (cx, cy) = el.bbox_px.center();
-        dev.pointer = Some((cx, cy));
-        return click_at(&conn, cx, cy).await;
+    tap_through(dev, el, 0).await.map(|_| ())
+}
+
+/// The index of the object's own "activate" action (the first of [`TAP_ACTIONS`] it has)
+/// and that action's name.
+async fn tap_action(
+    conn: &zbus::Connection,
+    obj: &ObjectRefOwned,
+) -> Result<Option<(i32, &'static str)>, ActError> {
+    let ifaces = interfaces(conn, obj).await?;
+    if !ifaces.contains(Interface::Action) {
+        return Ok(None);
     }
-    let obj = object(dev, el).await?;
-    let ifaces = interfaces(&conn, &obj).await?;
-    let (cx, cy) = el.bbox_px.center();
-    dev.pointer = Some((cx, cy));
-    if ifaces.contains(Interface::Action) {
-        let a = action_proxy(&conn, &obj).await.map_err(ActError::from)?;
-        let n = a.n_actions().await.unwrap_or(0);
-        for want in TAP_ACTIONS {
-            for i in 0..n {
-                if a.get_name(i)
-                    .await
-                    .is_ok_and(|name| name.eq_ignore_ascii_case(want))
-                {
-                    return match a.do_action(i).await {
-                        Ok(_) => Ok(()),
-                        Err(e) => Err(ActError::uncertain(format!("DoAction({want}): {e}"))),
-                    };
-                }
+    let a = action_proxy(conn, obj).await.map_err(ActError::from)?;
+    let n = a.n_actions().await.unwrap_or(0);
+    for want in TAP_ACTIONS {
+        for i in 0..n {
+            if a.get_name(i)
+                .await
+                .is_ok_and(|name| name.eq_ignore_ascii_case(want))
+            {
+                return Ok(Some((i, want)));
             }
         }
     }
-    click_at(&conn, cx, cy).await
+    Ok(None)
+}
+
+/// Taps the element through its `n`-th channel: `0` is its accessibility action, or a
+/// synthesized pointer click for an object without one (and for pixel-channel elements);
+/// `1`, only after an accessibility action, is a real pointer click through XTest at the
+/// element's centre. No further channel.
+pub(super) async fn tap_through(
+    dev: &mut DesktopDevice,
+    el: &Element,
+    n: usize,
+) -> Result<Channel, ActError> {
+    let conn = dev.conn().await.map_err(ActError::from)?;
+    let (cx, cy) = el.bbox_px.center();
+    let action = if from_pixels(el) {
+        None
+    } else {
+        let obj = object(dev, el).await?;
+        tap_action(&conn, &obj).await?.map(|a| (obj, a))
+    };
+    dev.pointer = Some((cx, cy));
+    match (n, action) {
+        (0, Some((obj, (i, want)))) => {
+            let a = action_proxy(&conn, &obj).await.map_err(ActError::from)?;
+            match a.do_action(i).await {
+                Ok(_) => Ok(Channel::AccessibilityAction),
+                Err(e) => Err(ActError::uncertain(format!("DoAction({want}): {e}"))),
+            }
+        }
+        (0, None) => click_at(&conn, cx, cy)
+            .await
+            .map(|()| Channel::SynthesizedPointer),
+        (1, Some(_)) => {
+            let display = dev.session.env.display.clone();
+            tokio::task::spawn_blocking(move || super::xtest::click(&display, cx, cy))
+                .await
+                .map_err(|e| ActError::not_delivered(format!("XTest task: {e}")))??;
+            Ok(Channel::XTestPointer)
+        }
+        _ => Err(ActError::not_supported(
+            "another delivery channel for a tap",
+            Platform::Desktop,
+        )),
+    }
 }
 
 /// Synthesized pointer events at the element's centre: `b1d` (button 1 double click) for a

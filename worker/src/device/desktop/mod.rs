@@ -12,6 +12,7 @@ mod screen;
 pub mod session;
 mod tree;
 mod window;
+mod xtest;
 
 use std::time::{Duration, Instant};
 
@@ -24,7 +25,7 @@ use argus_protocol::{Key, Platform};
 use async_trait::async_trait;
 use atspi::zbus;
 
-use super::{Act, ActError, Capture, DeviceError, Input, Observe, System};
+use super::{Act, ActError, Capture, Channel, DeviceError, Input, Observe, System};
 use session::{Owned, Session};
 use tree::Refs;
 
@@ -236,6 +237,10 @@ impl Observe for DesktopDevice {
 impl Act for DesktopDevice {
     async fn tap(&mut self, el: &Element) -> Result<(), ActError> {
         actions::tap(self, el).await
+    }
+
+    async fn tap_through(&mut self, el: &Element, n: usize) -> Result<Channel, ActError> {
+        actions::tap_through(self, el, n).await
     }
 
     async fn double_tap(&mut self, el: &Element) -> Result<(), ActError> {

@@ -1,6 +1,9 @@
 //! Acting on a page with CDP Input events (CSS px), then waiting for the page to settle
 //! (two animation frames, or 100 ms if frames are throttled).
 //!
+//! A tap whose mouse events showed no effect may be sent again as a DOM `click()`
+//! ([`tap_through`], channel 1; see [`super::dom_click`]).
+//!
 //! Dispositions: an error before the first input event is sent is `not_delivered`; an error
 //! after it is `delivery_uncertain`; success is `delivered_unverified` (the executor verifies).
 
@@ -11,7 +14,7 @@ use argus_protocol::Key;
 use serde_json::{json, Value};
 
 use super::WebDevice;
-use crate::device::ActError;
+use crate::device::{ActError, Channel};
 
 /// Longest wait for a navigation's load event.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
@@ -20,7 +23,7 @@ const SETTLE_JS: &str = "new Promise(r => { let done = false; \
     requestAnimationFrame(() => requestAnimationFrame(() => { done = true; r(true); })); \
     setTimeout(() => { if (!done) r(false); }, 100); })";
 
-async fn settle(dev: &WebDevice) {
+pub(super) async fn settle(dev: &WebDevice) {
     let _ = dev
         .call(
             "Runtime.evaluate",
@@ -191,6 +194,25 @@ async fn click_at(
 pub(super) async fn tap(dev: &WebDevice, el: &Element) -> Result<(), ActError> {
     let at = center(dev, el).await;
     click_at(dev, at, 1, 0).await
+}
+
+/// Taps the element through its `n`-th channel: `0` is mouse events at its centre (CDP
+/// input, as a person clicks); `1` is its DOM `click()` (see [`super::dom_click`]).
+pub(super) async fn tap_through(
+    dev: &WebDevice,
+    el: &Element,
+    n: usize,
+) -> Result<Channel, ActError> {
+    match n {
+        0 => tap(dev, el).await.map(|()| Channel::CdpInput),
+        1 => super::dom_click::click(dev, el)
+            .await
+            .map(|()| Channel::DomClick),
+        _ => Err(ActError::not_supported(
+            "another delivery channel for a tap",
+            argus_protocol::Platform::Web,
+        )),
+    }
 }
 
 /// Double-clicks the element's centre (fires `click`, `click`, `dblclick`).

@@ -16,6 +16,7 @@ mod actions;
 pub mod browser;
 pub mod cdp;
 mod date_value;
+mod dom_click;
 pub mod guard;
 pub mod policy;
 mod screen;
@@ -29,7 +30,7 @@ use argus_protocol::{Key, Platform};
 use async_trait::async_trait;
 use serde_json::json;
 
-use super::{Act, ActError, Capture, DeviceError, Input, Observe, System};
+use super::{Act, ActError, Capture, Channel, DeviceError, Input, Observe, System};
 use browser::Browser;
 use cdp::Cdp;
 
@@ -371,6 +372,10 @@ impl Observe for WebDevice {
 impl Act for WebDevice {
     async fn tap(&mut self, el: &Element) -> Result<(), ActError> {
         actions::tap(self, el).await
+    }
+
+    async fn tap_through(&mut self, el: &Element, n: usize) -> Result<Channel, ActError> {
+        actions::tap_through(self, el, n).await
     }
 
     async fn double_tap(&mut self, el: &Element) -> Result<(), ActError> {
