@@ -400,22 +400,7 @@ pub async fn execute(
                     line_source: None,
                 };
                 let limit = Duration::from_secs(input.spec.timeout_s);
-                let res = tokio::time::timeout(limit, async {
-                    // Expectations the planner need not map are reported before anything runs.
-                    if exec.unmapped.is_empty() || exec.spec.mode == Mode::Script {
-                        if let Err(e) = exec.send_expectations().await {
-                            return (RunStatus::Errored, Some(e.message()), None);
-                        }
-                    }
-                    match crate::blocks::run_steps(&mut exec, &steps, &cancel).await {
-                        (RunStatus::Succeeded, _) => {
-                            let (s, e, v) = exec.verdict().await;
-                            (s, e, Some(v))
-                        }
-                        (s, e) => (s, e, None),
-                    }
-                })
-                .await;
+                let res = tokio::time::timeout(limit, exec.run_to_verdict(&steps, &cancel)).await;
                 let learned = exec.learned.script_with(&exec.expected);
                 em = exec.em;
                 match res {
@@ -457,6 +442,28 @@ pub async fn execute(
 }
 
 impl Exec<'_> {
+    /// Reports the expectations known up front, runs the steps and, when they all passed,
+    /// decides the verdict on the expectations.
+    async fn run_to_verdict(
+        &mut self,
+        steps: &[(String, Step)],
+        cancel: &AtomicBool,
+    ) -> (RunStatus, Option<String>, Option<argus_protocol::Verdict>) {
+        // Expectations the planner need not map are reported before anything runs.
+        if self.unmapped.is_empty() || self.spec.mode == Mode::Script {
+            if let Err(e) = self.send_expectations().await {
+                return (RunStatus::Errored, Some(e.message()), None);
+            }
+        }
+        match crate::blocks::run_steps(self, steps, cancel).await {
+            (RunStatus::Succeeded, _) => {
+                let (s, e, v) = self.verdict().await;
+                (s, e, Some(v))
+            }
+            (s, e) => (s, e, None),
+        }
+    }
+
     /// Emits `step_started` for the next step index and returns it.
     pub(crate) async fn begin_step(&mut self, text: &str) -> Result<u32, StepFail> {
         let i = self.next_step;

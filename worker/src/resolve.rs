@@ -196,32 +196,37 @@ fn named<'a>(
             return Ok(e);
         }
     }
+    Err(not_found(obs, name, &want, role))
+}
+
+/// The error for a name no tier resolved: the similar names, or everything visible.
+fn not_found(obs: &Observation, name: &str, want: &str, role: Option<&str>) -> String {
     let near: Vec<&Element> = obs
         .elements
         .iter()
         .filter(|e| {
             e.labels().any(|l| {
                 let l = norm(l);
-                !l.is_empty() && (l.contains(&want) || want.contains(&l))
+                !l.is_empty() && (l.contains(want) || want.contains(&l))
             })
         })
         .collect();
     let role_txt = role.map(|r| format!(" ({r})")).unwrap_or_default();
     if near.is_empty() {
         let visible: Vec<&Element> = obs.elements.iter().collect();
-        Err(format!(
+        format!(
             "no element named {name:?}{role_txt} on screen; visible: {}",
             if visible.is_empty() {
                 "nothing".to_string()
             } else {
                 list(&visible)
             }
-        ))
+        )
     } else {
-        Err(format!(
+        format!(
             "no element named exactly {name:?}{role_txt}; similar: {}",
             list(&near)
-        ))
+        )
     }
 }
 

@@ -128,25 +128,7 @@ async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
         running: vec![],
     };
     // Register before consuming so the coordinator knows the slots.
-    let mut registered = false;
-    for _ in 0..60 {
-        match heartbeat(&http, &cfg, &hb, &running).await {
-            Ok(_) => {
-                registered = true;
-                break;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "coordinator not reachable yet; retrying");
-                tokio::time::sleep(Duration::from_millis(500)).await;
-            }
-        }
-    }
-    if !registered {
-        return Err(anyhow!(
-            "cannot register with the coordinator at {} (is it running?)",
-            cfg.coordinator_url
-        ));
-    }
+    register(&http, &cfg, &hb, &running).await?;
     let hb_task = tokio::spawn(heartbeat_loop(http, cfg.clone(), hb, running.clone()));
     let _hb_guard = AbortOnDrop(hb_task);
 
@@ -182,6 +164,29 @@ async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
         consumer,
         _hb_guard,
     })
+}
+
+/// Sends the first heartbeat, retrying every 500 ms for 30 s while the coordinator is not
+/// reachable yet; fails naming its URL after that.
+async fn register(
+    http: &reqwest::Client,
+    cfg: &WorkerConfig,
+    hb: &Heartbeat,
+    running: &Running,
+) -> anyhow::Result<()> {
+    for _ in 0..60 {
+        match heartbeat(http, cfg, hb, running).await {
+            Ok(_) => return Ok(()),
+            Err(e) => {
+                tracing::warn!(error = %e, "coordinator not reachable yet; retrying");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
+    }
+    Err(anyhow!(
+        "cannot register with the coordinator at {} (is it running?)",
+        cfg.coordinator_url
+    ))
 }
 
 /// Consumes assignments until `shutdown` completes.

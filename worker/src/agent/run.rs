@@ -646,15 +646,7 @@ impl Exec<'_> {
                 p.refusals.join("; ")
             ));
         }
-        // Refused or undelivered calls changed nothing and are not reflected on.
-        let reflection: Option<Reflection> = match &after {
-            Some(a) if p.call.kind().acts() && delivered => {
-                Some(classify(obs, a, turn.text(), None))
-            }
-            _ => None,
-        };
-        let summary = summarize(&p.raw_text, &out, reflection.as_ref());
-        turn.history.push(format!("- {summary}"));
+        let (reflection, summary) = reflect_on(turn, &p, &out, obs, after.as_ref());
         let step_names_call = super::step_done::completes(turn.text(), &p.call, |a| {
             super::step_done::aimed_name(a, obs)
         });
@@ -1118,6 +1110,25 @@ fn parse_progress(v: &Value) -> Result<Progress, String> {
         step_done: flag("step_done")?,
         job_done: flag("job_done")?,
     })
+}
+
+/// The reflector's view of a sent call (refused or undelivered calls changed nothing and
+/// are not reflected on) and its history line, added to the turn's history.
+fn reflect_on(
+    turn: &mut Turn<'_>,
+    p: &Pending,
+    out: &Outcome,
+    obs: &Observation,
+    after: Option<&Observation>,
+) -> (Option<Reflection>, String) {
+    let delivered = out.disposition != Disposition::NotDelivered;
+    let reflection = match after {
+        Some(a) if p.call.kind().acts() && delivered => Some(classify(obs, a, turn.text(), None)),
+        _ => None,
+    };
+    let summary = summarize(&p.raw_text, out, reflection.as_ref());
+    turn.history.push(format!("- {summary}"));
+    (reflection, summary)
 }
 
 /// A model call asked for and not yet sent, with what its record needs.

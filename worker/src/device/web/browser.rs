@@ -195,31 +195,7 @@ impl Browser {
         let mut child = cmd
             .spawn()
             .map_err(|e| DeviceError::Failed(format!("cannot start {}: {e}", binary.display())))?;
-        let port_file = user_data_dir.join("DevToolsActivePort");
-        let deadline = Instant::now() + LAUNCH_TIMEOUT;
-        let (port, path) = loop {
-            if let Ok(s) = std::fs::read_to_string(&port_file) {
-                let mut lines = s.lines();
-                if let (Some(p), Some(path)) = (lines.next(), lines.next()) {
-                    if let Ok(port) = p.trim().parse::<u16>() {
-                        break (port, path.trim().to_string());
-                    }
-                }
-            }
-            if let Ok(Some(status)) = child.try_wait() {
-                return Err(DeviceError::Failed(format!(
-                    "Chromium exited at start ({status}); see {}",
-                    user_data_dir.join("chromium.log").display()
-                )));
-            }
-            if Instant::now() > deadline {
-                return Err(DeviceError::Failed(format!(
-                    "Chromium did not open its DevTools port within {} s",
-                    LAUNCH_TIMEOUT.as_secs()
-                )));
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        };
+        let (port, path) = devtools_port(&mut child, user_data_dir).await?;
         let cdp = Cdp::connect(&format!("ws://127.0.0.1:{port}{path}"))
             .await
             .map_err(|e| DeviceError::Failed(e.to_string()))?;
@@ -238,5 +214,38 @@ impl Browser {
             user_data_dir: user_data_dir.to_path_buf(),
             guard,
         })
+    }
+}
+
+/// Waits (at most `LAUNCH_TIMEOUT`) for Chromium to write its DevTools port and path to
+/// `<user_data_dir>/DevToolsActivePort`; fails when it exits first or never writes it.
+async fn devtools_port(
+    child: &mut tokio::process::Child,
+    user_data_dir: &Path,
+) -> Result<(u16, String), DeviceError> {
+    let port_file = user_data_dir.join("DevToolsActivePort");
+    let deadline = Instant::now() + LAUNCH_TIMEOUT;
+    loop {
+        if let Ok(s) = std::fs::read_to_string(&port_file) {
+            let mut lines = s.lines();
+            if let (Some(p), Some(path)) = (lines.next(), lines.next()) {
+                if let Ok(port) = p.trim().parse::<u16>() {
+                    return Ok((port, path.trim().to_string()));
+                }
+            }
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(DeviceError::Failed(format!(
+                "Chromium exited at start ({status}); see {}",
+                user_data_dir.join("chromium.log").display()
+            )));
+        }
+        if Instant::now() > deadline {
+            return Err(DeviceError::Failed(format!(
+                "Chromium did not open its DevTools port within {} s",
+                LAUNCH_TIMEOUT.as_secs()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
