@@ -709,8 +709,6 @@ impl Exec<'_> {
         let class = reflection.map(|r| r.class);
         Ok(Done {
             end,
-            // A device that refused or failed the input (not an Argus refusal: stale, no
-            // target), or an action that changed nothing.
             fruitless: out.device_error.is_some() || class == Some(ReflectClass::C),
             state: after
                 .as_ref()
@@ -1147,6 +1145,8 @@ struct Pending {
 /// fruitless (and the screen state it left), and the facts for [`Turn::next`].
 struct Done {
     end: Option<StepEnd>,
+    /// A device that refused or failed the input (not an Argus refusal: stale, no target),
+    /// or an action that changed nothing.
     fruitless: bool,
     state: String,
     facts: Facts,
