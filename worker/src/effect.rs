@@ -27,9 +27,16 @@
 //! and pressed look of the clicked control, and a blinking caret, change pixels when the
 //! action did nothing — a pixel diff would call those effects and hide this failure.
 //!
-//! When no effect is seen, the same element is tapped through the driver's next delivery
-//! [`Channel`] (desktop: accessibility action → a real pointer click through XTest; web: CDP
-//! mouse input → DOM `click()`; a driver with one channel has no next). The first channel
+//! When no effect is seen after an element's **accessibility action** (which an app may
+//! acknowledge and ignore), the same element is tapped through the driver's next delivery
+//! [`Channel`] (desktop: accessibility action → a real pointer click through XTest). Real
+//! input that showed nothing — a pointer click, CDP mouse events, a phone's tap — is not
+//! sent again another way and does not fail the step: it stays `delivered_unverified` with
+//! "no visible change" in its detail. Measured (MiniWoB, 34 episodes at 658c0cc): with the
+//! web's CDP input → DOM `click()` escalation and a failure for unchanged screens, 20
+//! episodes that passed before ended `failed` — a Submit that ends an episode, a button
+//! whose effect is elsewhere, shows nothing in the tree, and the second channel pressed it
+//! again. The web driver keeps its DOM `click()` channel; the executor does not use it. The first channel
 //! that shows an effect makes the action `delivered_verified`, and the detail names it. If
 //! none does, the step fails "no visible effect", naming the channels tried, with
 //! `delivered_unverified` (the input was delivered; its effect was not seen) and the
@@ -206,6 +213,17 @@ impl Exec<'_> {
                 // The screen cannot be observed: the input stays unverified, as before.
                 None => return (out, after),
                 Some(s) => last = s,
+            }
+            if !tried.contains(&Channel::AccessibilityAction) {
+                // Real input (a pointer click, CDP mouse events, the platform's tap) that
+                // showed nothing is not sent again another way: a working control that shows
+                // nothing would be pressed twice. It stays delivered, unverified.
+                out.detail.push_str(&format!(
+                    " (no visible change within {} ms of the {}; not sent again)",
+                    EFFECT_WAIT.as_millis(),
+                    channel_list(&tried)
+                ));
+                return (out, after);
             }
         }
         let what = match last {

@@ -29,11 +29,18 @@ fn fixture() -> String {
 }
 
 /// A Pixel-like phone: 1080×2400 px at 420 dpi, the inbox dump, ADB Keyboard installed.
+/// A tap opens the draft: the dump's "Compose" button then reads "Compose draft" (a tap's
+/// effect must be seen, see `argus_worker::effect`).
 fn phone() -> Responder {
     let xml = fixture();
+    let drafted = xml.replace(r#"text="Compose""#, r#"text="Compose draft""#);
     let png = solid_png(1080, 2400);
     let dumps = Arc::new(AtomicU32::new(0));
+    let tapped = Arc::new(AtomicU32::new(0));
     Arc::new(move |cmd: &str| -> (Vec<u8>, u8) {
+        if cmd.starts_with("input tap") {
+            tapped.fetch_add(1, Ordering::SeqCst);
+        }
         let out: Vec<u8> = match cmd {
             "wm size" => b"Physical size: 1080x2400\n".to_vec(),
             "wm density" => b"Physical density: 420\n".to_vec(),
@@ -46,6 +53,9 @@ fn phone() -> Responder {
                 } else {
                     b"UI hierchary dumped to: /data/local/tmp/argus-window.xml\n".to_vec()
                 }
+            }
+            "cat /data/local/tmp/argus-window.xml" if tapped.load(Ordering::SeqCst) > 0 => {
+                drafted.clone().into_bytes()
             }
             "cat /data/local/tmp/argus-window.xml" => xml.clone().into_bytes(),
             "screencap -p" => png.clone(),
