@@ -20,7 +20,7 @@ use argus_tests::{Farm, FarmOptions};
 use serde_json::{json, Value};
 
 /// Its last clause is the run's one expectation ([`EXPECTATION`]).
-const TASK: &str = "Put \"water the plants\" and \"pay the rent\" on the list, tick off \"pay the rent\", then make sure \"1 item left\" is shown.";
+const TASK: &str = "Add \"water the plants\" and \"pay the rent\", mark \"pay the rent\" as done, then make sure \"1 item left\" is shown.";
 
 /// The step line the instruction's checkable clause maps to.
 const EXPECTATION: &str = "assert screen contains \"1 item left\"";
