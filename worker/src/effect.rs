@@ -32,11 +32,10 @@
 //! [`Channel`] (desktop: accessibility action → a real pointer click through XTest). Real
 //! input that showed nothing — a pointer click, CDP mouse events, a phone's tap — is not
 //! sent again another way and does not fail the step: it stays `delivered_unverified` with
-//! "no visible change" in its detail. Measured (MiniWoB, 34 episodes at 658c0cc): with the
-//! web's CDP input → DOM `click()` escalation and a failure for unchanged screens, 20
-//! episodes that passed before ended `failed` — a Submit that ends an episode, a button
-//! whose effect is elsewhere, shows nothing in the tree, and the second channel pressed it
-//! again. The web driver keeps its DOM `click()` channel; the executor does not use it. The first channel
+//! "no visible change" in its detail. Measured on a web benchmark (README, "Measured here";
+//! commit 658c0cc): escalating CDP input to DOM `click()` and failing unchanged screens
+//! turned 20 of 34 passing episodes into failures — a submit button whose effect is
+//! elsewhere shows nothing in the tree, and the second channel pressed it again. The web driver keeps its DOM `click()` channel; the executor does not use it. The first channel
 //! that shows an effect makes the action `delivered_verified`, and the detail names it. If
 //! none does, the step fails "no visible effect", naming the channels tried, with
 //! `delivered_unverified` (the input was delivered; its effect was not seen) and the

@@ -2,13 +2,13 @@
 //! "make sure…", "… should show …", "verify…", "确认…", "检查…"): what the run's verdict
 //! rests on. Each becomes an expectation, never a step to act on.
 //!
-//! Why: a small model planned "confirm the counter reads 1 item left" as `tap "Confirm"`
+//! Why: a small model planned "confirm the counter reads N left" as `tap "Confirm"`
 //! (there is no such button) and the run's `succeeded` rested on the model's word. Here the
 //! clause is found by its lead word, deterministically, and mapped to a check line where its
 //! words say what to look for: a quoted text (`make sure "Saved" is shown` → `assert screen
 //! contains "Saved"`, negated → `does not contain`), a quoted toggle's state (`make sure
 //! "buy milk" is ticked` → `assert "buy milk" is checked`), or the words after a display verb
-//! (`… reads 1 item left` → `assert screen contains "1 item left"`). A clause none of these
+//! (`… reads 3 rows` → `assert screen contains "3 rows"`). A clause none of these
 //! fit is left for the planner to map (it sees the screen); one nobody maps leaves the run
 //! `unverified`, never `succeeded`.
 

@@ -1,7 +1,7 @@
 //! The planner's answer: its JSON schema, its strict parse, and the one rule applied to it
 //! before any step runs — the instruction's checks are expectations, never steps to act on.
 //!
-//! Measured (Qwen2.5-Coder-1.5B, TodoMVC): "confirm the counter reads 1 item left" was
+//! Measured (Qwen2.5-Coder-1.5B, a todo app): "confirm the counter reads N left" was
 //! planned as `tap "Confirm"`; "check that 1 item is left" as a model-driven step that tapped
 //! around. [`without_checks`] drops such steps: a step that reads as a check but is not a
 //! step-language check line (the clause is checked at the end, deterministically), and a tap
