@@ -41,6 +41,16 @@ pub enum Reply {
     /// `{"step_done": false, "job_done": false}` without using the script, so scripts
     /// written for the action calls alone keep their meaning.
     Progress { step_done: bool, job_done: bool },
+    /// The answer to the judge (`response_format` schema named `judge`). A judge call whose
+    /// next scripted reply is anything else is answered `{"done": true, "reason": "stub",
+    /// "evidence": ""}`
+    /// without using the script: a "yes" never changes a verdict, so scripts written before
+    /// the judge keep their meaning.
+    Judge {
+        done: bool,
+        reason: &'static str,
+        evidence: &'static str,
+    },
 }
 
 /// Shorthand for [`Reply::Plan`].
@@ -87,12 +97,12 @@ impl ChatStub {
         self.state.requests.lock().expect("lock").clone()
     }
 
-    /// The request bodies received, progress checks left out: what scripts written for the
-    /// plan and action calls index into.
+    /// The request bodies received, progress checks and judge calls left out: what scripts
+    /// written for the plan and action calls index into.
     pub fn requests_except_checks(&self) -> Vec<Value> {
         self.requests()
             .into_iter()
-            .filter(|b| !is_progress_check(b))
+            .filter(|b| !is_progress_check(b) && !is_judge(b))
             .collect()
     }
 
@@ -118,6 +128,12 @@ pub fn agent_env_for(spec: &argus_protocol::JobSpec) -> argus_worker::agent::Age
 /// `progress`).
 pub fn is_progress_check(body: &Value) -> bool {
     body.pointer("/response_format/json_schema/name") == Some(&json!("progress"))
+}
+
+/// Whether a request is the run's judge call (its `response_format` schema is named
+/// `judge`).
+pub fn is_judge(body: &Value) -> bool {
+    body.pointer("/response_format/json_schema/name") == Some(&json!("judge"))
 }
 
 /// Text of the last user message (string content or the text parts).
@@ -211,13 +227,20 @@ async fn complete(
 ) -> (StatusCode, Json<Value>) {
     st.requests.lock().expect("lock").push(body.clone());
     let is_check = is_progress_check(&body);
+    let judging = is_judge(&body);
     let next = {
         let mut script = st.script.lock().expect("lock");
         match script.front() {
-            Some(Reply::Progress { .. }) => script.pop_front(),
+            Some(Reply::Progress { .. }) if !judging => script.pop_front(),
+            Some(Reply::Judge { .. }) if judging => script.pop_front(),
             _ if is_check => Some(Reply::Progress {
                 step_done: false,
                 job_done: false,
+            }),
+            _ if judging => Some(Reply::Judge {
+                done: true,
+                reason: "stub",
+                evidence: "",
             }),
             _ => script.pop_front(),
         }
@@ -246,6 +269,15 @@ async fn complete(
             "stop",
         ),
         Reply::Content(c) => (json!({"role": "assistant", "content": c}), "stop"),
+        Reply::Judge {
+            done,
+            reason,
+            evidence,
+        } => (
+            json!({"role": "assistant", "content":
+                json!({"done": done, "reason": reason, "evidence": evidence}).to_string()}),
+            "stop",
+        ),
         Reply::Progress {
             step_done,
             job_done,

@@ -164,9 +164,16 @@ impl Exec<'_> {
             }
             Action::Finish { .. } => Acted::done(out),
             Action::Fail { reason } => Acted::done(out.fail(reason.clone())),
-            Action::Open { url } => self.unaimed(out, Input::Open(url), t).await,
+            Action::Open { url } => {
+                // After the first plan, a page opened or left is the model's move.
+                self.left_the_screen |= self.start_obs.is_some();
+                self.unaimed(out, Input::Open(url), t).await
+            }
             Action::Key { key } => self.unaimed(out, Input::Key(*key), t).await,
-            Action::Back => self.unaimed(out, Input::Back, t).await,
+            Action::Back => {
+                self.left_the_screen |= self.start_obs.is_some();
+                self.unaimed(out, Input::Back, t).await
+            }
             Action::ScrollUntil {
                 text,
                 direction,

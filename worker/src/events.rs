@@ -17,6 +17,9 @@ use uuid::Uuid;
 
 /// Publish tries before an event is given up on.
 pub const PUBLISH_ATTEMPTS: u32 = 6;
+/// Most lines [`Emitter::action_log`] keeps (the newest): enough for a judge to see how a
+/// run ended without sending a long run's whole history.
+pub const ACTION_LOG_LINES: usize = 40;
 
 /// A destination for run events.
 #[async_trait]
@@ -79,6 +82,7 @@ pub struct Emitter {
     attempt_id: Uuid,
     seq: u64,
     secrets: Option<Arc<Secrets>>,
+    log: Vec<String>,
 }
 
 impl Emitter {
@@ -90,6 +94,7 @@ impl Emitter {
             attempt_id,
             seq: 0,
             secrets: None,
+            log: Vec::new(),
         }
     }
 
@@ -108,10 +113,32 @@ impl Emitter {
         serde_json::from_value(v).unwrap_or(body)
     }
 
+    /// The run's action log so far, one line an action (`tap "Save": ok`, `type … : failed —
+    /// why`), redacted like the events; at most [`ACTION_LOG_LINES`], the newest kept.
+    pub fn action_log(&self) -> &[String] {
+        &self.log
+    }
+
     /// Publishes `body` as the next event; retries with backoff, then errors.
     pub async fn emit(&mut self, body: EventBody) -> Result<(), String> {
         self.seq += 1;
         let body = self.redact(body);
+        if let Some(rec) = match &body {
+            EventBody::ActionFinished(r) if !["plan", "judge"].contains(&r.kind.as_str()) => {
+                Some(r)
+            }
+            _ => None,
+        } {
+            let mut line = format!("{}: {}", rec.detail, if rec.ok { "ok" } else { "failed" });
+            if let Some(e) = rec.error.as_deref().filter(|_| !rec.ok) {
+                line.push_str(" — ");
+                line.extend(e.chars().take(160));
+            }
+            if self.log.len() == ACTION_LOG_LINES {
+                self.log.remove(0);
+            }
+            self.log.push(line);
+        }
         let ev = RunEvent {
             run_id: self.run_id,
             attempt_id: self.attempt_id,

@@ -183,6 +183,14 @@ pub(crate) struct Exec<'a> {
     /// The source a script-line action's record carries (`model` while a model's planned
     /// step runs as a step-language line; none for the job's own script).
     pub(crate) line_source: Option<argus_protocol::ActionSource>,
+    /// The element texts of the screen the first plan was made on: a "does not contain"
+    /// expectation holds only on a screen that still shows one of them (see
+    /// [`crate::verdict`]).
+    pub(crate) start_texts: Vec<String>,
+    /// The screen the first plan was made on (early stop asks what held there).
+    pub(crate) start_obs: Option<Observation>,
+    /// Whether a model-chosen action of this run went back or opened a page.
+    pub(crate) left_the_screen: bool,
 }
 
 impl Exec<'_> {
@@ -398,6 +406,9 @@ pub async fn execute(
                     last_observation: None,
                     typed: Vec::new(),
                     line_source: None,
+                    start_texts: Vec::new(),
+                    start_obs: None,
+                    left_the_screen: false,
                 };
                 let limit = Duration::from_secs(input.spec.timeout_s);
                 let res = tokio::time::timeout(limit, exec.run_to_verdict(&steps, &cancel)).await;

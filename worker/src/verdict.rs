@@ -123,6 +123,55 @@ pub(crate) fn decide(
     }
 }
 
+/// The verdict after the judge (see `agent::judge`): an `unverified` run the judge found
+/// not done is `failed` with its reason; one it found done stays `unverified`, the judge's
+/// "done" recorded as a claim beside the model's; no answer changes nothing.
+pub(crate) fn judged_verdict(
+    decided: (RunStatus, Option<String>, Verdict),
+    judged: Option<&crate::agent::judge::Judgement>,
+    observation: Option<u64>,
+) -> (RunStatus, Option<String>, Verdict) {
+    let (status, error, mut v) = decided;
+    match judged {
+        Some(j) if !j.done => {
+            let basis = format!(
+                "the judge found the job not done{}: {} (evidence on the screen: {:?})",
+                observation
+                    .map(|o| format!(" on observation {o}"))
+                    .unwrap_or_default(),
+                j.reason,
+                j.evidence
+            );
+            v.basis = format!("{basis} (and {})", v.basis);
+            v.observation = observation;
+            (RunStatus::Failed, Some(basis), v)
+        }
+        Some(j) => {
+            let said = format!("the judge said done: {}", j.reason);
+            v.claim = Some(match v.claim.take() {
+                Some(c) => format!("{c}; {said}"),
+                None => said,
+            });
+            (status, error, v)
+        }
+        None => (status, error, v),
+    }
+}
+
+/// The distinct element texts of `obs` (labels of three or more characters, trimmed): what
+/// "the same app is still on the screen" is judged by.
+pub(crate) fn screen_texts(obs: &Observation) -> Vec<String> {
+    let mut out: Vec<String> = obs
+        .elements
+        .iter()
+        .flat_map(|e| e.labels().map(|l| l.trim().to_string()).collect::<Vec<_>>())
+        .filter(|l| l.chars().count() >= 3)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The run's expectations known before it starts: the job's, then (in `llm` / `vlm` mode)
 /// the instruction's checkable clauses whose words say what to check. Returns them and the
 /// clauses only the planner can map (it sees the screen).
@@ -246,8 +295,114 @@ impl Exec<'_> {
                 }
             }
         }
+        if checked.failed.is_none() {
+            checked.failed = self.negatives_without_the_app().await;
+        }
         let unmapped = self.unmapped.clone();
-        decide(self.spec.mode, &checked, &unmapped, self.claim.clone())
+        let decided = decide(self.spec.mode, &checked, &unmapped, self.claim.clone());
+        if decided.0 != RunStatus::Unverified
+            || self.spec.mode == Mode::Script
+            || !self.agent.config.judge
+        {
+            return decided;
+        }
+        let task = self
+            .spec
+            .instruction_with_vars()
+            .unwrap_or_else(|_| self.spec.instruction.clone());
+        let judged = self.judge(&task).await;
+        if self.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            return (
+                RunStatus::Cancelled,
+                Some("cancelled while the judge looked at the run".into()),
+                decided.2,
+            );
+        }
+        judged_verdict(decided, judged.as_ref(), self.last_observation)
+    }
+
+    /// A "does not contain" expectation that held on a screen that shows none of the texts
+    /// the run's first plan saw, in a run whose model steps went back or opened a page (the
+    /// app is gone: a navigation away, a blank page): the absence proves nothing, so it
+    /// counts as not held. A run that moved on by the app's own controls (a sign-in that
+    /// opens a dashboard) is not judged by this rule. Measured: a small model's plan
+    /// ended with `go back`, and "the list no longer shows X" held on the page before.
+    async fn negatives_without_the_app(
+        &mut self,
+    ) -> Option<(String, String, u32, u32, Option<u64>)> {
+        let negatives: Vec<(String, String)> = self
+            .expected
+            .iter()
+            .filter_map(|e| match &e.check {
+                Action::AssertNotContains { text } => Some((e.exp.line.clone(), text.clone())),
+                _ => None,
+            })
+            .collect();
+        if negatives.is_empty() || self.start_texts.is_empty() || !self.left_the_screen {
+            return None;
+        }
+        let obs = self.observe().await.ok()?;
+        let now = screen_texts(&obs);
+        for (line, text) in negatives {
+            let anchored = self
+                .start_texts
+                .iter()
+                .any(|t| !t.contains(text.as_str()) && now.contains(t));
+            if !anchored {
+                return Some((
+                    line,
+                    "it held only on a screen that shows none of the texts the run started on (the app is no longer on the screen)".into(),
+                    self.next_step.saturating_sub(1),
+                    0,
+                    Some(obs.serial),
+                ));
+            }
+        }
+        None
+    }
+
+    /// Whether a natural-language run whose step got stuck may stop instead of re-planning:
+    /// it has expectations, nothing left unmapped, every expectation is a text check that
+    /// was false on the screen the first plan saw and holds on a fresh observation, neither
+    /// the step done before (`last`, "" for none) nor the stuck step (`rest[0]`) types text
+    /// or is a free step (a typed but unsubmitted field can make a text check true early),
+    /// and no acting step is left after the stuck one (what is left of the job is the job's).
+    pub(crate) async fn expectations_hold_now(&mut self, last: &str, rest: &[String]) -> bool {
+        let types = |s: &String| {
+            matches!(
+                crate::agent::plan_fix::as_script_line(s),
+                Some(Action::Type { .. }) | None
+            )
+        };
+        let acts = |s: &String| {
+            crate::agent::plan_fix::as_script_line(s).is_none_or(|a| !a.kind().checks())
+        };
+        if self.expected.is_empty()
+            || !self.unmapped.is_empty()
+            || (!last.is_empty() && types(&last.to_string()))
+            || rest.first().is_some_and(types)
+            || rest.iter().skip(1).any(acts)
+        {
+            return false;
+        }
+        // Every expectation must have been false on the screen the run started on: one
+        // that held before any action says nothing about what the run did.
+        let Some(start) = self.start_obs.as_ref() else {
+            return false;
+        };
+        if !self
+            .expected
+            .iter()
+            .all(|e| quick_holds(&e.check, start) == Some(false))
+        {
+            return false;
+        }
+        let Ok(obs) = self.observe().await else {
+            return false;
+        };
+        self.expected
+            .iter()
+            .all(|e| quick_holds(&e.check, &obs) == Some(true))
     }
 
     /// Waits (at most the job's auto-wait) until every text expectation holds on one
@@ -274,6 +429,45 @@ impl Exec<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_judge_can_fail_a_run_but_never_pass_it() {
+        use crate::agent::judge::Judgement;
+        let unverified = decide(
+            Mode::Llm,
+            &Checked::default(),
+            &[],
+            Some("model: done".into()),
+        );
+        assert_eq!(unverified.0, RunStatus::Unverified);
+        let no = Judgement {
+            done: false,
+            reason: "the list still shows 'a'".into(),
+            evidence: "a".into(),
+        };
+        let (s, e, v) = judged_verdict(unverified.clone(), Some(&no), Some(7));
+        assert_eq!(s, RunStatus::Failed);
+        assert!(e.unwrap().contains("still shows 'a'"));
+        assert!(v
+            .basis
+            .starts_with("the judge found the job not done on observation 7"));
+        assert_eq!(v.observation, Some(7));
+        let yes = Judgement {
+            done: true,
+            reason: "the list is empty".into(),
+            evidence: String::new(),
+        };
+        let (s, _, v) = judged_verdict(unverified.clone(), Some(&yes), Some(7));
+        assert_eq!(s, RunStatus::Unverified);
+        assert_eq!(
+            v.claim.as_deref(),
+            Some("model: done; the judge said done: the list is empty")
+        );
+        assert_eq!(
+            judged_verdict(unverified.clone(), None, None).0,
+            RunStatus::Unverified
+        );
+    }
 
     #[test]
     fn the_verdict_is_earned() {

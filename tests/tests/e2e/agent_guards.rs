@@ -304,7 +304,7 @@ async fn the_next_job_on_the_worker_starts_with_the_union_schema() {
         planner.contains("starting on the current screen") && planner.contains("\"Save\""),
         "{planner}"
     );
-    let (rules, job_at) = (planner.find("Break the job"), planner.find("\n\nJob: "));
+    let (rules, job_at) = (planner.find("Turn the job"), planner.find("\n\nJob: "));
     assert!(
         rules == Some(0) && job_at.is_some_and(|j| j > 1000),
         "{planner}"
@@ -401,8 +401,8 @@ async fn the_progress_check_ends_a_done_step_and_a_done_job_without_finish_calls
     let reqs = stub.requests();
     assert_eq!(
         reqs.len(),
-        5,
-        "plan, type, check, tap, check — nothing after"
+        6,
+        "plan, type, check, tap, check, and the judge of the unverified run — nothing else"
     );
     let checks: Vec<_> = reqs
         .iter()
@@ -455,8 +455,8 @@ async fn plan_steps_written_in_the_step_language_run_without_model_calls() {
     );
     assert_eq!(
         stub.requests().len(),
-        2,
-        "the plan and the third step's one call"
+        3,
+        "the plan, the third step's one call and the judge (the run is unverified)"
     );
     assert_eq!(stub.remaining(), 0);
 }
@@ -512,7 +512,11 @@ async fn an_action_that_makes_the_next_check_true_ends_its_step_without_a_check_
     let d = run(job(&stub), &mut dev, Arc::default()).await;
     assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     assert_eq!(taps(&dev), 1);
-    assert_eq!(stub.requests().len(), 2, "the plan and the one action call");
+    assert_eq!(
+        stub.requests().len(),
+        3,
+        "the plan, the one action call and the judge (the run is unverified)"
+    );
     assert_eq!(stub.remaining(), 0);
     let details: Vec<String> = actions(&d).map(|a| a.detail.clone()).collect();
     assert!(

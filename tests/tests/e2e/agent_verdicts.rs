@@ -76,6 +76,211 @@ async fn a_model_that_claims_done_with_no_evidence_is_unverified() {
 }
 
 #[tokio::test]
+async fn the_judge_fails_an_unverified_run_it_finds_not_done_and_never_passes_one() {
+    // The model taps Save with Name empty ("Name is required"); the judge says not done.
+    let stub = ChatStub::start(vec![
+        plan(&["tap \"Save\""]),
+        Reply::Judge {
+            done: false,
+            reason: "the screen says Name is required",
+            evidence: "Name is required",
+        },
+    ])
+    .await;
+    let mut dev = form();
+    let d = run_scripted(
+        job("save the form", &stub),
+        &mut dev,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .await;
+    assert_eq!(d.status, RunStatus::Failed, "{:?}", d.error);
+    let v = d.verdict.expect("a verdict");
+    assert!(
+        v.basis.starts_with("the judge found the job not done"),
+        "{}",
+        v.basis
+    );
+    assert!(
+        v.basis
+            .contains("evidence on the screen: \"Name is required\""),
+        "{}",
+        v.basis
+    );
+    // The judge's call was asked with the final screen and the action log, and is a
+    // recorded step of the run.
+    let judge = stub
+        .requests()
+        .into_iter()
+        .find(argus_tests::chat_stub::is_judge)
+        .expect("a judge call");
+    let asked = judge["messages"].to_string();
+    assert!(asked.contains("Name is required"), "{asked}");
+    assert!(asked.contains("button \\\"Save\\\""), "{asked}");
+    assert!(!asked.contains("1 steps"), "the plan is no action: {asked}");
+    assert!(d.steps.iter().any(|s| s.text == "judge"));
+
+    // A judge that says done leaves the run unverified: its word is recorded as a claim.
+    let stub = ChatStub::start(vec![
+        plan(&["tap \"Save\""]),
+        Reply::Judge {
+            done: true,
+            reason: "Save was tapped",
+            evidence: "",
+        },
+    ])
+    .await;
+    let mut dev = form();
+    let d = run_scripted(
+        job("save the form", &stub),
+        &mut dev,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .await;
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
+    let claim = d.verdict.expect("a verdict").claim.unwrap_or_default();
+    assert!(
+        claim.contains("the judge said done: Save was tapped"),
+        "{claim}"
+    );
+
+    // A "not done" whose evidence is not on the final screen is recorded and ignored.
+    let stub = ChatStub::start(vec![
+        plan(&["tap \"Save\""]),
+        Reply::Judge {
+            done: false,
+            reason: "the password is wrong",
+            evidence: "Password mismatch",
+        },
+    ])
+    .await;
+    let mut dev = form();
+    let d = run_scripted(
+        job("save the form", &stub),
+        &mut dev,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .await;
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
+    let judged = d
+        .steps
+        .iter()
+        .find(|s| s.text == "judge")
+        .and_then(|s| s.actions.first())
+        .map(|a| a.detail.clone())
+        .unwrap_or_default();
+    assert!(
+        judged.contains("is no new text of the final screen: ignored"),
+        "{judged}"
+    );
+}
+
+#[tokio::test]
+async fn a_stuck_run_whose_expectations_hold_stops_instead_of_replanning() {
+    // The plan saves, then names a control that is not there; the model's two taps on the
+    // status text change nothing and the step is stuck — but the expectation already holds,
+    // so the run stops and succeeds instead of re-planning (no third model call).
+    let stub = ChatStub::start(vec![
+        plan(&["type 'Ada' into \"Name\"", "tap \"Save\"", "tap \"Sort\""]),
+        Reply::Call(
+            "tap",
+            json!({"element": "{{id:Saved 1}}", "observation": "{{obs}}"}),
+        ),
+        Reply::Call(
+            "tap",
+            json!({"element": "{{id:Saved 1}}", "observation": "{{obs}}"}),
+        ),
+    ])
+    .await;
+    let mut dev = form();
+    let d = run_scripted(
+        job(
+            "Fill in Ada and save, then make sure \"Saved 1\" is shown",
+            &stub,
+        ),
+        &mut dev,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(stub.remaining(), 0);
+    assert_eq!(
+        stub.requests_except_checks().len(),
+        3,
+        "plan and two taps, no re-plan"
+    );
+    assert!(d.steps.iter().any(|s| s
+        .text
+        .starts_with("stopped early: a step got stuck and every expectation already holds")));
+
+    // A typing left in the plan keeps the run going (a text still to type is the job's):
+    // the stuck step re-plans.
+    let stub = ChatStub::start(vec![
+        plan(&["tap \"Sort\"", "type 'Ada' into \"Name\"", "tap \"Save\""]),
+        Reply::Call(
+            "tap",
+            json!({"element": "{{id:Saved 0}}", "observation": "{{obs}}"}),
+        ),
+        Reply::Call(
+            "tap",
+            json!({"element": "{{id:Saved 0}}", "observation": "{{obs}}"}),
+        ),
+        plan(&["type 'Ada' into \"Name\"", "tap \"Save\""]),
+    ])
+    .await;
+    let mut dev = form();
+    let d = run_scripted(
+        job("Save Ada, then make sure \"Name\" is shown", &stub),
+        &mut dev,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(d.plans().len(), 2, "re-planned");
+    assert!(sent(&dev)
+        .iter()
+        .any(|s| matches!(s, Sent::Type { text, .. } if text == "Ada")));
+}
+
+#[tokio::test]
+async fn a_typed_plan_runs_as_step_language_lines() {
+    // The planner answers typed steps (kind + target + text); Argus writes each as a
+    // step-language line and runs it without a model call. The `expect` it gives for a
+    // clause whose words say nothing checkable is an expectation, checked at the end.
+    let stub = ChatStub::start(vec![Reply::Content(
+        json!({"steps": [
+            {"do": "type", "target": "Name", "text": "Ada"},
+            {"do": "tap", "target": "Save", "text": ""}
+        ], "expect": [{"do": "assert_shows", "target": "", "text": "Saved 1"}]})
+        .to_string(),
+    )])
+    .await;
+    let mut dev = form();
+    let d = run_scripted(
+        job("Fill in Ada and save, then confirm it went through", &stub),
+        &mut dev,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(stub.requests().len(), 1, "only the planner was asked");
+    assert!(matches!(sent(&dev).as_slice(),
+        [Sent::Type { name, text }, Sent::Tap { .. }] if name == "Name" && text == "Ada"));
+    assert_eq!(d.expectations.len(), 1);
+    assert_eq!(d.expectations[0].line, "assert screen contains \"Saved 1\"");
+    // The plan the report shows is in the step language.
+    assert_eq!(
+        d.plans()[0].plan.clone().unwrap_or_default(),
+        vec!["type \"Ada\" into \"Name\"", "tap \"Save\""]
+    );
+    let schema = stub.requests()[0]["response_format"]["json_schema"]["schema"].clone();
+    let kinds = schema
+        .pointer("/properties/steps/items/properties/do/enum")
+        .cloned();
+    assert!(kinds.is_some_and(|k| k.as_array().is_some_and(|a| a.contains(&json!("tick")))));
+}
+
+#[tokio::test]
 async fn a_failed_expectation_fails_the_run_naming_it() {
     let stub = ChatStub::start(vec![plan(&["type 'Ada' into \"Name\"", "tap \"Save\""])]).await;
     let mut dev = form();
@@ -165,8 +370,10 @@ async fn a_confirm_tap_becomes_a_check_and_repeated_todos_are_skipped() {
         "type 'walk dog' into \"What needs to be done?\"",
         "press Enter",
     ];
-    let mut first: Vec<&str> = add.to_vec();
-    first.push("tap \"Sort\""); // no such element: the model takes the step over
+    // The first plan adds one todo and names a control that is not there (the model takes
+    // the step over); the counter then reads 1, so the clause does not hold yet.
+    let mut first: Vec<&str> = add[..2].to_vec();
+    first.push("tap \"Sort\"");
     let mut again: Vec<&str> = add.to_vec();
     again.push("tap \"Confirm\"");
     let stub = ChatStub::start(vec![
@@ -174,11 +381,11 @@ async fn a_confirm_tap_becomes_a_check_and_repeated_todos_are_skipped() {
         // Two taps that change nothing: the step escalates to a re-plan.
         Reply::Call(
             "tap",
-            json!({"element": "{{id:2 items left}}", "observation": "{{obs}}"}),
+            json!({"element": "{{id:1 item left}}", "observation": "{{obs}}"}),
         ),
         Reply::Call(
             "tap",
-            json!({"element": "{{id:2 items left}}", "observation": "{{obs}}"}),
+            json!({"element": "{{id:1 item left}}", "observation": "{{obs}}"}),
         ),
         // The re-plan types both todos again and taps "Confirm" for the clause.
         plan(&again),

@@ -64,6 +64,10 @@ const FILLERS: &[&str] = &[
     "afterwards ",
 ];
 const FILLERS_ZH: &[&str] = &["然后", "最后", "并且", "再", "并", "请"];
+/// Words that make a display verb a phrasal verb ("shows up in the list", "reads as
+/// expected") when more words follow: the rest of the clause is then not the text on the
+/// screen (a lone "Off" after "reads" still is).
+const PARTICLES: &[&str] = &["up", "in", "on", "off", "out", "as", "through", "back"];
 /// Verbs after which the rest of the clause is the text the screen shows.
 const DISPLAY: &[&str] = &[
     " reads ",
@@ -328,6 +332,12 @@ fn checks_of(clause: &str) -> Vec<String> {
                 .trim_start_matches("that ")
                 .trim_end_matches(['.', '!', ' '])
                 .trim();
+            // A verb with a particle is no display verb: "it shows up in the list".
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let phrasal = words.len() >= 2 && PARTICLES.contains(&words[0].to_lowercase().as_str());
+            if phrasal {
+                continue;
+            }
             if !rest.is_empty() && rest.split_whitespace().count() <= 8 {
                 let verb = if negated(&lower[..at + 1]) {
                     "assert screen does not contain"
@@ -415,6 +425,12 @@ mod tests {
         assert!(c[0].checks.is_empty(), "{c:?}");
         let c = checkable("the footer should say 2 items left");
         assert_eq!(c[0].checks, vec!["assert screen contains \"2 items left\""]);
+        // A phrasal verb says nothing the screen shows.
+        let c = checkable("add a note and confirm it shows up on the board");
+        assert_eq!(c.len(), 1);
+        assert!(c[0].checks.is_empty(), "{c:?}");
+        let c = checkable("make sure the switch reads Off");
+        assert_eq!(c[0].checks, vec!["assert screen contains \"Off\""]);
     }
 
     #[test]

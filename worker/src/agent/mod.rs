@@ -21,6 +21,7 @@
 //! anything that may have landed goes back through observe → reflect → ask the model.
 
 pub mod clauses;
+pub mod judge;
 pub(crate) mod learn;
 pub mod mask;
 pub mod model;
@@ -28,6 +29,7 @@ pub mod plan;
 pub mod plan_cover;
 pub mod plan_fix;
 pub mod plan_ids;
+pub mod plan_step;
 pub mod plan_verbs;
 pub mod popups;
 pub mod prompts;
@@ -144,6 +146,18 @@ pub struct ModelConfig {
         action = clap::ArgAction::Set
     )]
     pub progress_check: bool,
+    /// When an `llm` / `vlm` run would end `unverified` (nothing it could check), ask the
+    /// model once more, as a judge over the final screen and the action log, whether the job
+    /// was done (see [`judge`]). A "no" makes the run `failed` with the judge's reason only
+    /// when its evidence is a new text of the final screen (else it is recorded and
+    /// ignored); a "yes" never makes it `succeeded` (a claim is not evidence). Default true.
+    #[arg(
+        long = "agent-judge",
+        env = "ARGUS_AGENT_JUDGE",
+        default_value_t = true,
+        action = clap::ArgAction::Set
+    )]
+    pub judge: bool,
     /// Bounded auto-wait for a target to become actionable (visible, enabled, not covered,
     /// stable), ms; `type` adds 50 ms per character. Default 5000.
     #[arg(
@@ -193,6 +207,7 @@ impl Default for ModelConfig {
             step_actions: 12,
             replans: 3,
             progress_check: true,
+            judge: true,
             auto_wait_ms: 5000,
             secrets_file: None,
             env_secrets: Vec::new(),

@@ -30,8 +30,9 @@ use std::time::{Duration, Instant};
 use argus_protocol::ModelUsage;
 use serde_json::{json, Value};
 
-/// `max_tokens` of a planner call (a JSON list of at most 30 short steps).
-pub const PLAN_MAX_TOKENS: u32 = 512;
+/// `max_tokens` of a planner call (a JSON list of at most `plan::MAX_PLAN_STEPS` typed
+/// steps, ~20 tokens each).
+pub const PLAN_MAX_TOKENS: u32 = 768;
 /// `max_tokens` of an action call (one `{"name", "arguments"}` object is < 100 tokens).
 pub const ACTION_MAX_TOKENS: u32 = 160;
 /// `max_tokens` of a progress check (`{"step_done": false, "job_done": false}` is 15

@@ -11,9 +11,11 @@ use argus_perception::Observation;
 use serde_json::{json, Value};
 
 use super::clauses;
+use super::plan_step::{self, PlanStep, StepKind};
 
-/// Most planned steps accepted from the planner.
-pub const MAX_PLAN_STEPS: usize = 30;
+/// Most planned steps accepted from the planner (the schema's `maxItems`, so a
+/// grammar-constrained server cannot run past it).
+pub const MAX_PLAN_STEPS: usize = 20;
 /// Most expectation lines accepted from the planner.
 const MAX_PLAN_EXPECT: usize = 8;
 
@@ -25,39 +27,62 @@ pub struct Plan {
     /// Check lines the planner gave for the instruction's checkable clauses (only asked for
     /// when some clause's own words do not say what to check).
     pub expect: Vec<String>,
+    /// Typed steps dropped because they could not be written as a line (no target, a key
+    /// the language lacks).
+    pub unwritable: usize,
 }
 
-/// The plan's JSON schema; `expect` is required when the planner is asked to map checks.
+/// The plan's JSON schema: typed steps whose `do` is a [`StepKind`]; `expect` (check kinds
+/// only) is required when the planner is asked to map checks.
 pub fn schema(with_expect: bool) -> Value {
     let steps = json!({"type": "array", "minItems": 1, "maxItems": MAX_PLAN_STEPS,
-        "items": {"type": "string"}});
+        "items": plan_step::schema(&StepKind::ALL)});
     if with_expect {
         json!({"type": "object", "additionalProperties": false, "required": ["steps", "expect"],
             "properties": {"steps": steps, "expect": {"type": "array", "minItems": 1,
-                "maxItems": MAX_PLAN_EXPECT, "items": {"type": "string"}}}})
+                "maxItems": MAX_PLAN_EXPECT, "items": plan_step::schema(&StepKind::CHECKS)}}})
     } else {
         json!({"type": "object", "additionalProperties": false, "required": ["steps"],
             "properties": {"steps": steps}})
     }
 }
 
-fn strings(v: &Value, key: &str) -> Result<Vec<String>, String> {
+/// The entries of `key` as step lines: a typed step (see [`plan_step`]) becomes its
+/// step-language line; a string (an endpoint that ignores the schema) is taken as written.
+/// A typed step that cannot be written is dropped and counted; an entry of another shape,
+/// or a kind outside `allowed`, is an error.
+fn lines(v: &Value, key: &str, allowed: &[StepKind]) -> Result<(Vec<String>, usize), String> {
     let Some(a) = v.get(key) else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     };
-    a.as_array()
-        .ok_or_else(|| format!("`{key}` must be an array of strings"))?
-        .iter()
-        .map(|s| {
-            s.as_str()
-                .map(|x| x.trim().to_string())
-                .filter(|x| !x.is_empty())
-                .ok_or_else(|| format!("every `{key}` entry must be a non-empty string"))
-        })
-        .collect()
+    let a = a
+        .as_array()
+        .ok_or_else(|| format!("`{key}` must be an array of steps"))?;
+    let mut out = Vec::new();
+    let mut unwritable = 0;
+    for (i, e) in a.iter().enumerate() {
+        match e {
+            Value::String(s) if !s.trim().is_empty() => out.push(s.trim().to_string()),
+            Value::Object(_) => {
+                let step =
+                    PlanStep::from_json(e, allowed).map_err(|m| format!("`{key}[{i}]`: {m}"))?;
+                match step.line() {
+                    Ok(l) => out.push(l),
+                    Err(_) => unwritable += 1,
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "`{key}[{i}]` must be a step {{\"do\", \"target\", \"text\"}}"
+                ))
+            }
+        }
+    }
+    Ok((out, unwritable))
 }
 
-/// Parses `{"steps": [...], "expect": [...]}` strictly (unknown fields refused).
+/// Parses `{"steps": [...], "expect": [...]}` strictly (unknown fields refused); see
+/// [`lines`] for the entries.
 pub fn parse(v: &Value) -> Result<Plan, String> {
     let o = v.as_object().ok_or("the answer is not a JSON object")?;
     if let Some(k) = o
@@ -67,22 +92,31 @@ pub fn parse(v: &Value) -> Result<Plan, String> {
         return Err(format!("unexpected field {k:?}"));
     }
     if !o.contains_key("steps") {
-        return Err("`steps` (an array of strings) is missing".into());
+        return Err("`steps` (an array of steps) is missing".into());
     }
-    let steps = strings(v, "steps")?;
+    let (steps, unwritable) = lines(v, "steps", &StepKind::ALL)?;
+    if steps.is_empty() && unwritable > 0 {
+        return Err(format!(
+            "none of the {unwritable} step(s) names what it acts on: give each its target or text"
+        ));
+    }
     if steps.is_empty() || steps.len() > MAX_PLAN_STEPS {
         return Err(format!("give 1 to {MAX_PLAN_STEPS} steps"));
     }
-    let mut expect = strings(v, "expect")?;
+    let (mut expect, _) = lines(v, "expect", &StepKind::CHECKS)?;
     expect.truncate(MAX_PLAN_EXPECT);
-    Ok(Plan { steps, expect })
+    Ok(Plan {
+        steps,
+        expect,
+        unwritable,
+    })
 }
 
 /// The prompt's paragraph asking for check lines for `clauses` (those whose own words do
 /// not say what to check).
 pub fn expect_request(clauses: &[String]) -> String {
     format!(
-        "\n\nThese parts of the job are checks, not steps: {}. Plan no step for them. For each, put in \"expect\" one check line that will be true on the screen when it holds: assert screen contains \"<text exactly as the screen will show it>\" or assert screen does not contain \"<text>\".",
+        "\n\nThese parts of the job are checks, not steps: {}. Plan no step for them. For each, put in \"expect\" one check that will hold on the screen once the job is done, its text worded as this screen words such things (a counter reading \"3 unread\" now reads \"2 unread\" after one is read), not as the job words it: {{\"do\": \"assert_shows\" or \"assert_not_shown\", \"target\": \"\", \"text\": the text exactly as the screen will show it}}, or {{\"do\": \"assert_checked\", \"assert_not_checked\" or \"assert_value\", \"target\": the element, \"text\": the value}}.",
         clauses
             .iter()
             .map(|c| format!("{c:?}"))
@@ -91,8 +125,9 @@ pub fn expect_request(clauses: &[String]) -> String {
     )
 }
 
-/// `steps` without the instruction's checks written as steps (see the module docs); returns
-/// the kept steps and how many were dropped. A plan whose every step is a check keeps none.
+/// `steps` without the instruction's checks written as steps (see the module docs) and
+/// without taps on a name only headings carry; returns the kept steps and how many were
+/// dropped. A plan whose every step is a check keeps none.
 pub fn without_checks(steps: Vec<String>, obs: Option<&Observation>) -> (Vec<String>, usize) {
     let before = steps.len();
     let kept: Vec<String> = steps
@@ -104,7 +139,7 @@ pub fn without_checks(steps: Vec<String>, obs: Option<&Observation>) -> (Vec<Str
             }
             match (line, obs) {
                 (Some(argus_protocol::Action::Tap { target }), Some(o)) => {
-                    !lead_word_tap(&target, o)
+                    !lead_word_tap(&target, o) && !heading_tap(&target, o)
                 }
                 _ => true,
             }
@@ -112,6 +147,52 @@ pub fn without_checks(steps: Vec<String>, obs: Option<&Observation>) -> (Vec<Str
         .collect();
     let dropped = before - kept.len();
     (kept, dropped)
+}
+
+/// `steps` without `go back` when the job's own words never ask to go back (`back`,
+/// `previous`, `return to`, `返回`, `后退`, `上一页`): leaving the app's screen is never a way to
+/// do a job on it (measured: a small model's plan ended with `go back`, and a "no longer
+/// shows" check then held on the page before). Returns the kept steps and the number dropped.
+pub fn without_unasked_back(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
+    let t = task.to_lowercase();
+    let asked = ["back", "previous", "return to", "返回", "后退", "上一页"]
+        .iter()
+        .any(|w| t.contains(w));
+    if asked {
+        return (steps, 0);
+    }
+    let before = steps.len();
+    let kept: Vec<String> = steps
+        .into_iter()
+        .filter(|s| {
+            !matches!(
+                super::plan_fix::as_script_line(s),
+                Some(argus_protocol::Action::Back)
+            )
+        })
+        .collect();
+    let dropped = before - kept.len();
+    (kept, dropped)
+}
+
+/// A tap on a name that only headings of `obs` carry: a heading is no control (measured: a
+/// small model's plans tapped the page's title before the steps that did the job).
+fn heading_tap(target: &argus_protocol::Aim, obs: &Observation) -> bool {
+    let argus_protocol::Aim::Target(t) = target else {
+        return false;
+    };
+    let named: Vec<_> = obs
+        .elements
+        .iter()
+        .filter(|e| {
+            e.labels()
+                .any(|l| l.trim().eq_ignore_ascii_case(t.name.trim()))
+        })
+        .collect();
+    !named.is_empty()
+        && named
+            .iter()
+            .all(|e| e.role == argus_perception::Role::Heading)
 }
 
 /// A tap on a lead word ("Confirm") that names no element of `obs`.
@@ -206,6 +287,48 @@ mod tests {
         assert!(parse(&json!({"steps": ["a"], "x": 1})).is_err());
         assert!(parse(&json!(["a"])).is_err());
         assert!(parse(&json!({"expect": []})).is_err());
+    }
+
+    #[test]
+    fn typed_plans_become_step_lines() {
+        let p = parse(&json!({"steps": [
+            {"do": "type", "target": "New todo", "text": "buy milk"},
+            {"do": "press", "target": "", "text": "Enter"},
+            {"do": "tick", "target": "buy milk", "text": ""},
+            {"do": "tap", "target": "", "text": ""}
+        ], "expect": [{"do": "assert_shows", "target": "", "text": "1 item left"}]}))
+        .unwrap();
+        assert_eq!(
+            p.steps,
+            vec![
+                "type \"buy milk\" into \"New todo\"",
+                "press Enter",
+                "check \"buy milk\""
+            ]
+        );
+        assert_eq!(p.unwritable, 1);
+        assert_eq!(p.expect, vec!["assert screen contains \"1 item left\""]);
+        // An expectation must be a check.
+        let e =
+            parse(&json!({"steps": ["a"], "expect": [{"do": "tap", "target": "A", "text": ""}]}))
+                .unwrap_err();
+        assert!(e.contains("expect[0]"), "{e}");
+        // Nothing writable at all is an error the model is told.
+        assert!(parse(&json!({"steps": [{"do": "tap", "target": "", "text": ""}]})).is_err());
+        assert!(parse(&json!({"steps": [3]})).is_err());
+    }
+
+    #[test]
+    fn going_back_is_planned_only_when_asked() {
+        let plan = vec!["check \"a\"".to_string(), "go back".to_string()];
+        assert_eq!(
+            without_unasked_back(plan.clone(), "tick a"),
+            (vec!["check \"a\"".to_string()], 1)
+        );
+        assert_eq!(
+            without_unasked_back(plan.clone(), "tick a, then go back"),
+            (plan, 0)
+        );
     }
 
     #[test]

@@ -167,6 +167,16 @@ fn typed_field(step: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
+/// The element a tap step names (lower case), if the step is a plain tap.
+fn tapped(step: &str) -> Option<String> {
+    match as_script_line(step)? {
+        Action::Tap {
+            target: argus_protocol::Aim::Target(t),
+        } if t.relation == argus_protocol::Relation::Named => Some(t.name.to_lowercase()),
+        _ => None,
+    }
+}
+
 fn is_enter(step: &str) -> bool {
     let s = step.to_lowercase();
     (s.contains("press") || s.contains("hit")) && (s.contains("enter") || s.contains("return"))
@@ -186,6 +196,16 @@ pub fn repair(plan: Vec<String>) -> (Vec<String>, usize) {
     let mut out = Vec::with_capacity(plan.len() + 2);
     let mut added = 0;
     for (k, step) in plan.iter().enumerate() {
+        // A tap on the field just typed into changes nothing: what the plan means is to
+        // submit it (measured: a small model typed a new item, then tapped its box).
+        let prev = k.checked_sub(1).and_then(|p| fields[p].as_deref());
+        if prev.is_some() && prev == tapped(step).as_deref() {
+            if !plan.get(k + 1).is_some_and(|n| is_enter(n)) {
+                out.push("press Enter".to_string());
+                added += 1;
+            }
+            continue;
+        }
         out.push(step.clone());
         if let Some(f) = &fields[k] {
             let next_is_enter = plan.get(k + 1).is_some_and(|n| is_enter(n));
@@ -266,6 +286,27 @@ mod tests {
         assert_eq!(without_done(next, &done), v(&["check \"a\""]));
         let other = v(&["tap \"Y\"", "press Enter"]);
         assert_eq!(without_done(other.clone(), &done), other);
+    }
+
+    #[test]
+    fn a_tap_on_the_field_just_typed_into_submits_it() {
+        let (p, n) = repair(v(&[
+            "type \"call Bob\" into \"New note\"",
+            "tap \"New note\"",
+            "check \"call Bob\"",
+        ]));
+        assert_eq!(n, 1);
+        assert_eq!(
+            p,
+            v(&[
+                "type \"call Bob\" into \"New note\"",
+                "press Enter",
+                "check \"call Bob\""
+            ])
+        );
+        // A tap on another element stays.
+        let plan = v(&["type \"a\" into \"Name\"", "tap \"Save\""]);
+        assert_eq!(repair(plan.clone()), (plan, 0));
     }
 
     #[test]

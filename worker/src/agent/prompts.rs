@@ -1,29 +1,38 @@
 //! The planner's messages, as typed text: what never changes comes first, so a server's
 //! prefix cache keeps it between jobs; the job and the screen come last.
 
-/// The planner's system message.
-pub const PLANNER_SYSTEM: &str =
-    "You are the planner of a UI-automation agent. Answer only with JSON: {\"steps\": [\"…\", …]}.";
+use super::plan_step::{kinds_help, StepKind};
 
-/// The planner's user message: the fixed instructions and examples, then the job
-/// (`replayed`: what a stored script did before it handed over, with its leading blank
-/// line, or empty) and the current screen's element listing.
+/// The planner's system message.
+pub const PLANNER_SYSTEM: &str = "You are the planner of a UI-automation agent. Answer only with JSON: {\"steps\": [{\"do\": \"<kind>\", \"target\": \"<element>\", \"text\": \"<text>\"}, …]}.";
+
+/// The planner's user message: the fixed instructions (the step kinds from
+/// [`StepKind::ALL`], the rules, two examples), then the job (`replayed`: what a stored
+/// script did before it handed over, with its leading blank line, or empty) and the current
+/// screen's element listing.
 pub fn planner(task: &str, replayed: &str, screen: &str) -> String {
     format!(
-        "Break the job below into the fewest short, ordered steps a device operator can carry out one at a time, starting on the current screen below: each step is one tap, one typing into a field, one key press, one swipe or one check the job asks for, naming the element in quotes as the list names it; an element the list shows with no name is named by its role when it is the only one (\"textfield\"). Typing into a field needs no tap first; a single text field is usually submitted by pressing Enter. No steps to open, find, navigate to or wait for what the screen already shows, and none the job does not ask for: the list is what the screen holds, not a list of things to do. Copy names and texts from the job and the list exactly. Keep ${{secret.NAME}} references as written.\n\nFor example, the job \"Sign in as 'ann' with ${{secret.PW}} and check that the page says Welcome\" on a screen with a textfield \"Username\", a textfield \"Password\" and a button \"Sign in\" is planned as {{\"steps\": [\"type 'ann' into \\\"Username\\\"\", \"type ${{secret.PW}} into \\\"Password\\\"\", \"tap \\\"Sign in\\\"\", \"check that the screen shows \\\"Welcome\\\"\"]}}, the job \"Add the note 'call Bob'\" on a screen with a textfield \"New note\" as {{\"steps\": [\"type 'call Bob' into \\\"New note\\\"\", \"press Enter\"]}}, the job \"Open the link 'Pricing'\" on a screen with many links as {{\"steps\": [\"tap \\\"Pricing\\\"\"]}}, the job \"Put the cursor in the search box\" on a screen whose only field is an unnamed textfield as {{\"steps\": [\"tap \\\"textfield\\\"\"]}}, and the job \"Accept the terms, then sign up\" on a screen with a checkbox next to the text \"I accept the terms\" and a button \"Sign up\" as {{\"steps\": [\"check \\\"I accept the terms\\\"\", \"tap \\\"Sign up\\\"\"]}} (a checkbox is named by the text next to it).\n\nJob: {task}{replayed}\n\n{screen}"
+        "Turn the job below into the fewest ordered steps that carry it out, starting on the current screen below. Each step is {{\"do\": a kind, \"target\": the element as the screen's list names it, \"text\": the text}}; a field the kind does not use is \"\". The kinds:\n{kinds}\n\nRules:\n- Read each part of the job by its meaning: tick off, complete, finish, check off or mark done an item → tick it; untick or reopen → untick; enter, fill in, put or write a value → type; submit, send, search, log in → tap the form's button; remove or delete an item → tap its delete button, or ai when the list shows none.\n- Parts that confirm, verify, check that or make sure are checked by Argus after the last step: plan no step for them (an assert kind only where the job asks to check before a later step). Never tap a word of the job that the list does not show.\n- Copy names and texts from the job and the list exactly; keep ${{secret.NAME}} as written. The screen's headings, hints and example texts are not part of the job. Plan nothing the job does not ask for, nothing already done on the screen, and nothing to open, find or wait for what the screen shows.\n- To change an item's text in place (rename, edit, correct): double_tap the item, type the new text with target \"\" (the field that opens), then press Enter.\n- A form: one type step for every value the job gives, each naming its field, then tap the form's button. A lone text field with no button (a new-item box) is submitted by press Enter after each typing.\n\nFor example, the job \"Sign in as 'ann' with ${{secret.PW}}, then make sure the page says Welcome\" on a screen with a textfield \"Username\", a textfield \"Password\" and a button \"Sign in\" is {{\"steps\": [{{\"do\": \"type\", \"target\": \"Username\", \"text\": \"ann\"}}, {{\"do\": \"type\", \"target\": \"Password\", \"text\": \"${{secret.PW}}\"}}, {{\"do\": \"tap\", \"target\": \"Sign in\", \"text\": \"\"}}]}}; the job \"Put 'call Bob' and 'pay rent' on my notes, then mark 'call Bob' done\" on a screen with a textfield \"New note\" is {{\"steps\": [{{\"do\": \"type\", \"target\": \"New note\", \"text\": \"call Bob\"}}, {{\"do\": \"press\", \"target\": \"\", \"text\": \"Enter\"}}, {{\"do\": \"type\", \"target\": \"New note\", \"text\": \"pay rent\"}}, {{\"do\": \"press\", \"target\": \"\", \"text\": \"Enter\"}}, {{\"do\": \"tick\", \"target\": \"call Bob\", \"text\": \"\"}}]}}.\n\nJob: {task}{replayed}\n\n{screen}",
+        kinds = kinds_help(&StepKind::ALL)
     )
 }
 
-/// The re-plan paragraph: the previous plan, where it got stuck (0-based `at`) and the
-/// failed attempts.
+/// The re-plan paragraph: the previous plan, which of its steps are done (those before the
+/// 0-based `at`), where it got stuck and the failed attempts. The planner continues from the
+/// current screen; it never starts the job again.
 pub fn replan(prev: &[String], at: usize, failures: &[String]) -> String {
     format!(
-        "\n\nThe previous plan was:\n{}\nIt got stuck at step {}. Failed attempts:\n- {}\nPlan the rest of the job from the current screen, avoiding what failed.",
+        "\n\nThe previous plan was:\n{}\n{}It got stuck at step {}. Failed attempts:\n- {}\nPlan only what is left of the job, from the current screen, avoiding what failed.",
         prev.iter()
             .enumerate()
-            .map(|(i, s)| format!("{}. {s}", i + 1))
+            .map(|(i, s)| format!("{}. {s}{}", i + 1, if i < at { " (done)" } else { "" }))
             .collect::<Vec<_>>()
             .join("\n"),
+        if at == 0 {
+            String::new()
+        } else {
+            format!("Steps 1 to {at} are done: their effects are on the screen above; do not plan them again. ")
+        },
         at + 1,
         failures.join("\n- ")
     )

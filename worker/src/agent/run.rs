@@ -39,7 +39,7 @@ impl Exec<'_> {
         }
     }
 
-    fn client(&mut self) -> Result<&super::ModelClient, StepFail> {
+    pub(crate) fn client(&mut self) -> Result<&super::ModelClient, StepFail> {
         if self.model.is_none() {
             let c = self
                 .agent
@@ -135,6 +135,7 @@ impl Exec<'_> {
         let mut fruitless: HashMap<String, Fruitless> = HashMap::new();
         let mut plan = self.plan_step(task, &failures, None).await?;
         self.send_expectations().await?;
+        nothing_left(&plan, "plan")?;
         let mut i = 0usize;
         while i < plan.len() {
             if self.cancel.load(Ordering::Relaxed) {
@@ -153,6 +154,13 @@ impl Exec<'_> {
                     return Ok(());
                 }
                 StepEnd::Escalate(f) => {
+                    // Stuck, but what the job asked to check already holds: stop here
+                    // rather than re-plan and act on a job that is done.
+                    let last = i.checked_sub(1).map(|k| plan[k].as_str()).unwrap_or("");
+                    if self.expectations_hold_now(last, &plan[i..]).await {
+                        self.stopped_early(plan.len() - i).await?;
+                        return Ok(());
+                    }
                     failures.extend(f);
                     replans += 1;
                     if replans > self.agent.config.replans {
@@ -180,11 +188,26 @@ impl Exec<'_> {
                             failures.iter().rev().take(3).cloned().collect::<Vec<_>>().join("; ")
                         )));
                     }
+                    nothing_left(&next, "re-plan")?;
                     plan = next;
                     i = 0;
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Records that the run's expectations held when a step got stuck, so the `skipped`
+    /// planned steps from it on are not carried out and nothing is re-planned (a step of its
+    /// own, so the report says why they are missing). Measured before: episodes the page had
+    /// already scored a success that the agent kept acting on and ended `failed`.
+    async fn stopped_early(&mut self, skipped: usize) -> Result<(), StepFail> {
+        let text = format!(
+            "stopped early: a step got stuck and every expectation already holds; the {skipped} planned step(s) left are skipped"
+        );
+        tracing::info!(run_id = %self.run_id, skipped, "expectations hold; the rest of the plan is skipped");
+        let step = self.begin_step(&text).await?;
+        self.end_step(step, None, Instant::now()).await;
         Ok(())
     }
 
@@ -207,6 +230,10 @@ impl Exec<'_> {
         let s0 = Instant::now();
         let obs = self.observe().await.map_err(StepFail::Infra);
         t.perceive_ms = ms(s0);
+        if let (Ok(o), true) = (&obs, self.start_obs.is_none()) {
+            self.start_texts = crate::verdict::screen_texts(o);
+            self.start_obs = Some(o.clone());
+        }
         let screen = match &obs {
             Ok(o) => format!(
                 "Current screen (observation {}):\n{}",
@@ -319,6 +346,8 @@ impl Exec<'_> {
             self.add_expected(found);
         }
         let (steps, dropped) = super::plan::without_checks(p.steps, obs);
+        let (steps, back) = super::plan::without_unasked_back(steps, task);
+        let dropped = dropped + back;
         let (steps, repeated) = super::plan::without_repeated_typing(steps, &self.typed, obs);
         let (steps, named, closing) = match obs {
             Some(o) => {
@@ -330,12 +359,18 @@ impl Exec<'_> {
         };
         let (steps, added) = super::plan_fix::repair(steps);
         let mut detail = format!("{} steps", steps.len());
+        if p.unwritable > 0 {
+            detail.push_str(&format!(
+                " ({} planned step(s) naming nothing to act on dropped)",
+                p.unwritable
+            ));
+        }
         if mapped > 0 {
             detail.push_str(&format!(" ({mapped} expectation(s) from the planner)"));
         }
         if dropped > 0 {
             detail.push_str(&format!(
-                " ({dropped} check(s) written as steps dropped: the instruction's checks are expectations)"
+                " ({dropped} check(s), heading tap(s) or unasked `go back` written as steps dropped: the instruction's checks are expectations, a heading is no control, the job stays on its app)"
             ));
         }
         if repeated > 0 {
@@ -345,7 +380,7 @@ impl Exec<'_> {
         }
         if added > 0 {
             detail.push_str(&format!(
-                " ({added} `press Enter` added: a field typed into more than once is submitted each time)"
+                " ({added} `press Enter` added: a field typed into more than once, or tapped right after its typing, is submitted)"
             ));
         }
         if named > 0 {
@@ -1090,6 +1125,17 @@ pub(crate) fn pin_to_observation(parameters: &mut Value, ids: &[String], serial:
     if let Some(o) = props.get_mut("observation").and_then(Value::as_object_mut) {
         o.insert("enum".into(), json!([serial]));
     }
+}
+
+/// A plan with no step left after shaping (every step dropped) carries out nothing: the run
+/// fails rather than be judged on expectations that may have held from the start.
+fn nothing_left(plan: &[String], what: &str) -> Result<(), StepFail> {
+    if plan.is_empty() {
+        return Err(StepFail::Verdict(format!(
+            "the {what} has no step left to carry out (every planned step was dropped; see its record)"
+        )));
+    }
+    Ok(())
 }
 
 fn progress_schema() -> Value {
