@@ -18,10 +18,16 @@
 //! described the way the grammar resolves it (role + name, or a named element narrowed by an
 //! anchor) — never an element id or a pixel — so a person can read, and the dashboard show,
 //! what will be replayed.
+//!
+//! **Chinese** ([`render_zh`], [`file_to_zh`]): the same actions as Chinese step lines
+//! (`点击 "登录"`, `在 "用户名" 输入 "alice"`), for exporting a run's step file in Chinese;
+//! every line parses back to the same action as its English twin.
 
-use crate::action::{Action, Aim};
+use serde::{Deserialize, Serialize};
+
+use crate::action::{Action, Aim, Direction};
 use crate::job::JobSpec;
-use crate::script::{Relation, Script, Step, Target};
+use crate::script::{role_word_zh, Relation, Script, Step, Target};
 
 /// What the replay key hashes besides the team (see the module docs); `None` in `script`
 /// mode. A `cache: off` job has a key too (its page shows the entry, and can clear it); it
@@ -169,6 +175,191 @@ pub fn render(action: &Action) -> Option<String> {
     })
 }
 
+/// The language a step file is written in (`GET /api/v1/runs/{id}/steps?lang=…`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum StepsLang {
+    /// English step lines, as stored ([`render`]).
+    #[default]
+    En,
+    /// Chinese step lines ([`render_zh`], via [`file_to_zh`]).
+    Zh,
+}
+
+impl StepsLang {
+    /// The language's query value (`en`, `zh`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepsLang::En => "en",
+            StepsLang::Zh => "zh",
+        }
+    }
+}
+
+/// A target as a Chinese line writes it (`"X"`, `"X" 按钮`, `"X" 左边的 复选框`,
+/// `"Users" 同一行的 "Add" 按钮`); `None` where [`render_target`] has none. A role with no
+/// Chinese word keeps its English one (`"X" listitem`).
+pub fn render_target_zh(t: &Target) -> Option<String> {
+    let name = quote(&t.name)?;
+    if let (Some(label), Some(words)) = (&t.label, t.relation.words_zh()) {
+        // The anchor first, then the element's own name: `"Users" 同一行的 "Add"`.
+        let label = quote(label)?;
+        return Some(match &t.role {
+            Some(r) => format!("{name} {words} {label} {}", role(r)),
+            None => format!("{name} {words} {label}"),
+        });
+    }
+    match (t.relation, &t.role) {
+        (Relation::Named, Some(r)) => Some(format!("{name} {}", role(r))),
+        (Relation::Named, None) => Some(name),
+        (rel, Some(r)) => Some(format!("{name} {} {}", rel.words_zh()?, role(r))),
+        (_, None) => None,
+    }
+}
+
+/// A role as a Chinese line names it: its Chinese word, else the canonical role itself.
+fn role(r: &str) -> &str {
+    role_word_zh(r).unwrap_or(r)
+}
+
+/// The target of a `勾选` / `断言 … 已勾选` line: `"X"` alone where the grammar reads a bare
+/// name as the checkbox in X's row (as the parser does), else [`render_target_zh`].
+fn toggle_target_zh(t: &Target) -> Option<String> {
+    if t.relation == Relation::InRowOf && t.role.as_deref() == Some("checkbox") && t.label.is_none()
+    {
+        return quote(&t.name);
+    }
+    render_target_zh(t)
+}
+
+/// A direction as a Chinese swipe writes it (`上`, `下`, `左`, `右`: where the finger goes).
+fn direction_zh(d: Direction) -> &'static str {
+    match d {
+        Direction::Up => "上",
+        Direction::Down => "下",
+        Direction::Left => "左",
+        Direction::Right => "右",
+    }
+}
+
+/// The Chinese step line that performs `action` (`点击 "登录"`, `在 "用户名" 输入 "alice"`,
+/// `断言 页面包含 "欢迎"`): every kind [`render`] writes, `None` in the same cases. Every
+/// line this returns parses back to `action` (pinned by a property test).
+pub fn render_zh(action: &Action) -> Option<String> {
+    let target = |aim: &Aim| match aim {
+        Aim::Target(t) => render_target_zh(t),
+        _ => None,
+    };
+    // A bare name means the toggle in its row; a named target needs its role (as `render`).
+    let toggle = |aim: &Aim| match aim {
+        Aim::Target(t) if !(t.relation == Relation::Named && t.role.is_none()) => {
+            toggle_target_zh(t)
+        }
+        _ => None,
+    };
+    Some(match action {
+        Action::Open { url } => {
+            if url.is_empty() || url.contains(char::is_whitespace) {
+                return None;
+            }
+            format!("打开 {url}")
+        }
+        Action::Tap { target: a } => format!("点击 {}", target(a)?),
+        Action::DoubleTap { target: a } => format!("双击 {}", target(a)?),
+        Action::LongPress {
+            target: a,
+            duration_ms,
+        } => format!("长按 {} {duration_ms}毫秒", target(a)?),
+        Action::SetChecked { target: a, checked } => format!(
+            "{} {}",
+            if *checked { "勾选" } else { "取消勾选" },
+            toggle(a)?
+        ),
+        Action::Type {
+            text,
+            target: Aim::Focused,
+        } => format!("输入 {}", quote(text)?),
+        Action::Type { text, target: a } => format!("在 {} 输入 {}", target(a)?, quote(text)?),
+        Action::Key { key } => format!("按 {}", key.name_zh()),
+        Action::Back => "返回".into(),
+        Action::Swipe { direction, on } => match on {
+            None => format!("{}滑", direction_zh(*direction)),
+            Some(a) => format!("向{}滑动 {}", direction_zh(*direction), target(a)?),
+        },
+        Action::ScrollUntil {
+            text,
+            direction,
+            max_swipes,
+        } => format!(
+            "向{}滑动直到 {} 出现 最多 {max_swipes} 次",
+            direction_zh(*direction),
+            quote(text)?
+        ),
+        Action::WaitFor { text, timeout_ms } => {
+            format!("等待 {} 出现 最多 {timeout_ms}毫秒", quote(text)?)
+        }
+        Action::Sleep { ms } => format!("等待 {ms}毫秒"),
+        Action::AssertContains { text } => format!("断言 页面包含 {}", quote(text)?),
+        Action::AssertNotContains { text } => format!("断言 页面不包含 {}", quote(text)?),
+        Action::AssertChecked { target: a, checked } => format!(
+            "断言 {} {}",
+            toggle(a)?,
+            if *checked { "已勾选" } else { "未勾选" }
+        ),
+        Action::AssertValue { target: a, value } if value.is_empty() => {
+            format!("断言 {} 为空", target(a)?)
+        }
+        Action::AssertValue { target: a, value } => {
+            format!("断言 {} 的值为 {}", target(a)?, quote(value)?)
+        }
+        Action::AssertCount { text, count } => {
+            format!("断言 页面包含 {} {count} 次", quote(text)?)
+        }
+        Action::Finish { .. } | Action::Fail { .. } => return None,
+    })
+}
+
+/// One line of a step file in Chinese: a line that is one action (in either language) is
+/// rewritten with [`render_zh`], keeping its indentation; anything else — blank lines,
+/// comments, `ai:` steps, block headers, a line with `${var.…}`, a line that does not parse,
+/// an action with no Chinese line that parses back — is kept as it is. Text is re-quoted,
+/// never changed, so a `${secret.NAME}` placeholder stays exactly as written.
+pub fn line_to_zh(line: &str) -> String {
+    let body = line.trim();
+    if body.is_empty() || body.starts_with('#') || body.starts_with("//") {
+        return line.to_string();
+    }
+    let Ok(script) = Script::parse(body) else {
+        return line.to_string();
+    };
+    let [one] = script.steps.as_slice() else {
+        return line.to_string();
+    };
+    let Step::Act(action) = &one.step else {
+        return line.to_string();
+    };
+    match render_zh(action).filter(|zh| parses_to(zh, action)) {
+        Some(zh) => {
+            let indent = &line[..line.len() - line.trim_start().len()];
+            format!("{indent}{zh}")
+        }
+        None => line.to_string(),
+    }
+}
+
+/// A step file with each line rewritten by [`line_to_zh`]: same lines in the same order
+/// (a trailing newline and `\r\n` endings kept), so it runs the same actions.
+pub fn file_to_zh(text: &str) -> String {
+    text.split('\n')
+        .map(|l| match l.strip_suffix('\r') {
+            Some(l) => format!("{}\r", line_to_zh(l)),
+            None => line_to_zh(l),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Whether `line` parses to exactly `action` (one step).
 pub fn parses_to(line: &str, action: &Action) -> bool {
     match Script::parse(line) {
@@ -257,6 +448,7 @@ mod tests {
             Just(Direction::Right)
         ];
         prop_oneof![
+            "https?://[a-z0-9.:/?=&#-]{1,24}".prop_map(|url| Action::Open { url }),
             aim.clone().prop_map(|target| Action::Tap { target }),
             aim.clone().prop_map(|target| Action::DoubleTap { target }),
             (aim.clone(), 100u64..10_000).prop_map(|(target, duration_ms)| Action::LongPress {
@@ -302,6 +494,187 @@ mod tests {
             if let Some(line) = render(&a) {
                 prop_assert!(parses_to(&line, &a), "{line:?} does not parse back to {a:?}: {:?}", Script::parse(&line));
             }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// Every line `render_zh` writes parses back to the same action; it writes one exactly
+        /// where `render` does, and the file conversion turns the English line into it.
+        #[test]
+        fn rendered_zh_lines_parse_back(a in action()) {
+            let en = render(&a);
+            let zh = render_zh(&a);
+            prop_assert_eq!(zh.is_some(), en.is_some(), "{:?} / {:?} for {:?}", zh, en, a);
+            if let (Some(zh), Some(en)) = (zh, en) {
+                prop_assert!(parses_to(&zh, &a), "{zh:?} does not parse back to {a:?}: {:?}", Script::parse(&zh));
+                prop_assert_eq!(line_to_zh(&en), zh);
+            }
+        }
+    }
+
+    #[test]
+    fn common_zh_lines_render() {
+        let cases: Vec<(Action, &str)> = vec![
+            (
+                Action::Type {
+                    text: "alice".into(),
+                    target: Target {
+                        role: Some("textfield".into()),
+                        name: "用户名".into(),
+                        relation: Relation::Named,
+                        label: None,
+                    }
+                    .into(),
+                },
+                r#"在 "用户名" 输入框 输入 "alice""#,
+            ),
+            (
+                Action::Type {
+                    text: "echo hi".into(),
+                    target: Aim::Focused,
+                },
+                r#"输入 "echo hi""#,
+            ),
+            (
+                Action::SetChecked {
+                    target: Target {
+                        role: Some("checkbox".into()),
+                        name: "buy milk".into(),
+                        relation: Relation::InRowOf,
+                        label: None,
+                    }
+                    .into(),
+                    checked: true,
+                },
+                r#"勾选 "buy milk""#,
+            ),
+            (
+                Action::Tap {
+                    target: Target {
+                        role: Some("button".into()),
+                        name: "Users".into(),
+                        relation: Relation::InRowOf,
+                        label: Some("Add".into()),
+                    }
+                    .into(),
+                },
+                r#"点击 "Users" 同一行的 "Add" 按钮"#,
+            ),
+            (
+                Action::Tap {
+                    target: Target {
+                        role: Some("checkbox".into()),
+                        name: "buy milk".into(),
+                        relation: Relation::LeftOf,
+                        label: None,
+                    }
+                    .into(),
+                },
+                r#"点击 "buy milk" 左边的 复选框"#,
+            ),
+            (
+                Action::AssertValue {
+                    target: Target::named("邮箱").into(),
+                    value: "a@b.c".into(),
+                },
+                r#"断言 "邮箱" 的值为 "a@b.c""#,
+            ),
+            (
+                Action::Key {
+                    key: crate::script::Key::Enter,
+                },
+                "按 回车",
+            ),
+            (
+                Action::AssertContains {
+                    text: "欢迎".into(),
+                },
+                r#"断言 页面包含 "欢迎""#,
+            ),
+            (
+                Action::AssertCount {
+                    text: "删除".into(),
+                    count: 2,
+                },
+                r#"断言 页面包含 "删除" 2 次"#,
+            ),
+            (
+                Action::ScrollUntil {
+                    text: "条款".into(),
+                    direction: Direction::Down,
+                    max_swipes: 20,
+                },
+                r#"向下滑动直到 "条款" 出现 最多 20 次"#,
+            ),
+        ];
+        for (a, want) in cases {
+            assert_eq!(render_zh(&a).as_deref(), Some(want), "{a:?}");
+            assert!(parses_to(want, &a), "{want:?}");
+        }
+        let el = Action::Tap {
+            target: Aim::Element {
+                observation: 1,
+                id: "e1".into(),
+            },
+        };
+        assert_eq!(render_zh(&el), None, "ids are never written");
+        assert_eq!(render_zh(&Action::Fail { reason: "x".into() }), None);
+    }
+
+    /// The Chinese file keeps the header, blank lines, comments, `ai:` lines, lines it cannot
+    /// parse alone and every `${secret.NAME}` placeholder as written, and runs the same
+    /// actions as the English one.
+    #[test]
+    fn a_step_file_converts_line_by_line() {
+        let en = "# run 1 of job login\n\
+                  open http://127.0.0.1:8080/\n\
+                  type \"alice\" into textfield \"Username\"\n\
+                  type \"${secret.PW}\" into textfield \"Password\"\n\
+                  \n\
+                  // a comment\n\
+                  tap button \"Sign in\"\n\
+                  ai: close the tour if one opens\n\
+                  check \"Remember me\"\n\
+                  assert screen contains \"Welcome\"\n";
+        let zh = file_to_zh(en);
+        assert_eq!(
+            zh,
+            "# run 1 of job login\n\
+             打开 http://127.0.0.1:8080/\n\
+             在 \"Username\" 输入框 输入 \"alice\"\n\
+             在 \"Password\" 输入框 输入 \"${secret.PW}\"\n\
+             \n\
+             // a comment\n\
+             点击 \"Sign in\" 按钮\n\
+             ai: close the tour if one opens\n\
+             勾选 \"Remember me\"\n\
+             断言 页面包含 \"Welcome\"\n"
+        );
+        let steps = |t: &str| -> Vec<Step> {
+            Script::parse(t)
+                .expect("parses")
+                .steps
+                .into_iter()
+                .map(|s| s.step)
+                .collect()
+        };
+        assert_eq!(steps(&zh), steps(en));
+        assert_eq!(zh.matches("${secret.PW}").count(), 1);
+        // Indentation, CRLF, a variable line (not parseable alone) and a line that does not
+        // parse are kept as they are.
+        assert_eq!(line_to_zh("  press Enter"), "  按 回车");
+        assert_eq!(
+            file_to_zh("press Tab\r\nwait 2s\r\n"),
+            "按 Tab\r\n等待 2000毫秒\r\n"
+        );
+        for kept in [
+            "type \"${var.USER}\" into \"Username\"",
+            "repeat 3 times:",
+            "frobnicate \"X\"",
+            "   ",
+        ] {
+            assert_eq!(line_to_zh(kept), kept);
         }
     }
 

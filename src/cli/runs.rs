@@ -1,10 +1,11 @@
-//! `argus runs steps RUN_ID`: print a succeeded `llm` / `vlm` run as a step file
+//! `argus runs steps RUN_ID [--lang zh]`: print a succeeded `llm` / `vlm` run as a step file
 //! (`argus runs steps RUN_ID > flow.steps`, then `argus submit --steps flow.steps` reruns
 //! it in `script` mode with no model). Also the verdict lines `submit --wait` and `run`
 //! print.
 
 use std::process::ExitCode;
 
+use argus_protocol::replay::StepsLang;
 use argus_protocol::{ErrorEnvelope, RunDetail};
 
 /// `argus runs` flags.
@@ -26,15 +27,43 @@ enum RunsCommand {
         /// Coordinator base URL. Default `http://127.0.0.1:8080`.
         #[arg(long, env = "ARGUS_SERVER", default_value = "http://127.0.0.1:8080")]
         server: String,
+        /// Language of the step lines: `en` or `zh` (Chinese, the same actions). Default
+        /// `en`.
+        #[arg(long, value_enum, default_value_t = Lang::En)]
+        lang: Lang,
     },
+}
+
+/// The language `argus runs steps` asks for (the API's `lang` query value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Lang {
+    /// English step lines.
+    En,
+    /// Chinese step lines.
+    Zh,
+}
+
+impl Lang {
+    /// The API's value for the language.
+    fn as_api(self) -> StepsLang {
+        match self {
+            Lang::En => StepsLang::En,
+            Lang::Zh => StepsLang::Zh,
+        }
+    }
 }
 
 /// Runs the subcommand; the token comes from `ARGUS_API_TOKEN`.
 pub async fn run(args: RunsArgs) -> anyhow::Result<ExitCode> {
-    let RunsCommand::Steps { run_id, server } = args.command;
+    let RunsCommand::Steps {
+        run_id,
+        server,
+        lang,
+    } = args.command;
     let base = server.trim_end_matches('/');
     let resp = super::http_client()?
         .get(format!("{base}/api/v1/runs/{run_id}/steps"))
+        .query(&[("lang", lang.as_api().as_str())])
         .send()
         .await
         .map_err(|e| anyhow::anyhow!("cannot reach the coordinator at {base}: {e}"))?;

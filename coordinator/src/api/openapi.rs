@@ -7,6 +7,7 @@
 //! against the router's route declarations.
 
 use argus_protocol::expect::{Expectation, ExpectationSource, Verdict};
+use argus_protocol::replay::StepsLang;
 use argus_protocol::{ErrorCode, ErrorEnvelope, RunStatus};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -61,7 +62,8 @@ const PUBLIC: &[&str] = &["/healthz", "/api/v1/openapi.json"];
         RunStatus,
         Expectation,
         ExpectationSource,
-        Verdict
+        Verdict,
+        StepsLang
     )),
     modifiers(&Envelopes),
     security(("bearer" = []))
@@ -327,6 +329,26 @@ mod tests {
         }
         let steps = &doc["paths"]["/api/v1/runs/{id}/steps"]["get"]["responses"];
         assert!(steps["200"]["content"]["text/plain"].is_object(), "{steps}");
+        let params = doc["paths"]["/api/v1/runs/{id}/steps"]["get"]["parameters"]
+            .as_array()
+            .expect("parameters");
+        let lang = params
+            .iter()
+            .find(|p| p["name"] == "lang")
+            .expect("the lang parameter");
+        assert_eq!(
+            (&lang["in"], &lang["required"]),
+            (&"query".into(), &false.into())
+        );
+        assert_eq!(
+            lang["schema"]["$ref"], "#/components/schemas/StepsLang",
+            "{lang}"
+        );
+        assert_eq!(
+            schemas["StepsLang"]["enum"],
+            serde_json::json!(["en", "zh"]),
+            "{lang}"
+        );
         let detail = doc["paths"]["/api/v1/runs/{id}"]["get"]["responses"]["200"]["description"]
             .as_str()
             .expect("description");

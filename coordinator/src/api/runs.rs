@@ -1,7 +1,9 @@
 //! `GET /api/v1/runs` (filtered list), `GET /api/v1/runs/{id}` (status, expectations,
 //! verdict, steps, actions, timings), `GET /api/v1/runs/{id}/steps` (a succeeded `llm` /
-//! `vlm` run as a step file) and `POST /api/v1/runs/{id}/cancel`.
+//! `vlm` run as a step file, English or `?lang=zh` Chinese) and
+//! `POST /api/v1/runs/{id}/cancel`.
 
+use argus_protocol::replay::{file_to_zh, StepsLang};
 use argus_protocol::{ErrorCode, ErrorEnvelope, RunDetail};
 use axum::extract::{Path, State};
 use axum::http::header;
@@ -121,19 +123,36 @@ pub(super) async fn cancel(
     }
 }
 
+/// The query of `GET /api/v1/runs/{id}/steps`.
+#[derive(Debug, serde::Deserialize)]
+pub(super) struct StepsQuery {
+    /// The language of the step lines; default English.
+    #[serde(default)]
+    lang: StepsLang,
+}
+
 /// A succeeded `llm` / `vlm` run as a step file: a `# run <id> of job <name>` header, then
-/// the step-language lines of its actions with its expectations as the closing assertions.
-/// Rerun it with `argus submit --steps FILE` (script mode, no model).
+/// the step-language lines of its actions with its expectations as the closing assertions;
+/// `?lang=zh` writes each step line in Chinese (same actions). Rerun it with
+/// `argus submit --steps FILE` (script mode, no model).
 #[utoipa::path(
     get,
     path = "/api/v1/runs/{id}/steps",
     operation_id = "get_run_steps",
     summary = "A succeeded llm/vlm run as a step file (text)",
-    params(("id" = uuid::Uuid, Path, description = "run id")),
+    params(
+        ("id" = uuid::Uuid, Path, description = "run id"),
+        ("lang" = Option<StepsLang>, Query,
+            description = "language of the step lines: `en` (default) or `zh` (Chinese, the \
+                           same actions; comments and `${secret.NAME}` placeholders kept as \
+                           they are); any other value is a 422 `invalid_field` naming `lang`"),
+    ),
     responses(
         (status = 200, description = "the step file", content_type = "text/plain"),
         (status = 404, description = "no such run, or the run has no step file (only a \
                                       succeeded llm or vlm run has one)",
+            body = ErrorEnvelope),
+        (status = 422, description = "`invalid_field`: `lang` is neither `en` nor `zh`",
             body = ErrorEnvelope)
     )
 )]
@@ -141,6 +160,7 @@ pub(super) async fn steps(
     State(st): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<StepsQuery>,
 ) -> Result<impl IntoResponse, ApiError> {
     let uuid = parse_id("run", &id)?;
     match store::verdicts::steps_file(&st.pool, uuid, caller.team_filter()).await? {
@@ -153,7 +173,10 @@ pub(super) async fn steps(
         ))),
         Some(Some(file)) => Ok((
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-            file.text(),
+            match q.lang {
+                StepsLang::En => file.text(),
+                StepsLang::Zh => file_to_zh(&file.text()),
+            },
         )),
     }
 }

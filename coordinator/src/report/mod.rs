@@ -34,7 +34,8 @@ pub struct ReportOptions<'a> {
     /// of an `llm` / `vlm` run; `None` when nothing is stored or in exported files.
     pub replay: Option<&'a str>,
     /// The run has an exported step file (`GET /api/v1/runs/{id}/steps`): the page links
-    /// "Download as steps" (coordinator only, with `dashboard_link`).
+    /// "Download as steps" and its Chinese twin `?lang=zh` (coordinator only, with
+    /// `dashboard_link`).
     pub has_steps: bool,
 }
 

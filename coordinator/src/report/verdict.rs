@@ -152,6 +152,7 @@ mod tests {
         let d = run(RunStatus::Succeeded, None);
         let html = render_report(&d, &ReportOptions::default()).expect("render");
         assert!(!html.contains("id=\"download-steps\""));
+        assert!(!html.contains("id=\"download-steps-zh\""));
         let opts = ReportOptions {
             dashboard_link: true,
             has_steps: true,
@@ -161,8 +162,17 @@ mod tests {
         let at = html.find("id=\"download-steps\"").expect("link");
         let link = &html[html[..at].rfind('<').expect("tag")..];
         assert!(
-            link.contains(&format!("/api/v1/runs/{}/steps", d.run_id)),
+            link.contains(&format!("/api/v1/runs/{}/steps\"", d.run_id)),
             "{link}"
         );
+        let at = html
+            .find("id=\"download-steps-zh\"")
+            .expect("the Chinese link");
+        let link = &html[html[..at].rfind('<').expect("tag")..];
+        assert!(
+            link.contains(&format!("/api/v1/runs/{}/steps?lang=zh\"", d.run_id)),
+            "{link}"
+        );
+        assert!(link.contains("(中文)</a>"), "{link}");
     }
 }

@@ -52,8 +52,8 @@ fn parse_back(line: &str) -> LineResult<Option<Step>> {
 }
 
 /// `scroll until "X" is visible [up to 20 swipes]`, `scroll up until "X" appears`,
-/// `滑动直到 "X" 出现`: swipes (finger up, i.e. scrolling down, unless a direction is given)
-/// until the text is on screen.
+/// `滑动直到 "X" 出现`, `向下滑动直到 "X" 出现`: swipes (finger up, i.e. scrolling down, unless a
+/// direction is given) until the text is on screen.
 fn parse_scroll_until(line: &str) -> LineResult<Option<Step>> {
     let (rest, direction) = if let Some(r) = strip_kw(line, "scroll") {
         let w = r.split_whitespace().next().unwrap_or("");
@@ -70,10 +70,30 @@ fn parse_scroll_until(line: &str) -> LineResult<Option<Step>> {
         }
     } else if let Some(r) = strip_cjk(line, "滑动直到") {
         return scroll_until_tail(&format!("until {r}"), Direction::Up);
+    } else if let Some((r, d)) = zh_swipe_until(line) {
+        return scroll_until_tail(&format!("until {r}"), d);
     } else {
         return Ok(None);
     };
     scroll_until_tail(rest, direction)
+}
+
+/// `上滑直到 "X" 出现` / `向下滑动直到 "X" 出现`: the text after `直到` and the finger's
+/// direction; `None` when the line is not one.
+fn zh_swipe_until(line: &str) -> Option<(&str, Direction)> {
+    let t = line.trim_start();
+    let t = t.strip_prefix('向').unwrap_or(t);
+    let d = t.chars().next()?;
+    let direction = match d {
+        '上' => Direction::Up,
+        '下' => Direction::Down,
+        '左' => Direction::Left,
+        '右' => Direction::Right,
+        _ => return None,
+    };
+    let t = &t[d.len_utf8()..];
+    let t = t.strip_prefix("滑动").or_else(|| t.strip_prefix('滑'))?;
+    Some((t.strip_prefix("直到")?, direction))
 }
 
 fn scroll_until_tail(rest: &str, direction: Direction) -> LineResult<Option<Step>> {

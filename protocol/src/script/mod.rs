@@ -4,13 +4,15 @@
 //! open http://127.0.0.1:8080/            打开 http://127.0.0.1:8080/
 //! type "buy milk" into "What needs to be done?"
 //!                                         在 "用户名" 输入 "alice"
-//! type "echo hi"                          (no field: into the focused window, e.g. a terminal)
+//! type "echo hi"                          输入 "echo hi"   (no field: the focused window)
 //! press Enter                             按 回车
 //! tap "Clear completed"                   点击 "登录"
 //! check "buy milk"                        勾选 "buy milk"
 //! tap the checkbox left of "buy milk"     点击 "buy milk" 左边的 复选框
+//! tap button "Add" in the row of "Users"  点击 "Users" 同一行的 "Add" 按钮
 //! wait for "1 item left"                  等待 "欢迎"
-//! wait 500ms
+//! wait 500ms                              等待 500毫秒
+//! swipe up until "Terms" is visible       向上滑动直到 "条款" 出现
 //! assert screen contains "buy milk"       断言 页面包含 "欢迎"
 //! assert screen does not contain "error"  断言 页面不包含 "错误"
 //! assert screen contains "Delete" 2 times 断言 页面包含 "删除" 2 次
@@ -52,8 +54,8 @@ pub use blocks::{
     include_refs, resolve_include, Condition, MAX_BLOCK_DEPTH, MAX_INCLUDE_DEPTH, MAX_REPEAT,
 };
 use gesture::parse_gesture;
-pub use target::canonical_role;
 use target::parse_target;
+pub use target::{canonical_role, role_word_zh};
 
 /// Longest accepted `wait` / `wait for` timeout (10 min), in ms.
 pub const MAX_WAIT_MS: u64 = 600_000;
@@ -151,6 +153,18 @@ impl Key {
         }
     }
 
+    /// The key's name in a Chinese step line (`按 回车`): the Chinese word where the grammar
+    /// has one (`回车`, `退格`, `删除键`, `空格`), else [`Key::name`].
+    pub fn name_zh(self) -> &'static str {
+        match self {
+            Key::Enter => "回车",
+            Key::Backspace => "退格",
+            Key::Delete => "删除键",
+            Key::Space => "空格",
+            k => k.name(),
+        }
+    }
+
     /// The key named `name` (case-insensitive [`Key::name`] or [`Key::as_str`]).
     pub fn from_name(name: &str) -> Option<Key> {
         Key::ALL
@@ -228,6 +242,19 @@ impl Relation {
             Relation::Above => "above",
             Relation::Below => "below",
             Relation::InRowOf => "in the row of",
+        })
+    }
+
+    /// The Chinese words of the relation, written after the anchor (`"X" 左边的 复选框`);
+    /// `None` for [`Relation::Named`].
+    pub fn words_zh(self) -> Option<&'static str> {
+        Some(match self {
+            Relation::Named => return None,
+            Relation::LeftOf => "左边的",
+            Relation::RightOf => "右边的",
+            Relation::Above => "上面的",
+            Relation::Below => "下面的",
+            Relation::InRowOf => "同一行的",
         })
     }
 }
@@ -465,8 +492,14 @@ fn parse_typing(line: &str) -> LineResult<Option<Step>> {
         return Ok(Some(type_into(text, target)));
     }
     if let Some(rest) = strip_cjk(line, "输入") {
-        // 输入 "alice" 到 "用户名"
+        // 输入 "alice" 到 "用户名"; `输入 "echo hi"` alone: into the focused window.
         let (text, rest) = quoted(rest)?;
+        if rest.trim().is_empty() {
+            return Ok(Some(Step::Act(Action::Type {
+                text,
+                target: Aim::Focused,
+            })));
+        }
         let rest = strip_cjk(rest, "到")
             .or_else(|| strip_cjk(rest, "至"))
             .ok_or_else(|| {

@@ -57,6 +57,16 @@ pub fn canonical_role(word: &str) -> Option<&'static str> {
         .map(|(_, v)| *v)
 }
 
+/// The Chinese role word for a canonical role (`"checkbox"` → `"复选框"`), the first the
+/// grammar lists; `None` for a role with no Chinese word (`listitem`, `combobox`, `slider`
+/// are written in English in Chinese lines too).
+pub fn role_word_zh(role: &str) -> Option<&'static str> {
+    ROLE_WORDS
+        .iter()
+        .find(|(k, v)| !k.is_ascii() && *v == role)
+        .map(|(k, _)| *k)
+}
+
 const RELATIONS_EN: &[(&str, Relation)] = &[
     ("to the left of", Relation::LeftOf),
     ("left of", Relation::LeftOf),
@@ -87,7 +97,8 @@ const RELATIONS_ZH: &[(&str, Relation)] = &[
 ];
 
 /// Parses a target at the start of `s`: `"X"`, `button "X"`, `the checkbox left of "X"`,
-/// or (Chinese) `"X"`, `"X" 按钮`, `"X" 左边的 复选框`. Returns the target and the rest.
+/// or (Chinese) `"X"`, `"X" 按钮`, `"X" 左边的 复选框`, `"Users" 同一行的 "Add" [按钮]`.
+/// Returns the target and the rest.
 /// `"Add" in the row of "Users"` / `button "Edit" below "Billing"`: a named element narrowed
 /// by an anchor; `rest` is what follows the element's own name. `None` when no relation
 /// word and quoted anchor follow.
@@ -127,16 +138,21 @@ pub(super) fn parse_target(s: &str) -> LineResult<(Target, &str)> {
         for (kw, rel) in RELATIONS_ZH {
             if let Some(after) = strip_cjk(rest_t, kw) {
                 if after.trim_start().starts_with(is_open_quote) {
-                    // `"Users" 同一行的 "Add"`: anchor first, then the element's own name.
+                    // `"Users" 同一行的 "Add"`: anchor first, then the element's own name,
+                    // then maybe its kind (`"Users" 同一行的 "Add" 按钮`).
                     let (label, tail) = quoted(after)?;
+                    let (word, after_role) = split_role_word(tail);
+                    let role = Some(word)
+                        .filter(|w| !w.is_empty())
+                        .and_then(canonical_role);
                     return Ok((
                         Target {
-                            role: None,
+                            role: role.map(str::to_string),
                             name,
                             relation: *rel,
                             label: Some(label),
                         },
-                        tail,
+                        if role.is_some() { after_role } else { tail },
                     ));
                 }
                 let (word, tail) = split_role_word(after);

@@ -35,6 +35,14 @@ fn type_without_a_field_goes_to_the_focused_window() {
         })
     );
     assert!(Script::parse(r#"type "x" onto "F""#).is_err());
+    assert_eq!(
+        one(r#"输入 "echo hi""#),
+        Step::Act(Action::Type {
+            text: "echo hi".into(),
+            target: Aim::Focused
+        })
+    );
+    assert!(Script::parse(r#"输入 "x" 从 "F""#).is_err());
 }
 
 #[test]
@@ -296,6 +304,26 @@ fn back_and_scroll_until() {
             max_swipes: DEFAULT_SCROLL_SWIPES
         })
     );
+    for (line, direction) in [
+        (r#"向下滑动直到 "条款" 出现 最多 7 次"#, Direction::Down),
+        (r#"左滑直到 "条款" 出现 最多 7 次"#, Direction::Left),
+        (r#"向上滑动直到 "条款""#, Direction::Up),
+    ] {
+        let max_swipes = if line.contains('7') {
+            7
+        } else {
+            DEFAULT_SCROLL_SWIPES
+        };
+        assert_eq!(
+            one(line),
+            Step::Act(Action::ScrollUntil {
+                text: "条款".into(),
+                direction,
+                max_swipes
+            }),
+            "{line}"
+        );
+    }
     let e = Script::parse(r#"scroll until "X" is visible up to 999 swipes"#).unwrap_err();
     assert!(e.message.contains("up to N swipes"), "{e:?}");
     // Plain swipes are untouched.
@@ -329,6 +357,23 @@ fn named_targets_narrowed_by_an_anchor() {
         one(r#"点击 "Users" 同一行的 "Add""#),
         want(None, Relation::InRowOf)
     );
+    assert_eq!(
+        one(r#"点击 "Users" 同一行的 "Add" 按钮"#),
+        want(Some("button"), Relation::InRowOf)
+    );
+    assert_eq!(
+        one(r#"点击 "Users" 下面的 "Add" button"#),
+        want(Some("button"), Relation::Below)
+    );
+    // What follows the name and is no kind is the rest of the line.
+    assert!(matches!(
+        one(r#"在 "Users" 同一行的 "Add" 输入 "x""#),
+        Step::Act(Action::Type {
+            target: Aim::Target(Target { role: None, .. }),
+            ..
+        })
+    ));
+    assert!(Script::parse(r#"点击 "Users" 同一行的 "Add" 船"#).is_err());
     // The display round-trips through the parser.
     let Step::Act(Action::Tap {
         target: Aim::Target(t),

@@ -11,6 +11,11 @@
 //!
 //! The file is reviewable: targets by role, name and anchor (no element ids), every line
 //! parses, and it closes with the run's expectation as an assertion.
+//!
+//! Its Chinese twin (`argus runs steps RUN_ID --lang zh`, `?lang=zh`) keeps the header,
+//! writes every step line in Chinese, parses to the same actions, and reruns as a `script`
+//! job that passes just as the English file does (no model call, the page's probe
+//! confirming the list); an unknown `lang` is a 422 envelope naming the parameter.
 
 use std::time::Duration;
 
@@ -58,8 +63,8 @@ fn model_script() -> Vec<Reply> {
     .concat()
 }
 
-/// `argus runs steps RUN_ID` with the real binary: (exit code, stdout, stderr).
-fn cli_steps(farm: &Farm, run: uuid::Uuid) -> (Option<i32>, String, String) {
+/// `argus runs steps RUN_ID [EXTRA…]` with the real binary: (exit code, stdout, stderr).
+fn cli_steps(farm: &Farm, run: uuid::Uuid, extra: &[&str]) -> (Option<i32>, String, String) {
     let out = std::process::Command::new(argus_tests::procs::argus_bin())
         .args([
             "runs",
@@ -68,6 +73,7 @@ fn cli_steps(farm: &Farm, run: uuid::Uuid) -> (Option<i32>, String, String) {
             "--server",
             &farm.base_url,
         ])
+        .args(extra)
         .env("ARGUS_API_TOKEN", &farm.admin_token)
         .output()
         .expect("argus runs steps");
@@ -138,7 +144,7 @@ async fn an_exported_nl_run_reruns_as_a_script_with_no_model_call_and_fails_on_a
     assert_eq!(page.count.as_deref(), Some("1 item left"));
 
     // 2. Export it with the real CLI; the API serves the same file.
-    let (code, file, err) = cli_steps(&farm, run);
+    let (code, file, err) = cli_steps(&farm, run, &[]);
     assert_eq!(code, Some(0), "{err}");
     eprintln!("exported step file:\n{file}");
     let api = farm
@@ -171,6 +177,73 @@ async fn an_exported_nl_run_reruns_as_a_script_with_no_model_call_and_fails_on_a
     assert!(!file.contains("${"), "{file}");
     let model_requests = stub.requests().len();
 
+    // 2b. The Chinese twin, by CLI and API: same header, every step line in Chinese, the
+    // same actions line for line.
+    let (code, zh, err) = cli_steps(&farm, run, &["--lang", "zh"]);
+    assert_eq!(code, Some(0), "{err}");
+    eprintln!("exported step file (zh):\n{zh}");
+    let api_zh = farm
+        .http
+        .get(format!("{}/api/v1/runs/{run}/steps?lang=zh", farm.base_url))
+        .send()
+        .await
+        .expect("GET steps?lang=zh")
+        .text()
+        .await
+        .expect("body");
+    assert_eq!(zh, api_zh);
+    let en_default = farm
+        .http
+        .get(format!("{}/api/v1/runs/{run}/steps?lang=en", farm.base_url))
+        .send()
+        .await
+        .expect("GET steps?lang=en")
+        .text()
+        .await
+        .expect("body");
+    assert_eq!(en_default, file, "lang=en is the default file");
+    assert_eq!(zh.lines().next(), file.lines().next(), "the header is kept");
+    let zh_body: Vec<&str> = zh
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .collect();
+    assert_eq!(zh_body.len(), body.len(), "{zh}");
+    for (en_line, zh_line) in body.iter().zip(&zh_body) {
+        assert!(!zh_line.is_ascii(), "{zh_line:?} is not written in Chinese");
+        let steps = |l: &str| {
+            argus_protocol::Script::parse(l)
+                .unwrap_or_else(|e| panic!("{l:?} does not parse: {e}"))
+                .steps
+                .into_iter()
+                .map(|s| s.step)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(steps(zh_line), steps(en_line), "{zh_line:?} vs {en_line:?}");
+    }
+    assert_eq!(
+        zh_body.last(),
+        Some(&"断言 页面包含 \"1 item left\""),
+        "{zh}"
+    );
+    let bad = farm
+        .http
+        .get(format!("{}/api/v1/runs/{run}/steps?lang=fr", farm.base_url))
+        .send()
+        .await
+        .expect("GET steps?lang=fr");
+    assert_eq!(bad.status().as_u16(), 422);
+    let envelope: Value = bad.json().await.expect("an envelope");
+    assert_eq!(envelope["code"], "invalid_field", "{envelope}");
+    assert_eq!(envelope["field"], "lang", "{envelope}");
+    let message = envelope["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("`en`") && message.contains("`zh`"),
+        "{envelope}"
+    );
+    let (code, _, err) = cli_steps(&farm, run, &["--lang", "fr"]);
+    assert_eq!(code, Some(2), "clap refuses the value: {err}");
+    assert!(err.contains("zh"), "{err}");
+
     // 3. The file as a `script` job on a fresh page: it passes, and the model is never asked.
     let t2 = format!("script-{}", farm.token);
     let rerun = farm.submit(&script_job(site.app_url(&t2), &file)).await;
@@ -184,6 +257,23 @@ async fn an_exported_nl_run_reruns_as_a_script_with_no_model_call_and_fails_on_a
     assert_eq!(d2.model_usage().calls, 0);
     assert!(d2.plans().is_empty(), "no plan call");
     let page = site.state(&t2).expect("the rerun's page reported");
+    assert_eq!(page.items, done);
+    assert_eq!(page.count.as_deref(), Some("1 item left"));
+
+    // 3b. The Chinese file as a `script` job on a fresh page: it passes the same way.
+    let t_zh = format!("script-zh-{}", farm.token);
+    let rerun_zh = farm.submit(&script_job(site.app_url(&t_zh), &zh)).await;
+    let d_zh = farm.wait_run(rerun_zh, Duration::from_secs(180)).await;
+    assert_eq!(d_zh.status.as_str(), "succeeded", "{:?}", d_zh.error);
+    assert_eq!(
+        stub.requests().len(),
+        model_requests,
+        "the Chinese script run asked the model"
+    );
+    assert_eq!(d_zh.model_usage().calls, 0);
+    let page = site
+        .state(&t_zh)
+        .expect("the Chinese rerun's page reported");
     assert_eq!(page.items, done);
     assert_eq!(page.count.as_deref(), Some("1 item left"));
 
