@@ -83,6 +83,8 @@ pub struct Emitter {
     seq: u64,
     secrets: Option<Arc<Secrets>>,
     log: Vec<String>,
+    tapped: Vec<String>,
+    entered: bool,
 }
 
 impl Emitter {
@@ -95,6 +97,8 @@ impl Emitter {
             seq: 0,
             secrets: None,
             log: Vec::new(),
+            tapped: Vec::new(),
+            entered: false,
         }
     }
 
@@ -119,10 +123,24 @@ impl Emitter {
         &self.log
     }
 
+    /// The names of the elements this run's taps went to (ok taps and double taps), and
+    /// whether it pressed Enter: which controls the run pressed (`agent::presses`).
+    pub fn presses(&self) -> (&[String], bool) {
+        (&self.tapped, self.entered)
+    }
+
     /// Publishes `body` as the next event; retries with backoff, then errors.
     pub async fn emit(&mut self, body: EventBody) -> Result<(), String> {
         self.seq += 1;
         let body = self.redact(body);
+        if let EventBody::ActionFinished(r) = &body {
+            if r.ok && ["tap", "double_tap"].contains(&r.kind.as_str()) {
+                if let Some(t) = &r.target {
+                    self.tapped.push(t.name.clone());
+                }
+            }
+            self.entered |= r.ok && r.kind == "key" && r.detail.contains("Enter");
+        }
         if let Some(rec) = match &body {
             EventBody::ActionFinished(r) if !["plan", "judge"].contains(&r.kind.as_str()) => {
                 Some(r)

@@ -300,6 +300,7 @@ impl Exec<'_> {
         }
         let unmapped = self.unmapped.clone();
         let decided = decide(self.spec.mode, &checked, &unmapped, self.claim.clone());
+        let decided = self.with_named_presses(decided);
         if decided.0 != RunStatus::Unverified
             || self.spec.mode == Mode::Script
             || !self.agent.config.judge
@@ -319,6 +320,38 @@ impl Exec<'_> {
             );
         }
         judged_verdict(decided, judged.as_ref(), self.last_observation)
+    }
+
+    /// A natural-language run that would end `succeeded` but never pressed a control its
+    /// instruction says to press (see `agent::presses`) ends `failed`, naming it.
+    fn with_named_presses(
+        &self,
+        decided: (RunStatus, Option<String>, Verdict),
+    ) -> (RunStatus, Option<String>, Verdict) {
+        let (status, error, mut v) = decided;
+        let (Some(start), true) = (
+            self.start_obs.as_ref(),
+            status == RunStatus::Succeeded && self.spec.mode != Mode::Script,
+        ) else {
+            return (status, error, v);
+        };
+        let task = self
+            .spec
+            .instruction_with_vars()
+            .unwrap_or_else(|_| self.spec.instruction.clone());
+        let named = crate::agent::presses::named(&task, start);
+        let (tapped, entered) = self.em.presses();
+        match crate::agent::presses::missed(&named, tapped, entered) {
+            Some(m) => {
+                let basis = format!(
+                    "the instruction says to press {m:?} and the run never did ({})",
+                    v.basis
+                );
+                v.basis = basis.clone();
+                (RunStatus::Failed, Some(basis), v)
+            }
+            None => (status, error, v),
+        }
     }
 
     /// A "does not contain" expectation that held on a screen that shows none of the texts

@@ -243,6 +243,41 @@ async fn a_stuck_run_whose_expectations_hold_stops_instead_of_replanning() {
 }
 
 #[tokio::test]
+async fn a_run_that_never_presses_the_control_its_instruction_names_fails() {
+    // The plan types and drops the press; the clause's check holds on the typed value.
+    let stub = ChatStub::start(vec![plan(&["type 'Ada' into \"Name\""])]).await;
+    let mut dev = form();
+    let d = run_scripted(
+        job(
+            "Fill in Ada. Before pressing Save, make sure \"Ada\" is shown.",
+            &stub,
+        ),
+        &mut dev,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .await;
+    assert_eq!(d.status, RunStatus::Failed, "{:?}", d.error);
+    let basis = d.verdict.expect("a verdict").basis;
+    assert!(
+        basis.starts_with("the instruction says to press \"Save\" and the run never did"),
+        "{basis}"
+    );
+    // The same job whose plan presses it succeeds.
+    let stub = ChatStub::start(vec![plan(&["type 'Ada' into \"Name\"", "tap \"Save\""])]).await;
+    let mut dev = form();
+    let d = run_scripted(
+        job(
+            "Fill in Ada. Before pressing Save, make sure \"Ada\" is shown.",
+            &stub,
+        ),
+        &mut dev,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+}
+
+#[tokio::test]
 async fn a_typed_plan_runs_as_step_language_lines() {
     // The planner answers typed steps (kind + target + text); Argus writes each as a
     // step-language line and runs it without a model call. The `expect` it gives for a
@@ -277,7 +312,7 @@ async fn a_typed_plan_runs_as_step_language_lines() {
     let kinds = schema
         .pointer("/properties/steps/items/properties/do/enum")
         .cloned();
-    assert!(kinds.is_some_and(|k| k.as_array().is_some_and(|a| a.contains(&json!("tick")))));
+    assert!(kinds.is_some_and(|k| k.as_array().is_some_and(|a| a.contains(&json!("check")))));
 }
 
 #[tokio::test]

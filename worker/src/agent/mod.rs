@@ -32,6 +32,7 @@ pub mod plan_ids;
 pub mod plan_step;
 pub mod plan_verbs;
 pub mod popups;
+pub mod presses;
 pub mod prompts;
 pub mod reflect;
 pub(crate) mod replay;

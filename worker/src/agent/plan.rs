@@ -139,7 +139,10 @@ pub fn without_checks(steps: Vec<String>, obs: Option<&Observation>) -> (Vec<Str
             }
             match (line, obs) {
                 (Some(argus_protocol::Action::Tap { target }), Some(o)) => {
-                    !lead_word_tap(&target, o) && !heading_tap(&target, o)
+                    !lead_word_tap(&target, o) && !only_named_by(&target, o, heading)
+                }
+                (Some(argus_protocol::Action::SetChecked { target, .. }), Some(o)) => {
+                    !only_named_by(&target, o, crate::resolve::takes_text)
                 }
                 _ => true,
             }
@@ -175,9 +178,20 @@ pub fn without_unasked_back(steps: Vec<String>, task: &str) -> (Vec<String>, usi
     (kept, dropped)
 }
 
-/// A tap on a name that only headings of `obs` carry: a heading is no control (measured: a
-/// small model's plans tapped the page's title before the steps that did the job).
-fn heading_tap(target: &argus_protocol::Aim, obs: &Observation) -> bool {
+/// Whether the element is a heading.
+fn heading(e: &argus_perception::elements::Element) -> bool {
+    e.role == argus_perception::Role::Heading
+}
+
+/// A step whose target names only elements of `obs` for which `kind` holds: a tap on a
+/// heading (no control; measured: a small model's plans tapped the page's title first), a
+/// check on a text field (the instruction's "check that the Year box reads …" planned as a
+/// toggle; the clause is an expectation).
+fn only_named_by(
+    target: &argus_protocol::Aim,
+    obs: &Observation,
+    kind: fn(&argus_perception::elements::Element) -> bool,
+) -> bool {
     let argus_protocol::Aim::Target(t) = target else {
         return false;
     };
@@ -189,10 +203,7 @@ fn heading_tap(target: &argus_protocol::Aim, obs: &Observation) -> bool {
                 .any(|l| l.trim().eq_ignore_ascii_case(t.name.trim()))
         })
         .collect();
-    !named.is_empty()
-        && named
-            .iter()
-            .all(|e| e.role == argus_perception::Role::Heading)
+    !named.is_empty() && named.iter().all(|e| kind(e))
 }
 
 /// A tap on a lead word ("Confirm") that names no element of `obs`.
@@ -294,7 +305,7 @@ mod tests {
         let p = parse(&json!({"steps": [
             {"do": "type", "target": "New todo", "text": "buy milk"},
             {"do": "press", "target": "", "text": "Enter"},
-            {"do": "tick", "target": "buy milk", "text": ""},
+            {"do": "check", "target": "buy milk", "text": ""},
             {"do": "tap", "target": "", "text": ""}
         ], "expect": [{"do": "assert_shows", "target": "", "text": "1 item left"}]}))
         .unwrap();

@@ -198,6 +198,11 @@ pub fn repair(plan: Vec<String>) -> (Vec<String>, usize) {
     for (k, step) in plan.iter().enumerate() {
         // A tap on the field just typed into changes nothing: what the plan means is to
         // submit it (measured: a small model typed a new item, then tapped its box).
+        // A step repeated right after itself is a runaway answer, not the job (measured: a
+        // small model's plan tapped the same field 17 times).
+        if k > 0 && plan[k - 1].trim() == step.trim() && fields[k].is_none() {
+            continue;
+        }
         let prev = k.checked_sub(1).and_then(|p| fields[p].as_deref());
         if prev.is_some() && prev == tapped(step).as_deref() {
             if !plan.get(k + 1).is_some_and(|n| is_enter(n)) {
@@ -304,6 +309,15 @@ mod tests {
                 "check \"call Bob\""
             ])
         );
+        // A runaway repeat of one step is one step.
+        let (p, _) = repair(v(&[
+            "type \"a\" into \"N\"",
+            "press Enter",
+            "tap \"N\"",
+            "tap \"N\"",
+            "tap \"N\"",
+        ]));
+        assert_eq!(p, v(&["type \"a\" into \"N\"", "press Enter", "tap \"N\""]));
         // A tap on another element stays.
         let plan = v(&["type \"a\" into \"Name\"", "tap \"Save\""]);
         assert_eq!(repair(plan.clone()), (plan, 0));

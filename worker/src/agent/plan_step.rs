@@ -14,10 +14,11 @@ use argus_protocol::replay::quote;
 use argus_protocol::script::{Script, Step};
 use serde_json::{json, Value};
 
-/// A kind of planned step. Each but [`StepKind::Ai`] becomes one step-language line. The
-/// names are the planner's, not the step language's where those mislead a small model:
-/// `tick` / `untick` write `check` / `uncheck` lines (measured: with a kind named `check`,
-/// Qwen2.5-Coder-1.5B planned "check that the Year box reads 1994" as `check "Year"`).
+/// A kind of planned step. Each but [`StepKind::Ai`] becomes one step-language line.
+/// Measured on the paraphrase set's dev split with Qwen2.5-Coder-1.5B: naming the toggle
+/// kinds `tick` / `untick` made the model type "check off X" as a new item (two of two
+/// runs); with `check` it once planned "check that the Year box reads 1994" as `check
+/// "Year"`, which `plan::without_checks` drops (a check on a name only text fields carry).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StepKind {
     /// `tap "T"`
@@ -90,8 +91,8 @@ impl StepKind {
             StepKind::Tap => "tap",
             StepKind::DoubleTap => "double_tap",
             StepKind::Type => "type",
-            StepKind::Check => "tick",
-            StepKind::Uncheck => "untick",
+            StepKind::Check => "check",
+            StepKind::Uncheck => "uncheck",
             StepKind::Press => "press",
             StepKind::Swipe => "swipe",
             StepKind::ScrollTo => "scroll_to",
@@ -120,7 +121,7 @@ impl StepKind {
                 "type text into the target field (no tap first; a field that already holds text is replaced)"
             }
             StepKind::Check => {
-                "tick the target checkbox or switch; a list item is completed (ticked off, marked done) by ticking its text"
+                "tick the target checkbox or switch; a list item is completed (ticked off, marked done) by checking its text (a check that something is shown is no step)"
             }
             StepKind::Uncheck => "untick the target checkbox, switch or list item",
             StepKind::Press => "press the key named in text (Enter, Tab, Escape, Backspace)",
@@ -324,8 +325,8 @@ mod tests {
             "type \"buy \\\"oat\\\" milk\" into \"New todo\""
         );
         assert_eq!(step("press", "", "Enter").unwrap(), "press Enter");
-        assert_eq!(step("tick", "交电费", "").unwrap(), "check \"交电费\"");
-        assert_eq!(step("untick", "a", "").unwrap(), "uncheck \"a\"");
+        assert_eq!(step("check", "交电费", "").unwrap(), "check \"交电费\"");
+        assert_eq!(step("uncheck", "a", "").unwrap(), "uncheck \"a\"");
         assert_eq!(
             step("assert_value", "Year", "1994").unwrap(),
             "assert \"Year\" has value \"1994\""
@@ -365,7 +366,7 @@ mod tests {
     fn the_schema_lists_the_kinds() {
         let s = schema(&StepKind::CHECKS);
         assert_eq!(s["properties"]["do"]["enum"].as_array().unwrap().len(), 5);
-        assert!(kinds_help(&StepKind::ALL).contains("- tick: "));
-        assert!(StepKind::from_name("check").is_none());
+        assert!(kinds_help(&StepKind::ALL).contains("- check: "));
+        assert!(StepKind::from_name("tick").is_none());
     }
 }
