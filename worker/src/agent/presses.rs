@@ -53,7 +53,7 @@ pub fn named(instruction: &str, start: &Observation) -> Vec<String> {
             let label = start.elements.iter().find_map(|e| {
                 e.labels()
                     .find(|l| collapse_ws(l).to_lowercase() == want)
-                    .map(|l| collapse_ws(l))
+                    .map(collapse_ws)
             });
             if let Some(l) = label {
                 if !out.contains(&l) {
