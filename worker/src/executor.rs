@@ -191,6 +191,8 @@ pub(crate) struct Exec<'a> {
     pub(crate) start_obs: Option<Observation>,
     /// Whether a model-chosen action of this run went back or opened a page.
     pub(crate) left_the_screen: bool,
+    /// Whether the last plan's shaping dropped an acting step (see `agent::run`).
+    pub(crate) plan_dropped_acting: bool,
 }
 
 impl Exec<'_> {
@@ -409,6 +411,7 @@ pub async fn execute(
                     start_texts: Vec::new(),
                     start_obs: None,
                     left_the_screen: false,
+                    plan_dropped_acting: false,
                 };
                 let limit = Duration::from_secs(input.spec.timeout_s);
                 let res = tokio::time::timeout(limit, exec.run_to_verdict(&steps, &cancel)).await;

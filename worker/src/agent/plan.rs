@@ -129,27 +129,40 @@ pub fn expect_request(clauses: &[String]) -> String {
 /// without taps on a name only headings carry; returns the kept steps and how many were
 /// dropped. A plan whose every step is a check keeps none.
 pub fn without_checks(steps: Vec<String>, obs: Option<&Observation>) -> (Vec<String>, usize) {
-    let before = steps.len();
-    let kept: Vec<String> = steps
-        .into_iter()
-        .filter(|s| {
-            let line = super::plan_fix::as_script_line(s);
-            if line.is_none() && clauses::reads_as_check(s) {
-                return false;
+    let (kept, checks, others) = sorted_out(steps, obs);
+    (kept, checks + others)
+}
+
+/// [`without_checks`] with its drops counted apart: (kept, checks written as steps and taps
+/// on a lead word, acting steps on a heading or a text field).
+pub fn sorted_out(steps: Vec<String>, obs: Option<&Observation>) -> (Vec<String>, usize, usize) {
+    let (mut kept, mut checks, mut others) = (Vec::new(), 0, 0);
+    for s in steps {
+        let line = super::plan_fix::as_script_line(&s);
+        if line.is_none() && clauses::reads_as_check(&s) {
+            checks += 1;
+            continue;
+        }
+        match (line, obs) {
+            (Some(argus_protocol::Action::Tap { target }), Some(o))
+                if lead_word_tap(&target, o) =>
+            {
+                checks += 1;
             }
-            match (line, obs) {
-                (Some(argus_protocol::Action::Tap { target }), Some(o)) => {
-                    !lead_word_tap(&target, o) && !only_named_by(&target, o, heading)
-                }
-                (Some(argus_protocol::Action::SetChecked { target, .. }), Some(o)) => {
-                    !only_named_by(&target, o, crate::resolve::takes_text)
-                }
-                _ => true,
+            (Some(argus_protocol::Action::Tap { target }), Some(o))
+                if only_named_by(&target, o, heading) =>
+            {
+                others += 1;
             }
-        })
-        .collect();
-    let dropped = before - kept.len();
-    (kept, dropped)
+            (Some(argus_protocol::Action::SetChecked { target, .. }), Some(o))
+                if only_named_by(&target, o, crate::resolve::takes_text) =>
+            {
+                others += 1;
+            }
+            _ => kept.push(s),
+        }
+    }
+    (kept, checks, others)
 }
 
 /// `steps` without `go back` when the job's own words never ask to go back (`back`,

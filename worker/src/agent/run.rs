@@ -135,7 +135,7 @@ impl Exec<'_> {
         let mut fruitless: HashMap<String, Fruitless> = HashMap::new();
         let mut plan = self.plan_step(task, &failures, None).await?;
         self.send_expectations().await?;
-        nothing_left(&plan, "plan")?;
+        nothing_left(&plan, "plan", self.plan_dropped_acting)?;
         let mut i = 0usize;
         while i < plan.len() {
             if self.cancel.load(Ordering::Relaxed) {
@@ -188,7 +188,7 @@ impl Exec<'_> {
                             failures.iter().rev().take(3).cloned().collect::<Vec<_>>().join("; ")
                         )));
                     }
-                    nothing_left(&next, "re-plan")?;
+                    nothing_left(&next, "re-plan", self.plan_dropped_acting)?;
                     plan = next;
                     i = 0;
                 }
@@ -345,9 +345,10 @@ impl Exec<'_> {
             }
             self.add_expected(found);
         }
-        let (steps, dropped) = super::plan::without_checks(p.steps, obs);
+        let (steps, checks, others) = super::plan::sorted_out(p.steps, obs);
         let (steps, back) = super::plan::without_unasked_back(steps, task);
-        let dropped = dropped + back;
+        let dropped = checks + others + back;
+        self.plan_dropped_acting = others + back > 0;
         let (steps, repeated) = super::plan::without_repeated_typing(steps, &self.typed, obs);
         let (steps, named, closing) = match obs {
             Some(o) => {
@@ -1127,10 +1128,13 @@ pub(crate) fn pin_to_observation(parameters: &mut Value, ids: &[String], serial:
     }
 }
 
-/// A plan with no step left after shaping (every step dropped) carries out nothing: the run
-/// fails rather than be judged on expectations that may have held from the start.
-fn nothing_left(plan: &[String], what: &str) -> Result<(), StepFail> {
-    if plan.is_empty() {
+/// A plan with no step left after shaping, where acting steps were dropped (`acting`: a
+/// heading tap, a toggle on a text field, an unasked `go back`), carries out nothing of the
+/// job: the run fails rather than be judged on expectations that may have held from the
+/// start. A plan whose every step was a check goes on to the verdict (its checks are the
+/// expectations).
+fn nothing_left(plan: &[String], what: &str, acting: bool) -> Result<(), StepFail> {
+    if plan.is_empty() && acting {
         return Err(StepFail::Verdict(format!(
             "the {what} has no step left to carry out (every planned step was dropped; see its record)"
         )));
