@@ -51,6 +51,32 @@ use argus_protocol::{CoordSpace, JobSpec};
 pub use model::{EndpointCaps, ModelClient, ModelError, ModelSettings};
 pub use secrets::Secrets;
 
+/// A screen of `items` (role, name) stacked 40 px apart under one root, as the perception
+/// stage builds it: the unit tests' fixture for plan and verdict rules.
+#[cfg(test)]
+pub(crate) fn test_screen(
+    items: &[(argus_perception::Role, &str)],
+) -> argus_perception::Observation {
+    use argus_perception::{build, Node, Rect, Role, Screen, Tree};
+    let mut tree = Tree::default();
+    let mut root = Node::new(Role::Other, "", "");
+    root.bounds = Some(Rect::new(0.0, 0.0, 400.0, 400.0));
+    root.children = (1..=items.len()).collect();
+    tree.nodes.push(root);
+    for (k, (role, name)) in items.iter().enumerate() {
+        let mut n = Node::new(*role, role.as_str(), name);
+        n.bounds = Some(Rect::new(10.0, 40.0 * k as f64 + 10.0, 120.0, 24.0));
+        n.parent = Some(0);
+        tree.nodes.push(n);
+    }
+    let screen = Screen {
+        width: 400.0,
+        height: 400.0,
+        dpr: 1.0,
+    };
+    build(&tree, screen, 1)
+}
+
 /// Parses `abs`, `norm1000` or `norm999`.
 pub fn parse_coords(s: &str) -> Result<CoordSpace, String> {
     match s {

@@ -82,26 +82,10 @@ pub fn missed<'a>(named: &'a [String], tapped: &[String], entered: bool) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use argus_perception::{build, Node, Rect, Role, Screen, Tree};
+    use argus_perception::Role;
 
     fn screen(items: &[(Role, &str)]) -> Observation {
-        let mut tree = Tree::default();
-        let mut root = Node::new(Role::Other, "", "");
-        root.bounds = Some(Rect::new(0.0, 0.0, 400.0, 400.0));
-        root.children = (1..=items.len()).collect();
-        tree.nodes.push(root);
-        for (k, (role, name)) in items.iter().enumerate() {
-            let mut n = Node::new(*role, role.as_str(), name);
-            n.bounds = Some(Rect::new(10.0, 40.0 * k as f64 + 10.0, 120.0, 24.0));
-            n.parent = Some(0);
-            tree.nodes.push(n);
-        }
-        let screen = Screen {
-            width: 400.0,
-            height: 400.0,
-            dpr: 1.0,
-        };
-        build(&tree, screen, 1)
+        crate::agent::test_screen(items)
     }
 
     #[test]
