@@ -3,9 +3,9 @@
 //! check). It may move the run to `failed` — never to `succeeded`: a model's "yes" is a
 //! claim, not evidence, and is recorded as one.
 //!
-//! Why: an agent's own "done" is often wrong (on MiniWoB 27 of 59 `succeeded` runs had a page
-//! reward of -1 before verdicts were earned). browser-use 0.13 asks a separate judge over the
-//! final state; a judge that did not choose the actions catches some of those misses cheaply.
+//! Why: an agent's own "done" is often wrong (README's benchmark figures: 27 of 59 runs that
+//! ended `succeeded` before verdicts were earned had failed by the page's own score).
+//! browser-use 0.13 asks a separate judge over the final state; a judge that did not choose the actions catches some of those misses cheaply.
 //! Here it is asked once, with a bounded answer ([`JUDGE_MAX_TOKENS`]), only on that path.
 //!
 //! A "not done" counts only with evidence: a text the judge copies from the final screen
