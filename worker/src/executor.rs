@@ -183,11 +183,9 @@ pub(crate) struct Exec<'a> {
     /// The source a script-line action's record carries (`model` while a model's planned
     /// step runs as a step-language line; none for the job's own script).
     pub(crate) line_source: Option<argus_protocol::ActionSource>,
-    /// The element texts of the screen the first plan was made on: a "does not contain"
-    /// expectation holds only on a screen that still shows one of them (see
+    /// The screen the first plan was made on: early stop asks what held there, a "does not
+    /// contain" expectation and the judge's evidence are judged against its texts (see
     /// [`crate::verdict`]).
-    pub(crate) start_texts: Vec<String>,
-    /// The screen the first plan was made on (early stop asks what held there).
     pub(crate) start_obs: Option<Observation>,
     /// Whether a model-chosen action of this run went back or opened a page.
     pub(crate) left_the_screen: bool,
@@ -408,7 +406,6 @@ pub async fn execute(
                     last_observation: None,
                     typed: Vec::new(),
                     line_source: None,
-                    start_texts: Vec::new(),
                     start_obs: None,
                     left_the_screen: false,
                     plan_dropped_acting: false,

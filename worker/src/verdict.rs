@@ -371,14 +371,18 @@ impl Exec<'_> {
                 _ => None,
             })
             .collect();
-        if negatives.is_empty() || self.start_texts.is_empty() || !self.left_the_screen {
+        let start = self
+            .start_obs
+            .as_ref()
+            .map(screen_texts)
+            .unwrap_or_default();
+        if negatives.is_empty() || start.is_empty() || !self.left_the_screen {
             return None;
         }
         let obs = self.observe().await.ok()?;
         let now = screen_texts(&obs);
         for (line, text) in negatives {
-            let anchored = self
-                .start_texts
+            let anchored = start
                 .iter()
                 .any(|t| !t.contains(text.as_str()) && now.contains(t));
             if !anchored {
@@ -401,7 +405,7 @@ impl Exec<'_> {
     /// or is a free step (a typed but unsubmitted field can make a text check true early),
     /// and no acting step is left after the stuck one (what is left of the job is the job's).
     pub(crate) async fn expectations_hold_now(&mut self, last: &str, rest: &[String]) -> bool {
-        let types = |s: &String| {
+        let types = |s: &str| {
             matches!(
                 crate::agent::plan_fix::as_script_line(s),
                 Some(Action::Type { .. }) | None
@@ -412,8 +416,8 @@ impl Exec<'_> {
         };
         if self.expected.is_empty()
             || !self.unmapped.is_empty()
-            || (!last.is_empty() && types(&last.to_string()))
-            || rest.first().is_some_and(types)
+            || (!last.is_empty() && types(last))
+            || rest.first().is_some_and(|s| types(s))
             || rest.iter().skip(1).any(acts)
         {
             return false;

@@ -10,7 +10,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use argus_perception::{Rect, Role};
-use argus_protocol::{ExpectationSource, JobSpec, Key, Mode, ModelOverride, Platform, RunStatus};
+use argus_protocol::{
+    ExpectationSource, JobSpec, Key, Mode, ModelOverride, Platform, RunDetail, RunStatus,
+};
 use argus_tests::chat_stub::{plan, ChatStub, Reply};
 use argus_tests::scripted_device::{run_scripted, Item, ScriptedDevice, Sent};
 use serde_json::json;
@@ -51,20 +53,22 @@ fn form() -> ScriptedDevice {
     })
 }
 
+/// Runs `text` as an `llm` job on [`form`] against a stub scripted with `replies`; returns
+/// the run, the stub (its requests) and the device (its input log).
+async fn on_form(text: &str, replies: Vec<Reply>) -> (RunDetail, ChatStub, ScriptedDevice) {
+    let stub = ChatStub::start(replies).await;
+    let mut dev = form();
+    let d = run_scripted(job(text, &stub), &mut dev, Arc::new(AtomicBool::new(false))).await;
+    (d, stub, dev)
+}
+
 fn sent(dev: &ScriptedDevice) -> Vec<Sent> {
     dev.log.lock().expect("log").sent.clone()
 }
 
 #[tokio::test]
 async fn a_model_that_claims_done_with_no_evidence_is_unverified() {
-    let stub = ChatStub::start(vec![plan(&["tap \"Save\""])]).await;
-    let mut dev = form();
-    let d = run_scripted(
-        job("save the form", &stub),
-        &mut dev,
-        Arc::new(AtomicBool::new(false)),
-    )
-    .await;
+    let (d, _stub, dev) = on_form("save the form", vec![plan(&["tap \"Save\""])]).await;
     assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
     let v = d.verdict.expect("a verdict");
     assert!(v.basis.contains("no expectation"), "{}", v.basis);
@@ -78,20 +82,16 @@ async fn a_model_that_claims_done_with_no_evidence_is_unverified() {
 #[tokio::test]
 async fn the_judge_fails_an_unverified_run_it_finds_not_done_and_never_passes_one() {
     // The model taps Save with Name empty ("Name is required"); the judge says not done.
-    let stub = ChatStub::start(vec![
-        plan(&["tap \"Save\""]),
-        Reply::Judge {
-            done: false,
-            reason: "the screen says Name is required",
-            evidence: "Name is required",
-        },
-    ])
-    .await;
-    let mut dev = form();
-    let d = run_scripted(
-        job("save the form", &stub),
-        &mut dev,
-        Arc::new(AtomicBool::new(false)),
+    let (d, stub, _dev) = on_form(
+        "save the form",
+        vec![
+            plan(&["tap \"Save\""]),
+            Reply::Judge {
+                done: false,
+                reason: "the screen says Name is required",
+                evidence: "Name is required",
+            },
+        ],
     )
     .await;
     assert_eq!(d.status, RunStatus::Failed, "{:?}", d.error);
@@ -121,20 +121,16 @@ async fn the_judge_fails_an_unverified_run_it_finds_not_done_and_never_passes_on
     assert!(d.steps.iter().any(|s| s.text == "judge"));
 
     // A judge that says done leaves the run unverified: its word is recorded as a claim.
-    let stub = ChatStub::start(vec![
-        plan(&["tap \"Save\""]),
-        Reply::Judge {
-            done: true,
-            reason: "Save was tapped",
-            evidence: "",
-        },
-    ])
-    .await;
-    let mut dev = form();
-    let d = run_scripted(
-        job("save the form", &stub),
-        &mut dev,
-        Arc::new(AtomicBool::new(false)),
+    let (d, _stub, _dev) = on_form(
+        "save the form",
+        vec![
+            plan(&["tap \"Save\""]),
+            Reply::Judge {
+                done: true,
+                reason: "Save was tapped",
+                evidence: "",
+            },
+        ],
     )
     .await;
     assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
@@ -145,20 +141,16 @@ async fn the_judge_fails_an_unverified_run_it_finds_not_done_and_never_passes_on
     );
 
     // A "not done" whose evidence is not on the final screen is recorded and ignored.
-    let stub = ChatStub::start(vec![
-        plan(&["tap \"Save\""]),
-        Reply::Judge {
-            done: false,
-            reason: "the password is wrong",
-            evidence: "Password mismatch",
-        },
-    ])
-    .await;
-    let mut dev = form();
-    let d = run_scripted(
-        job("save the form", &stub),
-        &mut dev,
-        Arc::new(AtomicBool::new(false)),
+    let (d, _stub, _dev) = on_form(
+        "save the form",
+        vec![
+            plan(&["tap \"Save\""]),
+            Reply::Judge {
+                done: false,
+                reason: "the password is wrong",
+                evidence: "Password mismatch",
+            },
+        ],
     )
     .await;
     assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
@@ -180,26 +172,19 @@ async fn a_stuck_run_whose_expectations_hold_stops_instead_of_replanning() {
     // The plan saves, then names a control that is not there; the model's two taps on the
     // status text change nothing and the step is stuck — but the expectation already holds,
     // so the run stops and succeeds instead of re-planning (no third model call).
-    let stub = ChatStub::start(vec![
-        plan(&["type 'Ada' into \"Name\"", "tap \"Save\"", "tap \"Sort\""]),
-        Reply::Call(
-            "tap",
-            json!({"element": "{{id:Saved 1}}", "observation": "{{obs}}"}),
-        ),
-        Reply::Call(
-            "tap",
-            json!({"element": "{{id:Saved 1}}", "observation": "{{obs}}"}),
-        ),
-    ])
-    .await;
-    let mut dev = form();
-    let d = run_scripted(
-        job(
-            "Fill in Ada and save, then make sure \"Saved 1\" is shown",
-            &stub,
-        ),
-        &mut dev,
-        Arc::new(AtomicBool::new(false)),
+    let (d, stub, _dev) = on_form(
+        "Fill in Ada and save, then make sure \"Saved 1\" is shown",
+        vec![
+            plan(&["type 'Ada' into \"Name\"", "tap \"Save\"", "tap \"Sort\""]),
+            Reply::Call(
+                "tap",
+                json!({"element": "{{id:Saved 1}}", "observation": "{{obs}}"}),
+            ),
+            Reply::Call(
+                "tap",
+                json!({"element": "{{id:Saved 1}}", "observation": "{{obs}}"}),
+            ),
+        ],
     )
     .await;
     assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
@@ -215,24 +200,20 @@ async fn a_stuck_run_whose_expectations_hold_stops_instead_of_replanning() {
 
     // A typing left in the plan keeps the run going (a text still to type is the job's):
     // the stuck step re-plans.
-    let stub = ChatStub::start(vec![
-        plan(&["tap \"Sort\"", "type 'Ada' into \"Name\"", "tap \"Save\""]),
-        Reply::Call(
-            "tap",
-            json!({"element": "{{id:Saved 0}}", "observation": "{{obs}}"}),
-        ),
-        Reply::Call(
-            "tap",
-            json!({"element": "{{id:Saved 0}}", "observation": "{{obs}}"}),
-        ),
-        plan(&["type 'Ada' into \"Name\"", "tap \"Save\""]),
-    ])
-    .await;
-    let mut dev = form();
-    let d = run_scripted(
-        job("Save Ada, then make sure \"Name\" is shown", &stub),
-        &mut dev,
-        Arc::new(AtomicBool::new(false)),
+    let (d, _stub, dev) = on_form(
+        "Save Ada, then make sure \"Name\" is shown",
+        vec![
+            plan(&["tap \"Sort\"", "type 'Ada' into \"Name\"", "tap \"Save\""]),
+            Reply::Call(
+                "tap",
+                json!({"element": "{{id:Saved 0}}", "observation": "{{obs}}"}),
+            ),
+            Reply::Call(
+                "tap",
+                json!({"element": "{{id:Saved 0}}", "observation": "{{obs}}"}),
+            ),
+            plan(&["type 'Ada' into \"Name\"", "tap \"Save\""]),
+        ],
     )
     .await;
     assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
@@ -245,15 +226,9 @@ async fn a_stuck_run_whose_expectations_hold_stops_instead_of_replanning() {
 #[tokio::test]
 async fn a_run_that_never_presses_the_control_its_instruction_names_fails() {
     // The plan types and drops the press; the clause's check holds on the typed value.
-    let stub = ChatStub::start(vec![plan(&["type 'Ada' into \"Name\""])]).await;
-    let mut dev = form();
-    let d = run_scripted(
-        job(
-            "Fill in Ada. Before pressing Save, make sure \"Ada\" is shown.",
-            &stub,
-        ),
-        &mut dev,
-        Arc::new(AtomicBool::new(false)),
+    let (d, _stub, _dev) = on_form(
+        "Fill in Ada. Before pressing Save, make sure \"Ada\" is shown.",
+        vec![plan(&["type 'Ada' into \"Name\""])],
     )
     .await;
     assert_eq!(d.status, RunStatus::Failed, "{:?}", d.error);
@@ -263,15 +238,9 @@ async fn a_run_that_never_presses_the_control_its_instruction_names_fails() {
         "{basis}"
     );
     // The same job whose plan presses it succeeds.
-    let stub = ChatStub::start(vec![plan(&["type 'Ada' into \"Name\"", "tap \"Save\""])]).await;
-    let mut dev = form();
-    let d = run_scripted(
-        job(
-            "Fill in Ada. Before pressing Save, make sure \"Ada\" is shown.",
-            &stub,
-        ),
-        &mut dev,
-        Arc::new(AtomicBool::new(false)),
+    let (d, _stub, _dev) = on_form(
+        "Fill in Ada. Before pressing Save, make sure \"Ada\" is shown.",
+        vec![plan(&["type 'Ada' into \"Name\"", "tap \"Save\""])],
     )
     .await;
     assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
@@ -282,19 +251,15 @@ async fn a_typed_plan_runs_as_step_language_lines() {
     // The planner answers typed steps (kind + target + text); Argus writes each as a
     // step-language line and runs it without a model call. The `expect` it gives for a
     // clause whose words say nothing checkable is an expectation, checked at the end.
-    let stub = ChatStub::start(vec![Reply::Content(
-        json!({"steps": [
+    let (d, stub, dev) = on_form(
+        "Fill in Ada and save, then confirm it went through",
+        vec![Reply::Content(
+            json!({"steps": [
             {"do": "type", "target": "Name", "text": "Ada"},
             {"do": "tap", "target": "Save", "text": ""}
         ], "expect": [{"do": "assert_shows", "target": "", "text": "Saved 1"}]})
-        .to_string(),
-    )])
-    .await;
-    let mut dev = form();
-    let d = run_scripted(
-        job("Fill in Ada and save, then confirm it went through", &stub),
-        &mut dev,
-        Arc::new(AtomicBool::new(false)),
+            .to_string(),
+        )],
     )
     .await;
     assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
@@ -317,15 +282,9 @@ async fn a_typed_plan_runs_as_step_language_lines() {
 
 #[tokio::test]
 async fn a_failed_expectation_fails_the_run_naming_it() {
-    let stub = ChatStub::start(vec![plan(&["type 'Ada' into \"Name\"", "tap \"Save\""])]).await;
-    let mut dev = form();
-    let d = run_scripted(
-        job(
-            "Fill in Ada and save, then make sure \"Saved 2\" is shown",
-            &stub,
-        ),
-        &mut dev,
-        Arc::new(AtomicBool::new(false)),
+    let (d, _stub, dev) = on_form(
+        "Fill in Ada and save, then make sure \"Saved 2\" is shown",
+        vec![plan(&["type 'Ada' into \"Name\"", "tap \"Save\""])],
     )
     .await;
     assert_eq!(d.status, RunStatus::Failed, "{:?}", d.error);

@@ -138,7 +138,11 @@ impl Exec<'_> {
             r = client.json(msgs, "judge", &schema, parse, JUDGE_MAX_TOKENS, &mut usage) => Some(r),
             _ = cancelled(&cancel) => None,
         };
-        let before = self.start_texts.clone();
+        let before = self
+            .start_obs
+            .as_ref()
+            .map(crate::verdict::screen_texts)
+            .unwrap_or_default();
         let typed = self.typed.clone();
         let shown = |t: &str| {
             let same = |l: &str| l.trim().to_lowercase() == t.to_lowercase();

@@ -231,7 +231,6 @@ impl Exec<'_> {
         let obs = self.observe().await.map_err(StepFail::Infra);
         t.perceive_ms = ms(s0);
         if let (Ok(o), true) = (&obs, self.start_obs.is_none()) {
-            self.start_texts = crate::verdict::screen_texts(o);
             self.start_obs = Some(o.clone());
         }
         let screen = match &obs {
