@@ -410,9 +410,15 @@ impl Exec<'_> {
         let (purpose, extra) = match action {
             Action::Type { text, .. } => (Purpose::Type, crate::aim::type_extra_wait_ms(text)),
             Action::SetChecked { .. } => (Purpose::Check, 0),
+            Action::DoubleTap { .. } => (Purpose::DoubleTap, 0),
             _ => (Purpose::Tap, 0),
         };
-        let Aimed { el, point, seen } = match self.wait_aim(aim, obs, purpose, extra, t).await {
+        let Aimed {
+            el,
+            point,
+            seen,
+            revealed,
+        } = match self.wait_aim(aim, obs, purpose, extra, t).await {
             Ok(a) => a,
             Err(m) => return Acted::done(out.fail(m)),
         };
@@ -439,6 +445,7 @@ impl Exec<'_> {
             }
             _ => out.detail,
         };
+        out.detail.push_str(revealed.as_deref().unwrap_or_default());
         if let Action::SetChecked { checked, .. } = action {
             if el.checked.is_yes() == *checked {
                 out.detail.push_str(" (already in that state)");

@@ -17,7 +17,7 @@ use argus_perception::{Element, NodeRef, Observation, Rect, Tri};
 use argus_protocol::{ActionTimings, Aim, CoordSpace, Target};
 
 use crate::executor::{ms, Exec};
-use crate::resolve::{resolve, resolve_waiting, Purpose};
+use crate::resolve::{anchor_of, resolve, resolve_waiting, Purpose};
 
 /// Poll interval of the actionability wait.
 const ACTIONABLE_POLL: Duration = Duration::from_millis(100);
@@ -39,6 +39,9 @@ pub(crate) struct Aimed {
     /// The observation the element was last found on when waiting for it took fresh ones
     /// (`None`: the one passed in): the screen as it was just before acting.
     pub(crate) seen: Option<Observation>,
+    /// Set when the pointer was rested over the target's anchor to reveal it (see
+    /// [`Exec::wait_target`]): the line the action's detail gets.
+    pub(crate) revealed: Option<String>,
 }
 
 /// Why a target is not actionable yet.
@@ -184,10 +187,11 @@ impl Exec<'_> {
             Aim::Target(target) => self
                 .wait_target(target, obs, purpose, wait_ms, t)
                 .await
-                .map(|(el, seen)| Aimed {
+                .map(|(el, seen, revealed)| Aimed {
                     el,
                     point: None,
                     seen,
+                    revealed,
                 }),
             Aim::Element { id, .. } => {
                 self.wait_element(id, obs, wait_ms, t)
@@ -196,6 +200,7 @@ impl Exec<'_> {
                         el,
                         point: None,
                         seen: Some(seen),
+                        revealed: None,
                     })
             }
 
@@ -231,11 +236,18 @@ impl Exec<'_> {
             el: point_element(obs, px, py, snapped),
             point: Some((px, py)),
             seen: None,
+            revealed: None,
         })
     }
 
     /// A script target, resolved by name in each fresh observation until it is actionable;
-    /// with the last fresh observation it was found on (`None`: `first`).
+    /// with the last fresh observation it was found on (`None`: `first`) and, when it took
+    /// a hover to reveal it, the note saying so.
+    ///
+    /// Controls shown only under the pointer (a list row's delete button, CSS `:hover`) are
+    /// not in the tree until something hovers: a target placed by an anchor (`"Delete" in
+    /// the row of "pay rent"`) that is missing while its anchor is found gets the pointer
+    /// rested over the anchor once (where the device can hover), then the wait goes on.
     async fn wait_target(
         &mut self,
         target: &Target,
@@ -243,10 +255,12 @@ impl Exec<'_> {
         purpose: Purpose,
         wait_ms: u64,
         t: &mut ActionTimings,
-    ) -> Result<(Element, Option<Observation>), String> {
+    ) -> Result<(Element, Option<Observation>, Option<String>), String> {
         let mut deadline = Instant::now() + Duration::from_millis(wait_ms);
         let mut latest: Option<Observation> = None;
         let mut prev: Option<Element> = None;
+        let mut revealed: Option<String> = None;
+        let mut hovered = false;
         // A bare role word is read as "the only element of that role" only once the wait
         // has run out (see `resolve_waiting`), with a short grace to see it stable.
         let mut guessing = false;
@@ -262,7 +276,7 @@ impl Exec<'_> {
                 Ok(el) => match readiness(el, prev.as_ref(), obs) {
                     Ok(()) => {
                         let el = el.clone();
-                        return Ok((el, latest));
+                        return Ok((el, latest, revealed));
                     }
                     Err(r) => {
                         prev = Some(el.clone());
@@ -273,6 +287,12 @@ impl Exec<'_> {
             if let Err(why) = state {
                 if matches!(why, NotReady::Unresolved(_)) {
                     prev = None;
+                    if !hovered {
+                        if let Some(anchor) = anchor_of(obs, target).cloned() {
+                            hovered = true;
+                            revealed = self.hover_over(&anchor).await;
+                        }
+                    }
                 }
                 // At least one fresh observation before giving up (stability needs two).
                 let out_of_time = latest.is_some() && Instant::now() >= deadline;
@@ -301,6 +321,21 @@ impl Exec<'_> {
             let next = self.observe().await;
             t.perceive_ms += ms(s0);
             latest = Some(next.map_err(|e| format!("cannot observe the screen: {e}"))?);
+        }
+    }
+
+    /// Rests the pointer over `anchor`; the note for the action's detail, or `None` where
+    /// the device cannot hover (touch screens) or the hover failed (logged).
+    async fn hover_over(&mut self, anchor: &Element) -> Option<String> {
+        match self.dev.hover(anchor).await {
+            Ok(()) => Some(format!(
+                " (revealed by resting the pointer over {})",
+                anchor.describe()
+            )),
+            Err(e) => {
+                tracing::debug!(run_id = %self.run_id, "no hover to reveal a target: {}", e.message);
+                None
+            }
         }
     }
 

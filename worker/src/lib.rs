@@ -20,6 +20,7 @@ pub mod device;
 pub mod effect;
 pub mod events;
 pub mod executor;
+pub mod icon_names;
 pub mod local;
 pub mod perceive;
 pub mod resolve;

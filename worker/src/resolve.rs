@@ -11,6 +11,7 @@
 //! horizontal overlap ≥ [`COLUMN_OVERLAP`]. Several matches or none fail with a message that
 //! names the candidates — never a guess.
 
+use crate::icon_names;
 use argus_perception::elements::collapse_ws;
 use argus_perception::{Element, Observation, Role};
 use argus_protocol::{Relation, Target};
@@ -32,6 +33,9 @@ pub enum Purpose {
     /// Check, uncheck or read a checked state: prefer checkboxes, switches and radio
     /// buttons.
     Check,
+    /// Double tap: prefer what is not a two-state toggle (double-tapping a checkbox only
+    /// ticks it twice; a list item's text opens its editor).
+    DoubleTap,
 }
 
 fn norm(s: &str) -> String {
@@ -103,6 +107,7 @@ fn single_preferred<'a>(cands: &[&'a Element], purpose: Purpose) -> Option<&'a E
         Purpose::Tap => e.role.is_actionable(),
         Purpose::Type => takes_text(e),
         Purpose::Check => is_toggle(e),
+        Purpose::DoubleTap => !is_toggle(e),
     });
     match (it.next(), it.next()) {
         (Some(e), None) => Some(e),
@@ -159,6 +164,15 @@ fn named<'a>(
             contains.len(),
             list(&contains)
         ));
+    }
+    // An icon-only control by what it means: `"Delete"` → the button drawn `×`, `"Remove"`.
+    let by_meaning: Vec<&Element> = obs
+        .elements
+        .iter()
+        .filter(|e| role_ok(e, role) && e.labels().any(|l| icon_names::means(l, &key)))
+        .collect();
+    if let Some(e) = the_one(&by_meaning, purpose) {
+        return Ok(e);
     }
     // A role written as the name: `"textfield"` (the one text field), `"button 'Search'"`
     // (a role and a name in one quoted string) — measured: Qwen2.5-Coder-1.5B planned
@@ -270,6 +284,15 @@ fn contains_phrase(hay: &str, phrase: &str) -> bool {
     })
 }
 
+/// The anchor a relative target is placed by (`"pay rent"` in `"Delete" in the row of "pay
+/// rent"`), when exactly one element carries that name in `obs`; `None` for a plain name.
+pub fn anchor_of<'a>(obs: &'a Observation, target: &Target) -> Option<&'a Element> {
+    if target.relation == Relation::Named {
+        return None;
+    }
+    named(obs, &target.name, None, Purpose::Tap, false).ok()
+}
+
 /// Finds the one element `target` names in `obs`, or explains why not — including the
 /// last-resort reading of a bare role word as a name (`"textfield"`: the only text field),
 /// which [`resolve_waiting`] leaves out.
@@ -319,8 +342,11 @@ fn resolve_with<'a>(
         None => true,
         Some(l) => {
             let want = norm(l);
-            e.labels()
-                .any(|x| name_key(x) == name_key(l) || contains_phrase(&norm(x), &want))
+            e.labels().any(|x| {
+                name_key(x) == name_key(l)
+                    || contains_phrase(&norm(x), &want)
+                    || icon_names::means(x, &name_key(l))
+            })
         }
     };
     let mut cands: Vec<(f64, &Element)> = obs
@@ -459,6 +485,28 @@ mod tests {
         };
         let e = resolve(&o, &t, Purpose::Tap).unwrap_err();
         assert!(e.contains("named \"Delete\""), "{e}");
+    }
+
+    #[test]
+    fn a_double_tap_goes_to_the_text_not_the_toggle_named_by_it() {
+        let o = obs(vec![
+            (
+                Role::Checkbox,
+                "walk the dog",
+                Rect::new(10.0, 100.0, 20.0, 20.0),
+            ),
+            (
+                Role::Text,
+                "walk the dog",
+                Rect::new(40.0, 100.0, 200.0, 20.0),
+            ),
+        ]);
+        let t = Target::named("walk the dog");
+        assert_eq!(
+            resolve(&o, &t, Purpose::DoubleTap).unwrap().role,
+            Role::Text
+        );
+        assert_eq!(resolve(&o, &t, Purpose::Tap).unwrap().role, Role::Checkbox);
     }
 
     #[test]

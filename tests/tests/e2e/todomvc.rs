@@ -157,3 +157,69 @@ async fn todomvc_four_variants_pass_end_to_end() {
         median(3)
     );
 }
+
+/// A row's delete button that TodoMVC draws only under the pointer (`li:hover .destroy`)
+/// and names only by its glyph (`::after { content: "✖" }`), and an item renamed in place:
+/// `tap "Delete" in the row of …` finds it by resting the pointer over the row and reading
+/// the glyph by its meaning; double tap + type into the field that opens renames. Judged by
+/// the page's own list, on two variants.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn hover_revealed_delete_and_rename_in_place() {
+    let site = Site::todomvc().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
+    let steps = r#"type "buy milk" into "What needs to be done?"
+press Enter
+type "walk the dog" into "What needs to be done?"
+press Enter
+tap "Delete" in the row of "buy milk"
+assert screen does not contain "buy milk"
+double tap "walk the dog"
+type "walk the cat" into "walk the dog"
+press Enter
+assert screen contains "walk the cat""#;
+    for v in ["vanillajs", "react"] {
+        let token = format!("hover-{v}-{}", farm.token);
+        let spec = json!({
+            "platform": "web",
+            "start_url": site.example_url(v, &token),
+            "instruction": steps,
+            "selector": {"labels": {"browser": "chromium", "team": "qa"}},
+            "timeout_s": 120,
+        });
+        let run_id = farm.submit(&spec).await;
+        let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+        assert_eq!(
+            d.status.as_str(),
+            "succeeded",
+            "{v}: run {run_id} ended {} ({:?})",
+            d.status.as_str(),
+            d.error
+        );
+        let delete = d
+            .steps
+            .iter()
+            .flat_map(|s| &s.actions)
+            .find(|a| a.detail.starts_with("tap "))
+            .unwrap_or_else(|| panic!("{v}: no tap: {:#?}", d.steps));
+        // The button is named by its glyph only (✖ in todomvc@0.1.1's CSS).
+        assert!(
+            delete.detail.contains("button \"✖\"")
+                && delete
+                    .detail
+                    .contains("revealed by resting the pointer over"),
+            "{v}: the delete button was not found by a hover and its glyph: {}",
+            delete.detail
+        );
+        let state = site
+            .state(&token)
+            .unwrap_or_else(|| panic!("{v}: page never reported"));
+        assert_eq!(
+            state.items,
+            vec![Item {
+                text: "walk the cat".into(),
+                completed: false
+            }],
+            "{v}: todo list as the page sees it"
+        );
+    }
+}

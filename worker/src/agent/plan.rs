@@ -66,8 +66,8 @@ fn lines(v: &Value, key: &str, allowed: &[StepKind]) -> Result<(Vec<String>, usi
             Value::Object(_) => {
                 let step =
                     PlanStep::from_json(e, allowed).map_err(|m| format!("`{key}[{i}]`: {m}"))?;
-                match step.line() {
-                    Ok(l) => out.push(l),
+                match step.lines() {
+                    Ok(l) => out.extend(l),
                     Err(_) => unwritable += 1,
                 }
             }

@@ -31,6 +31,12 @@ pub enum StepKind {
     Check,
     /// `uncheck "T"`
     Uncheck,
+    /// `tap "Delete" in the row of "T"`: remove the list item or table row showing T (its
+    /// delete button, an icon `×` or one shown only under the pointer, found by the resolver)
+    Delete,
+    /// `double tap "T"`, `type "X" into "T"`, `press Enter`: change an item's text T to X in
+    /// place (the edit field that opens holds T)
+    Rename,
     /// `press K`
     Press,
     /// `swipe D` / `swipe D on "T"`
@@ -57,12 +63,14 @@ pub enum StepKind {
 
 impl StepKind {
     /// Every kind, in the order the planner's prompt lists them.
-    pub const ALL: [StepKind; 16] = [
+    pub const ALL: [StepKind; 18] = [
         StepKind::Tap,
         StepKind::DoubleTap,
         StepKind::Type,
         StepKind::Check,
         StepKind::Uncheck,
+        StepKind::Delete,
+        StepKind::Rename,
         StepKind::Press,
         StepKind::Swipe,
         StepKind::ScrollTo,
@@ -93,6 +101,8 @@ impl StepKind {
             StepKind::Type => "type",
             StepKind::Check => "check",
             StepKind::Uncheck => "uncheck",
+            StepKind::Delete => "delete",
+            StepKind::Rename => "rename",
             StepKind::Press => "press",
             StepKind::Swipe => "swipe",
             StepKind::ScrollTo => "scroll_to",
@@ -124,6 +134,12 @@ impl StepKind {
                 "tick the target checkbox or switch; a list item is completed (ticked off, marked done) by checking its text (a check that something is shown is no step)"
             }
             StepKind::Uncheck => "untick the target checkbox, switch or list item",
+            StepKind::Delete => {
+                "delete, remove or get rid of the list item or row whose text is the target"
+            }
+            StepKind::Rename => {
+                "change the text of the item shown as the target to text (rename, edit, correct it in place)"
+            }
             StepKind::Press => "press the key named in text (Enter, Tab, Escape, Backspace)",
             StepKind::Swipe => "swipe the direction in text (up scrolls the content down)",
             StepKind::ScrollTo => "scroll until text is on the screen",
@@ -153,6 +169,8 @@ impl StepKind {
                 | StepKind::DoubleTap
                 | StepKind::Check
                 | StepKind::Uncheck
+                | StepKind::Delete
+                | StepKind::Rename
                 | StepKind::AssertChecked
                 | StepKind::AssertNotChecked
                 | StepKind::AssertValue
@@ -235,8 +253,28 @@ impl PlanStep {
         })
     }
 
+    /// The step-language lines this step is: one line, except `rename` (double tap, type,
+    /// Enter); see [`PlanStep::line`] for the errors.
+    pub fn lines(&self) -> Result<Vec<String>, String> {
+        if self.kind != StepKind::Rename {
+            return self.line().map(|l| vec![l]);
+        }
+        let (old, new) = (self.target.as_str(), self.text.as_str());
+        let q = |s: &str, what: &str| quote(s).ok_or_else(|| format!("`rename` needs {what}"));
+        let (old, new) = (
+            q(old, "the item's text as target")?,
+            q(new, "the new text")?,
+        );
+        Ok(vec![
+            format!("double tap {old}"),
+            format!("type {new} into {old}"),
+            "press Enter".to_string(),
+        ])
+    }
+
     /// The step-language line this step is, or why it cannot be written (nothing to name,
-    /// a key or direction the language lacks). An `ai` step is its plain words.
+    /// a key or direction the language lacks). An `ai` step is its plain words; a `rename`
+    /// is several lines (see [`PlanStep::lines`]) and has none.
     pub fn line(&self) -> Result<String, String> {
         let k = self.kind;
         // A small model puts the one value a kind needs in the other field.
@@ -254,6 +292,8 @@ impl PlanStep {
             StepKind::Type => format!("type {} into {}", q(text, "text")?, q(target, "target")?),
             StepKind::Check => format!("check {}", q(target, "target")?),
             StepKind::Uncheck => format!("uncheck {}", q(target, "target")?),
+            StepKind::Delete => format!("tap \"Delete\" in the row of {}", q(target, "target")?),
+            StepKind::Rename => return Err("`rename` is several lines".into()),
             StepKind::Press => format!("press {}", text.trim_matches(['"', '\''])),
             StepKind::Swipe if target.is_empty() => format!("swipe {}", text.to_lowercase()),
             StepKind::Swipe => format!("swipe {} on {}", text.to_lowercase(), q(target, "target")?),
@@ -315,11 +355,34 @@ mod tests {
     #[test]
     fn every_kind_writes_a_line_that_parses() {
         for k in StepKind::ALL {
-            let line = step(k.name(), "Name", "up").unwrap();
-            if k != StepKind::Ai {
-                assert!(Script::parse(&line).is_ok(), "{line}");
+            let one = PlanStep::from_json(
+                &json!({"do": k.name(), "target": "Name", "text": "up"}),
+                &StepKind::ALL,
+            )
+            .unwrap();
+            for line in one.lines().unwrap() {
+                if k != StepKind::Ai {
+                    assert!(Script::parse(&line).is_ok(), "{line}");
+                }
             }
         }
+        assert_eq!(
+            step("delete", "pay rent", "").unwrap(),
+            "tap \"Delete\" in the row of \"pay rent\""
+        );
+        let rename = PlanStep {
+            kind: StepKind::Rename,
+            target: "buy bread".into(),
+            text: "buy rye bread".into(),
+        };
+        assert_eq!(
+            rename.lines().unwrap(),
+            [
+                "double tap \"buy bread\"",
+                "type \"buy rye bread\" into \"buy bread\"",
+                "press Enter"
+            ]
+        );
         assert_eq!(
             step("type", "New todo", "buy \"oat\" milk").unwrap(),
             "type \"buy \\\"oat\\\" milk\" into \"New todo\""

@@ -218,6 +218,13 @@ pub trait Act: System {
     async fn type_text(&mut self, _el: &Element, _text: &str) -> Result<(), ActError> {
         Err(ActError::not_supported("type", self.platform()))
     }
+
+    /// Rests the pointer over the element's centre without pressing (a mouse hover), so
+    /// controls a page shows only under the pointer (a list row's delete button) appear.
+    /// Touch screens have no hover: the default fails `NotSupported`.
+    async fn hover(&mut self, _el: &Element) -> Result<(), ActError> {
+        Err(ActError::not_supported("hover", self.platform()))
+    }
 }
 
 /// Input capability: raw keys and pointer gestures not tied to an element.

@@ -190,6 +190,19 @@ async fn click_at(
     Ok(())
 }
 
+/// Moves the pointer to the element's centre and leaves it there (CSS `:hover`, `mouseover`).
+pub(super) async fn hover(dev: &WebDevice, el: &Element) -> Result<(), ActError> {
+    let (x, y) = center(dev, el).await;
+    dev.call(
+        "Input.dispatchMouseEvent",
+        json!({"type": "mouseMoved", "x": x, "y": y}),
+    )
+    .await
+    .map_err(|e| ActError::not_delivered(e.to_string()))?;
+    settle(dev).await;
+    Ok(())
+}
+
 /// Clicks the element's centre with the left button.
 pub(super) async fn tap(dev: &WebDevice, el: &Element) -> Result<(), ActError> {
     let at = center(dev, el).await;

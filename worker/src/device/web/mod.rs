@@ -389,6 +389,10 @@ impl Act for WebDevice {
     async fn type_text(&mut self, el: &Element, text: &str) -> Result<(), ActError> {
         actions::type_text(self, el, text).await
     }
+
+    async fn hover(&mut self, el: &Element) -> Result<(), ActError> {
+        actions::hover(self, el).await
+    }
 }
 
 #[async_trait]
