@@ -350,6 +350,50 @@ pub fn plan(spec: &JobSpec) -> Result<Vec<(String, Step)>, String> {
 ///
 /// Never panics on device failures: they end the run `errored`. Returns the final status
 /// (also sent as `run_finished`).
+impl<'a> Exec<'a> {
+    /// A fresh run engine for `input` on `dev`: nothing acted yet, the job's expectations
+    /// (see [`crate::verdict::initial`]) not yet checked.
+    fn start(
+        dev: &'a mut dyn Device,
+        store: &'a dyn ArtifactStore,
+        em: Emitter,
+        input: &'a RunInput,
+        cancel: Arc<AtomicBool>,
+    ) -> Exec<'a> {
+        let (expected, unmapped) = crate::verdict::initial(&input.spec);
+        Exec {
+            dev,
+            store,
+            em,
+            run_id: input.run_id,
+            serial: 0,
+            spec: &input.spec,
+            agent: &input.agent,
+            model: None,
+            next_step: 0,
+            actions_taken: 0,
+            cancel,
+            perceiver: Perceiver::new(input.pixel.clone()),
+            replay: input
+                .replay
+                .clone()
+                .filter(|_| input.spec.cache_mode().reads()),
+            replay_note: None,
+            learned: Default::default(),
+            expected,
+            unmapped,
+            claim: None,
+            expectations_sent: 0,
+            last_observation: None,
+            typed: Vec::new(),
+            line_source: None,
+            start_obs: None,
+            left_the_screen: false,
+            plan_dropped_acting: false,
+        }
+    }
+}
+
 pub async fn execute(
     input: &RunInput,
     dev: &mut dyn Device,
@@ -370,7 +414,6 @@ pub async fn execute(
     {
         tracing::error!(run_id = %input.run_id, error = %e, "cannot report run start");
     }
-    let (expected, unmapped) = crate::verdict::initial(&input.spec);
     let (status, error, verdict) = match plan(&input.spec) {
         Err(e) => (RunStatus::Failed, Some(format!("invalid job: {e}")), None),
         Ok(steps) => match dev.begin().await {
@@ -380,36 +423,7 @@ pub async fn execute(
                 None,
             ),
             Ok(()) => {
-                let mut exec = Exec {
-                    dev: &mut *dev,
-                    store,
-                    em,
-                    run_id: input.run_id,
-                    serial: 0,
-                    spec: &input.spec,
-                    agent: &input.agent,
-                    model: None,
-                    next_step: 0,
-                    actions_taken: 0,
-                    cancel: cancel.clone(),
-                    perceiver: Perceiver::new(input.pixel.clone()),
-                    replay: input
-                        .replay
-                        .clone()
-                        .filter(|_| input.spec.cache_mode().reads()),
-                    replay_note: None,
-                    learned: Default::default(),
-                    expected,
-                    unmapped,
-                    claim: None,
-                    expectations_sent: 0,
-                    last_observation: None,
-                    typed: Vec::new(),
-                    line_source: None,
-                    start_obs: None,
-                    left_the_screen: false,
-                    plan_dropped_acting: false,
-                };
+                let mut exec = Exec::start(&mut *dev, store, em, input, cancel.clone());
                 let limit = Duration::from_secs(input.spec.timeout_s);
                 let res = tokio::time::timeout(limit, exec.run_to_verdict(&steps, &cancel)).await;
                 let learned = exec.learned.script_with(&exec.expected);

@@ -8,7 +8,7 @@
 //! presses Enter right after typing into it once. Every typing into such a field that is not
 //! followed by `press Enter` gets one inserted after it. Steps are otherwise left as written.
 
-use argus_protocol::{Action, ActionKind, Script, Step};
+use argus_protocol::{Action, ActionKind, Aim, Script, Step};
 
 /// The action of a planned step written as one line of the step language (`press Enter`,
 /// `tap "Save"`, `type 'ann' into "Username"` — single quotes around a text are read as
@@ -177,6 +177,24 @@ fn tapped(step: &str) -> Option<String> {
     }
 }
 
+/// The target a tap-like gesture (tap, double tap, long press) names, lower-cased, with its
+/// relation written out (`"delete" in the row of "x"` stays apart from `"x"`).
+fn gestured(step: &str) -> Option<String> {
+    match as_script_line(step)? {
+        Action::Tap {
+            target: Aim::Target(t),
+        }
+        | Action::DoubleTap {
+            target: Aim::Target(t),
+        }
+        | Action::LongPress {
+            target: Aim::Target(t),
+            ..
+        } => Some(t.to_string().to_lowercase()),
+        _ => None,
+    }
+}
+
 fn is_enter(step: &str) -> bool {
     let s = step.to_lowercase();
     (s.contains("press") || s.contains("hit")) && (s.contains("enter") || s.contains("return"))
@@ -201,6 +219,12 @@ pub fn repair(plan: Vec<String>) -> (Vec<String>, usize) {
         // A step repeated right after itself is a runaway answer, not the job (measured: a
         // small model's plan tapped the same field 17 times).
         if k > 0 && plan[k - 1].trim() == step.trim() && fields[k].is_none() {
+            continue;
+        }
+        // So is a second gesture on the control just tapped (measured: `tap "Clear completed
+        // (1)"` then `double tap "Clear completed (1)"`; the first removed it, the second
+        // sent the model hunting and it ticked an item the job never named).
+        if k > 0 && gestured(step).is_some() && gestured(step) == gestured(&plan[k - 1]) {
             continue;
         }
         let prev = k.checked_sub(1).and_then(|p| fields[p].as_deref());
@@ -242,6 +266,26 @@ mod tests {
         assert_eq!(p[1], "press Enter");
         assert_eq!(p[3], "press Enter");
         assert_eq!(p[4], "tap \"Mark as completed\"");
+    }
+
+    #[test]
+    fn a_second_gesture_on_the_control_just_tapped_is_dropped() {
+        let (p, _) = repair(v(&[
+            "tap \"Clear completed (1)\"",
+            "double tap \"Clear completed (1)\"",
+            "tap \"Delete\" in the row of \"a\"",
+            "tap \"Delete\" in the row of \"b\"",
+            "tap \"a\"",
+        ]));
+        assert_eq!(
+            p,
+            v(&[
+                "tap \"Clear completed (1)\"",
+                "tap \"Delete\" in the row of \"a\"",
+                "tap \"Delete\" in the row of \"b\"",
+                "tap \"a\"",
+            ])
+        );
     }
 
     #[test]
