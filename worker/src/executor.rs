@@ -346,6 +346,12 @@ pub fn plan(spec: &JobSpec) -> Result<Vec<(String, Step)>, String> {
     Ok(steps)
 }
 
+/// Every text of the job (steps, instruction, variables, …) as one string, to find the
+/// secrets it references; `None` if it cannot be serialized.
+fn job_text(spec: &JobSpec) -> Option<String> {
+    serde_json::to_string(spec).ok()
+}
+
 /// Runs the job to a terminal status; every event goes through `sink`.
 ///
 /// Never panics on device failures: they end the run `errored`. Returns the final status
@@ -371,7 +377,14 @@ pub async fn execute(
         tracing::error!(run_id = %input.run_id, error = %e, "cannot report run start");
     }
     let (expected, unmapped) = crate::verdict::initial(&input.spec);
-    let (status, error, verdict) = match plan(&input.spec) {
+    let (status, error, verdict) = match plan(&input.spec).and_then(|steps| {
+        // A secret the job's team has no value for (another team's) fails the run before
+        // any action, not when the step that types it comes.
+        match job_text(&input.spec).and_then(|t| input.agent.secrets.unresolvable(&t)) {
+            Some(e) => Err(e),
+            None => Ok(steps),
+        }
+    }) {
         Err(e) => (RunStatus::Failed, Some(format!("invalid job: {e}")), None),
         Ok(steps) => match dev.begin().await {
             Err(e) => (

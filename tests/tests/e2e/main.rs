@@ -38,6 +38,7 @@ mod report_pages;
 mod security;
 mod selector_sql;
 mod step_language;
+mod team_secrets;
 mod teardown;
 mod todomvc;
 mod token_scope;
