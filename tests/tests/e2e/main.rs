@@ -25,6 +25,7 @@ mod export_steps;
 mod farm;
 mod faults;
 mod harmony;
+mod include_bomb;
 mod input_hygiene;
 mod ios;
 mod nats_permissions;
