@@ -10,6 +10,7 @@ mod agent_verdicts;
 mod android;
 mod apply_batch;
 mod bad_input;
+mod chromium_env;
 mod claim;
 mod claim_classes;
 mod cli_help;
