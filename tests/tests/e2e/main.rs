@@ -39,6 +39,7 @@ mod replay;
 mod report_pages;
 mod security;
 mod selector_sql;
+mod served_bytes;
 mod step_language;
 mod team_secrets;
 mod teardown;
