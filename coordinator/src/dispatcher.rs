@@ -48,6 +48,13 @@ pub async fn dispatch_once(state: &AppState) -> anyhow::Result<usize> {
             CLAIM_BATCH,
         )
         .await?;
+        if let Err(e) = claim::attach_teams(&state.pool, &mut claimed).await {
+            // Without its team a run could not be given its secrets: put the batch back.
+            for c in &claimed {
+                claim::unclaim(&state.pool, c).await?;
+            }
+            return Err(e.into());
+        }
         if let Err(e) = replay::attach(&state.pool, &mut claimed).await {
             // The runs still go out: their models do the work a script would have saved.
             tracing::warn!(error = %e, "cannot read the replay cache; assigning without it");
@@ -62,6 +69,7 @@ pub async fn dispatch_once(state: &AppState) -> anyhow::Result<usize> {
                         run_id: c.run_id,
                         attempt_id: c.attempt_id,
                         job_id: c.job_id,
+                        team: c.team.clone(),
                         device_id: c.device_id.clone(),
                         spec: c.spec.clone(),
                         lease_expires_at: c.lease_expires_at,

@@ -19,6 +19,10 @@ pub struct Assignment {
     pub attempt_id: Uuid,
     /// The job the run belongs to.
     pub job_id: Uuid,
+    /// The team that submitted the job: the worker resolves only this team's secrets. An
+    /// assignment without one (an older coordinator) resolves none.
+    #[serde(default)]
+    pub team: String,
     /// Which of the worker's devices runs it.
     pub device_id: String,
     /// The job as submitted.

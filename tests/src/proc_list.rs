@@ -1,11 +1,13 @@
 //! Lists processes through `/proc`: which live processes carry a marker in their
-//! environment. Every process a worker starts inherits its environment (the farm's unique
-//! `ARGUS_WORKER_DATA_DIR=…`), so after the worker has gone, a live process holding that
-//! entry is one it left behind. Zombies (state `Z`) are dead and not counted: nothing reaps
+//! environment. A process a worker starts inherits its environment (the farm's unique
+//! `ARGUS_WORKER_DATA_DIR=…`) — except Chromium, which starts from a cleared environment
+//! whose `HOME` is its profile folder, inside that same data dir — so after the worker has
+//! gone, a live process holding the entry, or a variable whose value contains the entry's
+//! value, is one it left behind. Zombies (state `Z`) are dead and not counted: nothing reaps
 //! orphans in a container whose PID 1 is not an init.
 
 /// `(pid, state, command line)` of every live, non-zombie process whose environment holds
-/// the exact entry `entry` (`NAME=value`).
+/// the exact entry `entry` (`NAME=value`), or a variable whose value contains `value`.
 pub fn live_with_env(entry: &str) -> Vec<(u32, char, String)> {
     let mut out = Vec::new();
     let Ok(dir) = std::fs::read_dir("/proc") else {
@@ -21,7 +23,14 @@ pub fn live_with_env(entry: &str) -> Vec<(u32, char, String)> {
         let Ok(env) = std::fs::read(e.path().join("environ")) else {
             continue;
         };
-        if !env.split(|b| *b == 0).any(|v| v == entry.as_bytes()) {
+        let value = entry.split_once('=').map_or(entry, |(_, v)| v).as_bytes();
+        let marked = |v: &[u8]| {
+            v == entry.as_bytes()
+                || v.splitn(2, |b| *b == b'=').nth(1).is_some_and(|x| {
+                    !value.is_empty() && x.windows(value.len()).any(|w| w == value)
+                })
+        };
+        if !env.split(|b| *b == 0).any(marked) {
             continue;
         }
         let state = std::fs::read_to_string(e.path().join("stat"))

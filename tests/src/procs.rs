@@ -96,6 +96,11 @@ impl Proc {
         }
     }
 
+    /// The process id, while it has not been reaped.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// `kill -9` the whole process group and reap the child.
     pub fn kill9(&mut self) {
         if let Some(mut c) = self.child.take() {

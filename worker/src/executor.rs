@@ -346,6 +346,23 @@ pub fn plan(spec: &JobSpec) -> Result<Vec<(String, Step)>, String> {
     Ok(steps)
 }
 
+/// Every text of the job (steps, instruction, variables, …) as one string, to find the
+/// secrets it references; `None` if it cannot be serialized.
+fn job_text(spec: &JobSpec) -> Option<String> {
+    serde_json::to_string(spec).ok()
+}
+
+/// The job's steps ([`plan`]), refused when it names a secret the job's team has no value
+/// for (another team's): the run fails before any action, not when the step that types it
+/// comes.
+fn checked_plan(input: &RunInput) -> Result<Vec<(String, Step)>, String> {
+    let steps = plan(&input.spec)?;
+    match job_text(&input.spec).and_then(|t| input.agent.secrets.unresolvable(&t)) {
+        Some(e) => Err(e),
+        None => Ok(steps),
+    }
+}
+
 /// Runs the job to a terminal status; every event goes through `sink`.
 ///
 /// Never panics on device failures: they end the run `errored`. Returns the final status
@@ -414,7 +431,7 @@ pub async fn execute(
     {
         tracing::error!(run_id = %input.run_id, error = %e, "cannot report run start");
     }
-    let (status, error, verdict) = match plan(&input.spec) {
+    let (status, error, verdict) = match checked_plan(input) {
         Err(e) => (RunStatus::Failed, Some(format!("invalid job: {e}")), None),
         Ok(steps) => match dev.begin().await {
             Err(e) => (

@@ -66,12 +66,15 @@ pub async fn run_local(
     };
     let sink = Arc::new(MemorySink::default());
     let store = DirStore::new(out_dir.to_path_buf());
+    // A local run has no coordinator, so no team: it is the quickstart's `default`.
+    let mut agent = agent.clone();
+    agent.secrets = Arc::new(agent.secrets.for_team(crate::agent::secrets::DEFAULT_TEAM));
     let input = RunInput {
         run_id,
         attempt_id: Uuid::new_v4(),
         device_id: format!("local-{}", spec.platform.as_str()),
         spec: spec.clone(),
-        agent: agent.clone(),
+        agent,
         pixel: crate::perceive::PixelChannel::load_async(drivers).await,
         replay: None,
     };

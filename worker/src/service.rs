@@ -295,7 +295,9 @@ fn accept(
     let running = running.clone();
     let store = store.clone();
     let sink = sink.clone();
-    let agent = agent.clone();
+    // The run sees its job's team's secrets only.
+    let mut agent = agent.clone();
+    agent.secrets = Arc::new(agent.secrets.for_team(&a.team));
     let pixel = pixel.clone();
     tokio::spawn(async move {
         let input = RunInput {

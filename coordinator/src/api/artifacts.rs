@@ -2,6 +2,11 @@
 //! report shows its images even when the S3 endpoint is not reachable from the viewer's
 //! browser. Only keys of runs the caller's team may see, with the screenshot file pattern,
 //! are served; anything else is a 404 (guessed keys of other teams included).
+//!
+//! Every served file is a PNG by its name, so it goes out as `image/png` with
+//! `X-Content-Type-Options: nosniff`, whatever content type the object store kept: anyone
+//! who can write to the bucket (a worker host) must not be able to plant a page that runs
+//! in the dashboard's origin.
 
 use axum::extract::{Path, State};
 use axum::http::header;
@@ -46,9 +51,10 @@ async fn show(
     }
     let key = format!("runs/{id}/{file}");
     match st.s3.get(&key).await.map_err(ApiError::Unavailable)? {
-        Some((bytes, ct)) => Ok((
+        Some((bytes, _stored_type)) => Ok((
             [
-                (header::CONTENT_TYPE, ct),
+                (header::CONTENT_TYPE, "image/png".to_string()),
+                (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
                 (
                     header::CACHE_CONTROL,
                     "private, max-age=86400, immutable".to_string(),

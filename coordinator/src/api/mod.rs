@@ -9,6 +9,7 @@ pub mod hygiene;
 mod insights;
 mod jobs;
 pub mod openapi;
+mod page_headers;
 mod pages;
 mod runs;
 mod schedules;
@@ -46,6 +47,7 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(DefaultBodyLimit::max(limit))
         .layer(axum::middleware::from_fn(envelope::json_errors))
+        .layer(axum::middleware::from_fn(page_headers::add))
         .with_state(state)
 }
 

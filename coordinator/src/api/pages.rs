@@ -100,6 +100,7 @@ fn client_addr(req: &Request) -> String {
 
 async fn login(State(st): State<AppState>, req: Request) -> Response {
     let addr = client_addr(&req);
+    let secure = session::behind_tls(req.headers(), st.cfg.public_url.as_deref());
     match throttle::blocked_for(&st.pool, &addr).await {
         Ok(None) => {}
         Ok(Some(wait_s)) => {
@@ -142,7 +143,7 @@ async fn login(State(st): State<AppState>, req: Request) -> Response {
     };
     match session::create(&st.pool, token_id).await {
         Ok(s) => (
-            [(header::SET_COOKIE, session::set_cookie(&s))],
+            [(header::SET_COOKIE, session::set_cookie(&s, secure))],
             Redirect::to("/"),
         )
             .into_response(),
@@ -155,7 +156,10 @@ async fn logout(State(st): State<AppState>, headers: HeaderMap) -> Result<Respon
         session::end(&st.pool, &cookie).await?;
     }
     Ok((
-        [(header::SET_COOKIE, session::clear_cookie())],
+        [(
+            header::SET_COOKIE,
+            session::clear_cookie(session::behind_tls(&headers, st.cfg.public_url.as_deref())),
+        )],
         Redirect::to("/login"),
     )
         .into_response())

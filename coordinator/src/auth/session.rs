@@ -4,6 +4,7 @@
 //! the hidden `csrf` field and checked on every cookie-authenticated POST. A session ends
 //! at sign-out, after [`SESSION_TTL`], or when its token is revoked or expires.
 
+use axum::http::HeaderMap;
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
@@ -101,16 +102,67 @@ pub fn cookie_of(headers: &axum::http::HeaderMap) -> Option<String> {
         .filter(|t| !t.is_empty())
 }
 
-/// `Set-Cookie` value that stores `cookie` for the session's lifetime.
-pub fn set_cookie(s: &Session) -> String {
+/// Whether the browser reached the coordinator over TLS, so the cookie may be `Secure`:
+/// the configured public URL is `https://…`, or the proxy in front (which terminates TLS)
+/// says `X-Forwarded-Proto: https`. A client that sends the header itself only makes its
+/// own cookie stricter. Plain-http setups (the quickstart on loopback) get no `Secure`,
+/// which the browser would otherwise never send back.
+pub fn behind_tls(headers: &HeaderMap, public_url: Option<&str>) -> bool {
+    let public_https = public_url.is_some_and(|u| {
+        u.trim()
+            .get(..8)
+            .is_some_and(|p| p.eq_ignore_ascii_case("https://"))
+    });
+    let forwarded_https = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(',').next())
+        .is_some_and(|p| p.trim().eq_ignore_ascii_case("https"));
+    public_https || forwarded_https
+}
+
+fn secure_attr(secure: bool) -> &'static str {
+    if secure {
+        "; Secure"
+    } else {
+        ""
+    }
+}
+
+/// `Set-Cookie` value that stores `cookie` for the session's lifetime (`Secure` when
+/// `secure`, see [`behind_tls`]).
+pub fn set_cookie(s: &Session, secure: bool) -> String {
     format!(
-        "{COOKIE}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}",
+        "{COOKIE}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}",
         s.cookie,
-        SESSION_TTL.num_seconds()
+        SESSION_TTL.num_seconds(),
+        secure_attr(secure)
     )
 }
 
 /// `Set-Cookie` value that clears the session cookie.
-pub fn clear_cookie() -> String {
-    format!("{COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0")
+pub fn clear_cookie(secure: bool) -> String {
+    format!(
+        "{COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0{}",
+        secure_attr(secure)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secure_only_behind_tls() {
+        let mut h = HeaderMap::new();
+        assert!(!behind_tls(&h, None));
+        assert!(!behind_tls(&h, Some("http://argus.example")));
+        assert!(behind_tls(&h, Some("HTTPS://argus.example/")));
+        h.insert("x-forwarded-proto", "https, http".parse().unwrap());
+        assert!(behind_tls(&h, None));
+        h.insert("x-forwarded-proto", "http".parse().unwrap());
+        assert!(!behind_tls(&h, None));
+        assert!(clear_cookie(true).ends_with("; Secure"));
+        assert!(!clear_cookie(false).contains("Secure"));
+    }
 }

@@ -47,6 +47,8 @@ pub async fn free_devices(pool: &PgPool, ttl_s: u64) -> Result<Vec<FreeDevice>, 
 pub struct Claimed {
     pub run_id: Uuid,
     pub job_id: Uuid,
+    /// The job's team; empty until [`attach_teams`] filled it in.
+    pub team: String,
     pub attempt_id: Uuid,
     pub worker_id: String,
     pub device_id: String,
@@ -112,6 +114,7 @@ pub async fn claim(
         |(run_id, job_id, attempt_id, worker_id, lease_expires_at, spec)| Claimed {
             run_id,
             job_id,
+            team: String::new(),
             attempt_id,
             worker_id,
             device_id: dev.id.clone(),
@@ -156,6 +159,7 @@ pub async fn claim_batch(
             |(run_id, job_id, attempt_id, worker_id, device_id, lease_expires_at, spec)| Claimed {
                 run_id,
                 job_id,
+                team: String::new(),
                 attempt_id,
                 worker_id,
                 device_id,
@@ -165,6 +169,27 @@ pub async fn claim_batch(
             },
         )
         .collect())
+}
+
+/// Fills in each claimed run's team (one statement for the batch). A run whose row is
+/// gone keeps an empty team, which resolves no secret on the worker.
+pub async fn attach_teams(pool: &PgPool, claimed: &mut [Claimed]) -> Result<(), sqlx::Error> {
+    if claimed.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<Uuid> = claimed.iter().map(|c| c.run_id).collect();
+    let rows: Vec<(Uuid, String)> =
+        sqlx::query_as("select id, team_id from runs where id = any($1)")
+            .bind(&ids)
+            .fetch_all(pool)
+            .await?;
+    let by_run: std::collections::HashMap<Uuid, String> = rows.into_iter().collect();
+    for c in claimed.iter_mut() {
+        if let Some(t) = by_run.get(&c.run_id) {
+            c.team = t.clone();
+        }
+    }
+    Ok(())
 }
 
 /// Puts a claimed run back in the queue when its assignment could not be published

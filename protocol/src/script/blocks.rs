@@ -12,8 +12,17 @@
 //! path relative to the main script's folder ([`resolve_include`]: an include is relative to
 //! the file that includes it); the CLI fills the map from disk. A file not in the map, a cycle,
 //! or more than [`MAX_INCLUDE_DEPTH`] nested includes is an error naming the file and line.
+//!
+//! **Bounded expansion.** Includes multiply: a file that includes another 4,000 times, which
+//! includes a third 4,000 times, is 16 M steps from 128 KB of text. So steps are counted while
+//! they are spliced, and expansion stops at the first line past a bound: the job's step
+//! budget (each block counts its steps the way [`super::Script::max_steps`] does — a block's
+//! count never exceeds the whole script's, so a block over the budget means the script is)
+//! and, whatever the budget, [`MAX_PARSED_STEPS`] steps parsed in all (`if` / `else`
+//! branches both count). The error names the bound, the file and the line.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 use super::vars::substitute;
 use super::{
@@ -27,6 +36,9 @@ pub const MAX_REPEAT: u32 = 100;
 pub const MAX_BLOCK_DEPTH: usize = 8;
 /// Deepest chain of nested includes.
 pub const MAX_INCLUDE_DEPTH: usize = 8;
+/// Most steps parsed for one script, includes spliced and both branches of every `if`
+/// counted, whatever the step budget: bounds the work of one parse.
+pub const MAX_PARSED_STEPS: usize = 10_000;
 
 /// The condition of an `if` block: whether the screen's text (the same matching as `assert
 /// screen contains`) holds `text`, evaluated when the run reaches the block.
@@ -112,28 +124,89 @@ pub(super) struct Ctx<'a> {
     pub(super) vars: &'a BTreeMap<String, String>,
     /// The include chain being parsed (file keys), for cycles and depth.
     chain: Vec<String>,
+    /// Most steps a run of the script may take (the job's `max_steps`).
+    budget: u64,
+    /// Steps parsed so far, for [`MAX_PARSED_STEPS`].
+    parsed: usize,
+    /// Each included file's lines, read once however often it is included.
+    read: HashMap<String, Rc<Vec<Line>>>,
 }
 
 impl<'a> Ctx<'a> {
     pub(super) fn new(
         files: &'a BTreeMap<String, String>,
         vars: &'a BTreeMap<String, String>,
+        budget: u64,
     ) -> Ctx<'a> {
         Ctx {
             files,
             vars,
             chain: Vec::new(),
+            budget,
+            parsed: 0,
+            read: HashMap::new(),
         }
     }
 
-    /// The steps of one file (`file`: its key; `None` for the main script).
+    /// The steps of one file (`file`: its key; `None` for the main script) and how many a
+    /// run of them can take.
     pub(super) fn parse_file(
         &mut self,
         file: Option<&str>,
         text: &str,
-    ) -> Result<Vec<ScriptStep>, ScriptError> {
-        let lines = self.lines(file, text)?;
+    ) -> Result<(Vec<ScriptStep>, u64), ScriptError> {
+        let lines = match file.and_then(|k| self.read.get(k)) {
+            Some(l) => l.clone(),
+            None => {
+                let l = Rc::new(self.lines(file, text)?);
+                if let Some(k) = file {
+                    self.read.insert(k.to_string(), l.clone());
+                }
+                l
+            }
+        };
         self.block(file, &lines, 0)
+    }
+
+    /// Counts `n` more parsed steps and `add` more run steps for a block that has `run`
+    /// so far; errors at the line past a bound.
+    fn count(
+        &mut self,
+        file: Option<&str>,
+        line: usize,
+        run: &mut u64,
+        add: u64,
+        n: usize,
+    ) -> Result<(), ScriptError> {
+        *run = run.saturating_add(add);
+        self.parsed = self.parsed.saturating_add(n);
+        if *run > self.budget {
+            let mut e = error(
+                file,
+                line,
+                format!(
+                    "the script can take at least {run} steps (repeats counted out, includes \
+                     spliced) but max_steps is {}; expansion stopped at {}line {line}",
+                    self.budget,
+                    file.map(|f| format!("{f} ")).unwrap_or_default()
+                ),
+                "raise max_steps (at most 1000) or repeat and include less".into(),
+            );
+            e.over_max_steps = true;
+            return Err(e);
+        }
+        if self.parsed > MAX_PARSED_STEPS {
+            return Err(error(
+                file,
+                line,
+                format!(
+                    "the script spells out more than {MAX_PARSED_STEPS} steps (includes spliced, \
+                     both branches of each if counted); stopped expanding here"
+                ),
+                "include files fewer times or split the job".into(),
+            ));
+        }
+        Ok(())
     }
 
     fn lines(&self, file: Option<&str>, text: &str) -> Result<Vec<Line>, ScriptError> {
@@ -176,8 +249,9 @@ impl<'a> Ctx<'a> {
         file: Option<&str>,
         lines: &[Line],
         depth: usize,
-    ) -> Result<Vec<ScriptStep>, ScriptError> {
+    ) -> Result<(Vec<ScriptStep>, u64), ScriptError> {
         let mut out = Vec::new();
+        let mut run = 0u64;
         let mut i = 0;
         while i < lines.len() {
             let l = &lines[i];
@@ -193,10 +267,13 @@ impl<'a> Ctx<'a> {
                 None => {
                     let s = parse_line(&l.text).map_err(|(m, h)| at(m, h))?;
                     out.push(step(s));
+                    self.count(file, l.no, &mut run, 1, 1)?;
                     i += 1;
                 }
                 Some(Header::Include(path)) => {
-                    out.extend(self.include(file, l.no, &path)?);
+                    let (steps, n) = self.include(file, l.no, &path)?;
+                    out.extend(steps);
+                    self.count(file, l.no, &mut run, n, 0)?;
                     i += 1;
                 }
                 Some(Header::Else) => {
@@ -207,20 +284,21 @@ impl<'a> Ctx<'a> {
                     ))
                 }
                 Some(Header::Repeat(times)) => {
-                    let (body, end) = self.body(file, lines, i, depth)?;
+                    let (body, n, end) = self.body(file, lines, i, depth)?;
                     out.push(step(Step::Repeat { times, body }));
+                    self.count(file, l.no, &mut run, u64::from(times).saturating_mul(n), 1)?;
                     i = end;
                 }
                 Some(Header::If(condition)) => {
-                    let (then, end) = self.body(file, lines, i, depth)?;
+                    let (then, n_then, end) = self.body(file, lines, i, depth)?;
                     i = end;
-                    let mut otherwise = Vec::new();
+                    let (mut otherwise, mut n_else) = (Vec::new(), 0);
                     let is_else = |e: &Line| {
                         e.indent == l.indent && matches!(header(&e.text), Ok(Some(Header::Else)))
                     };
                     if lines.get(i).is_some_and(is_else) {
-                        let (body, end) = self.body(file, lines, i, depth)?;
-                        otherwise = body;
+                        let (body, n, end) = self.body(file, lines, i, depth)?;
+                        (otherwise, n_else) = (body, n);
                         i = end;
                     }
                     out.push(step(Step::If {
@@ -228,20 +306,22 @@ impl<'a> Ctx<'a> {
                         then,
                         otherwise,
                     }));
+                    self.count(file, l.no, &mut run, 1 + n_then.max(n_else), 1)?;
                 }
             }
         }
-        Ok(out)
+        Ok((out, run))
     }
 
-    /// The block under the header at `lines[i]`: its steps and the index after it.
+    /// The block under the header at `lines[i]`: its steps, how many a run of them can
+    /// take, and the index after it.
     fn body(
         &mut self,
         file: Option<&str>,
         lines: &[Line],
         i: usize,
         depth: usize,
-    ) -> Result<(Vec<ScriptStep>, usize), ScriptError> {
+    ) -> Result<(Vec<ScriptStep>, u64, usize), ScriptError> {
         let head = &lines[i];
         let at = |m: String, h: &str| error(file, head.no, m, h.to_string());
         if depth >= MAX_BLOCK_DEPTH {
@@ -263,7 +343,8 @@ impl<'a> Ctx<'a> {
                  times:` and then `  press Enter` on the next line",
             ));
         }
-        Ok((self.block(file, &lines[i + 1..end], depth + 1)?, end))
+        let (steps, n) = self.block(file, &lines[i + 1..end], depth + 1)?;
+        Ok((steps, n, end))
     }
 
     fn include(
@@ -271,7 +352,7 @@ impl<'a> Ctx<'a> {
         from: Option<&str>,
         line: usize,
         written: &str,
-    ) -> Result<Vec<ScriptStep>, ScriptError> {
+    ) -> Result<(Vec<ScriptStep>, u64), ScriptError> {
         let key = resolve_include(from, written);
         let at = |m: String, h: &str| error(from, line, m, h.to_string());
         if self.chain.contains(&key) {
@@ -325,6 +406,7 @@ fn error(file: Option<&str>, line: usize, message: String, hint: String) -> Scri
         line,
         message,
         hint,
+        over_max_steps: false,
     }
 }
 

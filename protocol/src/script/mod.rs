@@ -51,7 +51,8 @@ mod gesture;
 mod target;
 pub mod vars;
 pub use blocks::{
-    include_refs, resolve_include, Condition, MAX_BLOCK_DEPTH, MAX_INCLUDE_DEPTH, MAX_REPEAT,
+    include_refs, resolve_include, Condition, MAX_BLOCK_DEPTH, MAX_INCLUDE_DEPTH, MAX_PARSED_STEPS,
+    MAX_REPEAT,
 };
 use gesture::parse_gesture;
 use target::parse_target;
@@ -322,6 +323,9 @@ pub struct ScriptError {
     pub message: String,
     /// How to fix it.
     pub hint: String,
+    /// The line is where the steps counted passed the job's `max_steps` (expansion stopped
+    /// there; the job's field at fault is `max_steps`).
+    pub over_max_steps: bool,
 }
 
 impl Script {
@@ -333,18 +337,32 @@ impl Script {
 
     /// Parses a job's script: `include`s from `files` (keys as [`resolve_include`] makes
     /// them), `${var.NAME}` from `vars`. Errors name the file (for included lines) and line.
+    /// Only [`MAX_PARSED_STEPS`] bounds the expansion; see [`Script::parse_bounded`].
     pub fn parse_with(
         text: &str,
         files: &BTreeMap<String, String>,
         vars: &BTreeMap<String, String>,
     ) -> Result<Script, ScriptError> {
-        let steps = blocks::Ctx::new(files, vars).parse_file(None, text)?;
+        Script::parse_bounded(text, files, vars, u64::MAX)
+    }
+
+    /// [`Script::parse_with`] that stops expanding (an error naming the bound, file and
+    /// line) as soon as the script can take more than `max_steps` steps, counted as
+    /// [`Script::max_steps`] counts them, or spells out more than [`MAX_PARSED_STEPS`].
+    pub fn parse_bounded(
+        text: &str,
+        files: &BTreeMap<String, String>,
+        vars: &BTreeMap<String, String>,
+        max_steps: u64,
+    ) -> Result<Script, ScriptError> {
+        let (steps, _) = blocks::Ctx::new(files, vars, max_steps).parse_file(None, text)?;
         if steps.is_empty() {
             return Err(ScriptError {
                 file: None,
                 line: 1,
                 message: "the script has no steps".into(),
                 hint: "write one step per line, e.g. `tap \"Sign in\"`".into(),
+                over_max_steps: false,
             });
         }
         Ok(Script { steps })

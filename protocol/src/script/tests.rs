@@ -602,6 +602,37 @@ fn includes_splice_files_relative_to_the_includer() {
     assert!(e.message.contains("nest"), "{e}");
 }
 
+/// Expansion stops at the first line past the step budget (counted as `max_steps` counts:
+/// repeats over, an `if` its longer branch) or past the hard cap, naming where.
+#[test]
+fn expansion_stops_at_the_step_budget() {
+    let lines = |f: &str, n: usize| format!("include {f}\n").repeat(n);
+    let f = files(&[
+        ("a.steps", &lines("b.steps", 4000)),
+        ("b.steps", &lines("c.steps", 4000)),
+        ("c.steps", "press Enter"),
+    ]);
+    let e = Script::parse_bounded("include a.steps", &f, &BTreeMap::new(), 50).unwrap_err();
+    assert!(e.over_max_steps, "{e}");
+    assert_eq!((e.file.as_deref(), e.line), (Some("b.steps"), 51));
+    assert!(e.message.contains("max_steps is 50"), "{e}");
+    // A script within the budget parses as before, counted the same way.
+    let ok = "repeat 3 times:\n  press Enter\nif screen contains \"x\":\n  press Tab\n  press Tab";
+    let s = Script::parse_bounded(ok, &BTreeMap::new(), &BTreeMap::new(), 6).unwrap();
+    assert_eq!(s.max_steps(), 6);
+    let e = Script::parse_bounded(ok, &BTreeMap::new(), &BTreeMap::new(), 5).unwrap_err();
+    assert_eq!((e.line, e.over_max_steps), (3, true), "{e}");
+    // Both branches of an if spell out steps a run takes only one of: the hard cap.
+    let fork = |n: &str| format!("if screen contains \"x\":\n  include {n}\nelse:\n  include {n}");
+    let mut pairs: Vec<(String, String)> = (1..7)
+        .map(|k| (format!("l{k}.steps"), fork(&format!("l{}.steps", k + 1))))
+        .collect();
+    pairs.push(("l7.steps".into(), "press Enter\n".repeat(900)));
+    let f: BTreeMap<String, String> = pairs.into_iter().collect();
+    let e = Script::parse_bounded(&fork("l1.steps"), &f, &BTreeMap::new(), 1000).unwrap_err();
+    assert!(!e.over_max_steps && e.message.contains("10000"), "{e}");
+}
+
 #[test]
 fn variables_fill_lines_before_parsing() {
     let v = files(&[

@@ -193,8 +193,9 @@ pub struct ModelConfig {
         default_value_t = 5000
     )]
     pub auto_wait_ms: u64,
-    /// Secret source file: `NAME=value` lines (`#` comments). `ARGUS_SECRET_<NAME>`
-    /// variables are read as well and win over the file.
+    /// Secret source file: `NAME=value` lines (`#` comments) of team `default`, then
+    /// `[team]` sections. `ARGUS_SECRET_<TEAM>__<NAME>` / `ARGUS_SECRET_<NAME>` variables are
+    /// read as well and win over the file (see `agent::secrets`).
     #[arg(long = "secrets-file", env = "ARGUS_SECRETS_FILE")]
     pub secrets_file: Option<PathBuf>,
     /// `ARGUS_SECRET_<NAME>` variables, snapshotted at start (never a flag).

@@ -114,7 +114,8 @@ impl Browser {
         Browser::launch_as(binary, user_data_dir, policy, dialogs, None).await
     }
 
-    /// [`Browser::launch`], and when the worker runs as root, Chromium runs as
+    /// [`Browser::launch`] (Chromium always starts with a cleared environment, see
+    /// `browser_env`), and when the worker runs as root, Chromium runs as
     /// `sandbox_user` (a dedicated unprivileged user, created by `deploy/dev-up.sh`) with its
     /// sandbox on; the profile folder is handed to that user. Without such a user (or as
     /// root on purpose: `root`) Chromium runs as root with `--no-sandbox`, and the log says
@@ -152,6 +153,8 @@ impl Browser {
             })?;
         }
         let mut cmd = Command::new(binary);
+        // None of the worker's environment (its tokens, keys and secrets live there).
+        super::browser_env::apply(&mut cmd, user_data_dir);
         cmd.args([
             "--headless",
             "--disable-gpu",
@@ -175,11 +178,7 @@ impl Browser {
                     uid,
                     "Chromium runs as the browser user with its sandbox on"
                 );
-                cmd.uid(uid)
-                    .gid(gid)
-                    .env("HOME", user_data_dir)
-                    .env_remove("XDG_CONFIG_HOME")
-                    .env_remove("XDG_CACHE_HOME");
+                cmd.uid(uid).gid(gid);
             }
             None if running_as_root() => {
                 cmd.arg("--no-sandbox");

@@ -14,6 +14,7 @@
 
 mod actions;
 pub mod browser;
+mod browser_env;
 pub mod cdp;
 mod date_value;
 mod dom_click;
