@@ -15,8 +15,9 @@
    `paraphrase_right=A/N false_pass=B split=…`. Rows land in OUT/rows.jsonl.
 
 `runner.py --check-set [items.json]` checks the set itself (no services): the size, the
-held-out rule, the checkable-clause flags, and that no instruction copies wording from
-tests/tests/e2e/. `runner.py --retable OUT` re-prints a run's report from OUT/rows.jsonl.
+held-out rule (round 1: held_out by the hash rule over round-1 items; round 2: exactly 10
+items, all held_out_2), the checkable-clause flags, and that no instruction copies wording
+from tests/tests/e2e/. `runner.py --retable OUT` re-prints a run's report from OUT/rows.jsonl.
 """
 import argparse
 import hashlib
@@ -39,6 +40,9 @@ import harness  # noqa: E402  (bench/miniwob/harness.py: prepare_www, http_json,
 ITEMS = os.path.join(HERE, "items.json")
 MINIWOB_SEED = 4242
 HELD_OUT_SIZE = 10
+ROUND2_SIZE = 10  # round 2: every item is held_out_2 (written unseen by the people tuning Argus)
+ROUND2_SPLIT = "held_out_2"
+SPLITS = ("dev", "held_out", ROUND2_SPLIT, "all")
 CHECK_CLAUSE = re.compile(r"\b(confirm|make sure|check that|verify|ensure)\b|确认|检查|确保", re.I)
 
 
@@ -54,10 +58,20 @@ def load_set(path=ITEMS):
         return json.load(f)
 
 
+def round_of(it):
+    """An item's round: 1 when it names none (round 1 predates the field)."""
+    return it.get("round", 1)
+
+
 def split_by_rule(data):
-    """intent → 'held_out' | 'dev' by the file's split_rule (see items.json)."""
-    sizes = {}
+    """intent → 'held_out' | 'dev' | 'held_out_2' by the file's split_rule (see items.json).
+    Round 1's hash rule is computed over round-1 items only, so a later round never moves one;
+    every round-2 intent is held_out_2."""
+    sizes, r2 = {}, set()
     for it in data["items"]:
+        if round_of(it) == 2:
+            r2.add(it["intent"])
+            continue
         sizes[it["intent"]] = sizes.get(it["intent"], 0) + 1
     held, n = set(), 0
     for intent in sorted(sizes, key=lambda k: hashlib.sha256(k.encode("utf-8")).hexdigest()):
@@ -66,7 +80,9 @@ def split_by_rule(data):
             n += sizes[intent]
         if n == HELD_OUT_SIZE:
             break
-    return {i: ("held_out" if i in held else "dev") for i in sizes}
+    rule = {i: ("held_out" if i in held else "dev") for i in sizes}
+    rule.update({i: ROUND2_SPLIT for i in r2 if i not in rule})
+    return rule
 
 
 def e2e_text():
@@ -108,16 +124,26 @@ def check_set(data):
     if len(set(ids)) != len(ids):
         probs.append("duplicate item ids")
     rule = split_by_rule(data)
-    held = [it for it in items if rule[it["intent"]] == "held_out"]
+    held = [it for it in items if round_of(it) == 1 and rule[it["intent"]] == "held_out"]
     if len(held) != HELD_OUT_SIZE:
         probs.append(f"the rule gives {len(held)} held-out items, not {HELD_OUT_SIZE}")
+    bad_round = sorted({str(it.get("id")) for it in items if round_of(it) not in (1, 2)})
+    if bad_round:
+        probs.append(f"round neither 1 nor 2: {', '.join(bad_round)}")
+    r2 = [it for it in items if round_of(it) == 2]
+    if len(r2) != ROUND2_SIZE:
+        probs.append(f"{len(r2)} round-2 items, not {ROUND2_SIZE}")
+    r1_intents = {it["intent"] for it in items if round_of(it) == 1}
+    for i in sorted({it["intent"] for it in r2} & r1_intents):
+        probs.append(f"intent {i!r} spans rounds 1 and 2")
     corpus = e2e_text()
     for it in items:
         for k in ("id", "intent", "split", "lang", "app", "variant", "start", "instruction", "expect"):
             if k not in it:
                 probs.append(f"{it.get('id')}: no {k}")
-        if it.get("split") != rule.get(it.get("intent")):
-            probs.append(f"{it['id']}: split {it.get('split')!r}, the rule says {rule.get(it.get('intent'))!r}")
+        want = ROUND2_SPLIT if round_of(it) == 2 else rule.get(it.get("intent"))
+        if it.get("split") != want:
+            probs.append(f"{it['id']}: split {it.get('split')!r}, the rule says {want!r}")
         if it.get("app") == "todomvc" and it.get("start") not in data["start_states"]:
             probs.append(f"{it['id']}: unknown start state {it.get('start')!r}")
         has = bool(CHECK_CLAUSE.search(it.get("instruction", "")))
@@ -389,12 +415,12 @@ STATUSES = ("succeeded", "unverified", "failed", "errored", "timed_out")
 
 
 def report(rows, split):
-    head = f"{'item':<26} {'split':<8} {'lang':<4} {'app':<26} {'argus':<11} {'oracle':<6} {'false_pass':<10} {'calls':>5} {'secs':>7}"
+    head = f"{'item':<30} {'split':<10} {'lang':<4} {'app':<26} {'argus':<11} {'oracle':<6} {'false_pass':<10} {'calls':>5} {'secs':>7}"
     print(head)
     for r in rows:
         secs = "-" if r.get("seconds") is None else f"{r['seconds']:.1f}"
         print(
-            f"{r['id']:<26} {r['split']:<8} {r['lang']:<4} {r['app']:<26} {str(r.get('status')):<11} "
+            f"{r['id']:<30} {r['split']:<10} {r['lang']:<4} {r['app']:<26} {str(r.get('status')):<11} "
             f"{'right' if r['oracle_right'] else 'wrong':<6} {'FALSE PASS' if r['false_pass'] else '-':<10} "
             f"{r.get('model_calls', 0):>5} {secs:>7}"
         )
@@ -427,10 +453,12 @@ def main():
         probs = check_set(data)
         rule = split_by_rule(data)
         held = sorted(i for i, s in rule.items() if s == "held_out")
-        n_held = sum(1 for it in data["items"] if rule[it["intent"]] == "held_out")
+        n_held = sum(1 for it in data["items"] if round_of(it) == 1 and rule.get(it["intent"]) == "held_out")
+        n_held2 = sum(1 for it in data["items"] if it.get("split") == ROUND2_SPLIT)
         n_checks = sum(1 for it in data["items"] if it.get("checks"))
         print(
             f"items={len(data['items'])} intents={len(rule)} held_out={n_held} ({', '.join(held)}) "
+            f"held_out_2={n_held2} (round 2) "
             f"with_checkable_clause={n_checks} zh={sum(1 for it in data['items'] if it['lang'] == 'zh')}"
         )
         for p in probs:
@@ -440,7 +468,7 @@ def main():
         retable(sys.argv[2])
         return
     ap = argparse.ArgumentParser()
-    ap.add_argument("--split", choices=("dev", "held_out", "all"), default="held_out")
+    ap.add_argument("--split", choices=SPLITS, default="held_out")
     ap.add_argument("--ids", default="", help="comma-separated item ids (a subset, e.g. to check the plumbing)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--argus", required=True)
