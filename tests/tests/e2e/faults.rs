@@ -265,21 +265,21 @@ async fn worker_killed_mid_action_is_reaped_truthfully() {
     let (_, plain) = farm
         .submit_to(
             &url,
-            &json!({"platform": "web", "instruction": "wait 6s", "name": "plain"}),
+            &json!({"platform": "web", "instruction": "wait 15s", "name": "plain"}),
         )
         .await;
     let (job_open, opened) = farm
         .submit_to(
             &url,
             &json!({"platform": "web", "start_url": site.example_url("vanillajs", "k1"),
-                    "instruction": "wait 6s", "name": "delivered"}),
+                    "instruction": "wait 15s", "name": "delivered"}),
         )
         .await;
     let (job_idem, idem) = farm
         .submit_to(
             &url,
             &json!({"platform": "web", "start_url": site.example_url("vanillajs", "k2"),
-                    "instruction": "wait 6s", "name": "idempotent",
+                    "instruction": "wait 15s", "name": "idempotent",
                     "idempotent": true, "retries": 1}),
         )
         .await;
@@ -290,6 +290,19 @@ async fn worker_killed_mid_action_is_reaped_truthfully() {
     farm.wait_count(ACTIONS, idem, 1, RUN_LIMIT).await;
     farm.wait_count(EVENTS, opened, 5, RUN_LIMIT).await;
     farm.wait_count(EVENTS, idem, 5, RUN_LIMIT).await;
+    // The 15 s waits outlast the other runs' browser starts on a loaded 2-core machine
+    // (6 s did not: `plain` once finished on `wa` before the kill). Say so if it happens.
+    let settled: (i64,) = sqlx::query_as(
+        "select count(*) from runs where id = any($1) and status not in ('queued', 'assigned', 'running')",
+    )
+    .bind(vec![plain, opened, idem])
+    .fetch_one(&farm.pool)
+    .await
+    .expect("statuses before the kill");
+    assert_eq!(
+        settled.0, 0,
+        "a run ended before the kill: the setup was too slow"
+    );
     farm.kill_worker("wa");
     let killed = Instant::now();
     farm.start_worker("wb", 3, &url, None).await;
