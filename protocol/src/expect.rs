@@ -36,6 +36,9 @@ pub enum ExpectationSource {
     Job,
     /// A checkable clause of a natural-language instruction.
     Instruction,
+    /// An end state an action clause of the instruction names (`tick off 'X'` → `assert "X"
+    /// is checked`): it can fail a run, never earn `succeeded` on its own.
+    Effect,
 }
 
 /// One expectation of a run, as reported before its first action.

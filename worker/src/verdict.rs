@@ -31,6 +31,9 @@ pub(crate) struct Checked {
     pub(crate) held: Vec<(String, u32, u32, Option<u64>)>,
     /// The first that did not: (line, why, step, action, observation).
     pub(crate) failed: Option<(String, String, u32, u32, Option<u64>)>,
+    /// How many of `held` are effects the instruction names (`ExpectationSource::Effect`):
+    /// they do not earn `succeeded` on their own.
+    pub(crate) held_effects: usize,
 }
 
 /// The verdict of a run whose steps all passed.
@@ -40,6 +43,8 @@ pub(crate) struct Checked {
 ///   choice; its "done" is only a claim), `succeeded` in `script` mode (every step was a
 ///   deterministic resolution or check);
 /// - a checkable clause nobody could turn into a check → `unverified`, naming it;
+/// - only effects the instruction names held (no job expectation, no checkable clause) →
+///   `unverified` in `llm` / `vlm` mode: the effects are guards, not the verdict's evidence;
 /// - otherwise `succeeded`.
 pub(crate) fn decide(
     mode: Mode,
@@ -70,6 +75,22 @@ pub(crate) fn decide(
         let basis = format!(
             "the instruction's check {clause:?} could not be turned into an expectation; {} other expectation(s) held",
             checked.held.len()
+        );
+        return (
+            RunStatus::Unverified,
+            Some(basis.clone()),
+            Verdict {
+                basis,
+                claim,
+                ..Default::default()
+            },
+        );
+    }
+    let earned = checked.held.len().saturating_sub(checked.held_effects);
+    if earned == 0 && checked.held_effects > 0 && mode != Mode::Script {
+        let basis = format!(
+            "no expectation to check: the instruction has no checkable clause (confirm…, make sure…, should show…, 确认…) and the job no `expectations`; the {} effect(s) it names held, and the model's \"done\" is only a claim",
+            checked.held_effects
         );
         return (
             RunStatus::Unverified,
@@ -201,8 +222,30 @@ pub(crate) fn initial(spec: &argus_protocol::JobSpec) -> (Vec<Expected>, Vec<Str
             }
             out.extend(mapped);
         }
+        out.extend(effects_of(&instruction, &out));
     }
     (out, unmapped)
+}
+
+/// The end states the instruction's action clauses name (see `agent::effects`), as
+/// expectations of source `effect`, leaving out any line already expected.
+fn effects_of(instruction: &str, known: &[Expected]) -> Vec<Expected> {
+    crate::agent::effects::named(instruction)
+        .into_iter()
+        .filter(|line| !known.iter().any(|k| k.exp.line == *line))
+        .filter_map(|line| {
+            argus_protocol::expect::parse_expectation(&line)
+                .ok()
+                .map(|check| Expected {
+                    exp: Expectation {
+                        line,
+                        source: ExpectationSource::Effect,
+                        clause: None,
+                    },
+                    check,
+                })
+        })
+        .collect()
 }
 
 /// The parseable check lines of one clause as expectations.
@@ -275,9 +318,14 @@ impl Exec<'_> {
             let text = format!("expectation {}/{}: {}", k + 1, expected.len(), e.exp.line);
             let step = self.next_step;
             match self.script_step(&text, &e.check).await {
-                Ok(()) => checked
-                    .held
-                    .push((e.exp.line.clone(), step, 0, self.last_observation)),
+                Ok(()) => {
+                    checked
+                        .held
+                        .push((e.exp.line.clone(), step, 0, self.last_observation));
+                    if e.exp.source == ExpectationSource::Effect {
+                        checked.held_effects += 1;
+                    }
+                }
                 Err(StepFail::Verdict(why)) => {
                     checked.failed =
                         Some((e.exp.line.clone(), why, step, 0, self.last_observation));
@@ -519,6 +567,7 @@ mod tests {
         let held = Checked {
             held: vec![("assert screen contains \"x\"".into(), 3, 0, Some(9))],
             failed: None,
+            held_effects: 0,
         };
         let (s, e, v) = decide(Mode::Llm, &held, &[], None);
         assert_eq!((s, e), (RunStatus::Succeeded, None));
@@ -535,7 +584,19 @@ mod tests {
                 0,
                 Some(11),
             )),
+            held_effects: 0,
         };
+        // Effects alone never earn `succeeded` in llm mode; in script mode nothing adds them.
+        let effects_only = Checked {
+            held_effects: 1,
+            ..Checked {
+                held: held.held.clone(),
+                ..Default::default()
+            }
+        };
+        let (s, e, _) = decide(Mode::Llm, &effects_only, &[], None);
+        assert_eq!(s, RunStatus::Unverified);
+        assert!(e.unwrap_or_default().contains("1 effect(s) it names held"));
         let (s, e, v) = decide(Mode::Script, &failed, &[], None);
         assert_eq!(s, RunStatus::Failed);
         assert!(e

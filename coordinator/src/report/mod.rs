@@ -96,11 +96,12 @@ impl ReportPage<'_> {
     fn fallback_basis(&self) -> Option<&'static str> {
         verdict::fallback_basis(self.run)
     }
-    /// `job` or `instruction`: where an expectation came from.
+    /// `job`, `instruction` or `effect`: where an expectation came from.
     fn source(&self, e: &argus_protocol::expect::Expectation) -> &'static str {
         match e.source {
             argus_protocol::expect::ExpectationSource::Job => "job",
             argus_protocol::expect::ExpectationSource::Instruction => "instruction",
+            argus_protocol::expect::ExpectationSource::Effect => "effect",
         }
     }
     /// Whether `line` is the expectation the verdict names.

@@ -232,3 +232,99 @@ async fn secret_leaves_no_trace() {
     assert!(!logs.is_empty(), "logs were captured");
     assert!(!has(&logs), "the logs hold the secret");
 }
+
+/// The run's only check is a count, and the count holds with the wrong todo ticked: the
+/// effect the instruction names (`tick off "walk the dog"` → `assert "walk the dog" is
+/// checked`) fails the run, naming it; the same job with the right todo ticked succeeds.
+/// The page's own probe is the independent record of which todo was ticked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_count_that_holds_with_the_wrong_todo_ticked_fails_on_the_named_effect() {
+    let site = Site::todomvc().await;
+    let field = "\"What needs to be done?\"";
+    let add = [
+        format!("type 'buy milk' into {field}"),
+        "press Enter".to_string(),
+        format!("type 'walk the dog' into {field}"),
+        "press Enter".to_string(),
+    ];
+    let plan_with = |last: &str| {
+        let mut steps: Vec<&str> = add.iter().map(String::as_str).collect();
+        steps.push(last);
+        plan(&steps)
+    };
+    let stub = ChatStub::start(vec![
+        plan_with("check \"buy milk\""),
+        plan_with("check \"walk the dog\""),
+    ])
+    .await;
+    let mut opts = FarmOptions::default().allowing(&site.base_url);
+    opts.model.endpoints = vec![stub.base_url.clone()];
+    let farm = Farm::start(opts).await;
+    let instruction = "Add \"buy milk\" and \"walk the dog\", tick off \"walk the dog\", then verify that the footer says 1 item left.";
+    let mut outcomes = Vec::new();
+    for k in 0..2 {
+        let token = format!("effect{k}-{}", farm.token);
+        let run_id = farm
+            .submit(&json!({
+                "platform": "web", "mode": "llm",
+                "start_url": site.example_url("vanillajs", &token),
+                "instruction": instruction,
+                "model": {"base_url": stub.base_url, "model": "stub"},
+                "cache": "off",
+                "timeout_s": 120,
+            }))
+            .await;
+        let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+        let state = site.state(&token).expect("page reported");
+        outcomes.push((d, state));
+    }
+    let (wrong, page) = &outcomes[0];
+    assert_eq!(
+        page.items,
+        vec![
+            Item {
+                text: "buy milk".into(),
+                completed: true
+            },
+            Item {
+                text: "walk the dog".into(),
+                completed: false
+            },
+        ],
+        "the stub ticked the wrong todo"
+    );
+    assert_eq!(wrong.status.as_str(), "failed", "{:?}", wrong.error);
+    let err = wrong.error.clone().unwrap_or_default();
+    assert!(err.contains("assert \"walk the dog\" is checked"), "{err}");
+    let lines: Vec<(String, String)> = wrong
+        .expectations
+        .iter()
+        .map(|e| (e.line.clone(), format!("{:?}", e.source)))
+        .collect();
+    assert!(
+        lines.contains(&(
+            "assert screen contains \"1 item left\"".into(),
+            "Instruction".into()
+        )),
+        "{lines:?}"
+    );
+    assert!(
+        lines.contains(&("assert \"walk the dog\" is checked".into(), "Effect".into())),
+        "{lines:?}"
+    );
+    let (right, page) = &outcomes[1];
+    assert_eq!(
+        page.items,
+        vec![
+            Item {
+                text: "buy milk".into(),
+                completed: false
+            },
+            Item {
+                text: "walk the dog".into(),
+                completed: true
+            },
+        ]
+    );
+    assert_eq!(right.status.as_str(), "succeeded", "{:?}", right.error);
+}

@@ -407,13 +407,31 @@ async fn a_confirm_tap_becomes_a_check_and_repeated_todos_are_skipped() {
             .any(|s| matches!(s, Sent::Tap { name, .. } if name == "Confirm")),
         "{log:?}"
     );
-    assert_eq!(d.expectations.len(), 1);
+    // The clause, then the two todos the instruction adds (effects: guards, not evidence).
+    let lines: Vec<(&str, ExpectationSource)> = d
+        .expectations
+        .iter()
+        .map(|e| (e.line.as_str(), e.source))
+        .collect();
     assert_eq!(
-        d.expectations[0].line,
-        "assert screen contains \"2 items left\""
+        lines,
+        [
+            (
+                "assert screen contains \"2 items left\"",
+                ExpectationSource::Instruction
+            ),
+            (
+                "assert screen contains \"buy milk\"",
+                ExpectationSource::Effect
+            ),
+            (
+                "assert screen contains \"walk dog\"",
+                ExpectationSource::Effect
+            ),
+        ]
     );
     let v = d.verdict.clone().expect("a verdict");
-    assert!(v.basis.contains("1 of 1"), "{}", v.basis);
+    assert!(v.basis.contains("3 of 3"), "{}", v.basis);
     // The re-plan says what it skipped and dropped.
     let replan = d
         .plans()

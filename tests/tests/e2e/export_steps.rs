@@ -30,6 +30,12 @@ const TASK: &str = "Add \"water the plants\" and \"pay the rent\", mark \"pay th
 /// The step line the instruction's checkable clause maps to.
 const EXPECTATION: &str = "assert screen contains \"1 item left\"";
 
+/// The end states [`TASK`]'s action clauses name (expectations of source `effect`), after it.
+const EFFECTS: [&str; 2] = [
+    "assert screen contains \"water the plants\"",
+    "assert \"pay the rent\" is checked",
+];
+
 const FIELD: &str = "{{id:What needs to be done?}}";
 
 fn call(name: &'static str, args: Value) -> Reply {
@@ -128,7 +134,7 @@ async fn an_exported_nl_run_reruns_as_a_script_with_no_model_call_and_fails_on_a
     assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
     assert_eq!(stub.remaining(), 0, "the model's whole script was used");
     let lines: Vec<&str> = d.expectations.iter().map(|e| e.line.as_str()).collect();
-    assert_eq!(lines, vec![EXPECTATION]);
+    assert_eq!(lines, vec![EXPECTATION, EFFECTS[0], EFFECTS[1]]);
     let done = vec![
         Item {
             text: "water the plants".into(),
@@ -169,7 +175,11 @@ async fn an_exported_nl_run_reruns_as_a_script_with_no_model_call_and_fails_on_a
         assert!(!has_element_id(line), "an element id in {line:?}");
         argus_protocol::Script::parse(line).expect("every line parses");
     }
-    assert_eq!(body.last(), Some(&EXPECTATION), "{file}");
+    assert_eq!(
+        body[body.len() - 3..],
+        [EXPECTATION, EFFECTS[0], EFFECTS[1]],
+        "{file}"
+    );
     assert!(file.contains("type \"water the plants\" into "), "{file}");
     assert!(file.contains("type \"pay the rent\" into "), "{file}");
     assert!(file.contains("pay the rent"), "{file}");
@@ -221,8 +231,8 @@ async fn an_exported_nl_run_reruns_as_a_script_with_no_model_call_and_fails_on_a
         assert_eq!(steps(zh_line), steps(en_line), "{zh_line:?} vs {en_line:?}");
     }
     assert_eq!(
-        zh_body.last(),
-        Some(&"断言 页面包含 \"1 item left\""),
+        zh_body[zh_body.len() - 3],
+        "断言 页面包含 \"1 item left\"",
         "{zh}"
     );
     let bad = farm
@@ -297,8 +307,9 @@ async fn an_exported_nl_run_reruns_as_a_script_with_no_model_call_and_fails_on_a
         .collect();
     assert_eq!(failed, vec![EXPECTATION], "{:?}", d3.steps);
     let acted = d3.steps.iter().filter(|s| s.ok == Some(true)).count();
-    // `open` plus every file line but the last (the assertion) went through.
-    assert_eq!(acted, 1 + (body.len() - 1), "{:?}", d3.steps);
+    // `open` plus every file line before the assertions went through (the two effect
+    // lines after it are not reached).
+    assert_eq!(acted, 1 + (body.len() - 3), "{:?}", d3.steps);
     assert_eq!(stub.requests().len(), model_requests, "no model call");
     // The page confirms why: both todos there, neither completed, two left.
     let page = site.state(&t3).expect("the broken copy's page reported");

@@ -162,7 +162,7 @@ fn starts_word(s: &str, lead: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', ',', ':']))
 }
 
-fn strip_fillers(seg: &str) -> &str {
+pub(super) fn strip_fillers(seg: &str) -> &str {
     let mut s = seg.trim();
     loop {
         let lower = s.to_lowercase();
@@ -180,7 +180,7 @@ fn strip_fillers(seg: &str) -> &str {
 
 /// Splits at sentence punctuation and at `then` / `and` (an `and` followed by a quote joins
 /// two texts of one clause), never inside quotes.
-fn segments(s: &str) -> Vec<String> {
+pub(super) fn segments(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quote: Option<char> = None;
@@ -258,7 +258,7 @@ fn is_decimal_point(chars: &[char], i: usize) -> bool {
 }
 
 /// Quoted texts of a clause, in order.
-fn quoted(s: &str) -> Vec<String> {
+pub(super) fn quoted(s: &str) -> Vec<String> {
     let chars: Vec<char> = s.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -296,7 +296,7 @@ fn toggle_state(outside: &str) -> Option<bool> {
     None
 }
 
-fn quote_line(text: &str) -> String {
+pub(super) fn quote_line(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
@@ -364,10 +364,22 @@ fn checks_of(clause: &str) -> Vec<String> {
     Vec::new()
 }
 
-fn without_quotes(s: &str) -> String {
-    let mut out = s.to_string();
-    for t in quoted(s) {
-        out = out.replace(&t, " ");
+/// `s` with each quoted span (quotes included) replaced by a space. By position: the
+/// quoted text `a` must not blank every `a` of "mark 'a' as done".
+pub(super) fn without_quotes(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if let Some(close) = closing_quote(chars[i], &chars, i) {
+            if let Some(len) = chars[i + 1..].iter().position(|&c| c == close) {
+                out.push(' ');
+                i += len + 2;
+                continue;
+            }
+        }
+        out.push(chars[i]);
+        i += 1;
     }
     out
 }

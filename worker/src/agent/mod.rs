@@ -21,6 +21,7 @@
 //! anything that may have landed goes back through observe → reflect → ask the model.
 
 pub mod clauses;
+pub mod effects;
 pub mod judge;
 pub(crate) mod learn;
 pub mod mask;

@@ -1,0 +1,361 @@
+//! The end states an instruction's action clauses name: `tick off 'X'` → `assert "X" is
+//! checked`, `untick 'X'` → `assert "X" is not checked`, `delete 'X'` → `assert screen does
+//! not contain "X"`, `add 'X'` → `assert screen contains "X"`, `rename 'X' to 'Y'` →
+//! `assert screen contains "Y"` (EN and ZH).
+//!
+//! Why: a run whose only check was a count ("make sure 1 item is left") ended `succeeded`
+//! with the wrong item ticked — the count held, the instruction's own words did not. These
+//! lines are checked with the run's expectations at the end and can fail a run; they never
+//! earn `succeeded` on their own (an instruction with no checkable clause stays
+//! `unverified`, see `verdict::decide`).
+//!
+//! Only quoted items count (an unquoted "check off buy bread" names no text Argus can be
+//! sure of), only imperative clauses (a clause that describes a state — "'X' got ticked by
+//! mistake", "“X”其实还没做完" — names no effect), and for an item named by several clauses
+//! the last one wins (`tick off 'X', then delete 'X'` → X is gone; an unquoted clearing
+//! clause — "clear the completed ones" — drops the ticks named before it). An item a
+//! checkable clause quotes is left to that clause (`… then make sure 'X' is no longer
+//! listed`: the check decides X, whatever filter the job chose).
+
+use super::clauses;
+
+/// What an action clause does to the items it quotes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Does {
+    Check,
+    Uncheck,
+    Delete,
+    Add,
+    Rename,
+}
+
+/// English verbs at the start of an imperative clause (lower-case, longest first where one
+/// is the prefix of another). `mark` is decided by the words after it.
+const EN: &[(&str, Does)] = &[
+    ("tick off", Does::Check),
+    ("check off", Does::Check),
+    ("cross off", Does::Check),
+    ("tick", Does::Check),
+    ("complete", Does::Check),
+    ("finish", Does::Check),
+    ("untick", Does::Uncheck),
+    ("un-tick", Does::Uncheck),
+    ("uncheck", Does::Uncheck),
+    ("reopen", Does::Uncheck),
+    ("re-open", Does::Uncheck),
+    ("delete", Does::Delete),
+    ("remove", Does::Delete),
+    ("get rid of", Does::Delete),
+    ("erase", Does::Delete),
+    ("discard", Does::Delete),
+    ("clear", Does::Delete),
+    ("add", Does::Add),
+    ("create", Does::Add),
+    ("put", Does::Add),
+    ("rename", Does::Rename),
+];
+/// Words after `mark` / `set` / `leave` that say "not done" (checked before [`DONE_WORDS`]).
+const UNDONE_WORDS: &[&str] = &[
+    "not done",
+    "undone",
+    "not completed",
+    "incomplete",
+    "unfinished",
+    "active",
+    "open",
+    "unticked",
+    "unchecked",
+    "not finished",
+];
+/// Words after `mark` / `set` that say "done".
+const DONE_WORDS: &[&str] = &[
+    "done",
+    "complete",
+    "completed",
+    "finished",
+    "ticked",
+    "checked",
+];
+/// Words an imperative English clause may start with before its verb.
+const EN_FILLERS: &[&str] = &["now ", "first ", "next ", "just ", "also ", "and ", "then "];
+
+/// Chinese verbs (anywhere in an imperative clause; the uncheck ones are looked for first,
+/// since `未完成` contains `完成`).
+const ZH: &[(&str, Does)] = &[
+    ("改回未完成", Does::Uncheck),
+    ("标成未完成", Does::Uncheck),
+    ("标为未完成", Does::Uncheck),
+    ("标记为未完成", Does::Uncheck),
+    ("取消勾选", Does::Uncheck),
+    ("取消完成", Does::Uncheck),
+    ("改名为", Does::Rename),
+    ("重命名", Does::Rename),
+    ("改成", Does::Rename),
+    ("勾掉", Does::Check),
+    ("勾选", Does::Check),
+    ("勾上", Does::Check),
+    ("打勾", Does::Check),
+    ("标成已完成", Does::Check),
+    ("标为已完成", Does::Check),
+    ("标记为已完成", Does::Check),
+    ("标成完成", Does::Check),
+    ("标记为完成", Does::Check),
+    ("完成", Does::Check),
+    ("删掉", Does::Delete),
+    ("删除", Does::Delete),
+    ("移除", Does::Delete),
+    ("去掉", Does::Delete),
+    ("清掉", Does::Delete),
+    ("清除", Does::Delete),
+    ("清空", Does::Delete),
+    ("新建", Does::Add),
+    ("添加", Does::Add),
+    ("新增", Does::Add),
+    ("加一条", Does::Add),
+    ("加上", Does::Add),
+    ("创建", Does::Add),
+];
+/// Chinese words that make a clause a description or a negation, not an order.
+const ZH_NOT_ORDERS: &[&str] = &["被", "没", "未", "不", "别", "其实", "已经"];
+/// English words that make a clause a negation of its verb ("don't tick 'X'").
+const EN_NOT_ORDERS: &[&str] = &["don't ", "do not ", "never ", "without "];
+
+/// The effect lines `instruction`'s action clauses name, one per quoted item (the last
+/// clause naming an item wins), in the order of the clauses that decided them.
+pub fn named(instruction: &str) -> Vec<String> {
+    let mut last: Vec<(String, String)> = Vec::new();
+    let mut carried: Option<Does> = None;
+    // Items a checkable clause speaks of: its check decides them.
+    let mut spoken: Vec<String> = Vec::new();
+    let parts = clauses::segments(instruction)
+        .into_iter()
+        .flat_map(|seg| split_but(&seg));
+    for seg in parts {
+        let body = clauses::strip_fillers(&seg);
+        if clauses::reads_as_check(body) {
+            spoken.extend(clauses::quoted(body));
+            carried = None;
+            continue;
+        }
+        let items = clauses::quoted(body);
+        let does = verb_of(body);
+        // "Create two todos, first 'a' and then 'b'": a verb-less clause of quoted items
+        // continues the clause before it.
+        let does = match (does, carried) {
+            (Some(d), _) => Some(d),
+            (None, Some(d)) if starts_with_item(body) => Some(d),
+            _ => None,
+        };
+        carried = does;
+        let Some(does) = does else { continue };
+        if does == Does::Delete && items.is_empty() {
+            // "clear the completed ones": the items ticked so far may be gone.
+            last.retain(|(_, line)| !line.ends_with(" is checked"));
+        }
+        for (item, line) in lines_of(does, &items) {
+            last.retain(|(i, _)| *i != item);
+            last.push((item, line));
+        }
+    }
+    last.into_iter()
+        .filter(|(item, _)| !spoken.contains(item))
+        .map(|(_, line)| line)
+        .collect()
+}
+
+/// (item, line) pairs for one clause.
+fn lines_of(does: Does, items: &[String]) -> Vec<(String, String)> {
+    let q = |t: &String| clauses::quote_line(t);
+    match does {
+        Does::Check => items
+            .iter()
+            .map(|t| (t.clone(), format!("assert {} is checked", q(t))))
+            .collect(),
+        Does::Uncheck => items
+            .iter()
+            .map(|t| (t.clone(), format!("assert {} is not checked", q(t))))
+            .collect(),
+        Does::Delete => items
+            .iter()
+            .map(|t| {
+                (
+                    t.clone(),
+                    format!("assert screen does not contain {}", q(t)),
+                )
+            })
+            .collect(),
+        Does::Add => items
+            .iter()
+            .map(|t| (t.clone(), format!("assert screen contains {}", q(t))))
+            .collect(),
+        Does::Rename => match items {
+            [old, new] => {
+                let mut out = vec![(new.clone(), format!("assert screen contains {}", q(new)))];
+                if !new.contains(old.as_str()) {
+                    out.push((
+                        old.clone(),
+                        format!("assert screen does not contain {}", q(old)),
+                    ));
+                }
+                out
+            }
+            _ => Vec::new(),
+        },
+    }
+}
+
+/// The verb of an imperative clause, if it has one.
+fn verb_of(body: &str) -> Option<Does> {
+    let outside = clauses::without_quotes(body);
+    if outside.chars().any(is_cjk) {
+        let (verb, does) = ZH.iter().find(|(w, _)| outside.contains(w))?;
+        // `未` of the verb `改回未完成` is no negation; one elsewhere is.
+        let rest = outside.replacen(verb, " ", 1);
+        return (!ZH_NOT_ORDERS.iter().any(|w| rest.contains(w))).then_some(*does);
+    }
+    let mut lower = format!("{} ", outside.trim().to_lowercase());
+    if EN_NOT_ORDERS.iter().any(|w| lower.contains(w)) {
+        return None;
+    }
+    while let Some(rest) = EN_FILLERS.iter().find_map(|f| lower.strip_prefix(f)) {
+        lower = rest.to_string();
+    }
+    if ["mark ", "set ", "leave ", "keep "]
+        .iter()
+        .any(|w| lower.starts_with(w))
+    {
+        let has = |w: &&str| lower.contains(&format!(" {w} ")) || lower.ends_with(&format!(" {w}"));
+        if UNDONE_WORDS.iter().any(has) {
+            return Some(Does::Uncheck);
+        }
+        let marks = lower.starts_with("mark ") || lower.starts_with("set ");
+        return (marks && DONE_WORDS.iter().any(has)).then_some(Does::Check);
+    }
+    EN.iter()
+        .find(|(w, _)| {
+            lower
+                .strip_prefix(w)
+                .is_some_and(|r| r.starts_with([' ', ',', ':']))
+        })
+        .map(|(_, d)| *d)
+}
+
+/// "Complete 'a' but leave 'b' open" is two clauses.
+fn split_but(seg: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = seg;
+    while let Some(at) = [" but ", " while ", "，但", "但是"]
+        .iter()
+        .filter_map(|w| rest.find(w).map(|i| (i, w.len())))
+        .min()
+    {
+        out.push(rest[..at.0].to_string());
+        rest = &rest[at.0 + at.1..];
+    }
+    out.push(rest.to_string());
+    out
+}
+
+fn starts_with_item(body: &str) -> bool {
+    let b = body.trim_start();
+    let b = ["first ", "and ", "then ", "also "]
+        .iter()
+        .find_map(|f| b.to_lowercase().starts_with(f).then(|| &b[f.len()..]))
+        .unwrap_or(b);
+    b.starts_with(['"', '\'', '“', '‘', '「'])
+}
+
+fn is_cjk(c: char) -> bool {
+    ('\u{4e00}'..='\u{9fff}').contains(&c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::named;
+
+    #[test]
+    fn english_action_clauses_name_their_end_states() {
+        assert_eq!(
+            named("Add 'milk' and 'eggs', tick off 'milk', then make sure 1 item is left."),
+            vec![
+                "assert screen contains \"eggs\"",
+                "assert \"milk\" is checked"
+            ]
+        );
+        assert_eq!(
+            named("Mark 'a' as done but leave 'b' open."),
+            vec!["assert \"a\" is checked", "assert \"b\" is not checked"]
+        );
+        assert_eq!(
+            named("Set 'a' back to not done"),
+            vec!["assert \"a\" is not checked"]
+        );
+        assert_eq!(
+            named("Rename 'bread' to 'rye loaf' and confirm it."),
+            vec![
+                "assert screen contains \"rye loaf\"",
+                "assert screen does not contain \"bread\""
+            ]
+        );
+        assert_eq!(
+            named("Create two notes, first 'x' and then 'y'."),
+            vec![
+                "assert screen contains \"x\"",
+                "assert screen contains \"y\""
+            ]
+        );
+    }
+
+    #[test]
+    fn the_last_clause_naming_an_item_wins() {
+        assert_eq!(
+            named("Tick off 'a', then delete 'a'."),
+            vec!["assert screen does not contain \"a\""]
+        );
+        // Clearing what is done may remove the ticked items: their ticks are not expected.
+        assert_eq!(
+            named("Add 'a' and 'b', mark 'a' done, clear the completed ones."),
+            vec!["assert screen contains \"b\""]
+        );
+    }
+
+    #[test]
+    fn descriptions_negations_and_checks_name_nothing() {
+        assert!(named("'a' got ticked by mistake. Untick it.").is_empty());
+        assert!(named("Type 'hello' into the box but don't submit it.").is_empty());
+        assert!(named("Don't tick 'a'.").is_empty());
+        assert!(named("Make sure 'a' is ticked.").is_empty());
+        assert_eq!(
+            named("Add 'a' and 'b', mark 'a' done, then make sure 'a' is no longer listed."),
+            vec!["assert screen contains \"b\""]
+        );
+        assert!(named("Check off bread and rent.").is_empty());
+        assert!(named("Sign in with the username 'ann'.").is_empty());
+    }
+
+    #[test]
+    fn chinese_action_clauses_name_their_end_states() {
+        assert_eq!(
+            named("新建两条待办：“甲”和“乙”，把“甲”勾掉，并确认底部显示 1 item left。"),
+            vec!["assert screen contains \"乙\"", "assert \"甲\" is checked"]
+        );
+        assert_eq!(
+            named("删掉待办“丙”。"),
+            vec!["assert screen does not contain \"丙\""]
+        );
+        // The check clause speaks of 丙: it decides.
+        assert!(named("删掉待办“丙”，然后检查列表里已经没有“丙”了。").is_empty());
+        assert_eq!(
+            named("把“丁”标成未完成。"),
+            vec!["assert \"丁\" is not checked"]
+        );
+        assert!(named("“丁”其实还没做完，请把它改回未完成。").is_empty());
+        assert_eq!(
+            named("把待办“旧”改名为“新”。"),
+            vec![
+                "assert screen contains \"新\"",
+                "assert screen does not contain \"旧\""
+            ]
+        );
+    }
+}
