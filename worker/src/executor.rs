@@ -244,6 +244,22 @@ impl Exec<'_> {
     }
 
     pub(crate) async fn run_step(&mut self, index: u32, action: &Action) -> Result<(), StepFail> {
+        self.run_step_picked(index, action, |_| Some(action.clone()))
+            .await
+            .map(|_| ())
+    }
+
+    /// [`Self::run_step`] for an action chosen on the step's own fresh observation (an
+    /// element id is valid for that observation only): `pick` gets it and answers the
+    /// action, or `None` when there is nothing to do (then nothing is recorded and the
+    /// answer is `Ok(false)`). `shown` describes the action where the screen could not be
+    /// observed.
+    pub(crate) async fn run_step_picked(
+        &mut self,
+        index: u32,
+        shown: &Action,
+        pick: impl FnOnce(&Observation) -> Option<Action>,
+    ) -> Result<bool, StepFail> {
         let mut idx = 0;
         let start = Instant::now();
         let mut obs = self.observe().await;
@@ -256,6 +272,14 @@ impl Exec<'_> {
                 observe_ms = ms(start);
             }
         }
+        let action = match &obs {
+            Ok(o) => match pick(o) {
+                Some(a) => a,
+                None => return Ok(false),
+            },
+            Err(_) => shown.clone(),
+        };
+        let action = &action;
         let started_at = Utc::now();
         let mut t = ActionTimings {
             perceive_ms: observe_ms,
@@ -313,7 +337,7 @@ impl Exec<'_> {
             .await
             .map_err(StepFail::Infra)?;
         match (out.ok, out.infra, out.error) {
-            (true, _, _) => Ok(()),
+            (true, _, _) => Ok(true),
             (false, true, e) => Err(StepFail::Infra(e.unwrap_or_default())),
             (false, false, e) => Err(StepFail::Verdict(e.unwrap_or_default())),
         }

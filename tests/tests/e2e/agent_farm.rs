@@ -328,3 +328,68 @@ async fn a_count_that_holds_with_the_wrong_todo_ticked_fails_on_the_named_effect
     );
     assert_eq!(right.status.as_str(), "succeeded", "{:?}", right.error);
 }
+
+/// "Complete all" is one planned step, `check_all`, that Argus walks itself on the screen's
+/// toggles (no model call): on real TodoMVC every todo ends completed, by the page's probe;
+/// then `uncheck_all` reopens them all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn check_all_ticks_every_todo_and_uncheck_all_reopens_them() {
+    let site = Site::todomvc().await;
+    let field = "What needs to be done?";
+    let mut steps: Vec<serde_json::Value> = Vec::new();
+    for t in ["oil the hinges", "sweep the yard", "mend the fence"] {
+        steps.push(json!({"do": "type", "target": field, "text": t}));
+        steps.push(json!({"do": "press", "target": "", "text": "Enter"}));
+    }
+    let mut all_done = steps.clone();
+    all_done.push(json!({"do": "check_all", "target": "", "text": ""}));
+    let mut reopened = all_done.clone();
+    reopened.push(json!({"do": "uncheck_all", "target": "", "text": ""}));
+    let stub = ChatStub::start(vec![
+        Reply::Content(json!({ "steps": all_done }).to_string()),
+        Reply::Content(json!({ "steps": reopened }).to_string()),
+    ])
+    .await;
+    let mut opts = FarmOptions::default().allowing(&site.base_url);
+    opts.model.endpoints = vec![stub.base_url.clone()];
+    let farm = Farm::start(opts).await;
+    let cases = [
+        ("Put three chores on the list, then tick them all off at once and verify that the footer says 0 items left.", true, "0 items left"),
+        ("Put three chores on the list, tick them all off, reopen every one, and verify that the footer says 3 items left.", false, "3 items left"),
+    ];
+    for (k, (instruction, done, count)) in cases.into_iter().enumerate() {
+        let token = format!("all{k}-{}", farm.token);
+        let run_id = farm
+            .submit(&json!({
+                "platform": "web", "mode": "llm",
+                "start_url": site.example_url("vanillajs", &token),
+                "instruction": instruction,
+                "model": {"base_url": stub.base_url, "model": "stub"},
+                "cache": "off",
+                "timeout_s": 120,
+            }))
+            .await;
+        let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+        assert_eq!(
+            d.status.as_str(),
+            "succeeded",
+            "{instruction}: {:?}",
+            d.error
+        );
+        let page = site.state(&token).expect("page reported");
+        assert_eq!(page.items.len(), 3, "{:?}", page.items);
+        assert!(
+            page.items.iter().all(|i| i.completed == done),
+            "{instruction}: {:?}",
+            page.items
+        );
+        assert_eq!(page.count.as_deref(), Some(count));
+        let every = d
+            .steps
+            .iter()
+            .find(|s| s.text == "check every item")
+            .expect("the check_all step");
+        assert!(!every.actions.is_empty(), "it set at least one toggle");
+    }
+    assert_eq!(stub.remaining(), 0);
+}

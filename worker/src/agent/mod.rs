@@ -20,6 +20,7 @@
 //! Delivery rule: only an action whose failure is `not_delivered` is repeated automatically;
 //! anything that may have landed goes back through observe → reflect → ask the model.
 
+pub mod check_every;
 pub mod clauses;
 pub mod effects;
 pub mod judge;

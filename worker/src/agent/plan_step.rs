@@ -31,6 +31,11 @@ pub enum StepKind {
     Check,
     /// `uncheck "T"`
     Uncheck,
+    /// `check every item`: tick every checkbox or switch on the screen that is not ticked
+    /// (complete all; Argus walks them, see `agent::check_every`)
+    CheckAll,
+    /// `uncheck every item`
+    UncheckAll,
     /// `tap "Delete" in the row of "T"`: remove the list item or table row showing T (its
     /// delete button, an icon `×` or one shown only under the pointer, found by the resolver)
     Delete,
@@ -63,12 +68,14 @@ pub enum StepKind {
 
 impl StepKind {
     /// Every kind, in the order the planner's prompt lists them.
-    pub const ALL: [StepKind; 18] = [
+    pub const ALL: [StepKind; 20] = [
         StepKind::Tap,
         StepKind::DoubleTap,
         StepKind::Type,
         StepKind::Check,
         StepKind::Uncheck,
+        StepKind::CheckAll,
+        StepKind::UncheckAll,
         StepKind::Delete,
         StepKind::Rename,
         StepKind::Press,
@@ -101,6 +108,8 @@ impl StepKind {
             StepKind::Type => "type",
             StepKind::Check => "check",
             StepKind::Uncheck => "uncheck",
+            StepKind::CheckAll => "check_all",
+            StepKind::UncheckAll => "uncheck_all",
             StepKind::Delete => "delete",
             StepKind::Rename => "rename",
             StepKind::Press => "press",
@@ -134,6 +143,12 @@ impl StepKind {
                 "tick the target checkbox or switch; a list item is completed (ticked off, marked done) by checking its text (a check that something is shown is no step)"
             }
             StepKind::Uncheck => "untick the target checkbox, switch or list item",
+            StepKind::CheckAll => {
+                "tick every checkbox and list item on the screen at once (complete all, mark everything done); no target"
+            }
+            StepKind::UncheckAll => {
+                "untick every ticked checkbox and list item on the screen (reopen all); no target"
+            }
             StepKind::Delete => {
                 "delete, remove or get rid of the list item or row whose text is the target"
             }
@@ -292,6 +307,9 @@ impl PlanStep {
             StepKind::Type => format!("type {} into {}", q(text, "text")?, q(target, "target")?),
             StepKind::Check => format!("check {}", q(target, "target")?),
             StepKind::Uncheck => format!("uncheck {}", q(target, "target")?),
+            // Argus's own lines (not the step language): `agent::check_every` runs them.
+            StepKind::CheckAll => return Ok(super::check_every::CHECK_EVERY.to_string()),
+            StepKind::UncheckAll => return Ok(super::check_every::UNCHECK_EVERY.to_string()),
             StepKind::Delete => format!("tap \"Delete\" in the row of {}", q(target, "target")?),
             StepKind::Rename => return Err("`rename` is several lines".into()),
             StepKind::Press => format!("press {}", text.trim_matches(['"', '\''])),
@@ -361,7 +379,7 @@ mod tests {
             )
             .unwrap();
             for line in one.lines().unwrap() {
-                if k != StepKind::Ai {
+                if ![StepKind::Ai, StepKind::CheckAll, StepKind::UncheckAll].contains(&k) {
                     assert!(Script::parse(&line).is_ok(), "{line}");
                 }
             }

@@ -467,6 +467,18 @@ impl Exec<'_> {
         let start = Instant::now();
         // A step written as a step-language line runs as one, without a model call; when
         // its target cannot be found or used, the model takes the step over.
+        if let Some(want) = super::check_every::wanted(&plan[i]) {
+            let res = self.check_every(step, want).await.map(|_| StepEnd::Done);
+            if self.spec.mode != Mode::Script {
+                self.learned.fail(format!(
+                    "the planned step {:?} has no step-language form",
+                    plan[i]
+                ));
+            }
+            let err = res.as_ref().err().map(StepFail::message);
+            self.end_step(step, err, start).await;
+            return res.map_err(|e| e.context(&format!("step {} ({})", step + 1, plan[i])));
+        }
         let res = match super::plan_fix::as_script_line(&plan[i]) {
             Some(action) => match self.line_as_model(step, &action).await {
                 Ok(()) => {
