@@ -33,6 +33,7 @@ mod nats_permissions;
 mod nav_policy;
 mod openapi;
 mod pixels;
+mod poison_events;
 mod queue_unmatched;
 mod reaper;
 mod replay;
