@@ -38,6 +38,7 @@ mod queue_unmatched;
 mod reaper;
 mod replay;
 mod report_pages;
+mod secret_use;
 mod security;
 mod selector_sql;
 mod served_bytes;
