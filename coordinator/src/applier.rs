@@ -4,16 +4,26 @@
 //! commits; when a batch fails its events are applied one by one, and a failed apply is
 //! nak'ed to come back in 500 ms (the ack wait, half the lease, covers a coordinator that
 //! died holding an event).
+//!
+//! Poison events: each payload is decoded with U+0000 stripped ([`crate::ingest`]), so NUL
+//! in a string never reaches PostgreSQL. An event the database still rejects as data
+//! ([`rejects_data`]) is parked once JetStream has delivered it `event_max_deliveries` times
+//! (default 5): written to `dead_events` with its bytes and the reason, its run ended
+//! `errored` ([`crate::store::dead_events::park`]), then terminated on the stream so it
+//! never comes back. An unreadable payload is parked on its first delivery. Failures that
+//! are not about the event (database down, deadlock) are retried without bound: a database
+//! restart loses nothing.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use argus_protocol::RunEvent;
 use async_nats::jetstream::consumer::{pull, AckPolicy};
-use async_nats::jetstream::AckKind;
+use async_nats::jetstream::{AckKind, Message};
 use tokio::sync::Notify;
 
 use crate::drain::Stop;
+use crate::store::dead_events::{park, Parked};
 use crate::store::events::{apply, apply_batch, Applied};
 use crate::AppState;
 
@@ -75,14 +85,14 @@ async fn consume(state: &AppState, wake: &Notify, stop: &mut Stop) -> anyhow::Re
         let mut events = Vec::with_capacity(batch.len());
         let mut msgs = Vec::with_capacity(batch.len());
         for msg in batch {
-            match serde_json::from_slice::<RunEvent>(&msg.payload) {
+            match crate::ingest::decode(&msg.payload) {
                 Ok(ev) => {
                     events.push(ev);
                     msgs.push(msg);
                 }
                 Err(e) => {
-                    tracing::error!(error = %e, subject = %msg.subject, "unreadable event dropped");
-                    let _ = msg.ack().await;
+                    tracing::error!(error = %e, subject = %msg.subject, "unreadable event parked");
+                    park_msg(state, wake, &msg, None, &format!("unreadable event: {e}")).await;
                 }
             }
         }
@@ -99,22 +109,7 @@ async fn consume(state: &AppState, wake: &Notify, stop: &mut Stop) -> anyhow::Re
                 // One bad event must not hold the others back: retry them one by one.
                 tracing::warn!(events = events.len(), error = %e, "batch apply failed; applying one by one");
                 for (ev, msg) in events.iter().zip(&msgs) {
-                    match apply(&state.pool, ev).await {
-                        Ok(outcome) => {
-                            if outcome == Applied::Finished {
-                                wake.notify_one();
-                            }
-                            ack(msg).await;
-                        }
-                        Err(e) => {
-                            // Transient (deadlock, database restart): back in 500 ms, not
-                            // after the whole ack wait.
-                            tracing::warn!(run_id = %ev.run_id, seq = ev.seq, error = %e, "event apply failed; will retry");
-                            let _ = msg
-                                .ack_with(AckKind::Nak(Some(Duration::from_millis(500))))
-                                .await;
-                        }
-                    }
+                    apply_one(state, wake, ev, msg).await;
                 }
             }
         }
@@ -122,7 +117,92 @@ async fn consume(state: &AppState, wake: &Notify, stop: &mut Stop) -> anyhow::Re
     Ok(())
 }
 
-async fn ack(msg: &async_nats::jetstream::Message) {
+/// Applies one event alone: acked when applied, parked when the database rejects it as data
+/// for the `event_max_deliveries`th time, else nak'ed to come back in 500 ms.
+async fn apply_one(state: &AppState, wake: &Notify, ev: &RunEvent, msg: &Message) {
+    let e = match apply(&state.pool, ev).await {
+        Ok(outcome) => {
+            if outcome == Applied::Finished {
+                wake.notify_one();
+            }
+            ack(msg).await;
+            return;
+        }
+        Err(e) => e,
+    };
+    let delivered = msg.info().map(|i| i.delivered).unwrap_or(1);
+    if rejects_data(&e) && delivered >= state.cfg.event_max_deliveries {
+        tracing::error!(run_id = %ev.run_id, seq = ev.seq, deliveries = delivered, error = %e,
+            "the database keeps rejecting this event; parked in dead_events");
+        park_msg(state, wake, msg, Some(ev), &e.to_string()).await;
+        return;
+    }
+    // Transient (deadlock, database restart) or not yet given up on: back in 500 ms, not
+    // after the whole ack wait.
+    tracing::warn!(run_id = %ev.run_id, seq = ev.seq, deliveries = delivered, error = %e, "event apply failed; will retry");
+    nak(msg).await;
+}
+
+/// Whether `e` is the database refusing the event's data (SQLSTATE class 22 data exception,
+/// 23 integrity constraint violation, 54 program limit exceeded, or a value sqlx could not
+/// encode) rather than a failure a retry can cure.
+pub fn rejects_data(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Database(db) => db
+            .code()
+            .is_some_and(|c| c.starts_with("22") || c.starts_with("23") || c.starts_with("54")),
+        sqlx::Error::Encode(_) => true,
+        _ => false,
+    }
+}
+
+/// Parks `msg` (see [`park`]) and terminates it on the stream; when parking fails it is
+/// nak'ed and parked on a later delivery.
+async fn park_msg(
+    state: &AppState,
+    wake: &Notify,
+    msg: &Message,
+    ev: Option<&RunEvent>,
+    error: &str,
+) {
+    let (stream_seq, delivered) = msg
+        .info()
+        .map(|i| (i.stream_sequence, i.delivered))
+        .unwrap_or((0, 1));
+    let parked = Parked {
+        stream_seq,
+        subject: msg.subject.as_str(),
+        event: ev,
+        payload: &msg.payload,
+        error,
+        deliveries: delivered,
+    };
+    match park(&state.pool, &parked).await {
+        Ok(freed) => {
+            if freed {
+                wake.notify_one();
+            }
+            if let Err(e) = msg.ack_with(AckKind::Term).await {
+                tracing::warn!(error = %e, "terminating a parked event failed (it will be parked again, once)");
+            }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "parking an event failed; will retry");
+            nak(msg).await;
+        }
+    }
+}
+
+async fn nak(msg: &Message) {
+    if let Err(e) = msg
+        .ack_with(AckKind::Nak(Some(Duration::from_millis(500))))
+        .await
+    {
+        tracing::warn!(error = %e, "nak failed (the event comes back after the ack wait)");
+    }
+}
+
+async fn ack(msg: &Message) {
     if let Err(e) = msg.ack().await {
         tracing::warn!(error = %e, "event ack failed (it will be redelivered and deduplicated)");
     }

@@ -48,6 +48,14 @@ pub struct CoordinatorConfig {
     /// Dispatcher and reaper poll interval, ms (submits and finishes also wake it). Default 500.
     #[arg(long, env = "ARGUS_DISPATCH_INTERVAL_MS", default_value_t = 500)]
     pub dispatch_interval_ms: u64,
+    /// Deliveries of a run event the database keeps rejecting (a data error: a value out of
+    /// range, a violated constraint) before the applier parks it in `dead_events` (admins:
+    /// `GET /api/v1/dead-events`), settles it on the stream and ends its run `errored`.
+    /// Failures that are not about the event (the database unreachable, a deadlock) are
+    /// retried without bound. Default 5, at least 1.
+    #[arg(long, env = "ARGUS_EVENT_MAX_DELIVERIES", default_value_t = 5,
+          value_parser = clap::value_parser!(i64).range(1..))]
+    pub event_max_deliveries: i64,
     /// Largest accepted request body, bytes. Default 1 MiB.
     #[arg(long, env = "ARGUS_MAX_BODY_BYTES", default_value_t = 1024 * 1024)]
     pub max_body_bytes: usize,

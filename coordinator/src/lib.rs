@@ -19,6 +19,7 @@ pub mod config;
 pub mod dispatcher;
 pub mod drain;
 pub mod error;
+pub mod ingest;
 pub mod junit;
 pub mod label_sets;
 pub mod plot;

@@ -188,6 +188,7 @@ impl Farm {
             lease_s: options.lease_s,
             device_ttl_s: 15,
             dispatch_interval_ms: 200,
+            event_max_deliveries: 5,
             max_body_bytes: 1024 * 1024,
             auth: "on".into(),
             bootstrap_token: Some(format!("admin-{token}")),

@@ -3,6 +3,7 @@
 
 mod artifacts;
 mod dashboard;
+mod dead_events;
 mod devices;
 pub mod envelope;
 pub mod hygiene;
@@ -34,6 +35,7 @@ pub fn router(state: AppState) -> Router {
         .merge(runs::router())
         .merge(workers::router())
         .merge(devices::router())
+        .merge(dead_events::router())
         .merge(schedules::router())
         .merge(suites::router())
         .merge(artifacts::router())

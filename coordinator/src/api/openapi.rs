@@ -55,6 +55,7 @@ const PUBLIC: &[&str] = &["/healthz", "/api/v1/openapi.json"];
         super::suites::junit,
         super::workers::heartbeat,
         super::devices::list,
+        super::dead_events::list,
     ),
     components(schemas(
         ErrorEnvelope,
@@ -211,6 +212,7 @@ mod tests {
             "GET /api/v1/suites/{id}/junit.xml",
             "POST /api/v1/workers/heartbeat",
             "GET /api/v1/devices",
+            "GET /api/v1/dead-events",
         ]
         .into_iter()
         .map(String::from)

@@ -9,6 +9,7 @@
 //! form field, or an `X-CSRF-Token` header). Sign-in is throttled per client address
 //! ([`throttle`]).
 
+pub mod admin;
 pub mod origin;
 pub mod session;
 pub mod throttle;
@@ -25,6 +26,7 @@ use sha2::{Digest, Sha256};
 use crate::error::ApiError;
 use crate::AppState;
 
+pub use admin::Admin;
 pub use tokens::{create_token, create_token_expiring, digest, generate, lookup};
 
 /// The one route a worker token may call.

@@ -2,6 +2,7 @@
 //! `FOR UPDATE SKIP LOCKED` statements; transitions after a claim are fenced by attempt id.
 
 pub mod claim;
+pub mod dead_events;
 pub mod effects;
 pub mod events;
 pub mod identities;

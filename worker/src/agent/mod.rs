@@ -39,6 +39,7 @@ pub mod prompts;
 pub mod reflect;
 pub(crate) mod replay;
 pub mod run;
+pub mod secret_use;
 pub mod secrets;
 pub mod step_done;
 pub(crate) mod turn;

@@ -37,6 +37,15 @@ impl Exec<'_> {
                 )))
             }
         };
+        // A stored line is text no one in this job wrote: its secrets follow `secret_use`.
+        let named = super::secret_use::named_by(self.spec);
+        for st in &parsed.steps {
+            if let Step::Act(action) = &st.step {
+                super::secret_use::check(action, &named).map_err(|e| {
+                    StepFail::Verdict(format!("the stored replay line {:?}: {e}", st.text))
+                })?;
+            }
+        }
         let total = parsed.steps.len();
         let mut done: Vec<String> = Vec::new();
         for (n, st) in parsed.steps.iter().enumerate() {

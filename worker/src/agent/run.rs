@@ -308,7 +308,7 @@ impl Exec<'_> {
         self.emit_action(rec).await?;
         self.end_step(step, err.clone(), start).await;
         match err {
-            None => Ok(plan),
+            None => super::secret_use::allowed_plan(self.spec, title, plan),
             Some(e) => Err(StepFail::Infra(format!("planning failed: {e}"))),
         }
     }
@@ -679,6 +679,7 @@ impl Exec<'_> {
     ) -> Result<Done, StepFail> {
         let mut t = p.t;
         let mut usage = p.usage;
+        super::secret_use::allowed(self.spec, &p.call)?;
         let acted = self.act(&p.call, obs, &mut t).await;
         let (point, swipe) = acted.geometry();
         let (mut out, after) = (acted.out, acted.after);
