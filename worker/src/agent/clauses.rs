@@ -300,6 +300,51 @@ pub(super) fn quote_line(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
+/// Number words a count may be written in, as the digits a counter shows.
+const NUMBER_WORDS: &[(&str, &str)] = &[
+    ("no", "0"),
+    ("zero", "0"),
+    ("one", "1"),
+    ("two", "2"),
+    ("three", "3"),
+    ("four", "4"),
+    ("five", "5"),
+    ("six", "6"),
+    ("seven", "7"),
+    ("eight", "8"),
+    ("nine", "9"),
+    ("ten", "10"),
+];
+
+/// A count of what is left, as a counter shows it: "… that 3 items are left" / "there is
+/// one task remaining" → `3 items left` / `1 task remaining` (the copula dropped, a number
+/// word as digits). Only `left` / `remaining`: a count of what is "shown" or "listed" has
+/// no one way a page writes it, and a shorter text ("3 items") would also be found in "13
+/// items".
+fn count_left(clause: &str) -> Option<String> {
+    let lower = clause.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || ",.;:!?".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let at = words
+        .iter()
+        .rposition(|w| *w == "left" || *w == "remaining")?;
+    let mut k = at.checked_sub(1)?;
+    if ["is", "are"].contains(&words[k]) {
+        k = k.checked_sub(1)?;
+    }
+    let noun = words[k];
+    let n = words.get(k.checked_sub(1)?)?;
+    let digits = if n.chars().all(|c| c.is_ascii_digit()) {
+        n.to_string()
+    } else {
+        NUMBER_WORDS.iter().find(|(w, _)| w == n)?.1.to_string()
+    };
+    (noun.chars().all(char::is_alphabetic) && !["is", "are"].contains(&noun))
+        .then(|| format!("{digits} {noun} {}", words[at]))
+}
+
 /// The check lines a clause's own words give (see the module docs).
 fn checks_of(clause: &str) -> Vec<String> {
     let texts = quoted(clause);
@@ -347,6 +392,14 @@ fn checks_of(clause: &str) -> Vec<String> {
                 return vec![format!("{verb} {}", quote_line(rest))];
             }
         }
+    }
+    if let Some(left) = count_left(clause) {
+        let verb = if negated(&lower) {
+            "assert screen does not contain"
+        } else {
+            "assert screen contains"
+        };
+        return vec![format!("{verb} {}", quote_line(&left))];
     }
     for d in DISPLAY_ZH {
         if let Some((head, rest)) = clause.split_once(d) {
@@ -432,8 +485,19 @@ mod tests {
 
     #[test]
     fn unmapped_clauses_are_left_for_the_planner() {
-        let c = checkable("finish the todo, then check that 1 item is left");
+        let c = checkable("finish the todo, then check that the page works");
         assert_eq!(c.len(), 1);
+        assert!(c[0].checks.is_empty(), "{c:?}");
+        // A count of what is left, as a counter writes it.
+        let c = checkable("finish the todo, then check that 1 item is left");
+        assert_eq!(c[0].checks, vec!["assert screen contains \"1 item left\""]);
+        let c = checkable("make sure there are three tasks remaining");
+        assert_eq!(
+            c[0].checks,
+            vec!["assert screen contains \"3 tasks remaining\""]
+        );
+        // A count of what is shown is left for the planner (no one way to write it).
+        let c = checkable("verify that 2 results are listed");
         assert!(c[0].checks.is_empty(), "{c:?}");
         let c = checkable("the footer should say 2 items left");
         assert_eq!(c[0].checks, vec!["assert screen contains \"2 items left\""]);
