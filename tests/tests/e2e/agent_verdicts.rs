@@ -441,3 +441,45 @@ async fn a_confirm_tap_becomes_a_check_and_repeated_todos_are_skipped() {
     assert!(replan.contains("skipped"), "{replan}");
     assert!(replan.contains("dropped"), "{replan}");
 }
+
+#[tokio::test]
+async fn a_made_up_check_step_decides_nothing_unless_the_instruction_checks_midway() {
+    // The planner adds a check the instruction never asked for, and it does not hold
+    // (Name holds "Ada"): the run's expectation decides, and the failed check stays in the
+    // record.
+    let (d, _stub, _dev) = on_form(
+        "Fill in Ada and save, then make sure \"Saved 1\" is shown",
+        vec![plan(&[
+            "type 'Ada' into \"Name\"",
+            "tap \"Save\"",
+            "assert \"Name\" has value \"Bob\"",
+        ])],
+    )
+    .await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    let failed_check = d
+        .steps
+        .iter()
+        .flat_map(|s| s.actions.iter())
+        .any(|a| a.kind == "assert_value" && !a.ok);
+    assert!(failed_check, "the made-up check is recorded as not held");
+
+    // Where the instruction puts a check before a later step, a failing check step fails
+    // the run there.
+    let (d, _stub, dev) = on_form(
+        "Fill in Ada, check that the Name box says Bob, then save",
+        vec![plan(&[
+            "type 'Ada' into \"Name\"",
+            "assert \"Name\" has value \"Bob\"",
+            "tap \"Save\"",
+        ])],
+    )
+    .await;
+    assert_eq!(d.status, RunStatus::Failed, "{:?}", d.error);
+    assert!(
+        !sent(&dev)
+            .iter()
+            .any(|s| matches!(s, Sent::Tap { name, .. } if name == "Save")),
+        "nothing after the failed midway check"
+    );
+}

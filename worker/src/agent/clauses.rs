@@ -141,6 +141,26 @@ pub fn checkable(instruction: &str) -> Vec<Clause> {
         .collect()
 }
 
+/// Whether `instruction` asks for a check before a later step: a check clause followed by
+/// a clause that is none, or the words `before` / `之前` / `先` (which put a check ahead of
+/// the step they name).
+pub fn checks_midway(instruction: &str) -> bool {
+    let lower = instruction.to_lowercase();
+    if lower.contains("before ") || instruction.contains("之前") || instruction.contains('先') {
+        return true;
+    }
+    let mut seen_check = false;
+    for seg in segments(instruction) {
+        let body = strip_fillers(&seg);
+        if reads_as_check(body) {
+            seen_check = true;
+        } else if seen_check {
+            return true;
+        }
+    }
+    false
+}
+
 /// Whether a plan step is one of the instruction's checks written as an action on a lead
 /// word (`tap "Confirm"`, `tap "Verify"`): such a step has no element to act on and is
 /// dropped from the plan (the clause is an expectation).
@@ -507,6 +527,19 @@ mod tests {
         assert!(c[0].checks.is_empty(), "{c:?}");
         let c = checkable("make sure the switch reads Off");
         assert_eq!(c[0].checks, vec!["assert screen contains \"Off\""]);
+    }
+
+    #[test]
+    fn a_check_before_a_later_step_is_midway() {
+        assert!(!checks_midway("add a, then make sure 1 item is left"));
+        assert!(!checks_midway("add a"));
+        for task in [
+            "type a, make sure the box says a, then press Enter",
+            "Before pressing Enter, make sure the box says a.",
+            "先检查输入框显示 a，再按回车。",
+        ] {
+            assert!(checks_midway(task), "{task}");
+        }
     }
 
     #[test]
