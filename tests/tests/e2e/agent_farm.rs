@@ -264,17 +264,7 @@ async fn a_count_that_holds_with_the_wrong_todo_ticked_fails_on_the_named_effect
     let mut outcomes = Vec::new();
     for k in 0..2 {
         let token = format!("effect{k}-{}", farm.token);
-        let run_id = farm
-            .submit(&json!({
-                "platform": "web", "mode": "llm",
-                "start_url": site.example_url("vanillajs", &token),
-                "instruction": instruction,
-                "model": {"base_url": stub.base_url, "model": "stub"},
-                "cache": "off",
-                "timeout_s": 120,
-            }))
-            .await;
-        let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+        let d = llm_on_todomvc(&farm, &site, &stub, &token, instruction).await;
         let state = site.state(&token).expect("page reported");
         outcomes.push((d, state));
     }
@@ -359,17 +349,7 @@ async fn check_all_ticks_every_todo_and_uncheck_all_reopens_them() {
     ];
     for (k, (instruction, done, count)) in cases.into_iter().enumerate() {
         let token = format!("all{k}-{}", farm.token);
-        let run_id = farm
-            .submit(&json!({
-                "platform": "web", "mode": "llm",
-                "start_url": site.example_url("vanillajs", &token),
-                "instruction": instruction,
-                "model": {"base_url": stub.base_url, "model": "stub"},
-                "cache": "off",
-                "timeout_s": 120,
-            }))
-            .await;
-        let d = farm.wait_run(run_id, Duration::from_secs(180)).await;
+        let d = llm_on_todomvc(&farm, &site, &stub, &token, instruction).await;
         assert_eq!(
             d.status.as_str(),
             "succeeded",
@@ -392,4 +372,26 @@ async fn check_all_ticks_every_todo_and_uncheck_all_reopens_them() {
         assert!(!every.actions.is_empty(), "it set at least one toggle");
     }
     assert_eq!(stub.remaining(), 0);
+}
+
+/// Runs `instruction` as an `llm` job (replay cache off) on vanillajs TodoMVC under `token`
+/// against `stub`; returns the finished run.
+async fn llm_on_todomvc(
+    farm: &Farm,
+    site: &Site,
+    stub: &ChatStub,
+    token: &str,
+    instruction: &str,
+) -> argus_protocol::RunDetail {
+    let run_id = farm
+        .submit(&json!({
+            "platform": "web", "mode": "llm",
+            "start_url": site.example_url("vanillajs", token),
+            "instruction": instruction,
+            "model": {"base_url": stub.base_url, "model": "stub"},
+            "cache": "off",
+            "timeout_s": 120,
+        }))
+        .await;
+    farm.wait_run(run_id, Duration::from_secs(180)).await
 }
