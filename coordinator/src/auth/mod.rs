@@ -39,6 +39,9 @@ pub struct Caller {
     pub role: String,
     /// The token's id; `None` when auth is off.
     pub token_id: Option<uuid::Uuid>,
+    /// A worker token an admin granted the shared pool (`argus token create --role worker
+    /// --shared-pool`): its workers serve every team.
+    pub shared_pool: bool,
 }
 
 impl Caller {
@@ -50,6 +53,14 @@ impl Caller {
     /// The team filter for queries: `None` = all teams (admin).
     pub fn team_filter(&self) -> Option<&str> {
         (self.role != "admin").then_some(self.team_id.as_str())
+    }
+
+    /// The team whose runs the devices this caller heartbeats may be handed: its own team
+    /// for a worker token, `None` (every team) for a shared-pool worker token or an admin
+    /// (auth `off` included). Decided from the authenticated token alone, never from what
+    /// the worker sends.
+    pub fn served_team(&self) -> Option<&str> {
+        (self.role != "admin" && !self.shared_pool).then_some(self.team_id.as_str())
     }
 }
 
@@ -103,6 +114,7 @@ pub async fn require(State(st): State<AppState>, mut req: Request, next: Next) -
             team_id: "default".into(),
             role: "admin".into(),
             token_id: None,
+            shared_pool: false,
         });
         req.extensions_mut().insert(Csrf::default());
         return next.run(req).await;

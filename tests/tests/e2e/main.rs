@@ -48,6 +48,7 @@ mod token_scope;
 mod typing;
 mod verdicts;
 mod worker_exit;
+mod worker_teams;
 
 /// Runs one SQL statement, panicking with the statement and the error.
 pub(crate) async fn exec(pool: &sqlx::PgPool, sql: &str) {
