@@ -388,6 +388,9 @@ async fn start_farm(
             .env("ARGUS_NATS_PREFIX", prefix)
             .env("ARGUS_AUTH", "on")
             .env("ARGUS_BOOTSTRAP_TOKEN", &env.token)
+            // a bench measures the farm, not the per-token limits
+            .env("ARGUS_RATE_PER_MIN", "0")
+            .env("ARGUS_MAX_STREAMS_PER_TOKEN", "0")
             .env("ARGUS_S3_BUCKET", &env.bucket)
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -92,6 +92,8 @@ pub struct FarmOptions {
     /// The worker's `--allow-hosts` (comma-separated): tests allow exactly their app's
     /// `127.0.0.1:<port>` ([`FarmOptions::allowing`]). Default: none.
     pub allow_hosts: String,
+    /// The coordinator's per-token limits. Default: none (tests poll fast).
+    pub limits: argus_coordinator::config::ReadLimits,
 }
 
 impl FarmOptions {
@@ -123,6 +125,7 @@ impl Default for FarmOptions {
             drivers: DriverConfig::default(),
             model: Default::default(),
             allow_hosts: String::new(),
+            limits: argus_coordinator::config::ReadLimits::off(),
         }
     }
 }
@@ -201,6 +204,7 @@ impl Farm {
             auth: "on".into(),
             bootstrap_token: Some(format!("admin-{token}")),
             s3: s3.clone(),
+            limits: options.limits.clone(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await

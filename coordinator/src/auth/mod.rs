@@ -7,10 +7,13 @@
 //! Every state-changing request a browser sends must be same-origin ([`origin`]); a
 //! cookie-authenticated one must also carry its session's CSRF token (the hidden `csrf`
 //! form field, or an `X-CSRF-Token` header). Sign-in is throttled per client address
-//! ([`throttle`]).
+//! ([`throttle`]); every other request is counted against its token's rate ([`rate`]), and
+//! live run streams are bounded per token ([`streams`]).
 
 pub mod origin;
+pub mod rate;
 pub mod session;
+pub mod streams;
 pub mod throttle;
 pub mod tokens;
 
@@ -92,8 +95,9 @@ fn forbidden(message: impl Into<String>, hint: &str) -> Response {
 }
 
 /// Middleware: refuses cross-origin browser writes, resolves the caller (or answers 401 on
-/// the API / redirects pages to `/login`), keeps worker tokens to [`WORKER_ROUTE`] and
-/// checks the CSRF token of cookie-authenticated writes.
+/// the API / redirects pages to `/login`), keeps worker tokens to [`WORKER_ROUTE`], counts
+/// the request against its token's rate (429 past it) and checks the CSRF token of
+/// cookie-authenticated writes.
 pub async fn require(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
     if changes_state(req.method()) {
@@ -155,6 +159,11 @@ pub async fn require(State(st): State<AppState>, mut req: Request, next: Next) -
             format!("a worker token may only call {WORKER_ROUTE}"),
             "use a user token (`argus token create --role user`) for jobs, runs and reports",
         );
+    }
+    if let Err(wait) = st.rate.check(&caller) {
+        let wait_s = rate::retry_after_s(wait);
+        tracing::warn!(%path, team = %caller.team_id, role = %caller.role, wait_s, "request rate limited");
+        return rate::too_many("this token is over its request rate", wait_s);
     }
     if let Some(expected) = &csrf {
         if changes_state(req.method()) {

@@ -34,6 +34,7 @@ mod nav_policy;
 mod openapi;
 mod pixels;
 mod queue_unmatched;
+mod read_limits;
 mod reaper;
 mod replay;
 mod report_pages;
