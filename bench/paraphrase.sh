@@ -94,7 +94,8 @@ www_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0))
 token="argus_ppb_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 export ARGUS_DATABASE_URL=postgres://postgres@127.0.0.1:5432/$db ARGUS_NATS_PREFIX=ppbench \
   ARGUS_S3_BUCKET=argus-paraphrase ARGUS_LISTEN=127.0.0.1:$port ARGUS_COORDINATOR_URL=http://127.0.0.1:$port \
-  ARGUS_BOOTSTRAP_TOKEN=$token ARGUS_API_TOKEN=$token
+  ARGUS_BOOTSTRAP_TOKEN=$token ARGUS_API_TOKEN=$token \
+  ARGUS_RATE_PER_MIN=0 ARGUS_MAX_STREAMS_PER_TOKEN=0
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done

@@ -243,7 +243,7 @@ async fn phases(
 
     out.push(
         "EXPLAIN of the claim's candidate query, one per class of identical free slots \
-         (migrations/0006_claim_one_text.sql via class_candidates_sql, 256 slots, 60,000 queued):"
+         (migrations/0011_worker_teams.sql via class_candidates_sql, 256 slots, 60,000 queued):"
             .into(),
     );
     for l in plan_text.lines() {
@@ -388,6 +388,9 @@ async fn start_farm(
             .env("ARGUS_NATS_PREFIX", prefix)
             .env("ARGUS_AUTH", "on")
             .env("ARGUS_BOOTSTRAP_TOKEN", &env.token)
+            // a bench measures the farm, not the per-token limits
+            .env("ARGUS_RATE_PER_MIN", "0")
+            .env("ARGUS_MAX_STREAMS_PER_TOKEN", "0")
             .env("ARGUS_S3_BUCKET", &env.bucket)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -656,12 +659,14 @@ async fn dispatch_phase(
         .await?;
     sqlx::query("analyze jobs").execute(&farm.pool).await?;
     let plan = if explain {
-        let query = class_candidates_sql().context("candidate query in migration 0006")?;
+        let query = class_candidates_sql().context("candidate query in migration 0011")?;
         let rows: Vec<(String,)> = sqlx::query_as(&format!("explain {query}"))
             .bind("web")
             .bind(serde_json::json!({"browser": "chromium"}))
             .bind(Vec::<String>::new())
             .bind(256_i64)
+            .bind(true)
+            .bind(None::<String>)
             .fetch_all(&farm.pool)
             .await?;
         Some(rows.into_iter().map(|r| r.0 + "\n").collect())

@@ -69,6 +69,58 @@ pub struct CoordinatorConfig {
     pub bootstrap_token: Option<String>,
     #[command(flatten)]
     pub s3: S3Settings,
+    /// Per-token request rates and live streams (`ARGUS_RATE_*`, `ARGUS_MAX_STREAMS_PER_TOKEN`).
+    #[command(flatten)]
+    pub limits: ReadLimits,
+}
+
+/// Per-token limits on calling the coordinator: a request rate (a token bucket: `burst`
+/// requests at once, refilled at `per_min` a minute) and a number of live run streams held
+/// open at once. Over a limit the answer is 429 `rate_limited` with `Retry-After`. Counted
+/// per coordinator process (behind N coordinators a token gets up to N times as much).
+/// Requests without a token (auth `off`, `/healthz`, `/login`) are not counted.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct ReadLimits {
+    /// Requests per minute one user or admin token may make, sustained; 0 = unlimited.
+    /// Default 1200 (20/s).
+    #[arg(long, env = "ARGUS_RATE_PER_MIN", default_value_t = 1200)]
+    pub rate_per_min: u32,
+    /// Requests per minute one worker token may make; 0 = unlimited. Default 0: workers
+    /// heartbeat on their own schedule and are not throttled.
+    #[arg(long, env = "ARGUS_WORKER_RATE_PER_MIN", default_value_t = 0)]
+    pub worker_rate_per_min: u32,
+    /// Requests a token may make at once above its rate (the bucket's size; a report page
+    /// loads each of its screenshots). Default 300.
+    #[arg(long, env = "ARGUS_RATE_BURST", default_value_t = 300)]
+    pub rate_burst: u32,
+    /// Live run streams (`GET /runs/{id}/live`) one token may hold open at once; 0 =
+    /// unlimited. Default 8.
+    #[arg(long, env = "ARGUS_MAX_STREAMS_PER_TOKEN", default_value_t = 8)]
+    pub max_streams_per_token: u32,
+}
+
+impl Default for ReadLimits {
+    /// The defaults of the flags.
+    fn default() -> Self {
+        ReadLimits {
+            rate_per_min: 1200,
+            worker_rate_per_min: 0,
+            rate_burst: 300,
+            max_streams_per_token: 8,
+        }
+    }
+}
+
+impl ReadLimits {
+    /// No limit at all (benches and tests that are not about limits).
+    pub fn off() -> Self {
+        ReadLimits {
+            rate_per_min: 0,
+            worker_rate_per_min: 0,
+            rate_burst: 0,
+            max_streams_per_token: 0,
+        }
+    }
 }
 
 impl CoordinatorConfig {

@@ -57,6 +57,10 @@ pub struct AppState {
     pub wake: Arc<Notify>,
     /// Registered label sets per platform, for refusing unmatchable selectors.
     pub label_sets: Arc<label_sets::LabelSets>,
+    /// Per-token request buckets ([`auth::rate`]).
+    pub rate: Arc<auth::rate::RateLimits>,
+    /// Live streams open per token ([`auth::streams`]).
+    pub streams: Arc<auth::streams::StreamSlots>,
 }
 
 /// Connects to PostgreSQL (migrating), NATS (creating streams) and S3 (creating the bucket).
@@ -80,6 +84,8 @@ pub async fn connect(cfg: CoordinatorConfig) -> anyhow::Result<AppState> {
         pool,
         js,
         subjects,
+        rate: Arc::new(auth::rate::RateLimits::new(&cfg.limits)),
+        streams: Arc::new(auth::streams::StreamSlots::new(&cfg.limits)),
         cfg: Arc::new(cfg),
         s3: Arc::new(s3),
         wake: Arc::new(Notify::new()),

@@ -43,8 +43,13 @@ enum TokenCommand {
         /// `30d`, `2w`. Default: never.
         #[arg(long, value_parser = parse_duration)]
         expires_in: Option<chrono::Duration>,
+        /// A worker token for the shared pool: its workers serve every team's runs. Without
+        /// it a worker token's workers serve only its `--team`. Only with `--role worker`.
+        #[arg(long)]
+        shared_pool: bool,
     },
-    /// List tokens (id, team, role, name, created, expires, last used).
+    /// List tokens (id, team, role, name, created, expires, last used); a shared-pool worker
+    /// token shows role `pool`.
     List {
         /// Only this team's tokens.
         #[arg(long)]
@@ -96,7 +101,13 @@ pub async fn run(args: TokenArgs) -> anyhow::Result<ExitCode> {
             name,
             max_concurrent,
             expires_in,
+            shared_pool,
         } => {
+            if shared_pool && role != "worker" {
+                anyhow::bail!(
+                    "--shared-pool is for worker tokens only (`--role worker`), not {role:?}"
+                );
+            }
             if team.is_empty()
                 || team.len() > 64
                 || !team
@@ -112,14 +123,26 @@ pub async fn run(args: TokenArgs) -> anyhow::Result<ExitCode> {
                 &pool, &team, &role, &name, &token, expires_at,
             )
             .await?;
+            if shared_pool
+                && !argus_coordinator::auth::tokens::set_shared_pool(&pool, id, true).await?
+            {
+                anyhow::bail!("token {id} is not a worker token; nothing was granted");
+            }
             if let Some(q) = max_concurrent {
                 argus_coordinator::store::teams::set_quota(&pool, &team, Some(q)).await?;
             }
             pool.close().await;
             println!("{token}");
+            let serves = if shared_pool {
+                ", serves every team: shared pool"
+            } else if role == "worker" {
+                ", serves only this team"
+            } else {
+                ""
+            };
             eprintln!(
-                "token {id} for team {team} (role {role}, expires {}); it is not stored in \
-                 clear — keep it",
+                "token {id} for team {team} (role {role}{serves}, expires {}); it is not \
+                 stored in clear — keep it",
                 when(expires_at, "never")
             );
             Ok(ExitCode::SUCCESS)
@@ -143,7 +166,11 @@ pub async fn run(args: TokenArgs) -> anyhow::Result<ExitCode> {
                     "{:<36}  {:<12}  {:<6}  {:<20}  {:<20}  {:<20}  {}",
                     r.id,
                     r.team_id,
-                    r.role,
+                    if r.shared_pool {
+                        "pool"
+                    } else {
+                        r.role.as_str()
+                    },
                     when(Some(r.created_at), ""),
                     when(r.expires_at, "never"),
                     when(r.last_used_at, "never"),

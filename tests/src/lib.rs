@@ -92,6 +92,8 @@ pub struct FarmOptions {
     /// The worker's `--allow-hosts` (comma-separated): tests allow exactly their app's
     /// `127.0.0.1:<port>` ([`FarmOptions::allowing`]). Default: none.
     pub allow_hosts: String,
+    /// The coordinator's per-token limits. Default: none (tests poll fast).
+    pub limits: argus_coordinator::config::ReadLimits,
 }
 
 impl FarmOptions {
@@ -123,6 +125,7 @@ impl Default for FarmOptions {
             drivers: DriverConfig::default(),
             model: Default::default(),
             allow_hosts: String::new(),
+            limits: argus_coordinator::config::ReadLimits::off(),
         }
     }
 }
@@ -152,7 +155,16 @@ pub struct Farm {
     extra: Vec<oneshot::Sender<()>>,
     stop_worker: Option<oneshot::Sender<()>>,
     worker_task: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+    /// Workers started by [`Farm::start_worker`]: stop signal, task, data dir.
+    extra_workers: Vec<ExtraWorker>,
 }
+
+/// A worker started by [`Farm::start_worker`]: its stop signal, task and data dir.
+type ExtraWorker = (
+    oneshot::Sender<()>,
+    tokio::task::JoinHandle<anyhow::Result<()>>,
+    PathBuf,
+);
 
 impl Farm {
     /// Starts a farm; panics with a clear message when a service is missing (tests only).
@@ -193,6 +205,7 @@ impl Farm {
             auth: "on".into(),
             bootstrap_token: Some(format!("admin-{token}")),
             s3: s3.clone(),
+            limits: options.limits.clone(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -232,33 +245,10 @@ impl Farm {
             extra: Vec::new(),
             stop_worker: None,
             worker_task: None,
+            extra_workers: Vec::new(),
         };
         if let Some(slots) = options.worker_slots {
-            let wcfg = WorkerConfig {
-                platform: options.platform,
-                worker_id: Some(worker_id),
-                coordinator_url: base_url,
-                api_token: Some(format!("admin-{token}")),
-                nats_url: services.nats_url.clone(),
-                nats_prefix: format!("t{token}"),
-                nats_auth: Default::default(),
-                slots,
-                labels: [("team".to_string(), "qa".to_string())].into(),
-                data_dir: Some(worker_dir),
-                heartbeat_ms: 500,
-                browser: BrowserConfig {
-                    chromium: services.chromium.clone(),
-                    viewport: options.viewport,
-                    dpr: options.dpr,
-                    allow_hosts: HostRules(
-                        parse_rules(&options.allow_hosts).expect("allow_hosts parses"),
-                    ),
-                    ..Default::default()
-                },
-                drivers: options.drivers.clone(),
-                model: options.model.clone(),
-                s3,
-            };
+            let wcfg = farm.worker_config(worker_id, format!("admin-{token}"), slots, worker_dir);
             let (stop_w, rx_w) = oneshot::channel::<()>();
             farm.stop_worker = Some(stop_w);
             farm.worker_task = Some(tokio::spawn(argus_worker::service::run_until(
@@ -270,6 +260,78 @@ impl Farm {
             farm.wait_for_devices(slots as usize).await;
         }
         farm
+    }
+
+    /// The configuration of a web worker of this farm (the options' platform, drivers,
+    /// model and allowed hosts) with id `worker_id`, heartbeating with `api_token`.
+    fn worker_config(
+        &self,
+        worker_id: String,
+        api_token: String,
+        slots: u32,
+        data_dir: PathBuf,
+    ) -> WorkerConfig {
+        let options = &self.options;
+        WorkerConfig {
+            platform: options.platform,
+            worker_id: Some(worker_id),
+            coordinator_url: self.base_url.clone(),
+            api_token: Some(api_token),
+            nats_url: self.services.nats_url.clone(),
+            nats_prefix: format!("t{}", self.token),
+            nats_auth: Default::default(),
+            slots,
+            labels: [("team".to_string(), "qa".to_string())].into(),
+            data_dir: Some(data_dir),
+            heartbeat_ms: 500,
+            browser: BrowserConfig {
+                chromium: self.services.chromium.clone(),
+                viewport: options.viewport,
+                dpr: options.dpr,
+                allow_hosts: HostRules(
+                    parse_rules(&options.allow_hosts).expect("allow_hosts parses"),
+                ),
+                ..Default::default()
+            },
+            drivers: options.drivers.clone(),
+            model: options.model.clone(),
+            s3: self.s3.clone(),
+        }
+    }
+
+    /// Starts another web worker (one slot) that heartbeats with `api_token`, as a second
+    /// host of the farm would; returns its worker id (`<name>-<farm token>`) once its slot
+    /// is registered. It stops when the farm is dropped.
+    pub async fn start_worker(&mut self, name: &str, api_token: &str) -> String {
+        let worker_id = format!("{name}-{}", self.token);
+        let dir = std::env::temp_dir().join(format!("argus-test-worker-{worker_id}"));
+        let wcfg = self.worker_config(worker_id.clone(), api_token.to_string(), 1, dir.clone());
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(argus_worker::service::run_until(wcfg, async move {
+            let _ = rx.await;
+        }));
+        self.extra_workers.push((tx, task, dir));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let (n,): (i64,) = sqlx::query_as("select count(*) from devices where worker_id = $1")
+                .bind(&worker_id)
+                .fetch_one(&self.pool)
+                .await
+                .expect("count devices");
+            if n > 0 {
+                return worker_id;
+            }
+            let exited = self.extra_workers.last().is_some_and(|w| w.1.is_finished());
+            assert!(
+                !exited,
+                "worker {worker_id} exited at start; see the log above"
+            );
+            assert!(
+                Instant::now() < deadline,
+                "worker {worker_id} did not register within 60 s"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 
     async fn wait_for_devices(&self, n: usize) {
@@ -407,6 +469,11 @@ impl Farm {
         format!("http://{addr}")
     }
 
+    /// The URL of this farm's private database (what `argus token …` needs).
+    pub fn database_url(&self) -> String {
+        self.coord_cfg.database_url.clone()
+    }
+
     /// Mints a token for `team` with `role`; returns a client that sends it.
     pub async fn client_for(&self, team: &str, role: &str) -> reqwest::Client {
         let token = argus_coordinator::auth::generate();
@@ -416,7 +483,8 @@ impl Farm {
         authed_client(&token)
     }
 
-    /// Registers a simulated device (no worker behind it) so selectors can be matched.
+    /// Registers a simulated device (no worker behind it) so selectors can be matched; it
+    /// serves every team, as a shared-pool worker's slot does.
     pub async fn register_sim_device(
         &self,
         id: &str,
@@ -429,8 +497,10 @@ impl Farm {
             .await
             .expect("sim worker");
         sqlx::query(
-            "insert into devices (id, worker_id, platform, labels, screen_w_px, screen_h_px, last_seen)
-             values ($1, 'sim', $2, $3, 100, 100, now() - make_interval(secs => $4::float8))",
+            "insert into devices (id, worker_id, platform, labels, screen_w_px, screen_h_px, last_seen,
+                                  serves_all)
+             values ($1, 'sim', $2, $3, 100, 100, now() - make_interval(secs => $4::float8),
+                     true)",
         )
         .bind(id)
         .bind(platform)
@@ -483,6 +553,12 @@ impl Drop for Farm {
         if let Some(t) = self.worker_task.take() {
             t.abort();
         }
+        let mut extra_dirs = Vec::new();
+        for (tx, task, dir) in self.extra_workers.drain(..) {
+            let _ = tx.send(());
+            task.abort();
+            extra_dirs.push(dir);
+        }
         let services = self.services.clone();
         let db_name = self.db_name.clone();
         let subjects = self.subjects.clone();
@@ -510,6 +586,9 @@ impl Drop for Farm {
                 remove_bucket(&s3).await;
             });
             let _ = std::fs::remove_dir_all(dir);
+            for d in extra_dirs {
+                let _ = std::fs::remove_dir_all(d);
+            }
         })
         .join();
     }

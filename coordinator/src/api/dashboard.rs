@@ -1,18 +1,15 @@
 //! Dashboard pages: runs with filters (`/`), devices, the new-job form (inline field
 //! errors), schedules (create, pause/resume, next fire times), suites (verdict matrix,
-//! history with pass-rate), a cancel button, and the SSE feed that keeps a live report
-//! current. Forms post plain `application/x-www-form-urlencoded`; nothing needs JavaScript.
+//! history with pass-rate), a cancel button (the SSE feed that keeps a live report current
+//! is [`super::live`]). Forms post plain `application/x-www-form-urlencoded`; nothing needs JavaScript.
 //! Every form carries the session's CSRF token (hidden `csrf` field) that `auth::require`
 //! checks, and only same-origin posts are accepted.
 
 use std::collections::BTreeMap;
-use std::convert::Infallible;
-use std::time::Duration;
 
 use argus_protocol::{JobSpec, MissedTicks, Mode, Platform, Selector, SuiteVerdict};
 use askama::Template;
 use axum::extract::{Form, Path, State};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
@@ -40,7 +37,6 @@ pub(super) fn router() -> Router<AppState> {
         .route("/suites/{id}", get(suite_page))
         .route("/runs/{id}/cancel", post(cancel))
         .route("/runs/{id}/replay/clear", post(clear_replay))
-        .route("/runs/{id}/live", get(live))
 }
 
 fn html(t: impl Template) -> Result<Html<String>, ApiError> {
@@ -433,35 +429,4 @@ async fn clear_replay(
     store::replay::clear_for_job(&st.pool, d.job_id, caller.team_filter()).await?;
     tracing::info!(job_id = %d.job_id, "replay script cleared from the dashboard");
     Ok(Redirect::to(&format!("/runs/{}", d.run_id)))
-}
-
-/// SSE: `data: <status>:<actions>:<expectations>` ([`crate::report::verdict::live_key`])
-/// now and whenever it changes; ends when the run ends.
-async fn live(
-    State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
-    Path(id): Path<String>,
-) -> Result<Sse<impl futures::Stream<Item = Result<Event, Infallible>>>, ApiError> {
-    let first = visible_detail(&st, &caller, &id).await?;
-    let run_id = first.run_id;
-    let stream = futures::stream::unfold(
-        (st, None::<String>, false),
-        move |(st, last, done)| async move {
-            if done {
-                return None;
-            }
-            loop {
-                let d = store::runs::detail(&st.pool, run_id).await.ok().flatten();
-                let (d, _) = d?;
-                let key = crate::report::verdict::live_key(&d);
-                if last.as_deref() != Some(key.as_str()) {
-                    let terminal = d.status.is_terminal();
-                    let ev = Event::default().data(key.clone());
-                    return Some((Ok(ev), (st, Some(key), terminal)));
-                }
-                tokio::time::sleep(Duration::from_millis(500)).await;
-            }
-        },
-    );
-    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
 }

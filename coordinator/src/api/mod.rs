@@ -9,6 +9,7 @@ pub mod envelope;
 pub mod hygiene;
 mod insights;
 mod jobs;
+mod live;
 pub mod openapi;
 mod page_headers;
 mod pages;
@@ -41,6 +42,7 @@ pub fn router(state: AppState) -> Router {
         .merge(artifacts::router())
         .merge(pages::router())
         .merge(dashboard::router())
+        .merge(live::router())
         .merge(insights::router())
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(

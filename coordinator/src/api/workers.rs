@@ -4,6 +4,10 @@
 //! (`identity_owners`): a heartbeat from another token naming them is refused (403) and
 //! logged, so one worker's credentials cannot take over another's devices or leases.
 //! Revoking a token frees its identities.
+//!
+//! The teams a worker's slots serve come from its token ([`Caller::served_team`]): a worker
+//! token serves its own team, a shared-pool worker token and an admin token every team.
+//! Nothing in the heartbeat's body can widen that.
 
 use argus_protocol::subjects::is_valid_worker_id;
 use argus_protocol::{ErrorCode, ErrorEnvelope, Heartbeat, HeartbeatReply};
@@ -91,7 +95,8 @@ pub(super) async fn heartbeat(
         }
     }
     let had_free = hb.running.len() < hb.devices.len();
-    let (fenced, cancel) = store::workers::heartbeat(&st.pool, &hb, st.cfg.lease_s).await?;
+    let (fenced, cancel) =
+        store::workers::heartbeat(&st.pool, &hb, st.cfg.lease_s, caller.served_team()).await?;
     if had_free {
         st.wake.notify_one();
     }

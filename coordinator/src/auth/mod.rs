@@ -7,11 +7,14 @@
 //! Every state-changing request a browser sends must be same-origin ([`origin`]); a
 //! cookie-authenticated one must also carry its session's CSRF token (the hidden `csrf`
 //! form field, or an `X-CSRF-Token` header). Sign-in is throttled per client address
-//! ([`throttle`]).
+//! ([`throttle`]); every other request is counted against its token's rate ([`rate`]), and
+//! live run streams are bounded per token ([`streams`]).
 
 pub mod admin;
 pub mod origin;
+pub mod rate;
 pub mod session;
+pub mod streams;
 pub mod throttle;
 pub mod tokens;
 
@@ -41,6 +44,9 @@ pub struct Caller {
     pub role: String,
     /// The token's id; `None` when auth is off.
     pub token_id: Option<uuid::Uuid>,
+    /// A worker token an admin granted the shared pool (`argus token create --role worker
+    /// --shared-pool`): its workers serve every team.
+    pub shared_pool: bool,
 }
 
 impl Caller {
@@ -52,6 +58,14 @@ impl Caller {
     /// The team filter for queries: `None` = all teams (admin).
     pub fn team_filter(&self) -> Option<&str> {
         (self.role != "admin").then_some(self.team_id.as_str())
+    }
+
+    /// The team whose runs the devices this caller heartbeats may be handed: its own team
+    /// for a worker token, `None` (every team) for a shared-pool worker token or an admin
+    /// (auth `off` included). Decided from the authenticated token alone, never from what
+    /// the worker sends.
+    pub fn served_team(&self) -> Option<&str> {
+        (self.role != "admin" && !self.shared_pool).then_some(self.team_id.as_str())
     }
 }
 
@@ -83,8 +97,9 @@ fn forbidden(message: impl Into<String>, hint: &str) -> Response {
 }
 
 /// Middleware: refuses cross-origin browser writes, resolves the caller (or answers 401 on
-/// the API / redirects pages to `/login`), keeps worker tokens to [`WORKER_ROUTE`] and
-/// checks the CSRF token of cookie-authenticated writes.
+/// the API / redirects pages to `/login`), keeps worker tokens to [`WORKER_ROUTE`], counts
+/// the request against its token's rate (429 past it) and checks the CSRF token of
+/// cookie-authenticated writes.
 pub async fn require(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
     let path = req.uri().path().to_string();
     if changes_state(req.method()) {
@@ -105,6 +120,7 @@ pub async fn require(State(st): State<AppState>, mut req: Request, next: Next) -
             team_id: "default".into(),
             role: "admin".into(),
             token_id: None,
+            shared_pool: false,
         });
         req.extensions_mut().insert(Csrf::default());
         return next.run(req).await;
@@ -145,6 +161,11 @@ pub async fn require(State(st): State<AppState>, mut req: Request, next: Next) -
             format!("a worker token may only call {WORKER_ROUTE}"),
             "use a user token (`argus token create --role user`) for jobs, runs and reports",
         );
+    }
+    if let Err(wait) = st.rate.check(&caller) {
+        let wait_s = rate::retry_after_s(wait);
+        tracing::warn!(%path, team = %caller.team_id, role = %caller.role, wait_s, "request rate limited");
+        return rate::too_many("this token is over its request rate", wait_s);
     }
     if let Some(expected) = &csrf {
         if changes_state(req.method()) {

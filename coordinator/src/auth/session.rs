@@ -56,8 +56,8 @@ pub async fn create(pool: &PgPool, token_id: uuid::Uuid) -> Result<Session, sqlx
 
 /// The caller and CSRF token of a live session (its token live too).
 pub async fn lookup(pool: &PgPool, cookie: &str) -> Result<Option<(Caller, String)>, sqlx::Error> {
-    let row: Option<(uuid::Uuid, String, String, String)> = sqlx::query_as(
-        "select t.id, t.team_id, t.role, s.csrf
+    let row: Option<(uuid::Uuid, String, String, bool, String)> = sqlx::query_as(
+        "select t.id, t.team_id, t.role, t.shared_pool, s.csrf
            from dashboard_sessions s join api_tokens t on t.id = s.token_id
           where s.id_sha256 = $1 and s.expires_at > now()
             and (t.expires_at is null or t.expires_at > now())",
@@ -65,12 +65,13 @@ pub async fn lookup(pool: &PgPool, cookie: &str) -> Result<Option<(Caller, Strin
     .bind(digest(cookie))
     .fetch_optional(pool)
     .await?;
-    Ok(row.map(|(id, team_id, role, csrf)| {
+    Ok(row.map(|(id, team_id, role, shared_pool, csrf)| {
         (
             Caller {
                 team_id,
                 role,
                 token_id: Some(id),
+                shared_pool,
             },
             csrf,
         )

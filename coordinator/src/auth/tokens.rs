@@ -66,8 +66,8 @@ pub async fn create_token_expiring(
 
 /// Looks a live (known, unexpired) token up and records its use.
 pub async fn lookup(pool: &PgPool, token: &str) -> Result<Option<Caller>, sqlx::Error> {
-    let row: Option<(uuid::Uuid, String, String, bool)> = sqlx::query_as(
-        "select id, team_id, role,
+    let row: Option<(uuid::Uuid, String, String, bool, bool)> = sqlx::query_as(
+        "select id, team_id, role, shared_pool,
                 last_used_at is null or last_used_at < now() - interval '1 minute'
            from api_tokens
           where token_sha256 = $1 and (expires_at is null or expires_at > now())",
@@ -75,7 +75,7 @@ pub async fn lookup(pool: &PgPool, token: &str) -> Result<Option<Caller>, sqlx::
     .bind(digest(token))
     .fetch_optional(pool)
     .await?;
-    let Some((id, team_id, role, stale)) = row else {
+    let Some((id, team_id, role, shared_pool, stale)) = row else {
         return Ok(None);
     };
     if stale {
@@ -85,7 +85,23 @@ pub async fn lookup(pool: &PgPool, token: &str) -> Result<Option<Caller>, sqlx::
         team_id,
         role,
         token_id: Some(id),
+        shared_pool,
     }))
+}
+
+/// Grants (or withdraws) the shared pool to the worker token `id`: its workers then serve
+/// every team's runs, not only its own team's. An admin action (`argus token create --role
+/// worker --shared-pool`); a heartbeat cannot ask for it. Returns whether a worker token
+/// with that id was changed (`false`: no such token, or not a worker token).
+///
+/// Errors: the database's.
+pub async fn set_shared_pool(pool: &PgPool, id: uuid::Uuid, on: bool) -> Result<bool, sqlx::Error> {
+    let r = sqlx::query("update api_tokens set shared_pool = $2 where id = $1 and role = 'worker'")
+        .bind(id)
+        .bind(on)
+        .execute(pool)
+        .await?;
+    Ok(r.rows_affected() == 1)
 }
 
 /// Stamps a token's `last_used_at`.
@@ -106,6 +122,8 @@ pub struct TokenRow {
     pub team_id: String,
     /// `user`, `worker` or `admin`.
     pub role: String,
+    /// A worker token whose workers serve every team (the shared pool).
+    pub shared_pool: bool,
     /// The note given at creation.
     pub name: String,
     /// When it was minted.
@@ -119,7 +137,7 @@ pub struct TokenRow {
 /// Every token, or one team's, oldest first.
 pub async fn list(pool: &PgPool, team: Option<&str>) -> Result<Vec<TokenRow>, sqlx::Error> {
     sqlx::query_as(
-        "select id, team_id, role, name, created_at, expires_at, last_used_at
+        "select id, team_id, role, shared_pool, name, created_at, expires_at, last_used_at
            from api_tokens where $1::text is null or team_id = $1
           order by created_at, id",
     )

@@ -39,12 +39,12 @@ pub fn fallback_basis(run: &RunDetail) -> Option<&'static str> {
 /// What the live page compares with the server's SSE feed: status, actions reported and
 /// expectations reported (`succeeded:12:2`). Any change reloads the page.
 pub fn live_key(run: &RunDetail) -> String {
-    format!(
-        "{}:{}:{}",
-        run.status.as_str(),
-        run.action_count(),
-        run.expectations.len()
-    )
+    live_key_of(run.status, run.action_count(), run.expectations.len())
+}
+
+/// [`live_key`] from its three parts (what the live feed reads without loading the run).
+pub fn live_key_of(status: RunStatus, actions: usize, expectations: usize) -> String {
+    format!("{}:{actions}:{expectations}", status.as_str())
 }
 
 #[cfg(test)]

@@ -1,8 +1,10 @@
 //! The claim: one statement that locks a free device slot, picks the queued run of highest
 //! priority (FIFO within) that is due (`not_before`), whose platform and selector the device
 //! satisfies (`device labels @> job labels` and `argus_selector_match` for the constraints)
-//! and whose team is under its concurrency quota, assigns it with a fresh attempt id and
-//! lease, and marks the slot busy.
+//! whose team the slot serves (its worker token's team, or every team for a shared-pool or
+//! admin token: `devices.serves_all` / `serves_team`, written by heartbeats) and whose team
+//! is under its concurrency quota, assigns it with a fresh attempt id and lease, and marks
+//! the slot busy.
 //!
 //! Quotas: while any team has a quota, the claim takes a transaction-level advisory lock,
 //! so racing coordinators count exactly.
@@ -12,9 +14,9 @@
 //!
 //! Both [`claim_batch`] (the dispatcher's: up to `max_n` free slots in one round trip) and
 //! [`claim`] (one given slot; tests and tools) run the one claim text, the SQL function
-//! `argus_claim_batch` (migrations/0006_claim_one_text.sql), which claims for each class of
-//! identical slots (platform, labels) with one candidate query ([`class_candidates_sql`])
-//! and one assigning UPDATE.
+//! `argus_claim_batch` (migrations/0011_worker_teams.sql), which claims for each class of
+//! identical slots (platform, labels, teams served) with one candidate query
+//! ([`class_candidates_sql`]) and one assigning UPDATE.
 
 use argus_protocol::JobSpec;
 use chrono::{DateTime, Utc};
@@ -58,15 +60,16 @@ pub struct Claimed {
     pub replay: Option<String>,
 }
 
-/// Migration 0006, the one text of the claim: [`class_candidates_sql`] reads its candidate
+/// Migration 0011, the one text of the claim: [`class_candidates_sql`] reads its candidate
 /// query from here.
-const CLAIM_MIGRATION: &str = include_str!("../../../migrations/0006_claim_one_text.sql");
+pub const CLAIM_MIGRATION: &str = include_str!("../../../migrations/0011_worker_teams.sql");
 
 /// The candidate query `argus_claim_batch` runs once per class of identical free slots
-/// (migrations/0006_claim_one_text.sql, between its `class candidates` markers), with the
+/// (migrations/0011_worker_teams.sql, between its `class candidates` markers), with the
 /// function's variables made parameters so it can be EXPLAINed: `$1` platform, `$2` the
 /// class's labels, `$3` teams at their quota, `$4` how many of the class's free slots the
-/// call holds. Walks `runs_queued` in order (priority, then FIFO), locking what it returns;
+/// call holds, `$5` whether the class serves every team, `$6` the one team it serves
+/// otherwise. Walks `runs_queued` in order (priority, then FIFO), locking what it returns;
 /// no sort. Built from the migration's text, so there is no copy to drift; `None` only if
 /// the markers were removed (a unit test pins that they are there).
 pub fn class_candidates_sql() -> Option<String> {
@@ -77,7 +80,9 @@ pub fn class_candidates_sql() -> Option<String> {
             .replace("cls.platform", "$1")
             .replace("cls.labels", "$2::jsonb")
             .replace("full_teams", "$3::text[]")
-            .replace("cardinality(dev_ids)", "$4"),
+            .replace("cardinality(dev_ids)", "$4")
+            .replace("cls.serves_all", "$5::boolean")
+            .replace("cls.serves_team", "$6::text"),
     )
 }
 
@@ -221,12 +226,14 @@ mod tests {
 
     #[test]
     fn the_candidate_query_is_read_from_the_migration() {
-        let q = class_candidates_sql().expect("markers in migration 0006");
+        let q = class_candidates_sql().expect("markers in migration 0011");
         for p in [
             "$1",
             "$2::jsonb",
             "$3::text[]",
             "limit $4",
+            "$5::boolean",
+            "$6::text",
             "for update of r skip locked",
         ] {
             assert!(q.contains(p), "{p} missing in {q}");

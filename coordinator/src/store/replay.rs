@@ -2,7 +2,8 @@
 //! `(team, key)`. The key is computed at submit ([`key`]) and kept on the job; the
 //! dispatcher attaches a team's script to the assignments of runs whose job reads the cache
 //! ([`attach`]); a `replay_learned` event of a job that writes it stores or updates the
-//! script ([`learned`]). Every query names the team: a team never reads another's entry.
+//! script ([`learned`]) when the run's slot serves the job's team. Every query names the
+//! team: a team never reads another's entry.
 
 use std::collections::BTreeMap;
 
@@ -89,7 +90,10 @@ pub async fn attach(pool: &PgPool, claimed: &mut [Claimed]) -> Result<(), sqlx::
 
 /// Stores (or replaces) the scripts of `learned` (`(run_id, attempt_id)` → script) for the
 /// runs whose current attempt it is and whose job writes the cache (`llm` / `vlm`, `cache`
-/// `read_write` or left out). Inside the applier's transaction.
+/// `read_write` or left out), under the job's team, and only when the slot holding the run
+/// serves that team (the claim's rule, migrations/0011_worker_teams.sql): a worker cannot
+/// store a script for a team its token does not serve, even holding that team's attempt.
+/// Inside the applier's transaction.
 pub async fn learned(
     tx: &mut PgConnection,
     learned: &BTreeMap<(Uuid, Uuid), &str>,
@@ -106,7 +110,9 @@ pub async fn learned(
            from unnest($1::uuid[], $2::uuid[], $3::text[]) as u(id, att, script)
            join runs r on r.id = u.id and r.attempt_id = u.att
            join jobs j on j.id = r.job_id
+           join devices d on d.id = r.device_id
           where j.replay_key is not null
+            and (d.serves_all or d.serves_team = j.team_id)
             and j.spec->>'mode' in ('llm', 'vlm')
             and coalesce(j.spec->>'cache', 'read_write') = 'read_write'
          on conflict (team_id, key) do update

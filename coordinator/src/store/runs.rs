@@ -106,6 +106,38 @@ pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<(RunDetail, String
     Ok(Some((d, team)))
 }
 
+/// The run's live key ([`crate::report::verdict::live_key`]: status, actions, expectations)
+/// read with one small query instead of loading the whole run: counted the way
+/// [`detail`] builds the run (the current attempt's actions of steps that exist), so the
+/// key matches the one the report page was rendered with. Returns the run's status and the
+/// key; `None` when there is no such run.
+///
+/// Errors: the database's.
+pub async fn live_key(pool: &PgPool, id: Uuid) -> Result<Option<(RunStatus, String)>, sqlx::Error> {
+    let row: Option<(String, i64, i32)> = sqlx::query_as(
+        "select r.status,
+                (select count(*) from actions a
+                  where a.run_id = r.id and a.attempt_id = r.attempt_id
+                    and exists (select 1 from steps s
+                                 where s.run_id = a.run_id and s.attempt_id = a.attempt_id
+                                   and s.step = a.step)),
+                jsonb_array_length(r.expectations)
+           from runs r where r.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|(status, actions, expectations)| {
+        let status = RunStatus::parse(&status).unwrap_or(RunStatus::Errored);
+        let key = crate::report::verdict::live_key_of(
+            status,
+            usize::try_from(actions).unwrap_or(0),
+            usize::try_from(expectations).unwrap_or(0),
+        );
+        (status, key)
+    }))
+}
+
 /// One line of the runs list.
 #[derive(Debug, Clone, serde::Serialize, sqlx::FromRow)]
 pub struct RunSummary {

@@ -5,11 +5,17 @@ use argus_protocol::{Heartbeat, LeaseRef};
 use sqlx::PgPool;
 
 /// Applies one heartbeat; returns `(fenced, cancel)`: leases that are no longer the
-/// worker's, and held runs a person cancelled.
+/// worker's, and held runs a person cancelled. Every slot listed is marked as serving
+/// `served_team` (`None` = every team: the shared pool), which the caller takes from the
+/// authenticated token ([`crate::auth::Caller::served_team`]); the claim hands a slot only
+/// runs of the teams it serves (migrations/0011_worker_teams.sql).
+///
+/// Errors: the database's; nothing is written then.
 pub async fn heartbeat(
     pool: &PgPool,
     hb: &Heartbeat,
     lease_s: u64,
+    served_team: Option<&str>,
 ) -> Result<(Vec<LeaseRef>, Vec<LeaseRef>), sqlx::Error> {
     let mut tx = pool.begin().await?;
     sqlx::query(
@@ -71,14 +77,16 @@ pub async fn heartbeat(
     let widths: Vec<i32> = devs.values().map(|d| d.screen_w_px as i32).collect();
     let heights: Vec<i32> = devs.values().map(|d| d.screen_h_px as i32).collect();
     sqlx::query(
-        "insert into devices (id, worker_id, platform, labels, screen_w_px, screen_h_px, last_seen)
-         select u.id, $2, u.platform, u.labels, u.w, u.h, now()
+        "insert into devices (id, worker_id, platform, labels, screen_w_px, screen_h_px, last_seen,
+                              serves_all, serves_team)
+         select u.id, $2, u.platform, u.labels, u.w, u.h, now(), $7::text is null, $7
            from unnest($1::text[], $3::text[], $4::jsonb[], $5::int4[], $6::int4[])
                 as u(id, platform, labels, w, h)
          on conflict (id) do update set worker_id = excluded.worker_id,
              platform = excluded.platform, labels = excluded.labels,
              screen_w_px = excluded.screen_w_px, screen_h_px = excluded.screen_h_px,
-             last_seen = now()",
+             last_seen = now(), serves_all = excluded.serves_all,
+             serves_team = excluded.serves_team",
     )
     .bind(&ids)
     .bind(&hb.worker_id)
@@ -86,6 +94,7 @@ pub async fn heartbeat(
     .bind(&labels)
     .bind(&widths)
     .bind(&heights)
+    .bind(served_team)
     .execute(&mut *tx)
     .await?;
     let cancel: Vec<(uuid::Uuid, uuid::Uuid)> = sqlx::query_as(

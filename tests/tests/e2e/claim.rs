@@ -95,6 +95,8 @@ async fn racing_claimers_hand_each_run_out_once_and_respect_labels() {
         .bind(json!({"team": "qa"}))
         .bind(Vec::<String>::new())
         .bind(1_i64)
+        .bind(true)
+        .bind(None::<String>)
         .fetch_all(&mut *tx)
         .await
         .expect("explain");
@@ -233,6 +235,8 @@ async fn batch_claimers_claim_by_class_exclusively_in_priority_order() {
         .bind(json!({"browser": "firefox"}))
         .bind(Vec::<String>::new())
         .bind(4_i64)
+        .bind(false)
+        .bind("qa-team")
         .fetch_all(&mut *tx)
         .await
         .expect("explain");
@@ -284,10 +288,10 @@ async fn racing_batch_claimers_keep_a_team_quota_exactly() {
 
 /// The candidate query of the claim, as the bench and the tests above EXPLAIN it.
 fn candidates() -> String {
-    class_candidates_sql().expect("candidate query in migration 0006")
+    class_candidates_sql().expect("candidate query in migration 0011")
 }
 
-/// The claim function the database runs is the one migration 0006 defines: its candidate
+/// The claim function the database runs is the one migration 0011 defines: its candidate
 /// query (the one text [`class_candidates_sql`] reads, EXPLAINed above) is in the
 /// installed function's body.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -300,7 +304,7 @@ async fn the_explained_candidate_query_is_the_one_the_claim_runs() {
     .await
     .expect("function definition");
     let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let migration = include_str!("../../../migrations/0006_claim_one_text.sql");
+    let migration = argus_coordinator::store::claim::CLAIM_MIGRATION;
     let marked = migration
         .split_once("-- class candidates: begin")
         .and_then(|(_, rest)| rest.split_once("-- class candidates: end"))
@@ -308,6 +312,6 @@ async fn the_explained_candidate_query_is_the_one_the_claim_runs() {
         .expect("markers");
     assert!(
         squash(&def).contains(&marked),
-        "argus_claim_batch in the database is not migration 0006's:\n{marked}"
+        "argus_claim_batch in the database is not migration 0011's:\n{marked}"
     );
 }

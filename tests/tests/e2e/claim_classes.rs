@@ -63,10 +63,10 @@ async fn idle_unique_slots_keep_a_fruitless_claim_cheap() {
     exec(
         pool,
         "insert into devices (id, worker_id, platform, labels, screen_w_px, screen_h_px,
-                              last_seen)
+                              last_seen, serves_all)
          select 'phone-' || i, 'sim', 'android',
                 jsonb_build_object('model', 'p7', 'serial', 's' || i), 1080, 2400,
-                now() - interval '60 seconds'
+                now() - interval '60 seconds', true
            from generate_series(1, 1000) i",
     )
     .await;
@@ -100,7 +100,7 @@ async fn idle_unique_slots_keep_a_fruitless_claim_cheap() {
         running: Vec::new(),
     };
     let t = Instant::now();
-    argus_coordinator::store::workers::heartbeat(pool, &hb, 30)
+    argus_coordinator::store::workers::heartbeat(pool, &hb, 30, None)
         .await
         .expect("heartbeat");
     let heartbeat_took = t.elapsed();

@@ -190,6 +190,7 @@ async fn three_node_nats_cluster_two_coordinators_survive_a_node_loss() {
         auth: "on".into(),
         bootstrap_token: Some(admin_token.clone()),
         s3: s3.clone(),
+        limits: argus_coordinator::config::ReadLimits::off(),
     };
     let (c1, stop1) = coordinator(cfg.clone()).await;
     let (c2, stop2) = coordinator(cfg).await;

@@ -246,6 +246,25 @@ async fn dashboard_form_live_report_inline_errors_and_schedules() {
         Duration::from_secs(60),
     )
     .await;
+    // The feed's key, read with its own small query, is the key of the run as the report
+    // page loads it (else an open page would reload for ever).
+    let run_id: uuid::Uuid = page
+        .eval("location.pathname.split('/')[2]")
+        .await
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .expect("run id in the report's path");
+    let (detail, _) = argus_coordinator::store::runs::detail(&farm.pool, run_id)
+        .await
+        .expect("detail")
+        .expect("run");
+    let (_, fed) = argus_coordinator::store::runs::live_key(&farm.pool, run_id)
+        .await
+        .expect("live key")
+        .expect("run");
+    assert_eq!(fed, argus_coordinator::report::verdict::live_key(&detail));
+    assert!(fed.starts_with("succeeded:"), "{fed}");
+    assert_ne!(fed, "succeeded:0:0", "the run's actions are counted: {fed}");
     assert_eq!(
         page.eval("document.querySelectorAll('img').length").await,
         json!(10),

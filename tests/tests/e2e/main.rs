@@ -35,6 +35,7 @@ mod openapi;
 mod pixels;
 mod poison_events;
 mod queue_unmatched;
+mod read_limits;
 mod reaper;
 mod replay;
 mod report_pages;
@@ -50,6 +51,7 @@ mod token_scope;
 mod typing;
 mod verdicts;
 mod worker_exit;
+mod worker_teams;
 
 /// Runs one SQL statement, panicking with the statement and the error.
 pub(crate) async fn exec(pool: &sqlx::PgPool, sql: &str) {
