@@ -6,9 +6,11 @@
 //! `runs/<run_id>/<step>-<action>-before.png`.
 //!
 //! Shared by the worker (uploads, NATS) and the coordinator (serves images to report viewers,
-//! NATS), so it is a crate of its own rather than a copy in each.
+//! NATS), so it is a crate of its own rather than a copy in each. Both refuse the shipped
+//! examples' placeholder secrets at start ([`placeholder`]).
 
 pub mod nats;
+pub mod placeholder;
 
 pub use nats::NatsAuth;
 
@@ -65,6 +67,16 @@ pub struct S3Settings {
         hide_env_values = true
     )]
     pub secret_key: String,
+}
+
+impl S3Settings {
+    /// The S3 credentials as `(variable, value)` pairs, for [`placeholder::refuse_placeholders`].
+    pub fn credentials(&self) -> [(&'static str, Option<&str>); 2] {
+        [
+            ("ARGUS_S3_ACCESS_KEY", Some(self.access_key.as_str())),
+            ("ARGUS_S3_SECRET_KEY", Some(self.secret_key.as_str())),
+        ]
+    }
 }
 
 /// Builds an S3 client with a rustls (ring) HTTP client and path-style addressing.
