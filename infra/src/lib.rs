@@ -143,6 +143,49 @@ impl S3Store {
     }
 }
 
+impl S3Store {
+    /// Connects for uploads only (the worker). Its identity may be limited to writing under
+    /// `runs/` (the shipped `argus-worker`, which may not even look at the bucket), so a
+    /// refused bucket check is not fatal: a GET of a key under `runs/` that does not exist
+    /// tells a valid identity without read access (`AccessDenied`) from bad credentials
+    /// (`InvalidAccessKeyId`, `SignatureDoesNotMatch`: an error naming the code). A missing
+    /// bucket is created when the identity may.
+    pub async fn connect_writer(s: &S3Settings) -> Result<S3Store, String> {
+        use aws_sdk_s3::error::ProvideErrorMetadata;
+        let client = s3_client(s);
+        let store = |client| S3Store {
+            client,
+            bucket: s.bucket.clone(),
+        };
+        if client.head_bucket().bucket(&s.bucket).send().await.is_ok() {
+            return Ok(store(client));
+        }
+        let probe = client
+            .get_object()
+            .bucket(&s.bucket)
+            .key("runs/.argus-credentials-probe")
+            .send()
+            .await;
+        match probe {
+            Ok(_) => Ok(store(client)),
+            Err(e) => match e.code() {
+                Some("NoSuchKey" | "AccessDenied") => Ok(store(client)),
+                Some("NoSuchBucket") => {
+                    ensure_bucket(&client, s).await?;
+                    Ok(store(client))
+                }
+                _ => Err(format!(
+                    "the S3 credentials ARGUS_S3_ACCESS_KEY {:?} are refused at {} (bucket {:?}): {}",
+                    s.access_key,
+                    s.endpoint,
+                    s.bucket,
+                    aws_sdk_s3::error::DisplayErrorContext(e)
+                )),
+            },
+        }
+    }
+}
+
 #[async_trait]
 impl ArtifactStore for S3Store {
     async fn put(&self, key: &str, bytes: Vec<u8>, content_type: &str) -> Result<(), String> {

@@ -105,7 +105,7 @@ async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
         .context("secret source (ARGUS_SECRETS_FILE)")?;
     let pixel = crate::perceive::PixelChannel::load_async(&cfg.drivers).await;
     let store: Arc<dyn ArtifactStore> = Arc::new(
-        S3Store::connect(&cfg.s3)
+        S3Store::connect_writer(&cfg.s3)
             .await
             .map_err(|e| anyhow!(e))
             .context("object storage (ARGUS_S3_*)")?,

@@ -15,6 +15,10 @@ const EXAMPLES: &[(&str, &str)] = &[
         include_str!("../../../deploy/argus.env.example"),
     ),
     (
+        "deploy/worker.env.example",
+        include_str!("../../../deploy/worker.env.example"),
+    ),
+    (
         "deploy/systemd/argus.env.example",
         include_str!("../../../deploy/systemd/argus.env.example"),
     ),
