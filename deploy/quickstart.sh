@@ -87,7 +87,8 @@ log "building argus (first build takes a few minutes on 2 cores)"
 cargo build --locked --bin argus
 argus="${CARGO_TARGET_DIR:-$root/target}/debug/argus"
 
-# One admin token for this quickstart farm (kept in $state/token; only its hash is stored).
+# One admin token for this quickstart farm (kept in $state/token; only its hash is stored):
+# the coordinator's bootstrap token, used by this script and you; the worker gets its own.
 [[ -s $state/token ]] || echo "argus_qs_$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')" >"$state/token"
 chmod 600 "$state/token"
 ARGUS_BOOTSTRAP_TOKEN=$(cat "$state/token")
@@ -109,9 +110,17 @@ done
 curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || { log "coordinator did not start; see $state/coordinator.log"; exit 1; }
 
 worker_id=quickstart-web
-log "starting a web worker (log: $state/worker.log)"
+# The worker gets a token of role `worker` (heartbeats only), never the admin token. A rerun
+# revokes the previous one first, which frees the worker id it registered.
+if [[ -s $state/worker-token.id ]]; then
+  "$argus" token revoke "$(cat "$state/worker-token.id")" 2>/dev/null || true
+fi
+worker_token=$("$argus" token create --role worker --name quickstart-worker 2>"$state/worker-token.log")
+sed -n 's/^token \([0-9a-f-]*\) .*/\1/p' "$state/worker-token.log" >"$state/worker-token.id"
+log "starting a web worker with a worker-role token (log: $state/worker.log)"
 # Pages may reach exactly the app below on loopback (everything else local is blocked).
-"$argus" worker --platform web --worker-id "$worker_id" --data-dir "$state/worker" \
+env -u ARGUS_BOOTSTRAP_TOKEN ARGUS_API_TOKEN="$worker_token" \
+  "$argus" worker --platform web --worker-id "$worker_id" --data-dir "$state/worker" \
   --allow-hosts "127.0.0.1:$app_port" >"$state/worker.log" 2>&1 &
 echo $! >"$state/worker.pid"
 

@@ -64,7 +64,8 @@ pub struct CoordinatorConfig {
     #[arg(long, env = "ARGUS_AUTH", default_value = "on", value_parser = ["on", "off"])]
     pub auth: String,
     /// An admin token for team `default`, created (as its sha256) at start if absent, so a
-    /// fresh farm can be used and more tokens minted (`argus token create`).
+    /// fresh farm can be used and more tokens minted (`argus token create`). Once revoked
+    /// (`argus token revoke`) it is never created again.
     #[arg(long, env = "ARGUS_BOOTSTRAP_TOKEN", hide_env_values = true)]
     pub bootstrap_token: Option<String>,
     #[command(flatten)]
@@ -124,6 +125,18 @@ impl ReadLimits {
 }
 
 impl CoordinatorConfig {
+    /// Refuses the shipped examples' placeholder secrets (`CHANGE-ME…`) in any credential
+    /// this coordinator holds, naming the variable.
+    pub fn refuse_placeholders(&self) -> anyhow::Result<()> {
+        let mut creds = vec![
+            ("ARGUS_DATABASE_URL", Some(self.database_url.as_str())),
+            ("ARGUS_BOOTSTRAP_TOKEN", self.bootstrap_token.as_deref()),
+        ];
+        creds.extend(self.nats_auth.credentials());
+        creds.extend(self.s3.credentials());
+        argus_infra::placeholder::refuse_placeholders(&creds)
+    }
+
     /// The effective public base URL, without a trailing slash.
     pub fn public_url(&self) -> String {
         self.public_url

@@ -63,8 +63,10 @@ pub struct AppState {
     pub streams: Arc<auth::streams::StreamSlots>,
 }
 
-/// Connects to PostgreSQL (migrating), NATS (creating streams) and S3 (creating the bucket).
+/// Refuses placeholder secrets, then connects to PostgreSQL (migrating), NATS (creating
+/// streams) and S3 (creating the bucket).
 pub async fn connect(cfg: CoordinatorConfig) -> anyhow::Result<AppState> {
+    cfg.refuse_placeholders()?;
     let subjects = Subjects::new(&cfg.nats_prefix).map_err(|e| anyhow::anyhow!(e))?;
     let pool = store::connect(&cfg.database_url, cfg.db_max_connections).await?;
     let nats = cfg
@@ -74,7 +76,16 @@ pub async fn connect(cfg: CoordinatorConfig) -> anyhow::Result<AppState> {
     let js = async_nats::jetstream::new(nats);
     bus::ensure_streams(&js, &subjects, cfg.nats_replicas).await?;
     if let Some(t) = &cfg.bootstrap_token {
-        auth::create_token(&pool, "default", "admin", "bootstrap", t).await?;
+        match auth::tokens::bootstrap(&pool, t).await? {
+            auth::tokens::Bootstrap::Created => {
+                tracing::info!("stored ARGUS_BOOTSTRAP_TOKEN as an admin token of team default")
+            }
+            auth::tokens::Bootstrap::Present => {}
+            auth::tokens::Bootstrap::Revoked => tracing::warn!(
+                "ARGUS_BOOTSTRAP_TOKEN was revoked and is not re-created; remove it from \
+                 this coordinator's environment"
+            ),
+        }
     }
     let s3 = S3Store::connect(&cfg.s3)
         .await

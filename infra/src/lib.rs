@@ -6,9 +6,11 @@
 //! `runs/<run_id>/<step>-<action>-before.png`.
 //!
 //! Shared by the worker (uploads, NATS) and the coordinator (serves images to report viewers,
-//! NATS), so it is a crate of its own rather than a copy in each.
+//! NATS), so it is a crate of its own rather than a copy in each. Both refuse the shipped
+//! examples' placeholder secrets at start ([`placeholder`]).
 
 pub mod nats;
+pub mod placeholder;
 
 pub use nats::NatsAuth;
 
@@ -65,6 +67,16 @@ pub struct S3Settings {
         hide_env_values = true
     )]
     pub secret_key: String,
+}
+
+impl S3Settings {
+    /// The S3 credentials as `(variable, value)` pairs, for [`placeholder::refuse_placeholders`].
+    pub fn credentials(&self) -> [(&'static str, Option<&str>); 2] {
+        [
+            ("ARGUS_S3_ACCESS_KEY", Some(self.access_key.as_str())),
+            ("ARGUS_S3_SECRET_KEY", Some(self.secret_key.as_str())),
+        ]
+    }
 }
 
 /// Builds an S3 client with a rustls (ring) HTTP client and path-style addressing.
@@ -128,6 +140,49 @@ impl S3Store {
             client,
             bucket: s.bucket.clone(),
         })
+    }
+}
+
+impl S3Store {
+    /// Connects for uploads only (the worker). Its identity may be limited to writing under
+    /// `runs/` (the shipped `argus-worker`, which may not even look at the bucket), so a
+    /// refused bucket check is not fatal: a GET of a key under `runs/` that does not exist
+    /// tells a valid identity without read access (`AccessDenied`) from bad credentials
+    /// (`InvalidAccessKeyId`, `SignatureDoesNotMatch`: an error naming the code). A missing
+    /// bucket is created when the identity may.
+    pub async fn connect_writer(s: &S3Settings) -> Result<S3Store, String> {
+        use aws_sdk_s3::error::ProvideErrorMetadata;
+        let client = s3_client(s);
+        let store = |client| S3Store {
+            client,
+            bucket: s.bucket.clone(),
+        };
+        if client.head_bucket().bucket(&s.bucket).send().await.is_ok() {
+            return Ok(store(client));
+        }
+        let probe = client
+            .get_object()
+            .bucket(&s.bucket)
+            .key("runs/.argus-credentials-probe")
+            .send()
+            .await;
+        match probe {
+            Ok(_) => Ok(store(client)),
+            Err(e) => match e.code() {
+                Some("NoSuchKey" | "AccessDenied") => Ok(store(client)),
+                Some("NoSuchBucket") => {
+                    ensure_bucket(&client, s).await?;
+                    Ok(store(client))
+                }
+                _ => Err(format!(
+                    "the S3 credentials ARGUS_S3_ACCESS_KEY {:?} are refused at {} (bucket {:?}): {}",
+                    s.access_key,
+                    s.endpoint,
+                    s.bucket,
+                    aws_sdk_s3::error::DisplayErrorContext(e)
+                )),
+            },
+        }
     }
 }
 

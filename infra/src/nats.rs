@@ -47,6 +47,15 @@ pub struct NatsAuth {
 }
 
 impl NatsAuth {
+    /// The NATS secrets as `(variable, value)` pairs, for
+    /// [`crate::placeholder::refuse_placeholders`].
+    pub fn credentials(&self) -> [(&'static str, Option<&str>); 2] {
+        [
+            ("ARGUS_NATS_PASSWORD", self.nats_password.as_deref()),
+            ("ARGUS_NATS_TOKEN", self.nats_token.as_deref()),
+        ]
+    }
+
     /// Connects to `urls` (one URL or several, comma-separated: the seed servers of a
     /// cluster; `tls://` URLs require TLS) with these credentials and TLS settings.
     pub async fn connect(&self, urls: &str, name: &str) -> anyhow::Result<async_nats::Client> {

@@ -644,20 +644,7 @@ impl ProcFarm {
     /// (Re)starts coordinator `i` on its address; waits for `/healthz`.
     pub async fn restart_coordinator(&mut self, i: usize) {
         let addr = self.coordinators[i].addr;
-        let mut cmd = Command::new(argus_bin());
-        clean_env(&mut cmd);
-        cmd.arg("coordinator")
-            .env("ARGUS_LISTEN", addr.to_string())
-            .env("ARGUS_DATABASE_URL", &self.db_url)
-            .env("ARGUS_DB_MAX_CONNECTIONS", "6")
-            .env("ARGUS_NATS_URL", &self.nats.url)
-            .env("ARGUS_NATS_PREFIX", format!("f{}", self.token))
-            .env("ARGUS_LEASE_S", self.options.lease_s.to_string())
-            .env("ARGUS_DEVICE_TTL_S", self.options.lease_s.to_string())
-            .env("ARGUS_DISPATCH_INTERVAL_MS", "200")
-            .env("ARGUS_AUTH", "on")
-            .env("ARGUS_BOOTSTRAP_TOKEN", &self.admin_token);
-        s3_env(&mut cmd, &self.s3);
+        let cmd = self.coordinator_command(addr);
         let log = self.dir.join(format!("coordinator-{i}.log"));
         let mut p = Proc::spawn(&format!("coordinator-{i}"), cmd, &log);
         let url = format!("http://{addr}/healthz");
@@ -681,6 +668,26 @@ impl ProcFarm {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         self.coordinators[i].proc = Some(p);
+    }
+
+    /// The command line of a coordinator of this farm listening on `addr`; callers may
+    /// override its environment before spawning.
+    pub fn coordinator_command(&self, addr: SocketAddr) -> Command {
+        let mut cmd = Command::new(argus_bin());
+        clean_env(&mut cmd);
+        cmd.arg("coordinator")
+            .env("ARGUS_LISTEN", addr.to_string())
+            .env("ARGUS_DATABASE_URL", &self.db_url)
+            .env("ARGUS_DB_MAX_CONNECTIONS", "6")
+            .env("ARGUS_NATS_URL", &self.nats.url)
+            .env("ARGUS_NATS_PREFIX", format!("f{}", self.token))
+            .env("ARGUS_LEASE_S", self.options.lease_s.to_string())
+            .env("ARGUS_DEVICE_TTL_S", self.options.lease_s.to_string())
+            .env("ARGUS_DISPATCH_INTERVAL_MS", "200")
+            .env("ARGUS_AUTH", "on")
+            .env("ARGUS_BOOTSTRAP_TOKEN", &self.admin_token);
+        s3_env(&mut cmd, &self.s3);
+        cmd
     }
 
     /// `kill -9` coordinator `i`.

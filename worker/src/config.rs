@@ -278,6 +278,15 @@ pub struct WorkerConfig {
 }
 
 impl WorkerConfig {
+    /// Refuses the shipped examples' placeholder secrets (`CHANGE-ME…`) in any credential
+    /// this worker holds, naming the variable.
+    pub fn refuse_placeholders(&self) -> anyhow::Result<()> {
+        let mut creds = vec![("ARGUS_API_TOKEN", self.api_token.as_deref())];
+        creds.extend(self.nats_auth.credentials());
+        creds.extend(self.s3.credentials());
+        argus_infra::placeholder::refuse_placeholders(&creds)
+    }
+
     /// The effective worker id.
     pub fn worker_id(&self) -> String {
         if let Some(id) = &self.worker_id {

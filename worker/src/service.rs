@@ -49,7 +49,7 @@ pub async fn run(cfg: WorkerConfig) -> anyhow::Result<()> {
 /// instant: completing it during start-up returns `Ok` at once, dropping (and so stopping)
 /// every device opened so far.
 ///
-/// Errors when start-up fails (bad worker id, a device that cannot open, the coordinator
+/// Errors when start-up fails (a placeholder secret, a bad worker id, a device that cannot open, the coordinator
 /// unreachable for 30 s, NATS or S3 unreachable) or the assignment stream ends.
 pub async fn run_until(
     cfg: WorkerConfig,
@@ -82,6 +82,7 @@ struct Started {
 
 /// Opens the devices, registers them, and opens the assignment consumer.
 async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
+    cfg.refuse_placeholders()?;
     let cfg = cfg.clone();
     let worker_id = cfg.worker_id();
     if !is_valid_worker_id(&worker_id) {
@@ -104,7 +105,7 @@ async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
         .context("secret source (ARGUS_SECRETS_FILE)")?;
     let pixel = crate::perceive::PixelChannel::load_async(&cfg.drivers).await;
     let store: Arc<dyn ArtifactStore> = Arc::new(
-        S3Store::connect(&cfg.s3)
+        S3Store::connect_writer(&cfg.s3)
             .await
             .map_err(|e| anyhow!(e))
             .context("object storage (ARGUS_S3_*)")?,

@@ -1,7 +1,9 @@
 //! API tokens: minted by `argus token create` (clear value shown once, only its sha256
 //! stored), optionally expiring, listed with their last use, revoked by id. A lookup
 //! refuses expired tokens and stamps `last_used_at` (at most once a minute per token, so a
-//! worker heartbeating every 2 s does not rewrite the row each time).
+//! worker heartbeating every 2 s does not rewrite the row each time). A revoked token's
+//! digest is kept (`revoked_tokens`), and a value revoked once is never stored again: the
+//! coordinator's `ARGUS_BOOTSTRAP_TOKEN` is not re-created at its next start ([`bootstrap`]).
 
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
@@ -35,6 +37,7 @@ pub async fn create_token(
 }
 
 /// Stores a token that stops working at `expires_at` (`None` = never); returns its id.
+/// A value already stored, or revoked once, is left as it is (nothing is stored).
 pub async fn create_token_expiring(
     pool: &PgPool,
     team: &str,
@@ -50,7 +53,8 @@ pub async fn create_token_expiring(
         .await?;
     sqlx::query(
         "insert into api_tokens (id, team_id, name, token_sha256, role, expires_at)
-         values ($1, $2, $3, $4, $5, $6)
+         select $1, $2, $3, $4, $5, $6
+          where not exists (select 1 from revoked_tokens where token_sha256 = $4)
          on conflict (token_sha256) do nothing",
     )
     .bind(id)
@@ -146,12 +150,48 @@ pub async fn list(pool: &PgPool, team: Option<&str>) -> Result<Vec<TokenRow>, sq
     .await
 }
 
-/// Deletes a token (its dashboard sessions and identity claims go with it); `false` if
-/// there was none with that id.
+/// Deletes a token (its dashboard sessions and identity claims go with it) and remembers
+/// its digest, so the same value is never stored again; `false` if there was none with
+/// that id.
 pub async fn revoke(pool: &PgPool, id: uuid::Uuid) -> Result<bool, sqlx::Error> {
-    let r = sqlx::query("delete from api_tokens where id = $1")
-        .bind(id)
-        .execute(pool)
-        .await?;
+    let r = sqlx::query(
+        "with gone as (delete from api_tokens where id = $1 returning token_sha256)
+         insert into revoked_tokens (token_sha256) select token_sha256 from gone
+         on conflict do nothing",
+    )
+    .bind(id)
+    .execute(pool)
+    .await?;
     Ok(r.rows_affected() == 1)
+}
+
+/// What [`bootstrap`] did with `ARGUS_BOOTSTRAP_TOKEN`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bootstrap {
+    /// Stored now: an admin token of team `default`.
+    Created,
+    /// Already stored (an earlier start).
+    Present,
+    /// Revoked earlier: not stored again.
+    Revoked,
+}
+
+/// Stores the bootstrap admin token for team `default` unless it is stored already or was
+/// revoked.
+pub async fn bootstrap(pool: &PgPool, token: &str) -> Result<Bootstrap, sqlx::Error> {
+    let (present, revoked): (bool, bool) = sqlx::query_as(
+        "select exists (select 1 from api_tokens where token_sha256 = $1),
+                exists (select 1 from revoked_tokens where token_sha256 = $1)",
+    )
+    .bind(digest(token))
+    .fetch_one(pool)
+    .await?;
+    if revoked {
+        return Ok(Bootstrap::Revoked);
+    }
+    if present {
+        return Ok(Bootstrap::Present);
+    }
+    create_token(pool, "default", "admin", "bootstrap", token).await?;
+    Ok(Bootstrap::Created)
 }
