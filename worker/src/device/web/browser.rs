@@ -98,6 +98,22 @@ fn running_as_root() -> bool {
         .unwrap_or(false)
 }
 
+/// How a browser is launched, beyond its binary, profile folder and host policy.
+#[derive(Debug, Clone, Default)]
+pub struct LaunchOptions {
+    /// How JavaScript dialogs are answered.
+    pub dialogs: DialogPolicy,
+    /// When the worker runs as root, the unprivileged user Chromium runs as (see
+    /// [`Browser::launch_as`]).
+    pub sandbox_user: Option<String>,
+    /// Further Chromium flags, after Argus's own (tests: `--host-resolver-rules=…`, so
+    /// Chromium's own look-up answers differently from the policy's).
+    pub extra_args: Vec<String>,
+    /// Failure injection for tests: arming the navigation policy fails on every target of
+    /// this type (`page`, `worker`, …), as if Chromium refused `Fetch.enable` there.
+    pub arm_fault: Option<String>,
+}
+
 impl Browser {
     /// Starts `binary` with a fresh profile in `user_data_dir` (emptied first), enforcing
     /// `policy` (plus: the browser's own DevTools port is never reachable) and `dialogs` on
@@ -111,7 +127,11 @@ impl Browser {
         policy: HostPolicy,
         dialogs: DialogPolicy,
     ) -> Result<Browser, DeviceError> {
-        Browser::launch_as(binary, user_data_dir, policy, dialogs, None).await
+        let opts = LaunchOptions {
+            dialogs,
+            ..Default::default()
+        };
+        Browser::launch_with(binary, user_data_dir, policy, opts).await
     }
 
     /// [`Browser::launch`] (Chromium always starts with a cleared environment, see
@@ -123,10 +143,26 @@ impl Browser {
     pub async fn launch_as(
         binary: &Path,
         user_data_dir: &Path,
-        mut policy: HostPolicy,
+        policy: HostPolicy,
         dialogs: DialogPolicy,
         sandbox_user: Option<&str>,
     ) -> Result<Browser, DeviceError> {
+        let opts = LaunchOptions {
+            dialogs,
+            sandbox_user: sandbox_user.map(String::from),
+            ..Default::default()
+        };
+        Browser::launch_with(binary, user_data_dir, policy, opts).await
+    }
+
+    /// [`Browser::launch_as`] with every option spelled out.
+    pub async fn launch_with(
+        binary: &Path,
+        user_data_dir: &Path,
+        mut policy: HostPolicy,
+        opts: LaunchOptions,
+    ) -> Result<Browser, DeviceError> {
+        let sandbox_user = opts.sandbox_user.as_deref();
         if !binary.exists() {
             return Err(DeviceError::Failed(format!(
                 "Chromium not found at {} (install it with `apt-get install -y chromium` or \
@@ -185,6 +221,7 @@ impl Browser {
             }
             None => {}
         }
+        cmd.args(&opts.extra_args);
         cmd.arg(format!("--user-data-dir={}", user_data_dir.display()))
             .arg("about:blank")
             .stdin(Stdio::null())
@@ -202,7 +239,7 @@ impl Browser {
             HostRule::exact(std::net::SocketAddr::from(([127, 0, 0, 1], port))),
             "the browser's DevTools port",
         );
-        let guard = Guard::start(cdp.clone(), policy, dialogs)
+        let guard = Guard::start(cdp.clone(), policy, opts.dialogs, opts.arm_fault)
             .await
             .map_err(|e| DeviceError::Failed(format!("cannot arm the navigation policy: {e}")))?;
         tracing::info!(port, dir = %user_data_dir.display(), "chromium started");

@@ -54,6 +54,9 @@ pub struct Guard {
     /// Whether new targets are armed (a launched browser) or only watched sessions get
     /// their dialogs answered (an attached app).
     arm: bool,
+    /// Failure injection ([`super::browser::LaunchOptions::arm_fault`]): the target type
+    /// whose arming fails.
+    arm_fault: Option<String>,
 }
 
 /// `s` cut to [`NOTE_CHARS`] chars on one line.
@@ -74,8 +77,9 @@ impl Guard {
         cdp: Arc<Cdp>,
         policy: HostPolicy,
         dialogs: DialogPolicy,
+        arm_fault: Option<String>,
     ) -> Result<Arc<Guard>, super::cdp::CdpError> {
-        let guard = Guard::spawn(cdp.clone(), policy, dialogs, true);
+        let guard = Guard::spawn(cdp.clone(), policy, dialogs, true, arm_fault);
         cdp.call(
             None,
             "Target.setAutoAttach",
@@ -88,7 +92,7 @@ impl Guard {
     /// Dialogs only, on the sessions named with [`Guard::watch`]: for an app Argus attached
     /// to (Electron), whose own `file:` loads are not the job's to police.
     pub fn dialogs_only(cdp: Arc<Cdp>, dialogs: DialogPolicy) -> Arc<Guard> {
-        Guard::spawn(cdp, HostPolicy::default(), dialogs, false)
+        Guard::spawn(cdp, HostPolicy::default(), dialogs, false, None)
     }
 
     /// Files the notes of `session_id` under `key`.
@@ -99,12 +103,19 @@ impl Guard {
     }
 
     /// The event task, without arming any target.
-    fn spawn(cdp: Arc<Cdp>, policy: HostPolicy, dialogs: DialogPolicy, arm: bool) -> Arc<Guard> {
+    fn spawn(
+        cdp: Arc<Cdp>,
+        policy: HostPolicy,
+        dialogs: DialogPolicy,
+        arm: bool,
+        arm_fault: Option<String>,
+    ) -> Arc<Guard> {
         let policy = Arc::new(policy);
         let guard = Arc::new(Guard {
             state: Mutex::new(State::default()),
             policy: policy.clone(),
             arm,
+            arm_fault,
         });
         let mut events = cdp.events();
         let g = guard.clone();
@@ -194,7 +205,8 @@ impl Guard {
                 }
                 drop(s);
                 let cdp = cdp.clone();
-                tokio::spawn(async move { arm(&cdp, &sid, &kind).await });
+                let fault = self.arm_fault.as_deref() == Some(kind.as_str());
+                tokio::spawn(async move { arm(&cdp, &sid, &kind, fault).await });
             }
             "Target.detachedFromTarget" => {
                 if let (Some(sid), Ok(mut s)) = (ev.params["sessionId"].as_str(), self.state.lock())
@@ -279,12 +291,14 @@ impl Guard {
 }
 
 /// Arms a freshly attached (and paused) target, then lets it run.
-async fn arm(cdp: &Cdp, sid: &str, kind: &str) {
+async fn arm(cdp: &Cdp, sid: &str, kind: &str, fault: bool) {
     let s = Some(sid);
     let fetch = json!({"patterns": [{"urlPattern": "*", "requestStage": "Request"}]});
     // Not every target type has every domain (a `tab` has neither Fetch nor Page);
     // those refuse, and the target's own page is armed when it attaches below it.
-    let _ = cdp.call(s, "Fetch.enable", fetch).await;
+    // (A fault injected by a test stands for Chromium refusing it.)
+    let method = if fault { "Fetch.argusInjectedFault" } else { "Fetch.enable" };
+    let _ = cdp.call(s, method, fetch).await;
     if matches!(kind, "page" | "iframe") {
         let _ = cdp.call(s, "Page.enable", json!({})).await;
     }

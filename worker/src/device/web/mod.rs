@@ -19,6 +19,7 @@ pub mod cdp;
 mod date_value;
 mod dom_click;
 pub mod guard;
+pub mod lookup;
 pub mod policy;
 mod screen;
 mod select_option;

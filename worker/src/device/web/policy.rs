@@ -19,6 +19,8 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
+use super::lookup::Resolver;
+
 /// Cloud metadata endpoints (AWS/GCP/Azure/OpenStack IPv4, AWS IPv6): never reachable.
 const METADATA: [IpAddr; 2] = [
     IpAddr::V4(Ipv4Addr::new(169, 254, 169, 254)),
@@ -214,6 +216,7 @@ pub fn special_kind(ip: IpAddr) -> Option<&'static str> {
 pub struct HostPolicy {
     allow: Vec<HostRule>,
     never: Vec<(HostRule, String)>,
+    resolver: Resolver,
 }
 
 impl HostPolicy {
@@ -222,7 +225,14 @@ impl HostPolicy {
         HostPolicy {
             allow,
             never: Vec::new(),
+            resolver: Resolver::system(),
         }
+    }
+
+    /// This policy, resolving names with `resolver` instead of the system's.
+    pub fn with_resolver(mut self, resolver: Resolver) -> HostPolicy {
+        self.resolver = resolver;
+        self
     }
 
     /// Adds a never-reachable address, `what` naming it for the report (`the coordinator`).
@@ -311,8 +321,8 @@ impl HostPolicy {
         let port = u.port_or_known_default().unwrap_or(80);
         let addrs: Vec<IpAddr> = match host.parse::<IpAddr>() {
             Ok(ip) => vec![ip],
-            Err(_) => match tokio::net::lookup_host((host, port)).await {
-                Ok(a) => a.map(|a| a.ip()).collect(),
+            Err(_) => match self.resolver.lookup(host, port).await {
+                Ok(a) => a,
                 // The browser's own look-up will fail the same way.
                 Err(_) => Vec::new(),
             },
