@@ -10,7 +10,8 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 
 /// A look-up function: `(host, port)` → the addresses, or the resolver's error.
-pub type LookupFn = dyn Fn(String, u16) -> BoxFuture<'static, io::Result<Vec<IpAddr>>> + Send + Sync;
+pub type LookupFn =
+    dyn Fn(String, u16) -> BoxFuture<'static, io::Result<Vec<IpAddr>>> + Send + Sync;
 
 /// The resolver a [`super::policy::HostPolicy`] uses. Cheap to clone.
 #[derive(Clone, Default)]
