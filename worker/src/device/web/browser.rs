@@ -33,6 +33,8 @@ pub struct Browser {
     pub user_data_dir: PathBuf,
     /// The navigation and dialog policy enforcer of this browser.
     pub guard: Arc<Guard>,
+    /// The proxy all of this browser's traffic goes through (stops when dropped).
+    _egress: super::egress::Egress,
 }
 
 impl Drop for Browser {
@@ -188,6 +190,12 @@ impl Browser {
                 ))
             })?;
         }
+        let egress = super::egress::bind()
+            .await
+            .map_err(|e| DeviceError::Failed(format!("cannot start the egress proxy: {e}")))?;
+        let egress_addr = egress
+            .local_addr()
+            .map_err(|e| DeviceError::Failed(format!("cannot start the egress proxy: {e}")))?;
         let mut cmd = Command::new(binary);
         // None of the worker's environment (its tokens, keys and secrets live there).
         super::browser_env::apply(&mut cmd, user_data_dir);
@@ -206,7 +214,11 @@ impl Browser {
             "--mute-audio",
             "--remote-debugging-address=127.0.0.1",
             "--remote-debugging-port=0",
+            // Every request, loopback included, through the egress proxy: Chromium then
+            // resolves no name itself.
+            "--proxy-bypass-list=<-loopback>",
         ]);
+        cmd.arg(format!("--proxy-server=http://{egress_addr}"));
         match identity {
             Some((uid, gid)) => {
                 tracing::info!(
@@ -239,6 +251,9 @@ impl Browser {
             HostRule::exact(std::net::SocketAddr::from(([127, 0, 0, 1], port))),
             "the browser's DevTools port",
         );
+        policy.never(HostRule::exact(egress_addr), "the worker's egress proxy");
+        let egress = super::egress::serve(egress, policy.clone())
+            .map_err(|e| DeviceError::Failed(format!("cannot start the egress proxy: {e}")))?;
         let guard = Guard::start(cdp.clone(), policy, opts.dialogs, opts.arm_fault)
             .await
             .map_err(|e| DeviceError::Failed(format!("cannot arm the navigation policy: {e}")))?;
@@ -249,6 +264,7 @@ impl Browser {
             port,
             user_data_dir: user_data_dir.to_path_buf(),
             guard,
+            _egress: egress,
         })
     }
 }

@@ -13,7 +13,10 @@
 //! context; the run's device drains them into the action that was running
 //! ([`Guard::take_notes`]). This task owns the session → context map and the notes.
 //!
-//! Known limit: WebSocket handshakes are not seen by the Fetch domain.
+//! A target whose policing cannot be armed is closed before it runs (`arm`), and its run
+//! stops ([`Guard::refusal`], [`Guard::wait_armed`]). WebSocket handshakes are not seen by
+//! the Fetch domain; the egress proxy (`egress`) decides them, as it decides every
+//! connection the browser opens.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

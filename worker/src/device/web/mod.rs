@@ -19,6 +19,7 @@ mod browser_env;
 pub mod cdp;
 mod date_value;
 mod dom_click;
+mod egress;
 pub mod guard;
 pub mod lookup;
 pub mod policy;

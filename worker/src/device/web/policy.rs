@@ -13,9 +13,12 @@
 //!   link-local (169.254/16, fe80::/10), unique-local (fc00::/7), multicast and broadcast.
 //! - everything else (the public internet) is allowed.
 //!
-//! Known limit: the browser resolves the name again when it connects, so a DNS name whose
-//! answer changes between the two look-ups (rebinding) can slip past a name-based check;
-//! IP-literal URLs and names with stable answers cannot.
+//! What it cannot decide it refuses: a name whose look-up fails or answers nothing is never
+//! loaded (the browser's own look-up might have answered otherwise). The look-up is the
+//! policy's [`Resolver`] (the system's; tests inject one). The browser does no look-up of
+//! its own: all its traffic goes through the egress proxy (`egress`), which connects to
+//! exactly the addresses [`HostPolicy::admit`] decided, so a name that rebinds between two
+//! look-ups cannot move a connection.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
