@@ -196,43 +196,8 @@ impl Browser {
         let egress_addr = egress
             .local_addr()
             .map_err(|e| DeviceError::Failed(format!("cannot start the egress proxy: {e}")))?;
-        let mut cmd = Command::new(binary);
-        // None of the worker's environment (its tokens, keys and secrets live there).
-        super::browser_env::apply(&mut cmd, user_data_dir);
-        cmd.args([
-            "--headless",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-extensions",
-            "--disable-dev-shm-usage",
-            "--hide-scrollbars",
-            "--mute-audio",
-            "--remote-debugging-address=127.0.0.1",
-            "--remote-debugging-port=0",
-            // Every request, loopback included, through the egress proxy: Chromium then
-            // resolves no name itself.
-            "--proxy-bypass-list=<-loopback>",
-        ]);
+        let mut cmd = chromium_command(binary, user_data_dir, identity, sandbox_user);
         cmd.arg(format!("--proxy-server=http://{egress_addr}"));
-        match identity {
-            Some((uid, gid)) => {
-                tracing::info!(
-                    user = sandbox_user.unwrap_or_default(),
-                    uid,
-                    "Chromium runs as the browser user with its sandbox on"
-                );
-                cmd.uid(uid).gid(gid);
-            }
-            None if running_as_root() => {
-                cmd.arg("--no-sandbox");
-            }
-            None => {}
-        }
         cmd.args(&opts.extra_args);
         cmd.arg(format!("--user-data-dir={}", user_data_dir.display()))
             .arg("about:blank")
@@ -267,6 +232,53 @@ impl Browser {
             _egress: egress,
         })
     }
+}
+
+/// Chromium's command with Argus's flags, its cleared environment and its identity (the
+/// browser user's uid and gid; without one, as root, `--no-sandbox`).
+fn chromium_command(
+    binary: &Path,
+    user_data_dir: &Path,
+    identity: Option<(u32, u32)>,
+    sandbox_user: Option<&str>,
+) -> Command {
+    let mut cmd = Command::new(binary);
+    // None of the worker's environment (its tokens, keys and secrets live there).
+    super::browser_env::apply(&mut cmd, user_data_dir);
+    cmd.args([
+        "--headless",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+        "--mute-audio",
+        "--remote-debugging-address=127.0.0.1",
+        "--remote-debugging-port=0",
+        // Every request, loopback included, through the egress proxy: Chromium then
+        // resolves no name itself.
+        "--proxy-bypass-list=<-loopback>",
+    ]);
+    match identity {
+        Some((uid, gid)) => {
+            tracing::info!(
+                user = sandbox_user.unwrap_or_default(),
+                uid,
+                "Chromium runs as the browser user with its sandbox on"
+            );
+            cmd.uid(uid).gid(gid);
+        }
+        None if running_as_root() => {
+            cmd.arg("--no-sandbox");
+        }
+        None => {}
+    }
+    cmd
 }
 
 /// Waits (at most `LAUNCH_TIMEOUT`) for Chromium to write its DevTools port and path to
