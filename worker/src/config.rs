@@ -78,6 +78,18 @@ pub struct BrowserConfig {
     /// on this list. Default: none.
     #[arg(long, env = "ARGUS_DENY_HOSTS", default_value = "", value_parser = parse_host_rules)]
     pub deny_hosts: HostRules,
+    /// The object store's other ports pages may never reach, on its host (S3's own port is
+    /// always on the list): its master, volume and filer HTTP and gRPC listeners,
+    /// comma-separated. Default: `weed mini`'s as `deploy/dev-up.sh` starts it,
+    /// [`OBJECT_STORE_PORTS`] (filer 8888/18888, master 9333/19333, volume 9340/19340,
+    /// S3 gRPC 18333, admin 23646/33646). Empty: none.
+    #[arg(
+        long,
+        env = "ARGUS_OBJECT_STORE_PORTS",
+        default_value = OBJECT_STORE_PORTS,
+        value_parser = parse_ports
+    )]
+    pub object_store_ports: Ports,
     /// The database URL pages may never reach (the coordinator's; workers never connect
     /// to it, this only keeps pages away from it). Default: none.
     #[arg(long, env = "ARGUS_DATABASE_URL", hide_env_values = true)]
@@ -91,6 +103,25 @@ pub struct BrowserConfig {
     /// Ignored when the worker is not root. Default `argus-browser`.
     #[arg(long, env = "ARGUS_BROWSER_USER", default_value = "argus-browser")]
     pub browser_user: String,
+}
+
+/// SeaweedFS `weed mini`'s other listeners, as `deploy/dev-up.sh` starts it.
+pub const OBJECT_STORE_PORTS: &str = "8888,18888,9333,19333,9340,19340,18333,23646,33646";
+
+/// A parsed comma-separated port list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ports(pub Vec<u16>);
+
+fn parse_ports(s: &str) -> Result<Ports, String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            p.parse::<u16>()
+                .map_err(|_| format!("{p:?} is not a port (1-65535)"))
+        })
+        .collect::<Result<Vec<u16>, String>>()
+        .map(Ports)
 }
 
 /// A parsed `--allow-hosts` / `--deny-hosts` list.
@@ -130,6 +161,7 @@ impl Default for BrowserConfig {
             dpr: 1.0,
             allow_hosts: HostRules::default(),
             deny_hosts: HostRules::default(),
+            object_store_ports: parse_ports(OBJECT_STORE_PORTS).unwrap_or_default(),
             database_url: None,
             dialogs: DialogPolicy::Dismiss,
             browser_user: "argus-browser".into(),

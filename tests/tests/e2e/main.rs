@@ -31,6 +31,7 @@ mod include_bomb;
 mod input_hygiene;
 mod ios;
 mod nats_permissions;
+mod nav_fail_closed;
 mod nav_policy;
 mod openapi;
 mod pixels;

@@ -78,6 +78,11 @@ const targets = TARGETS;
 function viaFetch(u) {
   return fetch(u, {mode: 'no-cors'}).then(() => 'reached', () => 'failed');
 }
+function viaWs(u) {
+  return new Promise(r => { const ws = new WebSocket(u);
+    ws.onopen = () => { ws.close(); r('reached'); }; ws.onerror = () => r('failed');
+    setTimeout(() => r('failed'), 5000); });
+}
 function viaXhr(u) {
   return new Promise(r => { const x = new XMLHttpRequest(); x.open('GET', u);
     x.onload = () => r('reached'); x.onerror = () => r('failed'); x.send(); });
@@ -85,7 +90,7 @@ function viaXhr(u) {
 (async () => {
   const out = {};
   for (const [k, u] of Object.entries(targets)) {
-    out[k] = await (k.startsWith('xhr') ? viaXhr(u) : viaFetch(u));
+    out[k] = await (k.startsWith('xhr') ? viaXhr(u) : k.startsWith('ws') ? viaWs(u) : viaFetch(u));
   }
   out.worker = await new Promise(r => {
     const w = new Worker(URL.createObjectURL(new Blob([
@@ -643,4 +648,125 @@ async fn chromium_runs_unprivileged_with_its_sandbox() {
         );
     }
     assert!(seen > 0, "no Chromium process names the profile {profile}");
+}
+
+/// A WebSocket server on `ip` that completes every handshake (an allowed app's socket).
+async fn ws_server(ip: [u8; 4]) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind(SocketAddr::from((ip, 0)))
+        .await
+        .expect("bind ws");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                if let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await {
+                    use futures::StreamExt;
+                    while let Some(Ok(_)) = ws.next().await {}
+                }
+            });
+        }
+    });
+    addr
+}
+
+/// A TCP listener on `ip` that counts the connections it is offered (an internal service
+/// that a WebSocket handshake's bytes must never reach).
+async fn counting_listener(ip: [u8; 4]) -> (SocketAddr, Arc<AtomicU64>) {
+    let listener = tokio::net::TcpListener::bind(SocketAddr::from((ip, 0)))
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let n = Arc::new(AtomicU64::new(0));
+    let c = n.clone();
+    tokio::spawn(async move {
+        while listener.accept().await.is_ok() {
+            c.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    (addr, n)
+}
+
+/// Issue 24, item 5, through a whole farm: what the host policy cannot decide is refused.
+/// With all of 127.0.0.1 allowed, the object store's other ports (SeaweedFS filer, master,
+/// volume — the worker's `--object-store-ports`) stay unreachable like its S3 port; a
+/// WebSocket to a private address never reaches its listener (a socket on an allowed host
+/// still opens); an `open` of a name that does not resolve fails as a policy refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn what_the_policy_cannot_decide_is_refused() {
+    let state = AppState::default();
+    let app = start_app(state.clone()).await;
+    let ws_ok = ws_server([127, 0, 0, 1]).await;
+    let (ws_private, ws_private_hits) = counting_listener([127, 0, 0, 2]).await;
+    let farm = Farm::start(FarmOptions {
+        allow_hosts: "127.0.0.1".into(),
+        ..Default::default()
+    })
+    .await;
+    let store = reqwest::Url::parse(&farm.s3.endpoint).expect("S3 endpoint");
+    let store_host = store.host_str().expect("S3 host").to_string();
+    let mut targets = BTreeMap::from([
+        ("self".to_string(), format!("{app}/ok")),
+        ("ws_self".to_string(), format!("ws://{ws_ok}/")),
+        ("ws_private".to_string(), format!("ws://{ws_private}/")),
+    ]);
+    for (what, port) in [("filer", 8888), ("master", 9333), ("volume", 9340)] {
+        targets.insert(what.to_string(), format!("http://{store_host}:{port}/"));
+    }
+    *state.targets.lock().expect("lock") = targets;
+    *state.other.lock().expect("lock") = app.clone();
+    let d = run(
+        &farm,
+        json!({"platform": "web", "start_url": format!("{app}/probe"),
+            "instruction": "wait for \"done\""}),
+    )
+    .await;
+    assert_eq!(
+        d.status.as_str(),
+        "succeeded",
+        "{:?}\n{}",
+        d.error,
+        details(&d)
+    );
+    let r = state
+        .results
+        .lock()
+        .expect("lock")
+        .first()
+        .cloned()
+        .expect("the page reported");
+    // Every refusal is checked before any assertion, so a failure names all that leaked.
+    let mut leaks = Vec::new();
+    for k in ["self", "ws_self"] {
+        if r[k] != "reached" {
+            leaks.push(format!("{k} must be reachable: {}", r[k]));
+        }
+    }
+    for k in ["filer", "master", "volume", "ws_private"] {
+        if r[k] != "failed" {
+            leaks.push(format!("{k} must stay unreachable: {}", r[k]));
+        }
+    }
+    let n = ws_private_hits.load(Ordering::SeqCst);
+    if n > 0 {
+        leaks.push(format!(
+            "the private WebSocket listener saw {n} connection(s)"
+        ));
+    }
+    let all = details(&d);
+    let d = run(
+        &farm,
+        json!({"platform": "web", "instruction": "open http://nonexistent.invalid/"}),
+    )
+    .await;
+    let e = d.error.clone().unwrap_or_default();
+    if d.status.as_str() != "failed"
+        || !(e.contains("navigation policy") && e.contains("could not be resolved"))
+    {
+        leaks.push(format!(
+            "open of a name that does not resolve: {} {e:?}",
+            d.status.as_str()
+        ));
+    }
+    assert!(leaks.is_empty(), "{}\npage: {r}", leaks.join("\n"));
+    assert!(all.contains("the object store"), "{all}");
 }

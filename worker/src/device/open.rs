@@ -262,13 +262,20 @@ async fn open_web(
     worker_id: &str,
 ) -> anyhow::Result<Vec<(DeviceInfo, Box<dyn Device>)>> {
     let dir = work_dir(cfg, worker_id);
-    let policy = cfg
+    let mut policy = cfg
         .browser
         .host_policy(&[
             (&cfg.coordinator_url, 80, "the coordinator"),
             (&cfg.nats_url, 4222, "the NATS server"),
             (&cfg.s3.endpoint, 80, "the object store"),
         ])
+        .await;
+    policy
+        .never_ports(
+            &cfg.s3.endpoint,
+            &cfg.browser.object_store_ports.0,
+            "the object store",
+        )
         .await;
     let browser = Arc::new(
         Browser::launch_as(

@@ -33,6 +33,8 @@ pub struct Browser {
     pub user_data_dir: PathBuf,
     /// The navigation and dialog policy enforcer of this browser.
     pub guard: Arc<Guard>,
+    /// The proxy all of this browser's traffic goes through (stops when dropped).
+    _egress: super::egress::Egress,
 }
 
 impl Drop for Browser {
@@ -98,6 +100,22 @@ fn running_as_root() -> bool {
         .unwrap_or(false)
 }
 
+/// How a browser is launched, beyond its binary, profile folder and host policy.
+#[derive(Debug, Clone, Default)]
+pub struct LaunchOptions {
+    /// How JavaScript dialogs are answered.
+    pub dialogs: DialogPolicy,
+    /// When the worker runs as root, the unprivileged user Chromium runs as (see
+    /// [`Browser::launch_as`]).
+    pub sandbox_user: Option<String>,
+    /// Further Chromium flags, after Argus's own (tests: `--host-resolver-rules=…`, so
+    /// Chromium's own look-up answers differently from the policy's).
+    pub extra_args: Vec<String>,
+    /// Failure injection for tests: arming the navigation policy fails on every target of
+    /// this type (`page`, `worker`, …), as if Chromium refused `Fetch.enable` there.
+    pub arm_fault: Option<String>,
+}
+
 impl Browser {
     /// Starts `binary` with a fresh profile in `user_data_dir` (emptied first), enforcing
     /// `policy` (plus: the browser's own DevTools port is never reachable) and `dialogs` on
@@ -111,7 +129,11 @@ impl Browser {
         policy: HostPolicy,
         dialogs: DialogPolicy,
     ) -> Result<Browser, DeviceError> {
-        Browser::launch_as(binary, user_data_dir, policy, dialogs, None).await
+        let opts = LaunchOptions {
+            dialogs,
+            ..Default::default()
+        };
+        Browser::launch_with(binary, user_data_dir, policy, opts).await
     }
 
     /// [`Browser::launch`] (Chromium always starts with a cleared environment, see
@@ -123,10 +145,26 @@ impl Browser {
     pub async fn launch_as(
         binary: &Path,
         user_data_dir: &Path,
-        mut policy: HostPolicy,
+        policy: HostPolicy,
         dialogs: DialogPolicy,
         sandbox_user: Option<&str>,
     ) -> Result<Browser, DeviceError> {
+        let opts = LaunchOptions {
+            dialogs,
+            sandbox_user: sandbox_user.map(String::from),
+            ..Default::default()
+        };
+        Browser::launch_with(binary, user_data_dir, policy, opts).await
+    }
+
+    /// [`Browser::launch_as`] with every option spelled out.
+    pub async fn launch_with(
+        binary: &Path,
+        user_data_dir: &Path,
+        mut policy: HostPolicy,
+        opts: LaunchOptions,
+    ) -> Result<Browser, DeviceError> {
+        let sandbox_user = opts.sandbox_user.as_deref();
         if !binary.exists() {
             return Err(DeviceError::Failed(format!(
                 "Chromium not found at {} (install it with `apt-get install -y chromium` or \
@@ -152,39 +190,15 @@ impl Browser {
                 ))
             })?;
         }
-        let mut cmd = Command::new(binary);
-        // None of the worker's environment (its tokens, keys and secrets live there).
-        super::browser_env::apply(&mut cmd, user_data_dir);
-        cmd.args([
-            "--headless",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-extensions",
-            "--disable-dev-shm-usage",
-            "--hide-scrollbars",
-            "--mute-audio",
-            "--remote-debugging-address=127.0.0.1",
-            "--remote-debugging-port=0",
-        ]);
-        match identity {
-            Some((uid, gid)) => {
-                tracing::info!(
-                    user = sandbox_user.unwrap_or_default(),
-                    uid,
-                    "Chromium runs as the browser user with its sandbox on"
-                );
-                cmd.uid(uid).gid(gid);
-            }
-            None if running_as_root() => {
-                cmd.arg("--no-sandbox");
-            }
-            None => {}
-        }
+        let egress = super::egress::bind()
+            .await
+            .map_err(|e| DeviceError::Failed(format!("cannot start the egress proxy: {e}")))?;
+        let egress_addr = egress
+            .local_addr()
+            .map_err(|e| DeviceError::Failed(format!("cannot start the egress proxy: {e}")))?;
+        let mut cmd = chromium_command(binary, user_data_dir, identity, sandbox_user);
+        cmd.arg(format!("--proxy-server=http://{egress_addr}"));
+        cmd.args(&opts.extra_args);
         cmd.arg(format!("--user-data-dir={}", user_data_dir.display()))
             .arg("about:blank")
             .stdin(Stdio::null())
@@ -202,7 +216,10 @@ impl Browser {
             HostRule::exact(std::net::SocketAddr::from(([127, 0, 0, 1], port))),
             "the browser's DevTools port",
         );
-        let guard = Guard::start(cdp.clone(), policy, dialogs)
+        policy.never(HostRule::exact(egress_addr), "the worker's egress proxy");
+        let egress = super::egress::serve(egress, policy.clone())
+            .map_err(|e| DeviceError::Failed(format!("cannot start the egress proxy: {e}")))?;
+        let guard = Guard::start(cdp.clone(), policy, opts.dialogs, opts.arm_fault)
             .await
             .map_err(|e| DeviceError::Failed(format!("cannot arm the navigation policy: {e}")))?;
         tracing::info!(port, dir = %user_data_dir.display(), "chromium started");
@@ -212,8 +229,56 @@ impl Browser {
             port,
             user_data_dir: user_data_dir.to_path_buf(),
             guard,
+            _egress: egress,
         })
     }
+}
+
+/// Chromium's command with Argus's flags, its cleared environment and its identity (the
+/// browser user's uid and gid; without one, as root, `--no-sandbox`).
+fn chromium_command(
+    binary: &Path,
+    user_data_dir: &Path,
+    identity: Option<(u32, u32)>,
+    sandbox_user: Option<&str>,
+) -> Command {
+    let mut cmd = Command::new(binary);
+    // None of the worker's environment (its tokens, keys and secrets live there).
+    super::browser_env::apply(&mut cmd, user_data_dir);
+    cmd.args([
+        "--headless",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-extensions",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+        "--mute-audio",
+        "--remote-debugging-address=127.0.0.1",
+        "--remote-debugging-port=0",
+        // Every request, loopback included, through the egress proxy: Chromium then
+        // resolves no name itself.
+        "--proxy-bypass-list=<-loopback>",
+    ]);
+    match identity {
+        Some((uid, gid)) => {
+            tracing::info!(
+                user = sandbox_user.unwrap_or_default(),
+                uid,
+                "Chromium runs as the browser user with its sandbox on"
+            );
+            cmd.uid(uid).gid(gid);
+        }
+        None if running_as_root() => {
+            cmd.arg("--no-sandbox");
+        }
+        None => {}
+    }
+    cmd
 }
 
 /// Waits (at most `LAUNCH_TIMEOUT`) for Chromium to write its DevTools port and path to

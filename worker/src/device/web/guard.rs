@@ -13,7 +13,10 @@
 //! context; the run's device drains them into the action that was running
 //! ([`Guard::take_notes`]). This task owns the session → context map and the notes.
 //!
-//! Known limit: WebSocket handshakes are not seen by the Fetch domain.
+//! A target whose policing cannot be armed is closed before it runs (`arm`), and its run
+//! stops ([`Guard::refusal`], [`Guard::wait_armed`]). WebSocket handshakes are not seen by
+//! the Fetch domain; the egress proxy (`egress`) decides them, as it decides every
+//! connection the browser opens.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -45,6 +48,12 @@ struct State {
     /// session on its page; arming both would decide every request and dialog twice).
     armed: HashMap<String, String>,
     notes: HashMap<String, Vec<String>>,
+    /// Target → whether arming it succeeded (`Ok`) or why it failed; a failed target is
+    /// closed.
+    outcome: HashMap<String, Result<(), String>>,
+    /// Browser context → why one of its targets could not be armed: the run of that
+    /// context stops ([`Guard::refusal`]).
+    refused: HashMap<String, String>,
 }
 
 /// The enforcer of one browser.
@@ -54,6 +63,11 @@ pub struct Guard {
     /// Whether new targets are armed (a launched browser) or only watched sessions get
     /// their dialogs answered (an attached app).
     arm: bool,
+    /// Failure injection ([`super::browser::LaunchOptions::arm_fault`]): the target type
+    /// whose arming fails.
+    arm_fault: Option<String>,
+    /// Woken whenever a target's arming ends.
+    armed: tokio::sync::Notify,
 }
 
 /// `s` cut to [`NOTE_CHARS`] chars on one line.
@@ -74,8 +88,9 @@ impl Guard {
         cdp: Arc<Cdp>,
         policy: HostPolicy,
         dialogs: DialogPolicy,
+        arm_fault: Option<String>,
     ) -> Result<Arc<Guard>, super::cdp::CdpError> {
-        let guard = Guard::spawn(cdp.clone(), policy, dialogs, true);
+        let guard = Guard::spawn(cdp.clone(), policy, dialogs, true, arm_fault);
         cdp.call(
             None,
             "Target.setAutoAttach",
@@ -88,7 +103,7 @@ impl Guard {
     /// Dialogs only, on the sessions named with [`Guard::watch`]: for an app Argus attached
     /// to (Electron), whose own `file:` loads are not the job's to police.
     pub fn dialogs_only(cdp: Arc<Cdp>, dialogs: DialogPolicy) -> Arc<Guard> {
-        Guard::spawn(cdp, HostPolicy::default(), dialogs, false)
+        Guard::spawn(cdp, HostPolicy::default(), dialogs, false, None)
     }
 
     /// Files the notes of `session_id` under `key`.
@@ -99,12 +114,20 @@ impl Guard {
     }
 
     /// The event task, without arming any target.
-    fn spawn(cdp: Arc<Cdp>, policy: HostPolicy, dialogs: DialogPolicy, arm: bool) -> Arc<Guard> {
+    fn spawn(
+        cdp: Arc<Cdp>,
+        policy: HostPolicy,
+        dialogs: DialogPolicy,
+        arm: bool,
+        arm_fault: Option<String>,
+    ) -> Arc<Guard> {
         let policy = Arc::new(policy);
         let guard = Arc::new(Guard {
             state: Mutex::new(State::default()),
             policy: policy.clone(),
             arm,
+            arm_fault,
+            armed: tokio::sync::Notify::new(),
         });
         let mut events = cdp.events();
         let g = guard.clone();
@@ -137,10 +160,66 @@ impl Guard {
             .unwrap_or_default()
     }
 
+    /// Records how arming `target` (of `kind`, in `ctx`) ended and wakes the waiters.
+    fn armed_outcome(&self, target: &str, ctx: Option<&str>, kind: &str, res: Result<(), String>) {
+        if let Ok(mut s) = self.state.lock() {
+            if let (Err(why), Some(ctx)) = (&res, ctx) {
+                s.refused.entry(ctx.to_string()).or_insert_with(|| {
+                    format!("the navigation policy could not be armed on a {kind} of this run: {why}; it was closed")
+                });
+            }
+            s.outcome.insert(target.to_string(), res);
+        }
+        self.armed.notify_waiters();
+    }
+
+    /// Waits (at most `timeout`) until `target` is armed: `Err(why)` when arming failed (the
+    /// target was closed) or did not end in time. A run starts on its page only after this.
+    pub async fn wait_armed(
+        &self,
+        target: &str,
+        timeout: std::time::Duration,
+    ) -> Result<(), String> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let woken = self.armed.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            let done = self
+                .state
+                .lock()
+                .map_err(|_| "the navigation guard's state is poisoned".to_string())?
+                .outcome
+                .get(target)
+                .cloned();
+            match done {
+                Some(Ok(())) => return Ok(()),
+                Some(Err(why)) => {
+                    return Err(format!(
+                        "the navigation policy could not be armed on the run's page: {why}; it was closed"
+                    ))
+                }
+                None => {}
+            }
+            if tokio::time::timeout_at(deadline, woken).await.is_err() {
+                return Err(format!(
+                    "the navigation policy could not be armed on the run's page within {} s",
+                    timeout.as_secs()
+                ));
+            }
+        }
+    }
+
+    /// Why a target of `context_id` could not be armed, if one could not: that run stops.
+    pub fn refusal(&self, context_id: &str) -> Option<String> {
+        self.state.lock().ok()?.refused.get(context_id).cloned()
+    }
+
     /// Forgets a disposed context.
     pub fn forget(&self, context_id: &str) {
         if let Ok(mut s) = self.state.lock() {
             s.notes.remove(context_id);
+            s.refused.remove(context_id);
             s.contexts.retain(|_, c| c != context_id);
         }
     }
@@ -162,6 +241,43 @@ impl Guard {
         }
     }
 
+    /// Arms a target that just attached (paused), once per target; one that cannot be
+    /// armed is closed and its context's run stops ([`Guard::refusal`]).
+    fn on_attached(self: &Arc<Self>, cdp: &Arc<Cdp>, ev: &CdpEvent) {
+        let p = &ev.params;
+        let Some(sid) = p["sessionId"].as_str().map(String::from) else {
+            return;
+        };
+        let info = &p["targetInfo"];
+        let target = info["targetId"].as_str().unwrap_or_default().to_string();
+        let kind = info["type"].as_str().unwrap_or_default().to_string();
+        let ctx = info["browserContextId"]
+            .as_str()
+            .map(String::from)
+            .or_else(|| self.context_of(ev.session_id.as_deref()));
+        let Ok(mut s) = self.state.lock() else {
+            return;
+        };
+        if s.armed.contains_key(&target) {
+            return;
+        }
+        s.armed.insert(target.clone(), sid.clone());
+        if let Some(ctx) = &ctx {
+            s.contexts.insert(sid.clone(), ctx.clone());
+        }
+        drop(s);
+        let (g, cdp) = (self.clone(), cdp.clone());
+        let fault = self.arm_fault.as_deref() == Some(kind.as_str());
+        tokio::spawn(async move {
+            let res = super::arm::arm(&cdp, &sid, &kind, fault).await;
+            if let Err(why) = &res {
+                tracing::error!(target_id = %target, kind, reason = %why, "the navigation policy could not be armed; the target is closed");
+                super::arm::refuse(&cdp, &target).await;
+            }
+            g.armed_outcome(&target, ctx.as_deref(), &kind, res);
+        });
+    }
+
     fn on_event(
         self: &Arc<Self>,
         cdp: &Arc<Cdp>,
@@ -170,37 +286,24 @@ impl Guard {
         ev: CdpEvent,
     ) {
         match ev.method.as_str() {
-            "Target.attachedToTarget" if self.arm => {
-                let p = &ev.params;
-                let Some(sid) = p["sessionId"].as_str().map(String::from) else {
-                    return;
-                };
-                let info = &p["targetInfo"];
-                let target = info["targetId"].as_str().unwrap_or_default().to_string();
-                let kind = info["type"].as_str().unwrap_or_default().to_string();
-                let ctx = info["browserContextId"]
-                    .as_str()
-                    .map(String::from)
-                    .or_else(|| self.context_of(ev.session_id.as_deref()));
-                let Ok(mut s) = self.state.lock() else {
-                    return;
-                };
-                if s.armed.contains_key(&target) {
-                    return;
-                }
-                s.armed.insert(target, sid.clone());
-                if let Some(ctx) = ctx {
-                    s.contexts.insert(sid.clone(), ctx);
-                }
-                drop(s);
-                let cdp = cdp.clone();
-                tokio::spawn(async move { arm(&cdp, &sid, &kind).await });
-            }
+            "Target.attachedToTarget" if self.arm => self.on_attached(cdp, &ev),
             "Target.detachedFromTarget" => {
                 if let (Some(sid), Ok(mut s)) = (ev.params["sessionId"].as_str(), self.state.lock())
                 {
                     s.contexts.remove(sid);
-                    s.armed.retain(|_, armed_by| armed_by != sid);
+                    let gone: Vec<String> = s
+                        .armed
+                        .iter()
+                        .filter(|(_, armed_by)| *armed_by == sid)
+                        .map(|(t, _)| t.clone())
+                        .collect();
+                    for t in gone {
+                        s.armed.remove(&t);
+                        // A refusal stays on record for whoever waits on that target.
+                        if matches!(s.outcome.get(&t), Some(Ok(()))) {
+                            s.outcome.remove(&t);
+                        }
+                    }
                 }
             }
             "Fetch.requestPaused" => {
@@ -276,28 +379,6 @@ impl Guard {
             tracing::debug!(error = %e, "paused request already gone");
         }
     }
-}
-
-/// Arms a freshly attached (and paused) target, then lets it run.
-async fn arm(cdp: &Cdp, sid: &str, kind: &str) {
-    let s = Some(sid);
-    let fetch = json!({"patterns": [{"urlPattern": "*", "requestStage": "Request"}]});
-    // Not every target type has every domain (a `tab` has neither Fetch nor Page);
-    // those refuse, and the target's own page is armed when it attaches below it.
-    let _ = cdp.call(s, "Fetch.enable", fetch).await;
-    if matches!(kind, "page" | "iframe") {
-        let _ = cdp.call(s, "Page.enable", json!({})).await;
-    }
-    let _ = cdp
-        .call(
-            s,
-            "Target.setAutoAttach",
-            json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
-        )
-        .await;
-    let _ = cdp
-        .call(s, "Runtime.runIfWaitingForDebugger", json!({}))
-        .await;
 }
 
 /// The notes as a suffix for an action's detail (`""` when none).

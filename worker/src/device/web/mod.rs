@@ -13,12 +13,15 @@
 //! Electron app loads its own `file:` resources, so it gets only the scheme check on `open`.
 
 mod actions;
+mod arm;
 pub mod browser;
 mod browser_env;
 pub mod cdp;
 mod date_value;
 mod dom_click;
+mod egress;
 pub mod guard;
+pub mod lookup;
 pub mod policy;
 mod screen;
 mod select_option;
@@ -34,6 +37,9 @@ use serde_json::json;
 use super::{Act, ActError, Capture, Channel, DeviceError, Input, Observe, System};
 use browser::Browser;
 use cdp::Cdp;
+
+/// Longest wait for the navigation policy to be armed on a run's new page.
+const ARM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Viewport of a web device.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -227,6 +233,13 @@ impl WebDevice {
         params: serde_json::Value,
     ) -> Result<serde_json::Value, DeviceError> {
         let sid = self.session_id()?;
+        if let (Some(g), Some(ctx)) = (self.host_guard(), self.notes_key()) {
+            // A popup, frame or worker of this run could not be policed: it was closed,
+            // and the run goes no further.
+            if let Some(why) = g.refusal(ctx) {
+                return Err(DeviceError::Failed(why));
+            }
+        }
         self.cdp()
             .call(Some(sid), method, params)
             .await
@@ -272,6 +285,21 @@ impl System for WebDevice {
             .await
             .map_err(fail)?;
         let target_id = target["targetId"].as_str().unwrap_or_default().to_string();
+        if let Some(g) = self.host_guard() {
+            // Never run on a page the policy is not enforced on: refuse the slot instead.
+            if let Err(why) = g.wait_armed(&target_id, ARM_TIMEOUT).await {
+                g.forget(&context_id);
+                let _ = self
+                    .cdp()
+                    .call(
+                        None,
+                        "Target.disposeBrowserContext",
+                        json!({"browserContextId": context_id}),
+                    )
+                    .await;
+                return Err(DeviceError::Failed(why));
+            }
+        }
         let att = self
             .cdp()
             .call(

@@ -13,11 +13,16 @@
 //!   link-local (169.254/16, fe80::/10), unique-local (fc00::/7), multicast and broadcast.
 //! - everything else (the public internet) is allowed.
 //!
-//! Known limit: the browser resolves the name again when it connects, so a DNS name whose
-//! answer changes between the two look-ups (rebinding) can slip past a name-based check;
-//! IP-literal URLs and names with stable answers cannot.
+//! What it cannot decide it refuses: a name whose look-up fails or answers nothing is never
+//! loaded (the browser's own look-up might have answered otherwise). The look-up is the
+//! policy's [`Resolver`] (the system's; tests inject one). The browser does no look-up of
+//! its own: all its traffic goes through the egress proxy (`egress`), which connects to
+//! exactly the addresses [`HostPolicy::admit`] decided, so a name that rebinds between two
+//! look-ups cannot move a connection.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+
+use super::lookup::Resolver;
 
 /// Cloud metadata endpoints (AWS/GCP/Azure/OpenStack IPv4, AWS IPv6): never reachable.
 const METADATA: [IpAddr; 2] = [
@@ -214,6 +219,7 @@ pub fn special_kind(ip: IpAddr) -> Option<&'static str> {
 pub struct HostPolicy {
     allow: Vec<HostRule>,
     never: Vec<(HostRule, String)>,
+    resolver: Resolver,
 }
 
 impl HostPolicy {
@@ -222,7 +228,14 @@ impl HostPolicy {
         HostPolicy {
             allow,
             never: Vec::new(),
+            resolver: Resolver::system(),
         }
+    }
+
+    /// This policy, resolving names with `resolver` instead of the system's.
+    pub fn with_resolver(mut self, resolver: Resolver) -> HostPolicy {
+        self.resolver = resolver;
+        self
     }
 
     /// Adds a never-reachable address, `what` naming it for the report (`the coordinator`).
@@ -260,9 +273,26 @@ impl HostPolicy {
         }
     }
 
+    /// Adds `ports` of the host of `url` (each as [`Self::never_url`] would): a service's
+    /// other listeners, such as an object store's master, volume and filer ports.
+    pub async fn never_ports(&mut self, url: &str, ports: &[u16], what: &str) {
+        let Ok(u) = reqwest::Url::parse(url) else {
+            return;
+        };
+        let Some(host) = u.host_str() else { return };
+        for port in ports {
+            let one = format!("{}://{host}:{port}", u.scheme());
+            self.never_url(&one, *port, what).await;
+        }
+    }
+
     /// Decides `host:port` (host as written in the URL, without brackets) given the
     /// addresses it resolves to: `Err(reason)` when the page may not reach it.
+    /// No addresses at all is an `Err` (nothing to decide on is never allowed).
     pub fn decide(&self, host: &str, port: u16, addrs: &[IpAddr]) -> Result<(), String> {
+        if addrs.is_empty() {
+            return Err(format!("{host}:{port} has no addresses to decide on"));
+        }
         let name = host.trim_end_matches('.').to_ascii_lowercase();
         for ip in addrs {
             if let Some((_, what)) = self
@@ -309,15 +339,36 @@ impl HostPolicy {
             .ok_or_else(|| "the URL has no host".to_string())?;
         let host = host.trim_start_matches('[').trim_end_matches(']');
         let port = u.port_or_known_default().unwrap_or(80);
-        let addrs: Vec<IpAddr> = match host.parse::<IpAddr>() {
-            Ok(ip) => vec![ip],
-            Err(_) => match tokio::net::lookup_host((host, port)).await {
-                Ok(a) => a.map(|a| a.ip()).collect(),
-                // The browser's own look-up will fail the same way.
-                Err(_) => Vec::new(),
-            },
-        };
-        self.decide(host, port, &addrs)
+        self.admit(host, port).await.map(|_| ())
+    }
+
+    /// The addresses `host` (as written in a URL, without brackets) has for `port`: itself
+    /// for an IP literal, else the resolver's answer. A failed or empty look-up is an
+    /// `Err`: a host Argus cannot resolve is one it cannot decide, so it is never loaded
+    /// (the browser's own look-up might answer otherwise).
+    pub async fn resolve(&self, host: &str, port: u16) -> Result<Vec<IpAddr>, String> {
+        if let Ok(ip) = host.parse::<IpAddr>() {
+            return Ok(vec![ip]);
+        }
+        match self.resolver.lookup(host, port).await {
+            Ok(a) if !a.is_empty() => Ok(a),
+            Ok(_) => Err(format!(
+                "{host} could not be resolved (no addresses); a host Argus cannot look up \
+                 is never loaded"
+            )),
+            Err(e) => Err(format!(
+                "{host} could not be resolved ({e}); a host Argus cannot look up is never \
+                 loaded"
+            )),
+        }
+    }
+
+    /// Resolves `host:port` once and decides it: the addresses a connection may go to
+    /// (every one of them passed [`Self::decide`]), or why none may.
+    pub async fn admit(&self, host: &str, port: u16) -> Result<Vec<IpAddr>, String> {
+        let addrs = self.resolve(host, port).await?;
+        self.decide(host, port, &addrs)?;
+        Ok(addrs)
     }
 }
 
@@ -407,5 +458,42 @@ mod tests {
         assert!(p.check_url("chrome://version").await.is_err());
         assert!(p.check_url("data:text/plain,x").await.is_ok());
         assert!(p.check_url("http://[::1]:8090/").await.is_err());
+    }
+
+    #[tokio::test]
+    async fn what_cannot_be_resolved_is_refused() {
+        let p = HostPolicy::new(Vec::new()).with_resolver(Resolver::custom(|h, _| {
+            Box::pin(async move {
+                match h.as_str() {
+                    "empty.test" => Ok(Vec::new()),
+                    _ => Err(std::io::Error::other("SERVFAIL")),
+                }
+            })
+        }));
+        for url in [
+            "http://down.test/",
+            "https://empty.test/",
+            "ws://down.test:81/",
+        ] {
+            let e = p.check_url(url).await.unwrap_err();
+            assert!(e.contains("could not be resolved"), "{url}: {e}");
+        }
+        assert!(p.decide("x.test", 80, &[]).is_err());
+        assert_eq!(
+            p.admit("93.184.215.14", 443).await,
+            Ok(vec![ip("93.184.215.14")])
+        );
+    }
+
+    #[tokio::test]
+    async fn other_ports_of_a_service_are_never_reachable() {
+        let mut p = HostPolicy::new(parse_rules("127.0.0.1").unwrap());
+        p.never_ports("http://127.0.0.1:8333", &[8888, 9333], "the object store")
+            .await;
+        for port in [8888, 9333] {
+            let e = p.decide("127.0.0.1", port, &[ip("127.0.0.1")]).unwrap_err();
+            assert!(e.contains("the object store"), "{e}");
+        }
+        assert!(p.decide("127.0.0.1", 8090, &[ip("127.0.0.1")]).is_ok());
     }
 }
