@@ -175,6 +175,24 @@ pub struct Observation {
     pub perceived: crate::perceive::Perceived,
 }
 
+/// `hay.contains(needle)`, except that a needle starting (ending) with a digit must not be
+/// preceded (followed) by a digit in `hay`.
+pub fn contains_number_aware(hay: &str, needle: &str) -> bool {
+    let starts = needle.chars().next().is_some_and(|c| c.is_ascii_digit());
+    let ends = needle.chars().last().is_some_and(|c| c.is_ascii_digit());
+    if !starts && !ends {
+        return hay.contains(needle);
+    }
+    hay.match_indices(needle).any(|(at, m)| {
+        let before = hay[..at].chars().last().is_some_and(|c| c.is_ascii_digit());
+        let after = hay[at + m.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit());
+        !(starts && before || ends && after)
+    })
+}
+
 /// Collapses runs of whitespace to one space and trims.
 pub fn collapse_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -182,9 +200,11 @@ pub fn collapse_ws(s: &str) -> String {
 
 impl Observation {
     /// Whether the visible text contains `needle` (case-insensitive, whitespace-collapsed).
+    /// A needle that starts or ends with a digit matches only where the text has no digit
+    /// right before or after it: "3 items left" is not found in "13 items left".
     pub fn contains_text(&self, needle: &str) -> bool {
         let n = collapse_ws(needle).to_lowercase();
-        !n.is_empty() && self.text.to_lowercase().contains(&n)
+        !n.is_empty() && contains_number_aware(&self.text.to_lowercase(), &n)
     }
 
     /// Element by id.
@@ -431,5 +451,20 @@ mod tests {
         assert_eq!(obs.text, "OK Title");
         assert!(obs.contains_text("ok  title"));
         assert!(!obs.contains_text("below"));
+    }
+}
+
+#[cfg(test)]
+mod number_aware_tests {
+    use super::contains_number_aware as c;
+
+    #[test]
+    fn a_count_is_not_found_inside_a_bigger_number() {
+        assert!(c("3 items left", "3 items left"));
+        assert!(!c("13 items left", "3 items left"));
+        assert!(c("13 items left · 3 items left", "3 items left"));
+        assert!(!c("total 1,230", "1,23"));
+        assert!(c("buy milk", "milk"));
+        assert!(c("page 2 of 5", "2 of 5"));
     }
 }

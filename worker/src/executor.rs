@@ -174,6 +174,9 @@ pub(crate) struct Exec<'a> {
     pub(crate) unmapped: Vec<String>,
     /// The model's last claim that the job (or its last step) is done.
     pub(crate) claim: Option<String>,
+    /// Check steps the planner added that did not hold (`plan[i]: why`): they cap the
+    /// verdict at `unverified` (see `verdict::Exec::with_planner_checks`).
+    pub(crate) planner_checks_failed: Vec<String>,
     /// How many expectations the last `expectations` event carried.
     pub(crate) expectations_sent: usize,
     /// The observation the last recorded script-line action ran on.
@@ -244,7 +247,7 @@ impl Exec<'_> {
     }
 
     pub(crate) async fn run_step(&mut self, index: u32, action: &Action) -> Result<(), StepFail> {
-        self.run_step_picked(index, action, |_| Some(action.clone()))
+        self.run_step_picked(index, 0, action, |_| Some(action.clone()))
             .await
             .map(|_| ())
     }
@@ -252,19 +255,22 @@ impl Exec<'_> {
     /// [`Self::run_step`] for an action chosen on the step's own fresh observation (an
     /// element id is valid for that observation only): `pick` gets it and answers the
     /// action, or `None` when there is nothing to do (then nothing is recorded and the
-    /// answer is `Ok(false)`). `shown` describes the action where the screen could not be
-    /// observed.
+    /// answer is `Ok(None)`). `shown` describes the action where the screen could not be
+    /// observed. `first` is the action's index within the step (a popup dismissed first
+    /// takes it); the answer is the index the next action of the step takes.
     pub(crate) async fn run_step_picked(
         &mut self,
         index: u32,
+        first: u32,
         shown: &Action,
         pick: impl FnOnce(&Observation) -> Option<Action>,
-    ) -> Result<bool, StepFail> {
-        let mut idx = 0;
+    ) -> Result<Option<u32>, StepFail> {
+        let mut idx = first;
         let start = Instant::now();
         let mut obs = self.observe().await;
         let mut observe_ms = ms(start);
-        if let Ok(o) = &obs {
+        // The popup pass records its dismissal as the step's action 0.
+        if let (Ok(o), 0) = (&obs, first) {
             if self.popup_pass(index, o).await? {
                 idx = 1;
                 let start = Instant::now();
@@ -275,7 +281,7 @@ impl Exec<'_> {
         let action = match &obs {
             Ok(o) => match pick(o) {
                 Some(a) => a,
-                None => return Ok(false),
+                None => return Ok(None),
             },
             Err(_) => shown.clone(),
         };
@@ -337,7 +343,7 @@ impl Exec<'_> {
             .await
             .map_err(StepFail::Infra)?;
         match (out.ok, out.infra, out.error) {
-            (true, _, _) => Ok(true),
+            (true, _, _) => Ok(Some(idx + 1)),
             (false, true, e) => Err(StepFail::Infra(e.unwrap_or_default())),
             (false, false, e) => Err(StepFail::Verdict(e.unwrap_or_default())),
         }
@@ -424,6 +430,7 @@ impl<'a> Exec<'a> {
             expected,
             unmapped,
             claim: None,
+            planner_checks_failed: Vec::new(),
             expectations_sent: 0,
             last_observation: None,
             typed: Vec::new(),

@@ -348,7 +348,7 @@ impl Exec<'_> {
         }
         let unmapped = self.unmapped.clone();
         let decided = decide(self.spec.mode, &checked, &unmapped, self.claim.clone());
-        let decided = self.with_named_presses(decided);
+        let decided = self.with_planner_checks(self.with_named_presses(decided));
         if decided.0 != RunStatus::Unverified
             || self.spec.mode == Mode::Script
             || !self.agent.config.judge
@@ -368,6 +368,28 @@ impl Exec<'_> {
             );
         }
         judged_verdict(decided, judged.as_ref(), self.last_observation)
+    }
+
+    /// A run that would end `succeeded` while a check step the planner added did not hold
+    /// ends `unverified`, naming it: the expectations held, but the run saw something the
+    /// model expected otherwise (never a pass on that evidence, never a failure on a check
+    /// nobody asked for).
+    fn with_planner_checks(
+        &self,
+        decided: (RunStatus, Option<String>, Verdict),
+    ) -> (RunStatus, Option<String>, Verdict) {
+        let (status, error, mut v) = decided;
+        match self.planner_checks_failed.first() {
+            Some(why) if status == RunStatus::Succeeded => {
+                let basis = format!(
+                    "{}, but a check step the planner added did not hold: {why}",
+                    v.basis
+                );
+                v.basis = basis.clone();
+                (RunStatus::Unverified, Some(basis), v)
+            }
+            _ => (status, error, v),
+        }
     }
 
     /// A natural-language run that would end `succeeded` but never pressed a control its

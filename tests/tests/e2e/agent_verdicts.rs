@@ -443,10 +443,10 @@ async fn a_confirm_tap_becomes_a_check_and_repeated_todos_are_skipped() {
 }
 
 #[tokio::test]
-async fn a_made_up_check_step_decides_nothing_unless_the_instruction_checks_midway() {
+async fn a_made_up_check_step_caps_the_verdict_and_fails_only_a_midway_check() {
     // The planner adds a check the instruction never asked for, and it does not hold
-    // (Name holds "Ada"): the run's expectation decides, and the failed check stays in the
-    // record.
+    // (Name holds "Ada"): the run does not fail on it, but it cannot pass either — the
+    // expectation held, the failed check caps the verdict at `unverified` and is named.
     let (d, _stub, _dev) = on_form(
         "Fill in Ada and save, then make sure \"Saved 1\" is shown",
         vec![plan(&[
@@ -456,7 +456,13 @@ async fn a_made_up_check_step_decides_nothing_unless_the_instruction_checks_midw
         ])],
     )
     .await;
-    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
+    let basis = d.verdict.clone().map(|v| v.basis).unwrap_or_default();
+    assert!(
+        basis.contains("a check step the planner added did not hold")
+            && basis.contains("1 of 1 expectation(s) held"),
+        "{basis}"
+    );
     let failed_check = d
         .steps
         .iter()

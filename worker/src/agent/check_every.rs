@@ -5,7 +5,8 @@
 //! Why: asked to tick off every todo in one go, a small model planned `check "todos"` (the
 //! list's heading) or tapped the counter, and a re-plan repeated it. Which toggles exist is
 //! on the screen, so Argus walks them: observe, put the first toggle in the wrong state
-//! right (a `set_checked` on that element), observe again — a "toggle all" control that
+//! right (a `set_checked` on that element; a disabled one is left alone), observe again — a
+//! "toggle all" control that
 //! ticks the rest leaves nothing more to do — until none is left. A set after which as many
 //! toggles are left in the wrong state as before fails the step, naming the toggle.
 //!
@@ -37,7 +38,14 @@ pub fn wanted(line: &str) -> Option<bool> {
 /// Whether `e` is a toggle whose known state is not `want`.
 fn is_wrong(e: &Element, want: bool) -> bool {
     let wrong = if want { Tri::No } else { Tri::Yes };
-    matches!(e.role, Role::Checkbox | Role::Switch) && e.checked == wrong
+    matches!(e.role, Role::Checkbox | Role::Switch) && e.checked == wrong && e.enabled != Tri::No
+}
+
+/// Whether `obs` shows any checkbox or switch at all.
+pub fn any_toggle(obs: &Observation) -> bool {
+    obs.elements
+        .iter()
+        .any(|e| matches!(e.role, Role::Checkbox | Role::Switch))
 }
 
 /// The first toggle of `obs` (reading order) not in state `want`: (id, name).
@@ -55,8 +63,14 @@ pub fn wrong_count(obs: &Observation, want: bool) -> usize {
 
 impl Exec<'_> {
     /// Puts every toggle on the screen into state `want` (see the module docs); returns how
-    /// many it set. Each set is an action of the run (its step budget counts it).
-    pub(crate) async fn check_every(&mut self, step: u32, want: bool) -> Result<usize, StepFail> {
+    /// many it set. Each set is an action of the run (its step budget counts it); `action`
+    /// is the step's next action index, kept up to date (the model may take the step over).
+    pub(crate) async fn check_every(
+        &mut self,
+        step: u32,
+        want: bool,
+        action: &mut u32,
+    ) -> Result<usize, StepFail> {
         let shown = Action::SetChecked {
             target: Aim::Focused,
             checked: want,
@@ -77,7 +91,11 @@ impl Exec<'_> {
             let mut stall: Option<String> = None;
             self.line_source = Some(argus_protocol::ActionSource::Model);
             let picked = self
-                .run_step_picked(step, &shown, |obs| {
+                .run_step_picked(step, *action, &shown, |obs| {
+                    if set == 0 && !any_toggle(obs) {
+                        stall = Some("no checkbox or switch on the screen".to_string());
+                        return None;
+                    }
                     let left = wrong_count(obs, want);
                     let (id, name) = first_wrong(obs, want)?;
                     if let Some((was, last)) = stalled {
@@ -103,8 +121,9 @@ impl Exec<'_> {
             if let Some(why) = stall {
                 return Err(StepFail::Verdict(why));
             }
-            if !picked? {
-                return Ok(set);
+            match picked? {
+                Some(next) => *action = next,
+                None => return Ok(set),
             }
             self.actions_taken += 1;
             before = seen;

@@ -270,6 +270,20 @@ fn closing_quote(c: char, chars: &[char], i: usize) -> Option<char> {
     }
 }
 
+/// How many characters after the opening quote at `open` its `close` comes: the first
+/// `close`, except that an apostrophe followed by a letter (`'Mom's gift'`) is part of the
+/// text.
+fn closing_at(chars: &[char], open: usize, close: char) -> Option<usize> {
+    chars[open + 1..].iter().enumerate().find_map(|(k, &c)| {
+        let at = open + 1 + k;
+        let inside_word = close == '\''
+            && chars.get(at + 1).is_some_and(|n| n.is_alphanumeric())
+            && at > 0
+            && chars[at - 1].is_alphanumeric();
+        (c == close && !inside_word).then_some(k)
+    })
+}
+
 fn is_decimal_point(chars: &[char], i: usize) -> bool {
     chars[i] == '.'
         && i > 0
@@ -284,7 +298,7 @@ pub(super) fn quoted(s: &str) -> Vec<String> {
     let mut i = 0;
     while i < chars.len() {
         if let Some(close) = closing_quote(chars[i], &chars, i) {
-            if let Some(len) = chars[i + 1..].iter().position(|&c| c == close) {
+            if let Some(len) = closing_at(&chars, i, close) {
                 let t: String = chars[i + 1..i + 1 + len].iter().collect();
                 if !t.trim().is_empty() {
                     out.push(t.trim().to_string());
@@ -445,7 +459,7 @@ pub(super) fn without_quotes(s: &str) -> String {
     let mut i = 0;
     while i < chars.len() {
         if let Some(close) = closing_quote(chars[i], &chars, i) {
-            if let Some(len) = chars[i + 1..].iter().position(|&c| c == close) {
+            if let Some(len) = closing_at(&chars, i, close) {
                 out.push(' ');
                 i += len + 2;
                 continue;

@@ -52,6 +52,7 @@ const EN: &[(&str, Does)] = &[
     ("add", Does::Add),
     ("create", Does::Add),
     ("put", Does::Add),
+    ("check", Does::Check),
     ("rename", Does::Rename),
 ];
 /// Words after `mark` / `set` / `leave` that say "not done" (checked before [`DONE_WORDS`]).
@@ -125,15 +126,24 @@ const EN_NOT_ORDERS: &[&str] = &["don't ", "do not ", "never ", "without "];
 pub fn named(instruction: &str) -> Vec<String> {
     let mut last: Vec<(String, String)> = Vec::new();
     let mut carried: Option<Does> = None;
-    // Items a checkable clause speaks of: its check decides them.
-    let mut spoken: Vec<String> = Vec::new();
+    // Items a check clause says must be gone: an effect on them (a tick on an item the job
+    // then hides) could not hold; the check decides them.
+    let mut gone: Vec<String> = Vec::new();
+    // The items of the last clause that quoted some: "… then delete it" speaks of them.
+    let mut before: Vec<String> = Vec::new();
     let parts = clauses::segments(instruction)
         .into_iter()
         .flat_map(|seg| split_but(&seg));
     for seg in parts {
         let body = clauses::strip_fillers(&seg);
         if clauses::reads_as_check(body) {
-            spoken.extend(clauses::quoted(body));
+            if clauses::checkable(body)
+                .iter()
+                .flat_map(|c| c.checks.iter())
+                .any(|l| l.starts_with("assert screen does not contain"))
+            {
+                gone.extend(clauses::quoted(body));
+            }
             carried = None;
             continue;
         }
@@ -143,22 +153,30 @@ pub fn named(instruction: &str) -> Vec<String> {
         // continues the clause before it.
         let does = match (does, carried) {
             (Some(d), _) => Some(d),
-            (None, Some(d)) if starts_with_item(body) => Some(d),
+            (None, Some(d)) if starts_with_item(body) && is_only_items(body) => Some(d),
             _ => None,
         };
         carried = does;
         let Some(does) = does else { continue };
-        if does == Does::Delete && items.is_empty() {
-            // "clear the completed ones": the items ticked so far may be gone.
-            last.retain(|(_, line)| !line.ends_with(" is checked"));
+        if items.is_empty() {
+            if does == Does::Delete {
+                // "clear the completed ones": the items ticked so far may be gone.
+                last.retain(|(_, line)| !line.ends_with(" is checked"));
+            }
+            if names_a_pronoun(body) {
+                // "… then delete it": what is expected of those items is no longer known.
+                last.retain(|(i, _)| !before.contains(i));
+            }
+            continue;
         }
+        before = items.clone();
         for (item, line) in lines_of(does, &items) {
             last.retain(|(i, _)| *i != item);
             last.push((item, line));
         }
     }
     last.into_iter()
-        .filter(|(item, _)| !spoken.contains(item))
+        .filter(|(item, _)| !gone.contains(item))
         .map(|(_, line)| line)
         .collect()
 }
@@ -209,9 +227,24 @@ fn verb_of(body: &str) -> Option<Does> {
     let outside = clauses::without_quotes(body);
     if outside.chars().any(is_cjk) {
         let (verb, does) = ZH.iter().find(|(w, _)| outside.contains(w))?;
+        // 点击完成 taps a button named 完成; it completes no item.
+        if *verb == "完成"
+            && ["点击完成", "点完成", "按完成"]
+                .iter()
+                .any(|w| outside.contains(w))
+        {
+            return None;
+        }
+        // 取消“X”的勾选: the tick is taken away.
+        let does = match does {
+            Does::Check if outside.contains("取消") || outside.contains("勾去掉") => {
+                Does::Uncheck
+            }
+            d => *d,
+        };
         // `未` of the verb `改回未完成` is no negation; one elsewhere is.
-        let rest = outside.replacen(verb, " ", 1);
-        return (!ZH_NOT_ORDERS.iter().any(|w| rest.contains(w))).then_some(*does);
+        let rest = outside.replacen(verb, " ", 1).replace("取消", " ");
+        return (!ZH_NOT_ORDERS.iter().any(|w| rest.contains(w))).then_some(does);
     }
     let mut lower = format!("{} ", outside.trim().to_lowercase());
     if EN_NOT_ORDERS.iter().any(|w| lower.contains(w)) {
@@ -231,13 +264,29 @@ fn verb_of(body: &str) -> Option<Does> {
         let marks = lower.starts_with("mark ") || lower.starts_with("set ");
         return (marks && DONE_WORDS.iter().any(has)).then_some(Does::Check);
     }
-    EN.iter()
-        .find(|(w, _)| {
-            lower
-                .strip_prefix(w)
-                .is_some_and(|r| r.starts_with([' ', ',', ':']))
-        })
-        .map(|(_, d)| *d)
+    let (verb, does) = EN.iter().find(|(w, _)| {
+        lower
+            .strip_prefix(w)
+            .is_some_and(|r| r.starts_with([' ', ',', ':']))
+    })?;
+    // "Put 'ann' in Username", "Create an account with 'a@b.co'", "Complete the form with
+    // 'Ann'", "Check the 'x' box"… name field values or a form: only a list item is added,
+    // only the direct object of the verb is ticked.
+    let list = [" list", " todo", " task", " item", " note", "清单"]
+        .iter()
+        .any(|w| lower.contains(w));
+    let mut raw = body.trim().to_lowercase();
+    while let Some(rest) = EN_FILLERS.iter().find_map(|f| raw.strip_prefix(f)) {
+        raw = rest.to_string();
+    }
+    let object_quoted = raw
+        .strip_prefix(verb)
+        .is_some_and(|r| r.trim_start().starts_with(['"', '\'', '“', '‘', '「']));
+    match does {
+        Does::Add if *verb != "add" && !list => None,
+        Does::Check if !object_quoted && !list => None,
+        d => Some(*d),
+    }
 }
 
 /// "Complete 'a' but leave 'b' open" is two clauses.
@@ -254,6 +303,27 @@ fn split_but(seg: &str) -> Vec<String> {
     }
     out.push(rest.to_string());
     out
+}
+
+/// Whether a clause speaks of earlier items by a pronoun ("delete it", "把它删掉").
+fn names_a_pronoun(body: &str) -> bool {
+    let lower = format!(" {} ", body.to_lowercase().replace([',', '.', '!'], " "));
+    [" it ", " them ", " both ", " each "]
+        .iter()
+        .any(|p| lower.contains(p))
+        || ["它", "它们", "这两条", "这条"]
+            .iter()
+            .any(|p| body.contains(p))
+}
+
+/// Whether a clause is nothing but quoted items, conjunctions and fillers ("first 'a' and
+/// then 'b'"), so that it continues the verb before it ("'b' stays open" does not).
+fn is_only_items(body: &str) -> bool {
+    let outside = clauses::without_quotes(body).to_lowercase();
+    outside
+        .split(|c: char| c.is_whitespace() || ",、，和与及".contains(c))
+        .filter(|w| !w.is_empty())
+        .all(|w| ["first", "then", "and", "also", "finally", "next", "or"].contains(&w))
 }
 
 fn starts_with_item(body: &str) -> bool {
@@ -331,6 +401,45 @@ mod tests {
         );
         assert!(named("Check off bread and rent.").is_empty());
         assert!(named("Sign in with the username 'ann'.").is_empty());
+    }
+
+    #[test]
+    fn review_cases_name_no_wrong_end_state() {
+        // A pronoun clause takes back what was expected of the items before it.
+        assert!(named("Add 'milk', then delete it.").is_empty());
+        assert!(named("Tick off 'a', then untick it.").is_empty());
+        assert!(named("添加“买牛奶”，然后把它删掉。").is_empty());
+        // Field values and forms are no list items; a tick needs its object quoted.
+        assert!(
+            named("Put 'ann' in Username and 'hunter2' in Password, then tap Sign in.").is_empty()
+        );
+        assert!(named("Complete the sign-up form with the name 'Ann'.").is_empty());
+        assert!(named("Create an account with email 'a@b.co'.").is_empty());
+        assert_eq!(
+            named("Complete the todo 'pay rent'."),
+            vec!["assert \"pay rent\" is checked"]
+        );
+        // A quoted clause with its own words does not inherit the verb before it.
+        assert_eq!(
+            named("Tick off 'milk', 'eggs' stays open."),
+            vec!["assert \"milk\" is checked"]
+        );
+        // 点击完成 taps a button; 取消…的勾选 unticks.
+        assert!(named("输入“ann”后点击完成。").is_empty());
+        assert_eq!(
+            named("取消“甲”的勾选。"),
+            vec!["assert \"甲\" is not checked"]
+        );
+        // A "still listed" check keeps the stronger tick; a "gone" check replaces it.
+        assert_eq!(
+            named("Tick off 'milk', then make sure 'milk' is still listed."),
+            vec!["assert \"milk\" is checked"]
+        );
+        // An apostrophe inside a word does not end the quote.
+        assert_eq!(
+            named("Delete 'Mom's gift'."),
+            vec!["assert screen does not contain \"Mom's gift\""]
+        );
     }
 
     #[test]

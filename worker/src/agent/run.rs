@@ -468,7 +468,18 @@ impl Exec<'_> {
         // A step written as a step-language line runs as one, without a model call; when
         // its target cannot be found or used, the model takes the step over.
         if let Some(want) = super::check_every::wanted(&plan[i]) {
-            let res = self.check_every(step, want).await.map(|_| StepEnd::Done);
+            let mut next = 0;
+            let res = match self.check_every(step, want, &mut next).await {
+                Ok(_) => Ok(StepEnd::Done),
+                // No toggle to walk, or one that would not stay set: the model takes over.
+                Err(StepFail::Verdict(e)) => {
+                    tracing::info!(run_id = %self.run_id, step = %plan[i], error = %e,
+                        "check every item failed; the model takes it over");
+                    self.agent_step_inner(step, task, plan, i, fruitless, next.max(1))
+                        .await
+                }
+                Err(e) => Err(e),
+            };
             if self.spec.mode != Mode::Script {
                 self.learned.fail(format!(
                     "the planned step {:?} has no step-language form",
@@ -507,13 +518,17 @@ impl Exec<'_> {
                         .await
                 }
                 // A check the planner added (the instruction's own are expectations) that
-                // does not hold decides nothing unless the instruction asks for a check
-                // midway: the failed check stays in the record, the run's expectations
-                // decide (measured: a made-up `assert "New todo" has value "a b"` failed a
-                // run that did its job).
-                Err(StepFail::Verdict(e)) if !super::clauses::checks_midway(task) => {
+                // does not hold does not fail the run unless the instruction asks for a
+                // check midway (measured: a made-up `assert "New todo" has value "a b"`
+                // failed a run that did its job); it stays in the record and caps the
+                // verdict at `unverified`. A `wait for` that never came true still fails.
+                Err(StepFail::Verdict(e))
+                    if !matches!(action, Action::WaitFor { .. })
+                        && !super::clauses::checks_midway(task) =>
+                {
                     tracing::info!(run_id = %self.run_id, step = %plan[i], error = %e,
-                        "a check the planner added did not hold; the expectations decide");
+                        "a check the planner added did not hold; the run can end unverified at best");
+                    self.planner_checks_failed.push(format!("{}: {e}", plan[i]));
                     Ok(StepEnd::Done)
                 }
                 Err(e) => Err(e),

@@ -263,6 +263,10 @@ fn chromium_command(
         // Every request, loopback included, through the egress proxy: Chromium then
         // resolves no name itself.
         "--proxy-bypass-list=<-loopback>",
+        // WebRTC's UDP (STUN, ICE candidates) never crosses the egress proxy: no UDP but
+        // what a proxy carries, so a page cannot reach a private address that way.
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        "--webrtc-ip-handling-policy=disable_non_proxied_udp",
     ]);
     match identity {
         Some((uid, gid)) => {

@@ -62,8 +62,14 @@ pub fn serve(listener: TcpListener, policy: HostPolicy) -> std::io::Result<Egres
     let policy = Arc::new(policy);
     let task = tokio::spawn(async move {
         loop {
-            let Ok((tcp, _)) = listener.accept().await else {
-                continue;
+            let (tcp, _) = match listener.accept().await {
+                Ok(c) => c,
+                Err(e) => {
+                    // Out of descriptors, say: back off rather than spin on the error.
+                    tracing::warn!(error = %e, "egress proxy accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
             };
             let policy = policy.clone();
             tokio::spawn(async move {
