@@ -403,8 +403,8 @@ fi
 # Debian's adb (the Android driver's server).
 if [[ ${ARGUS_SKIP_DEVICE_TOOLS:-0} != 1 ]]; then
     t=$(date +%s%N)
-    DEVICE_PKGS=(xvfb at-spi2-core dbus dbus-x11 mousepad gnome-text-editor xterm fonts-dejavu-core adb
-        python3-gi gir1.2-gtk-3.0)
+    DEVICE_PKGS=(xvfb x11-xserver-utils at-spi2-core dbus dbus-x11 mousepad gnome-text-editor xterm
+        fonts-dejavu-core adb python3-gi gir1.2-gtk-3.0)
     missing_dev=0
     for p in "${DEVICE_PKGS[@]}"; do pkg_installed "$p" || missing_dev=1; done
     if [[ $missing_dev == 0 ]]; then
@@ -414,6 +414,17 @@ if [[ ${ARGUS_SKIP_DEVICE_TOOLS:-0} != 1 ]]; then
         apt_install "${DEVICE_PKGS[@]}"
         log "device tools installed: ${DEVICE_PKGS[*]} ($(elapsed "$t"))"
     fi
+    # A root worker runs each desktop slot's apps as its own unprivileged user
+    # (ARGUS_DESKTOP_SLOT_USER, default argus-slot{n}): one per slot, never shared, since the
+    # end of a run kills every process of its slot user. ARGUS_DESKTOP_SLOT_USERS users
+    # (default 8: argus-slot0..7).
+    for ((i = 0; i < ${ARGUS_DESKTOP_SLOT_USERS:-8}; i++)); do
+        if ! id "argus-slot$i" >/dev/null 2>&1; then
+            useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+                "argus-slot$i" || die "cannot create the desktop slot user argus-slot$i"
+            log "created the desktop slot user argus-slot$i"
+        fi
+    done
 fi
 
 # --------------------------------------------------------- TodoMVC ----

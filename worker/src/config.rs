@@ -105,6 +105,9 @@ pub struct BrowserConfig {
     pub browser_user: String,
 }
 
+/// The default `--desktop-slot-user`: `argus-slot0`, `argus-slot1`, …
+pub const DESKTOP_SLOT_USER: &str = "argus-slot{n}";
+
 /// SeaweedFS `weed mini`'s other listeners, as `deploy/dev-up.sh` starts it.
 pub const OBJECT_STORE_PORTS: &str = "8888,18888,9333,19333,9340,19340,18333,23646,33646";
 
@@ -193,6 +196,15 @@ pub struct DriverConfig {
     /// Desktop: Xvfb screen size in px, `WIDTHxHEIGHT`. Default `1280x800`.
     #[arg(long, env = "ARGUS_SCREEN", default_value = "1280x800", value_parser = parse_screen)]
     pub screen: (u32, u32),
+    /// Desktop: the unprivileged user each slot's apps (and their session and AT-SPI buses)
+    /// run as, with a cleared environment and a private home; the end of every run kills all
+    /// of that user's processes, so give each slot (and each worker on a host) its own. A
+    /// template where `{n}` is the slot number, or a comma-separated list (one per slot).
+    /// `none`: run apps as the worker itself, with no isolation. Needs a root worker
+    /// otherwise (it refuses to start desktop slots). Default `argus-slot{n}`
+    /// (`deploy/dev-up.sh` creates `argus-slot0..7`).
+    #[arg(long, env = "ARGUS_DESKTOP_SLOT_USER", default_value = DESKTOP_SLOT_USER)]
+    pub desktop_slot_user: String,
     /// Android: device serial (`adb devices`); required when more than one is attached.
     /// HarmonyOS: the hdc connect key (`hdc list targets`), same rule.
     #[arg(long, env = "ARGUS_SERIAL")]
@@ -242,6 +254,7 @@ impl Default for DriverConfig {
             display: None,
             dbus_address: None,
             screen: (1280, 800),
+            desktop_slot_user: DESKTOP_SLOT_USER.into(),
             serial: None,
             adb_server: std::net::SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, 5037),
             hdc: PathBuf::from("hdc"),

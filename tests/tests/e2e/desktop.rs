@@ -36,6 +36,9 @@ async fn mousepad_types_two_lines_and_reads_them_back() {
         drivers: DriverConfig {
             launch: Some("mousepad".into()),
             screen: (1024, 768),
+            // Its own slot user: tests run side by side, and a run's end kills every
+            // process of its slot user.
+            desktop_slot_user: "argus-slot0".into(),
             ..DriverConfig::default()
         },
         ..Default::default()
@@ -142,10 +145,15 @@ async fn desktop_driver_types_taps_and_tears_down() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("argus-desktop-{}", uuid::Uuid::new_v4().simple()));
-    let session = Session::start(&dir, 800, 600).await.expect("session");
-    let env = session.env.clone();
+    // As a slot user where the test can (root, user present): accessibility across uids.
+    let user = argus_worker::device::desktop::slot_user::SlotUser::resolve("argus-slot7").ok();
+    let session = Session::start_as(&dir, 800, 600, user)
+        .await
+        .expect("session");
     let mut dev = DesktopDevice::new(session, (800, 600), Some("mousepad".into()));
     dev.begin().await.expect("mousepad starts");
+    // Every run has its own session bus: read this run's.
+    let env = dev.session_env().clone();
     let mut tree_only = argus_worker::perceive::Perceiver::new(Default::default());
 
     let obs = tree_only.observe(&mut dev, 1).await.expect("observe");
@@ -198,7 +206,9 @@ async fn desktop_driver_types_taps_and_tears_down() {
     dev.end().await.expect("end");
     let mut gone = false;
     for _ in 0..50 {
-        if texts_on_bus(&env.dbus_address).await.is_empty() {
+        // The run's bus goes with the run: gone, or no text view left on it.
+        let bus = argus_worker::device::desktop::connect_a11y(&env.dbus_address).await;
+        if bus.is_err() || texts_on_bus(&env.dbus_address).await.is_empty() {
             gone = true;
             break;
         }

@@ -83,6 +83,9 @@ fn require_desktop_tools() {
 fn fixture() -> (PathBuf, PathBuf) {
     let dir = std::env::temp_dir().join(format!("argus-effect-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&dir).expect("fixture dir");
+    // The app runs as the slot user: it must be able to write its effects here.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).expect("chmod");
     let app = dir.join("app.py");
     std::fs::write(&app, APP).expect("fixture app");
     (app, dir.join("effects.txt"))
@@ -99,6 +102,7 @@ async fn run_on_fixture(app: &Path, effects: &Path, script: &str) -> (Farm, RunD
                 effects.display()
             )),
             screen: (800, 600),
+            desktop_slot_user: "argus-slot1".into(),
             ..DriverConfig::default()
         },
         ..Default::default()

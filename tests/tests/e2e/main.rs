@@ -20,6 +20,7 @@ mod cluster;
 mod csrf;
 mod dashboard;
 mod desktop;
+mod desktop_slot;
 mod drain;
 mod effect;
 mod electron;

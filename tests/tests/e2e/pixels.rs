@@ -72,12 +72,16 @@ async fn xterm_echo_is_read_back_through_ocr() {
     }
     let dir = std::env::temp_dir().join(format!("argus-xterm-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&dir).expect("temp dir");
+    // xterm runs as the slot user: it must be able to write its log here.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).expect("chmod");
     let log = dir.join("xterm.log");
     let farm = Farm::start(FarmOptions {
         platform: Platform::Desktop,
         drivers: DriverConfig {
             launch: Some(xterm_command(&log)),
             screen: (800, 480),
+            desktop_slot_user: "argus-slot2".into(),
             ..DriverConfig::default()
         },
         ..Default::default()
@@ -232,6 +236,7 @@ async fn gnome_text_editor_reads_through_the_tree() {
         drivers: DriverConfig {
             launch: Some("gnome-text-editor".into()),
             screen: (1024, 700),
+            desktop_slot_user: "argus-slot3".into(),
             ..DriverConfig::default()
         },
         ..Default::default()

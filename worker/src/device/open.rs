@@ -42,7 +42,8 @@ pub async fn open_devices(
             }
             let mut out: Vec<(DeviceInfo, Box<dyn Device>)> = Vec::new();
             for i in 0..slots {
-                let o = open_device(platform, &cfg.drivers, &dir.join(format!("slot-{i}"))).await?;
+                let slot_dir = dir.join(format!("slot-{i}"));
+                let o = open_device_slot(platform, &cfg.drivers, &slot_dir, i as usize).await?;
                 let mut labels = cfg.labels.clone();
                 labels.extend(o.labels);
                 let info = DeviceInfo {
@@ -71,14 +72,24 @@ fn multi_slot(platform: Platform, drivers: &DriverConfig) -> bool {
     platform == Platform::Desktop && drivers.display.is_none()
 }
 
-/// Opens one device of a non-web platform; `dir` is its private working folder.
+/// Opens one device of a non-web platform (slot 0); `dir` is its private working folder.
 pub async fn open_device(
     platform: Platform,
     drivers: &DriverConfig,
     dir: &Path,
 ) -> anyhow::Result<Opened> {
+    open_device_slot(platform, drivers, dir, 0).await
+}
+
+/// Opens the device of slot `slot` (desktop: it picks the slot's user).
+pub async fn open_device_slot(
+    platform: Platform,
+    drivers: &DriverConfig,
+    dir: &Path,
+    slot: usize,
+) -> anyhow::Result<Opened> {
     match platform {
-        Platform::Desktop => open_desktop(drivers, dir).await,
+        Platform::Desktop => open_desktop(drivers, dir, slot).await,
         Platform::Android => open_android(drivers).await,
         Platform::Harmony => open_harmony(drivers, dir).await,
         Platform::Ios => open_ios(drivers).await,
@@ -87,16 +98,21 @@ pub async fn open_device(
     }
 }
 
-async fn open_desktop(drivers: &DriverConfig, dir: &Path) -> anyhow::Result<Opened> {
+async fn open_desktop(drivers: &DriverConfig, dir: &Path, slot: usize) -> anyhow::Result<Opened> {
     use super::desktop::session::Session;
     use super::desktop::{display_size, DesktopDevice};
     let (session, kind) = match (&drivers.display, &drivers.dbus_address) {
         (Some(d), Some(a)) => (Session::attach(d.clone(), a.clone()), "attached"),
         (Some(_), None) => return Err(anyhow!("--display needs --dbus-address")),
         _ => (
-            Session::start(dir, drivers.screen.0, drivers.screen.1)
-                .await
-                .map_err(|e| anyhow!("desktop session: {e}"))?,
+            Session::start_as(
+                dir,
+                drivers.screen.0,
+                drivers.screen.1,
+                slot_user(&drivers.desktop_slot_user, slot)?,
+            )
+            .await
+            .map_err(|e| anyhow!("desktop session: {e}"))?,
             "xvfb",
         ),
     };
@@ -125,6 +141,26 @@ async fn open_desktop(drivers: &DriverConfig, dir: &Path) -> anyhow::Result<Open
         screen_px: screen,
         device: Box::new(DesktopDevice::new(session, screen, drivers.launch.clone())),
     })
+}
+
+/// The user slot `slot`'s apps run as (`None`: the worker itself, said in the log).
+fn slot_user(
+    spec: &str,
+    slot: usize,
+) -> anyhow::Result<Option<super::desktop::slot_user::SlotUser>> {
+    use super::desktop::slot_user::{slot_user_name, SlotUser};
+    let err = |e: super::DeviceError| anyhow!("desktop slot {slot}: {e}");
+    match slot_user_name(spec, slot).map_err(err)? {
+        Some(name) => Ok(Some(SlotUser::resolve(&name).map_err(err)?)),
+        None => {
+            tracing::warn!(
+                slot,
+                "desktop apps run as the worker itself with its environment reachable \
+                 (--desktop-slot-user none): no isolation between jobs and the worker"
+            );
+            Ok(None)
+        }
+    }
 }
 
 async fn open_android(drivers: &DriverConfig) -> anyhow::Result<Opened> {

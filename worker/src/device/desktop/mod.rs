@@ -5,13 +5,19 @@
 //! `actions` acts through Action / EditableText / the device event controller; `screen` takes
 //! screenshots of the display. With `--launch`, every run gets a fresh instance of the app
 //! (started in `begin`, its process group stopped in `end`); without it the device attaches to
-//! whatever runs on the display and never stops it.
+//! whatever runs on the display and never stops it. Every run also gets a fresh session bus
+//! and private folders, as the slot's user (`session::Session::start_as`); its end kills every
+//! process of that user.
 
 mod actions;
+mod owned;
+mod run_env;
 mod screen;
 pub mod session;
+pub mod slot_user;
 mod tree;
 mod window;
+mod xauth;
 mod xtest;
 
 use std::time::{Duration, Instant};
@@ -26,7 +32,8 @@ use async_trait::async_trait;
 use atspi::zbus;
 
 use super::{Act, ActError, Capture, Channel, DeviceError, Input, Observe, System};
-use session::{Owned, Session};
+use owned::Owned;
+use session::Session;
 use tree::Refs;
 
 /// Longest wait for a launched app to show a window on the accessibility bus.
@@ -195,6 +202,8 @@ impl System for DesktopDevice {
                 "the desktop session (Xvfb / dbus-daemon) is gone".into(),
             ));
         }
+        self.session.begin_run().await?;
+        self.a11y = None;
         if let Some(cmd) = self.launch.clone() {
             self.app = Some(Owned::spawn(self.session.command(&cmd), "the app")?);
         }
@@ -203,6 +212,8 @@ impl System for DesktopDevice {
 
     async fn end(&mut self) -> Result<(), DeviceError> {
         self.stop_app().await;
+        self.a11y = None;
+        self.session.end_run().await;
         self.refs.clear();
         self.pointer = None;
         Ok(())

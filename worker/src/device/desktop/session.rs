@@ -1,7 +1,13 @@
-//! A private X + D-Bus session per desktop device: `Xvfb -displayfd`, a session
-//! `dbus-daemon`, and a private `XDG_RUNTIME_DIR` (mode 700) so two sessions never share
-//! `~/.cache/at-spi/bus` ("Server GUID mismatch"). The AT-SPI bus is activated by D-Bus when
-//! the first application asks for it.
+//! A private X + D-Bus session per desktop device: `Xvfb -displayfd` for the device's life,
+//! and for every run a fresh session `dbus-daemon` with fresh private `XDG_RUNTIME_DIR` and
+//! `HOME` (mode 700, see `run_env`), so two sessions never share `~/.cache/at-spi/bus`
+//! ("Server GUID mismatch") and two runs share nothing. The AT-SPI bus is activated by D-Bus
+//! when the first application asks for it.
+//!
+//! With a slot user (see `slot_user`), the bus and the apps run as that user with a cleared
+//! environment; Xvfb (root) requires a cookie and admits only the worker and the slot user
+//! (`xhost +SI:localuser:…`), so no other slot can connect to this display; and the end of a
+//! run kills every process of the slot user.
 //!
 //! Every process Argus starts here runs in its own process group, and only those groups are
 //! ever signalled: an app or display Argus attached to (`--display`) is never killed.
@@ -11,80 +17,25 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
-use crate::device::child::{kill_group, DROP_GRACE};
+use super::owned::{first_line, Owned};
+use super::run_env::{self, RunDirs};
+use super::slot_user::SlotUser;
 use crate::device::DeviceError;
 
-/// How long Xvfb and dbus-daemon get to announce themselves.
-const START_TIMEOUT: Duration = Duration::from_secs(15);
-
-/// A process Argus started in its own process group; killed (the whole group) on drop.
-pub(super) struct Owned {
-    child: Child,
-    what: &'static str,
-}
-
-impl Owned {
-    /// Spawns `cmd` as the leader of a new process group.
-    pub(super) fn spawn(mut cmd: Command, what: &'static str) -> Result<Owned, DeviceError> {
-        crate::device::child::own(&mut cmd);
-        let child = cmd
-            .spawn()
-            .map_err(|e| DeviceError::Failed(format!("cannot start {what}: {e}")))?;
-        Ok(Owned { child, what })
-    }
-
-    /// Whether the process is still running.
-    pub(super) fn running(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
-    }
-
-    /// SIGTERM to the group, then SIGKILL after `grace`; reaps the leader.
-    pub(super) async fn stop(&mut self, grace: Duration) {
-        let Some(pid) = self.child.id() else { return };
-        kill_group(pid, libc::SIGTERM);
-        if tokio::time::timeout(grace, self.child.wait())
-            .await
-            .is_err()
-        {
-            kill_group(pid, libc::SIGKILL);
-            let _ = self.child.wait().await;
-        }
-        // Helpers the leader started (same group) get the same treatment.
-        kill_group(pid, libc::SIGKILL);
-        tracing::debug!(what = self.what, pid, "stopped");
-    }
-
-    fn stdout(&mut self) -> Option<tokio::process::ChildStdout> {
-        self.child.stdout.take()
-    }
-}
-
-impl Drop for Owned {
-    /// SIGTERM to the group (Xvfb then removes its socket and lock file), a short blocking
-    /// grace of at most [`DROP_GRACE`], then SIGKILL. [`Owned::stop`] is the async way.
-    fn drop(&mut self) {
-        if let Some(pid) = self.child.id() {
-            kill_group(pid, libc::SIGTERM);
-            let deadline = std::time::Instant::now() + DROP_GRACE;
-            while std::time::Instant::now() < deadline {
-                if matches!(self.child.try_wait(), Ok(Some(_))) {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            kill_group(pid, libc::SIGKILL);
-        }
-    }
-}
-
 impl Drop for Session {
-    /// Removes a runtime folder kept outside the session folder (the processes themselves
-    /// are killed by their own drop).
+    /// Removes the folders kept outside the session folder and kills what is left of the
+    /// slot user (the processes themselves are killed by their own drop).
     fn drop(&mut self) {
-        if let Some(d) = self.runtime.take() {
+        self.dbus = None;
+        if let Some(u) = &self.user {
+            u.sweep();
+        }
+        for d in [self.runtime.take(), self.slot_root.take()]
+            .into_iter()
+            .flatten()
+        {
             let _ = std::fs::remove_dir_all(d);
         }
     }
@@ -106,41 +57,13 @@ fn runtime_dir(dir: &Path) -> PathBuf {
     std::env::temp_dir().join(format!("argus-xdg-{}", &id[..12]))
 }
 
-/// Reads the first non-empty line the process prints on stdout, within [`START_TIMEOUT`].
-async fn first_line(p: &mut Owned) -> Result<String, DeviceError> {
-    let out = p
-        .stdout()
-        .ok_or_else(|| DeviceError::Failed(format!("{} has no stdout", p.what)))?;
-    let mut lines = BufReader::new(out).lines();
-    let read = async {
-        while let Ok(Some(l)) = lines.next_line().await {
-            if !l.trim().is_empty() {
-                return Some(l.trim().to_string());
-            }
-        }
-        None
-    };
-    match tokio::time::timeout(START_TIMEOUT, read).await {
-        Ok(Some(l)) => Ok(l),
-        Ok(None) => Err(DeviceError::Failed(format!(
-            "{} exited before it was ready (is it installed?)",
-            p.what
-        ))),
-        Err(_) => Err(DeviceError::Failed(format!(
-            "{} did not start within {} s",
-            p.what,
-            START_TIMEOUT.as_secs()
-        ))),
-    }
-}
-
 /// The environment of one desktop session: what an app needs to show up on its display and
 /// on its accessibility bus.
 #[derive(Debug, Clone)]
 pub struct SessionEnv {
     /// X display, e.g. `:5`.
     pub display: String,
-    /// Session D-Bus address.
+    /// Session D-Bus address (the current run's bus; a new one every run).
     pub dbus_address: String,
     /// Extra variables for apps started in the session (`XDG_RUNTIME_DIR`, `HOME`, …).
     pub vars: BTreeMap<String, String>,
@@ -155,68 +78,80 @@ pub struct Session {
     dir: Option<PathBuf>,
     /// The runtime folder when it lives outside `dir` (see [`runtime_dir`]).
     runtime: Option<PathBuf>,
+    /// The slot user's folder (runtime, home, bus config), outside `dir`.
+    slot_root: Option<PathBuf>,
+    /// The per-run folders (none when attached).
+    dirs: Option<RunDirs>,
+    /// Who the bus and the apps run as (`None`: the worker itself).
+    user: Option<SlotUser>,
 }
 
 impl Session {
-    /// Starts `Xvfb` (`width`×`height`×24, no TCP) and a session `dbus-daemon` with a private
-    /// runtime/config/home under `dir` (created, mode 700).
+    /// [`Session::start_as`] with the apps running as the worker itself (no isolation).
     pub async fn start(dir: &Path, width: u32, height: u32) -> Result<Session, DeviceError> {
+        Session::start_as(dir, width, height, None).await
+    }
+
+    /// Starts `Xvfb` (`width`×`height`×24, no TCP) under `dir` (created) and the first run's
+    /// session bus. With `user`, the bus and the apps run as that user, in folders only it
+    /// (and root) can enter, and only it and the worker may connect to the display.
+    pub async fn start_as(
+        dir: &Path,
+        width: u32,
+        height: u32,
+        user: Option<SlotUser>,
+    ) -> Result<Session, DeviceError> {
         let fail = |what: &str, e: std::io::Error| {
             DeviceError::Failed(format!(
                 "cannot prepare {what} under {}: {e}",
                 dir.display()
             ))
         };
-        let runtime = runtime_dir(dir);
-        let home = dir.join("home");
-        for d in [&runtime, &home] {
-            std::fs::create_dir_all(d).map_err(|e| fail("the session folder", e))?;
-        }
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| fail("XDG_RUNTIME_DIR", e))?;
-
-        let mut cmd = Command::new("Xvfb");
-        cmd.args(["-displayfd", "1", "-screen", "0"])
-            .arg(format!("{width}x{height}x24"))
-            .args(["-nolisten", "tcp", "-noreset"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        let mut xvfb = Owned::spawn(cmd, "Xvfb")?;
-        let n = first_line(&mut xvfb).await?;
-        let disp = format!(":{n}");
-
-        let mut vars = BTreeMap::new();
-        let path = |p: PathBuf| p.to_string_lossy().into_owned();
-        vars.insert("XDG_RUNTIME_DIR".to_string(), path(runtime.clone()));
-        vars.insert("HOME".to_string(), path(home.clone()));
-        vars.insert("XDG_CONFIG_HOME".to_string(), path(home.join(".config")));
-        vars.insert("XDG_CACHE_HOME".to_string(), path(home.join(".cache")));
-        vars.insert("XDG_DATA_HOME".to_string(), path(home.join(".local/share")));
-
-        let mut cmd = Command::new("dbus-daemon");
-        cmd.args(["--session", "--nofork", "--print-address=1"])
-            .arg(format!("--address=unix:dir={}", runtime.display()))
-            .env("DISPLAY", &disp)
-            .envs(&vars)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        let mut dbus = Owned::spawn(cmd, "dbus-daemon")?;
-        let dbus_address = first_line(&mut dbus).await?;
-        tracing::info!(x_display = %disp, dbus = %dbus_address, "desktop session started");
-        Ok(Session {
+        std::fs::create_dir_all(dir).map_err(|e| fail("the session folder", e))?;
+        let (dirs, slot_root) = match &user {
+            Some(_) => {
+                let id = uuid::Uuid::new_v4().simple().to_string();
+                let root = std::env::temp_dir().join(format!("argus-slot-{}", &id[..12]));
+                std::fs::create_dir_all(&root).map_err(|e| fail("the slot folder", e))?;
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o711))
+                    .map_err(|e| fail("the slot folder", e))?;
+                let conf = root.join("bus.conf");
+                run_env::write_bus_config(&conf)?;
+                let dirs = RunDirs {
+                    runtime: root.join("run"),
+                    home: root.join("home"),
+                    bus_config: Some(conf),
+                };
+                (dirs, Some(root))
+            }
+            None => {
+                let dirs = RunDirs {
+                    runtime: runtime_dir(dir),
+                    home: dir.join("home"),
+                    bus_config: None,
+                };
+                (dirs, None)
+            }
+        };
+        let (xvfb, display) = start_xvfb(dir, width, height, user.as_ref()).await?;
+        let runtime = dirs.runtime.clone();
+        let mut session = Session {
             env: SessionEnv {
-                display: disp,
-                dbus_address,
-                vars,
+                display,
+                dbus_address: String::new(),
+                vars: dirs.vars(),
             },
             xvfb: Some(xvfb),
-            dbus: Some(dbus),
+            dbus: None,
             dir: Some(dir.to_path_buf()),
-            runtime: (!runtime.starts_with(dir)).then_some(runtime),
-        })
+            runtime: (slot_root.is_none() && !runtime.starts_with(dir)).then_some(runtime),
+            slot_root,
+            dirs: Some(dirs),
+            user,
+        };
+        session.begin_run().await?;
+        Ok(session)
     }
 
     /// Attaches to an existing display and session bus; owns (and later stops) nothing.
@@ -231,6 +166,44 @@ impl Session {
             dbus: None,
             dir: None,
             runtime: None,
+            slot_root: None,
+            dirs: None,
+            user: None,
+        }
+    }
+
+    /// The slot user the apps run as, if any.
+    pub fn user(&self) -> Option<&SlotUser> {
+        self.user.as_ref()
+    }
+
+    /// Starts a run: ends the last one ([`Session::end_run`]), recreates the private folders
+    /// and starts a fresh session bus. Nothing to do when attached.
+    pub async fn begin_run(&mut self) -> Result<(), DeviceError> {
+        let Some(dirs) = self.dirs.clone() else {
+            return Ok(());
+        };
+        self.end_run().await;
+        dirs.reset(self.user.as_ref())?;
+        let (dbus, address) =
+            run_env::start_bus(&self.env.display, &dirs, self.user.as_ref()).await?;
+        tracing::info!(x_display = %self.env.display, dbus = %address,
+            user = self.user.as_ref().map(|u| u.name.as_str()).unwrap_or("(the worker)"),
+            "desktop run session started");
+        self.dbus = Some(dbus);
+        self.env.dbus_address = address;
+        self.env.vars = dirs.vars();
+        Ok(())
+    }
+
+    /// Ends a run: stops its session bus (and the AT-SPI bus it started) and kills every
+    /// process left of the slot user.
+    pub async fn end_run(&mut self) {
+        if let Some(mut d) = self.dbus.take() {
+            d.stop(Duration::from_secs(1)).await;
+        }
+        if let Some(u) = self.user.clone() {
+            let _ = tokio::task::spawn_blocking(move || u.sweep()).await;
         }
     }
 
@@ -240,31 +213,75 @@ impl Session {
             && self.dbus.as_mut().is_none_or(Owned::running)
     }
 
-    /// Stops what this session started and removes its folder.
+    /// Stops what this session started and removes its folders.
     pub async fn stop(&mut self) {
-        for p in [self.dbus.take(), self.xvfb.take()].into_iter().flatten() {
-            let mut p = p;
-            p.stop(Duration::from_secs(2)).await;
+        self.end_run().await;
+        if let Some(mut x) = self.xvfb.take() {
+            x.stop(Duration::from_secs(2)).await;
         }
-        if let Some(d) = self.runtime.take() {
-            let _ = std::fs::remove_dir_all(d);
-        }
-        if let Some(d) = self.dir.take() {
+        let dirs = [self.runtime.take(), self.slot_root.take(), self.dir.take()];
+        for d in dirs.into_iter().flatten() {
             let _ = std::fs::remove_dir_all(d);
         }
     }
 
-    /// A command that runs `command_line` (through `sh -c`) inside the session.
+    /// A command that runs `command_line` (through `sh -c`) inside the session: as the slot
+    /// user with only the session's environment ([`run_env::app_env`]), or, attached, with
+    /// the worker's environment plus the display and bus.
     pub fn command(&self, command_line: &str) -> Command {
         let mut cmd = Command::new("sh");
         cmd.arg("-c")
             .arg(format!("exec {command_line}"))
-            .env("DISPLAY", &self.env.display)
-            .env("DBUS_SESSION_BUS_ADDRESS", &self.env.dbus_address)
-            .envs(&self.env.vars)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
+        match &self.dirs {
+            Some(dirs) => {
+                let env = run_env::app_env(
+                    &self.env.display,
+                    dirs,
+                    Some(&self.env.dbus_address),
+                    self.user.as_ref(),
+                );
+                cmd.env_clear().envs(env).current_dir(&dirs.home);
+                if let Some(u) = &self.user {
+                    u.apply(&mut cmd);
+                }
+            }
+            None => {
+                cmd.env("DISPLAY", &self.env.display)
+                    .env("DBUS_SESSION_BUS_ADDRESS", &self.env.dbus_address);
+            }
+        }
         cmd
     }
+}
+
+/// Starts Xvfb under `dir` and returns it with its display. With a slot user the server
+/// requires a cookie (kept in `dir`, which only the worker reads) and then admits, by uid,
+/// only the worker and that user.
+async fn start_xvfb(
+    dir: &Path,
+    width: u32,
+    height: u32,
+    user: Option<&SlotUser>,
+) -> Result<(Owned, String), DeviceError> {
+    let mut cmd = Command::new("Xvfb");
+    cmd.args(["-displayfd", "1", "-screen", "0"])
+        .arg(format!("{width}x{height}x24"))
+        .args(["-nolisten", "tcp", "-noreset"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let cookie = dir.join("xauthority");
+    if user.is_some() {
+        super::xauth::write_cookie_file(&cookie)?;
+        cmd.arg("-auth").arg(&cookie);
+    }
+    let mut xvfb = Owned::spawn(cmd, "Xvfb")?;
+    let display = format!(":{}", first_line(&mut xvfb).await?);
+    if let Some(u) = user {
+        super::xauth::admit(&display, &cookie, &u.name).await?;
+    }
+    Ok((xvfb, display))
 }

@@ -15,7 +15,7 @@
 mod actions;
 mod arm;
 pub mod browser;
-mod browser_env;
+pub(crate) mod browser_env;
 pub mod cdp;
 mod date_value;
 mod dom_click;
