@@ -140,11 +140,9 @@ async fn labels_priorities_quota_queue_timeout_and_cancel() {
     assert_eq!(r["status"], "cancelled");
     assert_eq!(status(&farm, queued).await, "cancelled");
 
-    // Cancel a running run: the worker stops it and reports cancelled.
-    let long = farm
-        .submit(&json!({"platform": "web", "instruction": "wait 1ms",
-            "selector": {"labels": {"model": "Pixel 7"}}}))
-        .await;
+    // Cancel a running run: the worker stops it and reports cancelled. The slow worker
+    // replaces the quick one before the run is submitted (submitted first, the quick one
+    // once ran it to `succeeded` on a loaded machine).
     drop(sim);
     let sim = SimWorker::start(
         &farm,
@@ -155,6 +153,10 @@ async fn labels_priorities_quota_queue_timeout_and_cancel() {
         },
     )
     .await;
+    let long = farm
+        .submit(&json!({"platform": "web", "instruction": "wait 1ms",
+            "selector": {"labels": {"model": "Pixel 7"}}}))
+        .await;
     wait_status(&farm, long, "running", Duration::from_secs(10)).await;
     let r = farm
         .http
