@@ -312,7 +312,18 @@ impl PlanStep {
             StepKind::UncheckAll => return Ok(super::check_every::UNCHECK_EVERY.to_string()),
             StepKind::Delete => format!("tap \"Delete\" in the row of {}", q(target, "target")?),
             StepKind::Rename => return Err("`rename` is several lines".into()),
-            StepKind::Press => format!("press {}", text.trim_matches(['"', '\''])),
+            // "press Submit" names a button, not a key: a tap (dropped as unwritable, the
+            // form was once left unsubmitted and Enter pressed instead).
+            StepKind::Press => {
+                let k = text.trim_matches(['"', '\'']);
+                let line = format!("press {k}");
+                let a_key = k.to_lowercase().ends_with("key") || k.ends_with('键');
+                if k.is_empty() || a_key || Script::parse(&line).is_ok() {
+                    line
+                } else {
+                    format!("tap {}", q(k, "text")?)
+                }
+            }
             StepKind::Swipe if target.is_empty() => format!("swipe {}", text.to_lowercase()),
             StepKind::Swipe => format!("swipe {} on {}", text.to_lowercase(), q(target, "target")?),
             StepKind::ScrollTo => format!(
@@ -388,6 +399,9 @@ mod tests {
             step("delete", "pay rent", "").unwrap(),
             "tap \"Delete\" in the row of \"pay rent\""
         );
+        assert_eq!(step("press", "", "Enter").unwrap(), "press Enter");
+        assert_eq!(step("press", "", "Submit").unwrap(), "tap \"Submit\"");
+        assert_eq!(step("press", "Log in", "").unwrap(), "tap \"Log in\"");
         let rename = PlanStep {
             kind: StepKind::Rename,
             target: "buy bread".into(),
