@@ -417,8 +417,9 @@ if [[ ${ARGUS_SKIP_DEVICE_TOOLS:-0} != 1 ]]; then
     # A root worker runs each desktop slot's apps as its own unprivileged user
     # (ARGUS_DESKTOP_SLOT_USER, default argus-slot{n}): one per slot, never shared, since the
     # end of a run kills every process of its slot user. ARGUS_DESKTOP_SLOT_USERS users
-    # (default 8: argus-slot0..7).
-    for ((i = 0; i < ${ARGUS_DESKTOP_SLOT_USERS:-8}; i++)); do
+    # (default 10: argus-slot0..9; the e2e tests that run desktop apps side by side each
+    # take one of their own).
+    for ((i = 0; i < ${ARGUS_DESKTOP_SLOT_USERS:-10}; i++)); do
         if ! id "argus-slot$i" >/dev/null 2>&1; then
             useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
                 "argus-slot$i" || die "cannot create the desktop slot user argus-slot$i"

@@ -58,3 +58,39 @@ pub fn has_live(entry: &str, name: &str) -> bool {
         std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name)
     })
 }
+
+/// `(pid, state, command line)` of every live, non-zombie process whose real uid is `uid`
+/// (a desktop slot user's apps and session bus start from a cleared environment: they carry
+/// no marker, only their owner).
+pub fn live_of_uid(uid: u32) -> Vec<(u32, char, String)> {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(status) = std::fs::read_to_string(e.path().join("status")) else {
+            continue;
+        };
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .map(|v| v.trim().to_string())
+        };
+        let owner = field("Uid:").and_then(|v| v.split_whitespace().next()?.parse::<u32>().ok());
+        let state = field("State:")
+            .and_then(|v| v.chars().next())
+            .unwrap_or('?');
+        if owner != Some(uid) || state == 'Z' || state == 'X' {
+            continue;
+        }
+        let cmd = std::fs::read(e.path().join("cmdline"))
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .unwrap_or_default();
+        out.push((pid, state, cmd.chars().take(120).collect()));
+    }
+    out
+}

@@ -190,6 +190,9 @@ async fn argus_run_desktop_mousepad_writes_a_report_with_real_pngs() {
             "desktop",
             "--launch",
             "mousepad",
+            // A slot user of its own: the end of a run kills every process of its user.
+            "--desktop-slot-user",
+            "argus-slot8",
             "--screen",
             "1024x768",
             "--steps",
@@ -279,7 +282,14 @@ async fn sigterm_during_desktop_argus_run_stops_xvfb_and_dbus() {
         return;
     }
     interrupted_run_leaves_nothing(
-        &["--platform", "desktop", "--launch", "mousepad"],
+        &[
+            "--platform",
+            "desktop",
+            "--launch",
+            "mousepad",
+            "--desktop-slot-user",
+            "argus-slot9",
+        ],
         "Xvfb",
         "-TERM",
     )

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use argus_tests::proc_list::{has_live, live_with_env};
+use argus_tests::proc_list::{has_live, live_of_uid, live_with_env};
 use argus_tests::procs::{free_port, Proc, ProcFarm, ProcFarmOptions};
 
 /// The environment entry every child of worker `id` inherits.
@@ -148,6 +148,14 @@ async fn sigterm_takes_xvfb_dbus_and_the_app_along() {
         eprintln!("SKIP: Xvfb, dbus-daemon or mousepad missing (deploy/dev-up.sh installs them)");
         return;
     }
+    // Its own slot user (the other desktop tests use argus-slot0..3, 6 and 7): the session
+    // bus and the app run as that user from a cleared environment, so they are found by
+    // their owner, not by the worker's environment marker.
+    let slot = "argus-slot5";
+    let Ok(user) = argus_worker::device::desktop::slot_user::SlotUser::resolve(slot) else {
+        eprintln!("SKIP: desktop slot user {slot} missing or this is no root (deploy/dev-up.sh creates it)");
+        return;
+    };
     let mut farm = ProcFarm::start(ProcFarmOptions::default()).await;
     farm.start_coordinator().await;
     let url = farm.coordinator_url(0);
@@ -155,15 +163,37 @@ async fn sigterm_takes_xvfb_dbus_and_the_app_along() {
     let mut cmd = farm.worker_command(id, 1, &url, None);
     cmd.env("ARGUS_PLATFORM", "desktop")
         .env("ARGUS_LAUNCH", "mousepad")
-        .env("ARGUS_SCREEN", "800x600");
+        .env("ARGUS_SCREEN", "800x600")
+        .env("ARGUS_DESKTOP_SLOT_USER", slot);
     farm.start_worker_cmd(id, 1, cmd).await;
     let entry = marker(&farm, id);
     let mut w = farm.workers.remove(id).expect("worker");
-    for name in ["Xvfb", "dbus-daemon"] {
-        wait_for_child(&entry, name, &w).await;
+    wait_for_child(&entry, "Xvfb", &w).await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let bus = |l: &[(u32, char, String)]| l.iter().any(|(_, _, c)| c.contains("dbus-daemon"));
+    while !bus(&live_of_uid(user.uid)) {
+        assert!(
+            Instant::now() < deadline,
+            "no dbus-daemon of {slot} in 60 s:\n{}",
+            w.tail(20)
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
     w.signal("-TERM");
     let code = w.wait_exit(Duration::from_secs(20)).await;
     assert_eq!(code, Some(0), "{}", w.tail(20));
     assert_nothing_left(&entry, &w).await;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = live_of_uid(user.uid);
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{slot} processes left behind: {left:#?}\n{}",
+            w.tail(20)
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
