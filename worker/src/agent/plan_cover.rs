@@ -6,9 +6,10 @@
 //!
 //! Rule: the job's last clause is `<verb> [on] [the] <name> [button]` (verb: press, click,
 //! hit, tap, push; the name may be quoted); the plan's screen has exactly one button or
-//! link with that name (case and white space ignored); no plan step mentions the name and
-//! none presses Enter (a plan that submits with Enter already submits). Then
-//! `tap "<name as the screen writes it>"` is appended. Every other plan is left as it is.
+//! link with that name (case and white space ignored); no plan step mentions the name.
+//! Then a closing `press Enter` becomes `tap "<name as the screen writes it>"` (the job
+//! said the button, not the key), or, where no step presses Enter, the tap is appended.
+//! Every other plan is left as it is.
 
 use argus_perception::elements::collapse_ws;
 use argus_perception::{Observation, Role};
@@ -39,14 +40,35 @@ pub fn with_closing_tap(
     let (Some(button), None) = (hits.next(), hits.next()) else {
         return (plan, false);
     };
-    let mentions = plan.iter().any(|s| {
+    let enter = |s: &String| {
         let s = s.to_lowercase();
-        s.contains(&want) || s.contains("press enter") || s.contains("press \"enter\"")
+        s.contains("press enter") || s.contains("press \"enter\"")
+    };
+    // A step that presses the button (not one that only names it as a neighbour: `type "…"
+    // into the textfield above "Submit"`).
+    let named = plan.iter().any(|s| {
+        let s = s.to_lowercase();
+        ["tap ", "double tap ", "long press "]
+            .iter()
+            .any(|v| s.starts_with(v))
+            && s.contains(&want)
     });
-    if mentions || plan.is_empty() {
+    if named || plan.is_empty() {
         return (plan, false);
     }
-    plan.push(format!("tap {:?}", collapse_ws(&button.name)));
+    let tap = format!("tap {:?}", collapse_ws(&button.name));
+    // The plan ends with Enter where the job says to press its button: the button, not
+    // the key (measured: Enter in a field of a form with a Submit button submitted nothing).
+    if plan.last().is_some_and(enter) {
+        if let Some(last) = plan.last_mut() {
+            *last = tap;
+        }
+        return (plan, true);
+    }
+    if plan.iter().any(enter) {
+        return (plan, false);
+    }
+    plan.push(tap);
     (plan, true)
 }
 
@@ -138,7 +160,23 @@ mod tests {
             with_closing_tap(job, vec!["type 'abc' into \"textfield\"".into()], &screen);
         assert!(added);
         assert_eq!(p.last().map(String::as_str), Some("tap \"Submit\""));
-        // Already there (any case), or submitted with Enter: left alone.
+        // A step naming the button only as a neighbour does not press it.
+        let (p, added) = with_closing_tap(
+            job,
+            vec!["type 'abc' into the textfield above \"Submit\"".into()],
+            &screen,
+        );
+        assert!(added);
+        assert_eq!(p.last().map(String::as_str), Some("tap \"Submit\""));
+        // A closing Enter where the job names its button: the button.
+        let (p, added) = with_closing_tap(
+            job,
+            vec!["type 'abc' into \"textfield\"".into(), "press Enter".into()],
+            &screen,
+        );
+        assert!(added);
+        assert_eq!(p, vec!["type 'abc' into \"textfield\"", "tap \"Submit\""]);
+        // Already there (any case), or Enter pressed before a later step: left alone.
         for plan in [
             vec![
                 "type 'abc' into \"textfield\"".to_string(),
@@ -147,6 +185,7 @@ mod tests {
             vec![
                 "type 'abc' into \"textfield\"".to_string(),
                 "press Enter".into(),
+                "type 'def' into \"textfield\"".into(),
             ],
         ] {
             let (p, added) = with_closing_tap(job, plan.clone(), &screen);
