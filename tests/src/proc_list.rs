@@ -33,20 +33,9 @@ pub fn live_with_env(entry: &str) -> Vec<(u32, char, String)> {
         if !env.split(|b| *b == 0).any(marked) {
             continue;
         }
-        let state = std::fs::read_to_string(e.path().join("stat"))
-            .ok()
-            .and_then(|s| {
-                s.rsplit_once(')')
-                    .and_then(|(_, rest)| rest.trim().chars().next())
-            })
-            .unwrap_or('?');
-        if state == 'Z' || state == 'X' {
-            continue;
+        if let Some(live) = live_entry(pid, &e.path()) {
+            out.push(live);
         }
-        let cmd = std::fs::read(e.path().join("cmdline"))
-            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-            .unwrap_or_default();
-        out.push((pid, state, cmd.chars().take(120).collect()));
     }
     out
 }
@@ -81,16 +70,31 @@ pub fn live_of_uid(uid: u32) -> Vec<(u32, char, String)> {
                 .map(|v| v.trim().to_string())
         };
         let owner = field("Uid:").and_then(|v| v.split_whitespace().next()?.parse::<u32>().ok());
-        let state = field("State:")
-            .and_then(|v| v.chars().next())
-            .unwrap_or('?');
-        if owner != Some(uid) || state == 'Z' || state == 'X' {
+        if owner != Some(uid) {
             continue;
         }
-        let cmd = std::fs::read(e.path().join("cmdline"))
-            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-            .unwrap_or_default();
-        out.push((pid, state, cmd.chars().take(120).collect()));
+        if let Some(live) = live_entry(pid, &e.path()) {
+            out.push(live);
+        }
     }
     out
+}
+
+/// `(pid, state, command line)` of the process at `dir` (`/proc/<pid>`), or `None` when it
+/// is a zombie or gone.
+fn live_entry(pid: u32, dir: &std::path::Path) -> Option<(u32, char, String)> {
+    let state = std::fs::read_to_string(dir.join("stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .and_then(|(_, rest)| rest.trim().chars().next())
+        })
+        .unwrap_or('?');
+    if state == 'Z' || state == 'X' {
+        return None;
+    }
+    let cmd = std::fs::read(dir.join("cmdline"))
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .unwrap_or_default();
+    Some((pid, state, cmd.chars().take(120).collect()))
 }
