@@ -18,7 +18,7 @@ const SHIPPED: &str = include_str!("../../../deploy/seaweedfs/s3.json");
 
 /// A private `weed mini` with the shipped identities; dropped = killed, its folder removed.
 pub(crate) struct Weed {
-    _proc: Proc,
+    proc: Proc,
     dir: PathBuf,
     pub(crate) endpoint: String,
 }
@@ -39,7 +39,60 @@ fn settings(endpoint: &str, key: &str, secret: &str) -> S3Settings {
     }
 }
 
+/// Starts a private `weed mini` and waits until its S3 port accepts connections. Its ~11
+/// ports are picked free just before the start, so another process can take one in between
+/// (CI failed once: S3 never listened in 60 s under a full e2e run); a start that exits or
+/// does not listen within 40 s is killed and tried again on fresh ports, up to 3 times, and
+/// the last failure panics with weed's own log.
 pub(crate) async fn start_weed(config: &serde_json::Value) -> Weed {
+    let mut last = String::new();
+    for attempt in 1..=3 {
+        let mut weed = spawn_weed(config);
+        let port: u16 = weed
+            .endpoint
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("endpoint port");
+        let deadline = Instant::now() + Duration::from_secs(40);
+        loop {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                return weed;
+            }
+            if !weed.proc.alive() || Instant::now() >= deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        last = format!(
+            "attempt {attempt}: S3 port {port} not listening (alive: {})\n{}\n{}",
+            weed.proc.alive(),
+            weed.proc.tail(20),
+            weed_logs(&weed.dir)
+        );
+        eprintln!("[s3] weed mini did not come up, retrying on fresh ports: {last}");
+    }
+    panic!("SeaweedFS did not start in 3 attempts; {last}");
+}
+
+/// The last lines of every file in weed's `-logdir` (for failure messages).
+fn weed_logs(dir: &std::path::Path) -> String {
+    let mut out = String::new();
+    if let Ok(entries) = std::fs::read_dir(dir.join("log")) {
+        for e in entries.flatten() {
+            let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            let tail = lines[lines.len().saturating_sub(10)..].join("\n");
+            out.push_str(&format!("--- {}\n{tail}\n", e.path().display()));
+        }
+    }
+    out
+}
+
+fn spawn_weed(config: &serde_json::Value) -> Weed {
     let dir = std::env::temp_dir().join(format!("argus-weed-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(dir.join("data")).expect("data dir");
     std::fs::create_dir_all(dir.join("log")).expect("log dir");
@@ -85,7 +138,7 @@ pub(crate) async fn start_weed(config: &serde_json::Value) -> Weed {
     }
     let proc = Proc::spawn("weed", cmd, &dir.join("weed.log"));
     Weed {
-        _proc: proc,
+        proc,
         dir,
         endpoint: format!("http://127.0.0.1:{s3_port}"),
     }
