@@ -111,17 +111,22 @@ curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || { log "coordinator did n
 
 worker_id=quickstart-web
 # The worker gets a token of role `worker` (heartbeats only), never the admin token. A rerun
-# revokes the previous one first, which frees the worker id it registered.
+# revokes the previous one first, which frees the worker id it registered. It is a shared-pool
+# token (granted here by the admin who runs this script): this one-host farm serves every
+# team's jobs, each with only its own team's secrets.
 if [[ -s $state/worker-token.id ]]; then
   "$argus" token revoke "$(cat "$state/worker-token.id")" 2>/dev/null || true
 fi
-worker_token=$("$argus" token create --role worker --name quickstart-worker 2>"$state/worker-token.log")
+worker_token=$("$argus" token create --role worker --shared-pool --name quickstart-worker 2>"$state/worker-token.log")
 sed -n 's/^token \([0-9a-f-]*\) .*/\1/p' "$state/worker-token.log" >"$state/worker-token.id"
 log "starting a web worker with a worker-role token (log: $state/worker.log)"
-# Pages may reach exactly the app below on loopback (everything else local is blocked).
-env -u ARGUS_BOOTSTRAP_TOKEN ARGUS_API_TOKEN="$worker_token" \
+# Pages may reach exactly the app below on loopback (everything else local is blocked). The
+# worker never holds the database's URL (its credentials): the database's address goes on its
+# never-list instead.
+db_hostport=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(f"{p.hostname}:{p.port or 5432}")' "$ARGUS_DATABASE_URL")
+env -u ARGUS_BOOTSTRAP_TOKEN -u ARGUS_DATABASE_URL ARGUS_API_TOKEN="$worker_token" \
   "$argus" worker --platform web --worker-id "$worker_id" --data-dir "$state/worker" \
-  --allow-hosts "127.0.0.1:$app_port" >"$state/worker.log" 2>&1 &
+  --allow-hosts "127.0.0.1:$app_port" --deny-hosts "$db_hostport" >"$state/worker.log" 2>&1 &
 echo $! >"$state/worker.pid"
 
 log "serving TodoMVC on 127.0.0.1:$app_port"

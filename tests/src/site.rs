@@ -56,11 +56,13 @@ pub struct PageState {
     pub count: Option<String>,
 }
 
-/// A small sign-in form (`/login.html`): username, password field, button. On "Sign in" it
+/// A small sign-in form (`/login.html`): a site search box (`type=search`), username,
+/// password field, button. On "Sign in" it
 /// posts what was typed to `/__login` (so a test can check the real value arrived) and
 /// shows "Welcome, <user>" — never the password.
 const LOGIN_HTML: &str = r#"<!doctype html><html><head><title>Account</title></head><body>
 <h1>Account</h1>
+<p><label for="s">Search</label> <input id="s" type="search" placeholder="Search the site"></p>
 <p><label for="u">Username</label> <input id="u" placeholder="Username"></p>
 <p><label for="p">Password</label> <input id="p" type="password" placeholder="Password"></p>
 <p><button id="b">Sign in</button></p><p id="msg"></p>

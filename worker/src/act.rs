@@ -18,6 +18,7 @@ use argus_perception::{Element, Observation, Role};
 use argus_protocol::action::{SWIPE_FRACTION, SWIPE_MS};
 use argus_protocol::{Action, ActionTimings, Aim, Direction, Disposition, Key};
 
+use crate::agent::secret_use::typed_into;
 use crate::aim::Aimed;
 use crate::checks;
 use crate::device::web::guard::notes_suffix;
@@ -476,7 +477,9 @@ impl Exec<'_> {
             Action::LongPress { duration_ms, .. } => {
                 self.input(out, Input::LongPress(&el, *duration_ms)).await
             }
-            Action::Type { text, .. } => match self.agent.secrets.resolve(text) {
+            Action::Type { text, .. } => match typed_into(text, &el.platform_role)
+                .and_then(|()| self.agent.secrets.resolve(text))
+            {
                 Err(m) => out.fail(m),
                 Ok(real) => self.input(out, Input::Type(&el, &real)).await,
             },

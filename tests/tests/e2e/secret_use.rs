@@ -7,7 +7,9 @@
 //! - the job names `${secret.PW}` and the model types it into the password field: the page
 //!   receives the value;
 //! - the job names `${secret.PW}` and the model plans to open a URL carrying it: refused,
-//!   the run fails naming `PW` before the page is opened with it.
+//!   the run fails naming `PW` before the page is opened with it;
+//! - the job's own script types `${secret.PW}` into the page's search box: refused for
+//!   every run (a query ends up in URLs and logs), the run fails naming `PW` and the box.
 
 use std::time::Duration;
 
@@ -167,6 +169,35 @@ async fn model_chosen_secrets_only_where_the_job_names_them() {
             .flat_map(|s| s.actions.iter())
             .any(|a| a.kind == "open" && a.detail.contains("secret")),
         "the URL with the secret was opened: {:#?}",
+        d.steps
+    );
+    assert!(!stream_text(&farm).await.contains(&secret));
+
+    // 4. The job's own script types PW into the search box: refused there, nothing typed.
+    let run = farm
+        .submit(&json!({"platform": "web", "start_url": login,
+            "instruction": "type \"${secret.PW}\" into \"Search\"\n\
+                            type \"alice\" into \"Username\"",
+            "timeout_s": 60}))
+        .await;
+    let d = farm.wait_run(run, Duration::from_secs(120)).await;
+    assert_eq!(
+        d.status.as_str(),
+        "failed",
+        "a secret was typed into a search box: {:?}",
+        d.error
+    );
+    let e = d.error.clone().unwrap_or_default();
+    assert!(
+        e.contains("\"PW\"") && e.contains("search box"),
+        "the error names the secret and the search box: {e}"
+    );
+    assert!(
+        !d.steps
+            .iter()
+            .flat_map(|s| s.actions.iter())
+            .any(|a| a.detail.contains("alice")),
+        "the run went on after the refusal: {:#?}",
         d.steps
     );
     assert!(!stream_text(&farm).await.contains(&secret));

@@ -110,6 +110,26 @@ pub(crate) fn allowed(spec: &JobSpec, call: &Action) -> Result<(), StepFail> {
     check(call, &named_by(spec)).map_err(StepFail::Verdict)
 }
 
+/// Checks the field a `type` action landed on, for every run (the job's own steps too): a
+/// `${secret.…}` is never typed into a search box, whose query ends up in URLs, browser
+/// history, suggestions and the app's logs. A search box is an element whose platform role
+/// names search: CDP `searchbox` (`<input type=search>`, `role=searchbox`), WebDriverAgent
+/// `XCUIElementTypeSearchField`, Android `…SearchView…`, AT-SPI / UIA `search…`.
+///
+/// Errors: the first secret `text` names, with the field's platform role (no value).
+pub fn typed_into(text: &str, platform_role: &str) -> Result<(), String> {
+    if !platform_role.to_ascii_lowercase().contains("search") {
+        return Ok(());
+    }
+    match refs(text)?.first() {
+        Some(n) => Err(format!(
+            "secret {n:?} may not be typed into a search box ({platform_role}): a search \
+             query ends up in URLs, history and logs; type it into the field it is for"
+        )),
+        None => Ok(()),
+    }
+}
+
 fn not_named(n: &str) -> String {
     format!(
         "secret {n:?} is not named by the job's own text: a step the model or a replay chose \
@@ -162,6 +182,21 @@ mod tests {
             text: "x".into(),
         };
         assert!(check(&aimed, &named(&["PW"])).is_err());
+    }
+
+    #[test]
+    fn a_secret_is_never_typed_into_a_search_box() {
+        for role in [
+            "searchbox",
+            "XCUIElementTypeSearchField",
+            "android.widget.SearchView",
+        ] {
+            let e = typed_into("a ${secret.PW} b", role).unwrap_err();
+            assert!(e.contains("\"PW\"") && e.contains("search box"), "{e}");
+        }
+        assert!(typed_into("plain words", "searchbox").is_ok());
+        assert!(typed_into("${secret.PW}", "textbox").is_ok());
+        assert!(typed_into("${secret.PW}", "XCUIElementTypeSecureTextField").is_ok());
     }
 
     #[test]
