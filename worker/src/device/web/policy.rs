@@ -133,8 +133,16 @@ impl HostRule {
     }
 }
 
-/// `::ffff:a.b.c.d` and `64:ff9b::a.b.c.d` as the IPv4 address they carry.
+/// IPv6 forms that carry an IPv4 address, as that address: mapped `::ffff:a.b.c.d`, NAT64
+/// `64:ff9b::a.b.c.d` (RFC 6052), IPv4-compatible `::a.b.c.d` (RFC 4291 §2.5.5.1, not `::`
+/// or `::1`) and 6to4 `2002:aabb:ccdd::/48` (RFC 3056), so a private IPv4 address cannot
+/// pass as a public IPv6 one.
 fn canonical(ip: IpAddr) -> IpAddr {
+    let v4 = |hi: u16, lo: u16| {
+        let [a, b] = hi.to_be_bytes();
+        let [c, d] = lo.to_be_bytes();
+        IpAddr::V4(Ipv4Addr::new(a, b, c, d))
+    };
     match ip {
         IpAddr::V6(v6) => {
             if let Some(v4) = v6.to_ipv4_mapped() {
@@ -142,9 +150,13 @@ fn canonical(ip: IpAddr) -> IpAddr {
             }
             let s = v6.segments();
             if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-                let [a, b] = s[6].to_be_bytes();
-                let [c, d] = s[7].to_be_bytes();
-                return IpAddr::V4(Ipv4Addr::new(a, b, c, d));
+                return v4(s[6], s[7]);
+            }
+            if s[..6] == [0; 6] && !(v6.is_loopback() || v6.is_unspecified()) {
+                return v4(s[6], s[7]);
+            }
+            if s[0] == 0x2002 {
+                return v4(s[1], s[2]);
             }
             ip
         }
@@ -418,9 +430,18 @@ mod tests {
             "fd12::1",
             "::ffff:127.0.0.1",
             "64:ff9b::a9fe:a9fe",
+            // IPv4-compatible and 6to4 forms of private, loopback and metadata addresses.
+            "::c0a8:101",
+            "::7f00:1",
+            "2002:c0a8:101::1",
+            "2002:a9fe:a9fe::",
+            "2002:7f00:1::",
         ] {
             assert!(p.decide(bad, 80, &[ip(bad)]).is_err(), "{bad}");
         }
+        // A 6to4 address of a public IPv4 address stays public; `::1` stays loopback.
+        assert!(p.decide("x.test", 80, &[ip("2002:5db8:d70e::1")]).is_ok());
+        assert_eq!(special_kind(ip("::1")), Some("loopback"));
         assert!(p.decide("example.com", 443, &[ip("93.184.215.14")]).is_ok());
         // A name that resolves to a public and a private address is blocked.
         assert!(p
