@@ -585,3 +585,38 @@ async fn unusable_model_answers_escalate_to_a_replan_instead_of_erroring_the_run
     let replan = argus_tests::chat_stub::last_user_text(&stub.requests_except_checks()[4]);
     assert!(replan.contains("no usable answer"), "{replan}");
 }
+
+#[tokio::test]
+async fn a_plan_that_names_no_target_runs_the_instruction_as_one_model_step() {
+    // A small model's typed plan whose every step names nothing to act on, three times (the
+    // client's tries): the run does not error; the instruction becomes one step the model
+    // acts on with its tool calls (measured: MiniWoB `focus-text` errored so at d9ec107).
+    let unnamed =
+        || Reply::Content(r#"{"steps": [{"do": "tap", "target": "", "text": ""}]}"#.into());
+    let stub = ChatStub::start(vec![
+        unnamed(),
+        unnamed(),
+        unnamed(),
+        tap_save(),
+        Reply::Call("finish", json!({})),
+    ])
+    .await;
+    let mut dev = device();
+    let d = run(job(&stub), &mut dev, Arc::default()).await;
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
+    assert_eq!(taps(&dev), 1, "the model's tap on Save was not carried out");
+    let plan = actions(&d)
+        .find(|a| a.kind == "plan")
+        .expect("a plan record");
+    assert!(plan.ok, "{:?}", plan.error);
+    assert!(
+        plan.detail.contains("no usable plan after 3 tries")
+            && plan.detail.contains("one step the model acts on"),
+        "{}",
+        plan.detail
+    );
+    assert_eq!(
+        plan.plan.as_deref(),
+        Some(&["save the form".to_string()][..])
+    );
+}

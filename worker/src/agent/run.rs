@@ -277,18 +277,8 @@ impl Exec<'_> {
             self.end_step(step, Some("cancelled".into()), start).await;
             return Err(StepFail::Cancelled);
         };
-        let (ok, err, plan, detail) = match res {
-            Ok(p) => {
-                let (plan, detail) = self.shape_plan(task, p, obs.as_ref().ok());
-                (true, None, plan, detail)
-            }
-            Err(e) => (
-                false,
-                Some(e.to_string()),
-                Vec::new(),
-                "no plan".to_string(),
-            ),
-        };
+        let (ok, err, plan, detail) =
+            self.planned(task, res, obs.as_ref().ok(), previous.is_none());
         let mut rec = ActionRecord::new(
             step,
             0,
@@ -310,6 +300,39 @@ impl Exec<'_> {
         match err {
             None => super::secret_use::allowed_plan(self.spec, title, plan),
             Some(e) => Err(StepFail::Infra(format!("planning failed: {e}"))),
+        }
+    }
+
+    /// The planner's result as (ok, error, steps, the plan record's detail). A first plan the
+    /// model could not give in a usable shape within its re-asks (a small model's steps that
+    /// name no target: MiniWoB `focus-text` at d9ec107 errored twice so) runs the instruction
+    /// as one step the model acts on, as plans of free strings do; any other failure, and an
+    /// unusable re-plan, is the step's error.
+    fn planned(
+        &mut self,
+        task: &str,
+        res: Result<super::plan::Plan, ModelError>,
+        obs: Option<&Observation>,
+        first: bool,
+    ) -> (bool, Option<String>, Vec<String>, String) {
+        match res {
+            Ok(p) => {
+                let (plan, detail) = self.shape_plan(task, p, obs);
+                (true, None, plan, detail)
+            }
+            Err(ModelError::Format { tries, last }) if first => {
+                let detail = format!(
+                    "1 step: no usable plan after {tries} tries ({}); the instruction runs as one step the model acts on",
+                    super::model::clip_text(&last)
+                );
+                (true, None, vec![task.to_string()], detail)
+            }
+            Err(e) => (
+                false,
+                Some(e.to_string()),
+                Vec::new(),
+                "no plan".to_string(),
+            ),
         }
     }
 
