@@ -15,9 +15,9 @@
    `paraphrase_right=A/N false_pass=B split=…`. Rows land in OUT/rows.jsonl.
 
 `runner.py --check-set [items.json]` checks the set itself (no services): the size, the
-held-out rule (round 1: held_out by the hash rule over round-1 items; round 2: exactly 10
-items, all held_out_2), the checkable-clause flags, and that no instruction copies wording
-from tests/tests/e2e/. `runner.py --retable OUT` re-prints a run's report from OUT/rows.jsonl.
+held-out rule (round 1: held_out by the hash rule over round-1 items; rounds 2 and 3: exactly
+10 items each, all held_out_2 / held_out_3; no intent in two rounds), the checkable-clause
+flags, and that no instruction copies wording from tests/tests/e2e/. `runner.py --retable OUT` re-prints a run's report from OUT/rows.jsonl.
 """
 import argparse
 import hashlib
@@ -42,8 +42,11 @@ MINIWOB_SEED = 4242
 HELD_OUT_SIZE = 10
 ROUND2_SIZE = 10  # round 2: every item is held_out_2 (written unseen by the people tuning Argus)
 ROUND2_SPLIT = "held_out_2"
-SPLITS = ("dev", "held_out", ROUND2_SPLIT, "all")
-CHECK_CLAUSE = re.compile(r"\b(confirm|make sure|check that|verify|ensure)\b|确认|检查|确保", re.I)
+ROUND3_SIZE = 10  # round 3: every item is held_out_3 (written after held_out and held_out_2 were looked at)
+ROUND3_SPLIT = "held_out_3"
+LATER_ROUNDS = {2: (ROUND2_SPLIT, ROUND2_SIZE), 3: (ROUND3_SPLIT, ROUND3_SIZE)}  # round → (split, size)
+SPLITS = ("dev", "held_out", ROUND2_SPLIT, ROUND3_SPLIT, "all")
+CHECK_CLAUSE = re.compile(r"\b(confirm|make sure|check that|double[- ]check|verify|ensure)\b|确认|检查|确保|核对", re.I)
 
 
 def log(msg):
@@ -64,13 +67,13 @@ def round_of(it):
 
 
 def split_by_rule(data):
-    """intent → 'held_out' | 'dev' | 'held_out_2' by the file's split_rule (see items.json).
-    Round 1's hash rule is computed over round-1 items only, so a later round never moves one;
-    every round-2 intent is held_out_2."""
-    sizes, r2 = {}, set()
+    """intent → 'held_out' | 'dev' | 'held_out_2' | 'held_out_3' by the file's split_rule (see
+    items.json). Round 1's hash rule is computed over round-1 items only, so a later round never
+    moves one; every round-2 intent is held_out_2, every round-3 intent held_out_3."""
+    sizes, later = {}, {}
     for it in data["items"]:
-        if round_of(it) == 2:
-            r2.add(it["intent"])
+        if round_of(it) in LATER_ROUNDS:
+            later.setdefault(it["intent"], LATER_ROUNDS[round_of(it)][0])
             continue
         sizes[it["intent"]] = sizes.get(it["intent"], 0) + 1
     held, n = set(), 0
@@ -81,7 +84,7 @@ def split_by_rule(data):
         if n == HELD_OUT_SIZE:
             break
     rule = {i: ("held_out" if i in held else "dev") for i in sizes}
-    rule.update({i: ROUND2_SPLIT for i in r2 if i not in rule})
+    rule.update({i: s for i, s in later.items() if i not in rule})
     return rule
 
 
@@ -127,21 +130,24 @@ def check_set(data):
     held = [it for it in items if round_of(it) == 1 and rule[it["intent"]] == "held_out"]
     if len(held) != HELD_OUT_SIZE:
         probs.append(f"the rule gives {len(held)} held-out items, not {HELD_OUT_SIZE}")
-    bad_round = sorted({str(it.get("id")) for it in items if round_of(it) not in (1, 2)})
+    bad_round = sorted({str(it.get("id")) for it in items if round_of(it) not in (1, *LATER_ROUNDS)})
     if bad_round:
-        probs.append(f"round neither 1 nor 2: {', '.join(bad_round)}")
-    r2 = [it for it in items if round_of(it) == 2]
-    if len(r2) != ROUND2_SIZE:
-        probs.append(f"{len(r2)} round-2 items, not {ROUND2_SIZE}")
-    r1_intents = {it["intent"] for it in items if round_of(it) == 1}
-    for i in sorted({it["intent"] for it in r2} & r1_intents):
-        probs.append(f"intent {i!r} spans rounds 1 and 2")
+        probs.append(f"round not one of 1, {', '.join(map(str, LATER_ROUNDS))}: {', '.join(bad_round)}")
+    for rnd, (_, size) in LATER_ROUNDS.items():
+        n = sum(1 for it in items if round_of(it) == rnd)
+        if n != size:
+            probs.append(f"{n} round-{rnd} items, not {size}")
+    rounds_of = {}
+    for it in items:
+        rounds_of.setdefault(it.get("intent"), set()).add(round_of(it))
+    for i in sorted(i for i, rs in rounds_of.items() if len(rs) > 1):
+        probs.append(f"intent {i!r} spans rounds {' and '.join(map(str, sorted(rounds_of[i])))}")
     corpus = e2e_text()
     for it in items:
         for k in ("id", "intent", "split", "lang", "app", "variant", "start", "instruction", "expect"):
             if k not in it:
                 probs.append(f"{it.get('id')}: no {k}")
-        want = ROUND2_SPLIT if round_of(it) == 2 else rule.get(it.get("intent"))
+        want = LATER_ROUNDS[round_of(it)][0] if round_of(it) in LATER_ROUNDS else rule.get(it.get("intent"))
         if it.get("split") != want:
             probs.append(f"{it['id']}: split {it.get('split')!r}, the rule says {want!r}")
         if it.get("app") == "todomvc" and it.get("start") not in data["start_states"]:
@@ -455,10 +461,11 @@ def main():
         held = sorted(i for i, s in rule.items() if s == "held_out")
         n_held = sum(1 for it in data["items"] if round_of(it) == 1 and rule.get(it["intent"]) == "held_out")
         n_held2 = sum(1 for it in data["items"] if it.get("split") == ROUND2_SPLIT)
+        n_held3 = sum(1 for it in data["items"] if it.get("split") == ROUND3_SPLIT)
         n_checks = sum(1 for it in data["items"] if it.get("checks"))
         print(
             f"items={len(data['items'])} intents={len(rule)} held_out={n_held} ({', '.join(held)}) "
-            f"held_out_2={n_held2} (round 2) "
+            f"held_out_2={n_held2} (round 2) held_out_3={n_held3} (round 3) "
             f"with_checkable_clause={n_checks} zh={sum(1 for it in data['items'] if it['lang'] == 'zh')}"
         )
         for p in probs:

@@ -430,22 +430,9 @@ impl Exec<'_> {
             Action::Type { .. } => point,
             _ => point.or_else(|| Some(el.bbox_px.center())),
         };
-        out.detail = match action {
-            Action::Tap { .. } => format!("tap {}", el.describe()),
-            Action::DoubleTap { .. } => format!("double tap {}", el.describe()),
-            Action::LongPress { duration_ms, .. } => {
-                format!("long press {} for {duration_ms} ms", el.describe())
-            }
-            Action::SetChecked { checked, .. } => format!(
-                "{} {}",
-                if *checked { "check" } else { "uncheck" },
-                el.describe()
-            ),
-            Action::Type { text, .. } => {
-                format!("type {} chars into {}", text.chars().count(), el.describe())
-            }
-            _ => out.detail,
-        };
+        if let Some(d) = aimed_detail(action, &el) {
+            out.detail = d;
+        }
         out.detail.push_str(revealed.as_deref().unwrap_or_default());
         if let Action::SetChecked { checked, .. } = action {
             if el.checked.is_yes() == *checked {
@@ -603,6 +590,27 @@ fn verify_typed(mut out: Outcome, after: &Observation, el: &Element, text: &str)
         ));
     }
     out
+}
+
+/// The record's detail of an aimed action on `el` (`tap e3 button "Save"`, `type 4 chars
+/// into …`); `None` for an action that is not aimed.
+fn aimed_detail(action: &Action, el: &Element) -> Option<String> {
+    Some(match action {
+        Action::Tap { .. } => format!("tap {}", el.describe()),
+        Action::DoubleTap { .. } => format!("double tap {}", el.describe()),
+        Action::LongPress { duration_ms, .. } => {
+            format!("long press {} for {duration_ms} ms", el.describe())
+        }
+        Action::SetChecked { checked, .. } => format!(
+            "{} {}",
+            if *checked { "check" } else { "uncheck" },
+            el.describe()
+        ),
+        Action::Type { text, .. } => {
+            format!("type {} chars into {}", text.chars().count(), el.describe())
+        }
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
