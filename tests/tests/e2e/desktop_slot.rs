@@ -2,8 +2,9 @@
 //! (`argus-slot<n>`, created by `deploy/dev-up.sh`) with a cleared environment and a
 //! private home, and leaves no process behind. The app here is a real `xterm` whose start
 //! command first tries to steal what a job could reach: the worker's environment (its own
-//! and `/proc/<worker>/environ`), a file only the worker's uid can read, and it leaves a
-//! `sleep` behind (one in its group, one in a new session).
+//! and `/proc/<worker>/environ`), a file only the worker's uid can read, a file in another
+//! slot's private home (a 0700 folder of `argus-slot7`, as a run's home is made), and it
+//! leaves a `sleep` behind (one in its group, one in a new session).
 //!
 //! Skipped (with a message) when Xvfb, xterm or the slot user is missing, or when the test
 //! does not run as root (the worker needs root to switch users).
@@ -88,6 +89,16 @@ async fn desktop_app_runs_as_the_slot_user_without_the_workers_secrets() {
     let private = std::env::temp_dir().join(format!("argus-t24f-private-{}", &id[..12]));
     std::fs::create_dir_all(&private).expect("private dir");
     std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    // Another slot's private home, made as the worker makes a run's home (0700, its owner).
+    let other_home = std::env::temp_dir().join(format!("argus-t24f-slot7-{}", &id[..12]));
+    std::fs::create_dir_all(&other_home).expect("other home");
+    let other_file = other_home.join("notes.txt");
+    std::fs::write(&other_file, "slot7-private-5e2a\n").expect("other file");
+    if let Some(u7) = uid_of("argus-slot7") {
+        std::os::unix::fs::chown(&other_home, Some(u7), Some(u7)).expect("chown");
+        std::os::unix::fs::chown(&other_file, Some(u7), Some(u7)).expect("chown");
+    }
+    std::fs::set_permissions(&other_home, std::fs::Permissions::from_mode(0o700)).expect("chmod");
     let secret = private.join("worker.conf");
     std::fs::write(&secret, "ARGUS_API_TOKEN=file-secret-77c1\n").expect("secret");
     std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).expect("chmod");
@@ -95,10 +106,11 @@ async fn desktop_app_runs_as_the_slot_user_without_the_workers_secrets() {
     let o = out.display();
     let launch = format!(
         "sh -c 'id -u > {o}/uid; env > {o}/env; cat /proc/{pid}/environ > {o}/environ; \
-         cat {s} > {o}/secret; echo $HOME > {o}/home; sleep 1000 & setsid sleep 1001 & \
+         cat {s} > {o}/secret; cat {f} > {o}/other; echo $HOME > {o}/home; sleep 1000 & setsid sleep 1001 & \
          exec xterm -geometry 80x20+0+0'",
         pid = std::process::id(),
         s = secret.display(),
+        f = other_file.display(),
     );
     let dir = std::env::temp_dir().join(format!("argus-t24f-{}", &id[..12]));
     let session = start_session(&dir).await;
@@ -108,6 +120,7 @@ async fn desktop_app_runs_as_the_slot_user_without_the_workers_secrets() {
     let env = read(&out.join("env"));
     let environ = read(&out.join("environ"));
     let stolen = read(&out.join("secret"));
+    let other = read(&out.join("other"));
     let home = read(&out.join("home")).trim().to_string();
     let during = pids_of(slot_uid);
     dev.end().await.expect("end");
@@ -119,6 +132,7 @@ async fn desktop_app_runs_as_the_slot_user_without_the_workers_secrets() {
     dev.shutdown().await;
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_dir_all(&private);
+    let _ = std::fs::remove_dir_all(&other_home);
 
     eprintln!("app uid={app_uid} home={home}\napp env:\n{env}");
     assert_eq!(
@@ -138,6 +152,10 @@ async fn desktop_app_runs_as_the_slot_user_without_the_workers_secrets() {
     assert!(
         stolen.is_empty(),
         "the app read the worker's file: {stolen}"
+    );
+    assert!(
+        other.is_empty() && uid_of("argus-slot7").is_some(),
+        "the app read another slot's private home (or argus-slot7 is missing): {other}"
     );
     let allowed = [
         "DISPLAY",
