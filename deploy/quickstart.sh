@@ -123,7 +123,19 @@ log "starting a web worker with a worker-role token (log: $state/worker.log)"
 # Pages may reach exactly the app below on loopback (everything else local is blocked). The
 # worker never holds the database's URL (its credentials): the database's address goes on its
 # never-list instead.
-db_hostport=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(f"{p.hostname}:{p.port or 5432}")' "$ARGUS_DATABASE_URL")
+# (A database reached over a Unix socket has no address to list: nothing is added then.)
+db_hostport=$(python3 - "$ARGUS_DATABASE_URL" <<'PY'
+import sys, urllib.parse as u
+p = u.urlsplit(sys.argv[1])
+try:
+    port = p.port or 5432
+except ValueError:
+    port = 5432
+h = p.hostname or ""
+if h and not h.startswith("/") and "%" not in h:
+    print(f"[{h}]:{port}" if ":" in h else f"{h}:{port}")
+PY
+)
 env -u ARGUS_BOOTSTRAP_TOKEN -u ARGUS_DATABASE_URL ARGUS_API_TOKEN="$worker_token" \
   "$argus" worker --platform web --worker-id "$worker_id" --data-dir "$state/worker" \
   --allow-hosts "127.0.0.1:$app_port" --deny-hosts "$db_hostport" >"$state/worker.log" 2>&1 &

@@ -187,7 +187,14 @@ impl Exec<'_> {
             Action::Type {
                 text,
                 target: Aim::Focused,
-            } => self.type_focused(out, text, t).await,
+            } => {
+                // The focused field, as the observation shows it, gets the search-box rule.
+                let focused = obs.elements.iter().find(|e| e.focused.is_yes());
+                match focused.map_or(Ok(()), |e| typed_into(text, &e.platform_role)) {
+                    Err(m) => Acted::done(out.fail(m)),
+                    Ok(()) => self.type_focused(out, text, t).await,
+                }
+            }
             Action::Tap { target }
             | Action::DoubleTap { target }
             | Action::LongPress { target, .. }

@@ -142,7 +142,7 @@ impl BrowserConfig {
     pub async fn host_policy(&self, services: &[(&str, u16, &str)]) -> HostPolicy {
         let mut p = HostPolicy::new(self.allow_hosts.0.clone());
         for r in &self.deny_hosts.0 {
-            p.never(r.clone(), "listed in --deny-hosts");
+            p.never_resolved(r.clone(), "listed in --deny-hosts").await;
         }
         if let Some(db) = &self.database_url {
             p.never_url(db, 5432, "the database").await;

@@ -611,7 +611,7 @@ async fn a_plan_that_names_no_target_runs_the_instruction_as_one_model_step() {
     assert!(plan.ok, "{:?}", plan.error);
     assert!(
         plan.detail.contains("no usable plan after 3 tries")
-            && plan.detail.contains("one step the model acts on"),
+            && plan.detail.contains("sentence by sentence"),
         "{}",
         plan.detail
     );

@@ -196,7 +196,7 @@ async fn model_chosen_secrets_only_where_the_job_names_them() {
         !d.steps
             .iter()
             .flat_map(|s| s.actions.iter())
-            .any(|a| a.detail.contains("alice")),
+            .any(|a| a.detail.contains("Username")),
         "the run went on after the refusal: {:#?}",
         d.steps
     );

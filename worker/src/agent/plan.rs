@@ -112,6 +112,36 @@ pub fn parse(v: &Value) -> Result<Plan, String> {
     })
 }
 
+/// The instruction as free steps the model acts on, one per line or sentence (`. `, `。`,
+/// `！`, `？`, `! `, `? `), for a first plan that never came back usable: a step is one
+/// sentence, so a step-done rule that reads one action's words cannot end the whole
+/// instruction after its first action. At most [`MAX_PLAN_STEPS`]: the rest is kept in the
+/// last one. Empty only for an empty instruction.
+pub fn as_free_steps(task: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in task.lines() {
+        let mut cur = String::new();
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            cur.push(c);
+            let end = matches!(c, '。' | '！' | '？' | '；')
+                || (matches!(c, '.' | '!' | '?')
+                    && chars.peek().is_some_and(|n| n.is_whitespace()));
+            if end {
+                out.push(cur.trim().to_string());
+                cur.clear();
+            }
+        }
+        out.push(cur.trim().to_string());
+    }
+    out.retain(|s| !s.is_empty());
+    if out.len() > MAX_PLAN_STEPS {
+        let tail = out.split_off(MAX_PLAN_STEPS - 1).join(" ");
+        out.push(tail);
+    }
+    out
+}
+
 /// The prompt's paragraph asking for check lines for `clauses` (those whose own words do
 /// not say what to check).
 pub fn expect_request(clauses: &[String]) -> String {
@@ -298,6 +328,28 @@ pub fn closing_checks(script: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_free_plan_is_the_instruction_sentence_by_sentence() {
+        assert_eq!(
+            as_free_steps("Type 'bob' into Username.\nClick Sign in."),
+            vec!["Type 'bob' into Username.", "Click Sign in."]
+        );
+        assert_eq!(
+            as_free_steps("Go to example.com. Then press Save!"),
+            vec!["Go to example.com.", "Then press Save!"]
+        );
+        assert_eq!(as_free_steps("先登录。再保存"), vec!["先登录。", "再保存"]);
+        assert_eq!(
+            as_free_steps("Focus into the textbox."),
+            vec!["Focus into the textbox."]
+        );
+        let long = "a. ".repeat(MAX_PLAN_STEPS + 3);
+        let steps = as_free_steps(&long);
+        assert_eq!(steps.len(), MAX_PLAN_STEPS);
+        assert_eq!(steps.last().map(|s| s.matches("a.").count()), Some(4));
+        assert!(as_free_steps(" \n ").is_empty());
+    }
 
     #[test]
     fn plans_parse_strictly() {

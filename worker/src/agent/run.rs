@@ -306,8 +306,9 @@ impl Exec<'_> {
     /// The planner's result as (ok, error, steps, the plan record's detail). A first plan the
     /// model could not give in a usable shape within its re-asks (a small model's steps that
     /// name no target: MiniWoB `focus-text` at d9ec107 errored twice so) runs the instruction
-    /// as one step the model acts on, as plans of free strings do; any other failure, and an
-    /// unusable re-plan, is the step's error.
+    /// sentence by sentence ([`super::plan::as_free_steps`]) as steps the model acts on, as
+    /// plans of free strings do; any other failure, and an unusable re-plan, is the step's
+    /// error.
     fn planned(
         &mut self,
         task: &str,
@@ -320,12 +321,14 @@ impl Exec<'_> {
                 let (plan, detail) = self.shape_plan(task, p, obs);
                 (true, None, plan, detail)
             }
-            Err(ModelError::Format { tries, last }) if first => {
+            Err(ModelError::Format { tries, last }) if first && !task.trim().is_empty() => {
+                let steps = super::plan::as_free_steps(task);
                 let detail = format!(
-                    "1 step: no usable plan after {tries} tries ({}); the instruction runs as one step the model acts on",
+                    "{} steps: no usable plan after {tries} tries ({}); the instruction runs sentence by sentence, as steps the model acts on",
+                    steps.len(),
                     super::model::clip_text(&last)
                 );
-                (true, None, vec![task.to_string()], detail)
+                (true, None, steps, detail)
             }
             Err(e) => (
                 false,

@@ -110,15 +110,20 @@ pub(crate) fn allowed(spec: &JobSpec, call: &Action) -> Result<(), StepFail> {
     check(call, &named_by(spec)).map_err(StepFail::Verdict)
 }
 
-/// Checks the field a `type` action landed on, for every run (the job's own steps too): a
-/// `${secret.…}` is never typed into a search box, whose query ends up in URLs, browser
-/// history, suggestions and the app's logs. A search box is an element whose platform role
-/// names search: CDP `searchbox` (`<input type=search>`, `role=searchbox`), WebDriverAgent
-/// `XCUIElementTypeSearchField`, Android `…SearchView…`, AT-SPI / UIA `search…`.
+/// Checks the field a `type` action lands on (the aimed element, or the focused one), for
+/// every run (the job's own steps too): a `${secret.…}` is never typed into a search box,
+/// whose query ends up in URLs, browser history, suggestions and the app's logs. A search
+/// box is an element whose platform role (for a class name its last `.` / `$` segment)
+/// starts with "search" in any case or ends in a capitalised `Search`, `SearchField`,
+/// `SearchView`, `SearchBox` or `SearchAutoComplete`: CDP `searchbox` (`<input
+/// type=search>`, `role=searchbox`), WebDriverAgent `XCUIElementTypeSearchField`, Android
+/// `android.widget.SearchView`, `SearchView$SearchAutoComplete`. A class that merely contains
+/// the word (`ResearchField`) is not one; an Android search field reported as a plain
+/// `EditText` is not recognised.
 ///
 /// Errors: the first secret `text` names, with the field's platform role (no value).
 pub fn typed_into(text: &str, platform_role: &str) -> Result<(), String> {
-    if !platform_role.to_ascii_lowercase().contains("search") {
+    if !is_search_box(platform_role) {
         return Ok(());
     }
     match refs(text)?.first() {
@@ -128,6 +133,24 @@ pub fn typed_into(text: &str, platform_role: &str) -> Result<(), String> {
         )),
         None => Ok(()),
     }
+}
+
+fn is_search_box(platform_role: &str) -> bool {
+    let short = platform_role
+        .rsplit(['.', '$'])
+        .next()
+        .unwrap_or(platform_role);
+    let short = short.strip_prefix("XCUIElementType").unwrap_or(short);
+    short.to_ascii_lowercase().starts_with("search")
+        || [
+            "Search",
+            "SearchField",
+            "SearchView",
+            "SearchAutoComplete",
+            "SearchBox",
+        ]
+        .iter()
+        .any(|w| short.ends_with(w))
 }
 
 fn not_named(n: &str) -> String {
@@ -194,6 +217,9 @@ mod tests {
             let e = typed_into("a ${secret.PW} b", role).unwrap_err();
             assert!(e.contains("\"PW\"") && e.contains("search box"), "{e}");
         }
+        assert!(typed_into("${secret.PW}", "SearchView$SearchAutoComplete").is_err());
+        assert!(typed_into("${secret.PW}", "com.acme.research.ResearchField").is_ok());
+        assert!(typed_into("${secret.PW}", "android.widget.EditText").is_ok());
         assert!(typed_into("plain words", "searchbox").is_ok());
         assert!(typed_into("${secret.PW}", "textbox").is_ok());
         assert!(typed_into("${secret.PW}", "XCUIElementTypeSecureTextField").is_ok());

@@ -164,16 +164,39 @@ fn canonical(ip: IpAddr) -> IpAddr {
     }
 }
 
+/// Whether `ip` is in `net`/`bits`. An IPv4 network also holds the IPv6 forms that carry
+/// one of its addresses ([`canonical`]); an IPv6 network is matched on the address as
+/// written (`[2002::/16]` holds every 6to4 address), and also on its IPv4 form when the
+/// network itself is a full-length (/128) form of an IPv4 address (`[::ffff:10.0.0.1]`).
 fn in_net(ip: IpAddr, net: IpAddr, bits: u8) -> bool {
-    match (canonical(ip), canonical(net)) {
-        (IpAddr::V4(a), IpAddr::V4(n)) => {
-            let mask = u32::MAX.checked_shl(32 - u32::from(bits)).unwrap_or(0);
-            u32::from(a) & mask == u32::from(n) & mask
-        }
+    let v4 = |a: Ipv4Addr, n: Ipv4Addr, bits: u32| {
+        let mask = u32::MAX
+            .checked_shl(32u32.saturating_sub(bits))
+            .unwrap_or(0);
+        bits <= 32 && u32::from(a) & mask == u32::from(n) & mask
+    };
+    match (ip, net) {
         (IpAddr::V6(a), IpAddr::V6(n)) => {
-            let mask = u128::MAX.checked_shl(128 - u32::from(bits)).unwrap_or(0);
-            u128::from(a) & mask == u128::from(n) & mask
+            let bits = u32::from(bits);
+            let mask = u128::MAX
+                .checked_shl(128u32.saturating_sub(bits))
+                .unwrap_or(0);
+            if bits <= 128 && u128::from(a) & mask == u128::from(n) & mask {
+                return true;
+            }
+            match (canonical(ip), canonical(net)) {
+                (IpAddr::V4(a), IpAddr::V4(n)) if bits == 128 => v4(a, n, 32),
+                _ => false,
+            }
         }
+        (_, IpAddr::V4(n)) => match canonical(ip) {
+            IpAddr::V4(a) => v4(a, n, u32::from(bits)),
+            IpAddr::V6(_) => false,
+        },
+        (IpAddr::V4(a), IpAddr::V6(_)) if bits == 128 => match canonical(net) {
+            IpAddr::V4(n) => v4(a, n, 32),
+            IpAddr::V6(_) => false,
+        },
         _ => false,
     }
 }
@@ -253,6 +276,30 @@ impl HostPolicy {
     /// Adds a never-reachable address, `what` naming it for the report (`the coordinator`).
     pub fn never(&mut self, rule: HostRule, what: &str) {
         self.never.push((rule, what.to_string()));
+    }
+
+    /// Adds `rule` as never reachable and, when it names a host, every address that name
+    /// resolves to now (same port, or every port), so a page cannot reach the service by
+    /// its address or another name. An unresolvable name is kept as a name.
+    pub async fn never_resolved(&mut self, rule: HostRule, what: &str) {
+        if let HostPat::Name(name) = &rule.host {
+            if let Ok(addrs) =
+                tokio::net::lookup_host((name.as_str(), rule.port.unwrap_or(0))).await
+            {
+                for a in addrs {
+                    let ip = canonical(a.ip());
+                    let bits = if ip.is_ipv4() { 32 } else { 128 };
+                    self.never(
+                        HostRule {
+                            host: HostPat::Net(ip, bits),
+                            port: rule.port,
+                        },
+                        what,
+                    );
+                }
+            }
+        }
+        self.never(rule, what);
     }
 
     /// Adds the host and port of `url` (e.g. `nats://127.0.0.1:4222`), resolved now, as
@@ -439,6 +486,14 @@ mod tests {
         ] {
             assert!(p.decide(bad, 80, &[ip(bad)]).is_err(), "{bad}");
         }
+        // IPv6 rules: a 6to4 network holds 6to4 addresses; an IPv4-carrying network of a
+        // shorter prefix is matched as IPv6 only (no underflow, no IPv4-wide match).
+        let v6 = HostPolicy::new(parse_rules("[2002::/16],[2002:a00:1::/48]").unwrap());
+        assert!(v6.decide("x.test", 80, &[ip("2002:a00:1::5")]).is_ok());
+        assert!(v6.decide("x.test", 80, &[ip("10.0.0.1")]).is_err());
+        assert!(v6.decide("x.test", 80, &[ip("10.0.0.2")]).is_err());
+        let mapped = HostPolicy::new(parse_rules("[::ffff:10.0.0.1]").unwrap());
+        assert!(mapped.decide("x.test", 80, &[ip("10.0.0.1")]).is_ok());
         // A 6to4 address of a public IPv4 address stays public; `::1` stays loopback.
         assert!(p.decide("x.test", 80, &[ip("2002:5db8:d70e::1")]).is_ok());
         assert_eq!(special_kind(ip("::1")), Some("loopback"));
