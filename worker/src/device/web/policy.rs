@@ -460,6 +460,17 @@ mod tests {
         assert_eq!(parse_rules("127.0.0.1:1, 10.0.0.0/8").unwrap().len(), 2);
     }
 
+    #[tokio::test]
+    async fn a_denied_name_also_denies_the_addresses_it_resolves_to() {
+        let mut p = HostPolicy::new(parse_rules("127.0.0.1").unwrap());
+        p.never_resolved(HostRule::parse("localhost:5432").unwrap(), "the database")
+            .await;
+        let e = p.decide("127.0.0.1", 5432, &[ip("127.0.0.1")]).unwrap_err();
+        assert!(e.contains("the database"), "{e}");
+        assert!(p.decide("127.0.0.1", 5433, &[ip("127.0.0.1")]).is_ok());
+        assert!(p.decide("localhost", 5432, &[ip("127.0.0.1")]).is_err());
+    }
+
     #[test]
     fn private_ranges_are_blocked_unless_allowed() {
         let p = HostPolicy::new(parse_rules("127.0.0.1:8090,10.0.0.0/8").unwrap());
