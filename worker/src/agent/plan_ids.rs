@@ -179,7 +179,9 @@ pub fn name_elements(plan: Vec<String>, obs: &Observation) -> (Vec<String>, usiz
         .into_iter()
         .map(|s| {
             let (s, c) = step_with_targets(&s, obs);
-            let one_field = same_screen.then(|| into_the_one_field(&s, obs)).flatten();
+            let one_field = (same_screen || names_its_own_text(&s))
+                .then(|| into_the_one_field(&s, obs))
+                .flatten();
             let f = one_field.is_some();
             let s = one_field.unwrap_or(s);
             same_screen &= matches!(
@@ -191,6 +193,23 @@ pub fn name_elements(plan: Vec<String>, obs: &Observation) -> (Vec<String>, usiz
         })
         .collect();
     (plan, changed)
+}
+
+/// Whether `step` types a text into a target named by that same text (`type "buy milk" into
+/// "buy milk"`): a small model's typed step with the text in both fields, seen on the
+/// paraphrase held-out splits (a new todo's text given as its own target). Such a target is
+/// no field the step can mean, whatever the screen shows by then, so [`into_the_one_field`]
+/// applies to it even after a step that may change the screen.
+fn names_its_own_text(step: &str) -> bool {
+    let Some(Action::Type {
+        text,
+        target: Aim::Target(t),
+    }) = super::plan_fix::as_script_line(step)
+    else {
+        return false;
+    };
+    let norm = |s: &str| s.trim().to_lowercase();
+    t.relation == Relation::Named && t.role.is_none() && norm(&t.name) == norm(&text)
 }
 
 /// A typing step into a name nothing on the plan's screen carries (measured: Qwen2.5-Coder-
@@ -342,6 +361,17 @@ mod tests {
             "type ${secret.PW} into \"Password\"".to_string(),
         ];
         assert_eq!(name_elements(later.clone(), &obs), (later, 0));
+        // …unless the typing names its own text as its target: no field can be meant by it.
+        let own = vec![
+            "tap \"Submit\"".to_string(),
+            "type \"buy milk\" into \"Buy milk\"".to_string(),
+        ];
+        let (plan, changed) = name_elements(own, &obs);
+        assert_eq!(changed, 1);
+        assert_eq!(
+            plan[1],
+            "type \"buy milk\" into the textfield above \"Submit\""
+        );
     }
 
     #[test]
