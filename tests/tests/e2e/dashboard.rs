@@ -265,10 +265,19 @@ async fn dashboard_form_live_report_inline_errors_and_schedules() {
     assert_eq!(fed, argus_coordinator::report::verdict::live_key(&detail));
     assert!(fed.starts_with("succeeded:"), "{fed}");
     assert_ne!(fed, "succeeded:0:0", "the run's actions are counted: {fed}");
+    // (Once in a full run under load this page had 0 images: say whether the run's records
+    // lacked the keys — an upload failed — or the page lacked the images.)
+    let keyed = detail
+        .steps
+        .iter()
+        .flat_map(|s| s.actions.iter())
+        .map(|a| usize::from(a.before_key.is_some()) + usize::from(a.after_key.is_some()))
+        .sum::<usize>();
     assert_eq!(
         page.eval("document.querySelectorAll('img').length").await,
         json!(10),
-        "open + 4 steps, before/after each"
+        "open + 4 steps, before/after each; the run's records hold {keyed} screenshot keys; page: {}",
+        page.eval("document.body.innerText.slice(0, 1500)").await
     );
     // Screenshots are `loading="lazy"`: ones below the fold load only when scrolled to, so
     // ask for them all before checking that every one decodes (a longer report — e.g. with
