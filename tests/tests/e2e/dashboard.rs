@@ -265,8 +265,14 @@ async fn dashboard_form_live_report_inline_errors_and_schedules() {
     assert_eq!(fed, argus_coordinator::report::verdict::live_key(&detail));
     assert!(fed.starts_with("succeeded:"), "{fed}");
     assert_ne!(fed, "succeeded:0:0", "the run's actions are counted: {fed}");
-    // (Once in a full run under load this page had 0 images: say whether the run's records
-    // lacked the keys — an upload failed — or the page lacked the images.)
+    // The page may be reloading when its status first reads `succeeded` (the live feed's key
+    // moved on once more): full runs under load saw 0 images there while the run's records
+    // held all 10 keys. Wait for a settled page; say whether the keys or the page lacked them.
+    page.wait_for(
+        "document.readyState === 'complete' && document.querySelectorAll('img').length >= 10",
+        Duration::from_secs(15),
+    )
+    .await;
     let keyed = detail
         .steps
         .iter()
