@@ -179,15 +179,23 @@ pub fn name_elements(plan: Vec<String>, obs: &Observation) -> (Vec<String>, usiz
         .into_iter()
         .map(|s| {
             let (s, c) = step_with_targets(&s, obs);
-            let one_field = (same_screen || names_its_own_text(&s))
-                .then(|| into_the_one_field(&s, obs))
-                .flatten();
+            let parsed = super::plan_fix::as_script_line(&s);
+            // A typing (rewritten or not) leaves the plan's screen as it was.
+            let is_typing = matches!(parsed, Some(Action::Type { .. }));
+            let typed = match parsed {
+                Some(Action::Type {
+                    text,
+                    target: Aim::Target(t),
+                }) => Some((text, t)),
+                _ => None,
+            };
+            let one_field = typed
+                .as_ref()
+                .filter(|(text, t)| same_screen || names_its_own_text(text, t))
+                .and_then(|(text, t)| into_the_one_field(text, t, obs));
             let f = one_field.is_some();
+            same_screen &= is_typing;
             let s = one_field.unwrap_or(s);
-            same_screen &= matches!(
-                super::plan_fix::as_script_line(&s),
-                Some(Action::Type { .. })
-            );
             changed += usize::from(c || f);
             s
         })
@@ -195,37 +203,24 @@ pub fn name_elements(plan: Vec<String>, obs: &Observation) -> (Vec<String>, usiz
     (plan, changed)
 }
 
-/// Whether `step` types a text into a target named by that same text (`type "buy milk" into
+/// Whether a typing of `text` names that same text as its target `t` (`type "buy milk" into
 /// "buy milk"`): a small model's typed step with the text in both fields, seen on the
-/// paraphrase held-out splits (a new todo's text given as its own target). Such a target is
-/// no field the step can mean, whatever the screen shows by then, so [`into_the_one_field`]
-/// applies to it even after a step that may change the screen.
-fn names_its_own_text(step: &str) -> bool {
-    let Some(Action::Type {
-        text,
-        target: Aim::Target(t),
-    }) = super::plan_fix::as_script_line(step)
-    else {
-        return false;
-    };
+/// paraphrase held-out splits (a new list item's text given as its own target). Such a
+/// target is no field the step can mean, whatever the screen shows by then, so
+/// [`into_the_one_field`] applies to it even after a step that may change the screen.
+fn names_its_own_text(text: &str, t: &Target) -> bool {
     let norm = |s: &str| s.trim().to_lowercase();
-    t.relation == Relation::Named && t.role.is_none() && norm(&t.name) == norm(&text)
+    t.relation == Relation::Named && t.role.is_none() && norm(&t.name) == norm(text)
 }
 
-/// A typing step into a name nothing on the plan's screen carries (measured: Qwen2.5-Coder-
-/// 1.5B planned `type '02/04/2012' into "m/dd/y"` for a bare date field), on a screen with
-/// exactly one text field: the same typing into that field, as a step-language line.
-/// Decided on the plan's own observation, and only for steps before the first one that may
-/// change the screen (anything but a typing), so a field that appears later is not guessed at.
-fn into_the_one_field(step: &str, obs: &Observation) -> Option<String> {
-    let Some(Action::Type {
-        text,
-        target: Aim::Target(t),
-    }) = super::plan_fix::as_script_line(step)
-    else {
-        return None;
-    };
-    if resolve(obs, &t, Purpose::Type).is_ok() {
+/// A typing of `text` into a target `t` nothing on the plan's screen carries (measured:
+/// Qwen2.5-Coder-1.5B planned `type '02/04/2012' into "m/dd/y"` for a bare date field), on a
+/// screen with exactly one text field: the same typing into that field, as a step-language
+/// line. Decided on the plan's own observation, and (unless [`names_its_own_text`]) only for
+/// steps before the first one that may change the screen (anything but a typing), so a field
+/// that appears later is not guessed at.
+fn into_the_one_field(text: &str, t: &Target, obs: &Observation) -> Option<String> {
+    if resolve(obs, t, Purpose::Type).is_ok() {
         return None;
     }
     let mut fields = obs.elements.iter().filter(|e| takes_text(e));
@@ -234,7 +229,7 @@ fn into_the_one_field(step: &str, obs: &Observation) -> Option<String> {
     };
     let target = target_for(field, obs)?;
     let action = Action::Type {
-        text,
+        text: text.to_string(),
         target: Aim::Target(target),
     };
     argus_protocol::replay::render(&action)

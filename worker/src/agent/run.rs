@@ -305,7 +305,7 @@ impl Exec<'_> {
 
     /// The planner's result as (ok, error, steps, the plan record's detail). A first plan the
     /// model could not give in a usable shape within its re-asks (a small model's steps that
-    /// name no target: MiniWoB `focus-text` at d9ec107 errored twice so) runs the instruction
+    /// all name no target; measured: such runs errored) runs the instruction
     /// sentence by sentence ([`super::plan::as_free_steps`]) as steps the model acts on, as
     /// plans of free strings do; any other failure, and an unusable re-plan, is the step's
     /// error.
