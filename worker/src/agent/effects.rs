@@ -21,7 +21,7 @@ use super::clauses;
 
 /// What an action clause does to the items it quotes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Does {
+pub(super) enum Does {
     Check,
     Uncheck,
     Delete,
@@ -35,6 +35,7 @@ const EN: &[(&str, Does)] = &[
     ("tick off", Does::Check),
     ("check off", Does::Check),
     ("cross off", Does::Check),
+    ("cross out", Does::Check),
     ("tick", Does::Check),
     ("complete", Does::Check),
     ("finish", Does::Check),
@@ -49,11 +50,18 @@ const EN: &[(&str, Does)] = &[
     ("erase", Does::Delete),
     ("discard", Does::Delete),
     ("clear", Does::Delete),
+    ("wipe out", Does::Delete),
+    ("wipe", Does::Delete),
+    ("purge", Does::Delete),
     ("add", Does::Add),
     ("create", Does::Add),
     ("put", Does::Add),
     ("check", Does::Check),
     ("rename", Does::Rename),
+    ("reword", Does::Rename),
+    ("retitle", Does::Rename),
+    ("change", Does::Rename),
+    ("edit", Does::Rename),
 ];
 /// Words after `mark` / `set` / `leave` that say "not done" (checked before [`DONE_WORDS`]).
 const UNDONE_WORDS: &[&str] = &[
@@ -78,7 +86,21 @@ const DONE_WORDS: &[&str] = &[
     "checked",
 ];
 /// Words an imperative English clause may start with before its verb.
-const EN_FILLERS: &[&str] = &["now ", "first ", "next ", "just ", "also ", "and ", "then "];
+const EN_FILLERS: &[&str] = &[
+    "now ",
+    "first ",
+    "next ",
+    "just ",
+    "also ",
+    "and ",
+    "then ",
+    "so ",
+    "please ",
+    "afterwards ",
+    "afterward ",
+    "finally ",
+    "lastly ",
+];
 
 /// Chinese verbs (anywhere in an imperative clause; the uncheck ones are looked for first,
 /// since `未完成` contains `完成`).
@@ -88,11 +110,14 @@ const ZH: &[(&str, Does)] = &[
     ("标为未完成", Does::Uncheck),
     ("标记为未完成", Does::Uncheck),
     ("取消勾选", Does::Uncheck),
+    ("重新打开", Does::Uncheck),
+    ("勾去掉", Does::Uncheck),
     ("取消完成", Does::Uncheck),
     ("改名为", Does::Rename),
     ("重命名", Does::Rename),
     ("改成", Does::Rename),
     ("勾掉", Does::Check),
+    ("划掉", Does::Check),
     ("勾选", Does::Check),
     ("勾上", Does::Check),
     ("打勾", Does::Check),
@@ -114,6 +139,10 @@ const ZH: &[(&str, Does)] = &[
     ("新增", Does::Add),
     ("加一条", Does::Add),
     ("加上", Does::Add),
+    ("记一条", Does::Add),
+    ("记上", Does::Add),
+    ("记下", Does::Add),
+    ("添上", Does::Add),
     ("创建", Does::Add),
 ];
 /// Chinese words that make a clause a description or a negation, not an order.
@@ -181,6 +210,20 @@ pub fn named(instruction: &str) -> Vec<String> {
         .collect()
 }
 
+/// The quoted items `instruction`'s imperative clauses add to a list ("add 'X'", "put 'X'
+/// on the list", "记一条“X”"), in order; field values ("put 'ann' in Username") are none.
+pub fn added(instruction: &str) -> Vec<String> {
+    clauses::segments(instruction)
+        .iter()
+        .flat_map(|seg| split_but(seg))
+        .filter(|seg| {
+            let body = clauses::strip_fillers(seg);
+            !clauses::reads_as_check(body) && verb_of(body) == Some(Does::Add)
+        })
+        .flat_map(|seg| clauses::quoted(clauses::strip_fillers(&seg)))
+        .collect()
+}
+
 /// (item, line) pairs for one clause.
 fn lines_of(does: Does, items: &[String]) -> Vec<(String, String)> {
     let q = |t: &String| clauses::quote_line(t);
@@ -222,8 +265,46 @@ fn lines_of(does: Does, items: &[String]) -> Vec<(String, String)> {
     }
 }
 
-/// The verb of an imperative clause, if it has one.
+/// The verb of an imperative clause, if it has one and it names an effect on list items:
+/// [`order_of`], where only a list item is added (`Put 'ann' in Username` fills a field)
+/// and only a quoted direct object is ticked (`Check the 'x' box` names no item).
 fn verb_of(body: &str) -> Option<Does> {
+    let order = order_of(body)?;
+    let Some(verb) = order.verb else {
+        return Some(order.does);
+    };
+    // "Put 'ann' in Username", "Create an account with 'a@b.co'", "Complete the form with
+    // 'Ann'", "Check the 'x' box"… name field values or a form: only a list item is added,
+    // only the direct object of the verb is ticked.
+    let lower = clauses::without_quotes(body).to_lowercase();
+    let list = [" list", " todo", " task", " item", " note", "清单"]
+        .iter()
+        .any(|w| lower.contains(w));
+    let object_quoted = order
+        .object
+        .trim_start()
+        .starts_with(['"', '\'', '“', '‘', '「']);
+    match order.does {
+        Does::Add if verb != "add" && !list => None,
+        Does::Check if !object_quoted && !list => None,
+        d => Some(d),
+    }
+}
+
+/// An imperative clause read by its verb: what it does, the English verb as written in the
+/// lexicon (`None` for Chinese and for `mark … done` forms) and the words after the verb
+/// (its object, quotes kept, in the clause's own case).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Order {
+    pub does: Does,
+    pub verb: Option<&'static str>,
+    pub object: String,
+}
+
+/// The order an imperative clause gives (see [`Order`]), if its verb is in the lexicon
+/// ([`EN`] at the clause's start after [`EN_FILLERS`], `cross … off`, `mark … done`;
+/// [`ZH`] anywhere) and no negation or description word takes it back.
+pub(super) fn order_of(body: &str) -> Option<Order> {
     let outside = clauses::without_quotes(body);
     if outside.chars().any(is_cjk) {
         let (verb, does) = ZH.iter().find(|(w, _)| outside.contains(w))?;
@@ -244,7 +325,14 @@ fn verb_of(body: &str) -> Option<Does> {
         };
         // `未` of the verb `改回未完成` is no negation; one elsewhere is.
         let rest = outside.replacen(verb, " ", 1).replace("取消", " ");
-        return (!ZH_NOT_ORDERS.iter().any(|w| rest.contains(w))).then_some(does);
+        if ZH_NOT_ORDERS.iter().any(|w| rest.contains(w)) {
+            return None;
+        }
+        return Some(Order {
+            does,
+            verb: None,
+            object: body.replacen(verb, " ", 1),
+        });
     }
     let mut lower = format!("{} ", outside.trim().to_lowercase());
     if EN_NOT_ORDERS.iter().any(|w| lower.contains(w)) {
@@ -253,44 +341,57 @@ fn verb_of(body: &str) -> Option<Does> {
     while let Some(rest) = EN_FILLERS.iter().find_map(|f| lower.strip_prefix(f)) {
         lower = rest.to_string();
     }
+    let mut raw = body.trim();
+    while let Some(rest) = EN_FILLERS.iter().find_map(|f| {
+        raw.get(..f.len())
+            .filter(|h| h.eq_ignore_ascii_case(f))
+            .and_then(|_| raw.get(f.len()..))
+    }) {
+        raw = rest.trim_start();
+    }
+    let after = |n: usize| raw.get(n..).unwrap_or("").to_string();
     if ["mark ", "set ", "leave ", "keep "]
         .iter()
         .any(|w| lower.starts_with(w))
     {
         let has = |w: &&str| lower.contains(&format!(" {w} ")) || lower.ends_with(&format!(" {w}"));
+        let object = after(lower.find(' ').unwrap_or(0));
         if UNDONE_WORDS.iter().any(has) {
-            return Some(Does::Uncheck);
+            return Some(Order {
+                does: Does::Uncheck,
+                verb: None,
+                object,
+            });
         }
         let marks = lower.starts_with("mark ") || lower.starts_with("set ");
-        return (marks && DONE_WORDS.iter().any(has)).then_some(Does::Check);
+        return (marks && DONE_WORDS.iter().any(has)).then_some(Order {
+            does: Does::Check,
+            verb: None,
+            object,
+        });
+    }
+    // "cross that one off": the particle comes after the object.
+    if lower.starts_with("cross ") && lower.contains(" off") {
+        return Some(Order {
+            does: Does::Check,
+            verb: Some("cross off"),
+            object: after("cross ".len()),
+        });
     }
     let (verb, does) = EN.iter().find(|(w, _)| {
         lower
             .strip_prefix(w)
             .is_some_and(|r| r.starts_with([' ', ',', ':']))
     })?;
-    // "Put 'ann' in Username", "Create an account with 'a@b.co'", "Complete the form with
-    // 'Ann'", "Check the 'x' box"… name field values or a form: only a list item is added,
-    // only the direct object of the verb is ticked.
-    let list = [" list", " todo", " task", " item", " note", "清单"]
-        .iter()
-        .any(|w| lower.contains(w));
-    let mut raw = body.trim().to_lowercase();
-    while let Some(rest) = EN_FILLERS.iter().find_map(|f| raw.strip_prefix(f)) {
-        raw = rest.to_string();
-    }
-    let object_quoted = raw
-        .strip_prefix(verb)
-        .is_some_and(|r| r.trim_start().starts_with(['"', '\'', '“', '‘', '「']));
-    match does {
-        Does::Add if *verb != "add" && !list => None,
-        Does::Check if !object_quoted && !list => None,
-        d => Some(*d),
-    }
+    Some(Order {
+        does: *does,
+        verb: Some(verb),
+        object: after(verb.len()),
+    })
 }
 
 /// "Complete 'a' but leave 'b' open" is two clauses.
-fn split_but(seg: &str) -> Vec<String> {
+pub(super) fn split_but(seg: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = seg;
     while let Some(at) = [" but ", " while ", "，但", "但是"]
@@ -335,7 +436,7 @@ fn starts_with_item(body: &str) -> bool {
     b.starts_with(['"', '\'', '“', '‘', '「'])
 }
 
-fn is_cjk(c: char) -> bool {
+pub(super) fn is_cjk(c: char) -> bool {
     ('\u{4e00}'..='\u{9fff}').contains(&c)
 }
 

@@ -21,6 +21,7 @@
 //! anything that may have landed goes back through observe → reflect → ask the model.
 
 pub mod check_every;
+pub mod clause_plan;
 pub mod clauses;
 pub mod effects;
 pub mod judge;
@@ -32,6 +33,7 @@ pub mod plan_cover;
 pub mod plan_fix;
 pub mod plan_ids;
 pub mod plan_step;
+pub mod plan_typed;
 pub mod plan_verbs;
 pub mod popups;
 pub mod presses;

@@ -266,9 +266,16 @@ impl Exec<'_> {
         }
         let cancel = self.cancel.clone();
         let schema = super::plan::schema(ask_expect);
+        // A first plan every clause of which reads needs the model only for the checkable
+        // clauses Argus could not map itself.
+        let read = match (&obs, previous) {
+            (Ok(o), None) => super::clause_plan::read(task, o),
+            _ => None,
+        };
         let res = match self.model.as_ref() {
+            _ if read.is_some() && !ask_expect => Some(None),
             Some(c) => tokio::select! {
-                r = c.json(messages, "plan", &schema, super::plan::parse, PLAN_MAX_TOKENS, &mut usage) => Some(r),
+                r = c.json(messages, "plan", &schema, super::plan::parse, PLAN_MAX_TOKENS, &mut usage) => Some(Some(r)),
                 _ = cancelled(&cancel) => None,
             },
             None => return Err(StepFail::Infra("no model client".into())),
@@ -277,8 +284,11 @@ impl Exec<'_> {
             self.end_step(step, Some("cancelled".into()), start).await;
             return Err(StepFail::Cancelled);
         };
-        let (ok, err, plan, detail) =
-            self.planned(task, res, obs.as_ref().ok(), previous.is_none());
+        let (ok, err, plan, detail) = match (res, read) {
+            (res, Some(r)) => self.read_plan(task, res, obs.as_ref().ok(), r),
+            (Some(res), None) => self.planned(task, res, obs.as_ref().ok(), previous.is_none()),
+            (None, None) => (false, Some("no plan".into()), Vec::new(), "no plan".into()),
+        };
         let mut rec = ActionRecord::new(
             step,
             0,
@@ -339,6 +349,47 @@ impl Exec<'_> {
         }
     }
 
+    /// A first plan read from the instruction's clauses ([`super::clause_plan`]): the
+    /// planner's answer, when it was asked for the expectations Argus could not map, gives
+    /// only those; its steps are set aside.
+    fn read_plan(
+        &mut self,
+        task: &str,
+        res: Option<Result<super::plan::Plan, ModelError>>,
+        obs: Option<&Observation>,
+        read: super::clause_plan::Read,
+    ) -> (bool, Option<String>, Vec<String>, String) {
+        let mut detail = format!(
+            "{} steps read from the instruction's clauses without the model",
+            read.steps.len()
+        );
+        if read.already > 0 {
+            detail.push_str(&format!(
+                " ({} order(s) whose effect the screen already shows left out)",
+                read.already
+            ));
+        }
+        match res {
+            Some(Ok(p)) => {
+                let set_aside = p.steps.len();
+                let _ = self.shape_plan(task, p, obs);
+                detail.push_str(&format!(
+                    "; the planner, asked for the expectations only, planned {set_aside} step(s), set aside"
+                ));
+            }
+            Some(Err(e)) => detail.push_str(&format!(
+                "; the planner, asked for the expectations only, failed: {}",
+                super::model::clip_text(&e.to_string())
+            )),
+            None => {}
+        }
+        let (steps, added) = super::plan_fix::repair(read.steps);
+        if added > 0 {
+            detail.push_str(&format!(" ({added} `press Enter` added)"));
+        }
+        (true, None, steps, detail)
+    }
+
     /// The planner's answer made runnable: its expectations taken in, checks written as steps
     /// dropped, ids rewritten as targets, the closing tap and `press Enter`s added. Returns
     /// the steps and the plan record's detail.
@@ -364,6 +415,11 @@ impl Exec<'_> {
             } else {
                 crate::verdict::from_clause(&self.unmapped.join(" / "), &p.expect)
             };
+            let mut found = found;
+            if let Some(o) = obs {
+                // A masked box never shows what was typed into it.
+                found.retain(|e| !super::plan_typed::expects_a_password(&e.exp.line, &p.steps, o));
+            }
             mapped = found.len();
             if mapped >= self.unmapped.len().min(p.expect.len()) && mapped > 0 {
                 self.unmapped.clear();
@@ -383,8 +439,16 @@ impl Exec<'_> {
             }
             None => (steps, 0, false),
         };
+        let (steps, respelt) = super::plan_typed::as_written(steps, task);
+        let (steps, submitted) = super::plan_typed::adds_submitted(steps, task);
         let (steps, added) = super::plan_fix::repair(steps);
+        let added = added + submitted;
         let mut detail = format!("{} steps", steps.len());
+        if respelt > 0 {
+            detail.push_str(&format!(
+                " ({respelt} typed text(s) spelt as the instruction spells them)"
+            ));
+        }
         if p.unwritable > 0 {
             detail.push_str(&format!(
                 " ({} planned step(s) naming nothing to act on dropped)",
@@ -406,7 +470,7 @@ impl Exec<'_> {
         }
         if added > 0 {
             detail.push_str(&format!(
-                " ({added} `press Enter` added: a field typed into more than once, or tapped right after its typing, is submitted)"
+                " ({added} `press Enter` added: an item the instruction adds, or a field typed into more than once or tapped right after its typing, is submitted)"
             ));
         }
         if named > 0 {

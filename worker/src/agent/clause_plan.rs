@@ -1,0 +1,620 @@
+//! A first plan read from the instruction itself, clause by clause, where every clause reads:
+//! the model is then not asked to map what Argus can say for sure.
+//!
+//! Each clause ([`clauses::segments`]) is one of: a check (the run's expectations take it,
+//! [`clauses::reads_as_check`]); a description ("the plumber has been called", "会议室其实还没订下来":
+//! an English clause that starts with its subject, a Chinese one with no order word); or an
+//! order whose verb is in the lexicon of [`effects::order_of`] (tick off, reopen, delete,
+//! clear, add, reword, 划掉, 重新打开, 记一条 …). An order becomes typed steps:
+//! `check` / `uncheck` / `delete` / `rename` on the list items it names, `type` + `press
+//! Enter` into the screen's one text field for an item it adds, a tap on the one button whose
+//! name starts with its verb ("clear the finished items" → `Clear completed`), or `check
+//! every item` for "all". If any clause is none of these, or an item it names cannot be found,
+//! nothing is read and the model plans the whole job as before.
+//!
+//! Items are the screen's named toggles (a list item's checkbox carries the item's text) plus
+//! those the plan adds. A clause names them by quotes (exactly, else by its words), by its own
+//! words ("the dentist appointment" → `book a dentist appointment`), or by a pronoun ("cross
+//! that one off", "这两条", "get rid of it"): then by the quoted items, else the words, of the
+//! clauses before it, nearest first. Words are compared as stems (English, `'s`, `-ed`,
+//! `-ing`, `-s` dropped) and Chinese as character pairs; only a unique best match counts (a
+//! plural pronoun takes every item that matches, and exactly as many as it says: 两 / both).
+//!
+//! Why: with Qwen2.5-Coder-1.5B, instructions worded as people talk ("Rent's paid, so tick that
+//! one off") were planned as taps on the page's footer text, typings never submitted, or
+//! ticks of the wrong item; each of these clauses is plain to read without a model.
+
+use super::clauses;
+use super::effects::{self, Does};
+use super::plan_step::{PlanStep, StepKind};
+use crate::resolve::{is_toggle, takes_text};
+use argus_perception::{Observation, Role};
+
+/// A plan read from the instruction (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Read {
+    /// Step-language lines, in the order of the clauses.
+    pub steps: Vec<String>,
+    /// Orders whose effect already holds on the screen (an item already ticked, already on
+    /// the list), left out.
+    pub already: usize,
+}
+
+/// English words a description starts with (its subject): imperatives start with a verb.
+const SUBJECTS: &[&str] = &[
+    "i", "i'm", "i've", "i'd", "my", "the", "this", "that", "these", "those", "it", "it's", "its",
+    "they", "we", "he", "she", "there", "our", "your", "his", "her", "their", "a", "an", "you",
+    "nothing", "someone",
+];
+/// English words a subordinate clause starts with: it sets a time or a reason, it orders
+/// nothing by itself ("once that's gone", "when you're done").
+const SUBORDINATORS: &[&str] = &[
+    "once", "when", "after", "before", "if", "since", "because", "as", "whenever", "while",
+    "until", "unless", "though", "although",
+];
+/// Words that carry no item's meaning (pronouns, articles, list words).
+const STOP: &[&str] = &[
+    "a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "is", "are", "was", "were",
+    "be", "been", "has", "have", "had", "it", "its", "that", "this", "one", "ones", "so", "then",
+    "my", "me", "i", "you", "your", "please", "can", "could", "would", "will", "with", "as", "by",
+    "up", "off", "out", "from", "list", "item", "items", "todo", "todos", "entry", "entries",
+    "task", "tasks", "thing", "already", "just", "now", "also", "them", "these", "those", "there",
+    "both", "two", "too", "again", "new", "instead", "which", "what", "all",
+];
+/// Chinese words that make a clause an order (a request) even with no verb of the lexicon.
+const ZH_ORDER_WORDS: &[&str] = &["把", "帮", "请", "给我", "要", "得", "需要", "让", "去"];
+/// Words that make an object "all of them".
+const ALL_WORDS: &[&str] = &["all", "every", "everything", "全部", "所有"];
+
+/// The plan read from `instruction` on `obs` (see the module docs); `None` when a clause does
+/// not read or no clause orders anything.
+pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
+    let mut items: Vec<(String, bool)> = Vec::new();
+    for e in obs.elements.iter().filter(|e| is_toggle(e)) {
+        let name = e.name.trim();
+        if !name.is_empty() && !is_all_toggle(name) && !items.iter().any(|(n, _)| n == name) {
+            items.push((name.to_string(), e.checked.is_yes()));
+        }
+    }
+    let segs: Vec<String> = clauses::segments(instruction)
+        .iter()
+        .flat_map(|s| effects::split_but(s))
+        .flat_map(|s| split_so(&s))
+        .map(|s| clauses::strip_fillers(&s).to_string())
+        .filter(|s| !only_fillers(s))
+        .collect();
+    let mut out = Read {
+        steps: Vec::new(),
+        already: 0,
+    };
+    let mut read_any = false;
+    // After a step whose effect Argus cannot foresee (a model's free step, a button), an
+    // item's state is no longer known: nothing more is left out as already done.
+    let mut uncertain = false;
+    for (k, seg) in segs.iter().enumerate() {
+        if clauses::reads_as_check(seg) || describes(seg) && effects::order_of(seg).is_none() {
+            continue;
+        }
+        let before: Vec<&str> = segs[..k].iter().rev().map(String::as_str).collect();
+        let steps = effects::order_of(seg).and_then(|order| {
+            order_steps(
+                order.does,
+                &order.object,
+                seg,
+                &before,
+                &mut items,
+                obs,
+                uncertain,
+            )
+        });
+        let Some(steps) = steps else {
+            // An order Argus cannot read: the model acts it out when its turn comes.
+            out.steps
+                .push(seg.trim().trim_end_matches(['.', '。']).to_string());
+            uncertain = true;
+            continue;
+        };
+        for s in steps {
+            match s {
+                Some(s) => {
+                    uncertain |= s.kind == StepKind::Tap;
+                    read_any = true;
+                    out.steps.extend(s.lines().ok()?);
+                }
+                None => out.already += 1,
+            }
+        }
+    }
+    read_any.then_some(out)
+}
+
+/// Whether a clause is nothing but joining words ("and", "then", "然后").
+fn only_fillers(seg: &str) -> bool {
+    seg.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .all(|w| {
+            [
+                "and", "then", "also", "so", "or", "now", "please", "然后", "再", "并",
+            ]
+            .contains(&w)
+        })
+}
+
+/// `check every item`-like toggles ("Mark all as complete", "全选") are no list items.
+fn is_all_toggle(name: &str) -> bool {
+    let lower = name.to_lowercase();
+    lower.split_whitespace().any(|w| w == "all") || name.contains("全部") || name.contains("全选")
+}
+
+/// "Rent's paid, so tick it off" / "clear them so it disappears": `so` starts a clause.
+fn split_so(seg: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = seg.to_string();
+    while let Some(at) = [" so ", ": ", "：", "（", "("]
+        .iter()
+        .filter_map(|w| rest.find(w).map(|i| (i, w.len())))
+        .min()
+    {
+        out.push(rest[..at.0].to_string());
+        rest = rest[at.0 + at.1..].to_string();
+    }
+    out.push(rest.trim_end_matches([')', '）']).to_string());
+    out
+}
+
+/// Whether a clause only describes (see [`SUBJECTS`], [`ZH_ORDER_WORDS`]).
+fn describes(seg: &str) -> bool {
+    let s = seg.trim();
+    if s.chars().any(effects::is_cjk) {
+        return !ZH_ORDER_WORDS.iter().any(|w| s.contains(w));
+    }
+    if s.starts_with(['"', '\'', '“', '‘', '「']) {
+        return true;
+    }
+    let first = s
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_lowercase()
+        .replace('’', "'");
+    SUBJECTS.contains(&first.as_str())
+        || SUBORDINATORS.contains(&first.as_str())
+        || first.ends_with("'s")
+}
+
+/// The typed steps of one order (`None` in the list: its effect already holds), updating
+/// the known items; `None` when it cannot be read.
+fn order_steps(
+    does: Does,
+    object: &str,
+    seg: &str,
+    before: &[&str],
+    items: &mut Vec<(String, bool)>,
+    obs: &Observation,
+    uncertain: bool,
+) -> Option<Vec<Option<PlanStep>>> {
+    let quoted = clauses::quoted(object);
+    let step = |kind: StepKind, target: &str, text: &str| PlanStep {
+        kind,
+        target: target.to_string(),
+        text: text.to_string(),
+    };
+    match does {
+        Does::Add => {
+            if quoted.is_empty() {
+                return None;
+            }
+            let field = one_text_field(obs)?;
+            let mut out = Vec::new();
+            for t in quoted {
+                if !uncertain && items.iter().any(|(n, _)| *n == t) {
+                    out.push(None);
+                    continue;
+                }
+                items.push((t.clone(), false));
+                out.push(Some(step(StepKind::Type, &field, &t)));
+                out.push(Some(step(StepKind::Press, "", "Enter")));
+            }
+            Some(out)
+        }
+        Does::Rename => {
+            let (old, new) = match quoted.as_slice() {
+                [old, new] => (find_item(old, items)?, new.clone()),
+                [new] if words(&clauses::without_quotes(object)).is_empty() => {
+                    (by_context(before, items, Some(1))?.pop()?, new.clone())
+                }
+                _ => return None,
+            };
+            if let Some(it) = items.iter_mut().find(|(n, _)| *n == old) {
+                it.0 = new.clone();
+            }
+            Some(vec![Some(step(StepKind::Rename, &old, &new))])
+        }
+        Does::Check | Does::Uncheck | Does::Delete => {
+            let all = ALL_WORDS.iter().any(|w| {
+                let lower = clauses::without_quotes(object).to_lowercase();
+                lower.split_whitespace().any(|x| x == *w) || (w.len() > 3 && lower.contains(w))
+            });
+            let targets = if !quoted.is_empty() {
+                quoted
+                    .iter()
+                    .map(|q| find_item(q, items))
+                    .collect::<Option<Vec<_>>>()?
+            } else if all && does != Does::Delete {
+                let kind = if does == Does::Check {
+                    StepKind::CheckAll
+                } else {
+                    StepKind::UncheckAll
+                };
+                return Some(vec![Some(step(kind, "", ""))]);
+            } else {
+                match by_words(object, items, plural(object)) {
+                    Some(t) => t,
+                    None if pronoun(object, does) => by_context(before, items, plural(object))?,
+                    None => {
+                        return (does == Does::Delete)
+                            .then(|| button_for(seg, obs))
+                            .flatten()
+                            .map(|b| vec![Some(step(StepKind::Tap, &b, ""))]);
+                    }
+                }
+            };
+            let mut out = Vec::new();
+            for t in targets {
+                let pos = items.iter().position(|(n, _)| *n == t)?;
+                match does {
+                    Does::Delete => {
+                        items.remove(pos);
+                        out.push(Some(step(StepKind::Delete, &t, "")));
+                    }
+                    _ => {
+                        let want = does == Does::Check;
+                        if items[pos].1 == want && !uncertain {
+                            out.push(None);
+                        } else {
+                            items[pos].1 = want;
+                            let kind = if want {
+                                StepKind::Check
+                            } else {
+                                StepKind::Uncheck
+                            };
+                            out.push(Some(step(kind, &t, "")));
+                        }
+                    }
+                }
+            }
+            Some(out)
+        }
+    }
+}
+
+/// The name (else placeholder) of the screen's one text field that is not a password box.
+fn one_text_field(obs: &Observation) -> Option<String> {
+    let mut fields = obs
+        .elements
+        .iter()
+        .filter(|e| takes_text(e) && e.role != Role::Combobox && !e.password.is_yes());
+    let f = fields.next()?;
+    if fields.next().is_some() {
+        return None;
+    }
+    let name = f.name.trim();
+    let label = if name.is_empty() {
+        f.placeholder.as_deref().unwrap_or("").trim()
+    } else {
+        name
+    };
+    (!label.is_empty()).then(|| label.to_string())
+}
+
+/// The one button whose name starts with the clause's verb ("clear …" → `Clear completed`;
+/// a Chinese verb anywhere in the name).
+fn button_for(seg: &str, obs: &Observation) -> Option<String> {
+    let lower = seg.trim().to_lowercase();
+    let verb = lower.split_whitespace().next()?;
+    let zh: Vec<&str> = ["清除", "删除", "清空", "删掉"]
+        .into_iter()
+        .filter(|v| seg.contains(v))
+        .collect();
+    let mut hits = obs.elements.iter().filter(|e| {
+        e.role == Role::Button && {
+            let n = e.name.trim().to_lowercase();
+            n.split_whitespace().next() == Some(verb) || zh.iter().any(|v| n.contains(v))
+        }
+    });
+    let b = hits.next()?;
+    hits.next().is_none().then(|| b.name.trim().to_string())
+}
+
+/// The item a quoted text names: the one whose name is that text (case-insensitive), else
+/// the unique best by words.
+fn find_item(q: &str, items: &[(String, bool)]) -> Option<String> {
+    let key = q.trim().to_lowercase();
+    if let Some((n, _)) = items.iter().find(|(n, _)| n.to_lowercase() == key) {
+        return Some(n.clone());
+    }
+    by_words(q, items, None).and_then(|mut v| (v.len() == 1).then(|| v.remove(0)))
+}
+
+/// Whether an object that names no item speaks of items named before: no English word of
+/// meaning left ("that one", "it", "both of them"); in Chinese a demonstrative (这条, 那个,
+/// 它), or, but for deleting (清除已完成的 names a button), any object ("把勾去掉").
+fn pronoun(object: &str, does: Does) -> bool {
+    if object.chars().any(effects::is_cjk) {
+        return does != Does::Delete || ["这", "那", "它"].iter().any(|w| object.contains(w));
+    }
+    words(object).is_empty()
+}
+
+/// How many items a pronoun speaks of: `Some(1)` for it / that one / 这条, `Some(n)` for
+/// both / two / 两, `None` for them / these (every item that matches).
+fn plural(object: &str) -> Option<usize> {
+    let lower = object.to_lowercase();
+    let has = |w: &str| lower.split(|c: char| !c.is_alphanumeric()).any(|x| x == w);
+    if has("both") || has("two") || object.contains('两') {
+        return Some(2);
+    }
+    if has("three") || object.contains('三') {
+        return Some(3);
+    }
+    if has("them") || has("these") || has("those") || object.contains("它们") {
+        return None;
+    }
+    Some(1)
+}
+
+/// Items the clauses before (nearest first) speak of: their quoted items, else their words.
+fn by_context(before: &[&str], items: &[(String, bool)], n: Option<usize>) -> Option<Vec<String>> {
+    for seg in before {
+        let named: Vec<String> = clauses::quoted(seg)
+            .iter()
+            .filter_map(|q| find_item(q, items))
+            .collect();
+        if !named.is_empty() && n.is_none_or(|n| named.len() == n) {
+            return Some(named);
+        }
+    }
+    // Several clauses may name one item each ("会议室还没订，测试用例只更新了一半，这两条…").
+    let mut found: Vec<String> = Vec::new();
+    for seg in before {
+        if let Some(hits) = by_words(seg, items, None) {
+            for h in hits {
+                if !found.contains(&h) {
+                    found.push(h);
+                }
+            }
+        }
+        if n.is_some_and(|n| found.len() >= n) {
+            break;
+        }
+    }
+    found.sort_by_key(|f| items.iter().position(|(n, _)| n == f));
+    match n {
+        Some(n) if found.len() == n => Some(found),
+        None if !found.is_empty() => Some(found),
+        _ => None,
+    }
+}
+
+/// The items `text`'s words name: the unique best-scoring one for `Some(1)`, every item that
+/// shares a word otherwise (exactly `n` of them for `Some(n)`); `None` when nothing matches.
+fn by_words(text: &str, items: &[(String, bool)], n: Option<usize>) -> Option<Vec<String>> {
+    let want = words(text);
+    if want.is_empty() {
+        return None;
+    }
+    let scored: Vec<(usize, &String)> = items
+        .iter()
+        .map(|(name, _)| {
+            (
+                words(name).iter().filter(|w| want.contains(w)).count(),
+                name,
+            )
+        })
+        .filter(|(s, _)| *s > 0)
+        .collect();
+    let best = scored.iter().map(|(s, _)| *s).max()?;
+    match n {
+        Some(1) => {
+            let top: Vec<&String> = scored
+                .iter()
+                .filter(|(s, _)| *s == best)
+                .map(|(_, n)| *n)
+                .collect();
+            (top.len() == 1).then(|| vec![top[0].clone()])
+        }
+        Some(k) => (scored.len() == k).then(|| scored.iter().map(|(_, n)| (*n).clone()).collect()),
+        None => Some(scored.iter().map(|(_, n)| (*n).clone()).collect()),
+    }
+}
+
+/// Meaning-bearing words of `text`: English stems not in [`STOP`], and Chinese character
+/// pairs.
+fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let lower = text.to_lowercase().replace('’', "'");
+    for w in lower.split(|c: char| !(c.is_alphanumeric() || c == '\'') || effects::is_cjk(c)) {
+        let w = w.trim_matches('\'');
+        let w = w.strip_suffix("'s").unwrap_or(w);
+        if w.is_empty() || STOP.contains(&w) {
+            continue;
+        }
+        out.push(stem(w));
+    }
+    let cjk: Vec<char> = text.chars().collect();
+    for pair in cjk.windows(2) {
+        if pair.iter().all(|c| effects::is_cjk(*c)) {
+            out.push(pair.iter().collect());
+        }
+    }
+    out
+}
+
+/// A crude English stem: `-ing`, `-ed`, `-es`/`-s` dropped from longer words.
+fn stem(w: &str) -> String {
+    for (suffix, min) in [("ing", 6), ("ed", 5), ("es", 5), ("s", 4)] {
+        if w.len() >= min {
+            if let Some(s) = w.strip_suffix(suffix) {
+                return s.to_string();
+            }
+        }
+    }
+    w.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use argus_perception::{build, Node, Rect, Screen, Tree, Tri};
+
+    /// A list app's shape: a new-item field, one row per item (a toggle named by the item),
+    /// a "Clear done" button.
+    fn list(items: &[(&str, bool)]) -> Observation {
+        let mut tree = Tree::default();
+        let mut root = Node::new(Role::Other, "main", "");
+        root.bounds = Some(Rect::new(0.0, 0.0, 400.0, 400.0));
+        tree.nodes.push(root);
+        let mut field = Node::new(Role::Textfield, "textbox", "");
+        field.placeholder = Some("New item".into());
+        field.bounds = Some(Rect::new(10.0, 10.0, 300.0, 24.0));
+        field.parent = Some(0);
+        tree.nodes.push(field);
+        for (i, (name, done)) in items.iter().enumerate() {
+            let mut n = Node::new(Role::Checkbox, "checkbox", name);
+            n.checked = if *done { Tri::Yes } else { Tri::No };
+            n.bounds = Some(Rect::new(10.0, 50.0 + 30.0 * i as f64, 200.0, 24.0));
+            n.parent = Some(0);
+            tree.nodes.push(n);
+        }
+        let mut b = Node::new(Role::Button, "button", "Clear done");
+        b.bounds = Some(Rect::new(10.0, 360.0, 100.0, 24.0));
+        b.parent = Some(0);
+        tree.nodes.push(b);
+        tree.nodes[0].children = (1..tree.nodes.len()).collect();
+        build(
+            &tree,
+            Screen {
+                width: 400.0,
+                height: 400.0,
+                dpr: 1.0,
+            },
+            1,
+        )
+    }
+
+    fn steps(instruction: &str, obs: &Observation) -> Option<Vec<String>> {
+        read(instruction, obs).map(|r| r.steps)
+    }
+
+    #[test]
+    fn pronouns_and_paraphrases_find_their_items() {
+        let obs = list(&[("fix the fence", false), ("email the landlord", false)]);
+        assert_eq!(
+            steps("The landlord got his email, so cross that one off.", &obs).unwrap(),
+            vec!["check \"email the landlord\""]
+        );
+        assert_eq!(
+            steps("Tick off the fence job", &obs).unwrap(),
+            vec!["check \"fix the fence\""]
+        );
+        assert_eq!(
+            steps("'fix the fence' is done by my neighbour. Remove it.", &obs).unwrap(),
+            vec!["tap \"Delete\" in the row of \"fix the fence\""]
+        );
+        let zh = list(&[("修水管", true), ("订机票", true), ("写报告", false)]);
+        assert_eq!(
+            steps("水管其实还没修好，机票也没订成，这两条都得重新打开。", &zh).unwrap(),
+            vec!["uncheck \"修水管\"", "uncheck \"订机票\""]
+        );
+    }
+
+    #[test]
+    fn adds_renames_clears_and_skips_what_holds() {
+        let obs = list(&[("fix the fence", true), ("email the landlord", false)]);
+        let r = read(
+            "Clear the finished ones, then add 'walk the dog' and tick off 'email the landlord'. Make sure 1 item is left.",
+            &obs,
+        )
+        .unwrap();
+        assert_eq!(
+            r.steps,
+            vec![
+                "tap \"Clear done\"",
+                "type \"walk the dog\" into \"New item\"",
+                "press Enter",
+                "check \"email the landlord\""
+            ]
+        );
+        let r = read("Tick off 'fix the fence' and 'email the landlord'.", &obs).unwrap();
+        assert_eq!(r.steps, vec!["check \"email the landlord\""]);
+        assert_eq!(r.already, 1, "the fence was ticked already");
+        // Nothing left to do: the model decides (it sees the screen).
+        assert_eq!(read("Tick off 'fix the fence'.", &obs), None);
+        assert_eq!(
+            steps(
+                "'email the landlord' is vague: reword it to 'email the landlord about rent'",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "double tap \"email the landlord\"",
+                "type \"email the landlord about rent\" into \"email the landlord\"",
+                "press Enter"
+            ]
+        );
+        assert_eq!(
+            steps("顺便再记一条“买牛奶”。", &obs).unwrap(),
+            vec!["type \"买牛奶\" into \"New item\"", "press Enter"]
+        );
+    }
+
+    #[test]
+    fn what_argus_cannot_read_is_a_free_step_in_its_place() {
+        let obs = list(&[("pay the rent", false), ("call mum", false)]);
+        // No button starts with the verb yet (it shows once an item is done), and a
+        // subordinate clause orders nothing.
+        assert_eq!(
+            steps(
+                "Rent's paid, so tick that one off and then purge the finished items. Once that's done, add 'buy eggs'.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "check \"pay the rent\"",
+                "purge the finished items",
+                "type \"buy eggs\" into \"New item\"",
+                "press Enter"
+            ]
+        );
+        let zh = list(&[("修水管", true), ("订机票", true), ("写报告", false)]);
+        assert_eq!(
+            steps("机票其实还没订好，把它的勾去掉。", &zh).unwrap(),
+            vec!["uncheck \"订机票\""]
+        );
+    }
+
+    #[test]
+    fn what_does_not_read_is_left_to_the_model() {
+        let obs = list(&[("fix the fence", false), ("email the landlord", false)]);
+        // Nothing read: a verb outside the lexicon, an item nobody has, an ambiguous
+        // pronoun, a form.
+        assert_eq!(steps("Sort the list by name.", &obs), None);
+        assert_eq!(steps("Tick off the groceries.", &obs), None);
+        assert_eq!(
+            steps("Tick both of them off.", &list(&[("a", false)])),
+            None
+        );
+        assert_eq!(steps("Log in as 'ann' and press Submit.", &obs), None);
+        // One clause read, the other a free step.
+        assert_eq!(
+            steps("Sort the list by name, then tick off the fence.", &obs).unwrap(),
+            vec!["Sort the list by name", "check \"fix the fence\""]
+        );
+        // Only checks and descriptions: nothing to plan.
+        assert_eq!(
+            steps("The fence is fixed. Make sure 2 items are left.", &obs),
+            None
+        );
+    }
+}

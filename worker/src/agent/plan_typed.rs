@@ -1,0 +1,197 @@
+//! What a plan types, held to the instruction's own words: a typed text is spelt as the
+//! instruction spells it, an item the instruction adds is submitted, and nothing typed into a
+//! password box is expected on the screen.
+//!
+//! Why (measured with Qwen2.5-Coder-1.5B): "I'm priya_r" was typed as `Priya_r` (the form
+//! took the wrong user); "add 'X' to the list" was typed into the new-item box and never
+//! submitted; and "make sure the password goes in right" became `assert screen contains
+//! "<the password>"`, which a masked box can never show (the run failed with the form right).
+
+use super::effects;
+use super::plan_fix::as_script_line;
+use argus_perception::Observation;
+use argus_protocol::{Action, Aim};
+
+/// The text and the target's name of a `type` line (target `None`: the focused field).
+fn typing(step: &str) -> Option<(String, Option<String>)> {
+    match as_script_line(step)? {
+        Action::Type { text, target } => {
+            let name = match target {
+                Aim::Target(t) => Some(t.name),
+                _ => None,
+            };
+            Some((text, name))
+        }
+        _ => None,
+    }
+}
+
+/// The plan with each typed text that the instruction holds only in another case (and holds
+/// exactly once that way, as a whole word) spelt as the instruction spells it; the number
+/// changed.
+pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
+    let mut changed = 0;
+    let steps = steps
+        .into_iter()
+        .map(|s| {
+            let Some((text, _)) = typing(&s) else {
+                return s;
+            };
+            match spelt_in(task, &text) {
+                Some(own) if own != text => {
+                    let fixed = s.replacen(&text, &own, 1);
+                    if typing(&fixed).is_some_and(|(t, _)| t == own) {
+                        changed += 1;
+                        fixed
+                    } else {
+                        s
+                    }
+                }
+                _ => s,
+            }
+        })
+        .collect();
+    (steps, changed)
+}
+
+/// `text` as `task` spells it: itself when the task holds it exactly; the one whole-word
+/// occurrence that differs only in case otherwise; `None` when neither.
+fn spelt_in(task: &str, text: &str) -> Option<String> {
+    if text.trim().is_empty() || task.contains(text) {
+        return Some(text.to_string());
+    }
+    let lower_task = task.to_lowercase();
+    let lower = text.to_lowercase();
+    // Lower-casing must keep byte offsets (ASCII and most scripts do).
+    if lower_task.len() != task.len() || lower.len() != text.len() {
+        return None;
+    }
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let hits: Vec<usize> = lower_task
+        .match_indices(&lower)
+        .map(|(i, _)| i)
+        .filter(|&i| {
+            !word(task[..i].chars().next_back()) && !word(task[i + text.len()..].chars().next())
+        })
+        .collect();
+    match hits.as_slice() {
+        [i] => task.get(*i..*i + text.len()).map(str::to_string),
+        _ => None,
+    }
+}
+
+/// The plan with `press Enter` after each typing of an item the instruction adds ("add 'X'",
+/// "put 'X' on the list", "记一条“X”") that nothing submits (the next step is no key press
+/// and no tap); the number added.
+pub fn adds_submitted(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
+    let added = effects::added(task);
+    if added.is_empty() {
+        return (steps, 0);
+    }
+    let mut out = Vec::with_capacity(steps.len() + 2);
+    let mut n = 0;
+    for (k, s) in steps.iter().enumerate() {
+        out.push(s.clone());
+        let Some((text, _)) = typing(s) else { continue };
+        if !added.iter().any(|a| a.eq_ignore_ascii_case(text.trim())) {
+            continue;
+        }
+        // A tap on the typed text itself lands on the field that holds it: no submit.
+        let submits = steps
+            .get(k + 1)
+            .and_then(|n| as_script_line(n))
+            .is_some_and(|a| match a {
+                Action::Key { .. } => true,
+                Action::Tap { target } | Action::DoubleTap { target } => {
+                    !matches!(target, Aim::Target(t) if t.name.trim().eq_ignore_ascii_case(text.trim()))
+                }
+                _ => false,
+            });
+        if !submits {
+            out.push("press Enter".to_string());
+            n += 1;
+        }
+    }
+    (out, n)
+}
+
+/// Whether an expectation line looks for a text the plan types into a password box (which
+/// shows only dots): such a line can never hold.
+pub fn expects_a_password(line: &str, steps: &[String], obs: &Observation) -> bool {
+    let Some(Action::AssertContains { text }) = as_script_line(line) else {
+        return false;
+    };
+    steps.iter().filter_map(|s| typing(s)).any(|(typed, name)| {
+        typed == text
+            && name.is_some_and(|n| {
+                let n = n.trim().trim_end_matches([':', '：', '*']).to_lowercase();
+                obs.elements.iter().any(|e| {
+                    e.password.is_yes()
+                        && e.labels().any(|l| {
+                            l.trim().trim_end_matches([':', '：', '*']).to_lowercase() == n
+                        })
+                })
+            })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &[&str]) -> Vec<String> {
+        s.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn typed_texts_are_spelt_as_the_instruction_spells_them() {
+        let task = "Log me in: I'm jo_k and the password is Tulip3.";
+        let (p, n) = as_written(
+            v(&[
+                "type \"Jo_k\" into \"Username\"",
+                "type \"Tulip3\" into \"Password\"",
+                "tap \"Login\"",
+            ]),
+            task,
+        );
+        assert_eq!(n, 1);
+        assert_eq!(p[0], "type \"jo_k\" into \"Username\"");
+        assert_eq!(p[1], "type \"Tulip3\" into \"Password\"");
+        // Not a whole word of the task, or twice in other cases: left alone.
+        let (p, n) = as_written(v(&["type \"Jo\" into \"Username\""]), task);
+        assert_eq!((p[0].as_str(), n), ("type \"Jo\" into \"Username\"", 0));
+        let (_, n) = as_written(v(&["type \"ab\" into \"X\""]), "type aB or Ab");
+        assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn an_added_item_is_submitted() {
+        let task = "Put 'wash the car' on the list.";
+        let (p, n) = adds_submitted(v(&["type \"wash the car\" into \"New todo\""]), task);
+        assert_eq!(n, 1);
+        assert_eq!(
+            p,
+            v(&["type \"wash the car\" into \"New todo\"", "press Enter"])
+        );
+        // A tap on the typed text is a tap on the field: Enter still goes first.
+        let (p, _) = adds_submitted(
+            v(&[
+                "type \"wash the car\" into \"New todo\"",
+                "tap \"wash the car\"",
+            ]),
+            task,
+        );
+        assert_eq!(p[1], "press Enter");
+        // Already submitted, or a field value rather than an item: unchanged.
+        let (_, n) = adds_submitted(
+            v(&["type \"wash the car\" into \"New todo\"", "press Enter"]),
+            task,
+        );
+        assert_eq!(n, 0);
+        let (_, n) = adds_submitted(
+            v(&["type \"ann\" into \"Username\""]),
+            "Put 'ann' in Username.",
+        );
+        assert_eq!(n, 0);
+    }
+}
