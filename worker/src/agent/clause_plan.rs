@@ -308,11 +308,21 @@ fn one_text_field(obs: &Observation) -> Option<String> {
     (!label.is_empty()).then(|| label.to_string())
 }
 
+/// Lead words that frame a clause rather than name its action ("start by …", "try to …").
+const FRAMING: &[&str] = &[
+    "start", "begin", "first", "try", "go", "make", "let", "please", "now", "then", "and",
+];
+
 /// The one button whose name starts with the clause's verb ("clear …" → `Clear completed`;
-/// a Chinese verb anywhere in the name).
-fn button_for(seg: &str, obs: &Observation) -> Option<String> {
+/// a Chinese verb anywhere in the name). Used at plan time for an order, and when a free
+/// step's turn comes ([`verb_button`]): a button that shows only once an item is done is
+/// found then.
+pub fn button_for(seg: &str, obs: &Observation) -> Option<String> {
     let lower = seg.trim().to_lowercase();
     let verb = lower.split_whitespace().next()?;
+    if FRAMING.contains(&verb) {
+        return None;
+    }
     let zh: Vec<&str> = ["清除", "删除", "清空", "删掉"]
         .into_iter()
         .filter(|v| seg.contains(v))
@@ -325,6 +335,18 @@ fn button_for(seg: &str, obs: &Observation) -> Option<String> {
     });
     let b = hits.next()?;
     hits.next().is_none().then(|| b.name.trim().to_string())
+}
+
+/// The tap a free step (an order the plan could not read) becomes when its verb starts the
+/// name of exactly one button on the screen now ("clear the finished items" → `tap "Clear
+/// completed"`); `None` for a step that quotes a text (it has a value to give, not only a
+/// button to press).
+pub fn verb_button(step: &str, obs: &Observation) -> Option<String> {
+    if !clauses::quoted(step).is_empty() {
+        return None;
+    }
+    let name = button_for(step, obs)?;
+    Some(format!("tap {}", clauses::quote_line(&name)))
 }
 
 /// The item a quoted text names: the one whose name is that text (case-insensitive), else
@@ -431,7 +453,7 @@ fn by_words(text: &str, items: &[(String, bool)], n: Option<usize>) -> Option<Ve
 
 /// Meaning-bearing words of `text`: English stems not in [`STOP`], and Chinese character
 /// pairs.
-fn words(text: &str) -> Vec<String> {
+pub(super) fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let lower = text.to_lowercase().replace('’', "'");
     for w in lower.split(|c: char| !(c.is_alphanumeric() || c == '\'') || effects::is_cjk(c)) {

@@ -335,7 +335,7 @@ pub(super) fn quote_line(text: &str) -> String {
 }
 
 /// Number words a count may be written in, as the digits a counter shows.
-const NUMBER_WORDS: &[(&str, &str)] = &[
+pub(super) const NUMBER_WORDS: &[(&str, &str)] = &[
     ("no", "0"),
     ("zero", "0"),
     ("one", "1"),

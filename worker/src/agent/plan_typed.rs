@@ -1,11 +1,14 @@
-//! What a plan types, held to the instruction's own words: a typed text is spelt as the
-//! instruction spells it, an item the instruction adds is submitted, and nothing typed into a
-//! password box is expected on the screen.
+//! What a plan types and expects, held to the instruction's own words: a typed text is spelt
+//! as the instruction spells it, an item the instruction adds is submitted, nothing typed into
+//! a password box is expected on the screen, and an expectation the planner maps for a
+//! clause names something that clause says.
 //!
 //! Why (measured with Qwen2.5-Coder-1.5B): "I'm priya_r" was typed as `Priya_r` (the form
 //! took the wrong user); "add 'X' to the list" was typed into the new-item box and never
 //! submitted; and "make sure the password goes in right" became `assert screen contains
-//! "<the password>"`, which a masked box can never show (the run failed with the form right).
+//! "<the password>"`, which a masked box can never show (the run failed with the form right);
+//! "make sure 'X' is the only open item left" was mapped to `assert screen contains "46"`
+//! and to the other items' names.
 
 use super::effects;
 use super::plan_fix::as_script_line;
@@ -115,6 +118,17 @@ pub fn adds_submitted(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
     (out, n)
 }
 
+/// Words a password box's label holds (a field the accessibility tree does not mark as one:
+/// Chromium's tree has no such property, it only shows the value as dots).
+const PASSWORD_WORDS: &[&str] = &[
+    "password",
+    "passcode",
+    "passwort",
+    "mot de passe",
+    "密码",
+    "口令",
+];
+
 /// Whether an expectation line looks for a text the plan types into a password box (which
 /// shows only dots): such a line can never hold.
 pub fn expects_a_password(line: &str, steps: &[String], obs: &Observation) -> bool {
@@ -125,14 +139,50 @@ pub fn expects_a_password(line: &str, steps: &[String], obs: &Observation) -> bo
         typed == text
             && name.is_some_and(|n| {
                 let n = n.trim().trim_end_matches([':', '：', '*']).to_lowercase();
-                obs.elements.iter().any(|e| {
-                    e.password.is_yes()
-                        && e.labels().any(|l| {
-                            l.trim().trim_end_matches([':', '：', '*']).to_lowercase() == n
-                        })
-                })
+                PASSWORD_WORDS.iter().any(|w| n.contains(w))
+                    || obs.elements.iter().any(|e| {
+                        e.password.is_yes()
+                            && e.labels().any(|l| {
+                                l.trim().trim_end_matches([':', '：', '*']).to_lowercase() == n
+                            })
+                    })
             })
     })
+}
+
+/// Whether a check line the planner mapped for `clauses` names something they say: a word
+/// or number of the text it looks for, or of the element it reads, is one of theirs (number
+/// words count as digits; Chinese by a shared pair of characters).
+pub fn names_the_clause(line: &str, clauses: &str) -> bool {
+    let texts: Vec<String> = match as_script_line(line) {
+        Some(Action::AssertContains { text })
+        | Some(Action::AssertNotContains { text })
+        | Some(Action::AssertCount { text, .. }) => vec![text],
+        Some(Action::AssertChecked { target, .. }) => vec![aim_name(&target)],
+        Some(Action::AssertValue { target, value }) => vec![aim_name(&target), value],
+        _ => return true,
+    };
+    let mut said = super::clause_plan::words(clauses);
+    let lower = clauses.to_lowercase();
+    for (word, digit) in super::clauses::NUMBER_WORDS {
+        if lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == *word)
+        {
+            said.push(digit.to_string());
+        }
+    }
+    texts
+        .iter()
+        .flat_map(|t| super::clause_plan::words(t))
+        .any(|w| said.contains(&w))
+}
+
+fn aim_name(aim: &Aim) -> String {
+    match aim {
+        Aim::Target(t) => t.name.clone(),
+        _ => String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -162,6 +212,55 @@ mod tests {
         assert_eq!((p[0].as_str(), n), ("type \"Jo\" into \"Username\"", 0));
         let (_, n) = as_written(v(&["type \"ab\" into \"X\""]), "type aB or Ab");
         assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn a_password_is_never_expected_on_the_screen() {
+        let obs = argus_perception::build(
+            &argus_perception::Tree::default(),
+            argus_perception::Screen {
+                width: 100.0,
+                height: 100.0,
+                dpr: 1.0,
+            },
+            1,
+        );
+        let steps = v(&[
+            "type \"Tulip3\" into \"Password:\"",
+            "type \"jo\" into \"User\"",
+        ]);
+        assert!(expects_a_password(
+            "assert screen contains \"Tulip3\"",
+            &steps,
+            &obs
+        ));
+        assert!(!expects_a_password(
+            "assert screen contains \"jo\"",
+            &steps,
+            &obs
+        ));
+    }
+
+    #[test]
+    fn a_planned_expectation_names_its_clause() {
+        let clause = "Make sure 'wash the car' is the only open item left, and that three are done";
+        assert!(names_the_clause(
+            "assert screen contains \"wash the car\"",
+            clause
+        ));
+        assert!(names_the_clause(
+            "assert screen contains \"3 done\"",
+            clause
+        ));
+        assert!(!names_the_clause("assert screen contains \"46\"", clause));
+        assert!(!names_the_clause(
+            "assert \"feed the cat\" is checked",
+            clause
+        ));
+        assert!(names_the_clause(
+            "assert screen contains \"汽车\"",
+            "确认“洗汽车”还在"
+        ));
     }
 
     #[test]

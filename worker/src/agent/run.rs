@@ -416,6 +416,10 @@ impl Exec<'_> {
                 crate::verdict::from_clause(&self.unmapped.join(" / "), &p.expect)
             };
             let mut found = found;
+            // What the planner made up for a clause (a number from the page, other items'
+            // names) is no expectation of it.
+            let said = self.unmapped.join(" ");
+            found.retain(|e| super::plan_typed::names_the_clause(&e.exp.line, &said));
             if let Some(o) = obs {
                 // A masked box never shows what was typed into it.
                 found.retain(|e| !super::plan_typed::expects_a_password(&e.exp.line, &p.steps, o));
@@ -545,6 +549,17 @@ impl Exec<'_> {
         ]
     }
 
+    /// A free step whose verb names one button on the screen now, as that tap
+    /// ([`super::clause_plan::verb_button`]).
+    async fn verb_button(&mut self, step: &str) -> Option<Action> {
+        if step.contains('"') {
+            return None;
+        }
+        let obs = self.observe().await.ok()?;
+        let line = super::clause_plan::verb_button(step, &obs)?;
+        super::plan_fix::as_script_line(&line)
+    }
+
     /// One planned step, action by action.
     async fn agent_step(
         &mut self,
@@ -580,7 +595,11 @@ impl Exec<'_> {
             self.end_step(step, err, start).await;
             return res.map_err(|e| e.context(&format!("step {} ({})", step + 1, plan[i])));
         }
-        let res = match super::plan_fix::as_script_line(&plan[i]) {
+        let line = match super::plan_fix::as_script_line(&plan[i]) {
+            Some(a) => Some(a),
+            None => self.verb_button(&plan[i]).await,
+        };
+        let res = match line {
             Some(action) => match self.line_as_model(step, &action).await {
                 Ok(()) => {
                     if let Action::Type { text, .. } = &action {
