@@ -320,8 +320,17 @@ async fn a_failed_expectation_fails_the_run_naming_it() {
 
 /// A todo list: typing fills the field, Enter adds the typed todo to the list and updates
 /// the counter; nothing else has an effect.
+///
+/// It also has a Search field: with two text fields Argus cannot tell which one takes a new
+/// todo, so it reads no step from the instruction itself (`agent::clause_plan`) and the plan
+/// is the model's, which is what this test is about.
 fn todos() -> ScriptedDevice {
-    let items = vec![
+    todos_device(true)
+}
+
+/// [`todos`], with or without its Search field.
+fn todos_device(search: bool) -> ScriptedDevice {
+    let mut items = vec![
         Item::new(
             Role::Textfield,
             "What needs to be done?",
@@ -333,7 +342,15 @@ fn todos() -> ScriptedDevice {
             Rect::new(40.0, 700.0, 200.0, 40.0),
         ),
     ];
-    ScriptedDevice::new((600, 800), items, |items, sent| match sent {
+    if search {
+        items.push(Item::new(
+            Role::Textfield,
+            "Search",
+            Rect::new(40.0, 750.0, 300.0, 40.0),
+        ));
+    }
+    let fixed = items.len();
+    ScriptedDevice::new((600, 800), items, move |items, sent| match sent {
         Sent::Type { name, text } => {
             if let Some(i) = items.iter_mut().find(|i| &i.name == name) {
                 i.value = Some(text.clone());
@@ -343,7 +360,7 @@ fn todos() -> ScriptedDevice {
             let Some(text) = items[0].value.take() else {
                 return;
             };
-            let n = items.len() - 1;
+            let n = items.len() + 1 - fixed;
             let y = 120.0 + 70.0 * n as f64;
             items.push(Item::new(
                 Role::Text,
@@ -440,6 +457,51 @@ async fn a_confirm_tap_becomes_a_check_and_repeated_todos_are_skipped() {
         .unwrap_or_default();
     assert!(replan.contains("skipped"), "{replan}");
     assert!(replan.contains("dropped"), "{replan}");
+}
+
+#[tokio::test]
+async fn an_instruction_argus_can_read_is_planned_without_the_model() {
+    // One text field: every clause reads (two adds, a check), so the model is never asked
+    // for a plan; the stub's plan (both todos typed twice, a tap on "Confirm") stays unused.
+    let stub = ChatStub::start(vec![plan(&[
+        "type 'buy milk' into \"What needs to be done?\"",
+        "type 'buy milk' into \"What needs to be done?\"",
+        "tap \"Confirm\"",
+    ])])
+    .await;
+    let mut dev = todos_device(false);
+    let spec = job(
+        "Add 'buy milk' and 'walk dog', then confirm the counter reads 2 items left",
+        &stub,
+    );
+    let d = run_scripted(spec, &mut dev, Arc::new(AtomicBool::new(false))).await;
+    assert_eq!(d.status, RunStatus::Succeeded, "{:?}", d.error);
+    assert!(stub.requests().is_empty(), "the model was asked");
+    let log = sent(&dev);
+    assert_eq!(
+        log,
+        [
+            Sent::Type {
+                name: "What needs to be done?".into(),
+                text: "buy milk".into()
+            },
+            Sent::Key(Key::Enter),
+            Sent::Type {
+                name: "What needs to be done?".into(),
+                text: "walk dog".into()
+            },
+            Sent::Key(Key::Enter),
+        ]
+    );
+    let plan = d
+        .plans()
+        .first()
+        .map(|p| p.detail.clone())
+        .unwrap_or_default();
+    assert!(
+        plan.contains("read from the instruction's clauses"),
+        "{plan}"
+    );
 }
 
 #[tokio::test]

@@ -337,12 +337,13 @@ pub fn button_for(seg: &str, obs: &Observation) -> Option<String> {
     hits.next().is_none().then(|| b.name.trim().to_string())
 }
 
-/// The tap a free step (an order the plan could not read) becomes when its verb starts the
-/// name of exactly one button on the screen now ("clear the finished items" → `tap "Clear
-/// completed"`); `None` for a step that quotes a text (it has a value to give, not only a
-/// button to press).
+/// The tap a free step that clears or deletes what no quote names becomes when its verb
+/// starts the name of exactly one button on the screen now ("clear the finished items" →
+/// `tap "Clear completed"`, a button that shows only once an item is done). Other verbs are
+/// left to the model: "sign in as alice" has a value to type before its button.
 pub fn verb_button(step: &str, obs: &Observation) -> Option<String> {
-    if !clauses::quoted(step).is_empty() {
+    let order = effects::order_of(step)?;
+    if order.does != Does::Delete || !clauses::quoted(step).is_empty() {
         return None;
     }
     let name = button_for(step, obs)?;
@@ -609,6 +610,13 @@ mod tests {
                 "press Enter"
             ]
         );
+        // When the free step's turn comes, a clearing verb names the button then shown.
+        assert_eq!(
+            verb_button("clear the finished items", &obs).as_deref(),
+            Some("tap \"Clear done\"")
+        );
+        assert_eq!(verb_button("clear 'pay the rent'", &obs), None);
+        assert_eq!(verb_button("Clearly sort the list", &obs), None);
         let zh = list(&[("修水管", true), ("订机票", true), ("写报告", false)]);
         assert_eq!(
             steps("机票其实还没订好，把它的勾去掉。", &zh).unwrap(),

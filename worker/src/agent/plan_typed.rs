@@ -178,6 +178,15 @@ pub fn names_the_clause(line: &str, clauses: &str) -> bool {
         .any(|w| said.contains(&w))
 }
 
+/// Whether a text check already holds on `obs` (`false` for checks that need the resolver).
+pub fn holds_already(line: &str, obs: &Observation) -> bool {
+    match as_script_line(line) {
+        Some(Action::AssertContains { text }) => obs.contains_text(&text),
+        Some(Action::AssertNotContains { text }) => !obs.contains_text(&text),
+        _ => false,
+    }
+}
+
 fn aim_name(aim: &Aim) -> String {
     match aim {
         Aim::Target(t) => t.name.clone(),

@@ -268,8 +268,9 @@ impl Exec<'_> {
         let schema = super::plan::schema(ask_expect);
         // A first plan every clause of which reads needs the model only for the checkable
         // clauses Argus could not map itself.
+        // Not after a replay handed over: part of the job is done, which the model is told.
         let read = match (&obs, previous) {
-            (Ok(o), None) => super::clause_plan::read(task, o),
+            (Ok(o), None) if self.replay_note.is_none() => super::clause_plan::read(task, o),
             _ => None,
         };
         let res = match self.model.as_ref() {
@@ -416,11 +417,14 @@ impl Exec<'_> {
                 crate::verdict::from_clause(&self.unmapped.join(" / "), &p.expect)
             };
             let mut found = found;
-            // What the planner made up for a clause (a number from the page, other items'
-            // names) is no expectation of it.
-            let said = self.unmapped.join(" ");
-            found.retain(|e| super::plan_typed::names_the_clause(&e.exp.line, &said));
             if let Some(o) = obs {
+                // What the planner made up for a clause from the screen as it is (a number on
+                // the page, other items' names) holds before any action: no evidence of it.
+                let said = self.unmapped.join(" ");
+                found.retain(|e| {
+                    super::plan_typed::names_the_clause(&e.exp.line, &said)
+                        || !super::plan_typed::holds_already(&e.exp.line, o)
+                });
                 // A masked box never shows what was typed into it.
                 found.retain(|e| !super::plan_typed::expects_a_password(&e.exp.line, &p.steps, o));
             }
