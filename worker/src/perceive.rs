@@ -7,8 +7,9 @@
 //! 2. [`argus_perception::perceive::plan`] builds the tree channel's element list and asks the
 //!    run's [`Arbiter`] which channel to trust for this frame (and which regions the tree
 //!    cannot see);
-//! 3. when the tree is unstable, the tree is read once more (after [`REREAD_PAUSE`]) and
-//!    [`argus_perception::perceive::reread`] decides again: a healthy re-read needs no pixels;
+//! 3. when the tree is unstable, the tree is read once more (after a short pause,
+//!    `REREAD_PAUSE`) and [`argus_perception::perceive::reread`] decides again: a healthy
+//!    re-read needs no pixels;
 //! 4. only when the arbiter still asks for pixels: a screenshot ([`Observe::screenshot`]), decoded
 //!    and read by the pixel channel (OCR + vision anchors, [`argus_perception::pixel`]) on a
 //!    blocking thread;
