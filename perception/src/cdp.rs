@@ -196,6 +196,26 @@ fn union(a: &Rect, b: &Rect) -> Rect {
     )
 }
 
+/// The URL of the top document in a `DOMSnapshot.captureSnapshot` result
+/// (`documents[0].documentURL`, an index into `strings`); `None` when the payload has none.
+pub fn document_url(snapshot: &Value) -> Option<&str> {
+    let i = snapshot["documents"][0]["documentURL"].as_u64()?;
+    snapshot["strings"][usize::try_from(i).ok()?].as_str()
+}
+
+/// Whether `url` is a browser's own page shown before anything was loaded: an empty URL,
+/// `about:blank` (a new target or tab before its first navigation) or an empty new-tab page.
+/// A frame showing one has nothing for the pixel channel to read.
+pub fn is_blank_url(url: &str) -> bool {
+    let url = url.trim();
+    let bare = url.split(['#', '?']).next().unwrap_or(url);
+    let bare = bare.trim_end_matches('/').to_ascii_lowercase();
+    matches!(
+        bare.as_str(),
+        "" | "about:blank" | "about:newtab" | "chrome://newtab" | "chrome://new-tab-page"
+    )
+}
+
 /// Normalizes a CDP accessibility tree plus DOM snapshot into a [`Tree`] in pre-order.
 ///
 /// `ax_tree` is the `Accessibility.getFullAXTree` result (`{"nodes": [...]}`), `snapshot`

@@ -7,9 +7,12 @@
 //!    to trust for this frame and return the regions the **pixel** channel should read
 //!    (none for [`Channel::Tree`], the uncovered / opaque regions for
 //!    [`Channel::TreeAndRegions`], the whole screen for [`Channel::Pixel`]);
-//! 2. the caller takes a screenshot only when regions were asked for, and runs the pixel
+//! 2. when the tree is unstable ([`Channel::TreeAndRegions`]) the caller reads the tree once
+//!    more and calls [`reread`]: a healthy re-read is perceived from the tree alone, so OCR is
+//!    paid for only where the tree stays missing or unstable;
+//! 3. the caller takes a screenshot only when regions were asked for, and runs the pixel
 //!    channel on them (`crate::pixel`, feature `ocr`: OCR + vision anchors);
-//! 3. [`finish`]: **fuse** the pixel candidates into the tree's list by IoU
+//! 4. [`finish`]: **fuse** the pixel candidates into the tree's list by IoU
 //!    ([`crate::fusion::fuse`], tree first), renumber in reading order with neighbours, and
 //!    record what happened in [`Observation::perceived`].
 //!
@@ -128,39 +131,93 @@ fn opaque_fraction(regions: &[crate::regions::PixelRegion], screen: &Screen) -> 
     (opaque / area).clamp(0.0, 1.0)
 }
 
+/// What the device knows about a frame beyond its tree, for the arbiter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FrameHints {
+    /// The arbiter's stale-tree signal ([`FrameSignals::unchanged_frames`]; 0 when unknown).
+    pub unchanged_frames: u32,
+    /// Nothing loaded yet: a browser tab before its first navigation
+    /// ([`FrameSignals::blank`]; `false` when unknown).
+    pub blank: bool,
+}
+
+/// The tree channel's list for one read of the tree, its pixel regions and its signals.
+struct Read {
+    obs: Observation,
+    regions: Vec<crate::regions::PixelRegion>,
+    signals: FrameSignals,
+    build_ms: f64,
+}
+
+fn read(tree: &Tree, screen: Screen, serial: u64, hints: FrameHints) -> Read {
+    let t0 = Instant::now();
+    let obs = build(tree, screen, serial);
+    let build_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let regions = pixel_regions(tree, &obs, &RegionParams::default());
+    let signals = FrameSignals {
+        elements: obs.elements.len(),
+        opaque_fraction: opaque_fraction(&regions, &screen),
+        unchanged_frames: hints.unchanged_frames,
+        blank: hints.blank,
+    };
+    Read {
+        obs,
+        regions,
+        signals,
+        build_ms,
+    }
+}
+
+/// The plan for `read` under `decision`: the regions its channel asks for.
+fn frame_plan(read: Read, decision: Decision, build_ms: f64) -> FramePlan {
+    let regions = match decision.channel {
+        Channel::Tree => Vec::new(),
+        Channel::TreeAndRegions => read.regions.into_iter().map(|r| r.rect).collect(),
+        Channel::Pixel => {
+            let (w, h) = read.obs.screen.device_size();
+            vec![Rect::new(0.0, 0.0, f64::from(w), f64::from(h))]
+        }
+    };
+    FramePlan {
+        obs: read.obs,
+        decision,
+        regions,
+        build_ms,
+    }
+}
+
 /// Builds the tree channel's list for `tree`, asks `arbiter` about the frame and returns the
-/// regions for the pixel channel (see the module docs). `unchanged_frames` feeds the
-/// arbiter's stale-tree signal (0 when unknown).
+/// regions for the pixel channel (see the module docs). When the plan's decision
+/// [wants a re-read](Decision::wants_reread), the caller reads the tree once more and calls
+/// [`reread`] before running the pixel channel.
 pub fn plan(
     tree: &Tree,
     screen: Screen,
     serial: u64,
     arbiter: &mut Arbiter,
-    unchanged_frames: u32,
+    hints: FrameHints,
 ) -> FramePlan {
-    let t0 = Instant::now();
-    let obs = build(tree, screen, serial);
-    let build_ms = t0.elapsed().as_secs_f64() * 1e3;
-    let regions = pixel_regions(tree, &obs, &RegionParams::default());
-    let decision = arbiter.observe(&FrameSignals {
-        elements: obs.elements.len(),
-        opaque_fraction: opaque_fraction(&regions, &screen),
-        unchanged_frames,
-    });
-    let regions = match decision.channel {
-        Channel::Tree => Vec::new(),
-        Channel::TreeAndRegions => regions.into_iter().map(|r| r.rect).collect(),
-        Channel::Pixel => {
-            let (w, h) = screen.device_size();
-            vec![Rect::new(0.0, 0.0, f64::from(w), f64::from(h))]
-        }
-    };
-    FramePlan {
-        obs,
-        decision,
-        regions,
-        build_ms,
-    }
+    let r = read(tree, screen, serial, hints);
+    let decision = arbiter.observe(&r.signals);
+    let build_ms = r.build_ms;
+    frame_plan(r, decision, build_ms)
+}
+
+/// The second read of an unstable frame ([`Arbiter::reread`]): builds `tree` (read again)
+/// under the first plan's serial and replaces `first`. A healthy re-read is perceived from
+/// the tree alone; otherwise the pixel channel reads the regions the re-read tree misses
+/// (uncovered or opaque). `build_ms` adds both builds.
+pub fn reread(
+    first: &FramePlan,
+    tree: &Tree,
+    screen: Screen,
+    arbiter: &mut Arbiter,
+    hints: FrameHints,
+) -> FramePlan {
+    let r = read(tree, screen, first.obs.serial, hints);
+    let decision = arbiter.reread(&r.signals);
+    let build_ms = first.build_ms + r.build_ms;
+    frame_plan(r, decision, build_ms)
 }
 
 /// Fuses the pixel channel's result into the plan's observation (tree first, IoU dedupe,
@@ -214,7 +271,7 @@ mod tests {
     fn an_empty_tree_asks_for_the_whole_screen_and_fuses_ocr_text() {
         let mut arb = Arbiter::new(ArbParams::default());
         let screen = Screen::from_device_px(640.0, 400.0, 1.0);
-        let plan = plan(&Tree::default(), screen, 3, &mut arb, 0);
+        let plan = plan(&Tree::default(), screen, 3, &mut arb, FrameHints::default());
         assert_eq!(plan.decision.channel, Channel::Pixel);
         assert_eq!(plan.regions, vec![Rect::new(0.0, 0.0, 640.0, 400.0)]);
         let obs = finish(
@@ -248,7 +305,7 @@ mod tests {
     fn a_skipped_pixel_channel_says_why() {
         let mut arb = Arbiter::new(ArbParams::default());
         let screen = Screen::from_device_px(640.0, 400.0, 1.0);
-        let plan = plan(&Tree::default(), screen, 1, &mut arb, 0);
+        let plan = plan(&Tree::default(), screen, 1, &mut arb, FrameHints::default());
         let obs = finish(plan, PixelResult::Skipped("models not installed".into()));
         assert!(obs.elements.is_empty());
         assert!(!obs.perceived.pixel_ran);
@@ -259,5 +316,69 @@ mod tests {
             "{}",
             obs.perceived.summary()
         );
+    }
+
+    /// A page of `n` named buttons in a column (CSS px = device px).
+    fn page(n: usize) -> Tree {
+        use crate::role::Role;
+        use crate::tree::Node;
+        let mut tree = Tree::default();
+        let mut root = Node::new(Role::Other, "RootWebArea", "");
+        root.bounds = Some(Rect::new(0.0, 0.0, 640.0, 400.0));
+        let r = tree.push(root, None);
+        for i in 0..n {
+            let mut b = Node::new(Role::Button, "button", &format!("item {i}"));
+            b.bounds = Some(Rect::new(10.0, 10.0 + 20.0 * i as f64, 200.0, 16.0));
+            tree.push(b, Some(r));
+        }
+        tree
+    }
+
+    #[test]
+    fn a_blank_page_is_perceived_from_the_tree_without_pixels() {
+        let mut arb = Arbiter::new(ArbParams::default());
+        let screen = Screen::from_device_px(640.0, 400.0, 1.0);
+        let hints = FrameHints {
+            blank: true,
+            ..FrameHints::default()
+        };
+        let plan = plan(&Tree::default(), screen, 1, &mut arb, hints);
+        assert_eq!(plan.decision.channel, Channel::Tree);
+        assert!(plan.regions.is_empty());
+        let obs = finish(plan, PixelResult::NotAsked);
+        assert_eq!(obs.perceived.channel, "tree");
+        assert!(
+            obs.perceived.reason.contains("blank frame"),
+            "{}",
+            obs.perceived.reason
+        );
+    }
+
+    #[test]
+    fn an_unstable_frame_read_again_healthy_asks_for_no_regions() {
+        let mut arb = Arbiter::new(ArbParams::default());
+        let screen = Screen::from_device_px(640.0, 400.0, 1.0);
+        let h = FrameHints::default();
+        for serial in 0..4 {
+            let p = plan(&page(16), screen, serial, &mut arb, h);
+            assert_eq!(p.decision.channel, Channel::Tree);
+        }
+        plan(&page(2), screen, 4, &mut arb, h);
+        let first = plan(&page(2), screen, 5, &mut arb, h);
+        assert!(first.decision.wants_reread());
+        assert!(!first.regions.is_empty());
+        let again = reread(&first, &page(16), screen, &mut arb, h);
+        assert_eq!(again.obs.serial, 5);
+        assert_eq!(again.decision.channel, Channel::Tree);
+        assert!(again.regions.is_empty());
+        assert_eq!(again.obs.elements.len(), 16);
+        // still thin on the re-read: the regions of the re-read tree
+        plan(&page(2), screen, 6, &mut arb, h);
+        let first = plan(&page(2), screen, 7, &mut arb, h);
+        let again = reread(&first, &page(3), screen, &mut arb, h);
+        assert_eq!(again.decision.channel, Channel::TreeAndRegions);
+        assert!(!again.decision.wants_reread());
+        assert!(!again.regions.is_empty());
+        assert_eq!(again.obs.elements.len(), 3);
     }
 }

@@ -180,6 +180,7 @@ impl Observe for ScriptedDevice {
                 height: h,
                 dpr: 1.0,
             },
+            blank: false,
         })
     }
 

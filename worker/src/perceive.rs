@@ -7,10 +7,13 @@
 //! 2. [`argus_perception::perceive::plan`] builds the tree channel's element list and asks the
 //!    run's [`Arbiter`] which channel to trust for this frame (and which regions the tree
 //!    cannot see);
-//! 3. only when the arbiter asks for pixels: a screenshot ([`Observe::screenshot`]), decoded
+//! 3. when the tree is unstable, the tree is read once more (after a short pause,
+//!    `REREAD_PAUSE`) and [`argus_perception::perceive::reread`] decides again: a healthy
+//!    re-read needs no pixels;
+//! 4. only when the arbiter still asks for pixels: a screenshot ([`Observe::screenshot`]), decoded
 //!    and read by the pixel channel (OCR + vision anchors, [`argus_perception::pixel`]) on a
 //!    blocking thread;
-//! 4. [`argus_perception::perceive::finish`] fuses by IoU, numbers in reading order and
+//! 5. [`argus_perception::perceive::finish`] fuses by IoU, numbers in reading order and
 //!    records the decision in `Observation::perceived`, which every action record carries as
 //!    its [`PerceptionNote`].
 //!
@@ -26,13 +29,24 @@ use std::time::Instant;
 
 use argus_perception::arbitration::{ArbParams, Arbiter};
 use argus_perception::ocr::{self, OcrEngine};
-use argus_perception::perceive::{finish, plan, PixelResult};
+use argus_perception::perceive::{finish, plan, reread, FrameHints, FramePlan, PixelResult};
 use argus_perception::som::SomRenderer;
 use argus_perception::{Observation, PixelCandidate, Rect};
 use argus_protocol::PerceptionNote;
 
 use crate::config::DriverConfig;
-use crate::device::{DeviceError, Observe};
+use crate::device::{Capture, DeviceError, Observe};
+
+/// Pause before reading an unstable tree again, so a page that is still settling (a list
+/// rendering, a late script) gets a chance to come back whole before OCR is paid for.
+const REREAD_PAUSE: std::time::Duration = std::time::Duration::from_millis(100);
+
+fn hints(cap: &Capture) -> FrameHints {
+    FrameHints {
+        unchanged_frames: 0,
+        blank: cap.blank,
+    }
+}
 
 /// The worker's pixel channel: the OCR engine (shared by all slots) or why there is none.
 #[derive(Clone)]
@@ -172,7 +186,16 @@ impl Perceiver {
         serial: u64,
     ) -> Result<Observation, DeviceError> {
         let cap = dev.capture().await?;
-        let planned = plan(&cap.tree, cap.screen, serial, &mut self.arbiter, 0);
+        let mut planned = plan(
+            &cap.tree,
+            cap.screen,
+            serial,
+            &mut self.arbiter,
+            hints(&cap),
+        );
+        if planned.decision.wants_reread() {
+            planned = self.read_again(dev, planned).await;
+        }
         if planned.regions.is_empty() {
             return Ok(finish(planned, PixelResult::NotAsked));
         }
@@ -209,6 +232,29 @@ impl Perceiver {
             }
         };
         Ok(finish(planned, result))
+    }
+
+    /// Reads an unstable frame's tree once more and lets the arbiter decide again. A failed
+    /// capture keeps the first plan (its regions still go to the pixel channel).
+    async fn read_again<D: Observe + ?Sized>(
+        &mut self,
+        dev: &mut D,
+        first: FramePlan,
+    ) -> FramePlan {
+        tokio::time::sleep(REREAD_PAUSE).await;
+        match dev.capture().await {
+            Ok(cap) => reread(
+                &first,
+                &cap.tree,
+                cap.screen,
+                &mut self.arbiter,
+                hints(&cap),
+            ),
+            Err(e) => {
+                tracing::debug!(error = %e, "re-reading an unstable tree failed; using the first read");
+                first
+            }
+        }
     }
 }
 

@@ -4,12 +4,12 @@
 //! the first such frame of a run and say why, and keep the tree alone on a healthy one.
 
 use argus_perception::arbitration::{ArbParams, Arbiter, Channel};
-use argus_perception::perceive::plan;
+use argus_perception::perceive::{plan, FrameHints};
 use argus_perception::{android, harmony, wda, Rect, Screen, Tree};
 
 fn first_frame(tree: &Tree, screen: Screen) -> (Channel, String, Vec<Rect>) {
     let mut arb = Arbiter::new(ArbParams::default());
-    let p = plan(tree, screen, 1, &mut arb, 0);
+    let p = plan(tree, screen, 1, &mut arb, FrameHints::default());
     (p.decision.channel, p.decision.reason, p.regions)
 }
 
@@ -117,14 +117,14 @@ fn android_empty_webview_adds_its_region() {
     ));
     let d = android::normalize(&xml, 2.75).unwrap();
     let mut arb = Arbiter::new(ArbParams::default());
-    let first = plan(&d.tree, phone(), 1, &mut arb, 0);
+    let first = plan(&d.tree, phone(), 1, &mut arb, FrameHints::default());
     assert_eq!(
         first.decision.channel,
         Channel::Tree,
         "{}",
         first.decision.reason
     );
-    let second = plan(&d.tree, phone(), 2, &mut arb, 0);
+    let second = plan(&d.tree, phone(), 2, &mut arb, FrameHints::default());
     assert_eq!(
         second.decision.channel,
         Channel::TreeAndRegions,

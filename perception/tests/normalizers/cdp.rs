@@ -50,3 +50,36 @@ fn todomvc_elements() {
     assert!(obs.contains_text("1 item left"));
     assert!(!obs.contains_text("Mark all as complete"));
 }
+
+/// The web driver tells the arbiter a page has not loaded anything yet from the snapshot's
+/// top document URL: a real page is not blank, a new target's `about:blank` is.
+#[test]
+fn blank_pages_are_told_by_the_document_url() {
+    let v: serde_json::Value = serde_json::from_str(&fixture("cdp_todomvc.json")).unwrap();
+    let url = cdp::document_url(&v["snapshot"]).unwrap();
+    assert!(url.ends_with("/examples/vanillajs/index.html"), "{url}");
+    assert!(!cdp::is_blank_url(url));
+    let blank = serde_json::json!({
+        "documents": [{"documentURL": 1, "nodes": {}, "layout": {}}],
+        "strings": ["", "about:blank"]
+    });
+    assert_eq!(cdp::document_url(&blank), Some("about:blank"));
+    assert_eq!(cdp::document_url(&serde_json::json!({})), None);
+    for u in [
+        "about:blank",
+        "",
+        "About:Blank#x",
+        "chrome://newtab/",
+        "chrome://new-tab-page/",
+    ] {
+        assert!(cdp::is_blank_url(u), "{u}");
+    }
+    for u in [
+        "about:srcdoc",
+        "data:text/html,hi",
+        "http://127.0.0.1/blank",
+        "file:///a.html",
+    ] {
+        assert!(!cdp::is_blank_url(u), "{u}");
+    }
+}

@@ -166,6 +166,10 @@ pub struct Capture {
     pub tree: Tree,
     /// Screen geometry of this capture.
     pub screen: Screen,
+    /// The device reports that nothing has been loaded yet (a browser tab before its first
+    /// navigation: `about:blank`, an empty new tab); `false` when it cannot tell. The
+    /// arbiter never switches to pixels for such a frame.
+    pub blank: bool,
 }
 
 /// Observe capability: geometry, the platform tree ([`Capture`]), screenshots.

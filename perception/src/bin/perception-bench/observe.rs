@@ -44,7 +44,7 @@ use std::time::Instant;
 use argus_perception::arbitration::{ArbParams, Arbiter};
 use argus_perception::atspi::{self, AtspiNode};
 use argus_perception::ocr::{self, OcrEngine};
-use argus_perception::perceive::{finish, plan, PixelResult};
+use argus_perception::perceive::{finish, plan, FrameHints, PixelResult};
 use argus_perception::regions::{pixel_regions, RegionParams};
 use argus_perception::{pixel, Rect, Tree};
 
@@ -164,7 +164,7 @@ fn pixel_pass(
 fn warm_arbiter(tree: &Tree, screen: argus_perception::Screen) -> Arbiter {
     let mut a = Arbiter::new(ArbParams::default());
     for k in 0..3 {
-        plan(tree, screen, k, &mut a, 0);
+        plan(tree, screen, k, &mut a, FrameHints::default());
     }
     a
 }
@@ -224,7 +224,7 @@ pub fn run() -> ObserveFields {
     let tree_run = timed(|| {
         let tree = atspi::normalize(&root, (0.0, 0.0));
         let mut arb = warm_arbiter(&tree, screen);
-        let p = plan(&tree, screen, 9, &mut arb, 0);
+        let p = plan(&tree, screen, 9, &mut arb, FrameHints::default());
         if !p.regions.is_empty() {
             return Err(format!(
                 "the arbiter asked for pixels: {}",
@@ -237,7 +237,7 @@ pub fn run() -> ObserveFields {
     let fused_run = timed(|| {
         let tree = atspi::normalize(&root, (0.0, 0.0));
         let mut arb = warm_arbiter(&tree, screen);
-        let p = plan(&tree, screen, 9, &mut arb, 0);
+        let p = plan(&tree, screen, 9, &mut arb, FrameHints::default());
         let regions: Vec<Rect> = pixel_regions(&tree, &p.obs, &RegionParams::default())
             .into_iter()
             .map(|r| r.rect)
@@ -256,7 +256,7 @@ pub fn run() -> ObserveFields {
     let no_tree_run = timed(|| {
         let tree = Tree::default();
         let mut arb = Arbiter::new(ArbParams::default());
-        let p = plan(&tree, screen, 1, &mut arb, 0);
+        let p = plan(&tree, screen, 1, &mut arb, FrameHints::default());
         let t0 = Instant::now();
         let img = decode(&xterm_png)?;
         let c = pixel_pass(&mut engine, &img, &p.regions, &[])?;
@@ -269,7 +269,7 @@ pub fn run() -> ObserveFields {
     let sparse_run = timed(|| {
         let tree = Tree::default();
         let mut arb = Arbiter::new(ArbParams::default());
-        let p = plan(&tree, screen, 1, &mut arb, 0);
+        let p = plan(&tree, screen, 1, &mut arb, FrameHints::default());
         let t0 = Instant::now();
         let img = decode(&mousepad_png)?;
         let c = pixel_pass(&mut engine, &img, &p.regions, &[])?;

@@ -66,5 +66,6 @@ pub(super) async fn capture(dev: &mut AndroidDevice) -> Result<Capture, DeviceEr
     Ok(Capture {
         tree: parsed.tree,
         screen,
+        blank: false,
     })
 }

@@ -232,7 +232,11 @@ impl Observe for DesktopDevice {
         self.refs = refs;
         let tree = argus_perception::atspi::normalize(&root, (0.0, 0.0));
         let screen = Screen::from_device_px(self.screen.0 as f64, self.screen.1 as f64, 1.0);
-        Ok(Capture { tree, screen })
+        Ok(Capture {
+            tree,
+            screen,
+            blank: false,
+        })
     }
 
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {

@@ -29,5 +29,6 @@ pub(super) async fn capture(dev: &mut HarmonyDevice) -> Result<Capture, DeviceEr
     Ok(Capture {
         tree,
         screen: Screen::from_device_px(w as f64, h as f64, 1.0),
+        blank: false,
     })
 }

@@ -25,5 +25,9 @@ pub(super) async fn capture(dev: &mut IosDevice) -> Result<Capture, DeviceError>
         height: g.height_pt,
         dpr: g.scale,
     };
-    Ok(Capture { tree, screen })
+    Ok(Capture {
+        tree,
+        screen,
+        blank: false,
+    })
 }

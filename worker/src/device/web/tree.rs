@@ -44,8 +44,12 @@ pub(super) async fn capture(dev: &WebDevice) -> Result<Capture, DeviceError> {
     let raw = raw(dev).await?;
     let tree = argus_perception::cdp::normalize(&raw.ax, &raw.snapshot)
         .map_err(|e| DeviceError::Failed(e.to_string()))?;
+    // The snapshot names its document: a page that has not navigated yet is `about:blank`.
+    let blank = argus_perception::cdp::document_url(&raw.snapshot)
+        .is_some_and(argus_perception::cdp::is_blank_url);
     Ok(Capture {
         tree,
         screen: raw.screen,
+        blank,
     })
 }
