@@ -319,22 +319,36 @@ const FRAMING: &[&str] = &[
 /// found then.
 pub fn button_for(seg: &str, obs: &Observation) -> Option<String> {
     let lower = seg.trim().to_lowercase();
-    let verb = lower.split_whitespace().next()?;
-    if FRAMING.contains(&verb) {
+    // The order's own verb ("start by wiping out …" → `wipe`), else the clause's first word.
+    let verb = match effects::order_of(seg).and_then(|o| o.verb) {
+        Some(v) => v.split_whitespace().next()?.to_string(),
+        None => lower.split_whitespace().next()?.to_string(),
+    };
+    if FRAMING.contains(&verb.as_str()) {
         return None;
     }
     let zh: Vec<&str> = ["清除", "删除", "清空", "删掉"]
         .into_iter()
         .filter(|v| seg.contains(v))
         .collect();
-    let mut hits = obs.elements.iter().filter(|e| {
-        e.role == Role::Button && {
-            let n = e.name.trim().to_lowercase();
-            n.split_whitespace().next() == Some(verb) || zh.iter().any(|v| n.contains(v))
-        }
-    });
-    let b = hits.next()?;
-    hits.next().is_none().then(|| b.name.trim().to_string())
+    let one = |word: &str| {
+        let mut hits = obs.elements.iter().filter(|e| {
+            e.role == Role::Button && {
+                let n = e.name.trim().to_lowercase();
+                n.split_whitespace().next() == Some(word) || zh.iter().any(|v| n.contains(v))
+            }
+        });
+        let b = hits.next()?;
+        hits.next().is_none().then(|| b.name.trim().to_string())
+    };
+    // A clearing verb that starts no button's name ("wipe out", "purge") names the one
+    // `Clear …` button: the usual word of a list's bulk removal.
+    one(&verb).or_else(|| {
+        effects::order_of(seg)
+            .is_some_and(|o| o.does == Does::Delete)
+            .then(|| one("clear"))
+            .flatten()
+    })
 }
 
 /// The tap a free step that clears or deletes what no quote names becomes when its verb
@@ -595,28 +609,37 @@ mod tests {
     #[test]
     fn what_argus_cannot_read_is_a_free_step_in_its_place() {
         let obs = list(&[("pay the rent", false), ("call mum", false)]);
-        // No button starts with the verb yet (it shows once an item is done), and a
-        // subordinate clause orders nothing.
+        // A verb outside the lexicon stays a free step, and a subordinate clause orders
+        // nothing.
         assert_eq!(
             steps(
-                "Rent's paid, so tick that one off and then purge the finished items. Once that's done, add 'buy eggs'.",
+                "Rent's paid, so tick that one off and then sort the list by name. Once that's done, add 'buy eggs'.",
                 &obs
             )
             .unwrap(),
             vec![
                 "check \"pay the rent\"",
-                "purge the finished items",
+                "sort the list by name",
                 "type \"buy eggs\" into \"New item\"",
                 "press Enter"
             ]
         );
-        // When the free step's turn comes, a clearing verb names the button then shown.
+        // A clearing verb with no button of its own names the `Clear …` one; at a free
+        // step's turn, the button then shown.
+        assert_eq!(
+            steps("Purge the finished items.", &obs).unwrap(),
+            vec!["tap \"Clear done\""]
+        );
         assert_eq!(
             verb_button("clear the finished items", &obs).as_deref(),
             Some("tap \"Clear done\"")
         );
         assert_eq!(verb_button("clear 'pay the rent'", &obs), None);
         assert_eq!(verb_button("Clearly sort the list", &obs), None);
+        assert_eq!(
+            verb_button("Start by wiping out whatever is done", &obs).as_deref(),
+            Some("tap \"Clear done\"")
+        );
         let zh = list(&[("修水管", true), ("订机票", true), ("写报告", false)]);
         assert_eq!(
             steps("机票其实还没订好，把它的勾去掉。", &zh).unwrap(),

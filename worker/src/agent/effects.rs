@@ -100,6 +100,9 @@ const EN_FILLERS: &[&str] = &[
     "afterward ",
     "finally ",
     "lastly ",
+    "start by ",
+    "begin by ",
+    "first of all ",
 ];
 
 /// Chinese verbs (anywhere in an imperative clause; the uncheck ones are looked for first,
@@ -378,15 +381,35 @@ pub(super) fn order_of(body: &str) -> Option<Order> {
             object: after("cross ".len()),
         });
     }
-    let (verb, does) = EN.iter().find(|(w, _)| {
-        lower
-            .strip_prefix(w)
-            .is_some_and(|r| r.starts_with([' ', ',', ':']))
-    })?;
+    let lead = |l: &str| {
+        EN.iter().find(|(w, _)| {
+            l.strip_prefix(w)
+                .is_some_and(|r| r.starts_with([' ', ',', ':']))
+        })
+    };
+    if let Some((verb, does)) = lead(&lower) {
+        return Some(Order {
+            does: *does,
+            verb: Some(verb),
+            object: after(verb.len()),
+        });
+    }
+    // "start by wiping out what is done": the verb as a gerund (`wiping` → `wipe`).
+    let (first, rest) = lower.split_once(' ')?;
+    let stem = first.strip_suffix("ing").filter(|s| s.len() >= 2)?;
+    let (verb, does) = [stem.to_string(), format!("{stem}e")]
+        .iter()
+        .find_map(|base| lead(&format!("{base} {rest}")))?;
+    let words = verb.split_whitespace().count();
+    let object = raw
+        .split_whitespace()
+        .skip(words)
+        .collect::<Vec<_>>()
+        .join(" ");
     Some(Order {
         does: *does,
         verb: Some(verb),
-        object: after(verb.len()),
+        object: format!(" {object}"),
     })
 }
 
@@ -475,6 +498,16 @@ mod tests {
                 "assert screen contains \"y\""
             ]
         );
+    }
+
+    #[test]
+    fn a_gerund_after_start_by_is_the_verb() {
+        let o = super::order_of("Start by wiping out whatever is already done").expect("an order");
+        assert_eq!(o.does, super::Does::Delete);
+        assert_eq!(o.object.trim(), "whatever is already done");
+        let o = super::order_of("begin by ticking off 'a'").expect("an order");
+        assert_eq!((o.does, o.object.trim()), (super::Does::Check, "'a'"));
+        assert_eq!(super::order_of("Something is missing"), None);
     }
 
     #[test]
