@@ -409,7 +409,10 @@ impl Exec<'_> {
             .spec
             .instruction_with_vars()
             .unwrap_or_else(|_| self.spec.instruction.clone());
-        let named = crate::agent::presses::named(&task, start);
+        // "hold off on clicking Login" names a control the run must NOT press.
+        let forbidden = crate::agent::plan_typed::forbidden_presses(&task);
+        let mut named = crate::agent::presses::named(&task, start);
+        named.retain(|n| !forbidden.contains(&n.to_lowercase()));
         let (tapped, entered) = self.em.presses();
         match crate::agent::presses::missed(&named, tapped, entered) {
             Some(m) => {

@@ -54,15 +54,170 @@ const SUBORDINATORS: &[&str] = &[
 ];
 /// Words that carry no item's meaning (pronouns, articles, list words).
 const STOP: &[&str] = &[
-    "a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "is", "are", "was", "were",
-    "be", "been", "has", "have", "had", "it", "its", "that", "this", "one", "ones", "so", "then",
-    "my", "me", "i", "you", "your", "please", "can", "could", "would", "will", "with", "as", "by",
-    "up", "off", "out", "from", "list", "item", "items", "todo", "todos", "entry", "entries",
-    "task", "tasks", "thing", "already", "just", "now", "also", "them", "these", "those", "there",
-    "both", "two", "too", "again", "new", "instead", "which", "what", "all",
+    "a",
+    "an",
+    "the",
+    "to",
+    "of",
+    "in",
+    "on",
+    "at",
+    "for",
+    "and",
+    "or",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "has",
+    "have",
+    "had",
+    "it",
+    "its",
+    "that",
+    "this",
+    "one",
+    "ones",
+    "so",
+    "then",
+    "my",
+    "me",
+    "i",
+    "you",
+    "your",
+    "please",
+    "can",
+    "could",
+    "would",
+    "will",
+    "with",
+    "as",
+    "by",
+    "up",
+    "off",
+    "out",
+    "from",
+    "list",
+    "item",
+    "items",
+    "todo",
+    "todos",
+    "entry",
+    "entries",
+    "task",
+    "tasks",
+    "thing",
+    "already",
+    "just",
+    "now",
+    "also",
+    "them",
+    "these",
+    "those",
+    "there",
+    "both",
+    "two",
+    "too",
+    "again",
+    "new",
+    "instead",
+    "which",
+    "what",
+    "all",
+    "done",
+    "complete",
+    "completed",
+    "finished",
+    "ticked",
+    "checked",
+    "read",
+    "reads",
+    "say",
+    "says",
+    "not",
+    "really",
+    "still",
+    "yet",
 ];
 /// Chinese words that make a clause an order (a request) even with no verb of the lexicon.
-const ZH_ORDER_WORDS: &[&str] = &["把", "帮", "请", "给我", "要", "得", "需要", "让", "去"];
+const ZH_ORDER_WORDS: &[&str] = &["把", "帮我", "请", "给我", "需要", "麻烦", "让"];
+/// English verbs an order outside the lexicon starts with (a clause that starts with none of
+/// them and no lexicon verb describes: "wrong trade on that list", "sunscreen is bought",
+/// "not a plumber"). An order with a rarer verb is then skipped, not acted on: the run's
+/// expectations and effects still check the outcome.
+const IMPERATIVES: &[&str] = &[
+    "open",
+    "go",
+    "click",
+    "tap",
+    "press",
+    "hit",
+    "select",
+    "choose",
+    "pick",
+    "type",
+    "enter",
+    "fill",
+    "write",
+    "sort",
+    "search",
+    "find",
+    "scroll",
+    "submit",
+    "save",
+    "log",
+    "sign",
+    "send",
+    "navigate",
+    "switch",
+    "toggle",
+    "expand",
+    "collapse",
+    "close",
+    "filter",
+    "show",
+    "hide",
+    "move",
+    "drag",
+    "upload",
+    "download",
+    "copy",
+    "paste",
+    "set",
+    "use",
+    "turn",
+    "visit",
+    "view",
+    "look",
+    "fix",
+    "update",
+    "edit",
+    "change",
+    "make",
+    "move",
+    "undo",
+    "restore",
+    "show",
+    "double-click",
+    "double",
+    "long-press",
+    "swipe",
+    "zoom",
+    "refresh",
+    "reload",
+    "wait",
+    "start",
+    "begin",
+    "create",
+    "insert",
+    "replace",
+    "empty",
+    "reset",
+    "cancel",
+    "confirm",
+];
 /// Words that make an object "all of them".
 const ALL_WORDS: &[&str] = &["all", "every", "everything", "全部", "所有"];
 
@@ -80,7 +235,7 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
         .iter()
         .flat_map(|s| effects::split_but(s))
         .flat_map(|s| split_so(&s))
-        .map(|s| clauses::strip_fillers(&s).to_string())
+        .map(|s| strip_all_fillers(&s))
         .filter(|s| !only_fillers(s))
         .collect();
     let mut out = Read {
@@ -128,6 +283,19 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     read_any.then_some(out)
 }
 
+/// `seg` without the lead words of [`clauses::strip_fillers`] and [`effects::EN_FILLERS`]
+/// ("so", "and then", "afterwards").
+fn strip_all_fillers(seg: &str) -> String {
+    let mut s = clauses::strip_fillers(seg).trim().to_string();
+    while let Some(f) = effects::EN_FILLERS
+        .iter()
+        .find(|f| s.get(..f.len()).is_some_and(|h| h.eq_ignore_ascii_case(f)))
+    {
+        s = clauses::strip_fillers(&s[f.len()..]).trim().to_string();
+    }
+    s
+}
+
 /// Whether a clause is nothing but joining words ("and", "then", "然后").
 fn only_fillers(seg: &str) -> bool {
     seg.to_lowercase()
@@ -163,11 +331,21 @@ fn split_so(seg: &str) -> Vec<String> {
     out
 }
 
-/// Whether a clause only describes (see [`SUBJECTS`], [`ZH_ORDER_WORDS`]).
+/// Whether a clause only describes (see [`SUBJECTS`], [`ZH_ORDER_WORDS`], [`IMPERATIVES`]).
 fn describes(seg: &str) -> bool {
     let s = seg.trim();
     if s.chars().any(effects::is_cjk) {
         return !ZH_ORDER_WORDS.iter().any(|w| s.contains(w));
+    }
+    let lead = s
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_lowercase()
+        .trim_matches(|c: char| !c.is_alphanumeric() && c != '-')
+        .to_string();
+    if !IMPERATIVES.contains(&lead.as_str()) {
+        return true;
     }
     if s.starts_with(['"', '\'', '“', '‘', '「']) {
         return true;
@@ -249,9 +427,13 @@ fn order_steps(
                 };
                 return Some(vec![Some(step(kind, "", ""))]);
             } else {
-                match by_words(object, items, plural(object)) {
+                let found = by_words(object, items, plural(object)).or_else(|| {
+                    pronoun(object, does)
+                        .then(|| by_context(before, items, plural(object)))
+                        .flatten()
+                });
+                match found {
                     Some(t) => t,
-                    None if pronoun(object, does) => by_context(before, items, plural(object))?,
                     None => {
                         return (does == Does::Delete)
                             .then(|| button_for(seg, obs))
@@ -644,6 +826,52 @@ mod tests {
         assert_eq!(
             steps("机票其实还没订好，把它的勾去掉。", &zh).unwrap(),
             vec!["uncheck \"订机票\""]
+        );
+    }
+
+    #[test]
+    fn descriptions_and_state_words_are_not_orders() {
+        let obs = list(&[
+            ("print the tickets", true),
+            ("fix the fence", false),
+            ("email the landlord", false),
+        ]);
+        assert_eq!(
+            steps(
+                "I finally got the fence thing sorted, so mark it as done. While you're at it, put 'oil the gate' on the list too.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "check \"fix the fence\"",
+                "type \"oil the gate\" into \"New item\"",
+                "press Enter"
+            ]
+        );
+        assert_eq!(
+            steps(
+                "The tickets came out blurry, so that one isn't really done: reopen it. Fence is fixed, tick it. And forget the landlord, just delete that one. Confirm the footer shows 1 item left afterwards.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "uncheck \"print the tickets\"",
+                "check \"fix the fence\"",
+                "tap \"Delete\" in the row of \"email the landlord\""
+            ]
+        );
+        let zh = list(&[("写报告", false), ("交房租", false), ("订机票", true)]);
+        assert_eq!(
+            steps(
+                "报告已经写完发出去了，先把它勾上，再把所有打了勾的事项一次性清掉。",
+                &zh
+            )
+            .unwrap(),
+            vec!["check \"写报告\"", "tap \"Clear done\""]
+        );
+        assert_eq!(
+            steps("房租早就交了，那条直接删了吧。", &zh).unwrap(),
+            vec!["tap \"Delete\" in the row of \"交房租\""]
         );
     }
 

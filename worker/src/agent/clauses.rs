@@ -317,6 +317,34 @@ fn negated(clause: &str) -> bool {
     NEGATIONS.iter().any(|n| lower.contains(n)) || NEGATIONS_ZH.iter().any(|n| clause.contains(n))
 }
 
+/// Words at a check's end that say when, not what the screen shows ("… shows 1 item left
+/// afterwards" looks for `1 item left`).
+const TIME_WORDS: &[&str] = &[
+    " afterwards",
+    " afterward",
+    " at the end",
+    " in the end",
+    " after that",
+    " by then",
+    " when done",
+    " when you're done",
+    " now",
+    " then",
+];
+
+/// `text` without trailing [`TIME_WORDS`].
+fn without_time_words(text: &str) -> &str {
+    let mut t = text.trim();
+    while let Some(w) = TIME_WORDS.iter().find(|w| {
+        t.len() > w.len()
+            && t.get(t.len() - w.len()..)
+                .is_some_and(|end| end.eq_ignore_ascii_case(w))
+    }) {
+        t = t[..t.len() - w.len()].trim_end();
+    }
+    t
+}
+
 /// The toggle state a clause names outside its quotes (`Some(true)`: checked).
 fn toggle_state(outside: &str) -> Option<bool> {
     let lower = format!(" {} ", outside.to_lowercase());
@@ -406,11 +434,12 @@ fn checks_of(clause: &str) -> Vec<String> {
         if let Some(at) = lower.find(d) {
             let start = at + d.len() - 1;
             let rest = clause.get(start..).unwrap_or_default();
-            let rest = rest
-                .trim()
-                .trim_start_matches("that ")
-                .trim_end_matches(['.', '!', ' '])
-                .trim();
+            let rest = without_time_words(
+                rest.trim()
+                    .trim_start_matches("that ")
+                    .trim_end_matches(['.', '!', ' '])
+                    .trim(),
+            );
             // A verb with a particle is no display verb: "it shows up in the list".
             let words: Vec<&str> = rest.split_whitespace().collect();
             let phrasal = words.len() >= 2 && PARTICLES.contains(&words[0].to_lowercase().as_str());

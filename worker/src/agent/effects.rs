@@ -86,7 +86,7 @@ const DONE_WORDS: &[&str] = &[
     "checked",
 ];
 /// Words an imperative English clause may start with before its verb.
-const EN_FILLERS: &[&str] = &[
+pub(super) const EN_FILLERS: &[&str] = &[
     "now ",
     "first ",
     "next ",
@@ -147,6 +147,8 @@ const ZH: &[(&str, Does)] = &[
     ("记下", Does::Add),
     ("添上", Does::Add),
     ("创建", Does::Add),
+    // The bare verb last: "那条直接删了吧".
+    ("删", Does::Delete),
 ];
 /// Chinese words that make a clause a description or a negation, not an order.
 const ZH_NOT_ORDERS: &[&str] = &["被", "没", "未", "不", "别", "其实", "已经"];

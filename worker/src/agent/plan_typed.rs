@@ -150,6 +150,118 @@ pub fn expects_a_password(line: &str, steps: &[String], obs: &Observation) -> bo
     })
 }
 
+/// English words that forbid what follows them ("hold off on clicking Login").
+const NOT_EN: &[&str] = &[
+    "don't ",
+    "do not ",
+    "never ",
+    "hold off",
+    "not yet",
+    "without ",
+    "no need to ",
+    "avoid ",
+];
+/// Chinese ones ("先别点 Submit").
+const NOT_ZH: &[&str] = &["先别", "别", "不要", "不用", "暂时不"];
+/// Verbs that press a control.
+const PRESS_EN: &[&str] = &[
+    "clicking",
+    "click",
+    "pressing",
+    "press",
+    "tapping",
+    "tap",
+    "hitting",
+    "hit",
+    "submitting",
+    "submit",
+    "sending",
+    "send",
+];
+const PRESS_ZH: &[&str] = &["点击", "点", "按", "提交"];
+
+/// Names of the controls `task` says not to press: the word after a press verb that follows a
+/// negation in the same clause ("… but hold off on clicking Login" → `login`; "don't submit
+/// it" → `submit`; "先别点 Submit" → `submit`), lower-case.
+pub fn forbidden_presses(task: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for seg in super::clauses::segments(task)
+        .iter()
+        .flat_map(|s| effects::split_but(s))
+    {
+        let lower = seg.to_lowercase();
+        if let Some(at) = NOT_EN.iter().filter_map(|n| lower.find(n)).min() {
+            let rest = &lower[at..];
+            if let Some((p, verb)) = PRESS_EN
+                .iter()
+                .filter_map(|v| {
+                    rest.find(&format!("{v} "))
+                        .or_else(|| rest.ends_with(v).then(|| rest.len() - v.len()))
+                        .map(|i| (i, *v))
+                })
+                .min_by_key(|(i, v)| (*i, usize::MAX - v.len()))
+            {
+                let after = rest[p + verb.len()..]
+                    .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+                    .find(|w| {
+                        !w.is_empty() && !["on", "the", "a", "it", "yet", "button"].contains(w)
+                    });
+                match after {
+                    Some(w) => out.push(w.to_string()),
+                    None if verb.starts_with("submit") => out.push("submit".into()),
+                    None => {}
+                }
+            }
+        }
+        if let Some(at) = NOT_ZH.iter().filter_map(|n| seg.find(n)).min() {
+            let rest = &seg[at..];
+            if let Some((p, verb)) = PRESS_ZH
+                .iter()
+                .filter_map(|v| rest.find(v).map(|i| (i, *v)))
+                .min()
+            {
+                let after: String = rest[p + verb.len()..]
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() && !effects::is_cjk(*c))
+                    .collect();
+                if !after.is_empty() {
+                    out.push(after.to_lowercase());
+                } else if verb == "提交" {
+                    out.push("submit".into());
+                    out.push("提交".into());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The plan without taps on a control the instruction says not to press
+/// ([`forbidden_presses`]); the number dropped. Measured: "fill it in, but hold off on
+/// clicking Login" was planned with `tap "Login"` as its last step.
+pub fn without_forbidden_taps(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
+    let names = forbidden_presses(task);
+    if names.is_empty() {
+        return (steps, 0);
+    }
+    let before = steps.len();
+    let kept: Vec<String> = steps
+        .into_iter()
+        .filter(|s| match as_script_line(s) {
+            Some(Action::Tap { target }) | Some(Action::DoubleTap { target }) => {
+                let n = aim_name(&target).to_lowercase();
+                !names
+                    .iter()
+                    .any(|f| n == *f || n.split_whitespace().next() == Some(f.as_str()))
+            }
+            _ => true,
+        })
+        .collect();
+    let dropped = before - kept.len();
+    (kept, dropped)
+}
+
 /// Whether a check line the planner mapped for `clauses` names something they say: a word
 /// or number of the text it looks for, or of the element it reads, is one of theirs (number
 /// words count as digits; Chinese by a shared pair of characters).
@@ -221,6 +333,28 @@ mod tests {
         assert_eq!((p[0].as_str(), n), ("type \"Jo\" into \"Username\"", 0));
         let (_, n) = as_written(v(&["type \"ab\" into \"X\""]), "type aB or Ab");
         assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn a_control_the_instruction_forbids_is_not_pressed() {
+        assert_eq!(
+            forbidden_presses("Fill it in as 'jo', but hold off on clicking Login. I'll check."),
+            vec!["login"]
+        );
+        assert_eq!(
+            forbidden_presses("Type 'hi' into the box but don't submit it."),
+            vec!["submit"]
+        );
+        assert_eq!(
+            forbidden_presses("把表填好，先别点 Submit。"),
+            vec!["submit"]
+        );
+        assert!(forbidden_presses("Fill in the form and press Submit.").is_empty());
+        let (p, n) = without_forbidden_taps(
+            v(&["type \"jo\" into \"User\"", "tap \"Login\""]),
+            "Fill it in as 'jo', but hold off on clicking Login.",
+        );
+        assert_eq!((p, n), (v(&["type \"jo\" into \"User\""]), 1));
     }
 
     #[test]

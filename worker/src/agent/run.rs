@@ -447,11 +447,17 @@ impl Exec<'_> {
             }
             None => (steps, 0, false),
         };
+        let (steps, forbidden) = super::plan_typed::without_forbidden_taps(steps, task);
         let (steps, respelt) = super::plan_typed::as_written(steps, task);
         let (steps, submitted) = super::plan_typed::adds_submitted(steps, task);
         let (steps, added) = super::plan_fix::repair(steps);
         let added = added + submitted;
         let mut detail = format!("{} steps", steps.len());
+        if forbidden > 0 {
+            detail.push_str(&format!(
+                " ({forbidden} tap(s) on a control the instruction says not to press dropped)"
+            ));
+        }
         if respelt > 0 {
             detail.push_str(&format!(
                 " ({respelt} typed text(s) spelt as the instruction spells them)"
