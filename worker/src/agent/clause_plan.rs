@@ -427,6 +427,27 @@ fn order_steps(
                 };
                 return Some(vec![Some(step(kind, "", ""))]);
             } else {
+                // "clear the completed ones": the Clear button if one shows, else the items
+                // the plan knows are done.
+                if does == Does::Delete && names_done(object) {
+                    if let Some(b) = button_for(seg, obs) {
+                        return Some(vec![Some(step(StepKind::Tap, &b, ""))]);
+                    }
+                    let done: Vec<String> = items
+                        .iter()
+                        .filter(|(_, d)| *d)
+                        .map(|(n, _)| n.clone())
+                        .collect();
+                    if done.is_empty() || uncertain {
+                        return None;
+                    }
+                    items.retain(|(_, d)| !d);
+                    return Some(
+                        done.iter()
+                            .map(|n| Some(step(StepKind::Delete, n, "")))
+                            .collect(),
+                    );
+                }
                 let found = by_words(object, items, plural(object)).or_else(|| {
                     pronoun(object, does)
                         .then(|| by_context(before, items, plural(object)))
@@ -554,6 +575,22 @@ fn find_item(q: &str, items: &[(String, bool)]) -> Option<String> {
         return Some(n.clone());
     }
     by_words(q, items, None).and_then(|mut v| (v.len() == 1).then(|| v.remove(0)))
+}
+
+/// Whether an object speaks of the items that are done ("the completed ones", "whatever is
+/// already done", "打了勾的").
+fn names_done(object: &str) -> bool {
+    let lower = object.to_lowercase();
+    ["done", "complete", "finished", "ticked", "checked"]
+        .iter()
+        .any(|w| {
+            lower
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|x| x.starts_with(w))
+        })
+        || ["已完成", "打了勾", "打勾的", "完成的", "勾选的"]
+            .iter()
+            .any(|w| object.contains(w))
 }
 
 /// Whether an object that names no item speaks of items named before: no English word of
