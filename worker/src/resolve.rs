@@ -47,7 +47,7 @@ fn norm(s: &str) -> String {
 /// `password`, `email`). A name that is nothing but those marks (a calculator's `*`) stays
 /// as it is.
 fn name_key(s: &str) -> String {
-    let n = norm(s);
+    let n = without_count(&norm(s));
     let is_mark = |c: char| matches!(c, ':' | '：' | '*') || c.is_whitespace();
     let stripped = n
         .trim_end_matches(is_mark)
@@ -57,6 +57,21 @@ fn name_key(s: &str) -> String {
     } else {
         stripped.to_string()
     }
+}
+
+/// `n` without a trailing count in parentheses (`clear completed (2)` → `clear completed`):
+/// the count changes as the page does ("Inbox (3)", "Cart (1)"), the control is the same.
+/// A name that is nothing but a count stays as it is.
+fn without_count(n: &str) -> String {
+    let t = n.trim_end();
+    if let Some(open) = t.strip_suffix(')').and_then(|r| r.rfind('(')) {
+        let inner = &t[open + 1..t.len() - 1];
+        let head = t[..open].trim_end();
+        if !inner.is_empty() && inner.chars().all(|c| c.is_ascii_digit()) && !head.is_empty() {
+            return head.to_string();
+        }
+    }
+    n.to_string()
 }
 
 /// Whether `e` is a two-state toggle: checkbox, switch or radio button.
@@ -414,6 +429,24 @@ mod tests {
             dpr: 1.0,
         };
         build(&tree, screen, 1)
+    }
+
+    #[test]
+    fn a_count_in_a_name_does_not_count_against_it() {
+        let o = obs(vec![(
+            Role::Button,
+            "Clear completed (3)",
+            Rect::new(0.0, 100.0, 140.0, 40.0),
+        )]);
+        let t = Target {
+            role: None,
+            name: "Clear completed (2)".into(),
+            relation: Relation::Named,
+            label: None,
+        };
+        assert!(resolve(&o, &t, Purpose::Tap).is_ok());
+        assert_eq!(without_count("(2)"), "(2)");
+        assert_eq!(without_count("page (a)"), "page (a)");
     }
 
     #[test]

@@ -620,29 +620,31 @@ fn plural(object: &str) -> Option<usize> {
     Some(1)
 }
 
-/// Items the clauses before (nearest first) speak of: their quoted items, else their words.
+/// Items the clauses before (nearest first) speak of: the nearest clause that names some, by
+/// its quoted items, else by its words ("the bread's been bought, so tick it off" speaks of
+/// the bread even when an earlier clause quoted another item). A plural that wants more
+/// takes them from several clauses ("会议室还没订，测试用例只更新了一半，这两条…").
 fn by_context(before: &[&str], items: &[(String, bool)], n: Option<usize>) -> Option<Vec<String>> {
+    let mut found: Vec<String> = Vec::new();
     for seg in before {
-        let named: Vec<String> = clauses::quoted(seg)
+        let quoted: Vec<String> = clauses::quoted(seg)
             .iter()
             .filter_map(|q| find_item(q, items))
             .collect();
-        if !named.is_empty() && n.is_none_or(|n| named.len() == n) {
-            return Some(named);
-        }
-    }
-    // Several clauses may name one item each ("会议室还没订，测试用例只更新了一半，这两条…").
-    let mut found: Vec<String> = Vec::new();
-    for seg in before {
-        if let Some(hits) = by_words(seg, items, None) {
-            for h in hits {
-                if !found.contains(&h) {
-                    found.push(h);
-                }
+        let hits = if quoted.is_empty() {
+            by_words(seg, items, n.filter(|k| *k == 1)).unwrap_or_default()
+        } else {
+            quoted
+        };
+        for h in hits {
+            if !found.contains(&h) {
+                found.push(h);
             }
         }
-        if n.is_some_and(|n| found.len() >= n) {
-            break;
+        match n {
+            Some(k) if found.len() >= k => break,
+            None if !found.is_empty() => break,
+            _ => {}
         }
     }
     found.sort_by_key(|f| items.iter().position(|(n, _)| n == f));
@@ -909,6 +911,24 @@ mod tests {
         assert_eq!(
             steps("房租早就交了，那条直接删了吧。", &zh).unwrap(),
             vec!["tap \"Delete\" in the row of \"交房租\""]
+        );
+    }
+
+    #[test]
+    fn the_nearest_clause_decides_a_pronoun() {
+        let obs = list(&[("call the plumber", false), ("buy bread", false)]);
+        assert_eq!(
+            steps(
+                "Not the plumber after all: change that entry to read 'call the electrician'. The bread's been bought as well, so tick it off.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "double tap \"call the plumber\"",
+                "type \"call the electrician\" into \"call the plumber\"",
+                "press Enter",
+                "check \"buy bread\""
+            ]
         );
     }
 
