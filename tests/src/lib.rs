@@ -382,6 +382,18 @@ impl Farm {
             .expect("run_id in the answer")
     }
 
+    /// The run's HTML report (`GET /runs/{id}`), as text.
+    pub async fn report_html(&self, run_id: uuid::Uuid) -> String {
+        self.http
+            .get(format!("{}/runs/{run_id}", self.base_url))
+            .send()
+            .await
+            .expect("report")
+            .text()
+            .await
+            .expect("body")
+    }
+
     /// Polls `GET /api/v1/runs/{id}` until the run is terminal.
     pub async fn wait_run(&self, run_id: uuid::Uuid, limit: Duration) -> RunDetail {
         let deadline = Instant::now() + limit;

@@ -91,15 +91,7 @@ async fn todomvc_sentence_passes_in_llm_mode() {
         texts.contains(&"tap \"Delete\" in the row of \"buy milk\""),
         "{texts:?}"
     );
-    let html = farm
-        .http
-        .get(format!("{}/runs/{run_id}", farm.base_url))
-        .send()
-        .await
-        .expect("report")
-        .text()
-        .await
-        .expect("body");
+    let html = farm.report_html(run_id).await;
     assert!(
         html.contains("id=\"plan-1\"") && html.contains("clear the completed ones"),
         "plan shown"
@@ -321,15 +313,7 @@ async fn check_all_ticks_every_todo_and_uncheck_all_reopens_them() {
             .find(|s| s.text == "check every item")
             .expect("the check_all step");
         assert!(!every.actions.is_empty(), "it set at least one toggle");
-        let html = farm
-            .http
-            .get(format!("{}/runs/{}", farm.base_url, d.run_id))
-            .send()
-            .await
-            .expect("report")
-            .text()
-            .await
-            .expect("body");
+        let html = farm.report_html(d.run_id).await;
         assert!(
             html.contains("class=\"tokens\">prompt "),
             "token counts shown"
