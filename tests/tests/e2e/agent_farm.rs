@@ -209,7 +209,7 @@ async fn secret_leaves_no_trace() {
 /// independent record of which todo was ticked. (A wrong tick by the model — in a re-plan or
 /// a free step — fails on that effect: `verdict::decide`'s tests.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_count_that_holds_with_the_wrong_todo_ticked_fails_on_the_named_effect() {
+async fn a_wrong_todo_in_the_models_plan_is_never_ticked_when_the_clauses_read() {
     let site = Site::todomvc().await;
     let field = "\"What needs to be done?\"";
     let stub = ChatStub::start(vec![plan(&[
