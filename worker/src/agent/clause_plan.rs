@@ -252,15 +252,13 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
         }
         let before: Vec<&str> = segs[..k].iter().rev().map(String::as_str).collect();
         let steps = effects::order_of(seg).and_then(|order| {
-            order_steps(
-                order.does,
-                &order.object,
-                seg,
-                &before,
-                &mut items,
+            let mut cx = Ctx {
+                before: &before,
+                items: &mut items,
                 obs,
                 uncertain,
-            )
+            };
+            order_steps(order.does, &order.object, seg, &mut cx)
         });
         let Some(steps) = steps else {
             // An order Argus cannot read: the model acts it out when its turn comes.
@@ -361,135 +359,176 @@ fn describes(seg: &str) -> bool {
         || first.ends_with("'s")
 }
 
+/// A typed step.
+fn step(kind: StepKind, target: &str, text: &str) -> PlanStep {
+    PlanStep {
+        kind,
+        target: target.to_string(),
+        text: text.to_string(),
+    }
+}
+
+/// What an order reads against: the clauses before it (nearest first), the items known so
+/// far (updated as the plan goes), the screen, and whether an item's state is still known.
+struct Ctx<'a> {
+    before: &'a [&'a str],
+    items: &'a mut Vec<(String, bool)>,
+    obs: &'a Observation,
+    uncertain: bool,
+}
+
 /// The typed steps of one order (`None` in the list: its effect already holds), updating
 /// the known items; `None` when it cannot be read.
 fn order_steps(
     does: Does,
     object: &str,
     seg: &str,
-    before: &[&str],
-    items: &mut Vec<(String, bool)>,
-    obs: &Observation,
-    uncertain: bool,
+    cx: &mut Ctx<'_>,
 ) -> Option<Vec<Option<PlanStep>>> {
-    let quoted = clauses::quoted(object);
-    let step = |kind: StepKind, target: &str, text: &str| PlanStep {
-        kind,
-        target: target.to_string(),
-        text: text.to_string(),
-    };
     match does {
-        Does::Add => {
-            if quoted.is_empty() {
-                return None;
-            }
-            let field = one_text_field(obs)?;
-            let mut out = Vec::new();
-            for t in quoted {
-                if !uncertain && items.iter().any(|(n, _)| *n == t) {
-                    out.push(None);
-                    continue;
-                }
-                items.push((t.clone(), false));
-                out.push(Some(step(StepKind::Type, &field, &t)));
-                out.push(Some(step(StepKind::Press, "", "Enter")));
-            }
-            Some(out)
+        Does::Add => add_steps(object, cx),
+        Does::Rename => rename_steps(object, cx),
+        Does::Check | Does::Uncheck | Does::Delete => item_steps(does, object, seg, cx),
+    }
+}
+
+/// An add: each quoted text typed into the one text field and submitted with Enter.
+fn add_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
+    let quoted = clauses::quoted(object);
+    if quoted.is_empty() {
+        return None;
+    }
+    let field = one_text_field(cx.obs)?;
+    let mut out = Vec::new();
+    for t in quoted {
+        if !cx.uncertain && cx.items.iter().any(|(n, _)| *n == t) {
+            out.push(None);
+            continue;
         }
-        Does::Rename => {
-            let (old, new) = match quoted.as_slice() {
-                [old, new] => (find_item(old, items)?, new.clone()),
-                [new] if words(&clauses::without_quotes(object)).is_empty() => {
-                    (by_context(before, items, Some(1))?.pop()?, new.clone())
-                }
-                _ => return None,
-            };
-            if let Some(it) = items.iter_mut().find(|(n, _)| *n == old) {
-                it.0 = new.clone();
-            }
-            Some(vec![Some(step(StepKind::Rename, &old, &new))])
+        cx.items.push((t.clone(), false));
+        out.push(Some(step(StepKind::Type, &field, &t)));
+        out.push(Some(step(StepKind::Press, "", "Enter")));
+    }
+    Some(out)
+}
+
+/// A rename: `'old' to 'new'`, or `it to 'new'` with the old item from the context.
+fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
+    let quoted = clauses::quoted(object);
+    let (old, new) = match quoted.as_slice() {
+        [old, new] => (find_item(old, cx.items)?, new.clone()),
+        [new] if words(&clauses::without_quotes(object)).is_empty() => (
+            by_context(cx.before, cx.items, Some(1))?.pop()?,
+            new.clone(),
+        ),
+        _ => return None,
+    };
+    if let Some(it) = cx.items.iter_mut().find(|(n, _)| *n == old) {
+        it.0 = new.clone();
+    }
+    Some(vec![Some(step(StepKind::Rename, &old, &new))])
+}
+
+/// The items a tick, untick or delete names (see the module docs), or the steps that stand
+/// for them when none does ("all" → `check every item`; a clearing button).
+fn item_targets(
+    does: Does,
+    object: &str,
+    seg: &str,
+    cx: &mut Ctx<'_>,
+) -> Result<Vec<String>, Option<Vec<Option<PlanStep>>>> {
+    let quoted = clauses::quoted(object);
+    let lower = clauses::without_quotes(object).to_lowercase();
+    let all = ALL_WORDS
+        .iter()
+        .any(|w| lower.split_whitespace().any(|x| x == *w) || (w.len() > 3 && lower.contains(w)));
+    if !quoted.is_empty() {
+        return quoted
+            .iter()
+            .map(|q| find_item(q, cx.items))
+            .collect::<Option<Vec<_>>>()
+            .ok_or(None);
+    }
+    if all && does != Does::Delete {
+        let kind = if does == Does::Check {
+            StepKind::CheckAll
+        } else {
+            StepKind::UncheckAll
+        };
+        return Err(Some(vec![Some(step(kind, "", ""))]));
+    }
+    if does == Does::Delete && names_done(object) {
+        return Err(clear_done(seg, cx));
+    }
+    let found = by_words(object, cx.items, plural(object)).or_else(|| {
+        pronoun(object, does)
+            .then(|| by_context(cx.before, cx.items, plural(object)))
+            .flatten()
+    });
+    found.ok_or_else(|| {
+        (does == Does::Delete)
+            .then(|| button_for(seg, cx.obs))
+            .flatten()
+            .map(|b| vec![Some(step(StepKind::Tap, &b, ""))])
+    })
+}
+
+/// A tick, untick or delete of the items the order names.
+fn item_steps(
+    does: Does,
+    object: &str,
+    seg: &str,
+    cx: &mut Ctx<'_>,
+) -> Option<Vec<Option<PlanStep>>> {
+    let targets = match item_targets(does, object, seg, cx) {
+        Ok(t) => t,
+        Err(steps) => return steps,
+    };
+    let mut out = Vec::new();
+    for t in targets {
+        let pos = cx.items.iter().position(|(n, _)| *n == t)?;
+        if does == Does::Delete {
+            cx.items.remove(pos);
+            out.push(Some(step(StepKind::Delete, &t, "")));
+            continue;
         }
-        Does::Check | Does::Uncheck | Does::Delete => {
-            let all = ALL_WORDS.iter().any(|w| {
-                let lower = clauses::without_quotes(object).to_lowercase();
-                lower.split_whitespace().any(|x| x == *w) || (w.len() > 3 && lower.contains(w))
-            });
-            let targets = if !quoted.is_empty() {
-                quoted
-                    .iter()
-                    .map(|q| find_item(q, items))
-                    .collect::<Option<Vec<_>>>()?
-            } else if all && does != Does::Delete {
-                let kind = if does == Does::Check {
-                    StepKind::CheckAll
-                } else {
-                    StepKind::UncheckAll
-                };
-                return Some(vec![Some(step(kind, "", ""))]);
+        let want = does == Does::Check;
+        if cx.items[pos].1 == want && !cx.uncertain {
+            out.push(None);
+        } else {
+            cx.items[pos].1 = want;
+            let kind = if want {
+                StepKind::Check
             } else {
-                // "clear the completed ones": the Clear button if one shows, else the items
-                // the plan knows are done.
-                if does == Does::Delete && names_done(object) {
-                    if let Some(b) = button_for(seg, obs) {
-                        return Some(vec![Some(step(StepKind::Tap, &b, ""))]);
-                    }
-                    let done: Vec<String> = items
-                        .iter()
-                        .filter(|(_, d)| *d)
-                        .map(|(n, _)| n.clone())
-                        .collect();
-                    if done.is_empty() || uncertain {
-                        return None;
-                    }
-                    items.retain(|(_, d)| !d);
-                    return Some(
-                        done.iter()
-                            .map(|n| Some(step(StepKind::Delete, n, "")))
-                            .collect(),
-                    );
-                }
-                let found = by_words(object, items, plural(object)).or_else(|| {
-                    pronoun(object, does)
-                        .then(|| by_context(before, items, plural(object)))
-                        .flatten()
-                });
-                match found {
-                    Some(t) => t,
-                    None => {
-                        return (does == Does::Delete)
-                            .then(|| button_for(seg, obs))
-                            .flatten()
-                            .map(|b| vec![Some(step(StepKind::Tap, &b, ""))]);
-                    }
-                }
+                StepKind::Uncheck
             };
-            let mut out = Vec::new();
-            for t in targets {
-                let pos = items.iter().position(|(n, _)| *n == t)?;
-                match does {
-                    Does::Delete => {
-                        items.remove(pos);
-                        out.push(Some(step(StepKind::Delete, &t, "")));
-                    }
-                    _ => {
-                        let want = does == Does::Check;
-                        if items[pos].1 == want && !uncertain {
-                            out.push(None);
-                        } else {
-                            items[pos].1 = want;
-                            let kind = if want {
-                                StepKind::Check
-                            } else {
-                                StepKind::Uncheck
-                            };
-                            out.push(Some(step(kind, &t, "")));
-                        }
-                    }
-                }
-            }
-            Some(out)
+            out.push(Some(step(kind, &t, "")));
         }
     }
+    Some(out)
+}
+
+/// "clear the completed ones": the Clear button if one shows, else the items the plan
+/// knows are done.
+fn clear_done(seg: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
+    if let Some(b) = button_for(seg, cx.obs) {
+        return Some(vec![Some(step(StepKind::Tap, &b, ""))]);
+    }
+    let done: Vec<String> = cx
+        .items
+        .iter()
+        .filter(|(_, d)| *d)
+        .map(|(n, _)| n.clone())
+        .collect();
+    if done.is_empty() || cx.uncertain {
+        return None;
+    }
+    cx.items.retain(|(_, d)| !d);
+    Some(
+        done.iter()
+            .map(|n| Some(step(StepKind::Delete, n, "")))
+            .collect(),
+    )
 }
 
 /// The name (else placeholder) of the screen's one text field that is not a password box.

@@ -312,33 +312,41 @@ pub(super) struct Order {
 pub(super) fn order_of(body: &str) -> Option<Order> {
     let outside = clauses::without_quotes(body);
     if outside.chars().any(is_cjk) {
-        let (verb, does) = ZH.iter().find(|(w, _)| outside.contains(w))?;
-        // 点击完成 taps a button named 完成; it completes no item.
-        if *verb == "完成"
-            && ["点击完成", "点完成", "按完成"]
-                .iter()
-                .any(|w| outside.contains(w))
-        {
-            return None;
-        }
-        // 取消“X”的勾选: the tick is taken away.
-        let does = match does {
-            Does::Check if outside.contains("取消") || outside.contains("勾去掉") => {
-                Does::Uncheck
-            }
-            d => *d,
-        };
-        // `未` of the verb `改回未完成` is no negation; one elsewhere is.
-        let rest = outside.replacen(verb, " ", 1).replace("取消", " ");
-        if ZH_NOT_ORDERS.iter().any(|w| rest.contains(w)) {
-            return None;
-        }
-        return Some(Order {
-            does,
-            verb: None,
-            object: body.replacen(verb, " ", 1),
-        });
+        return order_zh(body, &outside);
     }
+    order_en(body, &outside)
+}
+
+/// [`order_of`] for a Chinese clause (`outside`: the clause without its quotes).
+fn order_zh(body: &str, outside: &str) -> Option<Order> {
+    let (verb, does) = ZH.iter().find(|(w, _)| outside.contains(w))?;
+    // 点击完成 taps a button named 完成; it completes no item.
+    if *verb == "完成"
+        && ["点击完成", "点完成", "按完成"]
+            .iter()
+            .any(|w| outside.contains(w))
+    {
+        return None;
+    }
+    // 取消“X”的勾选: the tick is taken away.
+    let does = match does {
+        Does::Check if outside.contains("取消") || outside.contains("勾去掉") => Does::Uncheck,
+        d => *d,
+    };
+    // `未` of the verb `改回未完成` is no negation; one elsewhere is.
+    let rest = outside.replacen(verb, " ", 1).replace("取消", " ");
+    if ZH_NOT_ORDERS.iter().any(|w| rest.contains(w)) {
+        return None;
+    }
+    Some(Order {
+        does,
+        verb: None,
+        object: body.replacen(verb, " ", 1),
+    })
+}
+
+/// [`order_of`] for an English clause (`outside`: the clause without its quotes).
+fn order_en(body: &str, outside: &str) -> Option<Order> {
     let mut lower = format!("{} ", outside.trim().to_lowercase());
     if EN_NOT_ORDERS.iter().any(|w| lower.contains(w)) {
         return None;

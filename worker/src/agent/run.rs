@@ -211,6 +211,43 @@ impl Exec<'_> {
         Ok(())
     }
 
+    /// The planner's messages: the job, what a replay did, the screen (`None`: it could not
+    /// be observed), the request for the expectations Argus could not map (first plan only),
+    /// and for a re-plan the previous plan and its failures; secrets redacted.
+    fn planner_messages(
+        &self,
+        task: &str,
+        obs: Option<&Observation>,
+        failures: &[String],
+        previous: Option<(&[String], usize)>,
+    ) -> Vec<Value> {
+        let screen = match obs {
+            Some(o) => format!(
+                "Current screen (observation {}):\n{}",
+                o.serial,
+                o.compact()
+            ),
+            None => "The current screen could not be observed.".into(),
+        };
+        let replayed = self
+            .replay_note
+            .as_deref()
+            .map(|n| format!("\n\n{n}"))
+            .unwrap_or_default();
+        let mut user = super::prompts::planner(task, &replayed, &screen);
+        if previous.is_none() && !self.unmapped.is_empty() {
+            user.push_str(&super::plan::expect_request(&self.unmapped));
+        }
+        if let Some((prev, at)) = previous {
+            user.push_str(&super::prompts::replan(prev, at, failures));
+        }
+        let user = self.agent.secrets.redact(&user);
+        vec![
+            json!({"role": "system", "content": super::prompts::PLANNER_SYSTEM}),
+            json!({"role": "user", "content": user}),
+        ]
+    }
+
     /// A `plan` (or `re-plan`) step: one planner call, recorded with the plan and usage.
     async fn plan_step(
         &mut self,
@@ -233,32 +270,8 @@ impl Exec<'_> {
         if let (Ok(o), true) = (&obs, self.start_obs.is_none()) {
             self.start_obs = Some(o.clone());
         }
-        let screen = match &obs {
-            Ok(o) => format!(
-                "Current screen (observation {}):\n{}",
-                o.serial,
-                o.compact()
-            ),
-            Err(_) => "The current screen could not be observed.".into(),
-        };
-        let replayed = self
-            .replay_note
-            .as_deref()
-            .map(|n| format!("\n\n{n}"))
-            .unwrap_or_default();
         let ask_expect = previous.is_none() && !self.unmapped.is_empty();
-        let mut user = super::prompts::planner(task, &replayed, &screen);
-        if ask_expect {
-            user.push_str(&super::plan::expect_request(&self.unmapped));
-        }
-        if let Some((prev, at)) = previous {
-            user.push_str(&super::prompts::replan(prev, at, failures));
-        }
-        let user = self.agent.secrets.redact(&user);
-        let messages = vec![
-            json!({"role": "system", "content": super::prompts::PLANNER_SYSTEM}),
-            json!({"role": "user", "content": user}),
-        ];
+        let messages = self.planner_messages(task, obs.as_ref().ok(), failures, previous);
         let mut usage = ModelUsage::default();
         if let Err(e) = self.client() {
             self.end_step(step, Some("no model".into()), start).await;
@@ -391,16 +404,10 @@ impl Exec<'_> {
         (true, None, steps, detail)
     }
 
-    /// The planner's answer made runnable: its expectations taken in, checks written as steps
-    /// dropped, ids rewritten as targets, the closing tap and `press Enter`s added. Returns
-    /// the steps and the plan record's detail.
-    fn shape_plan(
-        &mut self,
-        task: &str,
-        p: super::plan::Plan,
-        obs: Option<&Observation>,
-    ) -> (Vec<String>, String) {
-        let mut mapped = 0;
+    /// The expectations the planner mapped for the checkable clauses Argus could not map
+    /// itself, taken in after dropping what the planner made up from the screen and what a
+    /// password box can never show; the number taken.
+    fn take_expectations(&mut self, p: &super::plan::Plan, obs: Option<&Observation>) -> usize {
         if !p.expect.is_empty() && !self.unmapped.is_empty() {
             let found = if p.expect.len() == self.unmapped.len() {
                 let pairs: Vec<(String, String)> = self
@@ -428,12 +435,26 @@ impl Exec<'_> {
                 // A masked box never shows what was typed into it.
                 found.retain(|e| !super::plan_typed::expects_a_password(&e.exp.line, &p.steps, o));
             }
-            mapped = found.len();
+            let mapped = found.len();
             if mapped >= self.unmapped.len().min(p.expect.len()) && mapped > 0 {
                 self.unmapped.clear();
             }
             self.add_expected(found);
+            return mapped;
         }
+        0
+    }
+
+    /// The planner's answer made runnable: its expectations taken in, checks written as steps
+    /// dropped, ids rewritten as targets, the closing tap and `press Enter`s added. Returns
+    /// the steps and the plan record's detail.
+    fn shape_plan(
+        &mut self,
+        task: &str,
+        p: super::plan::Plan,
+        obs: Option<&Observation>,
+    ) -> (Vec<String>, String) {
+        let mapped = self.take_expectations(&p, obs);
         let (steps, checks, others) = super::plan::sorted_out(p.steps, obs);
         let (steps, back) = super::plan::without_unasked_back(steps, task);
         let dropped = checks + others + back;
