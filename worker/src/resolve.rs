@@ -46,7 +46,7 @@ fn norm(s: &str) -> String {
 /// either end, and the spaces around them (`"Password:"`, `"* Email"`, `"Email *"` →
 /// `password`, `email`). A name that is nothing but those marks (a calculator's `*`) stays
 /// as it is.
-fn name_key(s: &str) -> String {
+pub(crate) fn name_key(s: &str) -> String {
     let n = without_count(&norm(s));
     let is_mark = |c: char| matches!(c, ':' | '：' | '*') || c.is_whitespace();
     let stripped = n

@@ -52,94 +52,16 @@ const SUBORDINATORS: &[&str] = &[
     "once", "when", "after", "before", "if", "since", "because", "as", "whenever", "while",
     "until", "unless", "though", "although",
 ];
-/// Words that carry no item's meaning (pronouns, articles, list words).
+/// Words that carry no item's meaning (pronouns, articles, list words; with them the state
+/// words of [`effects::DONE_WORDS`]).
 const STOP: &[&str] = &[
-    "a",
-    "an",
-    "the",
-    "to",
-    "of",
-    "in",
-    "on",
-    "at",
-    "for",
-    "and",
-    "or",
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "has",
-    "have",
-    "had",
-    "it",
-    "its",
-    "that",
-    "this",
-    "one",
-    "ones",
-    "so",
-    "then",
-    "my",
-    "me",
-    "i",
-    "you",
-    "your",
-    "please",
-    "can",
-    "could",
-    "would",
-    "will",
-    "with",
-    "as",
-    "by",
-    "up",
-    "off",
-    "out",
-    "from",
-    "list",
-    "item",
-    "items",
-    "todo",
-    "todos",
-    "entry",
-    "entries",
-    "task",
-    "tasks",
-    "thing",
-    "already",
-    "just",
-    "now",
-    "also",
-    "them",
-    "these",
-    "those",
-    "there",
-    "both",
-    "two",
-    "too",
-    "again",
-    "new",
-    "instead",
-    "which",
-    "what",
-    "all",
-    "done",
-    "complete",
-    "completed",
-    "finished",
-    "ticked",
-    "checked",
-    "read",
-    "reads",
-    "say",
-    "says",
-    "not",
-    "really",
-    "still",
-    "yet",
+    "a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "is", "are", "was", "were",
+    "be", "been", "has", "have", "had", "it", "its", "that", "this", "one", "ones", "so", "then",
+    "my", "me", "i", "you", "your", "please", "can", "could", "would", "will", "with", "as", "by",
+    "up", "off", "out", "from", "list", "item", "items", "todo", "todos", "entry", "entries",
+    "task", "tasks", "thing", "already", "just", "now", "also", "them", "these", "those", "there",
+    "both", "two", "too", "again", "new", "instead", "which", "what", "all", "read", "reads",
+    "say", "says", "not", "really", "still", "yet",
 ];
 /// Chinese words that make a clause an order (a request) even with no verb of the lexicon.
 const ZH_ORDER_WORDS: &[&str] = &["把", "帮我", "请", "给我", "需要", "麻烦", "让"];
@@ -247,11 +169,12 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     // item's state is no longer known: nothing more is left out as already done.
     let mut uncertain = false;
     for (k, seg) in segs.iter().enumerate() {
-        if clauses::reads_as_check(seg) || describes(seg) && effects::order_of(seg).is_none() {
+        let order = effects::order_of(seg);
+        if clauses::reads_as_check(seg) || describes(seg) && order.is_none() {
             continue;
         }
         let before: Vec<&str> = segs[..k].iter().rev().map(String::as_str).collect();
-        let steps = effects::order_of(seg).and_then(|order| {
+        let steps = order.and_then(|order| {
             let mut cx = Ctx {
                 before: &before,
                 items: &mut items,
@@ -561,8 +484,9 @@ const FRAMING: &[&str] = &[
 /// found then.
 pub fn button_for(seg: &str, obs: &Observation) -> Option<String> {
     let lower = seg.trim().to_lowercase();
+    let order = effects::order_of(seg);
     // The order's own verb ("start by wiping out …" → `wipe`), else the clause's first word.
-    let verb = match effects::order_of(seg).and_then(|o| o.verb) {
+    let verb = match order.as_ref().and_then(|o| o.verb) {
         Some(v) => v.split_whitespace().next()?.to_string(),
         None => lower.split_whitespace().next()?.to_string(),
     };
@@ -586,7 +510,7 @@ pub fn button_for(seg: &str, obs: &Observation) -> Option<String> {
     // A clearing verb that starts no button's name ("wipe out", "purge") names the one
     // `Clear …` button: the usual word of a list's bulk removal.
     one(&verb).or_else(|| {
-        effects::order_of(seg)
+        order
             .is_some_and(|o| o.does == Does::Delete)
             .then(|| one("clear"))
             .flatten()
@@ -734,7 +658,7 @@ pub(super) fn words(text: &str) -> Vec<String> {
     for w in lower.split(|c: char| !(c.is_alphanumeric() || c == '\'') || effects::is_cjk(c)) {
         let w = w.trim_matches('\'');
         let w = w.strip_suffix("'s").unwrap_or(w);
-        if w.is_empty() || STOP.contains(&w) {
+        if w.is_empty() || STOP.contains(&w) || effects::DONE_WORDS.contains(&w) {
             continue;
         }
         out.push(stem(w));

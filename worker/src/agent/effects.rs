@@ -77,7 +77,7 @@ const UNDONE_WORDS: &[&str] = &[
     "not finished",
 ];
 /// Words after `mark` / `set` that say "done".
-const DONE_WORDS: &[&str] = &[
+pub(super) const DONE_WORDS: &[&str] = &[
     "done",
     "complete",
     "completed",

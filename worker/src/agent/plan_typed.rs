@@ -138,13 +138,10 @@ pub fn expects_a_password(line: &str, steps: &[String], obs: &Observation) -> bo
     steps.iter().filter_map(|s| typing(s)).any(|(typed, name)| {
         typed == text
             && name.is_some_and(|n| {
-                let n = n.trim().trim_end_matches([':', '：', '*']).to_lowercase();
+                let n = crate::resolve::name_key(&n);
                 PASSWORD_WORDS.iter().any(|w| n.contains(w))
                     || obs.elements.iter().any(|e| {
-                        e.password.is_yes()
-                            && e.labels().any(|l| {
-                                l.trim().trim_end_matches([':', '：', '*']).to_lowercase() == n
-                            })
+                        e.password.is_yes() && e.labels().any(|l| crate::resolve::name_key(l) == n)
                     })
             })
     })
