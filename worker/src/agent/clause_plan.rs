@@ -61,7 +61,8 @@ const STOP: &[&str] = &[
     "up", "off", "out", "from", "list", "item", "items", "todo", "todos", "entry", "entries",
     "task", "tasks", "thing", "already", "just", "now", "also", "them", "these", "those", "there",
     "both", "two", "too", "again", "new", "instead", "which", "what", "all", "read", "reads",
-    "say", "says", "not", "really", "still", "yet",
+    "say", "says", "not", "really", "still", "yet", "back", "open", "undone", "incomplete",
+    "unfinished", "active", "unticked", "unchecked",
 ];
 /// Chinese words that make a clause an order (a request) even with no verb of the lexicon.
 const ZH_ORDER_WORDS: &[&str] = &["把", "帮我", "请", "给我", "需要", "麻烦", "让"];
@@ -139,6 +140,11 @@ const IMPERATIVES: &[&str] = &[
     "reset",
     "cancel",
     "confirm",
+    "tidy",
+    "clean",
+    "take",
+    "get",
+    "give",
 ];
 /// Words that make an object "all of them".
 const ALL_WORDS: &[&str] = &["all", "every", "everything", "全部", "所有"];
@@ -168,8 +174,19 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     // After a step whose effect Argus cannot foresee (a model's free step, a button), an
     // item's state is no longer known: nothing more is left out as already done.
     let mut uncertain = false;
+    // The order of the clause before: a clause of nothing but quoted items continues it
+    // ("add 'a', 'b' and 'c'" split at its commas).
+    let mut last: Option<Does> = None;
     for (k, seg) in segs.iter().enumerate() {
-        let order = effects::order_of(seg);
+        let order = effects::order_of(seg).or_else(|| {
+            let d = last.filter(|_| effects::starts_with_item(seg) && effects::is_only_items(seg))?;
+            Some(effects::Order {
+                does: d,
+                verb: None,
+                object: seg.clone(),
+            })
+        });
+        last = order.as_ref().map(|o| o.does);
         if clauses::reads_as_check(seg) || describes(seg) && order.is_none() {
             continue;
         }
@@ -243,6 +260,13 @@ fn split_so(seg: &str) -> Vec<String> {
     while let Some(at) = [" so ", ": ", "：", "（", "("]
         .iter()
         .filter_map(|w| rest.find(w).map(|i| (i, w.len())))
+        .filter(|(i, n)| {
+            // "add these: 'a', 'b' and 'c'": the items after a colon are the order's.
+            let after = &rest[i + n..];
+            !(rest[*i..].starts_with([':', '：'])
+                && effects::starts_with_item(after)
+                && effects::is_only_items(after))
+        })
         .min()
     {
         out.push(rest[..at.0].to_string());
@@ -629,7 +653,10 @@ fn by_words(text: &str, items: &[(String, bool)], n: Option<usize>) -> Option<Ve
         .iter()
         .map(|(name, _)| {
             (
-                words(name).iter().filter(|w| want.contains(w)).count(),
+                words(name)
+                    .iter()
+                    .filter(|w| want.iter().any(|x| same_word(x, w)))
+                    .count(),
                 name,
             )
         })
@@ -670,6 +697,16 @@ pub(super) fn words(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether two stems are one word: equal, or one a prefix of the other by at most two
+/// letters, both of five or more ("cancell" of "cancelling" and "cancel").
+fn same_word(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short.chars().count() >= 5 && long.starts_with(short) && long.len() - short.len() <= 2
 }
 
 /// A crude English stem: `-ing`, `-ed`, `-es`/`-s` dropped from longer words.
@@ -916,6 +953,76 @@ mod tests {
         assert_eq!(
             steps("The fence is fixed. Make sure 2 items are left.", &obs),
             None
+        );
+    }
+    #[test]
+    fn passive_orders_gerunds_after_by_and_item_lists_read() {
+        let obs = list(&[
+            ("renew the lease", false),
+            ("cancel the magazine subscription", true),
+            ("mow the lawn", true),
+        ]);
+        // A passive order names its item before the modal; "shouldn't have a tick" unticks.
+        assert_eq!(
+            steps(
+                "I renewed the lease yesterday, so that one can be marked complete. The magazine one shouldn't have a tick; I never got round to cancelling it.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "check \"renew the lease\"",
+                "uncheck \"cancel the magazine subscription\""
+            ]
+        );
+        // "set it back to open": `back` and `open` name no item; `cancelling` is `cancel`.
+        assert_eq!(
+            steps(
+                "I never got round to cancelling the magazine, so set it back to open.",
+                &obs
+            )
+            .unwrap(),
+            vec!["uncheck \"cancel the magazine subscription\""]
+        );
+        // "… can go" deletes; a gerund after `by` is the order.
+        assert_eq!(
+            steps("The lawn entry can go now.", &obs).unwrap(),
+            vec!["tap \"Delete\" in the row of \"mow the lawn\""]
+        );
+        assert_eq!(
+            steps("Tidy up by getting rid of whatever is already done.", &obs).unwrap(),
+            vec!["tap \"Clear done\""]
+        );
+        // Items after a colon, split at their commas, are the add's; "take … off" deletes.
+        assert_eq!(
+            steps(
+                "Put these on the list: 'oil the gate', 'buy nails' and 'sand the deck'. Then take 'buy nails' off again.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "type \"oil the gate\" into \"New item\"",
+                "press Enter",
+                "type \"buy nails\" into \"New item\"",
+                "press Enter",
+                "type \"sand the deck\" into \"New item\"",
+                "press Enter",
+                "tap \"Delete\" in the row of \"buy nails\""
+            ]
+        );
+        assert_eq!(
+            steps("Start a shopping list with two todos: 'eggs' and 'flour'.", &list(&[]))
+                .unwrap()
+                .len(),
+            4
+        );
+        let zh = list(&[("交水费", false), ("洗车", false)]);
+        assert_eq!(
+            steps("水费昨天交过了，给它打上勾。另外再添一条：“买灯泡”。", &zh).unwrap(),
+            vec![
+                "check \"交水费\"",
+                "type \"买灯泡\" into \"New item\"",
+                "press Enter"
+            ]
         );
     }
 }

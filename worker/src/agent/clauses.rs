@@ -332,9 +332,33 @@ const TIME_WORDS: &[&str] = &[
     " then",
 ];
 
-/// `text` without trailing [`TIME_WORDS`].
+/// Subordinate clauses that set when a check is made ("… reads Ann before you hit Submit"),
+/// cut from the text the screen must show.
+const WHEN_CLAUSES: &[&str] = &[
+    " before you ",
+    " before i ",
+    " before we ",
+    " before hitting",
+    " before clicking",
+    " before pressing",
+    " before submitting",
+    " before sending",
+    " before saving",
+    " prior to ",
+    " once you ",
+    " when you ",
+    " after you ",
+];
+
+/// `text` without a trailing [`WHEN_CLAUSES`] clause and [`TIME_WORDS`].
 fn without_time_words(text: &str) -> &str {
     let mut t = text.trim();
+    let lower = t.to_lowercase();
+    if lower.len() == t.len() {
+        if let Some(at) = WHEN_CLAUSES.iter().filter_map(|w| lower.find(w)).min() {
+            t = t[..at].trim_end();
+        }
+    }
     while let Some(w) = TIME_WORDS.iter().find(|w| {
         t.len() > w.len()
             && t.get(t.len() - w.len()..)

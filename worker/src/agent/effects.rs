@@ -53,6 +53,10 @@ const EN: &[(&str, Does)] = &[
     ("wipe out", Does::Delete),
     ("wipe", Does::Delete),
     ("purge", Does::Delete),
+    ("drop", Does::Delete),
+    ("scrap", Does::Delete),
+    ("ditch", Does::Delete),
+    ("toss", Does::Delete),
     ("add", Does::Add),
     ("create", Does::Add),
     ("put", Does::Add),
@@ -124,6 +128,11 @@ const ZH: &[(&str, Does)] = &[
     ("勾选", Does::Check),
     ("勾上", Does::Check),
     ("打勾", Does::Check),
+    ("打上勾", Does::Check),
+    ("打个勾", Does::Check),
+    ("打钩", Does::Check),
+    ("打上钩", Does::Check),
+    ("勾一下", Does::Check),
     ("标成已完成", Does::Check),
     ("标为已完成", Does::Check),
     ("标记为已完成", Does::Check),
@@ -147,6 +156,11 @@ const ZH: &[(&str, Does)] = &[
     ("记下", Does::Add),
     ("添上", Does::Add),
     ("创建", Does::Add),
+    ("添一条", Does::Add),
+    ("添一个", Does::Add),
+    ("加一个", Does::Add),
+    ("再加", Does::Add),
+    ("再添", Does::Add),
     // The bare verb last: "那条直接删了吧".
     ("删", Does::Delete),
 ];
@@ -391,25 +405,61 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
             object: after("cross ".len()),
         });
     }
-    let lead = |l: &str| {
-        EN.iter().find(|(w, _)| {
-            l.strip_prefix(w)
-                .is_some_and(|r| r.starts_with([' ', ',', ':']))
-        })
-    };
-    if let Some((verb, does)) = lead(&lower) {
+    if let Some((verb, does)) = lead_verb(&lower) {
         return Some(Order {
             does: *does,
             verb: Some(verb),
             object: after(verb.len()),
         });
     }
-    // "start by wiping out what is done": the verb as a gerund (`wiping` → `wipe`).
+    // "take 'x' off the list", "take it out": the particle comes after the object.
+    if lower.starts_with("take ") && [" off", " out"].iter().any(|p| lower.contains(p)) {
+        return Some(Order {
+            does: Does::Delete,
+            verb: Some("take off"),
+            object: after("take ".len()),
+        });
+    }
+    // "start a packing list with 'a' and 'b'": the quoted items start the list.
+    if ["start ", "begin ", "make "].iter().any(|w| lower.starts_with(w))
+        && lower.contains(" list")
+        && !clauses::quoted(body).is_empty()
+    {
+        let first = lower.find(' ').unwrap_or(0);
+        return Some(Order {
+            does: Does::Add,
+            verb: Some("add"),
+            object: after(first),
+        });
+    }
+    gerund_order(&lower, raw)
+        .or_else(|| by_gerund(raw))
+        .or_else(|| passive_order(raw))
+}
+
+/// The lexicon verb ([`EN`]) `l` (lower-case) starts with, as a whole word.
+fn lead_verb(l: &str) -> Option<&'static (&'static str, Does)> {
+    EN.iter().find(|(w, _)| {
+        l.strip_prefix(w)
+            .is_some_and(|r| r.starts_with([' ', ',', ':']))
+    })
+}
+
+/// "wiping out what is done", "getting rid of it": the verb as a gerund (`wiping` → `wipe`,
+/// `getting` → `get`), `lower` the clause in lower case and `raw` as written.
+fn gerund_order(lower: &str, raw: &str) -> Option<Order> {
     let (first, rest) = lower.split_once(' ')?;
     let stem = first.strip_suffix("ing").filter(|s| s.len() >= 2)?;
-    let (verb, does) = [stem.to_string(), format!("{stem}e")]
+    let mut bases = vec![stem.to_string(), format!("{stem}e")];
+    let mut tail = stem.chars().rev();
+    if let (Some(a), Some(b)) = (tail.next(), tail.next()) {
+        if a == b && !"aeiou".contains(a) {
+            bases.push(stem[..stem.len() - 1].to_string());
+        }
+    }
+    let (verb, does) = bases
         .iter()
-        .find_map(|base| lead(&format!("{base} {rest}")))?;
+        .find_map(|base| lead_verb(&format!("{base} {rest}")))?;
     let words = verb.split_whitespace().count();
     let object = raw
         .split_whitespace()
@@ -422,6 +472,115 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
         object: format!(" {object}"),
     })
 }
+
+/// "Tidy up the list by getting rid of what is done": the order is the gerund after `by`.
+fn by_gerund(raw: &str) -> Option<Order> {
+    let lower = raw.to_lowercase();
+    let at = lower.find(" by ")?;
+    let rest = raw.get(at + 4..)?.trim();
+    let first = rest.split_whitespace().next()?.to_lowercase();
+    if !first.ends_with("ing") {
+        return None;
+    }
+    gerund_order(&rest.to_lowercase(), rest)
+}
+
+/// Passive and modal wordings, read as the order they give the item named before them:
+/// "that one can be marked complete" (mark … complete), "the plant entry can go" (delete),
+/// "'x' needs to be deleted", "the gym one shouldn't have a tick" (untick). Participles map
+/// to the lexicon's verbs ([`PARTICIPLES`]).
+fn passive_order(raw: &str) -> Option<Order> {
+    let lower = raw.to_lowercase().replace('’', "'");
+    let lower = lower.trim_end_matches(['.', '!', ' ']);
+    for neg in NOT_TICKED {
+        if let Some(at) = lower.find(neg) {
+            return Some(Order {
+                does: Does::Uncheck,
+                verb: None,
+                object: raw.get(..at)?.to_string(),
+            });
+        }
+    }
+    for go in GOES {
+        let Some(at) = lower.find(go) else { continue };
+        let after = lower[at + go.len()..].trim();
+        if after.split_whitespace().all(|w| ["now", "too", "then", "already"].contains(&w)) {
+            return Some(Order {
+                does: Does::Delete,
+                verb: None,
+                object: raw.get(..at)?.to_string(),
+            });
+        }
+    }
+    let (at, modal) = MODALS
+        .iter()
+        .filter_map(|m| lower.find(m).map(|i| (i, m.len())))
+        .min()?;
+    let subject = raw.get(..at)?;
+    let rest = lower.get(at + modal..)?.trim_start();
+    let (part, base) = PARTICIPLES.iter().find(|(p, _)| {
+        rest.strip_prefix(p)
+            .is_some_and(|r| r.is_empty() || r.starts_with([' ', ',']))
+    })?;
+    let tail = raw.get(raw.len() - rest.len() + part.len()..).unwrap_or("");
+    let said = format!("{base} {subject} {tail}");
+    let mut order = order_en(&said, &clauses::without_quotes(&said))?;
+    order.verb = None;
+    Some(order)
+}
+
+/// Modal verbs of a passive order ("can be", "needs to be"), with the spaces around them.
+const MODALS: &[&str] = &[
+    " can be ",
+    " could be ",
+    " should be ",
+    " needs to be ",
+    " need to be ",
+    " has to be ",
+    " have to be ",
+    " must be ",
+    " ought to be ",
+    " can now be ",
+    " may be ",
+];
+/// Participles after a modal ("marked complete") and the imperative they stand for
+/// (longest first where one is the prefix of another).
+const PARTICIPLES: &[(&str, &str)] = &[
+    ("marked", "mark"),
+    ("set back", "set"),
+    ("set", "set"),
+    ("ticked off", "tick off"),
+    ("ticked", "tick"),
+    ("checked off", "check off"),
+    ("crossed off", "cross off"),
+    ("completed", "complete"),
+    ("unticked", "untick"),
+    ("unchecked", "uncheck"),
+    ("reopened", "reopen"),
+    ("deleted", "delete"),
+    ("removed", "remove"),
+    ("dropped", "drop"),
+    ("cleared", "clear"),
+    ("taken off", "remove"),
+    ("renamed", "rename"),
+    ("reworded", "reword"),
+    ("changed", "change"),
+];
+/// "… can go": the item is to be deleted.
+const GOES: &[&str] = &[" can go", " has to go", " needs to go", " should go", " must go"];
+/// "… shouldn't have a tick": the item is to be unticked.
+const NOT_TICKED: &[&str] = &[
+    " shouldn't have a tick",
+    " should not have a tick",
+    " shouldn't be ticked",
+    " should not be ticked",
+    " shouldn't be checked",
+    " should not be checked",
+    " shouldn't be marked done",
+    " shouldn't be marked as done",
+    " shouldn't be marked complete",
+    " isn't supposed to be ticked",
+];
 
 /// "Complete 'a' but leave 'b' open" is two clauses.
 pub(super) fn split_but(seg: &str) -> Vec<String> {
@@ -452,7 +611,7 @@ fn names_a_pronoun(body: &str) -> bool {
 
 /// Whether a clause is nothing but quoted items, conjunctions and fillers ("first 'a' and
 /// then 'b'"), so that it continues the verb before it ("'b' stays open" does not).
-fn is_only_items(body: &str) -> bool {
+pub(super) fn is_only_items(body: &str) -> bool {
     let outside = clauses::without_quotes(body).to_lowercase();
     outside
         .split(|c: char| c.is_whitespace() || ",、，和与及".contains(c))
@@ -460,7 +619,7 @@ fn is_only_items(body: &str) -> bool {
         .all(|w| ["first", "then", "and", "also", "finally", "next", "or"].contains(&w))
 }
 
-fn starts_with_item(body: &str) -> bool {
+pub(super) fn starts_with_item(body: &str) -> bool {
     let b = body.trim_start();
     let b = ["first ", "and ", "then ", "also "]
         .iter()

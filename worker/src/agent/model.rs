@@ -38,6 +38,8 @@ pub const ACTION_MAX_TOKENS: u32 = 160;
 /// `max_tokens` of a progress check (`{"step_done": false, "job_done": false}` is 15
 /// tokens in Qwen's and OpenAI's tokenizers).
 pub const CHECK_MAX_TOKENS: u32 = 32;
+/// Tokens for a form-values answer (a JSON object of a few short strings).
+pub const FORM_MAX_TOKENS: u32 = 160;
 
 /// The tools offered for one call, in the three forms servers need: the `tools` array, the
 /// `response_format` union schema of one call, and a text listing for the system message.

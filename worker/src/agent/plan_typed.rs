@@ -59,7 +59,7 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
 
 /// `text` as `task` spells it: itself when the task holds it exactly; the one whole-word
 /// occurrence that differs only in case otherwise; `None` when neither.
-fn spelt_in(task: &str, text: &str) -> Option<String> {
+pub(super) fn spelt_in(task: &str, text: &str) -> Option<String> {
     if text.trim().is_empty() || task.contains(text) {
         return Some(text.to_string());
     }

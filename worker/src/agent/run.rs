@@ -23,7 +23,9 @@ use base64::Engine;
 use chrono::Utc;
 use serde_json::{json, Value};
 
-use super::model::{with_tools_text, ModelError, ToolSet, CHECK_MAX_TOKENS, PLAN_MAX_TOKENS};
+use super::model::{
+    with_tools_text, ModelError, ToolSet, CHECK_MAX_TOKENS, FORM_MAX_TOKENS, PLAN_MAX_TOKENS,
+};
 use super::popups::{decide, Decision};
 use super::reflect::classify;
 use super::replay::Replayed;
@@ -286,6 +288,11 @@ impl Exec<'_> {
             (Ok(o), None) if self.replay_note.is_none() => super::clause_plan::read(task, o),
             _ => None,
         };
+        if read.is_none() && previous.is_none() && self.replay_note.is_none() {
+            if let Ok(o) = &obs {
+                self.form_values = self.form_values(task, o, &mut usage).await;
+            }
+        }
         let res = match self.model.as_ref() {
             _ if read.is_some() && !ask_expect => Some(None),
             Some(c) => tokio::select! {
@@ -324,6 +331,35 @@ impl Exec<'_> {
         match err {
             None => super::secret_use::allowed_plan(self.spec, title, plan),
             Some(e) => Err(StepFail::Infra(format!("planning failed: {e}"))),
+        }
+    }
+
+    /// The values the instruction gives the form on `obs` ([`super::form_fill`]): one model
+    /// call; none when the screen is no form, the call fails or is cancelled.
+    async fn form_values(
+        &mut self,
+        task: &str,
+        obs: &Observation,
+        usage: &mut ModelUsage,
+    ) -> Vec<(String, String)> {
+        let fields = super::form_fill::fields(obs);
+        let Some(c) = self.model.as_ref().filter(|_| !fields.is_empty()) else {
+            return Vec::new();
+        };
+        let redacted = self.agent.secrets.redact(task);
+        let messages = super::form_fill::messages(&redacted, &fields);
+        let schema = super::form_fill::schema(&fields);
+        let parse = |v: &Value| super::form_fill::parse(v, &fields, task);
+        let cancel = self.cancel.clone();
+        tokio::select! {
+            r = c.json(messages, "form_values", &schema, parse, FORM_MAX_TOKENS, usage) => match r {
+                Ok(v) => v,
+                Err(e) => {
+                    tracing::info!(run_id = %self.run_id, error = %e, "no form values");
+                    Vec::new()
+                }
+            },
+            _ = cancelled(&cancel) => Vec::new(),
         }
     }
 
@@ -460,13 +496,15 @@ impl Exec<'_> {
         let dropped = checks + others + back;
         self.plan_dropped_acting = others + back > 0;
         let (steps, repeated) = super::plan::without_repeated_typing(steps, &self.typed, obs);
-        let (steps, named, closing) = match obs {
+        let (steps, named, closing, filled) = match obs {
             Some(o) => {
                 let (s, named) = super::plan_ids::name_elements(steps, o);
+                let (s, filled) =
+                    super::form_fill::complete(s, &std::mem::take(&mut self.form_values));
                 let (s, closing) = super::plan_cover::with_closing_tap(task, s, o);
-                (s, named, closing)
+                (s, named, closing, filled)
             }
-            None => (steps, 0, false),
+            None => (steps, 0, false, 0),
         };
         let (steps, forbidden) = super::plan_typed::without_forbidden_taps(steps, task);
         let (steps, respelt) = super::plan_typed::as_written(steps, task);
@@ -511,6 +549,11 @@ impl Exec<'_> {
         if named > 0 {
             detail.push_str(&format!(
                 " ({named} naming elements by id, neighbour marker or a name the screen lacks: rewritten as targets)"
+            ));
+        }
+        if filled > 0 {
+            detail.push_str(&format!(
+                " ({filled} typing(s) added, moved or dropped to give each form field the value the instruction gives it)"
             ));
         }
         if closing {
