@@ -55,14 +55,94 @@ const SUBORDINATORS: &[&str] = &[
 /// Words that carry no item's meaning (pronouns, articles, list words; with them the state
 /// words of [`effects::DONE_WORDS`]).
 const STOP: &[&str] = &[
-    "a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "is", "are", "was", "were",
-    "be", "been", "has", "have", "had", "it", "its", "that", "this", "one", "ones", "so", "then",
-    "my", "me", "i", "you", "your", "please", "can", "could", "would", "will", "with", "as", "by",
-    "up", "off", "out", "from", "list", "item", "items", "todo", "todos", "entry", "entries",
-    "task", "tasks", "thing", "already", "just", "now", "also", "them", "these", "those", "there",
-    "both", "two", "too", "again", "new", "instead", "which", "what", "all", "read", "reads",
-    "say", "says", "not", "really", "still", "yet", "back", "open", "undone", "incomplete",
-    "unfinished", "active", "unticked", "unchecked",
+    "a",
+    "an",
+    "the",
+    "to",
+    "of",
+    "in",
+    "on",
+    "at",
+    "for",
+    "and",
+    "or",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "has",
+    "have",
+    "had",
+    "it",
+    "its",
+    "that",
+    "this",
+    "one",
+    "ones",
+    "so",
+    "then",
+    "my",
+    "me",
+    "i",
+    "you",
+    "your",
+    "please",
+    "can",
+    "could",
+    "would",
+    "will",
+    "with",
+    "as",
+    "by",
+    "up",
+    "off",
+    "out",
+    "from",
+    "list",
+    "item",
+    "items",
+    "todo",
+    "todos",
+    "entry",
+    "entries",
+    "task",
+    "tasks",
+    "thing",
+    "already",
+    "just",
+    "now",
+    "also",
+    "them",
+    "these",
+    "those",
+    "there",
+    "both",
+    "two",
+    "too",
+    "again",
+    "new",
+    "instead",
+    "which",
+    "what",
+    "all",
+    "read",
+    "reads",
+    "say",
+    "says",
+    "not",
+    "really",
+    "still",
+    "yet",
+    "back",
+    "open",
+    "undone",
+    "incomplete",
+    "unfinished",
+    "active",
+    "unticked",
+    "unchecked",
 ];
 /// Chinese words that make a clause an order (a request) even with no verb of the lexicon.
 const ZH_ORDER_WORDS: &[&str] = &["把", "帮我", "请", "给我", "需要", "麻烦", "让"];
@@ -152,13 +232,7 @@ const ALL_WORDS: &[&str] = &["all", "every", "everything", "全部", "所有"];
 /// The plan read from `instruction` on `obs` (see the module docs); `None` when a clause does
 /// not read or no clause orders anything.
 pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
-    let mut items: Vec<(String, bool)> = Vec::new();
-    for e in obs.elements.iter().filter(|e| is_toggle(e)) {
-        let name = e.name.trim();
-        if !name.is_empty() && !is_all_toggle(name) && !items.iter().any(|(n, _)| n == name) {
-            items.push((name.to_string(), e.checked.is_yes()));
-        }
-    }
+    let mut items = list_items(obs);
     let segs: Vec<String> = clauses::segments(instruction)
         .iter()
         .flat_map(|s| effects::split_but(s))
@@ -179,7 +253,8 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     let mut last: Option<Does> = None;
     for (k, seg) in segs.iter().enumerate() {
         let order = effects::order_of(seg).or_else(|| {
-            let d = last.filter(|_| effects::starts_with_item(seg) && effects::is_only_items(seg))?;
+            let d =
+                last.filter(|_| effects::starts_with_item(seg) && effects::is_only_items(seg))?;
             Some(effects::Order {
                 does: d,
                 verb: None,
@@ -245,6 +320,81 @@ fn only_fillers(seg: &str) -> bool {
             ]
             .contains(&w)
         })
+}
+
+/// Words of a check clause that say an item is not done, then that it is (after a
+/// negation, "not done" is the first kind).
+const STATE_UNDONE: &[&str] = &[
+    "unticked",
+    "unchecked",
+    "not ticked",
+    "not checked",
+    "not done",
+    "not completed",
+    "incomplete",
+    "unfinished",
+    "open",
+    "active",
+    "未完成",
+    "未勾选",
+    "没勾",
+    "没有勾",
+];
+const STATE_DONE: &[&str] = &[
+    "ticked",
+    "checked",
+    "done",
+    "completed",
+    "complete",
+    "finished",
+    "已完成",
+    "已勾选",
+    "勾上",
+];
+
+/// A check clause that names one list item by its words, not by quotes, and the state it
+/// must be in ("the dentist appointment is still unticked") as that toggle's check on `obs`
+/// (`assert "book a dentist appointment" is not checked`); `None` when it names no state,
+/// quotes its item (see [`clauses::checkable`]) or its words name no one item.
+pub fn state_check(clause: &str, obs: &Observation) -> Option<String> {
+    if !clauses::quoted(clause).is_empty() {
+        return None;
+    }
+    let lower = format!(" {} ", clause.to_lowercase().replace('’', "'"));
+    let has = |w: &&str| {
+        if w.chars().any(effects::is_cjk) {
+            lower.contains(w)
+        } else {
+            lower
+                .split(|c: char| !c.is_alphanumeric())
+                .collect::<Vec<_>>()
+                .join(" ")
+                .contains(&format!(" {w} "))
+        }
+    };
+    let done = if STATE_UNDONE.iter().any(has) {
+        false
+    } else if STATE_DONE.iter().any(has) && !lower.contains("n't ") && !lower.contains(" not ") {
+        true
+    } else {
+        return None;
+    };
+    let items = list_items(obs);
+    let item = by_words(clause, &items, Some(1))?.pop()?;
+    let state = if done { "is checked" } else { "is not checked" };
+    Some(format!("assert {} {state}", clauses::quote_line(&item)))
+}
+
+/// The screen's list items: its named toggles but "all" ones, with their state.
+fn list_items(obs: &Observation) -> Vec<(String, bool)> {
+    let mut items: Vec<(String, bool)> = Vec::new();
+    for e in obs.elements.iter().filter(|e| is_toggle(e)) {
+        let name = e.name.trim();
+        if !name.is_empty() && !is_all_toggle(name) && !items.iter().any(|(n, _)| n == name) {
+            items.push((name.to_string(), e.checked.is_yes()));
+        }
+    }
+    items
 }
 
 /// `check every item`-like toggles ("Mark all as complete", "全选") are no list items.
@@ -701,7 +851,7 @@ pub(super) fn words(text: &str) -> Vec<String> {
 
 /// Whether two stems are one word: equal, or one a prefix of the other by at most two
 /// letters, both of five or more ("cancell" of "cancelling" and "cancel").
-fn same_word(a: &str, b: &str) -> bool {
+pub(super) fn same_word(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
@@ -1010,9 +1160,12 @@ mod tests {
             ]
         );
         assert_eq!(
-            steps("Start a shopping list with two todos: 'eggs' and 'flour'.", &list(&[]))
-                .unwrap()
-                .len(),
+            steps(
+                "Start a shopping list with two todos: 'eggs' and 'flour'.",
+                &list(&[])
+            )
+            .unwrap()
+            .len(),
             4
         );
         let zh = list(&[("交水费", false), ("洗车", false)]);
@@ -1024,5 +1177,25 @@ mod tests {
                 "press Enter"
             ]
         );
+    }
+
+    #[test]
+    fn a_check_naming_an_item_by_its_words_checks_that_toggle() {
+        let obs = list(&[("renew the lease", false), ("mow the lawn", true)]);
+        assert_eq!(
+            state_check(
+                "Double-check the lease one is still unticked when you're done",
+                &obs
+            )
+            .as_deref(),
+            Some("assert \"renew the lease\" is not checked")
+        );
+        assert_eq!(
+            state_check("make sure the lawn stays done", &obs).as_deref(),
+            Some("assert \"mow the lawn\" is checked")
+        );
+        assert_eq!(state_check("make sure 2 items are left", &obs), None);
+        assert_eq!(state_check("make sure 'mow the lawn' is done", &obs), None);
+        assert_eq!(state_check("make sure the garage is done", &obs), None);
     }
 }

@@ -421,7 +421,9 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
         });
     }
     // "start a packing list with 'a' and 'b'": the quoted items start the list.
-    if ["start ", "begin ", "make "].iter().any(|w| lower.starts_with(w))
+    if ["start ", "begin ", "make "]
+        .iter()
+        .any(|w| lower.starts_with(w))
         && lower.contains(" list")
         && !clauses::quoted(body).is_empty()
     {
@@ -504,7 +506,10 @@ fn passive_order(raw: &str) -> Option<Order> {
     for go in GOES {
         let Some(at) = lower.find(go) else { continue };
         let after = lower[at + go.len()..].trim();
-        if after.split_whitespace().all(|w| ["now", "too", "then", "already"].contains(&w)) {
+        if after
+            .split_whitespace()
+            .all(|w| ["now", "too", "then", "already"].contains(&w))
+        {
             return Some(Order {
                 does: Does::Delete,
                 verb: None,
@@ -567,7 +572,13 @@ const PARTICIPLES: &[(&str, &str)] = &[
     ("changed", "change"),
 ];
 /// "… can go": the item is to be deleted.
-const GOES: &[&str] = &[" can go", " has to go", " needs to go", " should go", " must go"];
+const GOES: &[&str] = &[
+    " can go",
+    " has to go",
+    " needs to go",
+    " should go",
+    " must go",
+];
 /// "… shouldn't have a tick": the item is to be unticked.
 const NOT_TICKED: &[&str] = &[
     " shouldn't have a tick",

@@ -106,7 +106,8 @@ pub fn parse(v: &Value, fields: &[Field], task: &str) -> Result<Vec<(String, Str
     let shared: Vec<String> = out
         .iter()
         .filter(|(n, v)| {
-            out.iter().any(|(m, w)| m != n && w == v) && !(masked(n) && out.iter().filter(|(_, w)| w == v).all(|(m, _)| masked(m)))
+            out.iter().any(|(m, w)| m != n && w == v)
+                && !(masked(n) && out.iter().filter(|(_, w)| w == v).all(|(m, _)| masked(m)))
         })
         .map(|(n, _)| n.clone())
         .collect();
@@ -208,7 +209,11 @@ mod tests {
         ];
         let (out, n) = complete(
             plan,
-            &vals(&[("Year", "2011"), ("Director", "Hargreaves"), ("Genre", "mystery")]),
+            &vals(&[
+                ("Year", "2011"),
+                ("Director", "Hargreaves"),
+                ("Genre", "mystery"),
+            ]),
         );
         assert_eq!(n, 1);
         assert_eq!(
@@ -230,7 +235,10 @@ mod tests {
         ];
         let (out, n) = complete(
             plan,
-            &vals(&[("Password", "Maple-2024"), ("Verify password", "Maple-2024")]),
+            &vals(&[
+                ("Password", "Maple-2024"),
+                ("Verify password", "Maple-2024"),
+            ]),
         );
         assert_eq!(n, 1);
         assert_eq!(
@@ -267,7 +275,11 @@ mod tests {
         .unwrap();
         assert_eq!(
             got,
-            vals(&[("Username", "Priya_R"), ("Password", "Fjord#31"), ("Verify", "Fjord#31")])
+            vals(&[
+                ("Username", "Priya_R"),
+                ("Password", "Fjord#31"),
+                ("Verify", "Fjord#31")
+            ])
         );
         let got = parse(
             &json!({"Username": "Hargreaves", "Password": "made up", "Verify": null}),
@@ -276,7 +288,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(got, vals(&[("Username", "Hargreaves")]));
-        let two = vec![fields[0].clone(), Field { name: "Genre".into(), masked: false }];
+        let two = vec![
+            fields[0].clone(),
+            Field {
+                name: "Genre".into(),
+                masked: false,
+            },
+        ];
         let got = parse(&json!({"Username": "x1", "Genre": "x1"}), &two, "x1").unwrap();
         assert!(got.is_empty(), "{got:?}");
         assert!(parse(&json!(["x"]), &two, "x").is_err());

@@ -287,6 +287,28 @@ pub fn names_the_clause(line: &str, clauses: &str) -> bool {
         .any(|w| said.contains(&w))
 }
 
+/// Whether a check line the planner mapped for `clauses` looks for a word that neither they
+/// nor the screen `obs` the plan was made on hold (numbers aside): a text the model made up
+/// ("列表剩三条" → `assert screen contains "3 unread"`, a page that never says "unread").
+pub fn made_up(line: &str, clauses: &str, obs: &Observation) -> bool {
+    let text = match as_script_line(line) {
+        Some(Action::AssertContains { text }) | Some(Action::AssertCount { text, .. }) => text,
+        _ => return false,
+    };
+    let said = super::clause_plan::words(clauses);
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|t| !t.is_empty() && !t.chars().all(|c| c.is_ascii_digit()))
+        .filter(|t| !t.chars().any(super::effects::is_cjk))
+        .any(|t| {
+            let w = super::clause_plan::words(t);
+            !w.is_empty()
+                && !w
+                    .iter()
+                    .all(|x| said.iter().any(|y| super::clause_plan::same_word(x, y)))
+                && !obs.contains_text(t)
+        })
+}
+
 /// Whether a text check already holds on `obs` (`false` for checks that need the resolver).
 pub fn holds_already(line: &str, obs: &Observation) -> bool {
     match as_script_line(line) {
@@ -379,6 +401,37 @@ mod tests {
             &steps,
             &obs
         ));
+    }
+
+    #[test]
+    fn a_text_neither_the_clause_nor_the_screen_holds_is_made_up() {
+        let mut tree = argus_perception::Tree::default();
+        let mut n =
+            argus_perception::Node::new(argus_perception::Role::Text, "text", "2 items left");
+        n.bounds = Some(argus_perception::Rect::new(0.0, 0.0, 90.0, 20.0));
+        tree.nodes.push(n);
+        let obs = argus_perception::build(
+            &tree,
+            argus_perception::Screen {
+                width: 100.0,
+                height: 100.0,
+                dpr: 1.0,
+            },
+            1,
+        );
+        let zh = "最后确认列表剩三条";
+        assert!(made_up("assert screen contains \"3 unread\"", zh, &obs));
+        assert!(!made_up(
+            "assert screen contains \"3 items left\"",
+            zh,
+            &obs
+        ));
+        assert!(!made_up(
+            "assert screen contains \"Saved 1\"",
+            "make sure it got saved",
+            &obs
+        ));
+        assert!(!made_up("assert \"x\" is checked", zh, &obs));
     }
 
     #[test]

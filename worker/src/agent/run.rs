@@ -272,6 +272,9 @@ impl Exec<'_> {
         if let (Ok(o), true) = (&obs, self.start_obs.is_none()) {
             self.start_obs = Some(o.clone());
         }
+        if let (Ok(o), None) = (&obs, previous) {
+            self.map_states(o);
+        }
         let ask_expect = previous.is_none() && !self.unmapped.is_empty();
         let messages = self.planner_messages(task, obs.as_ref().ok(), failures, previous);
         let mut usage = ModelUsage::default();
@@ -332,6 +335,23 @@ impl Exec<'_> {
             None => super::secret_use::allowed_plan(self.spec, title, plan),
             Some(e) => Err(StepFail::Infra(format!("planning failed: {e}"))),
         }
+    }
+
+    /// Checkable clauses that name a list item by its words and its state, mapped on the
+    /// first screen without the model ([`super::clause_plan::state_check`]).
+    fn map_states(&mut self, obs: &Observation) {
+        let mut left = Vec::new();
+        for c in std::mem::take(&mut self.unmapped) {
+            let found = super::clause_plan::state_check(&c, obs)
+                .map(|line| crate::verdict::from_clause(&c, &[line]))
+                .unwrap_or_default();
+            if found.is_empty() {
+                left.push(c);
+            } else {
+                self.add_expected(found);
+            }
+        }
+        self.unmapped = left;
     }
 
     /// The values the instruction gives the form on `obs` ([`super::form_fill`]): one model
@@ -465,8 +485,9 @@ impl Exec<'_> {
                 // the page, other items' names) holds before any action: no evidence of it.
                 let said = self.unmapped.join(" ");
                 found.retain(|e| {
-                    super::plan_typed::names_the_clause(&e.exp.line, &said)
-                        || !super::plan_typed::holds_already(&e.exp.line, o)
+                    (super::plan_typed::names_the_clause(&e.exp.line, &said)
+                        || !super::plan_typed::holds_already(&e.exp.line, o))
+                        && !super::plan_typed::made_up(&e.exp.line, &said, o)
                 });
                 // A masked box never shows what was typed into it.
                 found.retain(|e| !super::plan_typed::expects_a_password(&e.exp.line, &p.steps, o));
