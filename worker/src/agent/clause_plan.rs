@@ -495,6 +495,10 @@ fn add_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
     if quoted.is_empty() {
         return None;
     }
+    if submits_a_form(cx.obs) {
+        // A form's field is filled and sent with its button, not submitted as a new item.
+        return None;
+    }
     let field = one_text_field(cx.obs)?;
     let mut out = Vec::new();
     for t in quoted {
@@ -626,6 +630,28 @@ fn clear_done(seg: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
             .map(|n| Some(step(StepKind::Delete, n, "")))
             .collect(),
     )
+}
+
+/// Names a form's send button starts with (lower-case; Chinese anywhere in the name).
+const SUBMITS: &[&str] = &[
+    "submit", "send", "save", "log in", "login", "sign in", "sign up", "search", "register",
+    "ok", "提交", "登录", "发送", "保存", "搜索", "注册", "确定",
+];
+
+/// Whether the screen is a form sent by a button ([`SUBMITS`]): its text field takes a
+/// value, not a new list item.
+fn submits_a_form(obs: &Observation) -> bool {
+    obs.elements.iter().any(|e| {
+        let n = e.name.trim().to_lowercase();
+        e.role == Role::Button
+            && SUBMITS.iter().any(|w| {
+                if w.chars().any(effects::is_cjk) {
+                    n.contains(w)
+                } else {
+                    n == *w || n.starts_with(&format!("{w} "))
+                }
+            })
+    })
 }
 
 /// The name (else placeholder) of the screen's one text field that is not a password box.
