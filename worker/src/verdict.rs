@@ -230,7 +230,13 @@ pub(crate) fn initial(spec: &argus_protocol::JobSpec) -> (Vec<Expected>, Vec<Str
 /// The end states the instruction's action clauses name (see `agent::effects`), as
 /// expectations of source `effect`, leaving out any line already expected.
 fn effects_of(instruction: &str, known: &[Expected]) -> Vec<Expected> {
-    crate::agent::effects::named(instruction)
+    effect_lines(crate::agent::effects::named(instruction), known)
+}
+
+/// Check lines of end states (see [`effects_of`]) as expectations of source `effect`,
+/// leaving out any line already expected and any that does not parse.
+pub(crate) fn effect_lines(lines: Vec<String>, known: &[Expected]) -> Vec<Expected> {
+    lines
         .into_iter()
         .filter(|line| !known.iter().any(|k| k.exp.line == *line))
         .filter_map(|line| {

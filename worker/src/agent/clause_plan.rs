@@ -38,6 +38,9 @@ pub struct Read {
     /// Orders whose effect already holds on the screen (an item already ticked, already on
     /// the list), left out.
     pub already: usize,
+    /// Check lines of the end state the plan leaves the items it touches in ([`end_state`]):
+    /// empty when a clause stays a free step (what the model does is not foreseen).
+    pub effects: Vec<String>,
 }
 
 /// English words a description starts with (its subject): imperatives start with a verb.
@@ -233,6 +236,9 @@ const ALL_WORDS: &[&str] = &["all", "every", "everything", "全部", "所有"];
 /// not read or no clause orders anything.
 pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     let mut items = list_items(obs);
+    let start = items.clone();
+    let mut typed: Vec<PlanStep> = Vec::new();
+    let mut free = false;
     let segs: Vec<String> = clauses::segments(instruction)
         .iter()
         .flat_map(|s| effects::split_but(s))
@@ -243,6 +249,7 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     let mut out = Read {
         steps: Vec::new(),
         already: 0,
+        effects: Vec::new(),
     };
     let mut read_any = false;
     // After a step whose effect Argus cannot foresee (a model's free step, a button), an
@@ -280,6 +287,7 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
             out.steps
                 .push(seg.trim().trim_end_matches(['.', '。']).to_string());
             uncertain = true;
+            free = true;
             continue;
         };
         for s in steps {
@@ -288,12 +296,92 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
                     uncertain |= s.kind == StepKind::Tap;
                     read_any = true;
                     out.steps.extend(s.lines().ok()?);
+                    typed.push(s);
                 }
                 None => out.already += 1,
             }
         }
     }
+    if !free {
+        out.effects = end_state(&start, &typed);
+    }
     read_any.then_some(out)
+}
+
+/// The check lines of the end state `steps` leave the items they touch in, played from the
+/// screen's items `start`: a ticked or unticked item's state (under its last name), an added
+/// or renamed item shown, a deleted, cleared or renamed-away one gone (unless a shown item's
+/// name holds its text). A tap is a clearing button: it takes away the items done by then.
+fn end_state(start: &[(String, bool)], steps: &[PlanStep]) -> Vec<String> {
+    let mut items = start.to_vec();
+    let mut set: Vec<String> = Vec::new();
+    let mut shown: Vec<String> = Vec::new();
+    let mut gone: Vec<String> = Vec::new();
+    let rename = |v: &mut Vec<String>, old: &str, new: &str| {
+        for n in v.iter_mut().filter(|n| *n == old) {
+            *n = new.to_string();
+        }
+    };
+    for s in steps {
+        let t = s.target.as_str();
+        match s.kind {
+            StepKind::Check | StepKind::Uncheck => {
+                if let Some(it) = items.iter_mut().find(|(n, _)| n == t) {
+                    it.1 = s.kind == StepKind::Check;
+                }
+                set.push(t.to_string());
+            }
+            StepKind::CheckAll | StepKind::UncheckAll => {
+                for it in items.iter_mut() {
+                    it.1 = s.kind == StepKind::CheckAll;
+                    set.push(it.0.clone());
+                }
+            }
+            StepKind::Delete => {
+                items.retain(|(n, _)| n != t);
+                gone.push(t.to_string());
+            }
+            StepKind::Type => {
+                items.push((s.text.clone(), false));
+                shown.push(s.text.clone());
+            }
+            StepKind::Rename => {
+                if let Some(it) = items.iter_mut().find(|(n, _)| n == t) {
+                    it.0 = s.text.clone();
+                }
+                rename(&mut set, t, &s.text);
+                rename(&mut shown, t, &s.text);
+                shown.push(s.text.clone());
+                gone.push(t.to_string());
+            }
+            StepKind::Tap => {
+                gone.extend(items.iter().filter(|(_, d)| *d).map(|(n, _)| n.clone()));
+                items.retain(|(_, d)| !d);
+            }
+            _ => {}
+        }
+    }
+    let q = clauses::quote_line;
+    let mut out: Vec<String> = Vec::new();
+    for (n, done) in &items {
+        if set.contains(n) {
+            let state = if *done {
+                "is checked"
+            } else {
+                "is not checked"
+            };
+            out.push(format!("assert {} {state}", q(n)));
+        } else if shown.contains(n) {
+            out.push(format!("assert screen contains {}", q(n)));
+        }
+    }
+    for g in gone {
+        let line = format!("assert screen does not contain {}", q(&g));
+        if !items.iter().any(|(n, _)| n.contains(g.as_str())) && !out.contains(&line) {
+            out.push(line);
+        }
+    }
+    out
 }
 
 /// `seg` without the lead words of [`clauses::strip_fillers`] and [`effects::EN_FILLERS`]
@@ -634,8 +722,8 @@ fn clear_done(seg: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
 
 /// Names a form's send button starts with (lower-case; Chinese anywhere in the name).
 const SUBMITS: &[&str] = &[
-    "submit", "send", "save", "log in", "login", "sign in", "sign up", "search", "register",
-    "ok", "提交", "登录", "发送", "保存", "搜索", "注册", "确定",
+    "submit", "send", "save", "log in", "login", "sign in", "sign up", "search", "register", "ok",
+    "提交", "登录", "发送", "保存", "搜索", "注册", "确定",
 ];
 
 /// Whether the screen is a form sent by a button ([`SUBMITS`]): its text field takes a
@@ -1223,5 +1311,39 @@ mod tests {
         assert_eq!(state_check("make sure 2 items are left", &obs), None);
         assert_eq!(state_check("make sure 'mow the lawn' is done", &obs), None);
         assert_eq!(state_check("make sure the garage is done", &obs), None);
+    }
+
+    #[test]
+    fn a_read_plan_names_the_end_state_it_leaves() {
+        let obs = list(&[
+            ("call the plumber", false),
+            ("buy bread", false),
+            ("pay rent", true),
+        ]);
+        let r = read(
+            "Not the plumber: change that entry to read 'call the electrician'. The bread's been bought, so tick it off. Then clear the finished ones.",
+            &obs,
+        )
+        .unwrap();
+        assert_eq!(
+            r.effects,
+            vec![
+                "assert screen contains \"call the electrician\"",
+                "assert screen does not contain \"call the plumber\"",
+                "assert screen does not contain \"buy bread\"",
+                "assert screen does not contain \"pay rent\"",
+            ]
+        );
+        let r = read("Tick off the bread and add 'buy milk'.", &obs).unwrap();
+        assert_eq!(
+            r.effects,
+            vec![
+                "assert \"buy bread\" is checked",
+                "assert screen contains \"buy milk\""
+            ]
+        );
+        // A free step's effect is not foreseen: no end state.
+        let r = read("Tick off the bread and sort the list.", &obs).unwrap();
+        assert!(r.effects.is_empty());
     }
 }

@@ -453,11 +453,36 @@ impl Exec<'_> {
             )),
             None => {}
         }
+        let taken = self.take_end_state(&read.effects);
+        if taken > 0 {
+            detail.push_str(&format!(
+                " ({taken} end state(s) the read plan leaves its items in, expected)"
+            ));
+        }
         let (steps, added) = super::plan_fix::repair(read.steps);
         if added > 0 {
             detail.push_str(&format!(" ({added} `press Enter` added)"));
         }
         (true, None, steps, detail)
+    }
+
+    /// The end state a plan read from the instruction leaves its items in, as expectations
+    /// of source `effect` (they can fail a run, never earn `succeeded`), but for an item an
+    /// expectation already names (the instruction's own words decide it); the number taken.
+    /// Measured before: a tick that landed on the wrong row ended `succeeded` because the
+    /// only check, a count, held either way.
+    fn take_end_state(&mut self, lines: &[String]) -> usize {
+        let named = |l: &str| {
+            super::clauses::quoted(l).first().is_some_and(|item| {
+                let q = super::clauses::quote_line(item);
+                self.expected.iter().any(|e| e.exp.line.contains(&q))
+            })
+        };
+        let fresh: Vec<String> = lines.iter().filter(|l| !named(l)).cloned().collect();
+        let found = crate::verdict::effect_lines(fresh, &self.expected);
+        let n = found.len();
+        self.add_expected(found);
+        n
     }
 
     /// The expectations the planner mapped for the checkable clauses Argus could not map
