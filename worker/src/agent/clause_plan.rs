@@ -237,6 +237,7 @@ const ALL_WORDS: &[&str] = &["all", "every", "everything", "全部", "所有"];
 pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     let mut items = list_items(obs);
     let start = items.clone();
+    let mut deleted: Vec<(String, bool)> = Vec::new();
     let mut typed: Vec<PlanStep> = Vec::new();
     let mut free = false;
     let segs: Vec<String> = clauses::segments(instruction)
@@ -277,6 +278,7 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
             let mut cx = Ctx {
                 before: &before,
                 items: &mut items,
+                deleted: &mut deleted,
                 obs,
                 uncertain,
             };
@@ -558,6 +560,8 @@ fn step(kind: StepKind, target: &str, text: &str) -> PlanStep {
 struct Ctx<'a> {
     before: &'a [&'a str],
     items: &'a mut Vec<(String, bool)>,
+    /// Items the plan has deleted so far ("the plant entry can go: delete it" deletes once).
+    deleted: &'a mut Vec<(String, bool)>,
     obs: &'a Observation,
     uncertain: bool,
 }
@@ -649,17 +653,24 @@ fn item_targets(
     if does == Does::Delete && names_done(object) {
         return Err(clear_done(seg, cx));
     }
-    let found = by_words(object, cx.items, plural(object)).or_else(|| {
-        pronoun(object, does)
-            .then(|| by_context(cx.before, cx.items, plural(object)))
-            .flatten()
-    });
-    found.ok_or_else(|| {
-        (does == Does::Delete)
-            .then(|| button_for(seg, cx.obs))
-            .flatten()
-            .map(|b| vec![Some(step(StepKind::Tap, &b, ""))])
-    })
+    let named = |items: &[(String, bool)]| {
+        by_words(object, items, plural(object)).or_else(|| {
+            pronoun(object, does)
+                .then(|| by_context(cx.before, items, plural(object)))
+                .flatten()
+        })
+    };
+    if let Some(found) = named(cx.items) {
+        return Ok(found);
+    }
+    if does == Does::Delete && named(cx.deleted).is_some() {
+        // Deleted by an earlier clause of the plan already.
+        return Err(Some(vec![None]));
+    }
+    Err((does == Does::Delete && !pronoun(object, does))
+        .then(|| button_for(seg, cx.obs))
+        .flatten()
+        .map(|b| vec![Some(step(StepKind::Tap, &b, ""))]))
 }
 
 /// A tick, untick or delete of the items the order names.
@@ -677,7 +688,7 @@ fn item_steps(
     for t in targets {
         let pos = cx.items.iter().position(|(n, _)| *n == t)?;
         if does == Does::Delete {
-            cx.items.remove(pos);
+            cx.deleted.push(cx.items.remove(pos));
             out.push(Some(step(StepKind::Delete, &t, "")));
             continue;
         }
@@ -728,7 +739,7 @@ const SUBMITS: &[&str] = &[
 
 /// Whether the screen is a form sent by a button ([`SUBMITS`]): its text field takes a
 /// value, not a new list item.
-fn submits_a_form(obs: &Observation) -> bool {
+pub(super) fn submits_a_form(obs: &Observation) -> bool {
     obs.elements.iter().any(|e| {
         let n = e.name.trim().to_lowercase();
         e.role == Role::Button
@@ -1247,9 +1258,10 @@ mod tests {
             .unwrap(),
             vec!["uncheck \"cancel the magazine subscription\""]
         );
-        // "… can go" deletes; a gerund after `by` is the order.
+        // "… can go" deletes (once, with the pronoun after it); a gerund after `by` is the
+        // order.
         assert_eq!(
-            steps("The lawn entry can go now.", &obs).unwrap(),
+            steps("The lawn entry can go now: delete it.", &obs).unwrap(),
             vec!["tap \"Delete\" in the row of \"mow the lawn\""]
         );
         assert_eq!(

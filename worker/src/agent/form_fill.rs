@@ -1,14 +1,17 @@
 //! A form's text fields filled with the values the instruction gives them: one small
 //! extraction the model answers against the fields' own names (a JSON object, field → value
-//! or null), each value kept only where the instruction holds it word for word, then the
-//! plan's typings checked against it: a field the plan never types is typed, a value typed
-//! into the wrong field goes to the field it was given for, a field typed twice is typed once.
+//! or null), one more per field it left empty or made up (asked alone), then the field's
+//! name as a cue in the instruction ("directed by Leone" for `Director`); each value kept
+//! only where the instruction holds it word for word. The plan's typings are then checked
+//! against them: a field the plan never types is typed, a value typed into the wrong field
+//! goes to the field it was given for, a field typed twice with its value is typed once.
 //!
 //! Why (measured with Qwen2.5-Coder-1.5B on the paraphrase set's form pages): asked for a
 //! whole plan, the model typed the password into the first box only ("上面的框输一次，下面的框
 //! 再输一次" left the second empty), and typed year and director but not the genre of "mystery
 //! films by Hargreaves from 2011"; asked only which words go into which named field, it
-//! maps them. The plan's taps and presses stay the planner's.
+//! maps them (asked alone, the genre too; a director it knew by another name came from the
+//! cue). The plan's taps and presses stay the planner's.
 
 use super::plan_fix::as_script_line;
 use crate::resolve::{name_key, takes_text};
@@ -26,7 +29,8 @@ pub struct Field {
 }
 
 /// The screen's named text fields, top to bottom, when the screen is a form: at least two
-/// of them, or one beside no toggle (a list's new-item box is no form); empty otherwise.
+/// of them, or one beside a send button and no toggle (a list's new-item box is no form);
+/// empty otherwise.
 pub fn fields(obs: &Observation) -> Vec<Field> {
     let mut out: Vec<Field> = Vec::new();
     let mut els: Vec<_> = obs
@@ -49,7 +53,8 @@ pub fn fields(obs: &Observation) -> Vec<Field> {
         });
     }
     let toggles = obs.elements.iter().any(crate::resolve::is_toggle);
-    if out.len() >= 2 || (out.len() == 1 && !toggles) {
+    let sent = super::clause_plan::submits_a_form(obs);
+    if out.len() >= 2 || (out.len() == 1 && !toggles && sent) {
         out
     } else {
         Vec::new()
@@ -59,60 +64,140 @@ pub fn fields(obs: &Observation) -> Vec<Field> {
 /// The extraction's messages: the instruction (already redacted by the caller) and the
 /// fields' names.
 pub fn messages(task: &str, fields: &[Field]) -> Vec<Value> {
-    let names = fields
-        .iter()
-        .map(|f| format!("{:?}", f.name))
-        .collect::<Vec<_>>()
-        .join(", ");
     let user = format!(
-        "Instruction: {task}\n\nThe form's text fields, top to bottom: {names}.\nFor each field, the exact text the instruction says to enter into it, copied from the instruction; null when the instruction gives that field nothing. A value the instruction says to enter into several fields goes into each of them."
+        "Instruction: {task}\n\nThe form's text fields, top to bottom: {}.\nFor each field, the exact words from the instruction that go into it; null when the instruction gives that field nothing. The instruction often gives a value without naming its field: put each such value into the field it fits by meaning. A value the instruction says to enter into several fields goes into each of them.",
+        names(fields)
     );
     vec![
-        json!({"role": "system", "content": "You read form values out of a user's instruction. Answer with one JSON object and nothing else."}),
+        json!({"role": "system", "content": SYSTEM}),
         json!({"role": "user", "content": user}),
     ]
 }
 
-/// The JSON schema of the answer: one string-or-null property per field.
-pub fn schema(fields: &[Field]) -> Value {
-    let props: serde_json::Map<String, Value> = fields
-        .iter()
-        .map(|f| (f.name.clone(), json!({"type": ["string", "null"]})))
-        .collect();
-    let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-    json!({"type": "object", "properties": props, "required": names, "additionalProperties": false})
+/// The messages asking for one field the whole-form answer left empty (a small model that
+/// misses a value among several finds it asked alone; measured: a genre named only as
+/// "mystery films").
+pub fn one_messages(task: &str, field: &str, fields: &[Field]) -> Vec<Value> {
+    let user = format!(
+        "Instruction: {task}\n\nA form has the text fields {}. What does the instruction want typed into the {field:?} field? Copy the exact word(s) from the instruction, or null if it gives none.",
+        names(fields)
+    );
+    vec![
+        json!({"role": "system", "content": SYSTEM}),
+        json!({"role": "user", "content": user}),
+    ]
 }
 
-/// The answer as (field, value) pairs in the fields' order: only values the instruction
-/// holds word for word (spelt as it spells them); a value given to several fields is kept
-/// for all of them only when they are all password boxes (a password and its confirmation),
-/// else for none. An answer that is no object is an error (the model is asked again).
-pub fn parse(v: &Value, fields: &[Field], task: &str) -> Result<Vec<(String, String)>, String> {
+const SYSTEM: &str =
+    "You read form values out of a user's instruction. Answer with one JSON object and nothing else.";
+
+fn names(fields: &[Field]) -> String {
+    fields
+        .iter()
+        .map(|f| format!("{:?}", f.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The JSON schema of an answer for `fields`: one string-or-null property each.
+pub fn schema(fields: &[&str]) -> Value {
+    let props: serde_json::Map<String, Value> = fields
+        .iter()
+        .map(|f| (f.to_string(), json!({"type": ["string", "null"]})))
+        .collect();
+    json!({"type": "object", "properties": props, "required": fields, "additionalProperties": false})
+}
+
+/// An answer as (field, value) for the `fields` it names with a non-empty string; an answer
+/// that is no object is an error (the model is asked again).
+pub fn parse(v: &Value, fields: &[&str]) -> Result<Vec<(String, String)>, String> {
     let obj = v.as_object().ok_or("the answer is no JSON object")?;
-    let mut out: Vec<(String, String)> = Vec::new();
-    for f in fields {
-        let Some(text) = obj.get(&f.name).and_then(Value::as_str) else {
+    Ok(fields
+        .iter()
+        .filter_map(|f| {
+            let t = obj.get(*f)?.as_str()?.trim();
+            (!t.is_empty()).then(|| (f.to_string(), t.to_string()))
+        })
+        .collect())
+}
+
+/// The value of `field` the instruction holds word for word, spelt as it spells it.
+pub fn held(answers: &[(String, String)], field: &str, task: &str) -> Option<String> {
+    answers
+        .iter()
+        .filter(|(f, _)| f == field)
+        .find_map(|(_, v)| super::plan_typed::spelt_in(task, v))
+}
+
+/// Words between a field's name and its value ("the Year box holds just 1972", "directed
+/// by Leone", "the password is X").
+const CUE_GLUE: &[&str] = &[
+    "by", "is", "as", "of", "to", "be", "box", "field", "reads", "read", "holds", "hold", "says",
+    "just", "only", "exactly", "should", "with", "=", "-",
+];
+
+/// The value an instruction gives a field by naming it, with no model: the token after a
+/// word of the instruction that shares the stem of the field name's word ("directed by
+/// Leone" for `Director`, "the Year box holds just 1972" for `Year`) and the [`CUE_GLUE`]
+/// after it; a quoted text there counts whole. `None` when the field's word is not used or
+/// what follows is a common word.
+pub fn cue_value(task: &str, field: &str) -> Option<String> {
+    let key: Vec<String> = super::clause_plan::words(field);
+    let [key] = key.as_slice() else {
+        return None;
+    };
+    let tokens: Vec<&str> = task.split_whitespace().collect();
+    for (i, t) in tokens.iter().enumerate() {
+        let w = super::clause_plan::words(t);
+        if !w.iter().any(|x| super::clause_plan::same_word(x, key)) {
+            continue;
+        }
+        let rest = tokens[i + 1..]
+            .iter()
+            .skip_while(|t| CUE_GLUE.contains(&t.to_lowercase().trim_matches(':')));
+        let Some(v) = rest.clone().next() else {
             continue;
         };
-        let text = text.trim();
-        if text.is_empty() {
-            continue;
+        let v = v.trim_end_matches([',', '.', ';', '!', '?', ')']);
+        if let Some(q) = super::clauses::quoted(&tokens[i + 1..].join(" ")).first() {
+            if v.starts_with(['"', '\'', '“', '‘']) {
+                return Some(q.clone());
+            }
         }
-        if let Some(own) = super::plan_typed::spelt_in(task, text) {
-            out.push((f.name.clone(), own));
+        let plain = v.to_lowercase();
+        let common = super::clause_plan::words(&plain).is_empty()
+            || [
+                "the", "a", "an", "and", "it", "in", "twice", "again", "same", "that",
+            ]
+            .contains(&plain.as_str());
+        if !v.is_empty() && !common {
+            return Some(v.to_string());
         }
     }
+    None
+}
+
+/// The values kept: for each field the value held word for word, then a value given to
+/// several fields kept for all of them only when they are all password boxes or all share
+/// a word of their names (a password and its confirmation, an e-mail and "Confirm e-mail"),
+/// else for none.
+pub fn settle(values: Vec<(String, String)>, fields: &[Field]) -> Vec<(String, String)> {
     let masked = |n: &str| fields.iter().any(|f| f.name == n && f.masked);
-    let shared: Vec<String> = out
+    let kin = |a: &str, b: &str| {
+        (masked(a) && masked(b)) || {
+            let wa = super::clause_plan::words(a);
+            super::clause_plan::words(b).iter().any(|w| wa.contains(w))
+        }
+    };
+    let shared: Vec<String> = values
         .iter()
-        .filter(|(n, v)| {
-            out.iter().any(|(m, w)| m != n && w == v)
-                && !(masked(n) && out.iter().filter(|(_, w)| w == v).all(|(m, _)| masked(m)))
-        })
+        .filter(|(n, v)| values.iter().any(|(m, w)| m != n && w == v && !kin(n, m)))
         .map(|(n, _)| n.clone())
         .collect();
-    out.retain(|(n, _)| !shared.contains(n));
-    Ok(out)
+    values
+        .into_iter()
+        .filter(|(n, _)| !shared.contains(n))
+        .collect()
 }
 
 /// The text and target name of a `type` line.
@@ -171,7 +256,7 @@ pub fn complete(steps: Vec<String>, values: &[(String, String)]) -> (Vec<String>
                 done.push(f);
             }
             // A field already typed with its value is not typed again.
-            None if own.is_some_and(|(f, _)| done.contains(f)) => {
+            None if own.is_some_and(|(f, v)| done.contains(f) && *v == text) => {
                 changed += 1;
                 continue;
             }
@@ -228,6 +313,18 @@ mod tests {
     }
 
     #[test]
+    fn other_texts_typed_into_a_field_are_kept() {
+        let plan = vec![
+            "type \"a\" into \"New\"".to_string(),
+            "press Enter".to_string(),
+            "type \"b\" into \"New\"".to_string(),
+            "press Enter".to_string(),
+        ];
+        let (out, n) = complete(plan.clone(), &vals(&[("New", "a")]));
+        assert_eq!((out, n), (plan, 0));
+    }
+
+    #[test]
     fn a_value_typed_twice_into_one_box_goes_to_the_other() {
         let plan = vec![
             "type \"Maple-2024\" into \"Password\"".to_string(),
@@ -251,7 +348,7 @@ mod tests {
     }
 
     #[test]
-    fn only_words_of_the_instruction_count_and_shared_values_only_for_passwords() {
+    fn values_shared_only_by_kin_fields_and_cues_read_without_a_model() {
         let fields = vec![
             Field {
                 name: "Username".into(),
@@ -259,44 +356,39 @@ mod tests {
             },
             Field {
                 name: "Password".into(),
-                masked: true,
+                masked: false,
             },
             Field {
-                name: "Verify".into(),
-                masked: true,
-            },
-        ];
-        let task = "Log in as Priya_R with the password Fjord#31 in both boxes";
-        let got = parse(
-            &json!({"Username": "priya_r", "Password": "Fjord#31", "Verify": "Fjord#31"}),
-            &fields,
-            task,
-        )
-        .unwrap();
-        assert_eq!(
-            got,
-            vals(&[
-                ("Username", "Priya_R"),
-                ("Password", "Fjord#31"),
-                ("Verify", "Fjord#31")
-            ])
-        );
-        let got = parse(
-            &json!({"Username": "Hargreaves", "Password": "made up", "Verify": null}),
-            &fields,
-            "Director Hargreaves",
-        )
-        .unwrap();
-        assert_eq!(got, vals(&[("Username", "Hargreaves")]));
-        let two = vec![
-            fields[0].clone(),
-            Field {
-                name: "Genre".into(),
+                name: "Verify password".into(),
                 masked: false,
             },
         ];
-        let got = parse(&json!({"Username": "x1", "Genre": "x1"}), &two, "x1").unwrap();
+        let got = settle(
+            vals(&[("Password", "x1"), ("Verify password", "x1")]),
+            &fields,
+        );
+        assert_eq!(got.len(), 2);
+        let got = settle(vals(&[("Username", "x1"), ("Password", "x1")]), &fields);
         assert!(got.is_empty(), "{got:?}");
-        assert!(parse(&json!(["x"]), &two, "x").is_err());
+        let answers = vals(&[("Username", "priya_R"), ("Password", "Ada Lovelace")]);
+        let task = "Log in as Priya_R, the password is Fjord#31";
+        assert_eq!(held(&answers, "Username", task).as_deref(), Some("Priya_R"));
+        assert_eq!(held(&answers, "Password", task), None);
+        assert_eq!(cue_value(task, "Password").as_deref(), Some("Fjord#31"));
+        assert_eq!(
+            cue_value("a thriller directed by Okafor, from 1994", "Director").as_deref(),
+            Some("Okafor")
+        );
+        assert_eq!(
+            cue_value("Make sure the Year box holds just 1994.", "Year").as_deref(),
+            Some("1994")
+        );
+        assert_eq!(cue_value("type the password twice", "Password"), None);
+        assert_eq!(cue_value("a thriller from 1994", "Genre"), None);
+        assert!(parse(&json!(["x"]), &["a"]).is_err());
+        assert_eq!(
+            parse(&json!({"a": " v ", "b": null}), &["a", "b"]).unwrap(),
+            vals(&[("a", "v")])
+        );
     }
 }

@@ -355,30 +355,63 @@ impl Exec<'_> {
     }
 
     /// The values the instruction gives the form on `obs` ([`super::form_fill`]): one model
-    /// call; none when the screen is no form, the call fails or is cancelled.
+    /// call for the whole form, one more for each field (at most three) whose value it
+    /// missed or made up, then the field's name as a cue; none when the screen is no form or
+    /// the run is cancelled.
     async fn form_values(
         &mut self,
         task: &str,
         obs: &Observation,
         usage: &mut ModelUsage,
     ) -> Vec<(String, String)> {
-        let fields = super::form_fill::fields(obs);
+        use super::form_fill as ff;
+        let fields = ff::fields(obs);
         let Some(c) = self.model.as_ref().filter(|_| !fields.is_empty()) else {
             return Vec::new();
         };
+        let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
         let redacted = self.agent.secrets.redact(task);
-        let messages = super::form_fill::messages(&redacted, &fields);
-        let schema = super::form_fill::schema(&fields);
-        let parse = |v: &Value| super::form_fill::parse(v, &fields, task);
         let cancel = self.cancel.clone();
-        tokio::select! {
-            r = c.json(messages, "form_values", &schema, parse, FORM_MAX_TOKENS, usage) => match r {
-                Ok(v) => v,
-                Err(e) => {
-                    tracing::info!(run_id = %self.run_id, error = %e, "no form values");
-                    Vec::new()
+        let ask = async {
+            let whole = c
+                .json(
+                    ff::messages(&redacted, &fields),
+                    "form_values",
+                    &ff::schema(&names),
+                    |v| ff::parse(v, &names),
+                    FORM_MAX_TOKENS,
+                    usage,
+                )
+                .await
+                .unwrap_or_default();
+            let mut values = Vec::new();
+            let mut asked = 0;
+            for name in &names {
+                let mut v = ff::held(&whole, name, task);
+                if v.is_none() && asked < 3 {
+                    asked += 1;
+                    let one = [*name];
+                    let answer = c
+                        .json(
+                            ff::one_messages(&redacted, name, &fields),
+                            "form_value",
+                            &ff::schema(&one),
+                            |v| ff::parse(v, &one),
+                            FORM_MAX_TOKENS,
+                            usage,
+                        )
+                        .await
+                        .unwrap_or_default();
+                    v = ff::held(&answer, name, task);
                 }
-            },
+                if let Some(v) = v.or_else(|| ff::cue_value(task, name)) {
+                    values.push((name.to_string(), v));
+                }
+            }
+            ff::settle(values, &fields)
+        };
+        tokio::select! {
+            v = ask => v,
             _ = cancelled(&cancel) => Vec::new(),
         }
     }
