@@ -240,13 +240,13 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     let mut deleted: Vec<(String, bool)> = Vec::new();
     let mut typed: Vec<PlanStep> = Vec::new();
     let mut free = false;
-    let segs: Vec<String> = clauses::segments(instruction)
+    let (segs, joined): (Vec<String>, Vec<bool>) = clauses::segments(instruction)
         .iter()
         .flat_map(|s| effects::split_but(s))
         .flat_map(|s| split_so(&s))
-        .map(|s| strip_all_fillers(&s))
-        .filter(|s| !only_fillers(s))
-        .collect();
+        .map(|s| (strip_all_fillers(&s), joins(&s)))
+        .filter(|(s, _)| !only_fillers(s))
+        .unzip();
     let mut out = Read {
         steps: Vec::new(),
         already: 0,
@@ -261,8 +261,10 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     let mut last: Option<Does> = None;
     for (k, seg) in segs.iter().enumerate() {
         let order = effects::order_of(seg).or_else(|| {
-            let d =
-                last.filter(|_| effects::starts_with_item(seg) && effects::is_only_items(seg))?;
+            let items_only = effects::starts_with_item(seg) && effects::is_only_items(seg);
+            // "tick off the lease and the lawn", split at its "and": the lawn is ticked too.
+            let one_item = joined[k] && by_words(seg, &items, Some(1)).is_some();
+            let d = last.filter(|_| items_only || one_item)?;
             Some(effects::Order {
                 does: d,
                 verb: None,
@@ -389,7 +391,9 @@ fn end_state(start: &[(String, bool)], steps: &[PlanStep]) -> Vec<String> {
 /// `seg` without the lead words of [`clauses::strip_fillers`] and [`effects::EN_FILLERS`]
 /// ("so", "and then", "afterwards").
 fn strip_all_fillers(seg: &str) -> String {
-    let mut s = clauses::strip_fillers(seg).trim().to_string();
+    let mut s = clauses::strip_fillers(without_marker(seg))
+        .trim()
+        .to_string();
     while let Some(f) = effects::EN_FILLERS
         .iter()
         .find(|f| s.get(..f.len()).is_some_and(|h| h.eq_ignore_ascii_case(f)))
@@ -397,6 +401,53 @@ fn strip_all_fillers(seg: &str) -> String {
         s = clauses::strip_fillers(&s[f.len()..]).trim().to_string();
     }
     s
+}
+
+/// Whether a clause as split is the second half of an object joined by "and" ("… and the
+/// lawn"): it starts with the conjunction and says nothing of its own (no verb of state).
+fn joins(seg: &str) -> bool {
+    let lower = format!("{} ", seg.trim().to_lowercase().replace('’', "'"));
+    let Some(rest) = ["and ", "& ", "plus ", "as well as "]
+        .iter()
+        .find_map(|w| lower.strip_prefix(w))
+    else {
+        return false;
+    };
+    let verbs = [
+        "is", "are", "was", "were", "has", "have", "had", "been", "got", "gets", "should", "can",
+        "will", "must", "needs", "need", "i", "you", "we", "it", "then",
+    ];
+    // A noun phrase starts with a determiner ("and forget the landlord" is an order).
+    let first = rest.split_whitespace().next().unwrap_or("");
+    [
+        "the", "a", "an", "my", "that", "this", "those", "these", "our", "his", "her", "their",
+    ]
+    .contains(&first)
+        && !rest
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .any(|w| verbs.contains(&w) || w.ends_with("'s") || w.ends_with("'re"))
+        && effects::order_of(rest).is_none()
+}
+
+/// `seg` without a list marker before it ("1) ", "2. ", "- ", "• ", "（1）").
+fn without_marker(seg: &str) -> &str {
+    let t = seg.trim_start();
+    let t = t.trim_start_matches(['-', '*', '•', '·']).trim_start();
+    let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
+    let rest = &t[digits..];
+    if digits > 0 && digits < 3 {
+        if let Some(r) = rest
+            .strip_prefix([')', '.', '、', '）', ':'])
+            .filter(|r| r.starts_with(' ') || r.chars().next().is_some_and(effects::is_cjk))
+        {
+            return r.trim_start();
+        }
+    }
+    t.strip_prefix(['(', '（'])
+        .and_then(|r| r.split_once([')', '）']))
+        .filter(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        .map(|(_, r)| r.trim_start())
+        .unwrap_or(t)
 }
 
 /// Whether a clause is nothing but joining words ("and", "then", "然后").
@@ -663,6 +714,10 @@ fn item_targets(
     if let Some(found) = named(cx.items) {
         return Ok(found);
     }
+    // "tick off the bread and the rent", "把交电费和取快递都勾上": each part names one item.
+    if let Some(found) = each_part(object, cx.items) {
+        return Ok(found);
+    }
     if does == Does::Delete && named(cx.deleted).is_some() {
         // Deleted by an earlier clause of the plan already.
         return Err(Some(vec![None]));
@@ -671,6 +726,31 @@ fn item_targets(
         .then(|| button_for(seg, cx.obs))
         .flatten()
         .map(|b| vec![Some(step(StepKind::Tap, &b, ""))]))
+}
+
+/// The items an object joined by "and" / "," / 和 / 、 names, one per part, when every part
+/// (two or more) names exactly one item and no two the same.
+fn each_part(object: &str, items: &[(String, bool)]) -> Option<Vec<String>> {
+    let mut parts = vec![object.to_string()];
+    for sep in [" and ", ", ", ",", "，", "、", "和", "跟", "与"] {
+        parts = parts
+            .iter()
+            .flat_map(|p| p.split(sep).map(str::to_string).collect::<Vec<_>>())
+            .collect();
+    }
+    let parts: Vec<&String> = parts.iter().filter(|p| !words(p).is_empty()).collect();
+    if parts.len() < 2 {
+        return None;
+    }
+    let mut out: Vec<String> = Vec::new();
+    for p in parts {
+        let one = by_words(p, items, Some(1))?.pop()?;
+        if out.contains(&one) {
+            return None;
+        }
+        out.push(one);
+    }
+    Some(out)
 }
 
 /// A tick, untick or delete of the items the order names.
@@ -1357,5 +1437,31 @@ mod tests {
         // A free step's effect is not foreseen: no end state.
         let r = read("Tick off the bread and sort the list.", &obs).unwrap();
         assert!(r.effects.is_empty());
+    }
+
+    #[test]
+    fn list_markers_and_joined_items_read() {
+        let obs = list(&[
+            ("renew the lease", false),
+            ("mow the lawn", false),
+            ("pay tax", false),
+        ]);
+        assert_eq!(
+            steps(
+                "1) Tick off the lease and the lawn\n2) delete the tax one",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "check \"renew the lease\"",
+                "check \"mow the lawn\"",
+                "tap \"Delete\" in the row of \"pay tax\""
+            ]
+        );
+        let zh = list(&[("交电费", false), ("取快递", false)]);
+        assert_eq!(
+            steps("把电费和快递都勾上。", &zh).unwrap(),
+            vec!["check \"交电费\"", "check \"取快递\""]
+        );
     }
 }
