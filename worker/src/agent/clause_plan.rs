@@ -240,13 +240,20 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     let mut deleted: Vec<(String, bool)> = Vec::new();
     let mut typed: Vec<PlanStep> = Vec::new();
     let mut free = false;
-    let (segs, joined): (Vec<String>, Vec<bool>) = clauses::segments(instruction)
+    let split: Vec<(String, String)> = clauses::segments(instruction)
         .iter()
         .flat_map(|s| effects::split_but(s))
         .flat_map(|s| split_so(&s))
-        .map(|s| (strip_all_fillers(&s), joins(&s)))
+        .map(|s| (strip_all_fillers(&s), s))
         .filter(|(s, _)| !only_fillers(s))
-        .unzip();
+        .collect();
+    let segs: Vec<String> = split.iter().map(|(s, _)| s.clone()).collect();
+    let joined: Vec<bool> = split.iter().map(|(_, raw)| joins(raw)).collect();
+    // "Check off buy bread and pay rent", split at its "and": an item's own name after it.
+    let raw_and: Vec<bool> = split
+        .iter()
+        .map(|(_, raw)| raw.trim_start().to_lowercase().starts_with("and "))
+        .collect();
     let mut out = Read {
         steps: Vec::new(),
         already: 0,
@@ -263,7 +270,11 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
         let order = effects::order_of(seg).or_else(|| {
             let items_only = effects::starts_with_item(seg) && effects::is_only_items(seg);
             // "tick off the lease and the lawn", split at its "and": the lawn is ticked too.
-            let one_item = joined[k] && by_words(seg, &items, Some(1)).is_some();
+            let one_item = joined[k] && by_words(seg, &items, Some(1)).is_some()
+                || (raw_and[k] && {
+                    let name = seg.trim().trim_end_matches(['.', '!']).to_lowercase();
+                    items.iter().any(|(n, _)| n.to_lowercase() == name)
+                });
             let d = last.filter(|_| items_only || one_item)?;
             Some(effects::Order {
                 does: d,
@@ -1457,6 +1468,10 @@ mod tests {
                 "check \"mow the lawn\"",
                 "tap \"Delete\" in the row of \"pay tax\""
             ]
+        );
+        assert_eq!(
+            steps("Check off mow the lawn and pay tax.", &obs).unwrap(),
+            vec!["check \"mow the lawn\"", "check \"pay tax\""]
         );
         let zh = list(&[("交电费", false), ("取快递", false)]);
         assert_eq!(

@@ -233,6 +233,18 @@ pub fn complete(steps: Vec<String>, values: &[(String, String)]) -> (Vec<String>
     let mut changed = 0;
     let mut last_typing: Option<usize> = None;
     for s in steps {
+        // "make sure the Username box says kwame" planned as `check "Username"`: a form's
+        // text field is no toggle.
+        if let Some(Action::SetChecked {
+            target: Aim::Target(t),
+            ..
+        }) = as_script_line(&s)
+        {
+            if values.iter().any(|(f, _)| key(f) == key(&t.name)) {
+                changed += 1;
+                continue;
+            }
+        }
         let Some((text, target)) = typing(&s) else {
             out.push(s);
             continue;
@@ -309,6 +321,19 @@ mod tests {
                 "type \"mystery\" into \"Genre\"",
                 "tap \"Submit\"",
             ]
+        );
+    }
+
+    #[test]
+    fn a_check_of_a_text_field_is_dropped() {
+        let plan = vec![
+            "type \"kim\" into \"Username\"".to_string(),
+            "check \"Username\"".to_string(),
+        ];
+        let (out, n) = complete(plan, &vals(&[("Username", "kim")]));
+        assert_eq!(
+            (out, n),
+            (vec!["type \"kim\" into \"Username\"".to_string()], 1)
         );
     }
 
