@@ -58,6 +58,14 @@ const SUBORDINATORS: &[&str] = &[
 /// Words that carry no item's meaning (pronouns, articles, list words; with them the state
 /// words of [`effects::DONE_WORDS`]).
 const STOP: &[&str] = &[
+    "completely",
+    "entirely",
+    "altogether",
+    "fully",
+    "anymore",
+    "thanks",
+    "ok",
+    "okay",
     "a",
     "an",
     "the",
@@ -240,6 +248,7 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     let mut deleted: Vec<(String, bool)> = Vec::new();
     let mut typed: Vec<PlanStep> = Vec::new();
     let mut free = false;
+    let instruction = &effects::quote_lists(instruction);
     let split: Vec<(String, String)> = clauses::segments(instruction)
         .iter()
         .flat_map(|s| effects::split_but(s))
@@ -297,6 +306,13 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
             };
             order_steps(order.does, &order.object, seg, &mut cx)
         });
+        let next_items = segs
+            .get(k + 1)
+            .is_some_and(|n| effects::starts_with_item(n) && effects::is_only_items(n));
+        if steps.is_none() && last == Some(Does::Add) && next_items {
+            // "Add a new one, 'pick up ice'": the items come in the next clause.
+            continue;
+        }
         let Some(steps) = steps else {
             // An order Argus cannot read: the model acts it out when its turn comes.
             out.steps
@@ -323,10 +339,10 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     read_any.then_some(out)
 }
 
-/// The check lines of the end state `steps` leave the items they touch in, played from the
-/// screen's items `start`: a ticked or unticked item's state (under its last name), an added
-/// or renamed item shown, a deleted, cleared or renamed-away one gone (unless a shown item's
-/// name holds its text). A tap is a clearing button: it takes away the items done by then.
+/// The check lines of the end state `steps` leave the screen's items `start` in: a ticked,
+/// unticked or untouched item's state (under its last name), an added or renamed item shown,
+/// a deleted, cleared or renamed-away one gone (unless a shown item's name holds its text).
+/// A tap is a clearing button: it takes away the items done by then.
 fn end_state(start: &[(String, bool)], steps: &[PlanStep]) -> Vec<String> {
     let mut items = start.to_vec();
     let mut set: Vec<String> = Vec::new();
@@ -379,7 +395,10 @@ fn end_state(start: &[(String, bool)], steps: &[PlanStep]) -> Vec<String> {
     let q = clauses::quote_line;
     let mut out: Vec<String> = Vec::new();
     for (n, done) in &items {
-        if set.contains(n) {
+        // An item the plan never touches stays as it was (a model's or a misplaced tap's
+        // collateral damage fails the run).
+        let untouched = start.iter().any(|(s, _)| s == n) && !shown.contains(n);
+        if set.contains(n) || untouched {
             let state = if *done {
                 "is checked"
             } else {
@@ -563,6 +582,15 @@ fn split_so(seg: &str) -> Vec<String> {
         .iter()
         .filter_map(|w| rest.find(w).map(|i| (i, w.len())))
         .filter(|(i, n)| {
+            // "edit 'x' so it says 'y'": what it should say is the order's own.
+            let lower = rest[i + n..].to_lowercase();
+            if rest[*i..].starts_with(" so ")
+                && ["it says", "it reads", "that it", "it shows", "it's"]
+                    .iter()
+                    .any(|w| lower.starts_with(w))
+            {
+                return false;
+            }
             // "add these: 'a', 'b' and 'c'": the items after a colon are the order's.
             let after = &rest[i + n..];
             !(rest[*i..].starts_with([':', '：'])
@@ -934,13 +962,16 @@ fn find_item(q: &str, items: &[(String, bool)]) -> Option<String> {
 /// already done", "打了勾的").
 fn names_done(object: &str) -> bool {
     let lower = object.to_lowercase();
-    ["done", "complete", "finished", "ticked", "checked"]
-        .iter()
-        .any(|w| {
-            lower
-                .split(|c: char| !c.is_alphanumeric())
-                .any(|x| x.starts_with(w))
-        })
+    [
+        "done",
+        "complete",
+        "completed",
+        "finished",
+        "ticked",
+        "checked",
+    ]
+    .iter()
+    .any(|w| lower.split(|c: char| !c.is_alphanumeric()).any(|x| x == *w))
         || ["已完成", "打了勾", "打勾的", "完成的", "勾选的"]
             .iter()
             .any(|w| object.contains(w))
@@ -1441,7 +1472,9 @@ mod tests {
         assert_eq!(
             r.effects,
             vec![
+                "assert \"call the plumber\" is not checked",
                 "assert \"buy bread\" is checked",
+                "assert \"pay rent\" is checked",
                 "assert screen contains \"buy milk\""
             ]
         );
@@ -1477,6 +1510,62 @@ mod tests {
         assert_eq!(
             steps("把电费和快递都勾上。", &zh).unwrap(),
             vec!["check \"交电费\"", "check \"取快递\""]
+        );
+    }
+
+    #[test]
+    fn unquoted_add_lists_edits_that_say_and_polite_orders_read() {
+        let empty = list(&[]);
+        assert_eq!(
+            steps(
+                "Please add two todos: sand the deck, oil the gate. Then tick the deck one.",
+                &empty
+            )
+            .unwrap(),
+            vec![
+                "type \"sand the deck\" into \"New item\"",
+                "press Enter",
+                "type \"oil the gate\" into \"New item\"",
+                "press Enter",
+                "check \"sand the deck\""
+            ]
+        );
+        let obs = list(&[("renew the lease", false), ("mow the lawn", false)]);
+        assert_eq!(
+            steps(
+                "The lease is renewed, you can tick that off. And can you edit 'mow the lawn' so it says 'mow the back lawn' instead? Thanks!",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "check \"renew the lease\"",
+                "double tap \"mow the lawn\"",
+                "type \"mow the back lawn\" into \"mow the lawn\"",
+                "press Enter"
+            ]
+        );
+        assert_eq!(
+            steps("lease and lawn are both sorted. take those two off the list completely, and stick 'buy paint' on there", &obs)
+                .unwrap(),
+            vec![
+                "tap \"Delete\" in the row of \"renew the lease\"",
+                "tap \"Delete\" in the row of \"mow the lawn\"",
+                "type \"buy paint\" into \"New item\"",
+                "press Enter"
+            ]
+        );
+        assert_eq!(
+            steps("Add a new one, 'buy paint'.", &obs).unwrap(),
+            vec!["type \"buy paint\" into \"New item\"", "press Enter"]
+        );
+        let zh = list(&[("洗窗帘", true), ("修水龙头", false)]);
+        assert_eq!(
+            steps(
+                "“洗窗帘”那条是我手滑点成完成的，窗帘还没洗呢，改回未完成。",
+                &zh
+            )
+            .unwrap(),
+            vec!["uncheck \"洗窗帘\""]
         );
     }
 }

@@ -58,6 +58,11 @@ const EN: &[(&str, Does)] = &[
     ("ditch", Does::Delete),
     ("toss", Does::Delete),
     ("add", Does::Add),
+    ("stick", Does::Add),
+    ("pop", Does::Add),
+    ("jot down", Does::Add),
+    ("note down", Does::Add),
+    ("append", Does::Add),
     ("create", Does::Add),
     ("put", Does::Add),
     ("check", Does::Check),
@@ -124,6 +129,10 @@ pub(super) const EN_FILLERS: &[&str] = &[
     "oh, ",
     "ok, ",
     "okay, ",
+    "you can ",
+    "you could ",
+    "you may ",
+    "feel free to ",
 ];
 
 /// Chinese verbs (anywhere in an imperative clause; the uncheck ones are looked for first,
@@ -213,6 +222,7 @@ pub fn named(instruction: &str) -> Vec<String> {
     let mut gone: Vec<String> = Vec::new();
     // The items of the last clause that quoted some: "… then delete it" speaks of them.
     let mut before: Vec<String> = Vec::new();
+    let instruction = &quote_lists(instruction);
     let parts = clauses::segments(instruction)
         .into_iter()
         .flat_map(|seg| split_but(&seg));
@@ -266,7 +276,7 @@ pub fn named(instruction: &str) -> Vec<String> {
 /// The quoted items `instruction`'s imperative clauses add to a list ("add 'X'", "put 'X'
 /// on the list", "记一条“X”"), in order; field values ("put 'ann' in Username") are none.
 pub fn added(instruction: &str) -> Vec<String> {
-    clauses::segments(instruction)
+    clauses::segments(&quote_lists(instruction))
         .iter()
         .flat_map(|seg| split_but(seg))
         .filter(|seg| {
@@ -384,6 +394,11 @@ fn order_zh(body: &str, outside: &str) -> Option<Order> {
     // `未` of the verb `改回未完成` is no negation; one elsewhere is.
     let rest = outside.replacen(verb, " ", 1).replace("取消", " ");
     if ZH_NOT_ORDERS.iter().any(|w| rest.contains(w)) {
+        return None;
+    }
+    // "“X”那条是我手滑点成完成的": a 是…的 sentence tells how things are, it orders nothing.
+    let trimmed = outside.trim_end_matches(['。', '，', '！', '.', ' ']);
+    if trimmed.ends_with('的') && trimmed.contains('是') {
         return None;
     }
     Some(Order {
@@ -627,6 +642,64 @@ const NOT_TICKED: &[&str] = &[
     " isn't supposed to be ticked",
 ];
 
+/// `instruction` with the unquoted items of an add's list quoted: "add three todos: defrost
+/// the freezer, descale the kettle, wash the car." → `… todos: 'defrost the freezer',
+/// 'descale the kettle', 'wash the car'.` (a sentence whose part before its colon is an add
+/// order, and whose part after it, to the sentence's end, has no quote; items split at
+/// commas, "and", 、 and 和).
+pub fn quote_lists(instruction: &str) -> String {
+    let mut out = String::new();
+    let mut rest = instruction;
+    while let Some(colon) = rest.find([':', '：']) {
+        let head = &rest[..colon];
+        let sentence = head
+            .rfind(['.', '!', '?', '。', '！', '\n'])
+            .map(|i| &head[i + head[i..].chars().next().map_or(1, char::len_utf8)..])
+            .unwrap_or(head);
+        let after = &rest[colon + rest[colon..].chars().next().map_or(1, char::len_utf8)..];
+        let end = after
+            .char_indices()
+            .find(|(i, c)| {
+                ['。', '！', '\n', '!', '?'].contains(c)
+                    || (*c == '.'
+                        && after[i + 1..]
+                            .chars()
+                            .next()
+                            .is_none_or(char::is_whitespace))
+            })
+            .map(|(i, _)| i)
+            .unwrap_or(after.len());
+        let list = &after[..end];
+        let is_add = order_of(sentence).is_some_and(|o| o.does == Does::Add)
+            && clauses::quoted(list).is_empty()
+            && !list.trim().is_empty();
+        out.push_str(&rest[..colon]);
+        out.push_str(&rest[colon..colon + rest[colon..].chars().next().map_or(1, char::len_utf8)]);
+        if is_add {
+            let mut items: Vec<String> = vec![list.to_string()];
+            for sep in [", and ", " and ", ", ", ",", "，", "、", "和"] {
+                items = items
+                    .iter()
+                    .flat_map(|p| p.split(sep).map(str::to_string).collect::<Vec<_>>())
+                    .collect();
+            }
+            let quoted: Vec<String> = items
+                .iter()
+                .map(|i| i.trim())
+                .filter(|i| !i.is_empty())
+                .map(|i| format!("“{i}”"))
+                .collect();
+            out.push(' ');
+            out.push_str(&quoted.join(", "));
+            rest = &after[end..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// "Complete 'a' but leave 'b' open" is two clauses.
 pub(super) fn split_but(seg: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -712,6 +785,16 @@ mod tests {
                 "assert screen contains \"y\""
             ]
         );
+    }
+
+    #[test]
+    fn an_add_list_is_quoted_and_a_shi_de_sentence_orders_nothing() {
+        assert_eq!(
+            super::quote_lists("Add two todos: a b, c d. Then stop: now."),
+            "Add two todos: “a b”, “c d”. Then stop: now."
+        );
+        assert_eq!(super::quote_lists("Log in: as 'x'"), "Log in: as 'x'");
+        assert_eq!(super::order_of("“X”那条是我手滑点成完成的"), None);
     }
 
     #[test]

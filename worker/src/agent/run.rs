@@ -505,6 +505,18 @@ impl Exec<'_> {
     /// Measured before: a tick that landed on the wrong row ended `succeeded` because the
     /// only check, a count, held either way.
     fn take_end_state(&mut self, lines: &[String]) -> usize {
+        if lines.is_empty() {
+            return 0;
+        }
+        // The plan's end state, played item by item, supersedes the effects read from the
+        // quoted items alone ("“X”那条是我手滑点成完成的…改回未完成": X ends open).
+        let before = self.expected.len();
+        self.expected
+            .retain(|e| e.exp.source != argus_protocol::ExpectationSource::Effect);
+        if self.expected.len() != before {
+            // The reported list changed: report it again.
+            self.expectations_sent = usize::MAX;
+        }
         let named = |l: &str| {
             super::clauses::quoted(l).first().is_some_and(|item| {
                 let q = super::clauses::quote_line(item);
