@@ -136,6 +136,19 @@ pub fn is_judge(body: &Value) -> bool {
     body.pointer("/response_format/json_schema/name") == Some(&json!("judge"))
 }
 
+/// Whether a request asks for the values of a form's fields (`agent::form_fill`: its
+/// `response_format` schema is named `form_values` / `form_value`, or, with no schema, its
+/// system message is the form reader's).
+pub fn is_form_values(body: &Value) -> bool {
+    body.pointer("/response_format/json_schema/name")
+        .and_then(Value::as_str)
+        .is_some_and(|n| n.starts_with("form_value"))
+        || body
+            .pointer("/messages/0/content")
+            .and_then(Value::as_str)
+            .is_some_and(|c| c.starts_with("You read form values"))
+}
+
 /// Text of the last user message (string content or the text parts).
 pub fn last_user_text(body: &Value) -> String {
     let msgs = body["messages"].as_array().cloned().unwrap_or_default();
@@ -228,6 +241,26 @@ async fn complete(
     st.requests.lock().expect("lock").push(body.clone());
     let is_check = is_progress_check(&body);
     let judging = is_judge(&body);
+    if is_form_values(&body) {
+        // Form values are not scripted: every field is answered null (the worker then reads
+        // the fields' names as cues), so scripts written for plans and actions keep their
+        // meaning.
+        let nulls: serde_json::Map<String, Value> = body
+            .pointer("/response_format/json_schema/schema/properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(|k| (k.clone(), Value::Null)).collect())
+            .unwrap_or_default();
+        return (
+            StatusCode::OK,
+            Json(json!({
+                "id": "stub-form",
+                "object": "chat.completion",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": Value::Object(nulls).to_string()}}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+            })),
+        );
+    }
     let next = {
         let mut script = st.script.lock().expect("lock");
         match script.front() {

@@ -194,9 +194,6 @@ pub(crate) struct Exec<'a> {
     pub(crate) left_the_screen: bool,
     /// Whether the last plan's shaping dropped an acting step (see `agent::run`).
     pub(crate) plan_dropped_acting: bool,
-    /// The form values the instruction gives the first screen's text fields, (field, value)
-    /// (see `agent::form_fill`); the first plan's typings are held to them.
-    pub(crate) form_values: Vec<(String, String)>,
 }
 
 impl Exec<'_> {
@@ -441,7 +438,6 @@ impl<'a> Exec<'a> {
             start_obs: None,
             left_the_screen: false,
             plan_dropped_acting: false,
-            form_values: Vec::new(),
         }
     }
 }

@@ -81,10 +81,18 @@ async fn todomvc_sentence_passes_in_llm_mode() {
     );
     // Steps: open, plan, the six planned steps (two typings each with Enter, the tick, the
     // clearing), then the clause's expectation ("check that only \"walk the dog\" is left")
-    // checked on the final screen.
+    // and the end state the read plan leaves ("buy milk" cleared away) checked on the final
+    // screen.
     let texts: Vec<&str> = d.steps.iter().map(|s| s.text.as_str()).collect();
-    assert_eq!(d.steps.len(), 9, "{texts:?}");
-    assert_eq!(d.expectations.len(), 1, "{:?}", d.expectations);
+    assert_eq!(d.steps.len(), 10, "{texts:?}");
+    assert_eq!(d.expectations.len(), 2, "{:?}", d.expectations);
+    assert!(
+        d.expectations
+            .iter()
+            .any(|e| e.line == "assert screen does not contain \"buy milk\""),
+        "{:?}",
+        d.expectations
+    );
     assert_eq!(d.plans().len(), 1);
     // "clear the completed ones": the plan knows which todo is done by then.
     assert!(

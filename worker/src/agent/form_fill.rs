@@ -61,6 +61,31 @@ pub fn fields(obs: &Observation) -> Vec<Field> {
     }
 }
 
+/// Whether a first plan of step-language lines that types into the form on `obs` leaves one
+/// of its fields untyped, every typing naming its field (a free step, which the model acts
+/// out, or a typing into whatever has focus: `false`); the values are asked of the model
+/// only then.
+pub fn leaves_untyped(plan: &[String], obs: &Observation) -> bool {
+    let fields = fields(obs);
+    if fields.is_empty() {
+        return false;
+    }
+    let mut typed: Vec<String> = Vec::new();
+    for s in plan {
+        match as_script_line(s) {
+            Some(Action::Type {
+                target: Aim::Target(t),
+                ..
+            }) => typed.push(name_key(&t.name)),
+            Some(Action::Type { .. }) => return false,
+            Some(_) => {}
+            // A free step: the model acts it out and may type what it needs.
+            None => return false,
+        }
+    }
+    !typed.is_empty() && fields.iter().any(|f| !typed.contains(&name_key(&f.name)))
+}
+
 /// The extraction's messages: the instruction (already redacted by the caller) and the
 /// fields' names.
 pub fn messages(task: &str, fields: &[Field]) -> Vec<Value> {

@@ -30,14 +30,7 @@ pub fn with_closing_tap(
     mut plan: Vec<String>,
     obs: &Observation,
 ) -> (Vec<String>, bool) {
-    // The last clause names the press; else a press named anywhere ("Before pressing
-    // Login, make sure …") that the instruction does not forbid.
-    let forbidden = super::plan_typed::forbidden_presses(job);
-    let Some(name) = closing_name(job).or_else(|| {
-        super::presses::named(job, obs)
-            .into_iter()
-            .rfind(|n| !forbidden.contains(&n.to_lowercase()))
-    }) else {
+    let Some(name) = closing_name(job) else {
         return (plan, false);
     };
     let want = collapse_ws(&name).to_lowercase();
@@ -157,18 +150,6 @@ mod tests {
             None,
             "a verb inside quotes"
         );
-    }
-
-    #[test]
-    fn a_press_named_before_a_check_is_appended_unless_forbidden() {
-        let screen = obs(&[(Role::Textfield, "User"), (Role::Button, "Login")]);
-        let plan = vec!["type \"kim\" into \"User\"".to_string()];
-        let job = "Log in as 'kim'. Before pressing Login, make sure the User box says kim.";
-        let (p, added) = with_closing_tap(job, plan.clone(), &screen);
-        assert!(added);
-        assert_eq!(p.last().map(String::as_str), Some("tap \"Login\""));
-        let job = "Type 'kim' as the user, but hold off on clicking Login.";
-        assert_eq!(with_closing_tap(job, plan.clone(), &screen), (plan, false));
     }
 
     #[test]

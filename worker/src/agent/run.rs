@@ -291,11 +291,7 @@ impl Exec<'_> {
             (Ok(o), None) if self.replay_note.is_none() => super::clause_plan::read(task, o),
             _ => None,
         };
-        if read.is_none() && previous.is_none() && self.replay_note.is_none() {
-            if let Ok(o) = &obs {
-                self.form_values = self.form_values(task, o, &mut usage).await;
-            }
-        }
+        let read_first = read.is_some();
         let res = match self.model.as_ref() {
             _ if read.is_some() && !ask_expect => Some(None),
             Some(c) => tokio::select! {
@@ -308,11 +304,23 @@ impl Exec<'_> {
             self.end_step(step, Some("cancelled".into()), start).await;
             return Err(StepFail::Cancelled);
         };
-        let (ok, err, plan, detail) = match (res, read) {
+        let (ok, err, mut plan, mut detail) = match (res, read) {
             (res, Some(r)) => self.read_plan(task, res, obs.as_ref().ok(), r),
             (Some(res), None) => self.planned(task, res, obs.as_ref().ok(), previous.is_none()),
             (None, None) => (false, Some("no plan".into()), Vec::new(), "no plan".into()),
         };
+        if let (true, Ok(o), None) = (ok && !read_first, &obs, previous) {
+            if super::form_fill::leaves_untyped(&plan, o) {
+                let values = self.form_values(task, o, &mut usage).await;
+                let (filled, n) = super::form_fill::complete(plan, &values);
+                plan = filled;
+                if n > 0 {
+                    detail.push_str(&format!(
+                        " ({n} typing(s) added, moved or dropped to give each form field the value the instruction gives it)"
+                    ));
+                }
+            }
+        }
         let mut rec = ActionRecord::new(
             step,
             0,
@@ -587,15 +595,13 @@ impl Exec<'_> {
         let dropped = checks + others + back;
         self.plan_dropped_acting = others + back > 0;
         let (steps, repeated) = super::plan::without_repeated_typing(steps, &self.typed, obs);
-        let (steps, named, closing, filled) = match obs {
+        let (steps, named, closing) = match obs {
             Some(o) => {
                 let (s, named) = super::plan_ids::name_elements(steps, o);
-                let (s, filled) =
-                    super::form_fill::complete(s, &std::mem::take(&mut self.form_values));
                 let (s, closing) = super::plan_cover::with_closing_tap(task, s, o);
-                (s, named, closing, filled)
+                (s, named, closing)
             }
-            None => (steps, 0, false, 0),
+            None => (steps, 0, false),
         };
         let (steps, forbidden) = super::plan_typed::without_forbidden_taps(steps, task);
         let (steps, respelt) = super::plan_typed::as_written(steps, task);
@@ -640,11 +646,6 @@ impl Exec<'_> {
         if named > 0 {
             detail.push_str(&format!(
                 " ({named} naming elements by id, neighbour marker or a name the screen lacks: rewritten as targets)"
-            ));
-        }
-        if filled > 0 {
-            detail.push_str(&format!(
-                " ({filled} typing(s) added, moved or dropped to give each form field the value the instruction gives it)"
             ));
         }
         if closing {
