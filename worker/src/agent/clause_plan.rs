@@ -525,9 +525,10 @@ const STATE_DONE: &[&str] = &[
 
 /// A check clause that names one list item by its words, not by quotes, and the state it
 /// must be in ("the dentist appointment is still unticked") as that toggle's check on `obs`
-/// (`assert "book a dentist appointment" is not checked`); `None` when it names no state,
+/// (`assert "book a dentist appointment" is not checked`; the items the instruction adds,
+/// `added`, count too); `None` when it names no state,
 /// quotes its item (see [`clauses::checkable`]) or its words name no one item.
-pub fn state_check(clause: &str, obs: &Observation) -> Option<String> {
+pub fn state_check(clause: &str, obs: &Observation, added: &[String]) -> Option<String> {
     if !clauses::quoted(clause).is_empty() {
         return None;
     }
@@ -550,7 +551,8 @@ pub fn state_check(clause: &str, obs: &Observation) -> Option<String> {
     } else {
         return None;
     };
-    let items = list_items(obs);
+    let mut items = list_items(obs);
+    items.extend(added.iter().map(|a| (a.clone(), false)));
     let item = by_words(clause, &items, Some(1))?.pop()?;
     let state = if done { "is checked" } else { "is not checked" };
     Some(format!("assert {} {state}", clauses::quote_line(&item)))
@@ -720,6 +722,8 @@ fn item_targets(
     seg: &str,
     cx: &mut Ctx<'_>,
 ) -> Result<Vec<String>, Option<Vec<Option<PlanStep>>>> {
+    // "untick the car one because it's supposed to rain all week": the reason names nothing.
+    let object = &without_reason(object);
     let quoted = clauses::quoted(object);
     let lower = clauses::without_quotes(object).to_lowercase();
     let all = ALL_WORDS
@@ -790,6 +794,27 @@ fn each_part(object: &str, items: &[(String, bool)]) -> Option<Vec<String>> {
         out.push(one);
     }
     Some(out)
+}
+
+/// `object` cut before a clause that gives a reason or a time ("because …", "since …").
+fn without_reason(object: &str) -> String {
+    let lower = object.to_lowercase();
+    [
+        " because ",
+        " since ",
+        " as it ",
+        " so that ",
+        " when ",
+        " once ",
+        " 因为",
+        "因为",
+    ]
+    .iter()
+    .filter_map(|w| lower.find(w))
+    .min()
+    .and_then(|at| object.get(..at))
+    .unwrap_or(object)
+    .to_string()
 }
 
 /// A tick, untick or delete of the items the order names.
@@ -1433,18 +1458,22 @@ mod tests {
         assert_eq!(
             state_check(
                 "Double-check the lease one is still unticked when you're done",
-                &obs
+                &obs,
+                &[]
             )
             .as_deref(),
             Some("assert \"renew the lease\" is not checked")
         );
         assert_eq!(
-            state_check("make sure the lawn stays done", &obs).as_deref(),
+            state_check("make sure the lawn stays done", &obs, &[]).as_deref(),
             Some("assert \"mow the lawn\" is checked")
         );
-        assert_eq!(state_check("make sure 2 items are left", &obs), None);
-        assert_eq!(state_check("make sure 'mow the lawn' is done", &obs), None);
-        assert_eq!(state_check("make sure the garage is done", &obs), None);
+        assert_eq!(state_check("make sure 2 items are left", &obs, &[]), None);
+        assert_eq!(
+            state_check("make sure 'mow the lawn' is done", &obs, &[]),
+            None
+        );
+        assert_eq!(state_check("make sure the garage is done", &obs, &[]), None);
     }
 
     #[test]
@@ -1566,6 +1595,24 @@ mod tests {
             )
             .unwrap(),
             vec!["uncheck \"洗窗帘\""]
+        );
+    }
+
+    #[test]
+    fn a_reason_names_no_items_and_added_items_can_be_checked() {
+        let obs = list(&[("wash the car", true), ("oil the gate", true)]);
+        assert_eq!(
+            steps("Untick the car one because it might rain all week.", &obs).unwrap(),
+            vec!["uncheck \"wash the car\""]
+        );
+        assert_eq!(
+            state_check(
+                "check that the deck one is the only thing still open",
+                &list(&[]),
+                &["sand the deck".to_string()]
+            )
+            .as_deref(),
+            Some("assert \"sand the deck\" is not checked")
         );
     }
 }

@@ -273,7 +273,7 @@ impl Exec<'_> {
             self.start_obs = Some(o.clone());
         }
         if let (Ok(o), None) = (&obs, previous) {
-            self.map_states(o);
+            self.map_states(task, o);
         }
         let ask_expect = previous.is_none() && !self.unmapped.is_empty();
         let messages = self.planner_messages(task, obs.as_ref().ok(), failures, previous);
@@ -347,10 +347,11 @@ impl Exec<'_> {
 
     /// Checkable clauses that name a list item by its words and its state, mapped on the
     /// first screen without the model ([`super::clause_plan::state_check`]).
-    fn map_states(&mut self, obs: &Observation) {
+    fn map_states(&mut self, task: &str, obs: &Observation) {
+        let added = super::effects::added(task);
         let mut left = Vec::new();
         for c in std::mem::take(&mut self.unmapped) {
-            let found = super::clause_plan::state_check(&c, obs)
+            let found = super::clause_plan::state_check(&c, obs, &added)
                 .map(|line| crate::verdict::from_clause(&c, &[line]))
                 .unwrap_or_default();
             if found.is_empty() {
