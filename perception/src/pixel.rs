@@ -1,7 +1,8 @@
 //! The pixel channel of the perception stage (feature `ocr`): the regions
 //! [`crate::perceive::plan`] asked for are first narrowed to the bands where anything is drawn
 //! ([`crate::ink`]: blank regions are skipped outright), then OCR ([`crate::ocr`]) reads the
-//! bands and vision anchors ([`crate::vision`]) look in them for icon-like boxes that neither
+//! bands, the small isolated glyphs OCR's detector misses (keypad keys) are read one by one
+//! ([`crate::glyph_read`]), and vision anchors ([`crate::vision`]) look in them for icon-like boxes that neither
 //! the tree nor OCR explains.
 //!
 //! Everything is in device px (screenshot coordinates). Blocking and CPU-bound: run it off
@@ -11,6 +12,7 @@ use image::RgbImage;
 
 use crate::fusion::PixelCandidate;
 use crate::geometry::Rect;
+use crate::glyph_read::read_glyphs;
 use crate::ink::{ink_bands, InkParams};
 use crate::ocr::{OcrConfig, OcrEngine, OcrError, RecParams, SessionOptions};
 use crate::vision::{anchors, AnchorParams};
@@ -63,8 +65,9 @@ pub fn inked(img: &RgbImage, regions: &[Rect]) -> Vec<Rect> {
     regions.iter().flat_map(|r| ink_bands(img, r, &p)).collect()
 }
 
-/// OCR candidates in the inked parts of `regions` of `img` ([`inked`]), then anchor candidates
-/// there that lie outside every `known` box (tree elements, device px) and every OCR box.
+/// OCR candidates in the inked parts of `regions` of `img` ([`inked`]), then lone glyphs
+/// there that OCR did not read ([`read_glyphs`]), then anchor candidates that lie outside
+/// every `known` box (tree elements, device px) and every box read.
 pub fn candidates(
     engine: &mut OcrEngine,
     img: &RgbImage,
@@ -74,8 +77,8 @@ pub fn candidates(
     candidates_in(engine, img, &inked(img, regions), known)
 }
 
-/// [`candidates`] on `areas` as they are (no ink narrowing): OCR in each area grown by
-/// [`REGION_MARGIN_PX`], anchors in each grown by [`ANCHOR_MARGIN_PX`].
+/// [`candidates`] on `areas` as they are (no ink narrowing): OCR and glyphs in each area grown
+/// by [`REGION_MARGIN_PX`], anchors in each grown by [`ANCHOR_MARGIN_PX`].
 pub fn candidates_in(
     engine: &mut OcrEngine,
     img: &RgbImage,
@@ -87,6 +90,9 @@ pub fn candidates_in(
         return Ok(Vec::new());
     }
     let mut out = engine.recognize_regions(img, bands, REGION_MARGIN_PX)?;
+    // Only OCR's boxes: a tree element over a region (an opaque canvas) may hold keys.
+    let read: Vec<Rect> = out.iter().map(|c| c.bbox_px).collect();
+    out.extend(read_glyphs(engine, img, bands, &read, REGION_MARGIN_PX)?);
     let mut exclude: Vec<Rect> = known.to_vec();
     exclude.extend(out.iter().map(|c| c.bbox_px));
     let params = AnchorParams::default();
