@@ -24,10 +24,12 @@ pub const REGION_MARGIN_PX: f64 = 16.0;
 pub const SCREEN_REC_MIN_W: u32 = 96;
 
 /// Recognition input height for crops shorter than it, px (see
-/// [`RecParams::small_text_height`]): a 1280×800 terminal frame's rec CPU fell 2.6× (its ≈ 24 px
-/// boxes no longer scaled up to 48 px) with the same words read; 28 px lost words, and 32 px
-/// for every crop lost lines of the larger phone-screen text, which stays at 48.
-pub const SCREEN_SMALL_TEXT_H: u32 = 32;
+/// [`RecParams::small_text_height`]). It was 32, chosen on one xterm frame (rec CPU fell 2.6×
+/// with its twelve names still read); on generated UI text in Chromium and GTK
+/// (`perception/sets/generate.py`, tuning part, 943 words at 12–22 px) 32 px read 0.735 of
+/// the words, 36 px 0.920, 40 px 0.979, 44 px 0.996, 48 px (no small height) 0.990: small
+/// proportional text loses letters (`fle`, `setings`) and word spaces when squeezed.
+pub const SCREEN_SMALL_TEXT_H: u32 = 44;
 
 /// The OCR configuration for screens (what the worker uses):
 /// - no 0°/180° classifier (screens are upright);
