@@ -260,46 +260,13 @@ pub fn engine_config() -> argus_perception::ocr::OcrConfig {
     config
 }
 
-/// Runs the observe bench; prints its table and returns the fields of the last line.
-pub fn run() -> ObserveFields {
-    let models = ocr::models_dir();
-    if !ocr::models_present(&models) {
-        println!("observe: OCR models missing; observe fields print NA");
-        return na();
-    }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR);
-    let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| format!("{f}: {e}"));
-    let files = (|| -> Result<_, String> {
-        let root: AtspiNode = serde_json::from_slice(&read("mousepad_atspi.json")?)
-            .map_err(|e| format!("mousepad_atspi.json: {e}"))?;
-        Ok((root, read("mousepad.png")?, read("xterm.png")?))
-    })();
-    let (root, mousepad_png, xterm_png) = match files {
-        Ok(f) => f,
-        Err(e) => {
-            println!("observe: {e}; observe fields print NA");
-            return na();
-        }
-    };
-    let config = engine_config();
-    let mut engine = match OcrEngine::open(&models, config) {
-        Ok(e) => e,
-        Err(e) => {
-            println!("observe: {e}; observe fields print NA");
-            return na();
-        }
-    };
-    let screen = argus_perception::Screen::from_device_px(1280.0, 800.0, 1.0);
-    let mousepad_img = match decode(&mousepad_png) {
-        Ok(i) => i,
-        Err(e) => {
-            println!("observe: mousepad.png: {e}; observe fields print NA");
-            return na();
-        }
-    };
-
-    let tree_run = timed(|| {
-        let tree = atspi::normalize(&root, (0.0, 0.0));
+/// Times the tree channel alone on the mousepad tree (a warm, healthy arbiter).
+fn tree_only(
+    root: &AtspiNode,
+    screen: argus_perception::Screen,
+) -> Result<(f64, f64, usize), String> {
+    timed(|| {
+        let tree = atspi::normalize(root, (0.0, 0.0));
         let mut arb = warm_arbiter(&tree, screen);
         let p = plan(&tree, screen, 9, &mut arb, FrameHints::default());
         if !p.regions.is_empty() {
@@ -309,53 +276,113 @@ pub fn run() -> ObserveFields {
             ));
         }
         Ok(finish(p, PixelResult::NotAsked).elements.len())
-    });
-    let mut covered = 0.0;
-    let fused_run = timed(|| {
-        let tree = atspi::normalize(&root, (0.0, 0.0));
+    })
+}
+
+/// Times the tree channel plus the pixel channel forced onto the regions the mousepad tree
+/// does not cover (`img` already decoded: the desktop driver's frame is raw); the share of
+/// the screen the tree covers goes to `covered`.
+fn fused(
+    engine: &mut OcrEngine,
+    root: &AtspiNode,
+    img: &image::RgbImage,
+    screen: argus_perception::Screen,
+    covered: &mut f64,
+) -> Result<(f64, f64, usize), String> {
+    timed(|| {
+        let tree = atspi::normalize(root, (0.0, 0.0));
         let mut arb = warm_arbiter(&tree, screen);
         let p = plan(&tree, screen, 9, &mut arb, FrameHints::default());
         let regions: Vec<Rect> = pixel_regions(&tree, &p.obs, &RegionParams::default())
             .into_iter()
             .map(|r| r.rect)
             .collect();
-        covered = 1.0 - regions.iter().map(Rect::area).sum::<f64>() / (1280.0 * 800.0);
+        *covered = 1.0 - regions.iter().map(Rect::area).sum::<f64>() / (1280.0 * 800.0);
         let t0 = Instant::now();
-        let img = &mousepad_img;
         let known: Vec<Rect> = p.obs.elements.iter().map(|e| e.bbox_px).collect();
-        let c = pixel_pass(&mut engine, img, &regions, &known)?;
+        let c = pixel_pass(engine, img, &regions, &known)?;
         let ms = t0.elapsed().as_secs_f64() * 1e3;
         Ok(finish(p, PixelResult::Ran { candidates: c, ms })
             .elements
             .len())
-    });
-    let decode_run = timed(|| decode(&mousepad_png).map(|_| 0));
-    let mut text = String::new();
-    let no_tree_run = timed(|| {
+    })
+}
+
+/// Times the no-tree perception of `png` (decode, full-screen pixel channel, fusion); the
+/// last observation's text goes to `text`.
+fn no_tree(
+    engine: &mut OcrEngine,
+    png: &[u8],
+    screen: argus_perception::Screen,
+    text: &mut String,
+) -> Result<(f64, f64, usize), String> {
+    timed(|| {
         let tree = Tree::default();
         let mut arb = Arbiter::new(ArbParams::default());
         let p = plan(&tree, screen, 1, &mut arb, FrameHints::default());
         let t0 = Instant::now();
-        let img = decode(&xterm_png)?;
-        let c = pixel_pass(&mut engine, &img, &p.regions, &[])?;
+        let img = decode(png)?;
+        let c = pixel_pass(engine, &img, &p.regions, &[])?;
         let ms = t0.elapsed().as_secs_f64() * 1e3;
         let obs = finish(p, PixelResult::Ran { candidates: c, ms });
-        text = obs.text.clone();
+        *text = obs.text.clone();
         Ok(obs.elements.len())
-    });
+    })
+}
+
+/// The inputs of the bench: the mousepad tree, the mousepad and xterm PNGs, the mousepad
+/// frame decoded, and the engine.
+type Inputs = (AtspiNode, Vec<u8>, Vec<u8>, image::RgbImage, OcrEngine);
+
+fn inputs(dir: &Path, models: &Path) -> Result<Inputs, String> {
+    let read = |f: &str| std::fs::read(dir.join(f)).map_err(|e| format!("{f}: {e}"));
+    let root: AtspiNode = serde_json::from_slice(&read("mousepad_atspi.json")?)
+        .map_err(|e| format!("mousepad_atspi.json: {e}"))?;
+    let (mousepad_png, xterm_png) = (read("mousepad.png")?, read("xterm.png")?);
+    let img = decode(&mousepad_png).map_err(|e| format!("mousepad.png: {e}"))?;
+    let engine = OcrEngine::open(models, engine_config()).map_err(|e| e.to_string())?;
+    Ok((root, mousepad_png, xterm_png, img, engine))
+}
+
+/// The table's title (engine configuration) and column names.
+fn print_header(engine: &OcrEngine) {
+    println!();
+    println!(
+        "observe: perception stage on real 1280x800 desktop frames, {OBSERVE_RUNS} runs after a warm-up (medians), {} OCR threads, small-text rec height {:?}, folded models {}",
+        engine.config().session.intra_threads,
+        engine.config().rec.small_text_height,
+        engine.folded()
+    );
+    println!(
+        "{:<60} {:>9} {:>9} {:>9}",
+        "frame", "wall ms", "cpu ms", "elements"
+    );
+}
+
+/// Runs the observe bench; prints its table and returns the fields of the last line.
+pub fn run() -> ObserveFields {
+    let models = ocr::models_dir();
+    if !ocr::models_present(&models) {
+        println!("observe: OCR models missing; observe fields print NA");
+        return na();
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(DIR);
+    let (root, mousepad_png, xterm_png, mousepad_img, mut engine) = match inputs(&dir, &models) {
+        Ok(i) => i,
+        Err(e) => {
+            println!("observe: {e}; observe fields print NA");
+            return na();
+        }
+    };
+    let screen = argus_perception::Screen::from_device_px(1280.0, 800.0, 1.0);
+    let tree_run = tree_only(&root, screen);
+    let mut covered = 0.0;
+    let fused_run = fused(&mut engine, &root, &mousepad_img, screen, &mut covered);
+    let decode_run = timed(|| decode(&mousepad_png).map(|_| 0));
+    let mut text = String::new();
+    let no_tree_run = no_tree(&mut engine, &xterm_png, screen, &mut text);
     let stages = engine.last_times;
-    let sparse_run = timed(|| {
-        let tree = Tree::default();
-        let mut arb = Arbiter::new(ArbParams::default());
-        let p = plan(&tree, screen, 1, &mut arb, FrameHints::default());
-        let t0 = Instant::now();
-        let img = decode(&mousepad_png)?;
-        let c = pixel_pass(&mut engine, &img, &p.regions, &[])?;
-        let ms = t0.elapsed().as_secs_f64() * 1e3;
-        Ok(finish(p, PixelResult::Ran { candidates: c, ms })
-            .elements
-            .len())
-    });
+    let sparse_run = no_tree(&mut engine, &mousepad_png, screen, &mut String::new());
     let (
         (tree_ms, tree_cpu, tree_n),
         (fused_ms, fused_cpu, fused_n),
@@ -374,17 +401,7 @@ pub fn run() -> ObserveFields {
         .collect();
     let found = XTERM_WORDS.len() - missed.len();
     let accuracy = found as f64 / XTERM_WORDS.len() as f64;
-    println!();
-    println!(
-        "observe: perception stage on real 1280x800 desktop frames, {OBSERVE_RUNS} runs after a warm-up (medians), {} OCR threads, small-text rec height {:?}, folded models {}",
-        engine.config().session.intra_threads,
-        engine.config().rec.small_text_height,
-        engine.folded()
-    );
-    println!(
-        "{:<60} {:>9} {:>9} {:>9}",
-        "frame", "wall ms", "cpu ms", "elements"
-    );
+    print_header(&engine);
     let recorded = recorded_capture(&dir);
     let row = |name: &str, ms: f64, cpu: f64, n: usize| {
         println!("{name:<60} {ms:>9.1} {cpu:>9.1} {n:>9}");
@@ -428,26 +445,37 @@ pub fn run() -> ObserveFields {
         );
     }
     println!(
-        "  xterm OCR stages det/cls/rec wall ms {:.0}/{:.0}/{:.0}",
+        "  xterm OCR stages det/cls/rec wall ms {:.0}/{:.0}/{:.0}; names read exactly: {found}/{} (missed: {missed:?})",
         stages.det.as_secs_f64() * 1e3,
         stages.cls.as_secs_f64() * 1e3,
-        stages.rec.as_secs_f64() * 1e3
-    );
-    println!(
-        "xterm names read exactly: {found}/{} (missed: {missed:?})",
+        stages.rec.as_secs_f64() * 1e3,
         XTERM_WORDS.len()
     );
+    fields(
+        recorded.as_ref(),
+        totals,
+        (tree_ms, fused_ms, decode_ms),
+        no_tree_ms,
+        accuracy,
+    )
+}
+
+/// The observe line's fields; perception-only totals when nothing was recorded.
+fn fields(
+    recorded: Option<&Recorded>,
+    totals: Option<Totals>,
+    (tree_ms, fused_ms, decode_ms): (f64, f64, f64),
+    no_tree_ms: f64,
+    accuracy: f64,
+) -> ObserveFields {
     let t = totals.unwrap_or(Totals {
         tree: tree_ms,
         fused: fused_ms,
         fused_png: fused_ms + decode_ms,
     });
     ObserveFields {
-        capture_ms: recorded
-            .as_ref()
-            .map_or("NA".into(), |r| format!("{:.1}", r.capture)),
+        capture_ms: recorded.map_or("NA".into(), |r| format!("{:.1}", r.capture)),
         frame_ms: recorded
-            .as_ref()
             .and_then(|r| r.frame)
             .map_or("NA".into(), |f| format!("{f:.1}")),
         tree_ms: format!("{:.2}", t.tree),
