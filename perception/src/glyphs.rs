@@ -310,25 +310,44 @@ mod tests {
     #[test]
     fn a_glyph_on_a_key_is_found_and_the_key_outline_is_not() {
         let mut img = RgbImage::from_pixel(200, 100, image::Rgb([255, 255, 255]));
-        fill(&mut img, 20, 20, 50, 50, [60, 60, 60]); // key
-        fill(&mut img, 22, 22, 46, 46, [230, 230, 230]); // key face
+        fill(&mut img, 20, 20, 50, 50, [60, 60, 60]); // key border, 1 px
+        fill(&mut img, 21, 21, 48, 48, [230, 230, 230]); // key face
         fill(&mut img, 42, 35, 4, 20, [0, 0, 0]); // a "1"
         fill(&mut img, 120, 30, 3, 3, [0, 0, 0]); // a speck: a box too (the recognizer decides)
-        let b = glyph_boxes(
-            &img,
-            &Rect::new(0.0, 0.0, 200.0, 100.0),
-            &[],
-            &GlyphParams::default(),
-        );
+        let all = Rect::new(0.0, 0.0, 200.0, 100.0);
+        let b = glyph_boxes(&img, &all, &[], &GlyphParams::default());
         assert_eq!(b.len(), 2, "{b:?}");
-        let r = b[0].rect;
+        let key = b.iter().find(|g| g.rect.x < 100.0).expect("the 1");
+        let r = key.rect;
         assert!(r.x >= 40.0 && r.right() <= 48.0 && r.h >= 20.0, "{b:?}");
+        assert_eq!(key.alt, None);
         let known = glyph_boxes(
             &img,
-            &Rect::new(0.0, 0.0, 200.0, 100.0),
+            &all,
             &[Rect::new(40.0, 30.0, 10.0, 30.0)],
             &GlyphParams::default(),
         );
         assert!(known.iter().all(|g| g.rect.x > 100.0), "{known:?}");
+    }
+
+    #[test]
+    fn a_thick_key_outline_holds_its_glyph_as_the_alternative() {
+        let mut img = RgbImage::from_pixel(120, 100, image::Rgb([255, 255, 255]));
+        fill(&mut img, 20, 20, 50, 50, [60, 60, 60]); // key border, 2 px
+        fill(&mut img, 22, 22, 46, 46, [230, 230, 230]);
+        fill(&mut img, 42, 35, 4, 20, [0, 0, 0]);
+        let b = glyph_boxes(
+            &img,
+            &Rect::new(0.0, 0.0, 120.0, 100.0),
+            &[],
+            &GlyphParams::default(),
+        );
+        assert_eq!(b.len(), 1, "{b:?}");
+        let alt = b[0].alt.expect("the glyph inside");
+        assert!(
+            alt.x >= 40.0 && alt.right() <= 48.0 && alt.h >= 20.0,
+            "{b:?}"
+        );
+        assert!(b[0].rect.w >= 50.0, "{b:?}");
     }
 }
