@@ -8,7 +8,7 @@
 //! | normalize | [`cdp`], [`android`], [`harmony`], [`wda`], [`atspi`] → [`tree`]; [`touch`] (one control, one element) |
 //! | build | [`elements`] (clean, cluster), [`occlusion`], [`layout`] (order, neighbours) |
 //! | arbitrate | [`arbitration`] (which channel this frame), [`regions`] (where the tree is blind) |
-//! | pixel | [`ink`] (skip blank parts), `pixel` (feature `ocr`): `ocr` + [`vision`] on the chosen regions |
+//! | pixel | [`ink`] (skip blank parts), `pixel` (feature `ocr`): `ocr`, lone glyphs ([`glyphs`], `glyph_read`) + [`vision`] on the chosen regions |
 //! | fuse | [`fusion`] (IoU dedupe, tree first), then [`compact`] / [`som`] for prompts |
 //!
 //! In detail:
@@ -42,6 +42,9 @@ pub mod compact;
 pub mod elements;
 pub mod fusion;
 pub mod geometry;
+#[cfg(feature = "ocr")]
+pub mod glyph_read;
+pub mod glyphs;
 pub mod harmony;
 pub mod ink;
 pub mod layout;

@@ -1,7 +1,8 @@
 //! The pixel channel of the perception stage (feature `ocr`): the regions
 //! [`crate::perceive::plan`] asked for are first narrowed to the bands where anything is drawn
 //! ([`crate::ink`]: blank regions are skipped outright), then OCR ([`crate::ocr`]) reads the
-//! bands and vision anchors ([`crate::vision`]) look in them for icon-like boxes that neither
+//! bands, the small isolated glyphs OCR's detector misses (keypad keys) are read one by one
+//! ([`crate::glyph_read`]), and vision anchors ([`crate::vision`]) look in them for icon-like boxes that neither
 //! the tree nor OCR explains.
 //!
 //! Everything is in device px (screenshot coordinates). Blocking and CPU-bound: run it off
@@ -11,6 +12,7 @@ use image::RgbImage;
 
 use crate::fusion::PixelCandidate;
 use crate::geometry::Rect;
+use crate::glyph_read::read_glyphs;
 use crate::ink::{ink_bands, InkParams};
 use crate::ocr::{OcrConfig, OcrEngine, OcrError, RecParams, SessionOptions};
 use crate::vision::{anchors, AnchorParams};
@@ -22,10 +24,12 @@ pub const REGION_MARGIN_PX: f64 = 16.0;
 pub const SCREEN_REC_MIN_W: u32 = 96;
 
 /// Recognition input height for crops shorter than it, px (see
-/// [`RecParams::small_text_height`]): a 1280×800 terminal frame's rec CPU fell 2.6× (its ≈ 24 px
-/// boxes no longer scaled up to 48 px) with the same words read; 28 px lost words, and 32 px
-/// for every crop lost lines of the larger phone-screen text, which stays at 48.
-pub const SCREEN_SMALL_TEXT_H: u32 = 32;
+/// [`RecParams::small_text_height`]). It was 32, chosen on one xterm frame (rec CPU fell 2.6×
+/// with its twelve names still read); on generated UI text in Chromium and GTK
+/// (`perception/sets/generate.py`, tuning part, 943 words at 12–22 px) 32 px read 0.735 of
+/// the words, 36 px 0.920, 40 px 0.979, 44 px 0.996, 48 px (no small height) 0.990: small
+/// proportional text loses letters (`fle`, `setings`) and word spaces when squeezed.
+pub const SCREEN_SMALL_TEXT_H: u32 = 44;
 
 /// The OCR configuration for screens (what the worker uses):
 /// - no 0°/180° classifier (screens are upright);
@@ -63,8 +67,9 @@ pub fn inked(img: &RgbImage, regions: &[Rect]) -> Vec<Rect> {
     regions.iter().flat_map(|r| ink_bands(img, r, &p)).collect()
 }
 
-/// OCR candidates in the inked parts of `regions` of `img` ([`inked`]), then anchor candidates
-/// there that lie outside every `known` box (tree elements, device px) and every OCR box.
+/// OCR candidates in the inked parts of `regions` of `img` ([`inked`]), then lone glyphs
+/// there that OCR did not read ([`read_glyphs`]), then anchor candidates that lie outside
+/// every `known` box (tree elements, device px) and every box read.
 pub fn candidates(
     engine: &mut OcrEngine,
     img: &RgbImage,
@@ -74,8 +79,8 @@ pub fn candidates(
     candidates_in(engine, img, &inked(img, regions), known)
 }
 
-/// [`candidates`] on `areas` as they are (no ink narrowing): OCR in each area grown by
-/// [`REGION_MARGIN_PX`], anchors in each grown by [`ANCHOR_MARGIN_PX`].
+/// [`candidates`] on `areas` as they are (no ink narrowing): OCR and glyphs in each area grown
+/// by [`REGION_MARGIN_PX`], anchors in each grown by [`ANCHOR_MARGIN_PX`].
 pub fn candidates_in(
     engine: &mut OcrEngine,
     img: &RgbImage,
@@ -87,6 +92,9 @@ pub fn candidates_in(
         return Ok(Vec::new());
     }
     let mut out = engine.recognize_regions(img, bands, REGION_MARGIN_PX)?;
+    // Only OCR's boxes: a tree element over a region (an opaque canvas) may hold keys.
+    let read: Vec<Rect> = out.iter().map(|c| c.bbox_px).collect();
+    out.extend(read_glyphs(engine, img, bands, &read, REGION_MARGIN_PX)?);
     let mut exclude: Vec<Rect> = known.to_vec();
     exclude.extend(out.iter().map(|c| c.bbox_px));
     let params = AnchorParams::default();

@@ -7,6 +7,8 @@
 //!   tree, what every observation of a desktop worker costs;
 //! - `screenshot`: [`Observe::screenshot`] — X `GetImage` of the root window + PNG encoding,
 //!   what the worker takes every step for the report;
+//! - `frame`: [`Observe::frame`] — X `GetImage` to RGB pixels, no PNG: the screenshot the
+//!   pixel channel takes for itself whenever it runs (on top of the report's);
 //!
 //! wall ms each; medians and all runs are written as JSON to the path in the first argument.
 //! Build and run in release (as the worker runs), where Xvfb, dbus-daemon, at-spi2-core and
@@ -46,7 +48,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         tokio::time::sleep(Duration::from_secs(2)).await;
         let nodes = dev.capture().await?.tree.nodes.len();
         dev.screenshot().await?;
-        let (mut cap, mut shot) = (Vec::new(), Vec::new());
+        dev.frame().await?;
+        let (mut cap, mut shot, mut frame) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..RUNS {
             let t = Instant::now();
             dev.capture().await?;
@@ -54,6 +57,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let t = Instant::now();
             dev.screenshot().await?;
             shot.push(t.elapsed().as_secs_f64() * 1e3);
+            let t = Instant::now();
+            dev.frame().await?;
+            frame.push(t.elapsed().as_secs_f64() * 1e3);
         }
         dev.shutdown().await;
         let _ = std::fs::remove_dir_all(&dir);
@@ -63,8 +69,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "runs": RUNS,
             "capture_ms_median": median(&cap),
             "screenshot_ms_median": median(&shot),
+            "frame_ms_median": median(&frame),
             "capture_ms": cap,
             "screenshot_ms": shot,
+            "frame_ms": frame,
         });
         std::fs::write(&out, serde_json::to_string_pretty(&json)?)?;
         println!("{json}");

@@ -10,8 +10,8 @@
 //! 3. when the tree is unstable, the tree is read once more (after a short pause,
 //!    `REREAD_PAUSE`) and [`argus_perception::perceive::reread`] decides again: a healthy
 //!    re-read needs no pixels;
-//! 4. only when the arbiter still asks for pixels: a screenshot ([`Observe::screenshot`]), decoded
-//!    and read by the pixel channel (OCR + vision anchors, [`argus_perception::pixel`]) on a
+//! 4. only when the arbiter still asks for pixels: the screen's pixels ([`Observe::frame`]: raw
+//!    where the driver has them, else the screenshot decoded), read by the pixel channel (OCR + vision anchors, [`argus_perception::pixel`]) on a
 //!    blocking thread;
 //! 5. [`argus_perception::perceive::finish`] fuses by IoU, numbers in reading order and
 //!    records the decision in `Observation::perceived`, which every action record carries as
@@ -206,8 +206,8 @@ impl Perceiver {
             ));
         };
         let t0 = Instant::now();
-        let png = match dev.screenshot().await {
-            Ok(p) => p,
+        let img = match dev.frame().await {
+            Ok(i) => i,
             Err(e) => {
                 return Ok(finish(
                     planned,
@@ -217,7 +217,7 @@ impl Perceiver {
         };
         let regions = planned.regions.clone();
         let known: Vec<Rect> = planned.obs.elements.iter().map(|e| e.bbox_px).collect();
-        let read = tokio::task::spawn_blocking(move || pixel_pass(&engine, &png, &regions, &known))
+        let read = tokio::task::spawn_blocking(move || pixel_pass(&engine, &img, &regions, &known))
             .await
             .map_err(|e| format!("pixel task: {e}"))
             .and_then(|r| r);
@@ -258,20 +258,17 @@ impl Perceiver {
     }
 }
 
-/// Decodes the PNG and runs OCR + anchors on `regions` (blocking).
+/// Runs OCR + anchors on `regions` of `img` (blocking).
 fn pixel_pass(
     engine: &Mutex<OcrEngine>,
-    png: &[u8],
+    img: &image::RgbImage,
     regions: &[Rect],
     known: &[Rect],
 ) -> Result<Vec<PixelCandidate>, String> {
-    let img = image::load_from_memory_with_format(png, image::ImageFormat::Png)
-        .map_err(|e| format!("screenshot is not a PNG: {e}"))?
-        .to_rgb8();
     let mut eng = engine
         .lock()
         .map_err(|_| "OCR engine lock poisoned".to_string())?;
-    argus_perception::pixel::candidates(&mut eng, &img, regions, known)
+    argus_perception::pixel::candidates(&mut eng, img, regions, known)
         .map_err(|e| format!("OCR: {e}"))
 }
 

@@ -33,8 +33,20 @@
 //! (`ARGUS_BENCH_ONLY=observe` prints only it).
 
 #[cfg(feature = "ocr")]
+#[path = "perception-bench/keypad_score.rs"]
+mod keypad_score;
+#[cfg(feature = "ocr")]
 #[path = "perception-bench/observe.rs"]
 mod observe;
+#[cfg(feature = "ocr")]
+#[path = "perception-bench/pages.rs"]
+mod pages;
+#[cfg(feature = "ocr")]
+#[path = "perception-bench/sets.rs"]
+mod sets;
+#[cfg(feature = "ocr")]
+#[path = "perception-bench/text_score.rs"]
+mod text_score;
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -205,9 +217,16 @@ fn peak_rss_mib() -> Option<f64> {
 
 fn main() {
     #[cfg(feature = "ocr")]
-    if std::env::var("ARGUS_BENCH_ONLY").as_deref() == Ok("observe") {
-        println!("{}", observe::run().line());
-        return;
+    match std::env::var("ARGUS_BENCH_ONLY").as_deref() {
+        Ok("observe") => {
+            println!("{}", observe::run().line());
+            return;
+        }
+        Ok("sets") => {
+            println!("{}", sets::run().line());
+            return;
+        }
+        _ => {}
     }
     let xml = synthetic_dump();
     let cands = candidates();
@@ -284,7 +303,10 @@ fn main() {
     );
     #[cfg(feature = "ocr")]
     {
-        println!("{}", observe::run().line());
+        let obs = observe::run();
+        let sets = sets::run();
+        println!("{}", obs.line());
+        println!("{}", sets.line());
     }
     #[cfg(not(feature = "ocr"))]
     println!(

@@ -307,6 +307,15 @@ impl OcrEngine {
             .collect())
     }
 
+    /// Reads each crop as one line of text, without detection (the small glyphs detection
+    /// misses, [`crate::glyphs`]): text (untrimmed) and confidence per crop, in order.
+    pub fn read_lines(&mut self, crops: &[RgbImage]) -> Result<Vec<(String, f32)>, OcrError> {
+        if crops.is_empty() {
+            return Ok(Vec::new());
+        }
+        rec::recognize(&mut self.rec, &self.dict, crops, &self.config.rec)
+    }
+
     /// OCRs only `regions` (device px, screenshot coordinates) of `img`, each grown by
     /// `margin_px` on every side and clipped to the image, and returns OCR candidates in
     /// full-screen coordinates. Each region is detected at the scale a full-screen pass would

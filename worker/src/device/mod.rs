@@ -183,6 +183,22 @@ pub trait Observe: System {
 
     /// A PNG screenshot in device px.
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError>;
+
+    /// The screen as RGB pixels in device px: what the pixel channel reads. Defaults to
+    /// [`Observe::screenshot`] decoded on a blocking thread; a driver that holds raw pixels
+    /// overrides it and skips the PNG round trip (the desktop driver: X `GetImage` only —
+    /// on a 1280×800 screen the PNG encode and decode were most of the pixel channel's
+    /// cost on a mostly covered frame, see `perception-bench`).
+    async fn frame(&mut self) -> Result<image::RgbImage, DeviceError> {
+        let png = self.screenshot().await?;
+        tokio::task::spawn_blocking(move || {
+            image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+                .map(|i| i.to_rgb8())
+                .map_err(|e| DeviceError::Failed(format!("screenshot is not a PNG: {e}")))
+        })
+        .await
+        .map_err(|e| DeviceError::Failed(format!("decode task: {e}")))?
+    }
 }
 
 /// Act capability: gestures and typing aimed at one element of the last observation.

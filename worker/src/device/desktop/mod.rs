@@ -246,6 +246,13 @@ impl Observe for DesktopDevice {
             .map_err(|e| DeviceError::Failed(format!("screenshot task: {e}")))?
             .map(|(png, _, _)| png)
     }
+
+    async fn frame(&mut self) -> Result<image::RgbImage, DeviceError> {
+        let display = self.session.env.display.clone();
+        tokio::task::spawn_blocking(move || screen::grab(&display))
+            .await
+            .map_err(|e| DeviceError::Failed(format!("frame task: {e}")))?
+    }
 }
 
 #[async_trait]

@@ -1,6 +1,7 @@
 //! Screenshots of the session's X display: one core-protocol `GetImage` of the root window
-//! (x11rb, pure Rust; no external tool), converted from the 32-bit BGRX `ZPixmap` to an RGB PNG.
-//! On X11 the AT-SPI extents and the image share one unit: device px.
+//! (x11rb, pure Rust; no external tool), converted from the 32-bit BGRX `ZPixmap` to RGB: as
+//! a PNG for the report ([`capture`]), as raw pixels for the pixel channel ([`grab`], no PNG
+//! round trip). On X11 the AT-SPI extents and the image share one unit: device px.
 
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt, ImageFormat};
@@ -10,6 +11,14 @@ use crate::device::DeviceError;
 /// A PNG of the whole screen of `display` and its size in px. Blocking: call it on a
 /// blocking thread.
 pub(super) fn capture(display: &str) -> Result<(Vec<u8>, u32, u32), DeviceError> {
+    let img = grab(display)?;
+    let (w, h) = img.dimensions();
+    Ok((encode_png(img.as_raw(), w, h)?, w, h))
+}
+
+/// The whole screen of `display` as RGB pixels, device px. Blocking: call it on a blocking
+/// thread.
+pub(super) fn grab(display: &str) -> Result<image::RgbImage, DeviceError> {
     let fail = |what: &str, e: &dyn std::fmt::Display| {
         DeviceError::Failed(format!("screenshot of X display {display}: {what}: {e}"))
     };
@@ -35,11 +44,16 @@ pub(super) fn capture(display: &str) -> Result<(Vec<u8>, u32, u32), DeviceError>
             reply.data.len()
         )));
     }
-    let mut rgb = Vec::with_capacity(px * 3);
-    for p in reply.data.chunks_exact(4).take(px) {
-        rgb.extend_from_slice(&[p[2], p[1], p[0]]);
+    // Indexed writes into a sized buffer (not a push per pixel): the compiler vectorizes it.
+    let mut rgb = vec![0u8; px * 3];
+    for (o, p) in rgb.chunks_exact_mut(3).zip(reply.data.chunks_exact(4)) {
+        o[0] = p[2];
+        o[1] = p[1];
+        o[2] = p[0];
     }
-    Ok((encode_png(&rgb, w, h)?, w, h))
+    image::RgbImage::from_raw(w, h, rgb).ok_or_else(|| {
+        DeviceError::Failed(format!("screenshot of X display {display}: short image"))
+    })
 }
 
 /// The screen size of `display`, px (connection setup only). Blocking.

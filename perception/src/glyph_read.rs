@@ -1,0 +1,164 @@
+//! Reading the small isolated glyphs text detection misses ([`crate::glyphs`] finds them):
+//! each glyph box is cropped with padding and read by the recognizer alone
+//! ([`OcrEngine::read_lines`]); a reading is kept when its confidence is at least
+//! [`GLYPH_MIN_CONF`] and it is at most [`GLYPH_MAX_CHARS`] characters. Feature `ocr`.
+//!
+//! The recognizer's dictionary is Chinese + English: a lone bar key (`-`) reads as `一` or a
+//! full-width form; [`fold`] maps those look-alikes to the ASCII a user types in `tap "-"`.
+
+use image::RgbImage;
+
+use crate::fusion::{PixelCandidate, PixelKind};
+use crate::geometry::Rect;
+use crate::glyphs::{glyph_boxes, Glyph, GlyphParams};
+use crate::ocr::{prep, OcrEngine, OcrError};
+
+/// Lowest recognizer confidence (mean CTC step probability) for a glyph reading; below it
+/// a box is a speck, an icon or a border, not a character. Chosen on the keypad set's tuning
+/// part (`perception/sets/generate.py`): 0.8 lost `=`, `*`, `/` and `8` keys read at
+/// 0.5–0.75.
+pub const GLYPH_MIN_CONF: f32 = 0.5;
+
+/// Longest glyph reading kept, chars (a few-letter key like `DEG`; a longer one is text
+/// detection's to find).
+pub const GLYPH_MAX_CHARS: usize = 6;
+
+/// Padding around a glyph box for the recognizer, as a share of its height (at least 3 px).
+/// Tight crops read best on the keypad set's tuning part: 0.2 found 90% of the keys, 0.3
+/// 86%, 0.45 84%; widening a narrow glyph's crop to its height cost 4–13 points.
+pub const GLYPH_PAD: f64 = 0.2;
+
+/// A glyph box shorter than this share of the page's typical glyph height is read in a crop
+/// of the typical height ([`crop_box`]).
+pub const SMALL_GLYPH: f64 = 0.35;
+
+/// A glyph reading with look-alikes mapped to ASCII: full-width forms (U+FF01..=U+FF5E) to
+/// their ASCII, CJK bars and dashes (`一 — – −`) to `-`, `。 ·` to `.`.
+pub fn fold(s: &str) -> String {
+    s.trim()
+        .chars()
+        .map(|c| match c {
+            '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
+            '一' | '—' | '–' | '−' => '-',
+            '。' | '·' => '.',
+            _ => c,
+        })
+        .collect()
+}
+
+/// The crop read for glyph box `b`: grown by [`GLYPH_PAD`] × its height (at least 3 px); a
+/// box shorter than [`SMALL_GLYPH`] × `typical_h` (a `-` or `.` key) is first grown to
+/// `typical_h` tall (and at least 0.6 × as wide), centred, so the recognizer sees it at
+/// its size among the other keys.
+fn crop_box(b: &Rect, typical_h: f64, iw: u32, ih: u32) -> Option<prep::PxRect> {
+    let r = if typical_h > 0.0 && b.h < SMALL_GLYPH * typical_h {
+        let w = b.w.max(0.6 * typical_h);
+        Rect::new(
+            b.x + b.w / 2.0 - w / 2.0,
+            b.y + b.h / 2.0 - typical_h / 2.0,
+            w,
+            typical_h,
+        )
+    } else {
+        *b
+    };
+    crate::ocr::clip_region(&r, (GLYPH_PAD * r.h).max(3.0), iw, ih)
+}
+
+/// Confidence given to a bar read by shape ([`is_bar`]); any reading of the recognizer at
+/// least this sure replaces it.
+pub const BAR_CONF: f32 = 0.6;
+
+/// Whether `b` is a lone horizontal bar among glyphs `typical_h` tall: shorter than
+/// [`SMALL_GLYPH`] × `typical_h`, at least twice as wide as tall and narrower than
+/// `typical_h`. The recognizer reads a lone `-` key as `"` or `一` or nothing (tuning part of
+/// the keypad set: 3 of 3 missed); its shape says what it is.
+fn is_bar(b: &Rect, typical_h: f64) -> bool {
+    typical_h > 0.0 && b.h < SMALL_GLYPH * typical_h && b.w >= 2.0 * b.h && b.w <= typical_h
+}
+
+/// Median height of the glyph boxes at least 6 px tall (0 when none): the page's key glyph
+/// size.
+fn typical_height(glyphs: &[Glyph]) -> f64 {
+    let mut h: Vec<f64> = glyphs
+        .iter()
+        .map(|g| g.rect.h)
+        .filter(|h| *h >= 6.0)
+        .collect();
+    h.sort_by(f64::total_cmp);
+    h.get(h.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Glyph candidates in `areas` (device px) of `img`: boxes [`glyph_boxes`] finds outside
+/// `read` (boxes OCR already read), each read alone (a container and what it holds both,
+/// the more confident reading kept). Boxes found twice (overlapping areas) are read once.
+pub fn read_glyphs(
+    engine: &mut OcrEngine,
+    img: &RgbImage,
+    areas: &[Rect],
+    read: &[Rect],
+    margin_px: f64,
+) -> Result<Vec<PixelCandidate>, OcrError> {
+    let p = GlyphParams::default();
+    let mut glyphs: Vec<Glyph> = Vec::new();
+    for a in areas {
+        let grown = Rect::new(
+            a.x - margin_px,
+            a.y - margin_px,
+            a.w + 2.0 * margin_px,
+            a.h + 2.0 * margin_px,
+        );
+        for g in glyph_boxes(img, &grown, read, &p) {
+            if !glyphs.iter().any(|o| o.rect.iou(&g.rect) > 0.5) {
+                glyphs.push(g);
+            }
+        }
+    }
+    let typical_h = typical_height(&glyphs);
+    let (iw, ih) = img.dimensions();
+    let mut jobs: Vec<(usize, Rect)> = Vec::new();
+    let mut crops: Vec<RgbImage> = Vec::new();
+    for (i, g) in glyphs.iter().enumerate() {
+        for r in std::iter::once(g.rect).chain(g.alt) {
+            if let Some(c) = crop_box(&r, typical_h, iw, ih) {
+                jobs.push((i, r));
+                crops.push(prep::crop(img, c));
+            }
+        }
+    }
+    let texts = engine.read_lines(&crops)?;
+    let mut best: Vec<Option<(Rect, String, f32)>> = glyphs
+        .iter()
+        .map(|g| is_bar(&g.rect, typical_h).then(|| (g.rect, "-".to_string(), BAR_CONF)))
+        .collect();
+    for ((i, r), (t, conf)) in jobs.into_iter().zip(texts) {
+        let t = fold(&t);
+        let fits = !t.is_empty() && t.chars().count() <= GLYPH_MAX_CHARS;
+        if fits && conf >= GLYPH_MIN_CONF && best[i].as_ref().is_none_or(|b| conf > b.2) {
+            best[i] = Some((r, t, conf));
+        }
+    }
+    Ok(best
+        .into_iter()
+        .flatten()
+        .map(|(bbox_px, text, conf)| PixelCandidate {
+            bbox_px,
+            text,
+            kind: PixelKind::Ocr,
+            confidence: f64::from(conf),
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn look_alikes_fold_to_ascii() {
+        assert_eq!(fold(" 一 "), "-");
+        assert_eq!(fold("＋"), "+");
+        assert_eq!(fold("7"), "7");
+        assert_eq!(fold("÷"), "÷");
+    }
+}
