@@ -9,6 +9,9 @@
 //! Office-5G` reads `已连接到Office-5G`), which carries no meaning for matching.
 #![cfg(feature = "ocr")]
 
+/// The keypad tests (one test binary for OCR, see `keypad/mod.rs`).
+mod keypad;
+
 use std::path::{Path, PathBuf};
 
 use argus_perception::ocr::{self, OcrConfig, OcrEngine};

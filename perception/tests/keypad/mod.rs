@@ -10,7 +10,7 @@
 //! FAIL, telling to run the script, unless `ARGUS_SKIP_OCR_TESTS=1`.
 #![cfg(feature = "ocr")]
 
-#[path = "../src/bin/perception-bench/pages.rs"]
+#[path = "../../src/bin/perception-bench/pages.rs"]
 #[allow(dead_code)]
 mod pages;
 
