@@ -91,8 +91,14 @@ impl Comp {
     }
 }
 
-/// Sobel edge map of `area` (w × h at x0, y0 in `img`).
-fn edges(img: &RgbImage, (x0, y0, w, h): (usize, usize, usize, usize), t: i32) -> Vec<bool> {
+/// Sobel edge map of `area` (w × h px at x0, y0 in `img`): `true` where the luma gradient's
+/// |gx| + |gy| exceeds `t` (the one-pixel border stays `false`). Also the edge pass of
+/// [`crate::vision`].
+pub(crate) fn edges(
+    img: &RgbImage,
+    (x0, y0, w, h): (usize, usize, usize, usize),
+    t: i32,
+) -> Vec<bool> {
     let raw = img.as_raw();
     let stride = img.width() as usize * 3;
     let mut luma = vec![0i32; w * h];

@@ -82,27 +82,7 @@ pub fn anchors(
     if w < 3 || h < 3 {
         return Vec::new();
     }
-    let raw = img.as_raw();
-    let stride = iw as usize * 3;
-    let mut luma = vec![0i32; w * h];
-    for y in 0..h {
-        let row = &raw[(y0 + y) * stride + x0 * 3..(y0 + y) * stride + (x0 + w) * 3];
-        for (x, px) in row.chunks_exact(3).enumerate() {
-            luma[y * w + x] =
-                (299 * i32::from(px[0]) + 587 * i32::from(px[1]) + 114 * i32::from(px[2])) / 1000;
-        }
-    }
-    let mut edge = vec![false; w * h];
-    for y in 1..h - 1 {
-        for x in 1..w - 1 {
-            let l = |dx: usize, dy: usize| luma[(y + dy - 1) * w + (x + dx - 1)];
-            let gx = (l(2, 0) + 2 * l(2, 1) + l(2, 2)) - (l(0, 0) + 2 * l(0, 1) + l(0, 2));
-            let gy = (l(0, 2) + 2 * l(1, 2) + l(2, 2)) - (l(0, 0) + 2 * l(1, 0) + l(2, 0));
-            if gx.abs() + gy.abs() > i32::from(p.edge_thresh) {
-                edge[y * w + x] = true;
-            }
-        }
-    }
+    let edge = crate::glyphs::edges(img, (x0, y0, w, h), i32::from(p.edge_thresh));
     // 3×3 dilation
     let mut mask = vec![0u8; w * h];
     for y in 0..h {

@@ -987,16 +987,9 @@ fn find_item(q: &str, items: &[(String, bool)]) -> Option<String> {
 /// already done", "打了勾的").
 fn names_done(object: &str) -> bool {
     let lower = object.to_lowercase();
-    [
-        "done",
-        "complete",
-        "completed",
-        "finished",
-        "ticked",
-        "checked",
-    ]
-    .iter()
-    .any(|w| lower.split(|c: char| !c.is_alphanumeric()).any(|x| x == *w))
+    effects::DONE_WORDS
+        .iter()
+        .any(|w| lower.split(|c: char| !c.is_alphanumeric()).any(|x| x == *w))
         || ["已完成", "打了勾", "打勾的", "完成的", "勾选的"]
             .iter()
             .any(|w| object.contains(w))
