@@ -74,12 +74,19 @@ fn s3_settings(bucket: &str) -> argus_infra::S3Settings {
 /// pids here; [`with_farm`] owns the processes).
 #[derive(Clone)]
 pub struct Farm {
+    /// The phase's private database (4 connections, the bench's own).
     pub pool: PgPool,
+    /// The phase's NATS subjects (private prefix).
     pub subjects: Subjects,
+    /// JetStream, for the simulated workers.
     pub js: jetstream::Context,
+    /// Each coordinator's `http://127.0.0.1:<port>`.
     pub base_urls: Vec<String>,
+    /// Each coordinator's process id, for `/proc`.
     pub pids: Vec<u32>,
+    /// The admin token every coordinator bootstrapped.
     pub token: String,
+    /// One HTTP client (256 idle connections per host).
     pub http: reqwest::Client,
 }
 

@@ -18,15 +18,21 @@ pub const OFFERED_JOBS_PER_S: u64 = 500;
 /// the offered rate.
 #[derive(Debug, Clone, Copy)]
 pub struct LatencyRun {
+    /// Measured length, s.
     pub secs: f64,
+    /// Unmeasured warm-up before it, s.
     pub warmup_s: f64,
 }
 
 /// Result of one latency phase.
 pub struct Latency {
+    /// Timed runs started per second of the measured window.
     pub started_per_s: f64,
+    /// Median submit→start, ms.
     pub p50_ms: f64,
+    /// 99th percentile submit→start, ms.
     pub p99_ms: f64,
+    /// What became of every submitted run (warm-up included).
     pub outcome: Outcome,
 }
 

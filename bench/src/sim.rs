@@ -62,7 +62,7 @@ pub async fn start_workers(
             "{}/api/v1/workers/heartbeat",
             farm.base_urls[w % farm.base_urls.len()]
         );
-        heartbeat(&farm.http, &url, &farm.token, &hb).await?;
+        register(&farm.http, &url, &farm.token, &hb).await?;
         let (http, token) = (farm.http.clone(), farm.token.clone());
         // Spread the beats over the period, as independent workers' would be.
         let phase = HEARTBEAT_PERIOD.mul_f64((w as f64 * 0.618_034).fract());
@@ -119,6 +119,29 @@ async fn consumer(
             },
         )
         .await?)
+}
+
+/// The first heartbeat, retried (10 tries, 500 ms apart) while a coordinator answers
+/// 503 or cannot be reached: on a loaded machine its database pool can time out, and a
+/// real worker retries too.
+async fn register(
+    http: &reqwest::Client,
+    url: &str,
+    token: &str,
+    hb: &Heartbeat,
+) -> anyhow::Result<()> {
+    let mut tries = 0;
+    loop {
+        match heartbeat(http, url, token, hb).await {
+            Ok(()) => return Ok(()),
+            Err(e) if tries < 9 => {
+                tries += 1;
+                eprintln!("registration heartbeat failed, retrying: {e:#}");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 async fn heartbeat(
