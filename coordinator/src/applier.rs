@@ -30,6 +30,12 @@ use crate::AppState;
 /// Most events applied in one transaction (one pull batch).
 const APPLY_BATCH: usize = 256;
 
+/// Applier tasks per coordinator, each pulling its own batches from the one shared
+/// consumer: two, so one batch is read and decoded while another's transaction waits for
+/// its commit. Safe for the reason several coordinators are: each batch locks its runs in
+/// id order, and every event is applied once whichever applier gets it.
+pub const APPLIERS: usize = 2;
+
 /// Runs until `stop`, reconnecting the consumer after errors; a batch already received is
 /// applied and acked first.
 pub async fn run(state: AppState, wake: Arc<Notify>, mut stop: Stop) {

@@ -3,9 +3,10 @@
 //! NATS JetStream, the applier that applies run events exactly once, the lease reaper, and
 //! report rendering.
 //!
-//! Task ownership: [`run`] starts five tasks — the HTTP server (axum), the dispatcher
-//! ([`dispatcher::run`]), the lease reaper ([`reaper_task::run`], also ends queued runs past
-//! their deadline), the event applier ([`applier::run`]) and the scheduler
+//! Task ownership: [`run`] starts the HTTP server (axum), the dispatcher
+//! ([`dispatcher::run`], with its assignment publisher), the lease reaper
+//! ([`reaper_task::run`], also ends queued runs past their deadline), the event appliers
+//! ([`applier::run`], [`applier::APPLIERS`] of them) and the scheduler
 //! ([`scheduler::run`], fires due schedules). They share only [`AppState`]; all coordination between several
 //! coordinators happens in SQL (`FOR UPDATE SKIP LOCKED`, attempt-id fencing) and in
 //! JetStream (one shared durable consumer, deduplicated publishes). On SIGTERM/SIGINT the
@@ -119,11 +120,6 @@ pub async fn serve(
             state.wake.clone(),
             stop.clone(),
         )),
-        tokio::spawn(applier::run(
-            state.clone(),
-            state.wake.clone(),
-            stop.clone(),
-        )),
         tokio::spawn(reaper_task::run(
             state.clone(),
             state.wake.clone(),
@@ -131,6 +127,13 @@ pub async fn serve(
         )),
         tokio::spawn(scheduler::run(state.clone(), stop.clone())),
     ];
+    for _ in 0..applier::APPLIERS {
+        tasks.push(tokio::spawn(applier::run(
+            state.clone(),
+            state.wake.clone(),
+            stop.clone(),
+        )));
+    }
     let app = api::router(state.clone());
     // The peer address feeds sign-in throttling (`auth::throttle`).
     let server = axum::serve(

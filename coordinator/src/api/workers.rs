@@ -95,8 +95,14 @@ pub(super) async fn heartbeat(
         }
     }
     let had_free = hb.running.len() < hb.devices.len();
-    let (fenced, cancel) =
-        store::workers::heartbeat(&st.pool, &hb, st.cfg.lease_s, caller.served_team()).await?;
+    let (fenced, cancel) = store::workers::heartbeat(
+        &st.pool,
+        &hb,
+        st.cfg.lease_s,
+        caller.served_team(),
+        store::workers::refresh_s(st.cfg.device_ttl_s),
+    )
+    .await?;
     if had_free {
         st.wake.notify_one();
     }

@@ -14,7 +14,7 @@
 //!
 //! Both [`claim_batch`] (the dispatcher's: up to `max_n` free slots in one round trip) and
 //! [`claim`] (one given slot; tests and tools) run the one claim text, the SQL function
-//! `argus_claim_batch` (migrations/0011_worker_teams.sql), which claims for each class of
+//! `argus_claim_batch` (migrations/0013_claim_scales_with_runs.sql), which claims for each class of
 //! identical slots (platform, labels, teams served) with one candidate query
 //! ([`class_candidates_sql`]) and one assigning UPDATE.
 
@@ -60,12 +60,13 @@ pub struct Claimed {
     pub replay: Option<String>,
 }
 
-/// Migration 0011, the one text of the claim: [`class_candidates_sql`] reads its candidate
+/// Migration 0013, the one text of the claim: [`class_candidates_sql`] reads its candidate
 /// query from here.
-pub const CLAIM_MIGRATION: &str = include_str!("../../../migrations/0011_worker_teams.sql");
+pub const CLAIM_MIGRATION: &str =
+    include_str!("../../../migrations/0013_claim_scales_with_runs.sql");
 
 /// The candidate query `argus_claim_batch` runs once per class of identical free slots
-/// (migrations/0011_worker_teams.sql, between its `class candidates` markers), with the
+/// (migrations/0013_claim_scales_with_runs.sql, between its `class candidates` markers), with the
 /// function's variables made parameters so it can be EXPLAINed: `$1` platform, `$2` the
 /// class's labels, `$3` teams at their quota, `$4` how many of the class's free slots the
 /// call holds, `$5` whether the class serves every team, `$6` the one team it serves
@@ -226,7 +227,7 @@ mod tests {
 
     #[test]
     fn the_candidate_query_is_read_from_the_migration() {
-        let q = class_candidates_sql().expect("markers in migration 0011");
+        let q = class_candidates_sql().expect("markers in migration 0013");
         for p in [
             "$1",
             "$2::jsonb",

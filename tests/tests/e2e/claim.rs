@@ -288,10 +288,10 @@ async fn racing_batch_claimers_keep_a_team_quota_exactly() {
 
 /// The candidate query of the claim, as the bench and the tests above EXPLAIN it.
 fn candidates() -> String {
-    class_candidates_sql().expect("candidate query in migration 0011")
+    class_candidates_sql().expect("candidate query in migration 0013")
 }
 
-/// The claim function the database runs is the one migration 0011 defines: its candidate
+/// The claim function the database runs is the one migration 0013 defines: its candidate
 /// query (the one text [`class_candidates_sql`] reads, EXPLAINed above) is in the
 /// installed function's body.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -312,6 +312,6 @@ async fn the_explained_candidate_query_is_the_one_the_claim_runs() {
         .expect("markers");
     assert!(
         squash(&def).contains(&marked),
-        "argus_claim_batch in the database is not migration 0011's:\n{marked}"
+        "argus_claim_batch in the database is not migration 0013's:\n{marked}"
     );
 }

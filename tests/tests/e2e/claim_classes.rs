@@ -100,7 +100,7 @@ async fn idle_unique_slots_keep_a_fruitless_claim_cheap() {
         running: Vec::new(),
     };
     let t = Instant::now();
-    argus_coordinator::store::workers::heartbeat(pool, &hb, 30, None)
+    argus_coordinator::store::workers::heartbeat(pool, &hb, 30, None, 5.0)
         .await
         .expect("heartbeat");
     let heartbeat_took = t.elapsed();

@@ -28,6 +28,7 @@ mod export_steps;
 mod farm;
 mod faults;
 mod harmony;
+mod heartbeat_refresh;
 mod include_bomb;
 mod input_hygiene;
 mod ios;

@@ -1,0 +1,46 @@
+//! What `/proc` says about a coordinator process: resident memory and CPU time.
+
+use anyhow::Context;
+
+/// Resident set size of `pid`, kB (`VmRSS` of `/proc/<pid>/status`).
+pub fn rss_kb(pid: u32) -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("no VmRSS")
+}
+
+/// CPU time `pid` has used, user + system, in clock ticks (`utime` + `stime`, fields 14
+/// and 15 of `/proc/<pid>/stat`).
+pub fn cpu_ticks(pid: u32) -> anyhow::Result<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // The command name (field 2) may hold spaces; the fields after its `)` do not.
+    let rest = stat.rsplit_once(')').context("no `)` in stat")?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // `rest` starts at field 3 (state), so field n is f[n - 3].
+    let utime: u64 = f.get(11).context("no utime")?.parse()?;
+    let stime: u64 = f.get(12).context("no stime")?.parse()?;
+    Ok(utime + stime)
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`; 100, Linux's value on every common
+/// architecture, if that cannot be run).
+pub fn ticks_per_s() -> f64 {
+    std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100.0)
+}
+
+/// The machine's load averages (`/proc/loadavg`, first three fields), for printing beside
+/// a figure measured on a shared machine.
+pub fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
