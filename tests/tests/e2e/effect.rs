@@ -91,8 +91,13 @@ fn fixture() -> (PathBuf, PathBuf) {
     (app, dir.join("effects.txt"))
 }
 
+/// Both tests run their app as the one slot user: one at a time (run side by side, the
+/// second slot's setup ended the first one's app: "the launched app exited at start").
+static ONE_SLOT: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Runs `script` on a desktop farm whose worker launches the fixture app.
 async fn run_on_fixture(app: &Path, effects: &Path, script: &str) -> (Farm, RunDetail) {
+    let _slot = ONE_SLOT.lock().await;
     let farm = Farm::start(FarmOptions {
         platform: Platform::Desktop,
         drivers: DriverConfig {
