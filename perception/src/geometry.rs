@@ -80,6 +80,11 @@ impl Rect {
             inter / union
         }
     }
+    /// This box grown by `m` on every side (same unit as the box).
+    pub fn grown(&self, m: f64) -> Rect {
+        Rect::new(self.x - m, self.y - m, self.w + 2.0 * m, self.h + 2.0 * m)
+    }
+
     /// Scales every coordinate by `k`.
     pub fn scale(&self, k: f64) -> Rect {
         Rect::new(self.x * k, self.y * k, self.w * k, self.h * k)

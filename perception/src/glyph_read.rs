@@ -102,12 +102,7 @@ pub fn read_glyphs(
     let p = GlyphParams::default();
     let mut glyphs: Vec<Glyph> = Vec::new();
     for a in areas {
-        let grown = Rect::new(
-            a.x - margin_px,
-            a.y - margin_px,
-            a.w + 2.0 * margin_px,
-            a.h + 2.0 * margin_px,
-        );
+        let grown = a.grown(margin_px);
         for g in glyph_boxes(img, &grown, read, &p) {
             if !glyphs.iter().any(|o| o.rect.iou(&g.rect) > 0.5) {
                 glyphs.push(g);

@@ -99,12 +99,7 @@ pub fn candidates_in(
     exclude.extend(out.iter().map(|c| c.bbox_px));
     let params = AnchorParams::default();
     for b in bands {
-        let grown = Rect::new(
-            b.x - ANCHOR_MARGIN_PX,
-            b.y - ANCHOR_MARGIN_PX,
-            b.w + 2.0 * ANCHOR_MARGIN_PX,
-            b.h + 2.0 * ANCHOR_MARGIN_PX,
-        );
+        let grown = b.grown(ANCHOR_MARGIN_PX);
         out.extend(anchors(img, Some(grown), &exclude, &params));
     }
     Ok(out)

@@ -225,15 +225,10 @@ pub fn settle(values: Vec<(String, String)>, fields: &[Field]) -> Vec<(String, S
         .collect()
 }
 
-/// The text and target name of a `type` line.
+/// The text and target name of a `type` line that names its field.
 fn typing(step: &str) -> Option<(String, String)> {
-    match as_script_line(step)? {
-        Action::Type {
-            text,
-            target: Aim::Target(t),
-        } => Some((text, t.name)),
-        _ => None,
-    }
+    let (text, name) = super::plan_typed::typing(step)?;
+    Some((text, name?))
 }
 
 fn type_line(field: &str, text: &str) -> String {

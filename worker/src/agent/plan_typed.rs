@@ -16,7 +16,7 @@ use argus_perception::Observation;
 use argus_protocol::{Action, Aim};
 
 /// The text and the target's name of a `type` line (target `None`: the focused field).
-fn typing(step: &str) -> Option<(String, Option<String>)> {
+pub(super) fn typing(step: &str) -> Option<(String, Option<String>)> {
     match as_script_line(step)? {
         Action::Type { text, target } => {
             let name = match target {
