@@ -1608,4 +1608,52 @@ mod tests {
             Some("assert \"sand the deck\" is not checked")
         );
     }
+
+    #[test]
+    fn the_tick_itself_and_done_states_are_orders() {
+        let obs = list(&[
+            ("paint the shed", true),
+            ("call the plumber", false),
+            ("book the vet", true),
+        ]);
+        assert_eq!(
+            steps("We ran out of paint, so take the tick off 'paint the shed'.", &obs).unwrap(),
+            vec!["uncheck \"paint the shed\""]
+        );
+        assert_eq!(
+            steps("The vet can't see us until May. Remove the check mark from it.", &obs)
+                .unwrap(),
+            vec!["uncheck \"book the vet\""]
+        );
+        assert_eq!(
+            steps("Put a tick next to 'call the plumber'.", &obs).unwrap(),
+            vec!["check \"call the plumber\""]
+        );
+        assert_eq!(
+            steps("I rang the plumber this morning, so that's done.", &obs).unwrap(),
+            vec!["check \"call the plumber\""]
+        );
+        assert_eq!(
+            steps("The plumber call is finished now.", &obs).unwrap(),
+            vec!["check \"call the plumber\""]
+        );
+        assert_eq!(
+            steps("The vet booking isn't done yet.", &obs).unwrap(),
+            vec!["uncheck \"book the vet\""]
+        );
+        // "once that's done" sets when; the add is the only order.
+        assert_eq!(
+            steps("Once that's done, add 'oil the hinges'.", &obs).unwrap(),
+            vec!["type \"oil the hinges\" into \"New item\"", "press Enter"]
+        );
+        let zh = list(&[("寄快递", true), ("买菜", false)]);
+        assert_eq!(
+            steps("快递其实还没寄出去，把勾取消。", &zh).unwrap(),
+            vec!["uncheck \"寄快递\""]
+        );
+        assert_eq!(
+            steps("取消“寄快递”的勾", &zh).unwrap(),
+            vec!["uncheck \"寄快递\""]
+        );
+    }
 }

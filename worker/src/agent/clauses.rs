@@ -82,6 +82,16 @@ const DISPLAY: &[&str] = &[
     " display ",
     " contain ",
     " list ",
+    " showing ",
+    " displaying ",
+    " reading ",
+    " saying ",
+];
+/// Words before a [`DISPLAY`] word that make it a noun ("the list is showing …", "your
+/// reads"): no display verb.
+const DETERMINERS: &[&str] = &[
+    "the", "a", "an", "my", "your", "our", "this", "that", "whole", "todo", "to-do", "task",
+    "shopping", "his", "her", "their", "its",
 ];
 const DISPLAY_ZH: &[&str] = &["显示", "包含", "出现"];
 /// Words saying a check is negated.
@@ -325,6 +335,7 @@ const TIME_WORDS: &[&str] = &[
     " at the end",
     " in the end",
     " after that",
+    " after",
     " by then",
     " when done",
     " when you're done",
@@ -454,8 +465,24 @@ fn checks_of(clause: &str) -> Vec<String> {
             .collect();
     }
     let lower = format!(" {} ", clause.to_lowercase());
+    // A count of what is left is the counter's own text, whatever verb shows it ("the
+    // bottom of the list is showing 3 items left after").
+    if let Some(left) = count_left(clause) {
+        let verb = if negated(&lower) {
+            "assert screen does not contain"
+        } else {
+            "assert screen contains"
+        };
+        return vec![format!("{verb} {}", quote_line(&left))];
+    }
     for d in DISPLAY {
-        if let Some(at) = lower.find(d) {
+        let noun = |at: usize| {
+            lower[..at]
+                .split_whitespace()
+                .next_back()
+                .is_some_and(|w| DETERMINERS.contains(&w))
+        };
+        if let Some(at) = lower.match_indices(d).map(|(i, _)| i).find(|&i| !noun(i)) {
             let start = at + d.len() - 1;
             let rest = clause.get(start..).unwrap_or_default();
             let rest = without_time_words(
@@ -479,14 +506,6 @@ fn checks_of(clause: &str) -> Vec<String> {
                 return vec![format!("{verb} {}", quote_line(rest))];
             }
         }
-    }
-    if let Some(left) = count_left(clause) {
-        let verb = if negated(&lower) {
-            "assert screen does not contain"
-        } else {
-            "assert screen contains"
-        };
-        return vec![format!("{verb} {}", quote_line(&left))];
     }
     for d in DISPLAY_ZH {
         if let Some((head, rest)) = clause.split_once(d) {
@@ -628,5 +647,25 @@ mod tests {
         assert!(!is_lead_word("Confirm order"));
         assert!(reads_as_check("verify the total is 3"));
         assert!(!reads_as_check("tap \"Save\""));
+    }
+
+    #[test]
+    fn a_count_left_is_read_whatever_shows_it() {
+        assert_eq!(
+            checks("make sure the footer of the list is showing 2 items left"),
+            vec![vec!["assert screen contains \"2 items left\"".to_string()]]
+        );
+        assert_eq!(
+            checks("verify it reads one item left after"),
+            vec![vec!["assert screen contains \"1 item left\"".to_string()]]
+        );
+        assert_eq!(
+            checks("make sure the banner is showing Saved"),
+            vec![vec!["assert screen contains \"Saved\"".to_string()]]
+        );
+        assert_eq!(
+            checks("check that the page shows Welcome after"),
+            vec![vec!["assert screen contains \"Welcome\"".to_string()]]
+        );
     }
 }

@@ -209,6 +209,43 @@ const ZH: &[(&str, Does)] = &[
 ];
 /// Chinese words that make a clause a description or a negation, not an order.
 const ZH_NOT_ORDERS: &[&str] = &["被", "没", "未", "不", "别", "其实", "已经"];
+/// Chinese words that take something away, which with a tick (勾 / 钩) within
+/// [`ZH_TICK_REACH`] characters untick an item ("把勾取消", "取消它的勾", "勾给拿掉").
+const ZH_TAKE_AWAY: &[&str] = &["取消", "去掉", "拿掉", "撤掉", "撤销", "抹掉"];
+/// How many characters may come between a tick and a [`ZH_TAKE_AWAY`] word.
+const ZH_TICK_REACH: usize = 3;
+
+/// The byte span (start, length) in `outside` from a tick to the word that takes it away (or
+/// back), when the clause unticks an item; `None` otherwise ("把打勾的删掉" deletes: 删 is no
+/// [`ZH_TAKE_AWAY`] word).
+fn zh_untick(outside: &str) -> Option<(usize, usize)> {
+    let chars: Vec<(usize, char)> = outside.char_indices().collect();
+    let ticks: Vec<usize> = (0..chars.len())
+        .filter(|&i| matches!(chars[i].1, '勾' | '钩'))
+        .collect();
+    for w in ZH_TAKE_AWAY {
+        for (b, _) in outside.match_indices(w) {
+            let Some(k) = chars.iter().position(|(i, _)| *i == b) else {
+                continue;
+            };
+            let n = w.chars().count();
+            for &t in &ticks {
+                let span = if t > k + n - 1 {
+                    (t - (k + n) <= ZH_TICK_REACH).then_some((k, t + 1))
+                } else if t < k {
+                    (k - t - 1 <= ZH_TICK_REACH).then_some((t, k + n))
+                } else {
+                    None
+                };
+                if let Some((from, to)) = span {
+                    let end = chars.get(to).map_or(outside.len(), |(i, _)| *i);
+                    return Some((chars[from].0, end - chars[from].0));
+                }
+            }
+        }
+    }
+    None
+}
 /// English words that make a clause a negation of its verb ("don't tick 'X'").
 const EN_NOT_ORDERS: &[&str] = &["don't ", "do not ", "never ", "without "];
 
@@ -377,6 +414,18 @@ pub(super) fn order_of(body: &str) -> Option<Order> {
 
 /// [`order_of`] for a Chinese clause (`outside`: the clause without its quotes).
 fn order_zh(body: &str, outside: &str) -> Option<Order> {
+    if let Some((at, len)) = zh_untick(outside) {
+        // "把勾取消", "取消它的勾": the tick is taken away.
+        let rest = outside[..at].to_string() + " " + &outside[at + len..];
+        if ZH_NOT_ORDERS.iter().any(|w| rest.contains(w)) {
+            return None;
+        }
+        return Some(Order {
+            does: Does::Uncheck,
+            verb: None,
+            object: body.replacen(&outside[at..at + len], " ", 1),
+        });
+    }
     let (verb, does) = ZH.iter().find(|(w, _)| outside.contains(w))?;
     // 点击完成 taps a button named 完成; it completes no item.
     if *verb == "完成"
@@ -454,6 +503,9 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
             object: after("cross ".len()),
         });
     }
+    if let Some(order) = tick_noun_order(&lower, raw) {
+        return Some(order);
+    }
     if let Some((verb, does)) = lead_verb(&lower) {
         return Some(Order {
             does: *does,
@@ -486,6 +538,163 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
     gerund_order(&lower, raw)
         .or_else(|| by_gerund(raw))
         .or_else(|| passive_order(raw))
+        .or_else(|| stative_order(raw))
+}
+
+/// Copulas of a [`stative_order`], with the spaces around them.
+const COPULAS: &[&str] = &[
+    " is ", "'s ", " are ", "'re ", " has been ", " have been ", " was ", " were ", " isn't ",
+    " aren't ",
+];
+/// Words between a copula and its state ("is all done", "'s finally finished").
+const STATE_ADVERBS: &[&str] = &[
+    "now", "all", "already", "finally", "actually", "also", "totally", "completely", "fully",
+];
+/// States saying an item is done ([`stative_order`]).
+const STATIVE_DONE: &[&str] = &[
+    "done", "finished", "complete", "completed", "sorted", "taken care of", "dealt with",
+    "handled",
+];
+/// Words a [`stative_order`] may end with.
+const STATE_TAILS: &[&str] = &["now", "too", "already", "then", "as well", "yet"];
+
+/// A sentence saying an item is done, read as the order to tick it: "so that's done" (the
+/// item just named), "the pharmacy run is finished now" (the item by its words); with a
+/// negation ("that isn't done yet") the order to untick it. Only these few states count:
+/// "the compost got picked up" says nothing Argus can map.
+fn stative_order(raw: &str) -> Option<Order> {
+    let norm = raw.trim().trim_end_matches(['.', '!', ' ']).replace('’', "'");
+    let lower = norm.to_lowercase();
+    if lower.len() != norm.len() {
+        return None;
+    }
+    let mut at: Vec<(usize, usize)> = COPULAS
+        .iter()
+        .flat_map(|c| lower.match_indices(c).map(|(i, _)| (i, c.len())))
+        .collect();
+    at.sort_unstable();
+    at.into_iter()
+        .find_map(|(at, len)| stative_at(&norm, &lower, at, len))
+}
+
+/// [`stative_order`] with its copula at `at` (`len` bytes) of `norm` (`lower` in lower case).
+fn stative_at(norm: &str, lower: &str, at: usize, len: usize) -> Option<Order> {
+    let subject = norm[..at].trim();
+    let first = subject.split_whitespace().next().unwrap_or("").to_lowercase();
+    // "once that's done, …" sets when; it orders nothing.
+    let when = [
+        "once", "when", "after", "if", "before", "until", "as", "since", "because", "unless",
+        "while", "whether",
+    ];
+    if first.is_empty() || when.contains(&first.as_str()) || subject.split_whitespace().count() > 8
+    {
+        return None;
+    }
+    let mut rest = format!(" {}", &lower[at + len..]);
+    let negative = lower[..at + len].ends_with("n't ") || rest.starts_with(" not ");
+    if let Some(r) = rest.strip_prefix(" not") {
+        rest = r.to_string();
+    }
+    while let Some(r) = STATE_ADVERBS
+        .iter()
+        .find_map(|a| rest.strip_prefix(&format!(" {a} ")))
+    {
+        rest = format!(" {r}");
+    }
+    let state = STATIVE_DONE.iter().find(|s| {
+        rest.strip_prefix(&format!(" {s}"))
+            .is_some_and(|r| r.is_empty() || r.starts_with(' '))
+    })?;
+    let mut tail = rest[state.len() + 1..].trim().to_string();
+    while let Some(t) = STATE_TAILS.iter().find(|t| tail.starts_with(**t)) {
+        tail = tail[t.len()..].trim().to_string();
+    }
+    if !tail.is_empty() {
+        return None;
+    }
+    let pronoun = ["that", "it", "this", "that one", "this one", "which"]
+        .contains(&subject.to_lowercase().as_str());
+    Some(Order {
+        does: if negative { Does::Uncheck } else { Does::Check },
+        verb: None,
+        object: if pronoun {
+            " it".to_string()
+        } else {
+            subject.to_string()
+        },
+    })
+}
+
+/// Nouns for the mark a done item carries ("take the tick off …", "put a check next to …").
+const TICK_NOUNS: &[&str] = &[
+    "tick", "ticks", "check", "checkmark", "check mark", "check-mark", "checkbox", "mark",
+];
+/// Verbs that take a [`TICK_NOUNS`] mark away, then those that give one.
+const TICK_TAKERS: &[&str] = &["take", "remove", "clear", "get rid of", "drop", "lose", "undo"];
+const TICK_GIVERS: &[&str] = &["put", "add", "give", "stick", "pop", "place"];
+
+/// An order about the tick itself, not the item: "take the tick off 'x'", "remove the check
+/// mark from it" (untick), "put a tick next to 'x'" / "give 'x' a tick" (tick); `lower` the
+/// clause in lower case (fillers gone) and `raw` as written. The object is what follows the
+/// mark's preposition (or, for "give 'x' a tick", what comes before the mark).
+fn tick_noun_order(lower: &str, raw: &str) -> Option<Order> {
+    let (verb, does) = TICK_TAKERS
+        .iter()
+        .map(|v| (*v, Does::Uncheck))
+        .chain(TICK_GIVERS.iter().map(|v| (*v, Does::Check)))
+        .find(|(v, _)| lower.strip_prefix(v).is_some_and(|r| r.starts_with(' ')))?;
+    // Found on the clause as written (its quotes kept), where the object's offsets are.
+    let written = raw.to_lowercase();
+    if written.len() != raw.len() || !written.starts_with(verb) {
+        return None;
+    }
+    let rest_at = verb.len() + (written[verb.len()..].len() - written[verb.len()..].trim_start().len());
+    let rest = &written[rest_at..];
+    let det = ["the", "a", "its", "that", "this", "their"];
+    let (mark_at, mark) = TICK_NOUNS
+        .iter()
+        .filter_map(|n| {
+            let at = rest.match_indices(n).map(|(i, _)| i).find(|&i| {
+                let before = rest[..i].trim();
+                let whole = rest[i + n.len()..].starts_with([' ', ',', '.'])
+                    && (i == 0 || rest[..i].ends_with(' '));
+                let near = before.is_empty()
+                    || det.contains(&before)
+                    || (does == Does::Check && before.split_whitespace().count() <= 6);
+                whole && near
+            })?;
+            Some((at, *n))
+        })
+        .min_by_key(|(at, n)| (*at, usize::MAX - n.len()))?;
+    let after = mark_at + mark.len();
+    let preps = [
+        " off of ", " off ", " from ", " on ", " next to ", " beside ", " against ", " to ",
+    ];
+    if let Some((p, n)) = preps
+        .iter()
+        .filter_map(|p| rest[after..].find(p).map(|i| (i, p.len())))
+        .min()
+    {
+        return Some(Order {
+            does,
+            verb: None,
+            object: format!(" {}", &raw[rest_at + after + p + n..]),
+        });
+    }
+    match does {
+        // "give 'x' a tick": the item comes before the mark.
+        Does::Check => (mark_at > 0).then(|| Order {
+            does,
+            verb: None,
+            object: format!(" {}", &raw[rest_at..rest_at + mark_at]),
+        }),
+        // "remove its tick": the item is the one just named.
+        _ => Some(Order {
+            does,
+            verb: None,
+            object: " it".to_string(),
+        }),
+    }
 }
 
 /// The lexicon verb ([`EN`]) `l` (lower-case) starts with, as a whole word.

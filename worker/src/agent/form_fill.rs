@@ -62,10 +62,11 @@ pub fn fields(obs: &Observation) -> Vec<Field> {
 }
 
 /// Whether a first plan of step-language lines that types into the form on `obs` leaves one
-/// of its fields untyped, every typing naming its field (a free step, which the model acts
-/// out, or a typing into whatever has focus: `false`); the values are asked of the model
-/// only then.
-pub fn leaves_untyped(plan: &[String], obs: &Observation) -> bool {
+/// of its fields untyped or types a value `task` holds only cut short (`d` of `d.moreau`,
+/// [`super::plan_typed::cut_short`]), every typing naming its field (a free step, which the
+/// model acts out, or a typing into whatever has focus: `false`); the values are asked of
+/// the model only then.
+pub fn leaves_untyped(plan: &[String], obs: &Observation, task: &str) -> bool {
     let fields = fields(obs);
     if fields.is_empty() {
         return false;
@@ -75,8 +76,14 @@ pub fn leaves_untyped(plan: &[String], obs: &Observation) -> bool {
         match as_script_line(s) {
             Some(Action::Type {
                 target: Aim::Target(t),
+                text,
                 ..
-            }) => typed.push(name_key(&t.name)),
+            }) => {
+                if super::plan_typed::cut_short(task, &text) {
+                    return true;
+                }
+                typed.push(name_key(&t.name))
+            }
             Some(Action::Type { .. }) => return false,
             Some(_) => {}
             // A free step: the model acts it out and may type what it needs.
@@ -151,7 +158,10 @@ pub fn held(answers: &[(String, String)], field: &str, task: &str) -> Option<Str
     answers
         .iter()
         .filter(|(f, _)| f == field)
-        .find_map(|(_, v)| super::plan_typed::spelt_in(task, v))
+        .find_map(|(_, v)| {
+            super::plan_typed::spelt_in(task, v)
+                .filter(|v| !super::plan_typed::cut_short(task, v))
+        })
 }
 
 /// Words between a field's name and its value ("the Year box holds just 1972", "directed
@@ -291,6 +301,14 @@ pub fn complete(steps: Vec<String>, values: &[(String, String)]) -> (Vec<String>
             None if own.is_some_and(|(f, v)| done.contains(f) && *v == text) => {
                 changed += 1;
                 continue;
+            }
+            // A value given to no field, typed into a field that has one: its own value.
+            None if own.is_some_and(|(f, _)| !done.contains(f)) => {
+                if let Some((f, v)) = own {
+                    changed += 1;
+                    out.push(type_line(f, v));
+                    done.push(f.clone());
+                }
             }
             None => out.push(s),
         }
@@ -435,5 +453,31 @@ mod tests {
             parse(&json!({"a": " v ", "b": null}), &["a", "b"]).unwrap(),
             vals(&[("a", "v")])
         );
+    }
+
+    #[test]
+    fn a_field_typed_with_a_value_given_to_none_takes_its_own() {
+        let plan = vec![
+            "type \"j\" into \"Username\"".to_string(),
+            "type \"Tide-42\" into \"Password\"".to_string(),
+            "tap \"Login\"".to_string(),
+        ];
+        let (out, n) = complete(
+            plan,
+            &vals(&[("Username", "j.okafor"), ("Password", "Tide-42")]),
+        );
+        assert_eq!(n, 1);
+        assert_eq!(
+            out,
+            vec![
+                "type \"j.okafor\" into \"Username\"",
+                "type \"Tide-42\" into \"Password\"",
+                "tap \"Login\""
+            ]
+        );
+        let task = "log in as j.okafor, password Tide-42";
+        let answers = vals(&[("Username", "j"), ("Username", "j.okafor")]);
+        assert_eq!(held(&answers, "Username", task).as_deref(), Some("j.okafor"));
+        assert_eq!(held(&answers[..1], "Username", task), None);
     }
 }

@@ -40,9 +40,17 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
             let Some((text, _)) = typing(&s) else {
                 return s;
             };
-            match spelt_in(task, &text) {
+            let whole = cut_short(task, &text)
+                .then(|| whole_token(task, &text))
+                .flatten();
+            match whole.or_else(|| spelt_in(task, &text)) {
                 Some(own) if own != text => {
-                    let fixed = s.replacen(&text, &own, 1);
+                    let q = super::clauses::quote_line;
+                    let fixed = if s.contains(&q(&text)) {
+                        s.replacen(&q(&text), &q(&own), 1)
+                    } else {
+                        s.replacen(&text, &own, 1)
+                    };
                     if typing(&fixed).is_some_and(|(t, _)| t == own) {
                         changed += 1;
                         fixed
@@ -79,6 +87,75 @@ pub(super) fn spelt_in(task: &str, text: &str) -> Option<String> {
         .collect();
     match hits.as_slice() {
         [i] => task.get(*i..*i + text.len()).map(str::to_string),
+        _ => None,
+    }
+}
+
+/// Characters that join the parts of one token a user types whole (`d.moreau`,
+/// `ann@example.com`, `kim_lee`, `x-9`).
+const JOINERS: &[char] = &['.', '@', '_', '-', '+', '/', '\''];
+
+/// Whether `text` is cut short: the task holds it only inside a longer token
+/// ([`JOINERS`] joining it to more letters or digits: `d` of `d.moreau`), never alone.
+pub(super) fn cut_short(task: &str, text: &str) -> bool {
+    let text = text.trim();
+    if text.is_empty() || !task.contains(text) {
+        return false;
+    }
+    let alnum = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    task.match_indices(text).all(|(i, _)| {
+        let before = &task[..i];
+        let after = &task[i + text.len()..];
+        let mut b = before.chars().rev();
+        let mut a = after.chars();
+        let (b1, b2) = (b.next(), b.next());
+        let (a1, a2) = (a.next(), a.next());
+        alnum(b1)
+            || alnum(a1)
+            || (b1.is_some_and(|c| JOINERS.contains(&c)) && alnum(b2))
+            || (a1.is_some_and(|c| JOINERS.contains(&c)) && alnum(a2))
+    })
+}
+
+/// The one longer token of `task` that `text` is cut from at a [`JOINERS`] character
+/// (`d` → `d.moreau`); `None` when there is none or several. An occurrence inside a word
+/// ("d" of "double") does not count.
+pub(super) fn whole_token(task: &str, text: &str) -> Option<String> {
+    let text = text.trim();
+    let chars: Vec<(usize, char)> = task.char_indices().collect();
+    let at = |b: usize| chars.iter().position(|(i, _)| *i == b);
+    let part = |k: usize| chars.get(k).is_some_and(|(_, c)| c.is_alphanumeric());
+    let joins = |k: usize| chars.get(k).is_some_and(|(_, c)| JOINERS.contains(c));
+    let mut found: Vec<String> = Vec::new();
+    for (b, _) in task.match_indices(text) {
+        let Some(start) = at(b) else { continue };
+        let end = start + text.chars().count();
+        if (start > 0 && part(start - 1)) || part(end) {
+            continue;
+        }
+        let mut l = start;
+        while l >= 2 && joins(l - 1) && part(l - 2) {
+            l -= 2;
+            while l > 0 && part(l - 1) {
+                l -= 1;
+            }
+        }
+        let mut r = end;
+        while joins(r) && part(r + 1) {
+            r += 2;
+            while part(r) {
+                r += 1;
+            }
+        }
+        let from = chars[l].0;
+        let to = chars.get(r).map_or(task.len(), |(i, _)| *i);
+        let token = task[from..to].to_string();
+        if token != text && !found.contains(&token) {
+            found.push(token);
+        }
+    }
+    match found.as_slice() {
+        [one] => Some(one.clone()),
         _ => None,
     }
 }
@@ -485,5 +562,25 @@ mod tests {
             "Put 'ann' in Username.",
         );
         assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn a_value_cut_at_a_joiner_is_typed_whole() {
+        let task = "sign in as j.okafor (password Tide-42!) and double check the name";
+        assert!(cut_short(task, "j"));
+        assert!(cut_short(task, "Tide"));
+        assert!(!cut_short(task, "j.okafor"));
+        assert!(!cut_short(task, "double"));
+        assert_eq!(whole_token(task, "j").as_deref(), Some("j.okafor"));
+        assert_eq!(whole_token(task, "Tide").as_deref(), Some("Tide-42"));
+        assert_eq!(whole_token(task, "double"), None);
+        let (out, n) = as_written(
+            v(&["type \"j\" into \"Username\"", "tap \"Login\""]),
+            task,
+        );
+        assert_eq!(n, 1);
+        assert_eq!(out[0], "type \"j.okafor\" into \"Username\"");
+        // Two longer tokens hold it: left alone.
+        assert_eq!(whole_token("a.b or a.c", "a"), None);
     }
 }

@@ -310,7 +310,7 @@ impl Exec<'_> {
             (None, None) => (false, Some("no plan".into()), Vec::new(), "no plan".into()),
         };
         if let (true, Ok(o), None) = (ok && !read_first, &obs, previous) {
-            if super::form_fill::leaves_untyped(&plan, o) {
+            if super::form_fill::leaves_untyped(&plan, o, task) {
                 let values = self.form_values(task, o, &mut usage).await;
                 let (filled, n) = super::form_fill::complete(plan, &values);
                 plan = filled;
