@@ -706,6 +706,28 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
             by_context(cx.before, cx.items, Some(1))?.pop()?,
             new.clone(),
         ),
+        // "rename the ferns task to 'X'", "把浇花那条改成“X”": the old item by the words
+        // before the new name.
+        [new] => {
+            let head = object
+                .split(['"', '\'', '“', '‘', '「'])
+                .next()
+                .unwrap_or("");
+            let lower = head.to_lowercase();
+            let head = [" to ", " into ", " as ", " so it says ", " so it reads "]
+                .iter()
+                .filter_map(|w| lower.rfind(w))
+                .min()
+                .map_or(head, |i| &head[..i]);
+            let old = match by_words(head, cx.items, Some(1)) {
+                Some(mut found) => found.pop()?,
+                None if words(head).is_empty() => {
+                    by_context(cx.before, cx.items, Some(1))?.pop()?
+                }
+                None => return None,
+            };
+            (old, new.clone())
+        }
         _ => return None,
     };
     if let Some(it) = cx.items.iter_mut().find(|(n, _)| *n == old) {
@@ -748,11 +770,18 @@ fn item_targets(
         return Err(clear_done(seg, cx));
     }
     let named = |items: &[(String, bool)]| {
-        by_words(object, items, plural(object)).or_else(|| {
-            pronoun(object, does)
-                .then(|| by_context(cx.before, items, plural(object)))
-                .flatten()
-        })
+        by_words(object, items, plural(object))
+            .or_else(|| {
+                (plural(object) == Some(1))
+                    .then(|| by_chars(object, items))
+                    .flatten()
+                    .map(|one| vec![one])
+            })
+            .or_else(|| {
+                pronoun(object, does)
+                    .then(|| by_context(cx.before, items, plural(object)))
+                    .flatten()
+            })
     };
     if let Some(found) = named(cx.items) {
         return Ok(found);
@@ -1000,7 +1029,14 @@ fn names_done(object: &str) -> bool {
 /// 它), or, but for deleting (清除已完成的 names a button), any object ("把勾去掉").
 fn pronoun(object: &str, does: Does) -> bool {
     if object.chars().any(effects::is_cjk) {
-        return does != Does::Delete || ["这", "那", "它"].iter().any(|w| object.contains(w));
+        // "删了吧": nothing but particles is the item just spoken of.
+        let bare = object
+            .chars()
+            .filter(|c| effects::is_cjk(*c))
+            .all(|c| "了吧呢啊吗呀嘛就也都把给掉它".contains(c));
+        return does != Does::Delete
+            || bare
+            || ["这", "那", "它"].iter().any(|w| object.contains(w));
     }
     words(object).is_empty()
 }
@@ -1010,6 +1046,13 @@ fn pronoun(object: &str, does: Does) -> bool {
 fn plural(object: &str) -> Option<usize> {
     let lower = object.to_lowercase();
     let has = |w: &str| lower.split(|c: char| !c.is_alphanumeric()).any(|x| x == w);
+    // "tick both the ferns and the bills", split at its "and": this part names one.
+    let both_named = lower
+        .split_once("both ")
+        .is_some_and(|(_, r)| !r.trim_start().starts_with("of") && !words(r).is_empty());
+    if both_named {
+        return Some(1);
+    }
     if has("both") || has("two") || object.contains('两') {
         return Some(2);
     }
@@ -1034,7 +1077,14 @@ fn by_context(before: &[&str], items: &[(String, bool)], n: Option<usize>) -> Op
             .filter_map(|q| find_item(q, items))
             .collect();
         let hits = if quoted.is_empty() {
-            by_words(seg, items, n.filter(|k| *k == 1)).unwrap_or_default()
+            by_words(seg, items, n.filter(|k| *k == 1))
+                .or_else(|| {
+                    (n == Some(1))
+                        .then(|| by_chars(seg, items))
+                        .flatten()
+                        .map(|one| vec![one])
+                })
+                .unwrap_or_default()
         } else {
             quoted
         };
@@ -1090,6 +1140,40 @@ fn by_words(text: &str, items: &[(String, bool)], n: Option<usize>) -> Option<Ve
         Some(k) => (scored.len() == k).then(|| scored.iter().map(|(_, n)| (*n).clone()).collect()),
         None => Some(scored.iter().map(|(_, n)| (*n).clone()).collect()),
     }
+}
+
+/// Chinese characters that carry no item's meaning (particles, pronouns, aspect words).
+const ZH_FUNCTION_CHARS: &str =
+    "了的已经把这那条个一下吧就也都还没不是在我你他她它们给让被去来过着呢啊吗要再和跟与又很太先后";
+
+/// The one item sharing the most meaning-bearing Chinese characters with `text` (a clause
+/// that words the item in another order: "花已经浇过了" names 浇花), when character pairs
+/// found none; `None` when no item shares one or several tie.
+fn by_chars(text: &str, items: &[(String, bool)]) -> Option<String> {
+    let want: Vec<char> = text
+        .chars()
+        .filter(|c| effects::is_cjk(*c) && !ZH_FUNCTION_CHARS.contains(*c))
+        .collect();
+    if want.is_empty() {
+        return None;
+    }
+    let scored: Vec<(usize, &String)> = items
+        .iter()
+        .map(|(name, _)| {
+            let mut seen: Vec<char> = Vec::new();
+            for c in name.chars().filter(|c| want.contains(c)) {
+                if !seen.contains(&c) {
+                    seen.push(c);
+                }
+            }
+            (seen.len(), name)
+        })
+        .filter(|(k, _)| *k > 0)
+        .collect();
+    let best = scored.iter().map(|(k, _)| *k).max()?;
+    let mut top = scored.iter().filter(|(k, _)| *k == best);
+    let one = top.next()?;
+    top.next().is_none().then(|| one.1.clone())
 }
 
 /// Meaning-bearing words of `text`: English stems not in [`STOP`], and Chinese character
@@ -1617,12 +1701,19 @@ mod tests {
             ("book the vet", true),
         ]);
         assert_eq!(
-            steps("We ran out of paint, so take the tick off 'paint the shed'.", &obs).unwrap(),
+            steps(
+                "We ran out of paint, so take the tick off 'paint the shed'.",
+                &obs
+            )
+            .unwrap(),
             vec!["uncheck \"paint the shed\""]
         );
         assert_eq!(
-            steps("The vet can't see us until May. Remove the check mark from it.", &obs)
-                .unwrap(),
+            steps(
+                "The vet can't see us until May. Remove the check mark from it.",
+                &obs
+            )
+            .unwrap(),
             vec!["uncheck \"book the vet\""]
         );
         assert_eq!(
@@ -1655,5 +1746,54 @@ mod tests {
             steps("取消“寄快递”的勾", &zh).unwrap(),
             vec!["uncheck \"寄快递\""]
         );
+    }
+    #[test]
+    fn states_set_by_other_verbs_and_items_worded_otherwise() {
+        let obs = list(&[
+            ("water the ferns", false),
+            ("renew car insurance", true),
+            ("email the accountant", false),
+        ]);
+        let cases = [
+            (
+                "Flip 'water the ferns' to done.",
+                vec!["check \"water the ferns\""],
+            ),
+            (
+                "Move the insurance one back to active.",
+                vec!["uncheck \"renew car insurance\""],
+            ),
+            (
+                "The insurance got refused, get it off the list.",
+                vec!["tap \"Delete\" in the row of \"renew car insurance\""],
+            ),
+            (
+                "Rename the ferns task to 'water the ferns and the orchid'.",
+                vec![
+                    "double tap \"water the ferns\"",
+                    "type \"water the ferns and the orchid\" into \"water the ferns\"",
+                    "press Enter",
+                ],
+            ),
+            (
+                "Tick both the ferns and the accountant ones.",
+                vec![
+                    "check \"water the ferns\"",
+                    "check \"email the accountant\"",
+                ],
+            ),
+        ];
+        for (t, want) in cases {
+            assert_eq!(steps(t, &obs).unwrap(), want, "{t}");
+        }
+        let zh = list(&[("浇花", false), ("续车险", true), ("剪头发", true)]);
+        let cases = [
+            ("花已经浇过了，标记一下。", vec!["check \"浇花\""]),
+            ("把剪头发那条改回没做完。", vec!["uncheck \"剪头发\""]),
+            ("把已完成的都清掉。", vec!["tap \"Clear done\""]),
+        ];
+        for (t, want) in cases {
+            assert_eq!(steps(t, &zh).unwrap(), want, "{t}");
+        }
     }
 }

@@ -35,6 +35,9 @@ const LEADS: &[&str] = &[
     "check whether",
     "check if",
     "double-check",
+    "double check",
+    "make certain",
+    "be sure that",
     "see that",
     "expect",
 ];
@@ -139,6 +142,7 @@ pub fn checkable(instruction: &str) -> Vec<Clause> {
         .filter_map(|seg| {
             let body = strip_fillers(&seg);
             let lower = format!(" {} ", body.to_lowercase());
+            let body = after_when_zh(body);
             let led = LEADS.iter().any(|l| starts_word(&lower[1..], l))
                 || LEADS_ZH.iter().any(|l| body.starts_with(l))
                 || SHOULD.iter().any(|s| lower.contains(s))
@@ -185,6 +189,26 @@ pub fn is_lead_word(name: &str) -> bool {
 /// says what something should show).
 pub fn reads_as_check(step: &str) -> bool {
     !checkable(step).is_empty()
+}
+
+/// Words that end a Chinese clause saying when ("都弄好后", "改完以后"); a lead word may follow.
+const WHEN_ZH: &[&str] = &["之后", "以后", "后", "完了", "好了"];
+
+/// `body` after a leading Chinese "when" phrase that a [`LEADS_ZH`] word follows
+/// ("都弄好后核对一下…" → "核对一下…"); `body` itself otherwise.
+fn after_when_zh(body: &str) -> &str {
+    for w in WHEN_ZH {
+        for (at, _) in body.match_indices(w) {
+            let rest = body[at + w.len()..].trim_start_matches(['，', ',', ' ']);
+            if at > 0
+                && body[..at].chars().count() <= 8
+                && LEADS_ZH.iter().any(|l| rest.starts_with(l))
+            {
+                return rest;
+            }
+        }
+    }
+    body
 }
 
 fn starts_word(s: &str, lead: &str) -> bool {
@@ -667,5 +691,13 @@ mod tests {
             checks("check that the page shows Welcome after"),
             vec![vec!["assert screen contains \"Welcome\"".to_string()]]
         );
+    }
+
+    #[test]
+    fn a_check_after_a_when_phrase_is_a_check() {
+        let c = checkable("把那条删掉。改完以后检查一下页面显示“2 项”。");
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0].checks, vec!["assert screen contains \"2 项\""]);
+        assert_eq!(checks("double check that 'x' is gone").len(), 1);
     }
 }

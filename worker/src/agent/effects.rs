@@ -174,6 +174,8 @@ const ZH: &[(&str, Does)] = &[
     ("打钩", Does::Check),
     ("打上钩", Does::Check),
     ("勾一下", Does::Check),
+    ("标记一下", Does::Check),
+    ("标一下", Does::Check),
     ("标成已完成", Does::Check),
     ("标为已完成", Does::Check),
     ("标记为已完成", Does::Check),
@@ -209,6 +211,80 @@ const ZH: &[(&str, Does)] = &[
 ];
 /// Chinese words that make a clause a description or a negation, not an order.
 const ZH_NOT_ORDERS: &[&str] = &["被", "没", "未", "不", "别", "其实", "已经"];
+/// Chinese phrases that describe items as done ("已完成的", "打了勾的"): no order to tick.
+const ZH_DONE_ADJECTIVES: &[&str] = &[
+    "已完成的",
+    "完成了的",
+    "完成的",
+    "做完的",
+    "已做完的",
+    "打了勾的",
+    "打勾的",
+    "勾选的",
+    "已勾选的",
+];
+/// Chinese verbs that set an item's state, then the states they set (not done first:
+/// `未完成` holds `完成`).
+const ZH_SETTERS: &[&str] = &[
+    "改回成",
+    "改回",
+    "改成",
+    "改为",
+    "标成",
+    "标为",
+    "标记为",
+    "标记成",
+    "设为",
+    "设成",
+    "恢复成",
+    "恢复为",
+    "恢复",
+    "变回",
+    "变成",
+    "弄回",
+    "调回",
+    "调成",
+    "标回",
+];
+const ZH_UNDONE_STATES: &[&str] = &[
+    "未完成",
+    "没完成",
+    "没做完",
+    "未做完",
+    "未做",
+    "没做",
+    "待办",
+    "待完成",
+    "未办",
+    "没办",
+    "未勾选",
+    "没勾",
+];
+const ZH_DONE_STATES: &[&str] = &["已完成", "完成", "做完", "已做", "已办", "已勾选", "勾选"];
+
+/// The state a [`ZH_SETTERS`] verb sets in `outside` and the byte span (start, length) of
+/// the verb and its state ("改回没做完" → untick); the state may follow the verb by up to two
+/// characters ("改回成未完成").
+fn zh_state_set(outside: &str) -> Option<(Does, usize, usize)> {
+    for v in ZH_SETTERS {
+        for (at, _) in outside.match_indices(v) {
+            let after = &outside[at + v.len()..];
+            for skip in after.char_indices().map(|(i, _)| i).take(3) {
+                let tail = &after[skip..];
+                let found = ZH_UNDONE_STATES
+                    .iter()
+                    .map(|w| (w, Does::Uncheck))
+                    .chain(ZH_DONE_STATES.iter().map(|w| (w, Does::Check)))
+                    .find(|(w, _)| tail.starts_with(**w));
+                if let Some((w, does)) = found {
+                    return Some((does, at, v.len() + skip + w.len()));
+                }
+            }
+        }
+    }
+    None
+}
+
 /// Chinese words that take something away, which with a tick (勾 / 钩) within
 /// [`ZH_TICK_REACH`] characters untick an item ("把勾取消", "取消它的勾", "勾给拿掉").
 const ZH_TAKE_AWAY: &[&str] = &["取消", "去掉", "拿掉", "撤掉", "撤销", "抹掉"];
@@ -426,7 +502,23 @@ fn order_zh(body: &str, outside: &str) -> Option<Order> {
             object: body.replacen(&outside[at..at + len], " ", 1),
         });
     }
-    let (verb, does) = ZH.iter().find(|(w, _)| outside.contains(w))?;
+    if let Some((does, at, len)) = zh_state_set(outside) {
+        // "把剪头发那条改回没做完": a setter and the state it sets.
+        let rest = outside[..at].to_string() + " " + &outside[at + len..];
+        if ZH_NOT_ORDERS.iter().any(|w| rest.contains(w)) {
+            return None;
+        }
+        return Some(Order {
+            does,
+            verb: None,
+            object: body.replacen(&outside[at..at + len], " ", 1),
+        });
+    }
+    // "把已完成的都清掉": 完成 describes the items; the verb is 清掉.
+    let search = ZH_DONE_ADJECTIVES
+        .iter()
+        .fold(outside.to_string(), |s, a| s.replace(a, "□"));
+    let (verb, does) = ZH.iter().find(|(w, _)| search.contains(w))?;
     // 点击完成 taps a button named 完成; it completes no item.
     if *verb == "完成"
         && ["点击完成", "点完成", "按完成"]
@@ -503,6 +595,9 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
             object: after("cross ".len()),
         });
     }
+    if let Some(order) = state_setter_order(&lower, raw) {
+        return Some(order);
+    }
     if let Some(order) = tick_noun_order(&lower, raw) {
         return Some(order);
     }
@@ -514,11 +609,13 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
         });
     }
     // "take 'x' off the list", "take it out": the particle comes after the object.
-    if lower.starts_with("take ") && [" off", " out"].iter().any(|p| lower.contains(p)) {
+    if (lower.starts_with("take ") || lower.starts_with("get "))
+        && [" off", " out"].iter().any(|p| lower.contains(p))
+    {
         return Some(Order {
             does: Does::Delete,
             verb: Some("take off"),
-            object: after("take ".len()),
+            object: after(lower.find(' ').unwrap_or(0)),
         });
     }
     // "start a packing list with 'a' and 'b'": the quoted items start the list.
@@ -543,16 +640,38 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
 
 /// Copulas of a [`stative_order`], with the spaces around them.
 const COPULAS: &[&str] = &[
-    " is ", "'s ", " are ", "'re ", " has been ", " have been ", " was ", " were ", " isn't ",
+    " is ",
+    "'s ",
+    " are ",
+    "'re ",
+    " has been ",
+    " have been ",
+    " was ",
+    " were ",
+    " isn't ",
     " aren't ",
 ];
 /// Words between a copula and its state ("is all done", "'s finally finished").
 const STATE_ADVERBS: &[&str] = &[
-    "now", "all", "already", "finally", "actually", "also", "totally", "completely", "fully",
+    "now",
+    "all",
+    "already",
+    "finally",
+    "actually",
+    "also",
+    "totally",
+    "completely",
+    "fully",
 ];
 /// States saying an item is done ([`stative_order`]).
 const STATIVE_DONE: &[&str] = &[
-    "done", "finished", "complete", "completed", "sorted", "taken care of", "dealt with",
+    "done",
+    "finished",
+    "complete",
+    "completed",
+    "sorted",
+    "taken care of",
+    "dealt with",
     "handled",
 ];
 /// Words a [`stative_order`] may end with.
@@ -563,7 +682,10 @@ const STATE_TAILS: &[&str] = &["now", "too", "already", "then", "as well", "yet"
 /// negation ("that isn't done yet") the order to untick it. Only these few states count:
 /// "the compost got picked up" says nothing Argus can map.
 fn stative_order(raw: &str) -> Option<Order> {
-    let norm = raw.trim().trim_end_matches(['.', '!', ' ']).replace('’', "'");
+    let norm = raw
+        .trim()
+        .trim_end_matches(['.', '!', ' '])
+        .replace('’', "'");
     let lower = norm.to_lowercase();
     if lower.len() != norm.len() {
         return None;
@@ -580,7 +702,11 @@ fn stative_order(raw: &str) -> Option<Order> {
 /// [`stative_order`] with its copula at `at` (`len` bytes) of `norm` (`lower` in lower case).
 fn stative_at(norm: &str, lower: &str, at: usize, len: usize) -> Option<Order> {
     let subject = norm[..at].trim();
-    let first = subject.split_whitespace().next().unwrap_or("").to_lowercase();
+    let first = subject
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
     // "once that's done, …" sets when; it orders nothing.
     let when = [
         "once", "when", "after", "if", "before", "until", "as", "since", "because", "unless",
@@ -625,12 +751,96 @@ fn stative_at(norm: &str, lower: &str, at: usize, len: usize) -> Option<Order> {
     })
 }
 
+/// Verbs that put an item into a state named at the clause's end ("flip 'x' to done",
+/// "move it back to active", "make 'x' open again").
+const SETTERS: &[&str] = &[
+    "flip", "switch", "turn", "move", "restore", "put", "set", "change", "make", "bring", "toggle",
+    "revert", "return", "send", "mark",
+];
+/// States at a setter's end: not done first (`not done` holds `done`).
+const SET_UNDONE: &[&str] = &[
+    "not done",
+    "undone",
+    "not completed",
+    "incomplete",
+    "unfinished",
+    "active",
+    "open",
+    "to do",
+    "todo",
+    "to-do",
+    "pending",
+    "not finished",
+    "unticked",
+    "unchecked",
+];
+const SET_DONE: &[&str] = &[
+    "done",
+    "complete",
+    "completed",
+    "finished",
+    "ticked",
+    "checked",
+];
+
+/// A [`SETTERS`] clause that ends by naming the state it sets: "(back) to / as / into
+/// <state> (again)" or, for `make`, "<state> (again)"; the object is what comes between.
+fn state_setter_order(lower: &str, raw: &str) -> Option<Order> {
+    let verb = SETTERS
+        .iter()
+        .find(|v| lower.strip_prefix(**v).is_some_and(|r| r.starts_with(' ')))?;
+    let mut end = lower
+        .trim_end()
+        .trim_end_matches(['.', '!', ' '])
+        .to_string();
+    for tail in [" again", " now", " please", " for now", " yet"] {
+        if let Some(e) = end.strip_suffix(tail) {
+            end = e.to_string();
+        }
+    }
+    let (does, state) = SET_UNDONE
+        .iter()
+        .map(|w| (Does::Uncheck, w))
+        .chain(SET_DONE.iter().map(|w| (Does::Check, w)))
+        .find(|(_, w)| end.ends_with(&format!(" {w}")))?;
+    let head = end[..end.len() - state.len()].trim_end();
+    let head = head.strip_suffix(" being").unwrap_or(head);
+    let linked = [" to", " as", " into", " back to", " back into"]
+        .iter()
+        .any(|p| head.ends_with(p));
+    if !linked && *verb != "make" {
+        return None;
+    }
+    // The object as written: after the verb, before the state (quotes intact).
+    let object = raw.get(verb.len()..)?;
+    Some(Order {
+        does,
+        verb: None,
+        object: object.to_string(),
+    })
+}
+
 /// Nouns for the mark a done item carries ("take the tick off …", "put a check next to …").
 const TICK_NOUNS: &[&str] = &[
-    "tick", "ticks", "check", "checkmark", "check mark", "check-mark", "checkbox", "mark",
+    "tick",
+    "ticks",
+    "check",
+    "checkmark",
+    "check mark",
+    "check-mark",
+    "checkbox",
+    "mark",
 ];
 /// Verbs that take a [`TICK_NOUNS`] mark away, then those that give one.
-const TICK_TAKERS: &[&str] = &["take", "remove", "clear", "get rid of", "drop", "lose", "undo"];
+const TICK_TAKERS: &[&str] = &[
+    "take",
+    "remove",
+    "clear",
+    "get rid of",
+    "drop",
+    "lose",
+    "undo",
+];
 const TICK_GIVERS: &[&str] = &["put", "add", "give", "stick", "pop", "place"];
 
 /// An order about the tick itself, not the item: "take the tick off 'x'", "remove the check
@@ -648,7 +858,8 @@ fn tick_noun_order(lower: &str, raw: &str) -> Option<Order> {
     if written.len() != raw.len() || !written.starts_with(verb) {
         return None;
     }
-    let rest_at = verb.len() + (written[verb.len()..].len() - written[verb.len()..].trim_start().len());
+    let rest_at =
+        verb.len() + (written[verb.len()..].len() - written[verb.len()..].trim_start().len());
     let rest = &written[rest_at..];
     let det = ["the", "a", "its", "that", "this", "their"];
     let (mark_at, mark) = TICK_NOUNS
@@ -668,7 +879,14 @@ fn tick_noun_order(lower: &str, raw: &str) -> Option<Order> {
         .min_by_key(|(at, n)| (*at, usize::MAX - n.len()))?;
     let after = mark_at + mark.len();
     let preps = [
-        " off of ", " off ", " from ", " on ", " next to ", " beside ", " against ", " to ",
+        " off of ",
+        " off ",
+        " from ",
+        " on ",
+        " next to ",
+        " beside ",
+        " against ",
+        " to ",
     ];
     if let Some((p, n)) = preps
         .iter()

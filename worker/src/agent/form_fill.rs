@@ -159,8 +159,7 @@ pub fn held(answers: &[(String, String)], field: &str, task: &str) -> Option<Str
         .iter()
         .filter(|(f, _)| f == field)
         .find_map(|(_, v)| {
-            super::plan_typed::spelt_in(task, v)
-                .filter(|v| !super::plan_typed::cut_short(task, v))
+            super::plan_typed::spelt_in(task, v).filter(|v| !super::plan_typed::cut_short(task, v))
         })
 }
 
@@ -477,7 +476,10 @@ mod tests {
         );
         let task = "log in as j.okafor, password Tide-42";
         let answers = vals(&[("Username", "j"), ("Username", "j.okafor")]);
-        assert_eq!(held(&answers, "Username", task).as_deref(), Some("j.okafor"));
+        assert_eq!(
+            held(&answers, "Username", task).as_deref(),
+            Some("j.okafor")
+        );
         assert_eq!(held(&answers[..1], "Username", task), None);
     }
 }

@@ -574,10 +574,7 @@ mod tests {
         assert_eq!(whole_token(task, "j").as_deref(), Some("j.okafor"));
         assert_eq!(whole_token(task, "Tide").as_deref(), Some("Tide-42"));
         assert_eq!(whole_token(task, "double"), None);
-        let (out, n) = as_written(
-            v(&["type \"j\" into \"Username\"", "tap \"Login\""]),
-            task,
-        );
+        let (out, n) = as_written(v(&["type \"j\" into \"Username\"", "tap \"Login\""]), task);
         assert_eq!(n, 1);
         assert_eq!(out[0], "type \"j.okafor\" into \"Username\"");
         // Two longer tokens hold it: left alone.
