@@ -29,6 +29,7 @@ import threading
 import time
 import urllib.request
 from datetime import datetime
+from statistics import median
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -234,8 +235,13 @@ def argus_row(ep, run, run_id, rewards):
     calls = prompt = cached = completion = 0
     model_ms = 0.0
     steps = 0
+    # Per action record that called the model: (kind, ms per call, prompt tokens per call).
+    per_call = []
     for a in acts:
         u = a.get("usage") or {}
+        if u.get("calls", 0) > 0:
+            n = u["calls"]
+            per_call.append([a.get("kind"), u.get("latency_ms", 0.0) / n, u.get("prompt_tokens", 0) / n])
         calls += u.get("calls", 0)
         prompt += u.get("prompt_tokens", 0)
         cached += u.get("cached_tokens", 0)
@@ -265,6 +271,7 @@ def argus_row(ep, run, run_id, rewards):
         "cached_tokens": cached,
         "completion_tokens": completion,
         "model_s": model_ms / 1000.0,
+        "per_call": per_call,
         "seconds": secs,
     }
 
@@ -552,13 +559,21 @@ def report(rows, episodes):
 
     tpe = f"{mean([r['prompt_tokens'] + r['completion_tokens'] for r in a]):.0f}" if a else "na"
     peer_tpe = f"{mean([r['prompt_tokens'] + r['completion_tokens'] for r in p]):.0f}" if p else "na"
+    # Model calls of the acting turns (not the plan): seconds and prompt tokens per call,
+    # median over every such call of every episode (rows from before this field: "na").
+    acting = [c for r in a for c in (r.get("per_call") or []) if c[0] != "plan"]
+    call_s = f"{median([c[1] for c in acting]) / 1000.0:.1f}" if acting else "na"
+    call_tok = f"{median([c[2] for c in acting]):.0f}" if acting else "na"
+    planning = [c for r in a for c in (r.get("per_call") or []) if c[0] == "plan"]
+    plan_tok = f"{median([c[2] for c in planning]):.0f}" if planning else "na"
     fp, passed = false_passes(a)
     fpr = f"{fp / passed:.2f}" if passed else "na"
     counts = " ".join(f"{v}={sum(1 for r in a if verdict_of(r) == v)}" for v in VERDICTS)
     print(
         f"miniwob_success={rate(a)} peer_success={rate(p)} episodes={len(episodes)} "
         f"s_per_episode={spe(a)} peer_s_per_episode={spe(p)} tokens_per_episode={tpe} peer_tokens_per_episode={peer_tpe} "
-        f"false_pass_rate={fpr} false_passes={fp} {counts}"
+        f"false_pass_rate={fpr} false_passes={fp} {counts} "
+        f"model_s_per_action_call={call_s} prompt_tokens_per_action_call={call_tok} prompt_tokens_per_plan_call={plan_tok}"
     )
 
 

@@ -24,6 +24,7 @@ pub mod check_every;
 pub mod clause_plan;
 pub mod clauses;
 pub mod effects;
+pub mod focus;
 pub mod form_fill;
 pub mod judge;
 pub(crate) mod learn;

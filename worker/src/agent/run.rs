@@ -700,7 +700,12 @@ impl Exec<'_> {
         if mode == Mode::Vlm && png.is_some() {
             text.push_str("(the attached screenshot outlines every element below and labels it with its id)\n");
         }
-        text.push_str(&obs.compact());
+        if mode == Mode::Vlm {
+            // The Set-of-Mark image labels every element: the list stays whole beside it.
+            text.push_str(&obs.compact());
+        } else {
+            text.push_str(&super::focus::element_list(obs, &plan[i], task));
+        }
         let text = self.agent.secrets.redact(&text);
         let content = match png {
             Some(p) if mode == Mode::Vlm => json!([
