@@ -238,7 +238,15 @@ const IMPERATIVES: &[&str] = &[
     "give",
 ];
 /// Words that make an object "all of them".
-const ALL_WORDS: &[&str] = &["all", "every", "everything", "全部", "所有"];
+const ALL_WORDS: &[&str] = &[
+    "all",
+    "every",
+    "everything",
+    "each",
+    "whatever",
+    "全部",
+    "所有",
+];
 
 /// The plan read from `instruction` on `obs` (see the module docs); `None` when a clause does
 /// not read or no clause orders anything.
@@ -580,7 +588,7 @@ fn is_all_toggle(name: &str) -> bool {
 fn split_so(seg: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = seg.to_string();
-    while let Some(at) = [" so ", ": ", "：", "（", "("]
+    while let Some(at) = [" so ", ": ", "：", "（", "(", " - ", " – ", " — "]
         .iter()
         .filter_map(|w| rest.find(w).map(|i| (i, w.len())))
         .filter(|(i, n)| {
@@ -593,8 +601,20 @@ fn split_so(seg: &str) -> Vec<String> {
             {
                 return false;
             }
-            // "add these: 'a', 'b' and 'c'": the items after a colon are the order's.
+            // "dentist booking: done": the state after a colon is the clause's own.
             let after = &rest[i + n..];
+            let state = after
+                .trim()
+                .trim_end_matches(['.', '!', ';'])
+                .to_lowercase();
+            if rest[*i..].starts_with([':', '：'])
+                && (effects::DONE_WORDS.contains(&state.as_str())
+                    || ["not done", "not finished", "undone", "open", "to do"]
+                        .contains(&state.as_str()))
+            {
+                return false;
+            }
+            // "add these: 'a', 'b' and 'c'": the items after a colon are the order's.
             !(rest[*i..].starts_with([':', '：'])
                 && effects::starts_with_item(after)
                 && effects::is_only_items(after))
@@ -1794,6 +1814,37 @@ mod tests {
         ];
         for (t, want) in cases {
             assert_eq!(steps(t, &zh).unwrap(), want, "{t}");
+        }
+    }
+
+    #[test]
+    fn dashes_colons_states_replace_and_whatever() {
+        let obs = list(&[
+            ("print boarding passes", false),
+            ("confirm the dentist booking", false),
+            ("pack sunscreen", true),
+        ]);
+        let cases = [
+            (
+                "I printed the boarding passes last night - mark them done.",
+                vec!["check \"print boarding passes\""],
+            ),
+            (
+                "Dentist booking: done.",
+                vec!["check \"confirm the dentist booking\""],
+            ),
+            (
+                "Replace 'pack sunscreen' with 'pack sunscreen SPF 50'.",
+                vec![
+                    "double tap \"pack sunscreen\"",
+                    "type \"pack sunscreen SPF 50\" into \"pack sunscreen\"",
+                    "press Enter",
+                ],
+            ),
+            ("Untick whatever is ticked.", vec!["uncheck every item"]),
+        ];
+        for (t, want) in cases {
+            assert_eq!(steps(t, &obs).unwrap(), want, "{t}");
         }
     }
 }

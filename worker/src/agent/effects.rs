@@ -69,6 +69,7 @@ const EN: &[(&str, Does)] = &[
     ("rename", Does::Rename),
     ("reword", Does::Rename),
     ("retitle", Does::Rename),
+    ("replace", Does::Rename),
     ("change", Does::Rename),
     ("edit", Does::Rename),
 ];
@@ -650,6 +651,7 @@ const COPULAS: &[&str] = &[
     " were ",
     " isn't ",
     " aren't ",
+    ": ",
 ];
 /// Words between a copula and its state ("is all done", "'s finally finished").
 const STATE_ADVERBS: &[&str] = &[
