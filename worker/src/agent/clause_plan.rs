@@ -283,6 +283,8 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     // The order of the clause before: a clause of nothing but quoted items continues it
     // ("add 'a', 'b' and 'c'" split at its commas).
     let mut last: Option<Does> = None;
+    // Whether the clause before was a check ("make sure X, and that Y": Y is one too).
+    let mut after_check = false;
     for (k, seg) in segs.iter().enumerate() {
         let order = effects::order_of(seg).or_else(|| {
             let items_only = effects::starts_with_item(seg) && effects::is_only_items(seg);
@@ -300,7 +302,9 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
             })
         });
         last = order.as_ref().map(|o| o.does);
-        if clauses::reads_as_check(seg) || describes(seg) && order.is_none() {
+        let continued = after_check && clauses::continues_check(&split[k].1);
+        after_check = clauses::reads_as_check(seg) || continued;
+        if after_check || describes(seg) && order.is_none() {
             continue;
         }
         let before: Vec<&str> = segs[..k].iter().rev().map(String::as_str).collect();
@@ -322,6 +326,10 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
             continue;
         }
         let Some(steps) = steps else {
+            if heading(seg, &split[k].1, instruction) {
+                // "Fix that: …": what to do comes after the colon.
+                continue;
+            }
             // An order Argus cannot read: the model acts it out when its turn comes.
             out.steps
                 .push(seg.trim().trim_end_matches(['.', '。']).to_string());
@@ -439,6 +447,22 @@ fn strip_all_fillers(seg: &str) -> String {
         s = clauses::strip_fillers(&s[f.len()..]).trim().to_string();
     }
     s
+}
+
+/// Whether a clause is a heading for the orders after it: a verb and nothing of meaning
+/// after it ("Fix that", "Do this", "Here's what to do"), followed in `instruction` by a
+/// colon.
+fn heading(seg: &str, raw: &str, instruction: &str) -> bool {
+    let rest: String = seg.split_whitespace().skip(1).collect::<Vec<_>>().join(" ");
+    if !words(&rest).is_empty() || seg.split_whitespace().count() > 4 {
+        return false;
+    }
+    let raw = raw.trim();
+    instruction.match_indices(raw).any(|(i, _)| {
+        instruction[i + raw.len()..]
+            .trim_start()
+            .starts_with([':', '：'])
+    })
 }
 
 /// Whether a clause as split is the second half of an object joined by "and" ("… and the
@@ -595,9 +619,22 @@ fn split_so(seg: &str) -> Vec<String> {
             // "edit 'x' so it says 'y'": what it should say is the order's own.
             let lower = rest[i + n..].to_lowercase();
             if rest[*i..].starts_with(" so ")
-                && ["it says", "it reads", "that it", "it shows", "it's"]
-                    .iter()
-                    .any(|w| lower.starts_with(w))
+                && [
+                    "it says",
+                    "it reads",
+                    "that it",
+                    "it shows",
+                    "it's",
+                    "its ",
+                    "it becomes",
+                    "it will say",
+                    "it'll say",
+                    "the text",
+                    "the title",
+                    "the name",
+                ]
+                .iter()
+                .any(|w| lower.starts_with(w))
             {
                 return false;
             }
@@ -784,6 +821,10 @@ fn item_targets(
         } else {
             StepKind::UncheckAll
         };
+        // Every item is in that state now ("tick them all, then untick 'x'" unticks x).
+        for it in cx.items.iter_mut() {
+            it.1 = does == Does::Check;
+        }
         return Err(Some(vec![Some(step(kind, "", ""))]));
     }
     if does == Does::Delete && names_done(object) {
@@ -1039,9 +1080,19 @@ fn names_done(object: &str) -> bool {
     effects::DONE_WORDS
         .iter()
         .any(|w| lower.split(|c: char| !c.is_alphanumeric()).any(|x| x == *w))
-        || ["已完成", "打了勾", "打勾的", "完成的", "勾选的"]
-            .iter()
-            .any(|w| object.contains(w))
+        || [
+            "已完成",
+            "打了勾",
+            "打勾的",
+            "完成的",
+            "勾选的",
+            "做完的",
+            "弄完的",
+            "搞定的",
+            "办完的",
+        ]
+        .iter()
+        .any(|w| object.contains(w))
 }
 
 /// Whether an object that names no item speaks of items named before: no English word of
@@ -1050,7 +1101,12 @@ fn names_done(object: &str) -> bool {
 fn pronoun(object: &str, does: Does) -> bool {
     if object.chars().any(effects::is_cjk) {
         // "删了吧": nothing but particles is the item just spoken of.
-        let bare = object
+        let plain = [
+            "直接", "干脆", "马上", "立刻", "赶紧", "顺便", "一并", "可以", "帮我",
+        ]
+        .iter()
+        .fold(object.to_string(), |o, w| o.replace(w, ""));
+        let bare = plain
             .chars()
             .filter(|c| effects::is_cjk(*c))
             .all(|c| "了吧呢啊吗呀嘛就也都把给掉它".contains(c));
@@ -1846,5 +1902,62 @@ mod tests {
         for (t, want) in cases {
             assert_eq!(steps(t, &obs).unwrap(), want, "{t}");
         }
+    }
+    #[test]
+    fn heads_headings_all_then_one_and_continued_checks() {
+        let empty = list(&[]);
+        assert_eq!(
+            steps("Two jobs for the weekend: 'clean the gutters', 'fix the bike'. When both are in, mark the bike one as finished.", &empty).unwrap(),
+            vec![
+                "type \"clean the gutters\" into \"New item\"",
+                "press Enter",
+                "type \"fix the bike\" into \"New item\"",
+                "press Enter",
+                "check \"fix the bike\"",
+            ]
+        );
+        let obs = list(&[
+            ("mop the floor", true),
+            ("walk the dog", false),
+            ("buy milk", false),
+        ]);
+        assert_eq!(
+            steps(
+                "The wrong one got ticked. Sort it out: untick the floor one and tick the dog one.",
+                &obs
+            )
+            .unwrap(),
+            vec!["uncheck \"mop the floor\"", "check \"walk the dog\""]
+        );
+        assert_eq!(
+            steps(
+                "Tick everything, then untick 'buy milk' since the shop was shut.",
+                &obs
+            )
+            .unwrap(),
+            vec!["check every item", "uncheck \"buy milk\""]
+        );
+        assert_eq!(
+            steps("Edit 'buy milk' so its text becomes 'buy oat milk'.", &obs).unwrap(),
+            vec![
+                "double tap \"buy milk\"",
+                "type \"buy oat milk\" into \"buy milk\"",
+                "press Enter"
+            ]
+        );
+        // A check's second half ("而且…") orders nothing.
+        let zh = list(&[("交水费", false), ("扔垃圾", false), ("取包裹", true)]);
+        assert_eq!(
+            steps("把“交水费”打上勾；“扔垃圾”不用了，直接删除。最后确认只剩两条，而且两条都是已完成状态。", &zh).unwrap(),
+            vec!["check \"交水费\"", "tap \"Delete\" in the row of \"扔垃圾\""]
+        );
+        assert_eq!(
+            steps("先把做完的清理掉，再加一条“交房租”。", &zh).unwrap(),
+            vec![
+                "tap \"Clear done\"",
+                "type \"交房租\" into \"New item\"",
+                "press Enter"
+            ]
+        );
     }
 }

@@ -137,6 +137,7 @@ const UNCHECKED_ZH: &[&str] = &["未勾选", "未选中", "未完成", "取消�
 
 /// The checkable clauses of `instruction`, in order.
 pub fn checkable(instruction: &str) -> Vec<Clause> {
+    let mut after_check = false;
     segments(instruction)
         .into_iter()
         .filter_map(|seg| {
@@ -147,13 +148,25 @@ pub fn checkable(instruction: &str) -> Vec<Clause> {
                 || LEADS_ZH.iter().any(|l| body.starts_with(l))
                 || SHOULD.iter().any(|s| lower.contains(s))
                 || SHOULD_ZH.iter().any(|s| body.contains(s));
-            led.then(|| Clause {
+            // "make sure X, and that Y" / "确认…，而且…": the second half is the check's too.
+            let goes_on = after_check && continues_check(&seg);
+            after_check = led || goes_on;
+            (led || goes_on).then(|| Clause {
                 checks: checks_of(body),
                 text: body.to_string(),
             })
         })
         .collect()
 }
+
+/// Whether a clause, after a check clause, goes on with it: "and that …", "而且 …".
+pub(super) fn continues_check(seg: &str) -> bool {
+    let body = strip_fillers(seg).to_lowercase();
+    body.starts_with("that ") || CONTINUES_ZH.iter().any(|w| seg.trim_start().starts_with(w))
+}
+
+/// Words that continue a Chinese check into the next clause ("确认只剩两条，而且都已完成").
+const CONTINUES_ZH: &[&str] = &["而且", "并且", "且", "同时", "另外还要", "还要"];
 
 /// Whether `instruction` asks for a check before a later step: a check clause followed by
 /// a clause that is none, or the words `before` / `之前` / `先` (which put a check ahead of
@@ -347,6 +360,10 @@ pub(super) fn quoted(s: &str) -> Vec<String> {
 }
 
 fn negated(clause: &str) -> bool {
+    // "是不是 3 items left" / "是否" asks; it negates nothing.
+    let clause = &["是不是", "是否", "有没有", "对不对", "是不"]
+        .iter()
+        .fold(clause.to_string(), |c, q| c.replace(q, " "));
     let lower = format!(" {} ", clause.to_lowercase());
     NEGATIONS.iter().any(|n| lower.contains(n)) || NEGATIONS_ZH.iter().any(|n| clause.contains(n))
 }
@@ -699,5 +716,13 @@ mod tests {
         assert_eq!(c.len(), 1, "{c:?}");
         assert_eq!(c[0].checks, vec!["assert screen contains \"2 项\""]);
         assert_eq!(checks("double check that 'x' is gone").len(), 1);
+        // 是不是 asks; it negates nothing.
+        let c = checkable("弄好以后检查一下底部是不是 2 items left。");
+        assert_eq!(c[0].checks, vec!["assert screen contains \"2 items left\""]);
+        // "…, and that 'x' is still ticked" goes on with the check before it.
+        assert_eq!(
+            checks("Make sure there are three entries and that 'x' is still ticked"),
+            vec![vec![], vec!["assert \"x\" is checked".to_string()]]
+        );
     }
 }

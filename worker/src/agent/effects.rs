@@ -188,6 +188,8 @@ const ZH: &[(&str, Does)] = &[
     ("移除", Does::Delete),
     ("去掉", Does::Delete),
     ("清掉", Does::Delete),
+    ("清理掉", Does::Delete),
+    ("清理", Does::Delete),
     ("清除", Does::Delete),
     ("清空", Does::Delete),
     ("拿掉", Does::Delete),
@@ -212,6 +214,15 @@ const ZH: &[(&str, Does)] = &[
 ];
 /// Chinese words that make a clause a description or a negation, not an order.
 const ZH_NOT_ORDERS: &[&str] = &["被", "没", "未", "不", "别", "其实", "已经"];
+/// A state after 是 ("都是已完成状态", "是未完成的"): the clause describes, it orders nothing.
+const ZH_STATE_AFTER_SHI: &[&str] = &[
+    "是已完成",
+    "是未完成",
+    "是完成",
+    "是已勾选",
+    "是未勾选",
+    "是勾选",
+];
 /// Chinese phrases that describe items as done ("已完成的", "打了勾的"): no order to tick.
 const ZH_DONE_ADJECTIVES: &[&str] = &[
     "已完成的",
@@ -515,6 +526,10 @@ fn order_zh(body: &str, outside: &str) -> Option<Order> {
             object: body.replacen(&outside[at..at + len], " ", 1),
         });
     }
+    // "两条都是已完成状态": a state after 是 describes.
+    if ZH_STATE_AFTER_SHI.iter().any(|w| outside.contains(w)) {
+        return None;
+    }
     // "把已完成的都清掉": 完成 describes the items; the verb is 清掉.
     let search = ZH_DONE_ADJECTIVES
         .iter()
@@ -638,6 +653,12 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
         .or_else(|| passive_order(raw))
         .or_else(|| stative_order(raw))
 }
+
+/// Nouns (and counts) a verb-less head before a colon names a list by ("Three things for
+/// today: 'a', 'b', 'c'").
+const LIST_HEADS: &[&str] = &[
+    "things", "items", "todos", "to-dos", "tasks", "entries", "jobs", "errands", "chores",
+];
 
 /// Copulas of a [`stative_order`], with the spaces around them.
 const COPULAS: &[&str] = &[
@@ -1102,7 +1123,21 @@ pub fn quote_lists(instruction: &str) -> String {
         let is_add = order_of(sentence).is_some_and(|o| o.does == Does::Add)
             && clauses::quoted(list).is_empty()
             && !list.trim().is_empty();
-        out.push_str(&rest[..colon]);
+        // "Three things for today, in this order: 'a', 'b', 'c'": a verb-less head naming a
+        // list ([`LIST_HEADS`]) before quoted items adds them.
+        let head_add = order_of(sentence).is_none()
+            && starts_with_item(list)
+            && is_only_items(list)
+            && sentence
+                .to_lowercase()
+                .split(|c: char| !c.is_alphanumeric() && c != '-')
+                .any(|w| LIST_HEADS.contains(&w));
+        if head_add {
+            out.push_str(&rest[..colon - sentence.len()]);
+            out.push_str(" Add these");
+        } else {
+            out.push_str(&rest[..colon]);
+        }
         out.push_str(&rest[colon..colon + rest[colon..].chars().next().map_or(1, char::len_utf8)]);
         if is_add {
             let mut items: Vec<String> = vec![list.to_string()];

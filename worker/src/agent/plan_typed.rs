@@ -373,6 +373,9 @@ pub fn made_up(line: &str, clauses: &str, obs: &Observation) -> bool {
         _ => return false,
     };
     let said = super::clause_plan::words(clauses);
+    if made_up_count(&text, clauses, obs) {
+        return true;
+    }
     text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|t| !t.is_empty() && !t.chars().all(|c| c.is_ascii_digit()))
         .filter(|t| !t.chars().any(super::effects::is_cjk))
@@ -384,6 +387,43 @@ pub fn made_up(line: &str, clauses: &str, obs: &Observation) -> bool {
                     .all(|x| said.iter().any(|y| super::clause_plan::same_word(x, y)))
                 && !obs.contains_text(t)
         })
+}
+
+/// Whether a count the planner wrote ("2 todos", "3 items left") is worded by guess: its
+/// noun follows no number on the screen (the page never writes "N todos"), or it says
+/// `left` / `remaining` where the clauses count something else ("end up with three
+/// entries": every item, not the ones left open).
+fn made_up_count(text: &str, clauses: &str, obs: &Observation) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let Some(k) = words
+        .iter()
+        .position(|w| w.chars().all(|c| c.is_ascii_digit()))
+    else {
+        return false;
+    };
+    let Some(noun) = words.get(k + 1).map(|n| n.to_lowercase()) else {
+        return false;
+    };
+    if !noun.chars().all(char::is_alphabetic) {
+        return false;
+    }
+    let lower = clauses.to_lowercase();
+    let says_left = |s: &str| {
+        s.split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == "left" || w == "remaining" || w == "remain")
+            || s.contains('剩')
+    };
+    if says_left(&text.to_lowercase()) && !says_left(&lower) {
+        return true;
+    }
+    // The screen's own counts: each word that follows a number in its text.
+    let screen = obs.text.to_lowercase();
+    let shown: Vec<&str> = screen.split_whitespace().collect();
+    let counted = shown.windows(2).any(|w| {
+        w[0].chars().all(|c| c.is_ascii_digit())
+            && w[1].trim_matches(|c: char| !c.is_alphabetic()) == noun
+    });
+    !counted
 }
 
 /// Whether a text check already holds on `obs` (`false` for checks that need the resolver).
@@ -509,6 +549,21 @@ mod tests {
             &obs
         ));
         assert!(!made_up("assert \"x\" is checked", zh, &obs));
+        // A count worded by guess: a noun the page never counts, or "left" for all entries.
+        let en = "make sure you end up with two todos";
+        assert!(made_up("assert screen contains \"2 todos\"", en, &obs));
+        let all = "double-check that you end up with exactly three entries";
+        assert!(made_up(
+            "assert screen contains \"3 items left\"",
+            all,
+            &obs
+        ));
+        let left = "make sure three items are left";
+        assert!(!made_up(
+            "assert screen contains \"3 items left\"",
+            left,
+            &obs
+        ));
     }
 
     #[test]
