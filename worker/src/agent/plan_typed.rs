@@ -389,6 +389,30 @@ pub fn made_up(line: &str, clauses: &str, obs: &Observation) -> bool {
         })
 }
 
+/// Whether a check line the planner mapped for `clauses` is a guess the run must not rest
+/// on: a text cut off with "..." (copied from the page, not said), a field value the clauses
+/// never give, or a toggle's state for an item the run's other expectations (`known`, the
+/// read plan's end state among them) say is gone.
+pub fn guessed(line: &str, clauses: &str, known: &[String]) -> bool {
+    match as_script_line(line) {
+        Some(Action::AssertContains { text }) | Some(Action::AssertNotContains { text }) => {
+            let t = text.trim_end();
+            t.ends_with("...") || t.ends_with('…')
+        }
+        Some(Action::AssertValue { value, .. }) => !clauses
+            .to_lowercase()
+            .contains(&value.trim().to_lowercase()),
+        Some(Action::AssertChecked { target, .. }) => {
+            let gone = format!(
+                "assert screen does not contain {}",
+                super::clauses::quote_line(&aim_name(&target))
+            );
+            known.contains(&gone)
+        }
+        _ => false,
+    }
+}
+
 /// Whether a count the planner wrote ("2 todos", "3 items left") is worded by guess: its
 /// noun follows no number on the screen (the page never writes "N todos"), or it says
 /// `left` / `remaining` where the clauses count something else ("end up with three
@@ -552,6 +576,32 @@ mod tests {
         // A count worded by guess: a noun the page never counts, or "left" for all entries.
         let en = "make sure you end up with two todos";
         assert!(made_up("assert screen contains \"2 todos\"", en, &obs));
+        let known = vec!["assert screen does not contain \"x\"".to_string()];
+        assert!(guessed(
+            "assert \"x\" is not checked",
+            "neither is done",
+            &known
+        ));
+        assert!(!guessed(
+            "assert \"y\" is not checked",
+            "neither is done",
+            &known
+        ));
+        assert!(guessed(
+            "assert screen contains \"Lorem ipsum is a...\"",
+            "check it",
+            &[]
+        ));
+        assert!(guessed(
+            "assert \"Title\" has value \"x y\"",
+            "confirm it is open",
+            &[]
+        ));
+        assert!(!guessed(
+            "assert \"Title\" has value \"x y\"",
+            "make sure it reads x y",
+            &[]
+        ));
         let all = "double-check that you end up with exactly three entries";
         assert!(made_up(
             "assert screen contains \"3 items left\"",
