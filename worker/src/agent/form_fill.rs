@@ -63,7 +63,7 @@ pub fn fields(obs: &Observation) -> Vec<Field> {
 
 /// Whether a first plan of step-language lines that types into the form on `obs` leaves one
 /// of its fields untyped or types a value `task` holds only cut short (`d` of `d.moreau`,
-/// [`super::plan_typed::cut_short`]), every typing naming its field (a free step, which the
+/// [`super::plan_typed::cut_short`]) or not at all, every typing naming its field (a free step, which the
 /// model acts out, or a typing into whatever has focus: `false`); the values are asked of
 /// the model only then.
 pub fn leaves_untyped(plan: &[String], obs: &Observation, task: &str) -> bool {
@@ -79,7 +79,10 @@ pub fn leaves_untyped(plan: &[String], obs: &Observation, task: &str) -> bool {
                 text,
                 ..
             }) => {
-                if super::plan_typed::cut_short(task, &text) {
+                // A value the instruction holds only cut short, or not at all ("D:e2").
+                if super::plan_typed::cut_short(task, &text)
+                    || !task.to_lowercase().contains(&text.trim().to_lowercase())
+                {
                     return true;
                 }
                 typed.push(name_key(&t.name))
