@@ -256,6 +256,7 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     let mut deleted: Vec<(String, bool)> = Vec::new();
     let mut typed: Vec<PlanStep> = Vec::new();
     let mut free = false;
+    let mut free_segs: Vec<String> = Vec::new();
     let instruction = &effects::quote_lists(instruction);
     let split: Vec<(String, String)> = clauses::segments(instruction)
         .iter()
@@ -326,13 +327,14 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
             continue;
         }
         let Some(steps) = steps else {
-            if heading(seg, &split[k].1, instruction) {
+            if heading(seg, &split[k].1, instruction) || preamble(seg, &items) {
                 // "Fix that: …": what to do comes after the colon.
                 continue;
             }
             // An order Argus cannot read: the model acts it out when its turn comes.
             out.steps
                 .push(seg.trim().trim_end_matches(['.', '。']).to_string());
+            free_segs.push(seg.clone());
             uncertain = true;
             free = true;
             continue;
@@ -351,8 +353,58 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     }
     if !free {
         out.effects = end_state(&start, &typed);
+    } else if !free_segs.iter().any(|s| names_many(s)) {
+        // The model acts out what did not read; an item no clause names stays as it was
+        // (its collateral damage fails the run instead of passing it).
+        out.effects = unnamed_untouched(&start, instruction);
     }
     read_any.then_some(out)
+}
+
+/// Whether an order the model acts out may touch many items: it says all / every / clear /
+/// done / completed (a clearing or tick-all order Argus did not read).
+fn names_many(seg: &str) -> bool {
+    let lower = seg.to_lowercase();
+    let has = |w: &str| lower.split(|c: char| !c.is_alphanumeric()).any(|x| x == w);
+    ALL_WORDS
+        .iter()
+        .any(|w| has(w) || (w.chars().any(effects::is_cjk) && seg.contains(w)))
+        || [
+            "clear",
+            "completed",
+            "done",
+            "finished",
+            "ticked",
+            "checked",
+        ]
+        .iter()
+        .any(|w| has(w))
+        || ["清", "完成", "勾", "所有", "全"]
+            .iter()
+            .any(|w| seg.contains(w))
+}
+
+/// The check lines that keep every item of `start` that `instruction` never names (no word
+/// or, in Chinese, no character pair of its name in the instruction) in its state.
+fn unnamed_untouched(start: &[(String, bool)], instruction: &str) -> Vec<String> {
+    let said = words(instruction);
+    start
+        .iter()
+        .filter(|(name, _)| {
+            !words(name)
+                .iter()
+                .any(|w| said.iter().any(|x| same_word(x, w)))
+                && !clauses::quoted(instruction).iter().any(|q| q == name)
+        })
+        .map(|(name, done)| {
+            let state = if *done {
+                "is checked"
+            } else {
+                "is not checked"
+            };
+            format!("assert {} {state}", clauses::quote_line(name))
+        })
+        .collect()
 }
 
 /// The check lines of the end state `steps` leave the screen's items `start` in: a ticked,
@@ -463,6 +515,30 @@ fn heading(seg: &str, raw: &str, instruction: &str) -> bool {
             .trim_start()
             .starts_with([':', '：'])
     })
+}
+
+/// Words of a clause that announces the orders after it ("make the following changes to
+/// the list", "a few updates please").
+const PREAMBLES: &[&str] = &[
+    "following",
+    "changes",
+    "updates",
+    "edits",
+    "fixes",
+    "tweaks",
+    "below",
+];
+
+/// Whether an unread clause only announces the orders after it: it says a [`PREAMBLES`] word,
+/// quotes nothing and names no one item of `items` (a word of the list's own name, "the
+/// book club list", does not count).
+fn preamble(seg: &str, items: &[(String, bool)]) -> bool {
+    let lower = seg.to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| PREAMBLES.contains(&w))
+        && clauses::quoted(seg).is_empty()
+        && by_words(seg, items, Some(1)).is_none_or(|_| lower.contains(" list"))
 }
 
 /// Whether a clause as split is the second half of an object joined by "and" ("… and the
@@ -1660,9 +1736,61 @@ mod tests {
                 "assert screen contains \"buy milk\""
             ]
         );
-        // A free step's effect is not foreseen: no end state.
+        // A free step's effect is not foreseen: only the items no clause names are
+        // expected as they were.
         let r = read("Tick off the bread and sort the list.", &obs).unwrap();
-        assert!(r.effects.is_empty());
+        assert_eq!(
+            r.effects,
+            vec![
+                "assert \"call the plumber\" is not checked",
+                "assert \"pay rent\" is checked"
+            ]
+        );
+        // …and none when the free step may touch many ("clear …", "all").
+        let r = read("Tick off the bread and sort all the rest by date.", &obs).unwrap();
+        assert!(r.effects.is_empty(), "{:?}", r.effects);
+    }
+
+    #[test]
+    fn blind_round_false_pass_shapes() {
+        let obs = list(&[
+            ("walk the dog", false),
+            ("book the groomer", true),
+            ("buy cat food", false),
+        ]);
+        assert_eq!(
+            steps(
+                "The groomer cancelled, so 'book the groomer' needs to go back to not done.",
+                &obs
+            )
+            .unwrap(),
+            vec!["uncheck \"book the groomer\""]
+        );
+        assert_eq!(
+            steps(
+                "Amend 'buy cat food' so that it reads 'buy cat food and litter'.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "double tap \"buy cat food\"",
+                "type \"buy cat food and litter\" into \"buy cat food\"",
+                "press Enter"
+            ]
+        );
+        assert_eq!(
+            steps(
+                "Please make the following changes to the pet list. Delete 'walk the dog'.",
+                &obs
+            )
+            .unwrap(),
+            vec!["tap \"Delete\" in the row of \"walk the dog\""]
+        );
+        let zh = list(&[("订蛋糕", true), ("买气球", true), ("发邀请", false)]);
+        assert_eq!(
+            steps("气球还没买，那个勾是误点的，把勾去了就行。", &zh).unwrap(),
+            vec!["uncheck \"买气球\""]
+        );
     }
 
     #[test]

@@ -70,6 +70,12 @@ const EN: &[(&str, Does)] = &[
     ("reword", Does::Rename),
     ("retitle", Does::Rename),
     ("replace", Does::Rename),
+    ("amend", Does::Rename),
+    ("modify", Does::Rename),
+    ("alter", Does::Rename),
+    ("update", Does::Rename),
+    ("correct", Does::Rename),
+    ("revise", Does::Rename),
     ("change", Does::Rename),
     ("edit", Does::Rename),
 ];
@@ -299,7 +305,9 @@ fn zh_state_set(outside: &str) -> Option<(Does, usize, usize)> {
 
 /// Chinese words that take something away, which with a tick (勾 / 钩) within
 /// [`ZH_TICK_REACH`] characters untick an item ("把勾取消", "取消它的勾", "勾给拿掉").
-const ZH_TAKE_AWAY: &[&str] = &["取消", "去掉", "拿掉", "撤掉", "撤销", "抹掉"];
+const ZH_TAKE_AWAY: &[&str] = &[
+    "取消", "去掉", "拿掉", "撤掉", "撤销", "抹掉", "去了", "拿了", "撤了", "消掉", "撤回",
+];
 /// How many characters may come between a tick and a [`ZH_TAKE_AWAY`] word.
 const ZH_TICK_REACH: usize = 3;
 
@@ -1005,6 +1013,35 @@ fn passive_order(raw: &str) -> Option<Order> {
     for go in GOES {
         let Some(at) = lower.find(go) else { continue };
         let after = lower[at + go.len()..].trim();
+        // "'x' needs to go back to not done": the state it goes back to.
+        let state = after
+            .strip_prefix("back ")
+            .unwrap_or(after)
+            .strip_prefix("to ")
+            .or_else(|| after.strip_prefix("back into "))
+            .map(|s| s.trim_end_matches([' ', '.', '!']));
+        if let Some(state) = state {
+            let state = state.strip_prefix("being ").unwrap_or(state);
+            let state = ["again", "now", "for now"]
+                .iter()
+                .fold(state.to_string(), |s, t| {
+                    s.trim_end_matches(t).trim().to_string()
+                });
+            let does = if SET_UNDONE.contains(&state.as_str()) {
+                Some(Does::Uncheck)
+            } else if SET_DONE.contains(&state.as_str()) {
+                Some(Does::Check)
+            } else {
+                None
+            };
+            if let Some(does) = does {
+                return Some(Order {
+                    does,
+                    verb: None,
+                    object: raw.get(..at)?.to_string(),
+                });
+            }
+        }
         if after
             .split_whitespace()
             .all(|w| ["now", "too", "then", "already"].contains(&w))
@@ -1072,6 +1109,12 @@ const PARTICIPLES: &[(&str, &str)] = &[
 ];
 /// "… can go": the item is to be deleted.
 const GOES: &[&str] = &[
+    " needs to go back",
+    " should go back",
+    " has to go back",
+    " must go back",
+    " can go back",
+    " goes back",
     " can go",
     " has to go",
     " needs to go",
