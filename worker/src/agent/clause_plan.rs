@@ -369,19 +369,61 @@ fn names_many(seg: &str) -> bool {
     ALL_WORDS
         .iter()
         .any(|w| has(w) || (w.chars().any(effects::is_cjk) && seg.contains(w)))
-        || [
-            "clear",
-            "completed",
-            "done",
-            "finished",
-            "ticked",
-            "checked",
-        ]
-        .iter()
-        .any(|w| has(w))
-        || ["清", "完成", "勾", "所有", "全"]
+        || MANY_WORDS.iter().any(|w| has(w))
+        || MANY_WORDS_ZH.iter().any(|w| seg.contains(w))
+}
+
+/// Words of an order that may touch items it does not name: states, positions, "the rest".
+const MANY_WORDS: &[&str] = &[
+    "clear",
+    "completed",
+    "done",
+    "finished",
+    "ticked",
+    "checked",
+    "first",
+    "second",
+    "third",
+    "last",
+    "top",
+    "bottom",
+    "other",
+    "others",
+    "rest",
+    "remaining",
+    "next",
+    "previous",
+    "above",
+    "below",
+];
+/// Chinese [`MANY_WORDS`].
+const MANY_WORDS_ZH: &[&str] = &[
+    "清", "完成", "勾", "所有", "全", "第", "其他", "其余", "剩下", "最后", "上面", "下面",
+];
+
+/// For a plan the model makes alone: the check lines that keep the list items on `obs` the
+/// instruction never names as they are, when it names at least one of them by its words and
+/// says nothing that may touch many ([`names_many`]); none otherwise (an instruction about
+/// something else, a page of checkboxes to pick by meaning).
+pub fn unnamed_guard(instruction: &str, obs: &Observation) -> Vec<String> {
+    let items = list_items(obs);
+    let said = words(instruction);
+    let named = items.iter().any(|(name, _)| {
+        words(name)
             .iter()
-            .any(|w| seg.contains(w))
+            .any(|w| said.iter().any(|x| same_word(x, w)))
+    });
+    // A clause may touch many when it says so and names no one item ("clear completed";
+    // "mark 'a' as done" names its item).
+    let many = clauses::segments(instruction).iter().any(|seg| {
+        names_many(seg)
+            && clauses::quoted(seg).is_empty()
+            && by_words(seg, &items, Some(1)).is_none()
+    });
+    if !named || many {
+        return Vec::new();
+    }
+    unnamed_untouched(&items, instruction)
 }
 
 /// The check lines that keep every item of `start` that `instruction` never names (no word
@@ -1749,6 +1791,27 @@ mod tests {
         // …and none when the free step may touch many ("clear …", "all").
         let r = read("Tick off the bread and sort all the rest by date.", &obs).unwrap();
         assert!(r.effects.is_empty(), "{:?}", r.effects);
+    }
+
+    #[test]
+    fn a_plan_the_model_makes_keeps_the_items_nobody_named() {
+        let obs = list(&[
+            ("walk the dog", false),
+            ("book the groomer", true),
+            ("buy cat food", false),
+        ]);
+        assert_eq!(
+            unnamed_guard("Mark 'walk the dog' as done and sort by name.", &obs),
+            vec![
+                "assert \"book the groomer\" is checked",
+                "assert \"buy cat food\" is not checked"
+            ]
+        );
+        // Nothing for an order that may touch many, or an instruction naming no item.
+        assert!(
+            unnamed_guard("Mark 'walk the dog' as done, then clear completed.", &obs).is_empty()
+        );
+        assert!(unnamed_guard("Select words similar to happy and submit.", &obs).is_empty());
     }
 
     #[test]

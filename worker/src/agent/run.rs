@@ -438,6 +438,15 @@ impl Exec<'_> {
         obs: Option<&Observation>,
         first: bool,
     ) -> (bool, Option<String>, Vec<String>, String) {
+        if first {
+            // The model plans it all: the list items the instruction never names stay as
+            // they were, when it names some and no order may touch many.
+            if let Some(o) = obs {
+                let lines = super::clause_plan::unnamed_guard(task, o);
+                let found = crate::verdict::effect_lines(lines, &self.expected);
+                self.add_expected(found);
+            }
+        }
         match res {
             Ok(p) => {
                 let (plan, detail) = self.shape_plan(task, p, obs);
