@@ -81,7 +81,8 @@ pub fn leaves_untyped(plan: &[String], obs: &Observation, task: &str) -> bool {
             }) => {
                 // A value the instruction holds only cut short, or not at all ("D:e2").
                 if super::plan_typed::cut_short(task, &text)
-                    || !task.to_lowercase().contains(&text.trim().to_lowercase())
+                    || (gives_values(task)
+                        && !task.to_lowercase().contains(&text.trim().to_lowercase()))
                 {
                     return true;
                 }
@@ -94,6 +95,18 @@ pub fn leaves_untyped(plan: &[String], obs: &Observation, task: &str) -> bool {
         }
     }
     !typed.is_empty() && fields.iter().any(|f| !typed.contains(&name_key(&f.name)))
+}
+
+/// Whether `task` gives values to type: a quoted text, or a token that holds a digit or
+/// joins letters with `.` `@` `_` `&` (`d.moreau`, `Quill&Ink7`). "Save the form" gives none:
+/// a value a plan types there is the model's own, and asking for the instruction's is moot.
+fn gives_values(task: &str) -> bool {
+    !super::clauses::quoted(task).is_empty()
+        || task.split_whitespace().any(|t| {
+            let t = t.trim_matches(|c: char| !c.is_alphanumeric());
+            t.chars().any(|c| c.is_ascii_digit())
+                || t.chars().any(|c| ['.', '@', '_', '&'].contains(&c))
+        })
 }
 
 /// The extraction's messages: the instruction (already redacted by the caller) and the
