@@ -399,12 +399,13 @@ fi
 # ------------------------------------------- desktop / Android tools ----
 # Xvfb + session D-Bus + AT-SPI for the desktop driver (mousepad: its e2e app; gnome-text-editor:
 # the GTK 4 one; xterm: the e2e app with no accessibility tree, read through OCR; python3-gi +
-# gir1.2-gtk-3.0: the small GTK 3 fixture apps the effect-check e2e writes), and
-# Debian's adb (the Android driver's server).
+# gir1.2-gtk-3.0: the small GTK 3 fixture apps the effect-check e2e writes), Debian's adb
+# (the Android driver's server) and python3-yaml (the e2e check that deploy/'s YAML parses).
+# Under ARGUS_REQUIRE_ALL=1 (deploy/test.sh, CI) a test whose tool is missing fails.
 if [[ ${ARGUS_SKIP_DEVICE_TOOLS:-0} != 1 ]]; then
     t=$(date +%s%N)
     DEVICE_PKGS=(xvfb x11-xserver-utils at-spi2-core dbus dbus-x11 mousepad gnome-text-editor xterm
-        fonts-dejavu-core adb python3-gi gir1.2-gtk-3.0)
+        fonts-dejavu-core adb python3-gi gir1.2-gtk-3.0 python3-yaml)
     missing_dev=0
     for p in "${DEVICE_PKGS[@]}"; do pkg_installed "$p" || missing_dev=1; done
     if [[ $missing_dev == 0 ]]; then

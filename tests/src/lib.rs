@@ -11,6 +11,7 @@ pub mod chat_stub;
 pub mod hdc_stub;
 pub mod proc_list;
 pub mod procs;
+pub mod require;
 pub mod scripted_device;
 pub mod sim;
 pub mod site;

@@ -202,7 +202,7 @@ pub struct DriverConfig {
     /// template where `{n}` is the slot number, or a comma-separated list (one per slot).
     /// `none`: run apps as the worker itself, with no isolation. Needs a root worker
     /// otherwise (it refuses to start desktop slots). Default `argus-slot{n}`
-    /// (`deploy/dev-up.sh` creates `argus-slot0..7`).
+    /// (`deploy/dev-up.sh` creates `argus-slot0..9`).
     #[arg(long, env = "ARGUS_DESKTOP_SLOT_USER", default_value = DESKTOP_SLOT_USER)]
     pub desktop_slot_user: String,
     /// Android: device serial (`adb devices`); required when more than one is attached.

@@ -9,7 +9,9 @@
 //! role `check "X"` looks for) takes switches and radio buttons too. Relations (`left of`, `in the row of`, …) are resolved from the
 //! boxes: same row = vertical overlap ≥ [`ROW_OVERLAP`] of the smaller height; same column =
 //! horizontal overlap ≥ [`COLUMN_OVERLAP`]. Several matches or none fail with a message that
-//! names the candidates — never a guess.
+//! names the candidates. The one guess is a role word written as the name (`"switch"`: the
+//! only switch on the screen), which [`resolve`] reads and [`resolve_waiting`] leaves out
+//! while the target may still appear.
 
 use crate::icon_names;
 use argus_perception::elements::collapse_ws;

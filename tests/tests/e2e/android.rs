@@ -6,7 +6,8 @@
 //! `%s`, `'` as `'\''`), the ADB Keyboard route for Chinese (base64 broadcast, input method
 //! switched and restored), key events, and the bounded `uiautomator dump` retry on
 //! "could not get idle state". Also pins device selection (never the first of several)
-//! and, when Debian's `adb` is installed, the real server's answers with no phone attached.
+//! and, when Debian's `adb` is installed, the real server's answers with no phone attached
+//! (required under `ARGUS_REQUIRE_ALL=1`, as in CI).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use std::time::Duration;
 
 use argus_protocol::Platform;
 use argus_tests::adb_peer::{solid_png, AdbPeer, Responder};
+use argus_tests::require::require;
 use argus_tests::{png_size, Farm, FarmOptions};
 use argus_worker::DriverConfig;
 use serde_json::json;
@@ -253,12 +255,12 @@ async fn android_device_selection_never_guesses() {
 async fn android_against_real_adb_server_with_no_phone() {
     use argus_worker::device::android::adb::{ensure_server, list_devices};
     use argus_worker::device::open_device;
-    if std::process::Command::new("adb")
-        .arg("version")
-        .output()
-        .is_err()
-    {
-        eprintln!("SKIP: adb missing (deploy/dev-up.sh installs it)");
+    let adb = std::process::Command::new("adb").arg("version").output();
+    if !require(
+        "adb",
+        adb.is_ok(),
+        "deploy/dev-up.sh installs Debian's adb (apt-get install -y adb)",
+    ) {
         return;
     }
     let port = {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use argus_tests::procs::argus_bin;
+use argus_tests::require::require_programs;
 use argus_tests::site::{Item, Site};
 use argus_tests::{png_size, Services};
 
@@ -169,15 +170,13 @@ async fn argus_run_reads_includes_from_disk_and_fills_vars() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn have(bin: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
-}
+/// How to install the desktop test stack.
+const DESKTOP_TOOLS: &str =
+    "deploy/dev-up.sh installs them (apt-get install -y xvfb dbus mousepad)";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn argus_run_desktop_mousepad_writes_a_report_with_real_pngs() {
-    if !(have("Xvfb") && have("dbus-daemon") && have("mousepad")) {
-        eprintln!("SKIP: Xvfb, dbus-daemon or mousepad missing (deploy/dev-up.sh installs them)");
+    if !require_programs(&["Xvfb", "dbus-daemon", "mousepad"], DESKTOP_TOOLS) {
         return;
     }
     let token = uuid::Uuid::new_v4().simple().to_string()[..10].to_string();
@@ -277,8 +276,7 @@ async fn ctrl_c_during_argus_run_stops_chromium() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_during_desktop_argus_run_stops_xvfb_and_dbus() {
-    if !(have("Xvfb") && have("dbus-daemon") && have("mousepad")) {
-        eprintln!("SKIP: Xvfb, dbus-daemon or mousepad missing (deploy/dev-up.sh installs them)");
+    if !require_programs(&["Xvfb", "dbus-daemon", "mousepad"], DESKTOP_TOOLS) {
         return;
     }
     interrupted_run_leaves_nothing(

@@ -281,21 +281,29 @@ async fn three_node_nats_cluster_two_coordinators_survive_a_node_loss() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `deploy/compose.yaml` and every manifest under `deploy/k8s/` parse as YAML. Uses
-/// python3's `yaml` module; when it is missing the check is skipped (and says so), to keep
-/// a YAML parser out of the Rust dependency tree.
+/// Debian's python3, where `python3-yaml` puts the module (a pyenv python3 earlier on `PATH`
+/// may lack it).
+const PYTHON: &str = "/usr/bin/python3";
+
+/// `deploy/compose.yaml` and every manifest under `deploy/k8s/` parse as YAML. Uses Debian's
+/// python3 with its `yaml` module (`python3-yaml`, installed by `deploy/dev-up.sh`), to keep a
+/// YAML parser out of the Rust dependency tree; when it is missing the check is skipped (and
+/// says so), or fails under `ARGUS_REQUIRE_ALL=1`.
 #[test]
 fn deploy_yaml_parses() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join("deploy");
-    let has_yaml = std::process::Command::new("python3")
+    let has_yaml = std::process::Command::new(PYTHON)
         .args(["-c", "import yaml"])
         .status()
         .map(|s| s.success())
         .unwrap_or(false);
-    if !has_yaml {
-        eprintln!("SKIPPED: python3 with the yaml module is not available");
+    if !argus_tests::require::require(
+        "python3's yaml module",
+        has_yaml,
+        "deploy/dev-up.sh installs it (apt-get install -y python3-yaml)",
+    ) {
         return;
     }
     let mut files = vec![root.join("compose.yaml")];
@@ -307,7 +315,7 @@ fn deploy_yaml_parses() {
     }
     assert!(files.len() >= 4, "{files:?}");
     for f in files {
-        let out = std::process::Command::new("python3")
+        let out = std::process::Command::new(PYTHON)
             .args([
                 "-c",
                 "import sys, yaml; docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]; assert docs, 'empty'; print(len(docs))",

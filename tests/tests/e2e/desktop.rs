@@ -10,14 +10,14 @@
 use std::time::Duration;
 
 use argus_protocol::Platform;
+use argus_tests::require::require_programs;
 use argus_tests::{png_size, Farm, FarmOptions};
 use argus_worker::DriverConfig;
 use serde_json::json;
 
-fn have(bin: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
-}
+/// How to install the desktop test stack.
+const DESKTOP_TOOLS: &str =
+    "deploy/dev-up.sh installs them (apt-get install -y xvfb dbus mousepad)";
 
 const SCRIPT: &str = r#"type "first line" into the textfield below "File"
 press Enter
@@ -27,8 +27,7 @@ assert screen contains "second line, 你好""#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn mousepad_types_two_lines_and_reads_them_back() {
-    if !(have("Xvfb") && have("dbus-daemon") && have("mousepad")) {
-        eprintln!("SKIP: Xvfb, dbus-daemon or mousepad missing (deploy/dev-up.sh installs them)");
+    if !require_programs(&["Xvfb", "dbus-daemon", "mousepad"], DESKTOP_TOOLS) {
         return;
     }
     let farm = Farm::start(FarmOptions {
@@ -140,8 +139,7 @@ async fn desktop_driver_types_taps_and_tears_down() {
     use argus_worker::device::desktop::session::Session;
     use argus_worker::device::desktop::DesktopDevice;
     use argus_worker::device::prelude::*;
-    if !(have("Xvfb") && have("dbus-daemon") && have("mousepad")) {
-        eprintln!("SKIP: Xvfb, dbus-daemon or mousepad missing (deploy/dev-up.sh installs them)");
+    if !require_programs(&["Xvfb", "dbus-daemon", "mousepad"], DESKTOP_TOOLS) {
         return;
     }
     let dir = std::env::temp_dir().join(format!("argus-desktop-{}", uuid::Uuid::new_v4().simple()));

@@ -7,11 +7,13 @@
 //! leaves a `sleep` behind (one in its group, one in a new session).
 //!
 //! Skipped (with a message) when Xvfb, xterm or the slot user is missing, or when the test
-//! does not run as root (the worker needs root to switch users).
+//! does not run as root (the worker needs root to switch users) — failed instead under
+//! `ARGUS_REQUIRE_ALL=1` (CI).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use argus_tests::require::{require, require_programs};
 use argus_worker::device::desktop::session::Session;
 use argus_worker::device::desktop::slot_user::SlotUser;
 use argus_worker::device::desktop::DesktopDevice;
@@ -22,11 +24,6 @@ use argus_worker::device::prelude::*;
 const SLOT_USER: &str = "argus-slot6";
 /// A token the worker holds in its environment.
 const TOKEN: &str = "t24f-worker-token-3f9a";
-
-fn have(bin: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
-}
 
 /// Every live process whose real uid is `uid` (zombies, already dead and waiting for a
 /// reaper, are not counted).
@@ -71,14 +68,22 @@ async fn desktop_app_runs_as_the_slot_user_without_the_workers_secrets() {
         .unwrap_or_default()
         .lines()
         .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
-    let Some(slot_uid) = uid_of(SLOT_USER) else {
-        eprintln!("SKIP: {SLOT_USER} missing (deploy/dev-up.sh creates it)");
-        return;
-    };
-    if !(root && have("Xvfb") && have("dbus-daemon") && have("xterm")) {
-        eprintln!("SKIP: not root, or Xvfb, dbus-daemon or xterm missing");
+    let slot_uid = uid_of(SLOT_USER);
+    if !(require(
+        &format!("desktop slot user {SLOT_USER}"),
+        slot_uid.is_some(),
+        "deploy/dev-up.sh creates argus-slot0..9",
+    ) && require(
+        "root",
+        root,
+        "run the tests as root, as deploy/test.sh does (the worker switches to slot users)",
+    ) && require_programs(
+        &["Xvfb", "dbus-daemon", "xterm"],
+        "deploy/dev-up.sh installs them (apt-get install -y xvfb dbus xterm)",
+    )) {
         return;
     }
+    let slot_uid = slot_uid.expect("checked above");
     std::env::set_var("ARGUS_T24F_TOKEN", TOKEN);
     let id = uuid::Uuid::new_v4().simple().to_string();
     // What the app writes: a world-writable drop box.

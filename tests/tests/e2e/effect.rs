@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use argus_protocol::run_view::RunDetail;
 use argus_protocol::Platform;
+use argus_tests::require::on_path;
 use argus_tests::{Farm, FarmOptions};
 use argus_worker::DriverConfig;
 use serde_json::json;
@@ -56,15 +57,10 @@ win.show_all()
 Gtk.main()
 "#;
 
-fn have(bin: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
-}
-
 /// Fails (never skips) when the desktop tools are missing.
 fn require_desktop_tools() {
     for bin in ["Xvfb", "dbus-daemon"] {
-        assert!(have(bin), "{bin} is missing: run deploy/dev-up.sh");
+        assert!(on_path(bin), "{bin} is missing: run deploy/dev-up.sh");
     }
     let gi = std::process::Command::new("/usr/bin/python3")
         .args([

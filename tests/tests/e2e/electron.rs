@@ -9,6 +9,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use argus_protocol::Platform;
+use argus_tests::require::require;
 use argus_tests::{png_size, Farm, FarmOptions};
 use argus_worker::DriverConfig;
 use serde_json::{json, Value};
@@ -21,8 +22,11 @@ const PAGE: &str = r#"<!doctype html><title>Greeter</title>
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn electron_attach_drives_newest_window_and_leaves_the_app_running() {
     let chromium = std::env::var("ARGUS_CHROMIUM").unwrap_or("/usr/lib/chromium/chromium".into());
-    if !std::path::Path::new(&chromium).exists() {
-        eprintln!("SKIP: Chromium missing (deploy/dev-up.sh installs it)");
+    if !require(
+        &format!("Chromium at {chromium}"),
+        std::path::Path::new(&chromium).exists(),
+        "deploy/dev-up.sh installs it (apt-get install -y chromium), or set ARGUS_CHROMIUM",
+    ) {
         return;
     }
     let dir =

@@ -21,6 +21,7 @@ mod csrf;
 mod dashboard;
 mod desktop;
 mod desktop_slot;
+mod docs;
 mod drain;
 mod effect;
 mod electron;

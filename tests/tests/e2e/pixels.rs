@@ -8,36 +8,36 @@
 //! the OCR-only word as its target (`source: ocr`, with its confidence).
 //!
 //! Also here: GTK 4 (`gnome-text-editor`) read through the tree, and the bench frames'
-//! regenerator. Skipped (with a message) when Xvfb, the app or the OCR models are missing:
-//! `deploy/dev-up.sh` installs the tools, `deploy/models.sh` the models.
+//! regenerator. Skipped (with a message) when Xvfb, the app or the OCR models are missing —
+//! failed instead under `ARGUS_REQUIRE_ALL=1` (CI): `deploy/dev-up.sh` installs the tools,
+//! `deploy/models.sh` the models.
 
 use std::path::Path;
 use std::time::Duration;
 
 use argus_protocol::Platform;
+use argus_tests::require::{require, require_programs};
 use argus_tests::{Farm, FarmOptions};
 use argus_worker::DriverConfig;
 use serde_json::json;
 
-fn have(bin: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
+/// Whether the OCR runtime and models are in the worker's default models folder
+/// (through [`require`]).
+fn ocr_models() -> bool {
+    let models = DriverConfig::default().models_dir;
+    require(
+        &format!("OCR runtime and models in {}", models.display()),
+        argus_perception::ocr::models_present(&models),
+        "run deploy/models.sh",
+    )
 }
 
+/// Xvfb, D-Bus, xterm and the OCR models (through [`require`]).
 fn ready() -> bool {
-    let models = DriverConfig::default().models_dir;
-    if !(have("Xvfb") && have("dbus-daemon") && have("xterm")) {
-        eprintln!("SKIP: Xvfb, dbus-daemon or xterm missing (deploy/dev-up.sh installs them)");
-        return false;
-    }
-    if !argus_perception::ocr::models_present(&models) {
-        eprintln!(
-            "SKIP: OCR models missing in {} (deploy/models.sh)",
-            models.display()
-        );
-        return false;
-    }
-    true
+    require_programs(
+        &["Xvfb", "dbus-daemon", "xterm"],
+        "deploy/dev-up.sh installs them (apt-get install -y xvfb dbus xterm)",
+    ) && ocr_models()
 }
 
 /// xterm with a readable TrueType font, a plain shell, and its output logged to `log`.
@@ -227,8 +227,10 @@ async fn gnome_text_editor_reads_through_the_tree() {
     if !ready() {
         return;
     }
-    if !have("gnome-text-editor") {
-        eprintln!("SKIP: gnome-text-editor missing (deploy/dev-up.sh installs it)");
+    if !require_programs(
+        &["gnome-text-editor"],
+        "deploy/dev-up.sh installs it (apt-get install -y gnome-text-editor)",
+    ) {
         return;
     }
     let farm = Farm::start(FarmOptions {
@@ -291,14 +293,15 @@ assert screen contains "hello from gtk four""#;
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn chart_legend_on_a_canvas_is_tapped_through_ocr() {
     use argus_tests::site::Site;
-    let models = DriverConfig::default().models_dir;
-    if !argus_perception::ocr::models_present(&models) {
-        eprintln!("SKIP: OCR models missing (deploy/models.sh)");
+    if !ocr_models() {
         return;
     }
     let services = argus_tests::Services::from_env();
-    if !services.chartjs.is_file() {
-        eprintln!("SKIP: chart.js missing (deploy/dev-up.sh installs it)");
+    if !require(
+        &format!("chart.js at {}", services.chartjs.display()),
+        services.chartjs.is_file(),
+        "deploy/dev-up.sh installs npm chart.js there (or set ARGUS_CHARTJS)",
+    ) {
         return;
     }
     // The site first: the worker's navigation policy allows exactly its port.

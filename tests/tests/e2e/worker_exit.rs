@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use argus_tests::proc_list::{has_live, live_of_uid, live_with_env};
 use argus_tests::procs::{free_port, Proc, ProcFarm, ProcFarmOptions};
+use argus_tests::require::{require, require_programs};
 
 /// The environment entry every child of worker `id` inherits.
 fn marker(farm: &ProcFarm, id: &str) -> String {
@@ -137,24 +138,25 @@ async fn fatal_startup_error_takes_chromium_along() {
     assert_nothing_left(&entry, &w).await;
 }
 
-fn have(bin: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
-}
+/// How to install the desktop test stack.
+const DESKTOP_TOOLS: &str =
+    "deploy/dev-up.sh installs them (apt-get install -y xvfb dbus mousepad)";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_takes_xvfb_dbus_and_the_app_along() {
-    if !(have("Xvfb") && have("dbus-daemon") && have("mousepad")) {
-        eprintln!("SKIP: Xvfb, dbus-daemon or mousepad missing (deploy/dev-up.sh installs them)");
+    if !require_programs(&["Xvfb", "dbus-daemon", "mousepad"], DESKTOP_TOOLS) {
         return;
     }
     // Its own slot user (the other desktop tests use argus-slot0..3, 6 and 7): the session
     // bus and the app run as that user from a cleared environment, so they are found by
     // their owner, not by the worker's environment marker.
     let slot = "argus-slot5";
-    let Ok(user) = argus_worker::device::desktop::slot_user::SlotUser::resolve(slot) else {
-        eprintln!("SKIP: desktop slot user {slot} missing or this is no root (deploy/dev-up.sh creates it)");
-        return;
+    let user = match argus_worker::device::desktop::slot_user::SlotUser::resolve(slot) {
+        Ok(user) => user,
+        Err(e) => {
+            require(&format!("desktop slot user {slot}"), false, &e.to_string());
+            return;
+        }
     };
     let mut farm = ProcFarm::start(ProcFarmOptions::default()).await;
     farm.start_coordinator().await;

@@ -70,7 +70,7 @@ impl SlotUser {
             )));
         }
         let (u, g) = lookup(name)
-            .ok_or_else(|| fail("no such user (deploy/dev-up.sh creates argus-slot0..7)".into()))?;
+            .ok_or_else(|| fail("no such user (deploy/dev-up.sh creates argus-slot0..9)".into()))?;
         if u == 0 || u == uid {
             return Err(fail(format!("uid {u} is root or the worker itself")));
         }
