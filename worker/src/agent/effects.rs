@@ -79,7 +79,8 @@ const EN: &[(&str, Does)] = &[
     ("change", Does::Rename),
     ("edit", Does::Rename),
 ];
-/// Words after `mark` / `set` / `leave` that say "not done" (checked before [`DONE_WORDS`]).
+/// Words after `mark` / `set` / `leave` (and a setter's state, [`state_setter_order`]) that say
+/// "not done" (checked before [`DONE_WORDS`]: `not done` holds `done`).
 const UNDONE_WORDS: &[&str] = &[
     "not done",
     "undone",
@@ -88,6 +89,10 @@ const UNDONE_WORDS: &[&str] = &[
     "unfinished",
     "active",
     "open",
+    "to do",
+    "todo",
+    "to-do",
+    "pending",
     "unticked",
     "unchecked",
     "not finished",
@@ -788,32 +793,6 @@ const SETTERS: &[&str] = &[
     "flip", "switch", "turn", "move", "restore", "put", "set", "change", "make", "bring", "toggle",
     "revert", "return", "send", "mark",
 ];
-/// States at a setter's end: not done first (`not done` holds `done`).
-const SET_UNDONE: &[&str] = &[
-    "not done",
-    "undone",
-    "not completed",
-    "incomplete",
-    "unfinished",
-    "active",
-    "open",
-    "to do",
-    "todo",
-    "to-do",
-    "pending",
-    "not finished",
-    "unticked",
-    "unchecked",
-];
-const SET_DONE: &[&str] = &[
-    "done",
-    "complete",
-    "completed",
-    "finished",
-    "ticked",
-    "checked",
-];
-
 /// A [`SETTERS`] clause that ends by naming the state it sets: "(back) to / as / into
 /// <state> (again)" or, for `make`, "<state> (again)"; the object is what comes between.
 fn state_setter_order(lower: &str, raw: &str) -> Option<Order> {
@@ -829,10 +808,10 @@ fn state_setter_order(lower: &str, raw: &str) -> Option<Order> {
             end = e.to_string();
         }
     }
-    let (does, state) = SET_UNDONE
+    let (does, state) = UNDONE_WORDS
         .iter()
         .map(|w| (Does::Uncheck, w))
-        .chain(SET_DONE.iter().map(|w| (Does::Check, w)))
+        .chain(DONE_WORDS.iter().map(|w| (Does::Check, w)))
         .find(|(_, w)| end.ends_with(&format!(" {w}")))?;
     let head = end[..end.len() - state.len()].trim_end();
     let head = head.strip_suffix(" being").unwrap_or(head);
@@ -1027,9 +1006,9 @@ fn passive_order(raw: &str) -> Option<Order> {
                 .fold(state.to_string(), |s, t| {
                     s.trim_end_matches(t).trim().to_string()
                 });
-            let does = if SET_UNDONE.contains(&state.as_str()) {
+            let does = if UNDONE_WORDS.contains(&state.as_str()) {
                 Some(Does::Uncheck)
-            } else if SET_DONE.contains(&state.as_str()) {
+            } else if DONE_WORDS.contains(&state.as_str()) {
                 Some(Does::Check)
             } else {
                 None
