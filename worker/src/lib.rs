@@ -25,6 +25,7 @@ pub mod local;
 pub mod perceive;
 pub mod resolve;
 pub mod service;
+pub mod uploads;
 mod verdict;
 
 pub use config::{BrowserConfig, DriverConfig, WorkerConfig};
