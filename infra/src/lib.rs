@@ -3,7 +3,7 @@
 //!
 //! Where run artifacts go: an S3-compatible bucket (`aws-sdk-s3`, path-style, static
 //! credentials, rustls with ring) or, for `argus run`, a local folder. Keys look like
-//! `runs/<run_id>/<step>-<action>-before.png`.
+//! `runs/<run_id>/<digest>.jpg` ([`frame_key`]).
 //!
 //! Shared by the worker (uploads, NATS) and the coordinator (serves images to report viewers,
 //! NATS), so it is a crate of its own rather than a copy in each. Both refuse the shipped
@@ -27,9 +27,24 @@ pub trait ArtifactStore: Send + Sync {
     async fn put(&self, key: &str, bytes: Vec<u8>, content_type: &str) -> Result<(), String>;
 }
 
-/// Key of an action's screenshot: `runs/<run>/<step>-<action>-<phase>.png`.
-pub fn screenshot_key(run_id: &uuid::Uuid, step: u32, action: u32, phase: &str) -> String {
-    format!("runs/{run_id}/{step}-{action}-{phase}.png")
+/// Key of a stored screenshot: `runs/<run>/<digest>.jpg`, where `digest` (32 lowercase hex
+/// digits) names the frame's content, so a frame several actions show is one object (see
+/// the worker's upload queue). Runs recorded before issue 25 have
+/// `runs/<run>/<step>-<action>-<phase>.png` keys; both are served ([`content_type`]).
+pub fn frame_key(run_id: &uuid::Uuid, digest: &str) -> String {
+    format!("runs/{run_id}/{digest}.jpg")
+}
+
+/// The content type of an artifact, by its key's extension: `.jpg` → `image/jpeg`, `.png`
+/// → `image/png`, `.webp` → `image/webp`; `None` for any other key.
+pub fn content_type(key: &str) -> Option<&'static str> {
+    let (_, ext) = key.rsplit_once('.')?;
+    match ext {
+        "jpg" => Some("image/jpeg"),
+        "png" => Some("image/png"),
+        "webp" => Some("image/webp"),
+        _ => None,
+    }
 }
 
 /// Connection settings of an S3-compatible store (`ARGUS_S3_*`).
@@ -268,5 +283,26 @@ impl ArtifactStore for DirStore {
         tokio::fs::write(&path, bytes)
             .await
             .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn content_type_follows_the_extension() {
+        let run = uuid::Uuid::nil();
+        let key = super::frame_key(&run, "0123456789abcdef0123456789abcdef");
+        assert_eq!(
+            key,
+            "runs/00000000-0000-0000-0000-000000000000/0123456789abcdef0123456789abcdef.jpg"
+        );
+        assert_eq!(super::content_type(&key), Some("image/jpeg"));
+        assert_eq!(
+            super::content_type("runs/x/1-0-before.png"),
+            Some("image/png")
+        );
+        assert_eq!(super::content_type("runs/x/a.webp"), Some("image/webp"));
+        assert_eq!(super::content_type("runs/x/a.html"), None);
+        assert_eq!(super::content_type("runs/x/jpg"), None);
     }
 }

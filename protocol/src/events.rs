@@ -258,7 +258,9 @@ pub struct ActionTimings {
     pub act_ms: f64,
     /// Capturing the before/after screenshots, ms.
     pub screenshot_ms: f64,
-    /// Uploading the screenshots to storage, ms.
+    /// Handing the screenshots to the run's upload queue, ms: naming each by its content
+    /// and, when the queue is full, waiting for room. The uploads themselves run in the
+    /// background (before issue 25 this was the uploads' own time).
     pub upload_ms: f64,
 }
 

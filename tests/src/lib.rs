@@ -525,12 +525,27 @@ impl Farm {
     }
 }
 
-/// Decodes a PNG's header: `(width, height)` px.
-pub fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
-    let dec = png::Decoder::new(std::io::Cursor::new(bytes));
-    let reader = dec.read_info().ok()?;
-    let info = reader.info();
-    Some((info.width, info.height))
+/// Decodes a stored screenshot's header (a JPEG, as the worker stores them since issue 25):
+/// `(width, height)` px; `None` when it is not a JPEG.
+pub fn jpeg_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    image::ImageReader::with_format(std::io::Cursor::new(bytes), image::ImageFormat::Jpeg)
+        .into_dimensions()
+        .ok()
+}
+
+/// The size a screenshot of `w × h` device px is stored at: scaled down (aspect kept,
+/// rounded) so its longer side is at most the worker's bound (1,600 px).
+pub fn stored_size(w: u32, h: u32) -> (u32, u32) {
+    let max = argus_worker::uploads::Limits::default().max_side_px;
+    let longer = w.max(h);
+    if longer <= max {
+        return (w, h);
+    }
+    let f = f64::from(max) / f64::from(longer);
+    (
+        ((f64::from(w) * f).round() as u32).max(1),
+        ((f64::from(h) * f).round() as u32).max(1),
+    )
 }
 
 /// Removes a test's private bucket with every object in it (best effort: a test's cleanup

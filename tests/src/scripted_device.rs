@@ -249,7 +249,7 @@ pub async fn run_scripted_with(
     argus_worker::executor::execute(
         &input,
         dev,
-        &argus_infra::DirStore::new(dir.clone()),
+        std::sync::Arc::new(argus_infra::DirStore::new(dir.clone())),
         sink.clone(),
         cancel,
     )

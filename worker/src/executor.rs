@@ -20,13 +20,14 @@ use argus_protocol::{
 use chrono::Utc;
 use uuid::Uuid;
 
-use crate::agent::mask::{self, mask_png};
+use crate::agent::mask;
 use crate::agent::{AgentEnv, ModelClient};
 use crate::device::prelude::*;
-use crate::device::ActError;
+use crate::device::{ActError, Shot};
 use crate::events::{Emitter, EventSink};
 use crate::perceive::{Perceiver, PixelChannel};
-use argus_infra::{screenshot_key, ArtifactStore};
+use crate::uploads::{Limits, Uploads};
+use argus_infra::ArtifactStore;
 
 /// What the executor needs to know about a run.
 #[derive(Debug, Clone)]
@@ -144,7 +145,8 @@ pub(crate) fn targeted(e: &Element) -> TargetedElement {
 
 pub(crate) struct Exec<'a> {
     pub(crate) dev: &'a mut dyn Device,
-    pub(crate) store: &'a dyn ArtifactStore,
+    /// The run's screenshot upload queue.
+    pub(crate) uploads: &'a mut Uploads,
     pub(crate) em: Emitter,
     pub(crate) run_id: Uuid,
     pub(crate) serial: u64,
@@ -205,8 +207,10 @@ impl Exec<'_> {
             .map_err(|e| e.to_string())
     }
 
-    /// Screenshot + mask (`mask`: boxes to blank, device px) + upload; returns the key, or
-    /// `None` (logged) when any of them failed — never an unmasked image.
+    /// Screenshot for the record, handed to the run's upload queue (which masks `mask`,
+    /// boxes to blank in device px, before anything is stored); returns the frame's key, or
+    /// `None` (logged) when the screen could not be captured. The upload itself runs in the
+    /// background: `upload_ms` counts only the wait for room in the queue.
     pub(crate) async fn shot(
         &mut self,
         step: u32,
@@ -216,26 +220,31 @@ impl Exec<'_> {
         t: &mut ActionTimings,
     ) -> Option<String> {
         let start = Instant::now();
-        let png = self.dev.screenshot().await;
+        // A frame with boxes to blank is taken as the device-px PNG: the masks are in its
+        // pixels, not in a driver's scaled JPEG.
+        let limits = Limits::default();
+        let shot = if mask.is_empty() {
+            self.dev
+                .record_shot(limits.max_side_px, limits.jpeg_quality)
+                .await
+        } else {
+            self.dev.screenshot().await.map(Shot::Png)
+        };
         t.screenshot_ms += ms(start);
-        let png = match png
-            .map_err(|e| e.to_string())
-            .and_then(|p| mask_png(p, mask))
-        {
-            Ok(p) => p,
+        let shot = match shot {
+            Ok(s) => s,
             Err(e) => {
-                tracing::warn!(run_id = %self.run_id, error = %e, "screenshot failed");
+                tracing::warn!(run_id = %self.run_id, step, action, phase, error = %e, "screenshot failed");
                 return None;
             }
         };
-        let key = screenshot_key(&self.run_id, step, action, phase);
         let start = Instant::now();
-        let res = self.store.put(&key, png, "image/png").await;
+        let res = self.uploads.submit(shot, mask).await;
         t.upload_ms += ms(start);
         match res {
-            Ok(()) => Some(key),
+            Ok(key) => Some(key),
             Err(e) => {
-                tracing::warn!(run_id = %self.run_id, error = %e, "screenshot upload failed; the report will mark it missing");
+                tracing::error!(run_id = %self.run_id, step, action, phase, error = %e, "screenshot not queued");
                 None
             }
         }
@@ -393,16 +402,12 @@ fn checked_plan(input: &RunInput) -> Result<Vec<(String, Step)>, String> {
     }
 }
 
-/// Runs the job to a terminal status; every event goes through `sink`.
-///
-/// Never panics on device failures: they end the run `errored`. Returns the final status
-/// (also sent as `run_finished`).
 impl<'a> Exec<'a> {
     /// A fresh run engine for `input` on `dev`: nothing acted yet, the job's expectations
     /// (see [`crate::verdict::initial`]) not yet checked.
     fn start(
         dev: &'a mut dyn Device,
-        store: &'a dyn ArtifactStore,
+        uploads: &'a mut Uploads,
         em: Emitter,
         input: &'a RunInput,
         cancel: Arc<AtomicBool>,
@@ -410,7 +415,7 @@ impl<'a> Exec<'a> {
         let (expected, unmapped) = crate::verdict::initial(&input.spec);
         Exec {
             dev,
-            store,
+            uploads,
             em,
             run_id: input.run_id,
             serial: 0,
@@ -442,13 +447,22 @@ impl<'a> Exec<'a> {
     }
 }
 
+/// Runs the job to a terminal status; every event goes through `sink`, every screenshot
+/// through the run's upload queue into `store`.
+///
+/// Never panics on device failures: they end the run `errored`. Before `run_finished` the
+/// run waits for its screenshot uploads (while the device tears down); a screenshot that
+/// could not be stored makes a run that would have passed `errored`, and is added to any
+/// other run's error (see [`with_uploads`]). Returns the final status (also sent as
+/// `run_finished`).
 pub async fn execute(
     input: &RunInput,
     dev: &mut dyn Device,
-    store: &dyn ArtifactStore,
+    store: Arc<dyn ArtifactStore>,
     sink: Arc<dyn EventSink>,
     cancel: Arc<AtomicBool>,
 ) -> RunStatus {
+    let mut uploads = Uploads::start(store, input.run_id, Limits::default());
     let mut em = Emitter::new(sink, input.run_id, input.attempt_id)
         .with_secrets(input.agent.secrets.clone());
     let (w, h) = dev.screen_px();
@@ -462,6 +476,7 @@ pub async fn execute(
     {
         tracing::error!(run_id = %input.run_id, error = %e, "cannot report run start");
     }
+    let mut learned = None;
     let (status, error, verdict) = match checked_plan(input) {
         Err(e) => (RunStatus::Failed, Some(format!("invalid job: {e}")), None),
         Ok(steps) => match dev.begin().await {
@@ -471,20 +486,15 @@ pub async fn execute(
                 None,
             ),
             Ok(()) => {
-                let mut exec = Exec::start(&mut *dev, store, em, input, cancel.clone());
+                let mut exec = Exec::start(&mut *dev, &mut uploads, em, input, cancel.clone());
                 let limit = Duration::from_secs(input.spec.timeout_s);
                 let res = tokio::time::timeout(limit, exec.run_to_verdict(&steps, &cancel)).await;
-                let learned = exec.learned.script_with(&exec.expected);
+                learned = exec
+                    .learned
+                    .script_with(&exec.expected)
+                    .filter(|_| input.spec.mode != Mode::Script);
                 em = exec.em;
                 match res {
-                    Ok((RunStatus::Succeeded, e, v)) => {
-                        if let (true, Some(script)) = (input.spec.mode != Mode::Script, learned) {
-                            if let Err(err) = em.emit(EventBody::ReplayLearned { script }).await {
-                                tracing::warn!(run_id = %input.run_id, error = %err, "cannot report the learned replay script");
-                            }
-                        }
-                        (RunStatus::Succeeded, e, v)
-                    }
                     Ok(r) => r,
                     Err(_) => (
                         RunStatus::TimedOut,
@@ -498,8 +508,15 @@ pub async fn execute(
             }
         },
     };
-    if let Err(e) = dev.end().await {
+    let (ended, stored) = tokio::join!(dev.end(), uploads.finish());
+    if let Err(e) = ended {
         tracing::warn!(run_id = %input.run_id, error = %e, "teardown failed");
+    }
+    let (status, error) = with_uploads(status, error, stored, input.run_id);
+    if let (RunStatus::Succeeded, Some(script)) = (status, learned) {
+        if let Err(err) = em.emit(EventBody::ReplayLearned { script }).await {
+            tracing::warn!(run_id = %input.run_id, error = %err, "cannot report the learned replay script");
+        }
     }
     if let Err(e) = em
         .emit(EventBody::RunFinished {
@@ -512,6 +529,35 @@ pub async fn execute(
         tracing::error!(run_id = %input.run_id, error = %e, "cannot report run end");
     }
     status
+}
+
+/// The run's status and error once its uploads are done: a screenshot that could not be
+/// stored turns `succeeded` / `unverified` into `errored` (the run's evidence is
+/// incomplete) and is appended to any other status's error.
+fn with_uploads(
+    status: RunStatus,
+    error: Option<String>,
+    stored: Result<crate::uploads::UploadSummary, crate::uploads::UploadError>,
+    run_id: Uuid,
+) -> (RunStatus, Option<String>) {
+    match stored {
+        Ok(s) => {
+            tracing::info!(run_id = %run_id, stored = s.stored, reused = s.reused,
+                bytes = s.bytes, put_ms = s.put_ms, "screenshots stored");
+            (status, error)
+        }
+        Err(e) => {
+            tracing::error!(run_id = %run_id, error = %e, "screenshots lost");
+            let lost = format!("screenshots lost: {e}");
+            match (status, error) {
+                (RunStatus::Succeeded | RunStatus::Unverified, _) => {
+                    (RunStatus::Errored, Some(lost))
+                }
+                (s, Some(e)) => (s, Some(format!("{e}; {lost}"))),
+                (s, None) => (s, Some(lost)),
+            }
+        }
+    }
 }
 
 impl Exec<'_> {

@@ -3,8 +3,9 @@
 //!
 //! Task ownership: [`service::run`] owns the device slots and the assignment consumer; one
 //! heartbeat task posts the slots and held leases to the coordinator; each run is one task
-//! holding its slot's lock from `begin` to `end`. [`local::run_local`] runs one job in-process
-//! with no services (`argus run`).
+//! holding its slot's lock from `begin` to `end`, and one upload task ([`uploads`]) storing
+//! that run's screenshots off the actions' path. [`local::run_local`] runs one job
+//! in-process with no services (`argus run`).
 //!
 //! Every observation goes through the perception stage ([`perceive`]): devices capture their
 //! tree and geometry, the stage decides per frame whether the pixel channel (OCR + vision,
@@ -25,6 +26,7 @@ pub mod local;
 pub mod perceive;
 pub mod resolve;
 pub mod service;
+pub mod uploads;
 mod verdict;
 
 pub use config::{BrowserConfig, DriverConfig, WorkerConfig};

@@ -65,7 +65,7 @@ pub async fn run_local(
             .device
     };
     let sink = Arc::new(MemorySink::default());
-    let store = DirStore::new(out_dir.to_path_buf());
+    let store = Arc::new(DirStore::new(out_dir.to_path_buf()));
     // A local run has no coordinator, so no team: it is the quickstart's `default`.
     let mut agent = agent.clone();
     agent.secrets = Arc::new(agent.secrets.for_team(crate::agent::secrets::DEFAULT_TEAM));
@@ -82,7 +82,7 @@ pub async fn run_local(
     execute(
         &input,
         dev.as_mut(),
-        &store,
+        store,
         sink.clone(),
         Arc::new(AtomicBool::new(false)),
     )

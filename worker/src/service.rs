@@ -313,7 +313,7 @@ fn accept(
         match slot {
             Some(slot) => {
                 let mut dev = slot.lock().await;
-                let status = execute(&input, dev.as_mut(), store.as_ref(), sink, cancel).await;
+                let status = execute(&input, dev.as_mut(), store.clone(), sink, cancel).await;
                 tracing::info!(run_id = %a.run_id, status = status.as_str(), "run finished");
             }
             None => {

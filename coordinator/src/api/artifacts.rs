@@ -3,10 +3,11 @@
 //! browser. Only keys of runs the caller's team may see, with the screenshot file pattern,
 //! are served; anything else is a 404 (guessed keys of other teams included).
 //!
-//! Every served file is a PNG by its name, so it goes out as `image/png` with
-//! `X-Content-Type-Options: nosniff`, whatever content type the object store kept: anyone
-//! who can write to the bucket (a worker host) must not be able to plant a page that runs
-//! in the dashboard's origin.
+//! A served file's content type is decided by its name alone — `<digest>.jpg` (a frame
+//! named by its content, issue 25) goes out as `image/jpeg`, `<step>-<action>-<phase>.png`
+//! (runs recorded before) as `image/png` — with `X-Content-Type-Options: nosniff`, whatever
+//! content type the object store kept: anyone who can write to the bucket (a worker host)
+//! must not be able to plant a page that runs in the dashboard's origin.
 
 use axum::extract::{Path, State};
 use axum::http::header;
@@ -24,8 +25,16 @@ pub(super) fn router() -> Router<AppState> {
     Router::new().route("/artifacts/runs/{run_id}/{file}", get(show))
 }
 
-/// `<step>-<action>-<phase>.png` with phase before / after / som.
+/// A screenshot's file name: `<digest>.jpg` (32 lowercase hex digits) or, for runs
+/// recorded before frames were named by content, `<step>-<action>-<phase>.png` with phase
+/// before / after / som.
 fn valid_file(f: &str) -> bool {
+    if let Some(digest) = f.strip_suffix(".jpg") {
+        return digest.len() == 32
+            && digest
+                .chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c));
+    }
     let Some(stem) = f.strip_suffix(".png") else {
         return false;
     };
@@ -50,10 +59,11 @@ async fn show(
         ));
     }
     let key = format!("runs/{id}/{file}");
+    let content_type = argus_infra::content_type(&key).unwrap_or("application/octet-stream");
     match st.s3.get(&key).await.map_err(ApiError::Unavailable)? {
         Some((bytes, _stored_type)) => Ok((
             [
-                (header::CONTENT_TYPE, "image/png".to_string()),
+                (header::CONTENT_TYPE, content_type.to_string()),
                 (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
                 (
                     header::CACHE_CONTROL,
@@ -76,5 +86,10 @@ mod tests {
         assert!(!super::valid_file("../x.png"));
         assert!(!super::valid_file("0-0-before.png.exe"));
         assert!(!super::valid_file("a-0-after.png"));
+        assert!(super::valid_file("0123456789abcdef0123456789abcdef.jpg"));
+        assert!(!super::valid_file("0123456789ABCDEF0123456789abcdef.jpg"));
+        assert!(!super::valid_file("0123456789abcdef.jpg"));
+        assert!(!super::valid_file("../23456789abcdef0123456789abcdef.jpg"));
+        assert!(!super::valid_file("0-0-before.jpg"));
     }
 }

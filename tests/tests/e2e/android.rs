@@ -16,7 +16,7 @@ use std::time::Duration;
 use argus_protocol::Platform;
 use argus_tests::adb_peer::{solid_png, AdbPeer, Responder};
 use argus_tests::require::require;
-use argus_tests::{png_size, Farm, FarmOptions};
+use argus_tests::{jpeg_size, stored_size, Farm, FarmOptions};
 use argus_worker::DriverConfig;
 use serde_json::json;
 
@@ -172,8 +172,9 @@ async fn android_job_sends_exact_adb_commands() {
     );
 
     let shot = d.steps[0].actions[0].after_key.clone().expect("screenshot");
-    let png = farm.s3_get(&shot).await.expect("screenshot in S3");
-    assert_eq!(png_size(&png), Some((1080, 2400)));
+    let stored = farm.s3_get(&shot).await.expect("screenshot in S3");
+    // Stored as a JPEG, scaled to the bound.
+    assert_eq!(jpeg_size(&stored), Some(stored_size(1080, 2400)));
     let target = d.steps[1].actions[0].target.clone().expect("target");
     let want = [168.0, 84.0, 682.0, 105.0];
     assert!(

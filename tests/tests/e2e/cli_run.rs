@@ -2,7 +2,8 @@
 //! binary as a child process, on TodoMVC served locally with `examples/todomvc.steps`, and
 //! on a desktop app (mousepad under its own Xvfb + D-Bus, as `desktop.rs` uses). Each run
 //! must exit 0, write `report.html`, and every image the report references must exist in
-//! the run folder and decode as a PNG. The web run's effect is also read independently:
+//! the run folder and decode as a JPEG (an unchanged frame is one file, shown by several
+//! actions). The web run's effect is also read independently:
 //! the page's injected probe reports the final todo list. Ctrl-C (SIGINT) or SIGTERM in the
 //! middle of a run exits 130 and leaves none of the processes it started (a /proc listing).
 
@@ -12,7 +13,7 @@ use std::time::Duration;
 use argus_tests::procs::argus_bin;
 use argus_tests::require::require_programs;
 use argus_tests::site::{Item, Site};
-use argus_tests::{png_size, Services};
+use argus_tests::{jpeg_size, Services};
 
 /// Runs `argus run` with `args` (output under `out`); returns (exit code, stdout, stderr).
 async fn argus_run(args: &[&str], out: &Path) -> (Option<i32>, String, String) {
@@ -48,19 +49,24 @@ fn report_path(stdout: &str) -> PathBuf {
         .unwrap_or_else(|| panic!("no report line in {stdout}"))
 }
 
-/// Every `src="…"` / `href="…"` of the report that names a PNG, resolved against its folder;
-/// asserts each exists and decodes. Returns how many distinct images there were.
-fn assert_report_images(report: &Path) -> usize {
+/// Every `src="…"` / `href="…"` of the report that names a screenshot, resolved against
+/// its folder; asserts each exists and decodes. Returns how many `<img>` showed a screenshot
+/// and how many distinct files they were.
+fn assert_report_images(report: &Path) -> (usize, usize) {
     let html = std::fs::read_to_string(report).expect("read report.html");
     let dir = report.parent().expect("run folder");
     let mut seen = std::collections::BTreeSet::new();
+    let mut shown = 0;
     for attr in ["src=\"", "href=\""] {
         for part in html.split(attr).skip(1) {
             let Some(target) = part.split('"').next() else {
                 continue;
             };
-            if !target.ends_with(".png") {
+            if !target.ends_with(".jpg") {
                 continue;
+            }
+            if attr == "src=\"" {
+                shown += 1;
             }
             assert!(
                 !target.starts_with('/') && !target.contains("://"),
@@ -73,14 +79,14 @@ fn assert_report_images(report: &Path) -> usize {
         let bytes = std::fs::read(dir.join(target))
             .unwrap_or_else(|e| panic!("{target} referenced by the report: {e}"));
         let (w, h) =
-            png_size(&bytes).unwrap_or_else(|| panic!("{target} does not decode as a PNG"));
+            jpeg_size(&bytes).unwrap_or_else(|| panic!("{target} does not decode as a JPEG"));
         assert!(w > 0 && h > 0, "{target}: {w}x{h}");
     }
-    seen.len()
+    (shown, seen.len())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn argus_run_todomvc_writes_a_report_with_real_pngs() {
+async fn argus_run_todomvc_writes_a_report_with_real_screenshots() {
     let services = Services::from_env();
     let site = Site::start(services.todomvc_dir.clone()).await;
     let token = format!("run-{}", &uuid::Uuid::new_v4().simple().to_string()[..10]);
@@ -104,9 +110,13 @@ async fn argus_run_todomvc_writes_a_report_with_real_pngs() {
     assert!(stdout.contains(" succeeded"), "{stdout}");
     let report = report_path(&stdout);
     assert!(report.starts_with(std::fs::canonicalize(&out).expect("out")));
-    let images = assert_report_images(&report);
+    let (images, files) = assert_report_images(&report);
     // open + 9 steps (comments skipped), each action with a before and after screenshot.
     assert!(images >= 20, "only {images} images in the report");
+    assert!(
+        files < images,
+        "unchanged frames are stored once: {files} files for {images} images"
+    );
     let state = site.state(&token).expect("the page reported its state");
     assert_eq!(
         state.items,
@@ -175,7 +185,7 @@ const DESKTOP_TOOLS: &str =
     "deploy/dev-up.sh installs them (apt-get install -y xvfb dbus mousepad)";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn argus_run_desktop_mousepad_writes_a_report_with_real_pngs() {
+async fn argus_run_desktop_mousepad_writes_a_report_with_real_screenshots() {
     if !require_programs(&["Xvfb", "dbus-daemon", "mousepad"], DESKTOP_TOOLS) {
         return;
     }
@@ -202,7 +212,7 @@ async fn argus_run_desktop_mousepad_writes_a_report_with_real_pngs() {
     .await;
     assert_eq!(code, Some(0), "argus run failed:\n{stdout}\n{stderr}");
     let report = report_path(&stdout);
-    let images = assert_report_images(&report);
+    let (images, _) = assert_report_images(&report);
     assert!(images >= 4, "only {images} images in the report");
     // Screenshots are of the whole X screen.
     let dir = report.parent().expect("run folder").join("shots");
@@ -211,8 +221,8 @@ async fn argus_run_desktop_mousepad_writes_a_report_with_real_pngs() {
         .flatten()
         .next()
         .expect("a screenshot");
-    let bytes = std::fs::read(first.path()).expect("read png");
-    assert_eq!(png_size(&bytes), Some((1024, 768)));
+    let bytes = std::fs::read(first.path()).expect("read screenshot");
+    assert_eq!(jpeg_size(&bytes), Some((1024, 768)));
     let _ = std::fs::remove_dir_all(&out);
 }
 

@@ -3,7 +3,7 @@
 //! in its own Xvfb + session D-Bus, types two lines through AT-SPI (EditableText at the caret,
 //! a real Return key in between) and reads them back through the accessibility tree. Each
 //! `type` is verified by re-reading the text view's content (`delivered_verified`), the final
-//! assertion reads the tree again, and every screenshot is a PNG of the whole X screen.
+//! assertion reads the tree again, and every screenshot is a JPEG of the whole X screen.
 //!
 //! Skipped (with a message) when Xvfb or mousepad is missing: `deploy/dev-up.sh` installs them.
 
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use argus_protocol::Platform;
 use argus_tests::require::require_programs;
-use argus_tests::{png_size, Farm, FarmOptions};
+use argus_tests::{jpeg_size, Farm, FarmOptions};
 use argus_worker::DriverConfig;
 use serde_json::json;
 
@@ -79,8 +79,8 @@ async fn mousepad_types_two_lines_and_reads_them_back() {
         for a in &s.actions {
             for key in [&a.before_key, &a.after_key] {
                 let key = key.as_ref().expect("screenshot key");
-                let png = farm.s3_get(key).await.expect("screenshot in S3");
-                assert_eq!(png_size(&png), Some((1024, 768)), "{key}");
+                let shot = farm.s3_get(key).await.expect("screenshot in S3");
+                assert_eq!(jpeg_size(&shot), Some((1024, 768)), "{key}");
             }
         }
     }

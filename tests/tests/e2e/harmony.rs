@@ -13,7 +13,7 @@ use std::time::Duration;
 use argus_protocol::Platform;
 use argus_tests::adb_peer::solid_png;
 use argus_tests::hdc_stub::HdcStub;
-use argus_tests::{png_size, Farm, FarmOptions};
+use argus_tests::{jpeg_size, stored_size, Farm, FarmOptions};
 use argus_worker::DriverConfig;
 use serde_json::json;
 
@@ -101,8 +101,9 @@ async fn harmony_job_sends_exact_hdc_commands() {
         .before_key
         .clone()
         .expect("screenshot");
-    let png = farm.s3_get(&shot).await.expect("in S3");
-    assert_eq!(png_size(&png), Some((1260, 2720)));
+    let stored = farm.s3_get(&shot).await.expect("in S3");
+    // Stored as a JPEG, scaled to the bound.
+    assert_eq!(jpeg_size(&stored), Some(stored_size(1260, 2720)));
 
     // The dump's Connect button is disabled (`enabled: false`): the tap waits, then fails
     // saying so, and no click reaches the device.

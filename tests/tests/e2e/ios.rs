@@ -11,7 +11,7 @@ use std::time::Duration;
 use argus_protocol::Platform;
 use argus_tests::adb_peer::solid_png;
 use argus_tests::wda_peer::{Screen, WdaPeer};
-use argus_tests::{png_size, Farm, FarmOptions};
+use argus_tests::{jpeg_size, stored_size, Farm, FarmOptions};
 use argus_worker::DriverConfig;
 use serde_json::{json, Value};
 
@@ -117,8 +117,9 @@ async fn ios_landscape_job_acts_in_points() {
         "boxes are reported in pixels"
     );
     let shot = d.steps[0].actions[0].before_key.clone().expect("shot");
-    let png = farm.s3_get(&shot).await.expect("in S3");
-    assert_eq!(png_size(&png), Some((2532, 1170)));
+    let stored = farm.s3_get(&shot).await.expect("in S3");
+    // Stored as a JPEG, scaled to the bound.
+    assert_eq!(jpeg_size(&stored), Some(stored_size(2532, 1170)));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

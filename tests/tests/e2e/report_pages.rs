@@ -3,7 +3,8 @@
 //! runs):
 //! - the tap's target box and point are drawn over the before-screenshot where the button
 //!   really is — the overlay's rendered box, measured in the browser, matches the recorded
-//!   bbox scaled by the image's displayed ÷ natural size (device px at DPR 2), and the
+//!   bbox scaled by the image's displayed size ÷ the screen's device px (DPR 2; the stored
+//!   image is scaled to the worker's bound, so its natural size is smaller), and the
 //!   button's known place on the page; a swipe draws its arrow;
 //! - a failing run opens scrolled to its first failure, the steps that passed folded;
 //! - its "compare with the previous run" link finds the first differing action (the tap
@@ -18,7 +19,7 @@ use std::time::Duration;
 
 use argus_protocol::RunStatus;
 use argus_tests::site::Site;
-use argus_tests::{Farm, FarmOptions};
+use argus_tests::{stored_size, Farm, FarmOptions};
 use serde_json::{json, Value};
 
 use super::dashboard::Page;
@@ -179,13 +180,15 @@ async fn report_overlays_first_failure_compare_and_insights_in_chromium() {
         .map(|v| v.as_f64().unwrap_or(f64::NAN))
         .collect();
     let (ix, iy, iw, nw, nh) = (m[0], m[1], m[2], m[3], m[4]);
+    let (sw, sh) = stored_size(2560, 1600);
     assert_eq!(
         (nw, nh),
-        (2560.0, 1600.0),
-        "the screenshot is the device px screen"
+        (f64::from(sw), f64::from(sh)),
+        "the screenshot is the device px screen, stored within the bound"
     );
     assert!(iw < nw, "shown smaller than its natural size: {iw}");
-    let k = iw / nw;
+    // The overlay is in device px over the image, whatever size it is stored at.
+    let k = iw / 2560.0;
     let near = |a: f64, b: f64| (a - b).abs() < 1.5;
     assert!(
         near(m[5], ix + bbox[0] * k)

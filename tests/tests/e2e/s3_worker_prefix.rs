@@ -198,9 +198,9 @@ async fn the_worker_s3_identity_writes_only_under_runs() {
     );
 
     // Its own prefix: written, and the coordinators' identity reads it back.
-    let key = argus_infra::screenshot_key(&uuid::Uuid::new_v4(), 1, 1, "before");
+    let key = argus_infra::frame_key(&uuid::Uuid::new_v4(), "0123456789abcdef0123456789abcdef");
     store
-        .put(&key, b"png".to_vec(), "image/png")
+        .put(&key, b"png".to_vec(), "image/jpeg")
         .await
         .expect("upload under runs/");
     let back = admin

@@ -249,6 +249,7 @@ async fn teams_are_isolated_reports_escape_and_cdp_is_loopback() {
         "2-0-after.png",
         "0-0-som.png",
         "999-9-before.png",
+        "0123456789abcdef0123456789abcdef.jpg",
         "..%2F..%2Fruns%2Fx.png",
         "0-0-before.png%00.txt",
     ];

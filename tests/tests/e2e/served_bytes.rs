@@ -1,6 +1,7 @@
 //! Pins that bytes the coordinator serves cannot become pages (issue 24, item 8): an
 //! artifact whose stored content type is `text/html` (a worker or anyone with bucket access
-//! can write one) is served as `image/png` with `X-Content-Type-Options: nosniff`; HTML
+//! can write one) is served with the image type its name says (`image/png`, `image/jpeg`)
+//! and `X-Content-Type-Options: nosniff`; HTML
 //! pages (report, dashboard, sign-in) carry a CSP with `frame-ancestors 'none'` and
 //! `nosniff`; the sign-in cookie is `Secure` when the request came over TLS
 //! (`X-Forwarded-Proto: https` from the proxy in front) and not on plain http.
@@ -31,31 +32,32 @@ async fn artifacts_and_pages_cannot_be_turned_into_pages() {
     let run = farm
         .submit(&json!({"platform": "web", "instruction": "wait 10ms"}))
         .await;
-    let key = format!("runs/{run}/0-0-before.png");
-    farm.s3_client
-        .put_object()
-        .bucket(&farm.s3.bucket)
-        .key(&key)
-        .content_type("text/html")
-        .body(ByteStream::from_static(
-            b"<html><script>alert(document.cookie)</script></html>",
-        ))
-        .send()
-        .await
-        .expect("put object");
-    let r = farm
-        .http
-        .get(format!("{}/artifacts/{key}", farm.base_url))
-        .send()
-        .await
-        .expect("artifact");
-    assert_eq!(r.status().as_u16(), 200);
-    assert_eq!(
-        header(&r, "content-type"),
-        "image/png",
-        "stored type served"
-    );
-    assert_eq!(header(&r, "x-content-type-options"), "nosniff");
+    for (file, served) in [
+        ("0-0-before.png", "image/png"),
+        ("0123456789abcdef0123456789abcdef.jpg", "image/jpeg"),
+    ] {
+        let key = format!("runs/{run}/{file}");
+        farm.s3_client
+            .put_object()
+            .bucket(&farm.s3.bucket)
+            .key(&key)
+            .content_type("text/html")
+            .body(ByteStream::from_static(
+                b"<html><script>alert(document.cookie)</script></html>",
+            ))
+            .send()
+            .await
+            .expect("put object");
+        let r = farm
+            .http
+            .get(format!("{}/artifacts/{key}", farm.base_url))
+            .send()
+            .await
+            .expect("artifact");
+        assert_eq!(r.status().as_u16(), 200);
+        assert_eq!(header(&r, "content-type"), served, "stored type served");
+        assert_eq!(header(&r, "x-content-type-options"), "nosniff");
+    }
 
     for path in [
         format!("/runs/{run}"),

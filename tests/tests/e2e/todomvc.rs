@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use argus_tests::site::{Item, Site};
-use argus_tests::{png_size, Farm, FarmOptions};
+use argus_tests::{jpeg_size, stored_size, Farm, FarmOptions};
 use serde_json::json;
 
 pub const TODO_STEPS: &str = r#"type "buy milk" into "What needs to be done?"
@@ -69,7 +69,8 @@ async fn todomvc_four_variants_pass_end_to_end() {
         );
         assert_eq!(state.count.as_deref(), Some("1 item left"), "{v}: counter");
 
-        // Every action has before/after screenshots in S3 of the viewport's device-px size.
+        // Every action has before/after screenshots in S3: JPEGs of the viewport's device-px
+        // size (2000×1400) scaled to the stored bound, an unchanged frame under one key.
         for s in &d.steps {
             for a in &s.actions {
                 for key in [&a.before_key, &a.after_key] {
@@ -80,7 +81,11 @@ async fn todomvc_four_variants_pass_end_to_end() {
                         .s3_get(key)
                         .await
                         .unwrap_or_else(|| panic!("{v}: {key} missing in S3"));
-                    assert_eq!(png_size(&bytes), Some((2000, 1400)), "{v}: {key} size");
+                    assert_eq!(
+                        jpeg_size(&bytes),
+                        Some(stored_size(2000, 1400)),
+                        "{v}: {key} size"
+                    );
                 }
             }
         }
@@ -111,10 +116,10 @@ async fn todomvc_four_variants_pass_end_to_end() {
                 r.headers()
                     .get("content-type")
                     .and_then(|h| h.to_str().ok()),
-                Some("image/png")
+                Some("image/jpeg")
             );
             assert!(
-                png_size(&r.bytes().await.expect("bytes")).is_some(),
+                jpeg_size(&r.bytes().await.expect("bytes")).is_some(),
                 "{src} decodes"
             );
         }

@@ -1296,7 +1296,7 @@ impl Exec<'_> {
     }
 
     /// The before-screenshot, masked: in `vlm` mode the same PNG is returned to go to the
-    /// model (what it sees is what is uploaded); the uploaded key, if the upload worked.
+    /// model (what it sees is what is stored); the frame's key, if it was queued.
     async fn before_shot(
         &mut self,
         step: u32,
@@ -1319,11 +1319,14 @@ impl Exec<'_> {
         let Some(p) = &png else {
             return (None, self.shot(step, action, "before", mask, t).await);
         };
-        let key = argus_infra::screenshot_key(&self.run_id, step, action, "before");
+        // Already masked: queued as it is (the queue stores it as a bounded JPEG).
         let s2 = Instant::now();
-        let r = self.store.put(&key, p.clone(), "image/png").await;
+        let r = self
+            .uploads
+            .submit(crate::device::Shot::Png(p.clone()), &[])
+            .await;
         t.upload_ms += ms(s2);
-        (png, r.ok().map(|_| key))
+        (png, r.ok())
     }
 
     /// `vlm`: the Set-of-Mark image of `obs` on the (masked) screenshot `png`, which the

@@ -172,6 +172,15 @@ pub struct Capture {
     pub blank: bool,
 }
 
+/// A screenshot taken for the run's record ([`Observe::record_shot`]), still unmasked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shot {
+    /// A PNG in device px, as [`Observe::screenshot`] returns it.
+    Png(Vec<u8>),
+    /// A JPEG already within the size asked for.
+    Jpeg(Vec<u8>),
+}
+
 /// Observe capability: geometry, the platform tree ([`Capture`]), screenshots.
 #[async_trait]
 pub trait Observe: System {
@@ -183,6 +192,21 @@ pub trait Observe: System {
 
     /// A PNG screenshot in device px.
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError>;
+
+    /// A screenshot for the run's record (an action's before or after image), as cheap to
+    /// take as the driver can make it: a driver that can encode a JPEG itself answers
+    /// [`Shot::Jpeg`] at most `max_side_px` on its longer side with quality `jpeg_quality`
+    /// (1–100; web: Chromium encodes it). Defaults to the PNG of [`Observe::screenshot`],
+    /// which the upload queue ([`crate::uploads`]) shrinks and re-encodes off the action's
+    /// path.
+    async fn record_shot(
+        &mut self,
+        max_side_px: u32,
+        jpeg_quality: u8,
+    ) -> Result<Shot, DeviceError> {
+        let _ = (max_side_px, jpeg_quality);
+        Ok(Shot::Png(self.screenshot().await?))
+    }
 
     /// The screen as RGB pixels in device px: what the pixel channel reads. Defaults to
     /// [`Observe::screenshot`] decoded on a blocking thread; a driver that holds raw pixels

@@ -395,6 +395,16 @@ impl Observe for WebDevice {
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
         screen::screenshot(self).await
     }
+
+    async fn record_shot(
+        &mut self,
+        max_side_px: u32,
+        jpeg_quality: u8,
+    ) -> Result<crate::device::Shot, DeviceError> {
+        screen::record_shot(self, max_side_px, jpeg_quality)
+            .await
+            .map(crate::device::Shot::Jpeg)
+    }
 }
 
 #[async_trait]
