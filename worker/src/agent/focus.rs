@@ -1,7 +1,7 @@
 //! The element list an acting call sees on a long screen, cut to what the step can need.
 //!
-//! A screen of up to [`KEEP_ALL`] elements is sent whole (every MiniWoB page and TodoMVC
-//! variant measured here is under it). On a longer one (a real site's navigation, a long
+//! A screen of up to [`KEEP_ALL`] elements is sent whole (the benchmark pages measured here
+//! are under it: see README's performance section). On a longer one (a real site's navigation, a long
 //! list) the model gets, in reading order:
 //! - every element whose label shares a word with the step or the job (stems compared as in
 //!   [`super::clause_plan::words`]), or holds a text the step quotes;
@@ -12,7 +12,7 @@
 //! - and a last line saying how many were left out.
 //!
 //! Why: prompt time on a CPU-served model grows with the prompt (issue 25: a 1.5B model took
-//! a median 9.0 s per action call on the longer MiniWoB screens), and long screens send long
+//! a median 9.0 s per action call on the longer benchmark screens), and long screens send long
 //! element lists whose tail no step needs. Ids are the observation's own, so an id the model
 //! names still resolves; the full list stays in the run's records.
 
