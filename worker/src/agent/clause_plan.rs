@@ -27,6 +27,7 @@
 use super::clauses;
 use super::effects::{self, Does};
 use super::plan_step::{PlanStep, StepKind};
+use super::{conditions, positions};
 use crate::resolve::{is_toggle, takes_text};
 use argus_perception::{Observation, Role};
 
@@ -286,7 +287,26 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     let mut last: Option<Does> = None;
     // Whether the clause before was a check ("make sure X, and that Y": Y is one too).
     let mut after_check = false;
+    // A condition on an item's state the next order waits on ("if it's still open, …").
+    let mut gate: Option<Gate> = None;
     for (k, seg) in segs.iter().enumerate() {
+        let before: Vec<&str> = segs[..k].iter().rev().map(String::as_str).collect();
+        match conditions::condition(seg) {
+            Ok(Some(c)) => {
+                gate = Some(gate_of(&c, seg, &before, &items, uncertain));
+                continue;
+            }
+            Err(()) => {
+                gate = Some(Gate::Unknown(seg.clone()));
+                continue;
+            }
+            Ok(None) => {}
+        }
+        if conditions::keeps(seg) {
+            // "leave it where it is": nothing to do.
+            gate = None;
+            continue;
+        }
         let order = effects::order_of(seg).or_else(|| {
             let items_only = effects::starts_with_item(seg) && effects::is_only_items(seg);
             // "tick off the lease and the lawn", split at its "and": the lawn is ticked too.
@@ -308,7 +328,26 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
         if after_check || describes(seg) && order.is_none() {
             continue;
         }
-        let before: Vec<&str> = segs[..k].iter().rev().map(String::as_str).collect();
+        match gate.take() {
+            Some(Gate::Fails) => {
+                // The condition does not hold: its order is not given.
+                out.already += 1;
+                continue;
+            }
+            Some(Gate::Unknown(cond)) => {
+                // A condition Argus cannot test: the model acts it out, condition and all.
+                out.steps.push(format!(
+                    "{}, {}",
+                    cond.trim(),
+                    seg.trim().trim_end_matches(['.', '。'])
+                ));
+                free_segs.push(seg.clone());
+                uncertain = true;
+                free = true;
+                continue;
+            }
+            Some(Gate::Holds) | None => {}
+        }
         let steps = order.and_then(|order| {
             let mut cx = Ctx {
                 before: &before,
@@ -361,6 +400,54 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     read_any.then_some(out)
 }
 
+/// What a condition clause does to the order after it.
+enum Gate {
+    /// It holds on the items' known states: the order is given.
+    Holds,
+    /// It does not: the order is left out.
+    Fails,
+    /// It cannot be tested (no item named, a state Argus does not track, or states no
+    /// longer known): the clause, condition first, goes to the model.
+    Unknown(String),
+}
+
+/// The [`Gate`] of condition `c` (clause `seg`) on the items known, the clauses before it
+/// nearest first naming what a pronoun speaks of.
+fn gate_of(
+    c: &conditions::Condition,
+    seg: &str,
+    before: &[&str],
+    items: &[(String, bool)],
+    uncertain: bool,
+) -> Gate {
+    let subject = match c.subject.as_str() {
+        // "if they aren't ticked yet": the items just spoken of.
+        "they" | "those" | "these" => "them",
+        s => s,
+    };
+    let found = positions::by_position(subject, items)
+        .map(|one| vec![one])
+        .or_else(|| by_words(subject, items, plural(subject)))
+        .or_else(|| by_chars(subject, items).map(|one| vec![one]))
+        .or_else(|| {
+            pronoun(subject, Does::Check)
+                .then(|| by_context(before, items, plural(subject)))
+                .flatten()
+        });
+    let Some(found) = found.filter(|_| !uncertain) else {
+        return Gate::Unknown(seg.to_string());
+    };
+    let done: Vec<bool> = found
+        .iter()
+        .filter_map(|f| items.iter().find(|(n, _)| n == f).map(|(_, d)| *d))
+        .collect();
+    if conditions::holds(c, &done) {
+        Gate::Holds
+    } else {
+        Gate::Fails
+    }
+}
+
 /// Whether an order the model acts out may touch many items: it says all / every / clear /
 /// done / completed (a clearing or tick-all order Argus did not read).
 fn names_many(seg: &str) -> bool {
@@ -371,6 +458,15 @@ fn names_many(seg: &str) -> bool {
         .any(|w| has(w) || (w.chars().any(effects::is_cjk) && seg.contains(w)))
         || MANY_WORDS.iter().any(|w| has(w))
         || MANY_WORDS_ZH.iter().any(|w| seg.contains(w))
+}
+
+/// Whether a clause clears the list's done items ("clear completed", 清除已完成).
+fn clears(seg: &str) -> bool {
+    let lower = seg.to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w == "clear")
+        || seg.contains('清')
 }
 
 /// Words of an order that may touch items it does not name: states, positions, "the rest".
@@ -415,10 +511,14 @@ pub fn unnamed_guard(instruction: &str, obs: &Observation) -> Vec<String> {
     });
     // A clause may touch many when it says so and names no one item ("clear completed";
     // "mark 'a' as done" names its item).
+    // So may one that clears ("clear completed so only the rent is left") or takes items out
+    // of an all ("tick everything except the rent").
     let many = clauses::segments(instruction).iter().any(|seg| {
         names_many(seg)
             && clauses::quoted(seg).is_empty()
             && by_words(seg, &items, Some(1)).is_none()
+            || positions::except(seg, &[]).is_some()
+            || clears(seg)
     });
     if !named || many {
         return Vec::new();
@@ -637,7 +737,21 @@ fn only_fillers(seg: &str) -> bool {
         .filter(|w| !w.is_empty())
         .all(|w| {
             [
-                "and", "then", "also", "so", "or", "now", "please", "然后", "再", "并",
+                "and",
+                "then",
+                "also",
+                "so",
+                "or",
+                "now",
+                "please",
+                "after",
+                "that",
+                "this",
+                "afterwards",
+                "next",
+                "然后",
+                "再",
+                "并",
             ]
             .contains(&w)
         })
@@ -894,7 +1008,8 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
                 .filter_map(|w| lower.rfind(w))
                 .min()
                 .map_or(head, |i| &head[..i]);
-            let old = match by_words(head, cx.items, Some(1)) {
+            let at = positions::by_position(head, cx.items).map(|one| vec![one]);
+            let old = match at.or_else(|| by_words(head, cx.items, Some(1))) {
                 Some(mut found) => found.pop()?,
                 None if words(head).is_empty() => {
                     by_context(cx.before, cx.items, Some(1))?.pop()?
@@ -921,6 +1036,16 @@ fn item_targets(
 ) -> Result<Vec<String>, Option<Vec<Option<PlanStep>>>> {
     // "untick the car one because it's supposed to rain all week": the reason names nothing.
     let object = &without_reason(object);
+    if let Some(kept) = positions::except(object, cx.before) {
+        // "tick everything except the rent": every item the exception does not name.
+        let kept = named_by(&kept, cx.items)?;
+        return Ok(cx
+            .items
+            .iter()
+            .map(|(n, _)| n.clone())
+            .filter(|n| !kept.contains(n))
+            .collect());
+    }
     let quoted = clauses::quoted(object);
     let lower = clauses::without_quotes(object).to_lowercase();
     let all = ALL_WORDS
@@ -949,7 +1074,9 @@ fn item_targets(
         return Err(clear_done(seg, cx));
     }
     let named = |items: &[(String, bool)]| {
-        by_words(object, items, plural(object))
+        positions::by_position(object, items)
+            .map(|one| vec![one])
+            .or_else(|| by_words(object, items, plural(object)))
             .or_else(|| {
                 (plural(object) == Some(1))
                     .then(|| by_chars(object, items))
@@ -1002,6 +1129,28 @@ fn each_part(object: &str, items: &[(String, bool)]) -> Option<Vec<String>> {
         out.push(one);
     }
     Some(out)
+}
+
+/// The items `text` names by quotes, by position, by words (each part of an "and" list one
+/// item) or by characters; `Err(None)` (the order does not read) when it names none.
+fn named_by(
+    text: &str,
+    items: &[(String, bool)],
+) -> Result<Vec<String>, Option<Vec<Option<PlanStep>>>> {
+    let quoted = clauses::quoted(text);
+    if !quoted.is_empty() {
+        return quoted
+            .iter()
+            .map(|q| find_item(q, items))
+            .collect::<Option<Vec<_>>>()
+            .ok_or(None);
+    }
+    positions::by_position(text, items)
+        .map(|one| vec![one])
+        .or_else(|| by_words(text, items, Some(1)))
+        .or_else(|| each_part(text, items))
+        .or_else(|| by_chars(text, items).map(|one| vec![one]))
+        .ok_or(None)
 }
 
 /// `object` cut before a clause that gives a reason or a time ("because …", "since …").
@@ -1064,6 +1213,13 @@ fn item_steps(
 /// knows are done.
 fn clear_done(seg: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
     if let Some(b) = button_for(seg, cx.obs) {
+        if !cx.uncertain {
+            // The done items leave the list ("clear completed, then tick the rest" ticks
+            // what is left).
+            let (gone, kept): (Vec<_>, Vec<_>) = cx.items.drain(..).partition(|(_, d)| *d);
+            *cx.items = kept;
+            cx.deleted.extend(gone);
+        }
         return Some(vec![Some(step(StepKind::Tap, &b, ""))]);
     }
     let done: Vec<String> = cx
@@ -1402,7 +1558,8 @@ pub(super) fn same_word(a: &str, b: &str) -> bool {
     short.chars().count() >= 5 && long.starts_with(short) && long.len() - short.len() <= 2
 }
 
-/// A crude English stem: `-ing`, `-ed`, `-es`/`-s` dropped from longer words.
+/// A crude English stem: `-ing`, `-ed`, `-es`/`-s` dropped from longer words, then a final
+/// `-e` ("filing" and "file" share `fil`).
 fn stem(w: &str) -> String {
     for (suffix, min) in [("ing", 6), ("ed", 5), ("es", 5), ("s", 4)] {
         if w.len() >= min {
@@ -1411,7 +1568,10 @@ fn stem(w: &str) -> String {
             }
         }
     }
-    w.to_string()
+    match w.strip_suffix('e') {
+        Some(s) if w.len() >= 4 => s.to_string(),
+        _ => w.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -1456,6 +1616,70 @@ mod tests {
 
     fn steps(instruction: &str, obs: &Observation) -> Option<Vec<String>> {
         read(instruction, obs).map(|r| r.steps)
+    }
+
+    #[test]
+    fn positions_exceptions_and_conditions_read() {
+        let obs = list(&[
+            ("oil the gate", false),
+            ("renew the insurance", true),
+            ("ring grandma", false),
+            ("pay the rent", false),
+        ]);
+        // Rows by position; "after that" is no subordinate clause.
+        assert_eq!(
+            steps(
+                "the second one isn't done yet. after that rename the bottom entry to 'pay rent early'",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "uncheck \"renew the insurance\"",
+                "double tap \"pay the rent\"",
+                "type \"pay rent early\" into \"pay the rent\"",
+                "press Enter"
+            ]
+        );
+        // An all with an exception ticks the others, one by one ("but" splits nothing).
+        assert_eq!(
+            steps("Tick everything but the grandma one.", &obs).unwrap(),
+            vec!["check \"oil the gate\"", "check \"pay the rent\""]
+        );
+        // A condition on a known state gates its order; "leave it alone" orders nothing.
+        let r = read(
+            "if the insurance is still open, tick it; if it's already done, leave it alone. If the gate one isn't ticked yet, delete it.",
+            &obs,
+        )
+        .unwrap();
+        assert_eq!(
+            r.steps,
+            vec!["tap \"Delete\" in the row of \"oil the gate\""]
+        );
+        assert_eq!(r.already, 1);
+        // A condition Argus cannot test goes to the model with its order.
+        assert_eq!(
+            steps(
+                "Tick 'oil the gate'. if the page is slow, remove 'ring grandma'",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "check \"oil the gate\"",
+                "if the page is slow, remove 'ring grandma'"
+            ]
+        );
+        let zh = list(&[("交房租", false), ("买牛奶", true), ("修自行车", false)]);
+        assert_eq!(
+            steps("第二条删掉，最后一条打勾。", &zh).unwrap(),
+            vec![
+                "tap \"Delete\" in the row of \"买牛奶\"",
+                "check \"修自行车\""
+            ]
+        );
+        assert_eq!(
+            steps("除了交房租，其他都勾上。", &zh).unwrap(),
+            vec!["check \"修自行车\""]
+        );
     }
 
     #[test]

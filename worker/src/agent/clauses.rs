@@ -65,8 +65,14 @@ const FILLERS: &[&str] = &[
     "please ",
     "lastly ",
     "afterwards ",
+    "after that ",
+    "after this ",
+    "after which ",
+    "and after that ",
 ];
 const FILLERS_ZH: &[&str] = &["然后", "最后", "并且", "再", "并", "请"];
+/// What follows 最后 when it names the last row rather than meaning "finally".
+const ZH_ROW_AFTER_LAST: &[&str] = &["一条", "一个", "一项", "一行", "一件", "那条", "那个", "面"];
 /// Words that make a display verb a phrasal verb ("shows up in the list", "reads as
 /// expected") when more words follow: the rest of the clause is then not the text on the
 /// screen (a lone "Off" after "reads" still is).
@@ -237,7 +243,13 @@ pub(super) fn strip_fillers(seg: &str) -> &str {
             .iter()
             .find(|f| lower.starts_with(*f))
             .map(|f| &s[f.len()..])
-            .or_else(|| FILLERS_ZH.iter().find_map(|f| s.strip_prefix(f)));
+            .or_else(|| {
+                FILLERS_ZH
+                    .iter()
+                    .find_map(|f| s.strip_prefix(f))
+                    // "最后一条" is the last row, not "finally".
+                    .filter(|rest| !ZH_ROW_AFTER_LAST.iter().any(|r| rest.starts_with(r)))
+            });
         match next {
             Some(n) => s = n.trim_start(),
             None => return s,

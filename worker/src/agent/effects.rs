@@ -1192,7 +1192,12 @@ pub(super) fn split_but(seg: &str) -> Vec<String> {
     let mut rest = seg;
     while let Some(at) = [" but ", " while ", "，但", "但是"]
         .iter()
-        .filter_map(|w| rest.find(w).map(|i| (i, w.len())))
+        .filter_map(|w| {
+            rest.match_indices(w)
+                // "tick everything but the rent": the but takes items out of an all.
+                .find(|(i, _)| *w != " but " || !super::positions::all_but(&rest[..*i]))
+                .map(|(i, _)| (i, w.len()))
+        })
         .min()
     {
         out.push(rest[..at.0].to_string());

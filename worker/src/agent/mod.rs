@@ -23,6 +23,7 @@
 pub mod check_every;
 pub mod clause_plan;
 pub mod clauses;
+pub mod conditions;
 pub mod effects;
 pub mod focus;
 pub mod form_fill;
@@ -38,6 +39,7 @@ pub mod plan_step;
 pub mod plan_typed;
 pub mod plan_verbs;
 pub mod popups;
+pub mod positions;
 pub mod presses;
 pub mod prompts;
 pub mod reflect;

@@ -1,0 +1,303 @@
+//! List items named by where they sit or by what they are not: "the top one", "the second
+//! item", "the last entry", "second from the bottom", 第三条, 最后一条, 倒数第二条; and "tick
+//! everything except X", "all but X", 除了X其他都勾上.
+//!
+//! A position counts from the list as the plan knows it at that clause (the screen's order,
+//! top first), so "add 'x', then tick the last one" ticks x. A phrase is read as a position
+//! only when nothing else of meaning is in it ("the last one", not "find last year's
+//! return"): an item's own words always win.
+
+use super::clause_plan::words;
+
+/// English ordinal and position words: the index from the top (0 = first) or, negative, from
+/// the bottom (-1 = last).
+const EN_ORDINALS: &[(&str, i32)] = &[
+    ("first", 0),
+    ("1st", 0),
+    ("top", 0),
+    ("topmost", 0),
+    ("uppermost", 0),
+    ("second", 1),
+    ("2nd", 1),
+    ("third", 2),
+    ("3rd", 2),
+    ("fourth", 3),
+    ("4th", 3),
+    ("fifth", 4),
+    ("5th", 4),
+    ("sixth", 5),
+    ("6th", 5),
+    ("last", -1),
+    ("bottom", -1),
+    ("bottommost", -1),
+    ("final", -1),
+    ("lowest", -1),
+    ("penultimate", -2),
+];
+/// Words a position phrase may hold besides its ordinals ("the second one on the list",
+/// "the item at the very top").
+const EN_POSITION_FILLERS: &[&str] = &[
+    "the", "one", "ones", "item", "items", "entry", "task", "todo", "thing", "line", "row", "on",
+    "in", "at", "of", "list", "very", "s", "that", "this", "from", "to", "up", "down", "there",
+    "end", "most", "counting",
+];
+/// Chinese numerals one to ten.
+const ZH_NUMERALS: &[(char, i32)] = &[
+    ('一', 1),
+    ('二', 2),
+    ('两', 2),
+    ('三', 3),
+    ('四', 4),
+    ('五', 5),
+    ('六', 6),
+    ('七', 7),
+    ('八', 8),
+    ('九', 9),
+    ('十', 10),
+];
+/// Chinese measure words of a list row (第三条, 第二个, 第一项).
+const ZH_MEASURES: &[char] = &['条', '个', '项', '行', '件', '栏'];
+/// Chinese words for the last and the first row.
+const ZH_LAST: &[&str] = &[
+    "最后一",
+    "最后那",
+    "最后面",
+    "最下面",
+    "最底下",
+    "最下边",
+    "末尾",
+];
+const ZH_FIRST: &[&str] = &["最上面", "最上边", "最前面", "头一", "最顶上"];
+
+/// The item at the position `object` names among `items` (top first); `None` when `object`
+/// names no position, holds other words of meaning, or the list is shorter.
+pub(super) fn by_position(object: &str, items: &[(String, bool)]) -> Option<String> {
+    let at = if object.chars().any(super::effects::is_cjk) {
+        zh_position(object)?
+    } else {
+        en_position(object)?
+    };
+    let n = items.len() as i32;
+    let i = if at < 0 { n + at } else { at };
+    (0..n).contains(&i).then(|| items[i as usize].0.clone())
+}
+
+/// [`by_position`]'s index for an English phrase: one ordinal, or an ordinal counted from the
+/// bottom ("second to last", "second from the bottom", "third last").
+fn en_position(object: &str) -> Option<i32> {
+    let lower = object.to_lowercase().replace(['’', '\''], " ");
+    let ws: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let ords: Vec<i32> = ws
+        .iter()
+        .filter_map(|w| EN_ORDINALS.iter().find(|(o, _)| o == w).map(|(_, i)| *i))
+        .collect();
+    let other = ws
+        .iter()
+        .any(|w| !EN_ORDINALS.iter().any(|(o, _)| o == w) && !EN_POSITION_FILLERS.contains(w));
+    if other {
+        return None;
+    }
+    let from_bottom = ws
+        .iter()
+        .any(|w| *w == "bottom" || *w == "last" || *w == "end");
+    match ords.as_slice() {
+        [one] => Some(*one),
+        // "second to last", "second from the bottom", "third last"
+        [k, b] if *k > 0 && *b == -1 && from_bottom => Some(-(k + 1)),
+        // "the second one from the top"
+        [k, 0] if *k > 0 => Some(*k),
+        _ => None,
+    }
+}
+
+/// [`by_position`]'s index for a Chinese phrase: 第N条 (N a digit or 一…十), 倒数第N条,
+/// 最后一条 / 最下面那条, 第一条 / 最上面那条.
+fn zh_position(object: &str) -> Option<i32> {
+    let chars: Vec<char> = object.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        if *c != '第' {
+            continue;
+        }
+        let mut j = i + 1;
+        let mut n = 0;
+        while let Some(d) = chars.get(j).and_then(|c| {
+            c.to_digit(10)
+                .map(|d| d as i32)
+                .or_else(|| ZH_NUMERALS.iter().find(|(z, _)| z == c).map(|(_, v)| *v))
+        }) {
+            n = if d == 10 && n > 0 { n * 10 } else { n + d };
+            j += 1;
+        }
+        if n == 0 || !chars.get(j).is_some_and(|c| ZH_MEASURES.contains(c)) {
+            continue;
+        }
+        let back = i >= 2 && chars[i - 2..i] == ['倒', '数'];
+        return Some(if back { -n } else { n - 1 });
+    }
+    if ZH_LAST.iter().any(|w| object.contains(w)) {
+        return Some(-1);
+    }
+    ZH_FIRST.iter().any(|w| object.contains(w)).then_some(0)
+}
+
+/// English words that take items out of an "all": "everything except X", "all but X".
+const EN_EXCEPT: &[&str] = &[
+    " except for ",
+    " except ",
+    " but ",
+    " other than ",
+    " apart from ",
+    " aside from ",
+    " besides ",
+    " excluding ",
+    " save for ",
+    " bar ",
+];
+/// Words that make the part before [`EN_EXCEPT`] speak of all the items.
+const EN_ALL: &[&str] = &[
+    "all",
+    "every",
+    "everything",
+    "each",
+    "rest",
+    "others",
+    "anything",
+    "whole",
+];
+/// Chinese words for "the others" after a 除了 phrase.
+const ZH_OTHERS: &[&str] = &["其他", "其它", "其余", "别的", "剩下", "都", "全"];
+
+/// Whether an "all … but X" may stand at ` but ` in `text` (its left part speaks of all the
+/// items): then ` but ` takes items out and does not join two clauses.
+pub(super) fn all_but(left: &str) -> bool {
+    let lower = left.to_lowercase();
+    let last: Vec<&str> = lower.split_whitespace().rev().take(3).collect();
+    last.iter().any(|w| EN_ALL.contains(w))
+}
+
+/// The words naming the items an "all" order leaves out: `Some(except)` for "everything
+/// except the filing" (→ "the filing"), "除了交电费，其他都勾上" (the 除了 phrase may be in the
+/// clause before, `before`, nearest first); `None` when the order makes no exception.
+pub(super) fn except(object: &str, before: &[&str]) -> Option<String> {
+    if object.chars().any(super::effects::is_cjk) {
+        let own = object.split_once("除了").map(|(_, r)| r);
+        let prior = before
+            .first()
+            .and_then(|b| b.split_once("除了").map(|(_, r)| r));
+        let named = own.or(prior.filter(|_| ZH_OTHERS.iter().any(|w| object.contains(w))))?;
+        let cut = [
+            "以外", "之外", "，", ",", "其他", "其它", "其余", "别的", "剩下",
+        ]
+        .iter()
+        .filter_map(|w| named.find(w))
+        .min()
+        .unwrap_or(named.len());
+        return Some(named[..cut].to_string()).filter(|s| !s.trim().is_empty());
+    }
+    let lower = format!(" {} ", object.to_lowercase());
+    let (at, len) = EN_EXCEPT
+        .iter()
+        .filter_map(|w| lower.find(w).map(|i| (i, w.len())))
+        .min()?;
+    let left = &lower[..at];
+    if !left.split_whitespace().any(|w| EN_ALL.contains(&w)) {
+        return None;
+    }
+    // `lower` has one leading space more than `object`.
+    let rest = object.get(at + len - 1..)?.trim();
+    (!words(rest).is_empty() || rest.contains(['\'', '"', '“', '‘'])).then(|| rest.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(names: &[&str]) -> Vec<(String, bool)> {
+        names.iter().map(|n| (n.to_string(), false)).collect()
+    }
+
+    #[test]
+    fn english_positions_name_rows_top_first() {
+        let l = list(&[
+            "oil the gate",
+            "find last winter's boots",
+            "ring grandma",
+            "pay rent",
+        ]);
+        let at = |o: &str| by_position(o, &l);
+        assert_eq!(at("the top one").as_deref(), Some("oil the gate"));
+        assert_eq!(at("the first item").as_deref(), Some("oil the gate"));
+        assert_eq!(
+            at("the second entry").as_deref(),
+            Some("find last winter's boots")
+        );
+        assert_eq!(
+            at("the 3rd one on the list").as_deref(),
+            Some("ring grandma")
+        );
+        assert_eq!(at("the last one").as_deref(), Some("pay rent"));
+        assert_eq!(
+            at("the one at the very bottom").as_deref(),
+            Some("pay rent")
+        );
+        assert_eq!(
+            at("the second to last one").as_deref(),
+            Some("ring grandma")
+        );
+        assert_eq!(
+            at("the second one from the bottom").as_deref(),
+            Some("ring grandma")
+        );
+        assert_eq!(
+            at("the second from the top").as_deref(),
+            Some("find last winter's boots")
+        );
+        // An item's own words are no position.
+        assert_eq!(at("last winter's boots"), None);
+        assert_eq!(at("the sixth one"), None);
+        assert_eq!(at("it"), None);
+    }
+
+    #[test]
+    fn chinese_positions_name_rows() {
+        let l = list(&["甲", "乙", "丙", "丁"]);
+        assert_eq!(by_position("第三条直接", &l).as_deref(), Some("丙"));
+        assert_eq!(by_position("第2个", &l).as_deref(), Some("乙"));
+        assert_eq!(by_position("倒数第二条", &l).as_deref(), Some("丙"));
+        assert_eq!(by_position("最后一条", &l).as_deref(), Some("丁"));
+        assert_eq!(by_position("最上面那条", &l).as_deref(), Some("甲"));
+        assert_eq!(by_position("第五条", &l), None);
+        assert_eq!(by_position("把它", &l), None);
+    }
+
+    #[test]
+    fn exceptions_are_read_only_after_an_all() {
+        assert_eq!(
+            except("everything except the boots", &[]).as_deref(),
+            Some("the boots")
+        );
+        assert_eq!(
+            except("all of them but 'ring grandma'", &[]).as_deref(),
+            Some("'ring grandma'")
+        );
+        assert_eq!(
+            except("the rest apart from the rent one", &[]).as_deref(),
+            Some("the rent one")
+        );
+        assert_eq!(except("the gate but not today", &[]), None);
+        assert_eq!(
+            except("除了交房租以外都勾上", &[]).as_deref(),
+            Some("交房租")
+        );
+        assert_eq!(
+            except("其他都勾上", &["除了交房租"]).as_deref(),
+            Some("交房租")
+        );
+        assert_eq!(except("把它勾上", &["除了交房租"]), None);
+        assert!(all_but("tick off everything"));
+        assert!(!all_but("complete 'a'"));
+    }
+}
