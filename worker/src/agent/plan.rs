@@ -185,7 +185,7 @@ pub fn sorted_out(steps: Vec<String>, obs: Option<&Observation>) -> (Vec<String>
                 others += 1;
             }
             (Some(argus_protocol::Action::SetChecked { target, .. }), Some(o))
-                if only_named_by(&target, o, crate::resolve::takes_text) =>
+                if names_a_field_not_a_toggle(&target, o) =>
             {
                 others += 1;
             }
@@ -227,9 +227,7 @@ fn heading(e: &argus_perception::elements::Element) -> bool {
 }
 
 /// A step whose target names only elements of `obs` for which `kind` holds: a tap on a
-/// heading (no control; measured: a small model's plans tapped the page's title first), a
-/// check on a text field (the instruction's "check that the Year box reads …" planned as a
-/// toggle; the clause is an expectation).
+/// heading (no control; measured: a small model's plans tapped the page's title first).
 fn only_named_by(
     target: &argus_protocol::Aim,
     obs: &Observation,
@@ -247,6 +245,26 @@ fn only_named_by(
         })
         .collect();
     !named.is_empty() && named.iter().all(|e| kind(e))
+}
+
+/// A check or uncheck whose target names a text field of `obs` and no toggle (a label
+/// beside the field may carry the name too): the instruction's "check that the Username box
+/// holds …" planned as a tick (measured: a small model planned `check "Username"` on a login
+/// form and the run stalled on it).
+fn names_a_field_not_a_toggle(target: &argus_protocol::Aim, obs: &Observation) -> bool {
+    let argus_protocol::Aim::Target(t) = target else {
+        return false;
+    };
+    let named: Vec<_> = obs
+        .elements
+        .iter()
+        .filter(|e| {
+            e.labels()
+                .any(|l| l.trim().eq_ignore_ascii_case(t.name.trim()))
+        })
+        .collect();
+    named.iter().any(|e| crate::resolve::takes_text(e))
+        && !named.iter().any(|e| crate::resolve::is_toggle(e))
 }
 
 /// A tap on a lead word ("Confirm") that names no element of `obs`.
@@ -405,6 +423,52 @@ mod tests {
             without_unasked_back(plan.clone(), "tick a, then go back"),
             (plan, 0)
         );
+    }
+
+    #[test]
+    fn a_tick_of_a_text_field_is_dropped_even_beside_its_label() {
+        use argus_perception::{build, Node, Rect, Role, Screen, Tree};
+        let mut tree = Tree::default();
+        let mut root = Node::new(Role::Other, "form", "");
+        root.bounds = Some(Rect::new(0.0, 0.0, 300.0, 200.0));
+        tree.nodes.push(root);
+        for (i, (role, name)) in [
+            (Role::Text, "Email"),
+            (Role::Textfield, "Email"),
+            (Role::Checkbox, "Keep me signed in"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut n = Node::new(role, "", name);
+            n.bounds = Some(Rect::new(10.0, 10.0 + 40.0 * i as f64, 150.0, 24.0));
+            n.parent = Some(0);
+            tree.nodes.push(n);
+        }
+        tree.nodes[0].children = vec![1, 2, 3];
+        let obs = build(
+            &tree,
+            Screen {
+                width: 300.0,
+                height: 200.0,
+                dpr: 1.0,
+            },
+            1,
+        );
+        let plan = vec![
+            "type \"ann@example.org\" into \"Email\"".to_string(),
+            "check \"Email\"".to_string(),
+            "check \"Keep me signed in\"".to_string(),
+        ];
+        let (kept, checks, others) = sorted_out(plan, Some(&obs));
+        assert_eq!(
+            kept,
+            vec![
+                "type \"ann@example.org\" into \"Email\"",
+                "check \"Keep me signed in\""
+            ]
+        );
+        assert_eq!((checks, others), (0, 1));
     }
 
     #[test]
