@@ -7,7 +7,7 @@
 //! imports it (`pub use crate::key::Key;`), is followed to where it comes from.
 //!
 //! An edge from a module to itself or to one of its own ancestors (`super::WebDevice`,
-//! `crate::device::ActError` from inside `device/`) is no edge: a child is part of its parent
+//! `crate::device::ActError` or `super::prelude::*` from inside `device/`) is no edge: a child is part of its parent
 //! and looks names up there. External crates are not followed.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,8 +30,8 @@ pub fn edges(tree: &CrateTree) -> Edges {
         let Some(&to) = tree.modules.get(&module) else {
             continue;
         };
-        let from_module = &tree.file_module[r.file];
-        if to == r.file || from_module.starts_with(&module) {
+        // The file of an ancestor (an inline module in it included) is no edge.
+        if to == r.file || tree.file_module[r.file].starts_with(&tree.file_module[to]) {
             continue;
         }
         let name = item

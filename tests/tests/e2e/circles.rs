@@ -152,8 +152,14 @@ fn test_code_comments_strings_and_parents_close_no_circle() {
              #[cfg(test)]\nuse crate::a as _;\n\
              #[cfg(all(test, unix))]\nfn t() { crate::a::f(); }\n",
         ),
-        ("src/p/mod.rs", "mod c;\nuse c::C;\npub struct P;\n"),
-        ("src/p/c.rs", "use super::P;\npub struct C;\n"),
+        (
+            "src/p/mod.rs",
+            "mod c;\nuse c::C;\npub struct P;\npub mod prelude { pub use super::P; }\n",
+        ),
+        (
+            "src/p/c.rs",
+            "use super::P;\nuse super::prelude::*;\nuse crate::p::prelude::P as Q;\npub struct C;\n",
+        ),
     ]);
     assert_eq!(s.circles(), Vec::<Vec<String>>::new());
 }
