@@ -23,12 +23,14 @@
 use crate::geometry::{Rect, Screen};
 use crate::layout;
 pub use crate::layout::ROW_TOLERANCE_PX;
-pub use crate::observation::{Element, Neighbours, Observation, Source};
+// `Element` and `collapse_ws` keep their old paths here for the worker.
+pub use crate::observation::Element;
+use crate::observation::{Neighbours, Observation, Source};
 use crate::occlusion;
 use crate::perceived::Perceived;
 use crate::role::Role;
 use crate::row_label;
-pub use crate::text::{collapse_ws, contains_number_aware};
+pub use crate::text::collapse_ws;
 use crate::tree::{Tree, Tri};
 
 /// Visible box per node in logical px (clipped to the screen); `None` for ignored nodes,

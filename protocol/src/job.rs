@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::action::Action;
-pub use crate::platform::Platform;
+use crate::platform::Platform;
 use crate::script::{Script, ScriptError, Step};
 use crate::selector::Constraint;
 

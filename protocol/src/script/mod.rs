@@ -45,8 +45,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, Aim};
-pub use crate::key::Key;
-pub use crate::target::{Relation, Target};
+use crate::key::Key;
+use crate::target::{Relation, Target};
 
 mod blocks;
 mod gesture;

@@ -1,10 +1,10 @@
 //! Import circles of the workspace's crates: per crate root (a library, a binary), the
-//! file → file graph of its `use` declarations and module paths ([`read`], [`resolve`]), and
+//! file → file graph of its `use` declarations and module paths (`read`, `resolve`), and
 //! the files that import each other in a loop (strongly connected components, Tarjan).
 //!
 //! Modules are files (an inline module belongs to its file); `mod` declarations only say
 //! which file a module is, and an import of an ancestor module is no edge (see
-//! [`resolve`]). Test-only code is left out.
+//! `resolve`). Test-only code is left out.
 
 mod read;
 mod resolve;
