@@ -11,8 +11,9 @@
 //! - Neighbours: `L`/`R`/`U`/`D` ids; `L` is left out when it is the previous id and `R` when
 //!   it is the next one (reading order already says so).
 
-use crate::elements::{collapse_ws, Element, Observation, Source};
+use crate::observation::{Element, Observation, Source};
 use crate::role::Role;
+use crate::text::collapse_ws;
 use crate::tree::Tri;
 
 /// Longest name / value / hint printed, in chars.

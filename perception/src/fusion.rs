@@ -22,10 +22,11 @@ use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{RTree, AABB};
 use serde::{Deserialize, Serialize};
 
-use crate::elements::{collapse_ws, Element, Observation, Source};
 use crate::geometry::Rect;
 use crate::layout;
+use crate::observation::{Element, Observation, Source};
 use crate::role::Role;
+use crate::text::collapse_ws;
 
 /// Default IoU above which a pixel candidate duplicates an element.
 pub const DEFAULT_IOU_THRESHOLD: f64 = 0.1;

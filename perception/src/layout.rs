@@ -9,8 +9,8 @@
 //!   contain each other (a dialog and its buttons) are never neighbours. O(n²), fine for the
 //!   few hundred elements of a screen.
 
-use crate::elements::{Element, Neighbours};
 use crate::geometry::Rect;
+use crate::observation::{Element, Neighbours};
 
 /// Slack when grouping elements into reading-order rows, logical px.
 pub const ROW_TOLERANCE_PX: f64 = 4.0;

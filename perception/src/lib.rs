@@ -48,25 +48,29 @@ pub mod glyphs;
 pub mod harmony;
 pub mod ink;
 pub mod layout;
+pub mod observation;
 pub mod occlusion;
 #[cfg(feature = "ocr")]
 pub mod ocr;
 pub mod perceive;
+pub mod perceived;
 #[cfg(feature = "ocr")]
 pub mod pixel;
 pub mod regions;
 pub mod role;
 pub mod row_label;
 pub mod som;
+pub mod text;
 pub mod touch;
 pub mod tree;
 pub mod vision;
 pub mod wda;
 pub mod xml;
 
-pub use elements::{build, Element, Neighbours, Observation, Source};
+pub use elements::build;
 pub use fusion::{fuse, PixelCandidate, PixelKind};
 pub use geometry::{NormScale, Rect, Screen};
-pub use perceive::Perceived;
+pub use observation::{Element, Neighbours, Observation, Source};
+pub use perceived::Perceived;
 pub use role::Role;
 pub use tree::{Node, NodeRef, Tree, Tri};

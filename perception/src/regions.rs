@@ -21,8 +21,9 @@
 //! The list is meant for [`crate::ocr`]'s region OCR (which adds a margin) and for
 //! [`crate::vision::anchors`]; it is ordered opaque nodes first, then top-to-bottom.
 
-use crate::elements::{visible_boxes, Observation};
+use crate::elements::visible_boxes;
 use crate::geometry::Rect;
+use crate::observation::Observation;
 use crate::role::Role;
 use crate::tree::Tree;
 

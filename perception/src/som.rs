@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use image::{Rgb, RgbImage};
 
-use crate::elements::Observation;
+use crate::observation::Observation;
 use crate::role::Role;
 
 /// Outline thickness, device px (before scale).

@@ -10,7 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::script::{Key, Target};
+use crate::key::Key;
+use crate::target::Target;
 
 /// Default hold of a `long press`, ms.
 pub const DEFAULT_LONG_PRESS_MS: u64 = 800;

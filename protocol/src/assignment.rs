@@ -8,7 +8,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::job::{JobSpec, Platform};
+use crate::job::JobSpec;
+use crate::platform::Platform;
 
 /// A claimed run handed to one worker for one of its devices.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

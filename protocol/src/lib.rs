@@ -15,12 +15,15 @@ pub mod error;
 pub mod events;
 pub mod expect;
 pub mod job;
+pub mod key;
 pub mod nav;
+pub mod platform;
 pub mod replay;
 pub mod run_view;
 pub mod script;
 pub mod selector;
 pub mod subjects;
+pub mod target;
 pub mod tool;
 
 pub use action::{Action, ActionKind, Aim, Direction};
@@ -34,8 +37,9 @@ pub use events::{
     ReflectClass, Reflection, RetryAdvice, RunEvent, RunStatus, TargetedElement,
 };
 pub use expect::{Expectation, ExpectationSource, Verdict};
-pub use job::{
-    secret_refs, Cache, CoordSpace, JobSpec, Mode, ModelOverride, Platform, Selector, SpecError,
-};
+pub use job::{secret_refs, Cache, CoordSpace, JobSpec, Mode, ModelOverride, Selector, SpecError};
+pub use key::Key;
+pub use platform::Platform;
 pub use run_view::{ActionView, RunDetail, StepView};
-pub use script::{Key, Relation, Script, ScriptError, Step, Target};
+pub use script::{Script, ScriptError, Step};
+pub use target::{Relation, Target};

@@ -9,7 +9,7 @@
 //! files or run script are refused. Which hosts a browser may reach is the worker's side of
 //! the policy (`argus worker --allow-hosts`).
 
-use crate::job::Platform;
+use crate::platform::Platform;
 
 /// Schemes no device opens, whatever its platform (lowercase, without the colon).
 pub const NEVER_SCHEMES: [&str; 8] = [

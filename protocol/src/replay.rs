@@ -27,7 +27,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, Aim, Direction};
 use crate::job::JobSpec;
-use crate::script::{role_word_zh, Relation, Script, Step, Target};
+use crate::script::{role_word_zh, Script, Step};
+use crate::target::{Relation, Target};
 
 /// What the replay key hashes besides the team (see the module docs); `None` in `script`
 /// mode. A `cache: off` job has a key too (its page shows the entry, and can clear it); it
@@ -372,8 +373,9 @@ pub fn parses_to(line: &str, action: &Action) -> bool {
 mod tests {
     use super::*;
     use crate::action::Direction;
-    use crate::job::{Mode, Platform};
-    use crate::script::Key;
+    use crate::job::Mode;
+    use crate::key::Key;
+    use crate::platform::Platform;
     use proptest::prelude::*;
 
     #[test]
@@ -582,7 +584,7 @@ mod tests {
             ),
             (
                 Action::Key {
-                    key: crate::script::Key::Enter,
+                    key: crate::key::Key::Enter,
                 },
                 "按 回车",
             ),

@@ -13,7 +13,8 @@ use crate::action::{
     Action, ActionKind, Aim, Direction, DEFAULT_LONG_PRESS_MS, LONG_PRESS_RANGE_MS,
 };
 use crate::job::Mode;
-use crate::script::{Key, DEFAULT_WAIT_FOR_MS};
+use crate::key::Key;
+use crate::script::DEFAULT_WAIT_FOR_MS;
 
 /// Longest `wait_for` a model may ask for, ms.
 pub const MAX_MODEL_WAIT_MS: u64 = 60_000;

@@ -10,11 +10,9 @@
 use std::collections::BTreeMap;
 
 use argus_protocol::job::JobSpec;
-use argus_protocol::script::{
-    Condition, Key, Relation, Script, ScriptStep, Step, Target, DEFAULT_WAIT_FOR_MS,
-};
+use argus_protocol::script::{Condition, Script, ScriptStep, Step, DEFAULT_WAIT_FOR_MS};
 use argus_protocol::selector::{compare_values, Constraint, Op};
-use argus_protocol::{Action, Aim, Direction};
+use argus_protocol::{Action, Aim, Direction, Key, Relation, Target};
 use proptest::prelude::*;
 use serde_json::Value;
 

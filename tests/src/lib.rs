@@ -15,6 +15,7 @@ pub mod require;
 pub mod scripted_device;
 pub mod sim;
 pub mod site;
+pub mod use_graph;
 pub mod wda_peer;
 
 use std::path::PathBuf;

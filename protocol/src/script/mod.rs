@@ -45,6 +45,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, Aim};
+use crate::key::Key;
+use crate::target::{Relation, Target};
 
 mod blocks;
 mod gesture;
@@ -105,210 +107,6 @@ pub enum Step {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         otherwise: Vec<ScriptStep>,
     },
-}
-
-/// A key name accepted by `press`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Key {
-    Enter,
-    Tab,
-    Escape,
-    Backspace,
-    Delete,
-    Space,
-    ArrowUp,
-    ArrowDown,
-    ArrowLeft,
-    ArrowRight,
-    Home,
-    End,
-    PageUp,
-    PageDown,
-}
-
-impl Key {
-    /// Every key, in the order the model's tool schema lists them.
-    pub const ALL: [Key; 14] = [
-        Key::Enter,
-        Key::Tab,
-        Key::Escape,
-        Key::Backspace,
-        Key::Delete,
-        Key::Space,
-        Key::ArrowUp,
-        Key::ArrowDown,
-        Key::ArrowLeft,
-        Key::ArrowRight,
-        Key::Home,
-        Key::End,
-        Key::PageUp,
-        Key::PageDown,
-    ];
-
-    /// The key's name as written in tool calls: [`Key::as_str`], but `Space` for the space
-    /// bar.
-    pub fn name(self) -> &'static str {
-        match self {
-            Key::Space => "Space",
-            k => k.as_str(),
-        }
-    }
-
-    /// The key's name in a Chinese step line (`按 回车`): the Chinese word where the grammar
-    /// has one (`回车`, `退格`, `删除键`, `空格`), else [`Key::name`].
-    pub fn name_zh(self) -> &'static str {
-        match self {
-            Key::Enter => "回车",
-            Key::Backspace => "退格",
-            Key::Delete => "删除键",
-            Key::Space => "空格",
-            k => k.name(),
-        }
-    }
-
-    /// The key named `name` (case-insensitive [`Key::name`] or [`Key::as_str`]).
-    pub fn from_name(name: &str) -> Option<Key> {
-        Key::ALL
-            .into_iter()
-            .find(|k| k.name().eq_ignore_ascii_case(name) || k.as_str() == name)
-    }
-
-    /// Canonical (DOM `KeyboardEvent.key`) name, e.g. `"Enter"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Key::Enter => "Enter",
-            Key::Tab => "Tab",
-            Key::Escape => "Escape",
-            Key::Backspace => "Backspace",
-            Key::Delete => "Delete",
-            Key::Space => " ",
-            Key::ArrowUp => "ArrowUp",
-            Key::ArrowDown => "ArrowDown",
-            Key::ArrowLeft => "ArrowLeft",
-            Key::ArrowRight => "ArrowRight",
-            Key::Home => "Home",
-            Key::End => "End",
-            Key::PageUp => "PageUp",
-            Key::PageDown => "PageDown",
-        }
-    }
-
-    fn parse(word: &str) -> Option<Key> {
-        let w = word.trim().trim_matches('"').to_lowercase();
-        Some(match w.as_str() {
-            "enter" | "return" | "回车" | "回车键" | "确认键" => Key::Enter,
-            "tab" => Key::Tab,
-            "escape" | "esc" | "返回键" => Key::Escape,
-            "backspace" | "退格" | "退格键" => Key::Backspace,
-            "delete" | "del" | "删除键" => Key::Delete,
-            "space" | "空格" | "空格键" => Key::Space,
-            "arrowup" | "up" => Key::ArrowUp,
-            "arrowdown" | "down" => Key::ArrowDown,
-            "arrowleft" | "left" => Key::ArrowLeft,
-            "arrowright" | "right" => Key::ArrowRight,
-            "home" => Key::Home,
-            "end" => Key::End,
-            "pageup" => Key::PageUp,
-            "pagedown" => Key::PageDown,
-            _ => return None,
-        })
-    }
-}
-
-/// How a target relates to its quoted anchor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Relation {
-    /// The element whose own name/label/placeholder/text is the anchor.
-    Named,
-    /// Nearest element of the role in the same row, left of the anchor.
-    LeftOf,
-    /// Nearest element of the role in the same row, right of the anchor.
-    RightOf,
-    /// Nearest element of the role above the anchor, overlapping it horizontally.
-    Above,
-    /// Nearest element of the role below the anchor, overlapping it horizontally.
-    Below,
-    /// Nearest element of the role in the anchor's row, either side.
-    InRowOf,
-}
-
-impl Relation {
-    /// The English words of the relation (`left of`, …); `None` for [`Relation::Named`].
-    pub fn words(self) -> Option<&'static str> {
-        Some(match self {
-            Relation::Named => return None,
-            Relation::LeftOf => "left of",
-            Relation::RightOf => "right of",
-            Relation::Above => "above",
-            Relation::Below => "below",
-            Relation::InRowOf => "in the row of",
-        })
-    }
-
-    /// The Chinese words of the relation, written after the anchor (`"X" 左边的 复选框`);
-    /// `None` for [`Relation::Named`].
-    pub fn words_zh(self) -> Option<&'static str> {
-        Some(match self {
-            Relation::Named => return None,
-            Relation::LeftOf => "左边的",
-            Relation::RightOf => "右边的",
-            Relation::Above => "上面的",
-            Relation::Below => "下面的",
-            Relation::InRowOf => "同一行的",
-        })
-    }
-}
-
-/// Which element a step acts on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Target {
-    /// Canonical role the element must have (`button`, `checkbox`, …), if given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
-    /// The quoted text: the element's own name for [`Relation::Named`], else the anchor's.
-    pub name: String,
-    /// How the element relates to `name`.
-    pub relation: Relation,
-    /// The element's own name when it is placed relative to an anchor (`tap "Add" in the row
-    /// of "Users"`: label `Add`, anchor `name` = `Users`); `None` for a bare relation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
-}
-
-impl Target {
-    /// A target named by its own text.
-    pub fn named(name: &str) -> Target {
-        Target {
-            role: None,
-            name: name.to_string(),
-            relation: Relation::Named,
-            label: None,
-        }
-    }
-}
-
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let (Some(label), Some(word)) = (&self.label, self.relation.words()) {
-            return match &self.role {
-                Some(r) => write!(f, "{r} {label:?} {word} {:?}", self.name),
-                None => write!(f, "{label:?} {word} {:?}", self.name),
-            };
-        }
-        let role = self.role.as_deref().unwrap_or("element");
-        match self.relation {
-            Relation::Named => match &self.role {
-                Some(r) => write!(f, "{r} {:?}", self.name),
-                None => write!(f, "{:?}", self.name),
-            },
-            Relation::LeftOf => write!(f, "the {role} left of {:?}", self.name),
-            Relation::RightOf => write!(f, "the {role} right of {:?}", self.name),
-            Relation::Above => write!(f, "the {role} above {:?}", self.name),
-            Relation::Below => write!(f, "the {role} below {:?}", self.name),
-            Relation::InRowOf => write!(f, "the {role} in the row of {:?}", self.name),
-        }
-    }
 }
 
 /// A line that could not be parsed: where, what, and how to fix it.
@@ -685,9 +483,31 @@ fn parse_type_into(rest: &str) -> LineResult<Step> {
     Ok(type_into(text, target))
 }
 
+/// The key a `press` line names (English or Chinese word, case-insensitive).
+fn parse_key(word: &str) -> Option<Key> {
+    let w = word.trim().trim_matches('"').to_lowercase();
+    Some(match w.as_str() {
+        "enter" | "return" | "回车" | "回车键" | "确认键" => Key::Enter,
+        "tab" => Key::Tab,
+        "escape" | "esc" | "返回键" => Key::Escape,
+        "backspace" | "退格" | "退格键" => Key::Backspace,
+        "delete" | "del" | "删除键" => Key::Delete,
+        "space" | "空格" | "空格键" => Key::Space,
+        "arrowup" | "up" => Key::ArrowUp,
+        "arrowdown" | "down" => Key::ArrowDown,
+        "arrowleft" | "left" => Key::ArrowLeft,
+        "arrowright" | "right" => Key::ArrowRight,
+        "home" => Key::Home,
+        "end" => Key::End,
+        "pageup" => Key::PageUp,
+        "pagedown" => Key::PageDown,
+        _ => return None,
+    })
+}
+
 fn parse_press(rest: &str) -> LineResult<Step> {
     let word = rest.trim();
-    match Key::parse(word) {
+    match parse_key(word) {
         Some(key) => Ok(Step::Act(Action::Key { key })),
         None => err(
             format!(

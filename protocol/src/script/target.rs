@@ -1,7 +1,8 @@
 //! Targets: a quoted name, a role word, a relation to an anchor (`the checkbox left of "X"`,
 //! `"Add" in the row of "Users"`, `"buy milk" 左边的 复选框`).
 
-use super::{err, is_open_quote, quoted, strip_cjk, strip_kw, LineResult, Relation, Target};
+use super::{err, is_open_quote, quoted, strip_cjk, strip_kw, LineResult};
+use crate::target::{Relation, Target};
 
 /// Role words accepted in targets, mapped to canonical roles.
 const ROLE_WORDS: &[(&str, &str)] = &[

@@ -12,6 +12,7 @@ mod apply_batch;
 mod bad_input;
 mod bootstrap_revoked;
 mod chromium_env;
+mod circles;
 mod claim;
 mod claim_classes;
 mod cli_help;

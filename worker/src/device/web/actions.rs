@@ -13,24 +13,12 @@ use argus_perception::{Element, NodeRef};
 use argus_protocol::Key;
 use serde_json::{json, Value};
 
+use super::cdp_call::{call_on, object_id, settle};
 use super::WebDevice;
 use crate::device::{ActError, Channel};
 
 /// Longest wait for a navigation's load event.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(30);
-
-const SETTLE_JS: &str = "new Promise(r => { let done = false; \
-    requestAnimationFrame(() => requestAnimationFrame(() => { done = true; r(true); })); \
-    setTimeout(() => { if (!done) r(false); }, 100); })";
-
-pub(super) async fn settle(dev: &WebDevice) {
-    let _ = dev
-        .call(
-            "Runtime.evaluate",
-            json!({"expression": SETTLE_JS, "awaitPromise": true}),
-        )
-        .await;
-}
 
 /// Sends a navigation command (`Page.navigate`, `Page.navigateToHistoryEntry`) and waits for
 /// the page's load event (at most [`LOAD_TIMEOUT`]); a navigation the browser blocks on the
@@ -301,37 +289,6 @@ async fn control_kind(dev: &WebDevice, backend_node_id: i64) -> Option<(String, 
             .map(str::to_ascii_lowercase)
     });
     Some((name, ty))
-}
-
-/// Calls the JS `function` with `this` = the object `object_id` and `args` as its arguments;
-/// the returned value (by value), or the CDP error.
-pub(super) async fn call_on(
-    dev: &WebDevice,
-    object_id: &str,
-    function: &str,
-    args: &[Value],
-) -> Result<Value, crate::device::DeviceError> {
-    let arguments: Vec<Value> = args.iter().map(|v| json!({"value": v})).collect();
-    let r = dev
-        .call(
-            "Runtime.callFunctionOn",
-            json!({"objectId": object_id, "returnByValue": true, "arguments": arguments,
-                   "functionDeclaration": function}),
-        )
-        .await?;
-    Ok(r["result"]["value"].clone())
-}
-
-/// The JS object id of a DOM node, for `Runtime.callFunctionOn`.
-pub(super) async fn object_id(dev: &WebDevice, backend_node_id: i64) -> Result<String, ActError> {
-    let obj = dev
-        .call("DOM.resolveNode", json!({"backendNodeId": backend_node_id}))
-        .await
-        .map_err(|e| ActError::not_delivered(e.to_string()))?;
-    obj["object"]["objectId"]
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| ActError::not_delivered("the element has no JS object"))
 }
 
 /// Sets a date/time field's value in its HTML form and fires `input` and `change` (see

@@ -6,7 +6,7 @@
 
 use argus_perception::{Element, NodeRef};
 
-use super::actions::{call_on, object_id, settle};
+use super::cdp_call::{call_on, object_id, settle};
 use super::WebDevice;
 use crate::device::ActError;
 

@@ -17,6 +17,7 @@ mod arm;
 pub mod browser;
 pub(crate) mod browser_env;
 pub mod cdp;
+mod cdp_call;
 mod date_value;
 mod dom_click;
 mod egress;

@@ -13,7 +13,7 @@
 
 use serde_json::{json, Value};
 
-use super::actions::{call_on, object_id};
+use super::cdp_call::{call_on, object_id};
 use super::WebDevice;
 use crate::device::ActError;
 
