@@ -90,7 +90,7 @@ pub(super) struct Condition {
 /// order cannot be foreseen), `Ok(None)` when `seg` is no condition of that shape.
 pub(super) fn condition(seg: &str) -> Result<Option<Condition>, ()> {
     let s = seg.trim().replace('’', "'");
-    if s.chars().any(super::effects::is_cjk) {
+    if s.chars().any(super::cjk::is_cjk) {
         return zh_condition(&s);
     }
     let lower = s.to_lowercase();
@@ -200,7 +200,7 @@ const ZH_KEEPS: &[&str] = &[
 
 /// Whether `seg` only says to keep an item as it is (it orders nothing).
 pub(super) fn keeps(seg: &str) -> bool {
-    if seg.chars().any(super::effects::is_cjk) {
+    if seg.chars().any(super::cjk::is_cjk) {
         return ZH_KEEPS.iter().any(|w| seg.contains(w));
     }
     let lower = seg.trim().trim_end_matches(['.', '!']).to_lowercase();

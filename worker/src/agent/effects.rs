@@ -1237,9 +1237,7 @@ pub(super) fn starts_with_item(body: &str) -> bool {
     b.starts_with(['"', '\'', '“', '‘', '「'])
 }
 
-pub(super) fn is_cjk(c: char) -> bool {
-    ('\u{4e00}'..='\u{9fff}').contains(&c)
-}
+pub(super) use super::cjk::is_cjk;
 
 #[cfg(test)]
 mod tests {

@@ -21,6 +21,7 @@
 //! anything that may have landed goes back through observe → reflect → ask the model.
 
 pub mod check_every;
+pub mod cjk;
 pub mod clause_plan;
 pub mod clauses;
 pub mod conditions;

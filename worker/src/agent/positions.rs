@@ -7,8 +7,6 @@
 //! only when nothing else of meaning is in it ("the last one", not "find last year's
 //! return"): an item's own words always win.
 
-use super::clause_plan::words;
-
 /// English ordinal and position words: the index from the top (0 = first) or, negative, from
 /// the bottom (-1 = last).
 const EN_ORDINALS: &[(&str, i32)] = &[
@@ -72,7 +70,7 @@ const ZH_FIRST: &[&str] = &["最上面", "最上边", "最前面", "头一", "�
 /// The item at the position `object` names among `items` (top first); `None` when `object`
 /// names no position, holds other words of meaning, or the list is shorter.
 pub(super) fn by_position(object: &str, items: &[(String, bool)]) -> Option<String> {
-    let at = if object.chars().any(super::effects::is_cjk) {
+    let at = if object.chars().any(super::cjk::is_cjk) {
         zh_position(object)?
     } else {
         en_position(object)?
@@ -182,7 +180,7 @@ pub(super) fn all_but(left: &str) -> bool {
 /// except the filing" (→ "the filing"), "除了交电费，其他都勾上" (the 除了 phrase may be in the
 /// clause before, `before`, nearest first); `None` when the order makes no exception.
 pub(super) fn except(object: &str, before: &[&str]) -> Option<String> {
-    if object.chars().any(super::effects::is_cjk) {
+    if object.chars().any(super::cjk::is_cjk) {
         let own = object.split_once("除了").map(|(_, r)| r);
         let prior = before
             .first()
@@ -208,7 +206,11 @@ pub(super) fn except(object: &str, before: &[&str]) -> Option<String> {
     }
     // `lower` has one leading space more than `object`.
     let rest = object.get(at + len - 1..)?.trim();
-    (!words(rest).is_empty() || rest.contains(['\'', '"', '“', '‘'])).then(|| rest.to_string())
+    let named = rest
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| !w.is_empty() && !["the", "a", "an", "one", "ones", "that", "this"].contains(&w));
+    (named || rest.contains(['\'', '"', '“', '‘'])).then(|| rest.to_string())
 }
 
 #[cfg(test)]
