@@ -233,18 +233,26 @@ fn only_named_by(
     obs: &Observation,
     kind: fn(&argus_perception::elements::Element) -> bool,
 ) -> bool {
+    let named = named_by(target, obs);
+    !named.is_empty() && named.iter().all(|e| kind(e))
+}
+
+/// The elements of `obs` a label of which is the target's name (any case); none for an aim
+/// by position or id.
+fn named_by<'a>(
+    target: &argus_protocol::Aim,
+    obs: &'a Observation,
+) -> Vec<&'a argus_perception::elements::Element> {
     let argus_protocol::Aim::Target(t) = target else {
-        return false;
+        return Vec::new();
     };
-    let named: Vec<_> = obs
-        .elements
+    obs.elements
         .iter()
         .filter(|e| {
             e.labels()
                 .any(|l| l.trim().eq_ignore_ascii_case(t.name.trim()))
         })
-        .collect();
-    !named.is_empty() && named.iter().all(|e| kind(e))
+        .collect()
 }
 
 /// A check or uncheck whose target names a text field of `obs` and no toggle (a label
@@ -252,17 +260,7 @@ fn only_named_by(
 /// holds …" planned as a tick (measured: a small model planned `check "Username"` on a login
 /// form and the run stalled on it).
 fn names_a_field_not_a_toggle(target: &argus_protocol::Aim, obs: &Observation) -> bool {
-    let argus_protocol::Aim::Target(t) = target else {
-        return false;
-    };
-    let named: Vec<_> = obs
-        .elements
-        .iter()
-        .filter(|e| {
-            e.labels()
-                .any(|l| l.trim().eq_ignore_ascii_case(t.name.trim()))
-        })
-        .collect();
+    let named = named_by(target, obs);
     named.iter().any(|e| crate::resolve::takes_text(e))
         && !named.iter().any(|e| crate::resolve::is_toggle(e))
 }
