@@ -156,6 +156,8 @@ const STOP: &[&str] = &[
     "unticked",
     "unchecked",
 ];
+/// Chinese words of a past time: a clause with one tells what happened.
+const ZH_PAST: &[&str] = &["昨天", "前天", "上周", "上个月", "刚才", "刚刚", "上次"];
 /// Chinese words that make a clause an order (a request) even with no verb of the lexicon.
 const ZH_ORDER_WORDS: &[&str] = &["把", "帮我", "请", "给我", "需要", "麻烦", "让"];
 /// English verbs an order outside the lexicon starts with (a clause that starts with none of
@@ -237,6 +239,8 @@ const IMPERATIVES: &[&str] = &[
     "take",
     "get",
     "give",
+    "scratch",
+    "push",
 ];
 /// Words that make an object "all of them".
 const ALL_WORDS: &[&str] = &[
@@ -263,6 +267,7 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
         .iter()
         .flat_map(|s| effects::split_but(s))
         .flat_map(|s| split_so(&s))
+        .flat_map(|s| conditions::split_zh(&s))
         .map(|s| (strip_all_fillers(&s), s))
         .filter(|(s, _)| !only_fillers(s))
         .collect();
@@ -323,6 +328,8 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
             })
         });
         last = order.as_ref().map(|o| o.does);
+        // A state said of something ("most of this is handled"), not an imperative.
+        let said = order.as_ref().is_some_and(|o| o.verb.is_none()) && describes(seg);
         let continued = after_check && clauses::continues_check(&split[k].1);
         after_check = clauses::reads_as_check(seg) || continued;
         if after_check || describes(seg) && order.is_none() {
@@ -368,6 +375,11 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
         let Some(steps) = steps else {
             if heading(seg, &split[k].1, instruction) || preamble(seg, &items) {
                 // "Fix that: …": what to do comes after the colon.
+                continue;
+            }
+            if said && by_words(seg, &items, None).is_none() && by_chars(seg, &items).is_none() {
+                // A state said of no item on the list describes; the model is not asked to
+                // act on it.
                 continue;
             }
             // An order Argus cannot read: the model acts it out when its turn comes.
@@ -661,6 +673,17 @@ fn heading(seg: &str, raw: &str, instruction: &str) -> bool {
 
 /// Words of a clause that announces the orders after it ("make the following changes to
 /// the list", "a few updates please").
+/// Chinese verbs of going over a whole list ([`preamble`]).
+const ZH_PREAMBLE_VERBS: &[&str] = &[
+    "过一遍",
+    "看一下",
+    "看一遍",
+    "改一下",
+    "整理一下",
+    "更新一下",
+    "处理一下",
+    "理一下",
+];
 const PREAMBLES: &[&str] = &[
     "following",
     "changes",
@@ -675,6 +698,13 @@ const PREAMBLES: &[&str] = &[
 /// quotes nothing and names no one item of `items` (a word of the list's own name, "the
 /// book club list", does not count).
 fn preamble(seg: &str, items: &[(String, bool)]) -> bool {
+    if seg.chars().any(effects::is_cjk) {
+        // "清单帮我过一遍", "列表改一下": the list as a whole, nothing done to an item yet.
+        return ["清单", "列表"].iter().any(|w| seg.contains(w))
+            && ZH_PREAMBLE_VERBS.iter().any(|w| seg.contains(w))
+            && clauses::quoted(seg).is_empty()
+            && (effects::order_of(seg).is_none() || by_chars(seg, items).is_none());
+    }
     let lower = seg.to_lowercase();
     lower
         .split(|c: char| !c.is_alphanumeric())
@@ -901,7 +931,10 @@ fn split_so(seg: &str) -> Vec<String> {
 fn describes(seg: &str) -> bool {
     let s = seg.trim();
     if s.chars().any(effects::is_cjk) {
-        return !ZH_ORDER_WORDS.iter().any(|w| s.contains(w));
+        // "昨天只是把新的买回来了": a past time tells what happened, whatever its 把.
+        let past = ZH_PAST.iter().any(|w| s.contains(w))
+            && !["请", "帮我", "麻烦", "给我"].iter().any(|w| s.contains(w));
+        return past || !ZH_ORDER_WORDS.iter().any(|w| s.contains(w));
     }
     let lead = s
         .split_whitespace()
@@ -1074,7 +1107,9 @@ fn item_targets(
         return Err(clear_done(seg, cx));
     }
     let named = |items: &[(String, bool)]| {
-        positions::by_position(object, items)
+        positions::among_added(object, cx.before)
+            .filter(|one| items.iter().any(|(n, _)| n == one))
+            .or_else(|| positions::by_position(object, items))
             .map(|one| vec![one])
             .or_else(|| by_words(object, items, plural(object)))
             .or_else(|| {
@@ -1315,10 +1350,16 @@ pub fn button_for(seg: &str, obs: &Observation) -> Option<String> {
         hits.next().is_none().then(|| b.name.trim().to_string())
     };
     // A clearing verb that starts no button's name ("wipe out", "purge") names the one
-    // `Clear …` button: the usual word of a list's bulk removal.
+    // `Clear …` button: the usual word of a list's bulk removal — when the clause speaks of
+    // the done items or of all ("wipe out the finished ones"), not of one it fails to name
+    // ("scratch the second one").
+    let bulk = names_done(seg)
+        || ALL_WORDS
+            .iter()
+            .any(|w| lower.split(|c: char| !c.is_alphanumeric()).any(|x| x == *w));
     one(&verb).or_else(|| {
         order
-            .is_some_and(|o| o.does == Does::Delete)
+            .is_some_and(|o| o.does == Does::Delete && bulk)
             .then(|| one("clear"))
             .flatten()
     })
@@ -1430,7 +1471,9 @@ fn by_context(before: &[&str], items: &[(String, bool)], n: Option<usize>) -> Op
             by_words(seg, items, n.filter(|k| *k == 1))
                 .or_else(|| {
                     (n == Some(1))
-                        .then(|| by_chars(seg, items))
+                        .then(|| {
+                            by_chars(seg, items).or_else(|| positions::by_position(seg, items))
+                        })
                         .flatten()
                         .map(|one| vec![one])
                 })
@@ -1518,7 +1561,8 @@ fn by_chars(text: &str, items: &[(String, bool)]) -> Option<String> {
             }
             (seen.len(), name)
         })
-        .filter(|(k, _)| *k > 0)
+        // One shared character (买 of 买水果 in "把新的买回来了") is no evidence.
+        .filter(|(k, _)| *k > 1)
         .collect();
     let best = scored.iter().map(|(k, _)| *k).max()?;
     let mut top = scored.iter().filter(|(k, _)| *k == best);
@@ -1679,6 +1723,83 @@ mod tests {
         assert_eq!(
             steps("除了交房租，其他都勾上。", &zh).unwrap(),
             vec!["check \"修自行车\""]
+        );
+        // A condition and its order in one Chinese clause, split at 就; 的话 marks one too.
+        assert_eq!(
+            steps(
+                "最下面那条：要是已经打勾了就删掉，没勾的话就给它勾上。第一条改名叫“交下月房租”。",
+                &zh
+            )
+            .unwrap(),
+            vec![
+                "check \"修自行车\"",
+                "double tap \"交房租\"",
+                "type \"交下月房租\" into \"交房租\"",
+                "press Enter"
+            ]
+        );
+    }
+
+    #[test]
+    fn self_corrections_past_events_and_list_wide_preambles() {
+        let obs = list(&[("water the ferns", true), ("call the bank", false)]);
+        // "scratch the second one" right after adding two speaks of the second added.
+        assert_eq!(
+            steps(
+                "Add 'order stamps' and 'post the forms' - scratch the second one actually.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "type \"order stamps\" into \"New item\"",
+                "press Enter",
+                "type \"post the forms\" into \"New item\"",
+                "press Enter",
+                "tap \"Delete\" in the row of \"post the forms\""
+            ]
+        );
+        // A state said of nothing on the list is no step for the model.
+        assert_eq!(
+            steps("Most of this got sorted. Tick the bank one.", &obs).unwrap(),
+            vec!["check \"call the bank\""]
+        );
+        let zh = list(&[("买水果", false), ("换窗帘", true), ("订酒店", false)]);
+        // A tick said to be a mistake comes off the item just spoken of; a past time
+        // describes; a list-wide preamble orders nothing; 所以 is a filler.
+        assert_eq!(
+            steps("家务清单帮我改一下。窗帘其实没换，上周只是把新的买回来了，勾打错了。酒店那条，所以改名叫“订民宿”。", &zh)
+                .unwrap(),
+            vec![
+                "uncheck \"换窗帘\"",
+                "double tap \"订酒店\"",
+                "type \"订民宿\" into \"订酒店\"",
+                "press Enter"
+            ]
+        );
+    }
+
+    #[test]
+    fn presses_of_clearing_words_others_after_an_exception_and_scratch() {
+        let obs = list(&[
+            ("oil the gate", true),
+            ("renew the insurance", false),
+            ("ring grandma", false),
+        ]);
+        assert_eq!(
+            steps("then hit clear completed.", &obs).unwrap(),
+            vec!["tap \"Clear done\""]
+        );
+        assert_eq!(
+            steps(
+                "Pretty much everything is finished except grandma, she's away. Tick the rest.",
+                &obs
+            )
+            .unwrap(),
+            vec!["check \"renew the insurance\""]
+        );
+        assert_eq!(
+            steps("Scratch the insurance one.", &obs).unwrap(),
+            vec!["tap \"Delete\" in the row of \"renew the insurance\""]
         );
     }
 

@@ -70,7 +70,7 @@ const FILLERS: &[&str] = &[
     "after which ",
     "and after that ",
 ];
-const FILLERS_ZH: &[&str] = &["然后", "最后", "并且", "再", "并", "请"];
+const FILLERS_ZH: &[&str] = &["然后", "最后", "并且", "所以", "再", "并", "请"];
 /// What follows 最后 when it names the last row rather than meaning "finally".
 const ZH_ROW_AFTER_LAST: &[&str] = &["一条", "一个", "一项", "一行", "一件", "那条", "那个", "面"];
 /// Words that make a display verb a phrasal verb ("shows up in the list", "reads as

@@ -66,6 +66,10 @@ const ZH_OPEN: &[&str] = &[
     "没弄",
 ];
 const ZH_DONE: &[&str] = &[
+    "打勾了",
+    "打了勾",
+    "打上勾",
+    "已打勾",
     "勾了",
     "勾上了",
     "已勾",
@@ -141,10 +145,11 @@ pub(super) fn condition(seg: &str) -> Result<Option<Condition>, ()> {
 
 /// [`condition`] for a Chinese clause.
 fn zh_condition(s: &str) -> Result<Option<Condition>, ()> {
-    let Some(lead) = ZH_LEADS.iter().find(|l| s.starts_with(*l)) else {
+    let lead = ZH_LEADS.iter().find(|l| s.starts_with(*l));
+    if lead.is_none() && !s.ends_with("的话") {
         return Ok(None);
-    };
-    let body = s[lead.len()..].trim_end_matches("的话");
+    }
+    let body = s[lead.map_or(0, |l| l.len())..].trim_end_matches("的话");
     let (at, when_done) = ZH_OPEN
         .iter()
         .filter_map(|w| body.find(w).map(|i| (i, false)))
@@ -166,6 +171,20 @@ fn zh_condition(s: &str) -> Result<Option<Condition>, ()> {
         },
         when_done,
     }))
+}
+
+/// A Chinese clause holding a condition and its order, split at the 就 between them
+/// ("要是已经勾上了就删掉" → "要是已经勾上了", "删掉"; "还没勾的话就给它勾上"); any other
+/// clause as it is.
+pub(super) fn split_zh(seg: &str) -> Vec<String> {
+    let s = seg.trim();
+    let conditional = ZH_LEADS.iter().any(|l| s.starts_with(l)) || s.contains("的话");
+    match s.split_once('就') {
+        Some((cond, order)) if conditional && !cond.is_empty() && !order.is_empty() => {
+            vec![cond.to_string(), order.to_string()]
+        }
+        _ => vec![seg.to_string()],
+    }
 }
 
 /// Whether an order's state-test holds for items in the states `done` (every one must).

@@ -56,6 +56,7 @@ const EN: &[(&str, Does)] = &[
     ("drop", Does::Delete),
     ("scrap", Does::Delete),
     ("ditch", Does::Delete),
+    ("scratch", Does::Delete),
     ("toss", Does::Delete),
     ("add", Does::Add),
     ("stick", Does::Add),
@@ -172,6 +173,8 @@ const ZH: &[(&str, Does)] = &[
     ("标记成已完成", Does::Check),
     ("标记完成", Does::Check),
     ("改名为", Does::Rename),
+    ("改名叫", Does::Rename),
+    ("改叫", Does::Rename),
     ("改名成", Does::Rename),
     ("改为", Does::Rename),
     ("重命名", Does::Rename),
@@ -513,8 +516,26 @@ pub(super) fn order_of(body: &str) -> Option<Order> {
     order_en(body, &outside)
 }
 
+/// Chinese words saying a tick was a mistake.
+const ZH_WRONG_TICK: &[&str] = &[
+    "勾打错了",
+    "勾打早了",
+    "勾点错了",
+    "勾是误点的",
+    "误勾了",
+    "打错勾了",
+];
+
 /// [`order_of`] for a Chinese clause (`outside`: the clause without its quotes).
 fn order_zh(body: &str, outside: &str) -> Option<Order> {
+    if let Some(w) = ZH_WRONG_TICK.iter().find(|w| outside.contains(*w)) {
+        // "勾打错了": the tick was a mistake, so it comes off (the item from the context).
+        return Some(Order {
+            does: Does::Uncheck,
+            verb: None,
+            object: body.replacen(w, " ", 1),
+        });
+    }
     if let Some((at, len)) = zh_untick(outside) {
         // "把勾取消", "取消它的勾": the tick is taken away.
         let rest = outside[..at].to_string() + " " + &outside[at + len..];
@@ -594,6 +615,9 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
             .and_then(|_| raw.get(f.len()..))
     }) {
         raw = rest.trim_start();
+    }
+    if let Some(order) = pressed_order(&lower, raw) {
+        return Some(order);
     }
     let after = |n: usize| raw.get(n..).unwrap_or("").to_string();
     if ["mark ", "set ", "leave ", "keep "]
@@ -926,6 +950,33 @@ fn tick_noun_order(lower: &str, raw: &str) -> Option<Order> {
 }
 
 /// The lexicon verb ([`EN`]) `l` (lower-case) starts with, as a whole word.
+/// Verbs of pressing a control that name it by an order's own words ("hit clear completed").
+const PRESSES: &[&str] = &[
+    "hit ",
+    "press ",
+    "click on ",
+    "click ",
+    "tap on ",
+    "tap ",
+    "push ",
+];
+
+/// "hit clear completed", "click clear done": the clearing order a press names (only an order
+/// on the done items; "click remove" stays a press of a button the model finds).
+fn pressed_order(lower: &str, raw: &str) -> Option<Order> {
+    let p = PRESSES.iter().find(|p| lower.starts_with(*p))?;
+    let rest = &lower[p.len()..];
+    let (_, does) = lead_verb(rest)?;
+    let done = rest
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| DONE_WORDS.contains(&w));
+    if *does != Does::Delete || !done {
+        return None;
+    }
+    let raw_rest = raw.get(p.len()..)?;
+    order_en(raw_rest, &clauses::without_quotes(raw_rest))
+}
+
 fn lead_verb(l: &str) -> Option<&'static (&'static str, Does)> {
     EN.iter().find(|(w, _)| {
         l.strip_prefix(w)

@@ -37,7 +37,8 @@ const EN_ORDINALS: &[(&str, i32)] = &[
 const EN_POSITION_FILLERS: &[&str] = &[
     "the", "one", "ones", "item", "items", "entry", "task", "todo", "thing", "line", "row", "on",
     "in", "at", "of", "list", "very", "s", "that", "this", "from", "to", "up", "down", "there",
-    "end", "most", "counting",
+    "end", "most", "counting", "actually", "now", "please", "instead", "too", "then", "again",
+    "though",
 ];
 /// Chinese numerals one to ten.
 const ZH_NUMERALS: &[(char, i32)] = &[
@@ -141,6 +142,25 @@ fn zh_position(object: &str) -> Option<i32> {
     ZH_FIRST.iter().any(|w| object.contains(w)).then_some(0)
 }
 
+/// The item a position names among those the clause before added ("add 'a' and 'b' —
+/// scratch the second one" speaks of b): `before` nearest first; `None` when that clause
+/// added fewer than two quoted items or `object` names no position.
+pub(super) fn among_added(object: &str, before: &[&str]) -> Option<String> {
+    let prior = before.first()?;
+    let order = super::effects::order_of(prior)?;
+    if order.does != super::effects::Does::Add {
+        return None;
+    }
+    let added: Vec<(String, bool)> = super::clauses::quoted(prior)
+        .into_iter()
+        .map(|q| (q, false))
+        .collect();
+    if added.len() < 2 {
+        return None;
+    }
+    by_position(object, &added)
+}
+
 /// English words that take items out of an "all": "everything except X", "all but X".
 const EN_EXCEPT: &[&str] = &[
     " except for ",
@@ -196,10 +216,28 @@ pub(super) fn except(object: &str, before: &[&str]) -> Option<String> {
         return Some(named[..cut].to_string()).filter(|s| !s.trim().is_empty());
     }
     let lower = format!(" {} ", object.to_lowercase());
-    let (at, len) = EN_EXCEPT
+    let Some((at, len)) = EN_EXCEPT
         .iter()
         .filter_map(|w| lower.find(w).map(|i| (i, w.len())))
-        .min()?;
+        .min()
+    else {
+        // "tick all the others" after "everything is done apart from the slides": the
+        // exception made in one of the two clauses before.
+        let others = [
+            "others",
+            "the rest",
+            "everything else",
+            "all else",
+            "the remaining",
+        ]
+        .iter()
+        .any(|w| lower.contains(w));
+        return before
+            .iter()
+            .take(2)
+            .filter(|_| others)
+            .find_map(|b| except(b, &[]));
+    };
     let left = &lower[..at];
     if !left.split_whitespace().any(|w| EN_ALL.contains(&w)) {
         return None;
