@@ -91,18 +91,18 @@ async fn preload(farm: &Farm, jobs: i64) -> anyhow::Result<()> {
     )
     .execute(&farm.pool)
     .await?;
-    // maintenance statements: not queries, so plain strings (nothing to type-check)
-    sqlx::query("vacuum analyze runs")
+    sqlx::query!("vacuum analyze runs")
         .execute(&farm.pool)
         .await?;
-    sqlx::query("analyze jobs").execute(&farm.pool).await?;
+    sqlx::query!("analyze jobs").execute(&farm.pool).await?;
     Ok(())
 }
 
 /// The `EXPLAIN` of the claim's per-class candidate query (256 slots).
 async fn explain(farm: &Farm) -> anyhow::Result<String> {
     let query = class_candidates_sql().context("candidate query in coordinator/sql/claim.sql")?;
-    let rows: Vec<(String,)> = sqlx::query_as(&format!("explain {query}"))
+    // EXPLAIN of a text: a runtime string by nature (the text is the claim file's)
+    let rows: Vec<String> = sqlx::query_scalar(&format!("explain {query}"))
         .bind("web")
         .bind(serde_json::json!({"browser": "chromium"}))
         .bind(Vec::<String>::new())
@@ -111,7 +111,7 @@ async fn explain(farm: &Farm) -> anyhow::Result<String> {
         .bind(None::<String>)
         .fetch_all(&farm.pool)
         .await?;
-    Ok(rows.into_iter().map(|r| r.0 + "\n").collect())
+    Ok(rows.into_iter().map(|r| r + "\n").collect())
 }
 
 /// Queue length of a phase: enough that the window ends before the queue does at 14k
