@@ -17,6 +17,8 @@ echo "[test] cargo fmt --check" >&2
 cargo fmt --all -- --check
 echo "[test] cargo clippy" >&2
 cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "[test] .sqlx/ is current (the query macros' offline data, against a scratch database)" >&2
+bash deploy/sqlx-prepare.sh --check
 echo "[test] cargo build --bin argus (the fault tests run it as real processes)" >&2
 cargo build --locked --bin argus
 echo "[test] quickstart on a fresh database, then stop it (nothing it started may be left)" >&2

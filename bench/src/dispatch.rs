@@ -67,40 +67,42 @@ pub fn job_spec(name: &str) -> anyhow::Result<JobSpec> {
 /// the window's edges and every [`POLL`] while draining, never in a tight loop (polled every
 /// 20 ms it took a third of PostgreSQL's CPU away from the farm it measures).
 async fn counts(pool: &PgPool) -> anyhow::Result<(i64, i64)> {
-    Ok(sqlx::query_as(
-        "select (select count(*) from runs where status = 'succeeded'),
-                (select count(*) from run_events)",
+    let r = sqlx::query!(
+        r#"select (select count(*) from runs where status = 'succeeded') as "succeeded!",
+                  (select count(*) from run_events) as "events!""#
     )
     .fetch_one(pool)
-    .await?)
+    .await?;
+    Ok((r.succeeded, r.events))
 }
 
 /// Queues `jobs` jobs of one run each straight in the database.
 async fn preload(farm: &Farm, jobs: i64) -> anyhow::Result<()> {
     let spec = serde_json::to_value(job_spec("bench-queue")?)?;
-    sqlx::query(
+    sqlx::query!(
         "with j as (
             insert into jobs (id, spec, platform, selector_labels, name)
-            select gen_random_uuid(), $1, 'web', $2, 'bench' from generate_series(1, $3)
+            select gen_random_uuid(), $1, 'web', $2, 'bench' from generate_series(1, $3::int8)
             returning id)
          insert into runs (id, job_id, status) select gen_random_uuid(), j.id, 'queued' from j",
+        spec,
+        serde_json::json!({"browser": "chromium"}),
+        jobs
     )
-    .bind(&spec)
-    .bind(serde_json::json!({"browser": "chromium"}))
-    .bind(jobs)
     .execute(&farm.pool)
     .await?;
-    sqlx::query("vacuum analyze runs")
+    sqlx::query!("vacuum analyze runs")
         .execute(&farm.pool)
         .await?;
-    sqlx::query("analyze jobs").execute(&farm.pool).await?;
+    sqlx::query!("analyze jobs").execute(&farm.pool).await?;
     Ok(())
 }
 
 /// The `EXPLAIN` of the claim's per-class candidate query (256 slots).
 async fn explain(farm: &Farm) -> anyhow::Result<String> {
-    let query = class_candidates_sql().context("candidate query in migration 0013")?;
-    let rows: Vec<(String,)> = sqlx::query_as(&format!("explain {query}"))
+    let query = class_candidates_sql().context("candidate query in coordinator/sql/claim.sql")?;
+    // EXPLAIN of a text: a runtime string by nature (the text is the claim file's)
+    let rows: Vec<String> = sqlx::query_scalar(&format!("explain {query}"))
         .bind("web")
         .bind(serde_json::json!({"browser": "chromium"}))
         .bind(Vec::<String>::new())
@@ -109,7 +111,7 @@ async fn explain(farm: &Farm) -> anyhow::Result<String> {
         .bind(None::<String>)
         .fetch_all(&farm.pool)
         .await?;
-    Ok(rows.into_iter().map(|r| r.0 + "\n").collect())
+    Ok(rows.into_iter().map(|r| r + "\n").collect())
 }
 
 /// Queue length of a phase: enough that the window ends before the queue does at 14k
@@ -159,8 +161,10 @@ async fn window(pool: &PgPool, jobs: i64, window_s: f64) -> anyhow::Result<(f64,
     let deadline = Instant::now() + Duration::from_secs(30);
     // the first applied event (a run's end follows within the same batch or the next);
     // `exists` stops at the first row
-    let any = "select exists (select 1 from run_events)";
-    while !sqlx::query_scalar::<_, bool>(any).fetch_one(pool).await? {
+    while !sqlx::query_scalar!(r#"select exists (select 1 from run_events) as "any!""#)
+        .fetch_one(pool)
+        .await?
+    {
         if Instant::now() > deadline {
             bail!("no run finished within 30 s");
         }
@@ -192,13 +196,14 @@ pub async fn drain(pool: &PgPool, jobs: i64, tally: &sim::Shared) -> anyhow::Res
         }
         tokio::time::sleep(POLL).await;
     }
-    let (succeeded, retried): (i64, i64) = sqlx::query_as(
-        "select count(*) filter (where status = 'succeeded'),
-                count(*) filter (where attempts > 1)
-           from runs",
+    let r = sqlx::query!(
+        r#"select count(*) filter (where status = 'succeeded') as "succeeded!",
+                  count(*) filter (where attempts > 1) as "retried!"
+             from runs"#
     )
     .fetch_one(pool)
     .await?;
+    let (succeeded, retried) = (r.succeeded, r.retried);
     let duplicates = tally.lock().map(|t| t.duplicates).unwrap_or(0);
     Ok(Outcome {
         jobs,

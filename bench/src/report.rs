@@ -99,7 +99,7 @@ fn plan_lines(f: &Figures) -> (Vec<String>, bool) {
     let ok = plan.contains("Index Scan") && plan.contains("runs_queued") && !plan.contains("Sort");
     let mut out = vec![
         "EXPLAIN of the claim's candidate query, one per class of identical free slots \
-         (migrations/0013_claim_scales_with_runs.sql via class_candidates_sql, 256 slots, queue full):"
+         (coordinator/sql/claim.sql via class_candidates_sql, 256 slots, queue full):"
             .to_string(),
     ];
     out.extend(plan.lines().map(|l| format!("    {l}")));

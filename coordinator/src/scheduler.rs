@@ -115,35 +115,48 @@ pub async fn run(state: AppState, mut stop: Stop) {
     }
 }
 
-type DueRow = (
-    Uuid,
-    String,
-    String,
-    String,
-    sqlx::types::Json<JobSpec>,
-    sqlx::types::Json<Vec<Selector>>,
-    String,
-    DateTime<Utc>,
-);
+/// A due schedule as [`fire_due`] reads it; `next_fire_at` is the tick being fired.
+struct DueRow {
+    id: Uuid,
+    team_id: String,
+    cron: String,
+    timezone: String,
+    template: sqlx::types::Json<JobSpec>,
+    matrix: sqlx::types::Json<Vec<Selector>>,
+    missed: String,
+    next_fire_at: DateTime<Utc>,
+}
 
 /// Fires every due schedule once; returns how many ticks fired.
 pub async fn fire_due(state: &AppState) -> anyhow::Result<usize> {
-    let due: Vec<DueRow> = sqlx::query_as(
-        "select id, team_id, cron, timezone, template, matrix, missed, next_fire_at
-           from schedules where not paused and next_fire_at <= now()
-          order by next_fire_at limit 50",
+    let due = sqlx::query_as!(
+        DueRow,
+        r#"select id, team_id, cron, timezone,
+                  template as "template: sqlx::types::Json<JobSpec>",
+                  matrix as "matrix: sqlx::types::Json<Vec<Selector>>", missed, next_fire_at
+             from schedules where not paused and next_fire_at <= now()
+            order by next_fire_at limit 50"#
     )
     .fetch_all(&state.pool)
     .await?;
     let mut fired = 0;
-    for (id, team, cron, tz, template, matrix, missed, tick) in due {
+    for row in due {
+        let DueRow {
+            id,
+            team_id: team,
+            cron,
+            timezone: tz,
+            template,
+            matrix,
+            missed,
+            next_fire_at: tick,
+        } = row;
         let now = Utc::now();
         let next = match next_fire(&cron, &tz, now) {
             Ok(n) => n,
             Err(e) => {
                 tracing::error!(schedule = %id, error = %e, "schedule has a bad cron; pausing it");
-                sqlx::query("update schedules set paused = true where id = $1")
-                    .bind(id)
+                sqlx::query!("update schedules set paused = true where id = $1", id)
                     .execute(&state.pool)
                     .await?;
                 continue;
@@ -155,15 +168,15 @@ pub async fn fire_due(state: &AppState) -> anyhow::Result<usize> {
             .unwrap_or(false);
         let fire = !later_due || MissedTicks::parse(&missed) == Some(MissedTicks::RunOnce);
         let mut tx = state.pool.begin().await?;
-        let advanced = sqlx::query(
+        let advanced = sqlx::query!(
             "update schedules set next_fire_at = $3,
                     last_fired_at = case when $4 then $2 else last_fired_at end
               where id = $1 and next_fire_at = $2 and not paused",
+            id,
+            tick,
+            next,
+            fire
         )
-        .bind(id)
-        .bind(tick)
-        .bind(next)
-        .bind(fire)
         .execute(&mut *tx)
         .await?
         .rows_affected();
@@ -172,12 +185,12 @@ pub async fn fire_due(state: &AppState) -> anyhow::Result<usize> {
             continue; // another coordinator took this tick
         }
         if fire {
-            let claimed = sqlx::query(
+            let claimed = sqlx::query!(
                 "insert into schedule_fires (schedule_id, fire_at) values ($1, $2)
                  on conflict do nothing",
+                id,
+                tick
             )
-            .bind(id)
-            .bind(tick)
             .execute(&mut *tx)
             .await?
             .rows_affected();

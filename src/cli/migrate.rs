@@ -1,4 +1,5 @@
-//! `argus migrate`: apply the embedded migrations and exit.
+//! `argus migrate`: apply the embedded migrations, then the repeatable claim functions
+//! (`coordinator/sql/claim.sql`), and exit.
 
 use std::process::ExitCode;
 
@@ -14,11 +15,11 @@ pub struct MigrateArgs {
     database_url: String,
 }
 
-/// Connects (which migrates) and reports.
+/// Connects (which migrates and applies the claim functions) and reports.
 pub async fn run(args: MigrateArgs) -> anyhow::Result<ExitCode> {
     let pool = argus_coordinator::store::connect(&args.database_url, 1).await?;
     let n = argus_coordinator::store::MIGRATOR.iter().count();
     pool.close().await;
-    println!("database is at the latest schema ({n} migrations)");
+    println!("database is at the latest schema ({n} migrations, claim functions applied)");
     Ok(ExitCode::SUCCESS)
 }

@@ -64,7 +64,9 @@ pub fn router(state: AppState) -> Router {
     responses((status = 200, description = "`{\"status\": \"ok\"}`"))
 )]
 async fn healthz(State(st): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
-    sqlx::query("select 1").execute(&st.pool).await?;
+    sqlx::query_scalar!("select 1 as one")
+        .fetch_one(&st.pool)
+        .await?;
     Ok(Json(serde_json::json!({"status": "ok"})))
 }
 

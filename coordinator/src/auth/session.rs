@@ -33,18 +33,18 @@ pub async fn create(pool: &PgPool, token_id: uuid::Uuid) -> Result<Session, sqlx
     let cookie = generate();
     let csrf = hex::encode(&digest(&generate())[..16]);
     let expires_at = Utc::now() + SESSION_TTL;
-    sqlx::query(
+    sqlx::query!(
         "insert into dashboard_sessions (id_sha256, token_id, csrf, expires_at)
          values ($1, $2, $3, $4)",
+        digest(&cookie),
+        token_id,
+        csrf,
+        expires_at
     )
-    .bind(digest(&cookie))
-    .bind(token_id)
-    .bind(&csrf)
-    .bind(expires_at)
     .execute(pool)
     .await?;
     // Sessions that ended are of no use; drop them while we are here.
-    sqlx::query("delete from dashboard_sessions where expires_at < now()")
+    sqlx::query!("delete from dashboard_sessions where expires_at < now()")
         .execute(pool)
         .await?;
     Ok(Session {
@@ -56,34 +56,36 @@ pub async fn create(pool: &PgPool, token_id: uuid::Uuid) -> Result<Session, sqlx
 
 /// The caller and CSRF token of a live session (its token live too).
 pub async fn lookup(pool: &PgPool, cookie: &str) -> Result<Option<(Caller, String)>, sqlx::Error> {
-    let row: Option<(uuid::Uuid, String, String, bool, String)> = sqlx::query_as(
+    let row = sqlx::query!(
         "select t.id, t.team_id, t.role, t.shared_pool, s.csrf
            from dashboard_sessions s join api_tokens t on t.id = s.token_id
           where s.id_sha256 = $1 and s.expires_at > now()
             and (t.expires_at is null or t.expires_at > now())",
+        digest(cookie)
     )
-    .bind(digest(cookie))
     .fetch_optional(pool)
     .await?;
-    Ok(row.map(|(id, team_id, role, shared_pool, csrf)| {
+    Ok(row.map(|r| {
         (
             Caller {
-                team_id,
-                role,
-                token_id: Some(id),
-                shared_pool,
+                team_id: r.team_id,
+                role: r.role,
+                token_id: Some(r.id),
+                shared_pool: r.shared_pool,
             },
-            csrf,
+            r.csrf,
         )
     }))
 }
 
 /// Ends a session (sign-out).
 pub async fn end(pool: &PgPool, cookie: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("delete from dashboard_sessions where id_sha256 = $1")
-        .bind(digest(cookie))
-        .execute(pool)
-        .await?;
+    sqlx::query!(
+        "delete from dashboard_sessions where id_sha256 = $1",
+        digest(cookie)
+    )
+    .execute(pool)
+    .await?;
     Ok(())
 }
 

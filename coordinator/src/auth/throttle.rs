@@ -13,29 +13,28 @@ pub const WINDOW_S: f64 = 60.0;
 
 /// Seconds until `addr` may try again; `None` = it may try now.
 pub async fn blocked_for(pool: &PgPool, addr: &str) -> Result<Option<u64>, sqlx::Error> {
-    let (count, oldest_age_s): (i64, Option<f64>) = sqlx::query_as(
-        "select count(*), extract(epoch from now() - min(at))::float8
-           from login_failures
-          where addr = $1 and at > now() - make_interval(secs => $2)",
+    let row = sqlx::query!(
+        r#"select count(*) as "count!", extract(epoch from now() - min(at))::float8 as oldest_age_s
+             from login_failures
+            where addr = $1 and at > now() - make_interval(secs => $2)"#,
+        addr,
+        WINDOW_S
     )
-    .bind(addr)
-    .bind(WINDOW_S)
     .fetch_one(pool)
     .await?;
-    if count < MAX_FAILURES {
+    if row.count < MAX_FAILURES {
         return Ok(None);
     }
-    let wait = (WINDOW_S - oldest_age_s.unwrap_or(0.0)).ceil().max(1.0);
+    let wait = (WINDOW_S - row.oldest_age_s.unwrap_or(0.0)).ceil().max(1.0);
     Ok(Some(wait as u64))
 }
 
 /// Records a failed sign-in from `addr` (and forgets failures older than an hour).
 pub async fn record_failure(pool: &PgPool, addr: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("insert into login_failures (addr) values ($1)")
-        .bind(addr)
+    sqlx::query!("insert into login_failures (addr) values ($1)", addr)
         .execute(pool)
         .await?;
-    sqlx::query("delete from login_failures where at < now() - interval '1 hour'")
+    sqlx::query!("delete from login_failures where at < now() - interval '1 hour'")
         .execute(pool)
         .await?;
     Ok(())

@@ -47,22 +47,24 @@ pub async fn create_token_expiring(
     expires_at: Option<DateTime<Utc>>,
 ) -> Result<uuid::Uuid, sqlx::Error> {
     let id = uuid::Uuid::new_v4();
-    sqlx::query("insert into teams (id) values ($1) on conflict do nothing")
-        .bind(team)
-        .execute(pool)
-        .await?;
-    sqlx::query(
+    sqlx::query!(
+        "insert into teams (id) values ($1) on conflict do nothing",
+        team
+    )
+    .execute(pool)
+    .await?;
+    sqlx::query!(
         "insert into api_tokens (id, team_id, name, token_sha256, role, expires_at)
          select $1, $2, $3, $4, $5, $6
           where not exists (select 1 from revoked_tokens where token_sha256 = $4)
          on conflict (token_sha256) do nothing",
+        id,
+        team,
+        name,
+        digest(token),
+        role,
+        expires_at
     )
-    .bind(id)
-    .bind(team)
-    .bind(name)
-    .bind(digest(token))
-    .bind(role)
-    .bind(expires_at)
     .execute(pool)
     .await?;
     Ok(id)
@@ -70,26 +72,27 @@ pub async fn create_token_expiring(
 
 /// Looks a live (known, unexpired) token up and records its use.
 pub async fn lookup(pool: &PgPool, token: &str) -> Result<Option<Caller>, sqlx::Error> {
-    let row: Option<(uuid::Uuid, String, String, bool, bool)> = sqlx::query_as(
-        "select id, team_id, role, shared_pool,
-                last_used_at is null or last_used_at < now() - interval '1 minute'
-           from api_tokens
-          where token_sha256 = $1 and (expires_at is null or expires_at > now())",
+    let row = sqlx::query!(
+        r#"select id, team_id, role, shared_pool,
+                  last_used_at is null or last_used_at < now() - interval '1 minute'
+                      as "stale!"
+             from api_tokens
+            where token_sha256 = $1 and (expires_at is null or expires_at > now())"#,
+        digest(token)
     )
-    .bind(digest(token))
     .fetch_optional(pool)
     .await?;
-    let Some((id, team_id, role, shared_pool, stale)) = row else {
+    let Some(row) = row else {
         return Ok(None);
     };
-    if stale {
-        touch(pool, id).await?;
+    if row.stale {
+        touch(pool, row.id).await?;
     }
     Ok(Some(Caller {
-        team_id,
-        role,
-        token_id: Some(id),
-        shared_pool,
+        team_id: row.team_id,
+        role: row.role,
+        token_id: Some(row.id),
+        shared_pool: row.shared_pool,
     }))
 }
 
@@ -100,25 +103,29 @@ pub async fn lookup(pool: &PgPool, token: &str) -> Result<Option<Caller>, sqlx::
 ///
 /// Errors: the database's.
 pub async fn set_shared_pool(pool: &PgPool, id: uuid::Uuid, on: bool) -> Result<bool, sqlx::Error> {
-    let r = sqlx::query("update api_tokens set shared_pool = $2 where id = $1 and role = 'worker'")
-        .bind(id)
-        .bind(on)
-        .execute(pool)
-        .await?;
+    let r = sqlx::query!(
+        "update api_tokens set shared_pool = $2 where id = $1 and role = 'worker'",
+        id,
+        on
+    )
+    .execute(pool)
+    .await?;
     Ok(r.rows_affected() == 1)
 }
 
 /// Stamps a token's `last_used_at`.
 pub(crate) async fn touch(pool: &PgPool, id: uuid::Uuid) -> Result<(), sqlx::Error> {
-    sqlx::query("update api_tokens set last_used_at = now() where id = $1")
-        .bind(id)
-        .execute(pool)
-        .await?;
+    sqlx::query!(
+        "update api_tokens set last_used_at = now() where id = $1",
+        id
+    )
+    .execute(pool)
+    .await?;
     Ok(())
 }
 
 /// One token as `argus token list` shows it (never its value).
-#[derive(Debug, Clone, serde::Serialize, sqlx::FromRow)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct TokenRow {
     /// Token id (what `argus token revoke` takes).
     pub id: uuid::Uuid,
@@ -140,12 +147,13 @@ pub struct TokenRow {
 
 /// Every token, or one team's, oldest first.
 pub async fn list(pool: &PgPool, team: Option<&str>) -> Result<Vec<TokenRow>, sqlx::Error> {
-    sqlx::query_as(
+    sqlx::query_as!(
+        TokenRow,
         "select id, team_id, role, shared_pool, name, created_at, expires_at, last_used_at
            from api_tokens where $1::text is null or team_id = $1
           order by created_at, id",
+        team
     )
-    .bind(team)
     .fetch_all(pool)
     .await
 }
@@ -154,12 +162,12 @@ pub async fn list(pool: &PgPool, team: Option<&str>) -> Result<Vec<TokenRow>, sq
 /// its digest, so the same value is never stored again; `false` if there was none with
 /// that id.
 pub async fn revoke(pool: &PgPool, id: uuid::Uuid) -> Result<bool, sqlx::Error> {
-    let r = sqlx::query(
+    let r = sqlx::query!(
         "with gone as (delete from api_tokens where id = $1 returning token_sha256)
          insert into revoked_tokens (token_sha256) select token_sha256 from gone
          on conflict do nothing",
+        id
     )
-    .bind(id)
     .execute(pool)
     .await?;
     Ok(r.rows_affected() == 1)
@@ -179,17 +187,17 @@ pub enum Bootstrap {
 /// Stores the bootstrap admin token for team `default` unless it is stored already or was
 /// revoked.
 pub async fn bootstrap(pool: &PgPool, token: &str) -> Result<Bootstrap, sqlx::Error> {
-    let (present, revoked): (bool, bool) = sqlx::query_as(
-        "select exists (select 1 from api_tokens where token_sha256 = $1),
-                exists (select 1 from revoked_tokens where token_sha256 = $1)",
+    let row = sqlx::query!(
+        r#"select exists (select 1 from api_tokens where token_sha256 = $1) as "present!",
+                  exists (select 1 from revoked_tokens where token_sha256 = $1) as "revoked!""#,
+        digest(token)
     )
-    .bind(digest(token))
     .fetch_one(pool)
     .await?;
-    if revoked {
+    if row.revoked {
         return Ok(Bootstrap::Revoked);
     }
-    if present {
+    if row.present {
         return Ok(Bootstrap::Present);
     }
     create_token(pool, "default", "admin", "bootstrap", token).await?;

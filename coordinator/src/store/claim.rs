@@ -14,32 +14,36 @@
 //!
 //! Both [`claim_batch`] (the dispatcher's: up to `max_n` free slots in one round trip) and
 //! [`claim`] (one given slot; tests and tools) run the one claim text, the SQL function
-//! `argus_claim_batch` (migrations/0013_claim_scales_with_runs.sql), which claims for each class of
-//! identical slots (platform, labels, teams served) with one candidate query
-//! ([`class_candidates_sql`]) and one assigning UPDATE.
+//! `argus_claim_batch` in `coordinator/sql/claim.sql` ([`CLAIM_SQL`], applied on every
+//! connect by [`apply_claim_sql`]), which claims for each class of identical slots
+//! (platform, labels, teams served) with one candidate query (`argus_claim_candidates`,
+//! [`class_candidates_sql`]) and one assigning UPDATE.
 
 use argus_protocol::JobSpec;
 use chrono::{DateTime, Utc};
+use sqlx::types::Json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
 /// A free slot as the dispatcher sees it.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct FreeDevice {
     pub id: String,
     pub worker_id: String,
     pub platform: String,
-    pub labels: sqlx::types::Json<serde_json::Value>,
+    pub labels: Json<serde_json::Value>,
 }
 
 /// Slots with no run whose device was heard from within `ttl_s` seconds.
 pub async fn free_devices(pool: &PgPool, ttl_s: u64) -> Result<Vec<FreeDevice>, sqlx::Error> {
-    sqlx::query_as(
-        "select id, worker_id, platform, labels from devices
-          where current_run_id is null and last_seen > now() - make_interval(secs => $1)
-          order by last_seen desc",
+    sqlx::query_as!(
+        FreeDevice,
+        r#"select id, worker_id, platform, labels as "labels: Json<serde_json::Value>"
+             from devices
+            where current_run_id is null and last_seen > now() - make_interval(secs => $1)
+            order by last_seen desc"#,
+        ttl_s as f64
     )
-    .bind(ttl_s as f64)
     .fetch_all(pool)
     .await
 }
@@ -60,44 +64,72 @@ pub struct Claimed {
     pub replay: Option<String>,
 }
 
-/// Migration 0013, the one text of the claim: [`class_candidates_sql`] reads its candidate
-/// query from here.
-pub const CLAIM_MIGRATION: &str =
-    include_str!("../../../migrations/0013_claim_scales_with_runs.sql");
+/// `coordinator/sql/claim.sql`, the one text of the claim functions (`argus_claim_batch`
+/// and its per-class candidate query `argus_claim_candidates`): repeatable
+/// `create or replace` statements, applied after the migrations by [`apply_claim_sql`].
+pub const CLAIM_SQL: &str = include_str!("../../sql/claim.sql");
 
-/// The candidate query `argus_claim_batch` runs once per class of identical free slots
-/// (migrations/0013_claim_scales_with_runs.sql, between its `class candidates` markers), with the
-/// function's variables made parameters so it can be EXPLAINed: `$1` platform, `$2` the
-/// class's labels, `$3` teams at their quota, `$4` how many of the class's free slots the
-/// call holds, `$5` whether the class serves every team, `$6` the one team it serves
-/// otherwise. Walks `runs_queued` in order (priority, then FIFO), locking what it returns;
-/// no sort. Built from the migration's text, so there is no copy to drift; `None` only if
-/// the markers were removed (a unit test pins that they are there).
-pub fn class_candidates_sql() -> Option<String> {
-    let (_, rest) = CLAIM_MIGRATION.split_once("-- class candidates: begin")?;
+/// Key of the advisory lock [`apply_claim_sql`] holds: the first 8 bytes of
+/// sha256('argus claim.sql'), fixed, so coordinators starting together replace the
+/// functions one after another (concurrent `create or replace` of one function fails).
+const APPLY_LOCK_KEY: i64 = 0x7b8e_770c_3ac6_c02b;
+
+/// Applies [`CLAIM_SQL`] (replacing whatever claim functions the database holds) in one
+/// transaction under an advisory lock. [`crate::store::connect`] calls it after the
+/// migrations on every connect, so every database, however old, runs this text. Errors: the
+/// database's (e.g. a migration left out a table the functions read).
+pub async fn apply_claim_sql(pool: &PgPool) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    sqlx::query!("select pg_advisory_xact_lock($1)", APPLY_LOCK_KEY)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::raw_sql(CLAIM_SQL).execute(&mut *tx).await?;
+    tx.commit().await
+}
+
+/// The candidate query `argus_claim_batch` runs once per class of identical free slots: the
+/// body of `argus_claim_candidates` in [`CLAIM_SQL`] between its `class candidates`
+/// markers, verbatim, so it can be EXPLAINed with the function's six parameters bound: `$1`
+/// platform (text), `$2` the class's labels (jsonb), `$3` teams at their quota (text[]),
+/// `$4` how many of the class's free slots the call holds, `$5` whether the class serves
+/// every team (boolean), `$6` the one team it serves otherwise (text, may be null). Walks
+/// `runs_queued` in order (priority, then FIFO), locking what it returns; no sort. `None`
+/// only if the markers were removed (a unit test pins that they are there).
+pub fn class_candidates_sql() -> Option<&'static str> {
+    let (_, rest) = CLAIM_SQL.split_once("-- class candidates: begin")?;
     let (query, _) = rest.split_once("-- class candidates: end")?;
-    Some(
-        query
-            .replace("cls.platform", "$1")
-            .replace("cls.labels", "$2::jsonb")
-            .replace("full_teams", "$3::text[]")
-            .replace("cardinality(dev_ids)", "$4")
-            .replace("cls.serves_all", "$5::boolean")
-            .replace("cls.serves_team", "$6::text"),
-    )
+    Some(query)
 }
 
 /// How long ago a slot named to [`claim`] may have been heard from: any time (100 years).
 const ANY_AGE_S: f64 = 100.0 * 365.0 * 86_400.0;
 
-type ClaimRow = (
-    Uuid,
-    Uuid,
-    Uuid,
-    String,
-    DateTime<Utc>,
-    sqlx::types::Json<JobSpec>,
-);
+/// One row of `argus_claim_batch` (every column is set for a claimed run).
+struct ClaimRow {
+    run_id: Uuid,
+    job_id: Uuid,
+    attempt_id: Uuid,
+    worker_id: String,
+    device_id: String,
+    lease_expires_at: DateTime<Utc>,
+    spec: Json<JobSpec>,
+}
+
+impl From<ClaimRow> for Claimed {
+    fn from(r: ClaimRow) -> Self {
+        Claimed {
+            run_id: r.run_id,
+            job_id: r.job_id,
+            team: String::new(),
+            attempt_id: r.attempt_id,
+            worker_id: r.worker_id,
+            device_id: r.device_id,
+            lease_expires_at: r.lease_expires_at,
+            spec: r.spec.0,
+            replay: None,
+        }
+    }
+}
 
 /// Claims at most one run for `dev`, however long ago it was heard from: the batch claim
 /// restricted to that one slot (same rules, quota lock included); `None` when nothing
@@ -107,28 +139,19 @@ pub async fn claim(
     dev: &FreeDevice,
     lease_s: u64,
 ) -> Result<Option<Claimed>, sqlx::Error> {
-    let row: Option<ClaimRow> = sqlx::query_as(
-        "select run_id, job_id, attempt_id, worker_id, lease_expires_at, spec
-           from argus_claim_batch($1, $2, 1, $3)",
+    let row = sqlx::query_as!(
+        ClaimRow,
+        r#"select run_id as "run_id!", job_id as "job_id!", attempt_id as "attempt_id!",
+                  worker_id as "worker_id!", device_id as "device_id!",
+                  lease_expires_at as "lease_expires_at!", spec as "spec!: Json<JobSpec>"
+             from argus_claim_batch($1, $2, 1, $3)"#,
+        ANY_AGE_S,
+        lease_s as f64,
+        dev.id
     )
-    .bind(ANY_AGE_S)
-    .bind(lease_s as f64)
-    .bind(&dev.id)
     .fetch_optional(pool)
     .await?;
-    Ok(row.map(
-        |(run_id, job_id, attempt_id, worker_id, lease_expires_at, spec)| Claimed {
-            run_id,
-            job_id,
-            team: String::new(),
-            attempt_id,
-            worker_id,
-            device_id: dev.id.clone(),
-            lease_expires_at,
-            spec: spec.0,
-            replay: None,
-        },
-    ))
+    Ok(row.map(Claimed::from))
 }
 
 /// Claims runs for up to `max_n` free slots heard from within `ttl_s` seconds, in one
@@ -141,40 +164,19 @@ pub async fn claim_batch(
     lease_s: u64,
     max_n: u32,
 ) -> Result<Vec<Claimed>, sqlx::Error> {
-    type BatchRow = (
-        Uuid,
-        Uuid,
-        Uuid,
-        String,
-        String,
-        DateTime<Utc>,
-        sqlx::types::Json<JobSpec>,
-    );
-    let rows: Vec<BatchRow> = sqlx::query_as(
-        "select run_id, job_id, attempt_id, worker_id, device_id, lease_expires_at, spec
-           from argus_claim_batch($1, $2, $3, null)",
+    let rows = sqlx::query_as!(
+        ClaimRow,
+        r#"select run_id as "run_id!", job_id as "job_id!", attempt_id as "attempt_id!",
+                  worker_id as "worker_id!", device_id as "device_id!",
+                  lease_expires_at as "lease_expires_at!", spec as "spec!: Json<JobSpec>"
+             from argus_claim_batch($1, $2, $3, null)"#,
+        ttl_s as f64,
+        lease_s as f64,
+        i32::try_from(max_n).unwrap_or(i32::MAX)
     )
-    .bind(ttl_s as f64)
-    .bind(lease_s as f64)
-    .bind(i32::try_from(max_n).unwrap_or(i32::MAX))
     .fetch_all(pool)
     .await?;
-    Ok(rows
-        .into_iter()
-        .map(
-            |(run_id, job_id, attempt_id, worker_id, device_id, lease_expires_at, spec)| Claimed {
-                run_id,
-                job_id,
-                team: String::new(),
-                attempt_id,
-                worker_id,
-                device_id,
-                lease_expires_at,
-                spec: spec.0,
-                replay: None,
-            },
-        )
-        .collect())
+    Ok(rows.into_iter().map(Claimed::from).collect())
 }
 
 /// Fills in each claimed run's team (one statement for the batch). A run whose row is
@@ -184,12 +186,11 @@ pub async fn attach_teams(pool: &PgPool, claimed: &mut [Claimed]) -> Result<(), 
         return Ok(());
     }
     let ids: Vec<Uuid> = claimed.iter().map(|c| c.run_id).collect();
-    let rows: Vec<(Uuid, String)> =
-        sqlx::query_as("select id, team_id from runs where id = any($1)")
-            .bind(&ids)
-            .fetch_all(pool)
-            .await?;
-    let by_run: std::collections::HashMap<Uuid, String> = rows.into_iter().collect();
+    let rows = sqlx::query!("select id, team_id from runs where id = any($1)", &ids)
+        .fetch_all(pool)
+        .await?;
+    let by_run: std::collections::HashMap<Uuid, String> =
+        rows.into_iter().map(|r| (r.id, r.team_id)).collect();
     for c in claimed.iter_mut() {
         if let Some(t) = by_run.get(&c.run_id) {
             c.team = t.clone();
@@ -202,21 +203,23 @@ pub async fn attach_teams(pool: &PgPool, claimed: &mut [Claimed]) -> Result<(), 
 /// (fenced by attempt id) and frees its slot.
 pub async fn unclaim(pool: &PgPool, c: &Claimed) -> Result<bool, sqlx::Error> {
     let mut tx = pool.begin().await?;
-    let n = sqlx::query(
+    let n = sqlx::query!(
         "update runs set status = 'queued', attempt_id = null, worker_id = null,
                 device_id = null, lease_expires_at = null, assigned_at = null
           where id = $1 and attempt_id = $2 and status = 'assigned'",
+        c.run_id,
+        c.attempt_id
     )
-    .bind(c.run_id)
-    .bind(c.attempt_id)
     .execute(&mut *tx)
     .await?
     .rows_affected();
-    sqlx::query("update devices set current_run_id = null where id = $1 and current_run_id = $2")
-        .bind(&c.device_id)
-        .bind(c.run_id)
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query!(
+        "update devices set current_run_id = null where id = $1 and current_run_id = $2",
+        c.device_id,
+        c.run_id
+    )
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(n == 1)
 }
@@ -226,19 +229,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_candidate_query_is_read_from_the_migration() {
-        let q = class_candidates_sql().expect("markers in migration 0013");
+    fn the_candidate_query_is_read_from_the_claim_file() {
+        let q = class_candidates_sql().expect("markers in coordinator/sql/claim.sql");
         for p in [
-            "$1",
-            "$2::jsonb",
-            "$3::text[]",
+            "j.platform = $1",
+            "$2 @> j.selector_labels",
+            "any ($3)",
             "limit $4",
-            "$5::boolean",
-            "$6::text",
+            "($5 or r.team_id = $6)",
             "for update of r skip locked",
         ] {
             assert!(q.contains(p), "{p} missing in {q}");
         }
-        assert!(!q.contains("cls.") && !q.contains("dev_ids"), "{q}");
+        assert!(!q.contains("cls.") && !q.contains(';'), "{q}");
+    }
+
+    #[test]
+    fn the_claim_file_is_repeatable() {
+        let statements = CLAIM_SQL
+            .lines()
+            .filter(|l| !l.starts_with(' ') && !l.starts_with("--") && l.starts_with("create"));
+        for s in statements {
+            assert!(s.starts_with("create or replace function"), "{s}");
+        }
     }
 }

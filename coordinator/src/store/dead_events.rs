@@ -27,7 +27,7 @@ pub struct Parked<'a> {
 }
 
 /// One parked event, as `GET /api/v1/dead-events` lists it.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct DeadEvent {
     /// Row id (ascending in parking order).
     pub id: i64,
@@ -67,20 +67,20 @@ fn kind(body: &EventBody) -> String {
 /// Errors: any database error; nothing is written then and the caller retries later.
 pub async fn park(pool: &PgPool, p: &Parked<'_>) -> Result<bool, sqlx::Error> {
     let mut tx = pool.begin().await?;
-    sqlx::query(
+    sqlx::query!(
         "insert into dead_events (stream_seq, subject, run_id, attempt_id, seq, payload, error,
                                   deliveries)
          values ($1, $2, $3, $4, $5, $6, $7, $8)
          on conflict (stream_seq, subject) do nothing",
+        p.stream_seq as i64,
+        p.subject,
+        p.event.map(|e| e.run_id),
+        p.event.map(|e| e.attempt_id),
+        p.event.map(|e| e.seq as i64),
+        p.payload,
+        p.error,
+        p.deliveries.clamp(0, i32::MAX as i64) as i32
     )
-    .bind(p.stream_seq as i64)
-    .bind(p.subject)
-    .bind(p.event.map(|e| e.run_id))
-    .bind(p.event.map(|e| e.attempt_id))
-    .bind(p.event.map(|e| e.seq as i64))
-    .bind(p.payload)
-    .bind(p.error)
-    .bind(p.deliveries.clamp(0, i32::MAX as i64) as i32)
     .execute(&mut *tx)
     .await?;
     let mut freed = false;
@@ -93,24 +93,25 @@ pub async fn park(pool: &PgPool, p: &Parked<'_>) -> Result<bool, sqlx::Error> {
             p.deliveries,
             p.error
         );
-        sqlx::query(
+        sqlx::query!(
             "update runs set status = 'errored', error = $3, finished_at = now(),
                     lease_expires_at = null
               where id = $1 and attempt_id = $2
                 and status in ('queued', 'assigned', 'running')",
+            ev.run_id,
+            ev.attempt_id,
+            why
         )
-        .bind(ev.run_id)
-        .bind(ev.attempt_id)
-        .bind(&why)
         .execute(&mut *tx)
         .await?;
         if matches!(ev.body, EventBody::RunFinished { .. }) {
             // The worker is done with the run: its slot is free, as after an applied end.
-            let r =
-                sqlx::query("update devices set current_run_id = null where current_run_id = $1")
-                    .bind(ev.run_id)
-                    .execute(&mut *tx)
-                    .await?;
+            let r = sqlx::query!(
+                "update devices set current_run_id = null where current_run_id = $1",
+                ev.run_id
+            )
+            .execute(&mut *tx)
+            .await?;
             freed = r.rows_affected() > 0;
         }
     }
@@ -122,12 +123,13 @@ pub async fn park(pool: &PgPool, p: &Parked<'_>) -> Result<bool, sqlx::Error> {
 ///
 /// Errors: any database error.
 pub async fn list(pool: &PgPool, limit: i64) -> Result<Vec<DeadEvent>, sqlx::Error> {
-    sqlx::query_as(
+    sqlx::query_as!(
+        DeadEvent,
         "select id, stream_seq, subject, run_id, attempt_id, seq, payload, error, deliveries,
                 parked_at
            from dead_events order by id desc limit $1",
+        limit
     )
-    .bind(limit)
     .fetch_all(pool)
     .await
 }

@@ -127,18 +127,18 @@ async fn runs_started(
     let ats: Vec<DateTime<Utc>> = started.values().map(|v| v.0).collect();
     let ws: Vec<i32> = started.values().map(|v| v.1).collect();
     let hs: Vec<i32> = started.values().map(|v| v.2).collect();
-    sqlx::query(
+    sqlx::query!(
         "update runs r set status = 'running', started_at = coalesce(r.started_at, u.at),
                 screen_w_px = u.w, screen_h_px = u.h
            from unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::int4[], $5::int4[])
                 as u(id, att, at, w, h)
           where r.id = u.id and r.attempt_id = u.att and r.status in ('assigned', 'running')",
+        &ids,
+        &atts,
+        &ats,
+        &ws,
+        &hs
     )
-    .bind(&ids)
-    .bind(&atts)
-    .bind(&ats)
-    .bind(&ws)
-    .bind(&hs)
     .execute(&mut *tx)
     .await?;
     Ok(())
@@ -161,15 +161,15 @@ async fn steps_started(
     }
     let (ids, atts, nums) = step_columns(steps);
     let texts: Vec<&str> = steps.values().copied().collect();
-    sqlx::query(
+    sqlx::query!(
         "insert into steps (run_id, attempt_id, step, text)
          select * from unnest($1::uuid[], $2::uuid[], $3::int4[], $4::text[])
          on conflict (run_id, attempt_id, step) do update set text = excluded.text",
+        &ids,
+        &atts,
+        &nums,
+        &texts as _
     )
-    .bind(&ids)
-    .bind(&atts)
-    .bind(&nums)
-    .bind(&texts)
     .execute(&mut *tx)
     .await?;
     Ok(())
@@ -185,14 +185,14 @@ async fn actions_finished(
     // the step row an action belongs to exists before the action row
     let steps: BTreeMap<StepKey, ()> = actions.keys().map(|k| ((k.0, k.1, k.2), ())).collect();
     let (ids, atts, nums) = step_columns(&steps);
-    sqlx::query(
+    sqlx::query!(
         "insert into steps (run_id, attempt_id, step)
          select * from unnest($1::uuid[], $2::uuid[], $3::int4[])
          on conflict do nothing",
+        &ids,
+        &atts,
+        &nums
     )
-    .bind(&ids)
-    .bind(&atts)
-    .bind(&nums)
     .execute(&mut *tx)
     .await?;
     let ids: Vec<Uuid> = actions.keys().map(|k| k.0).collect();
@@ -204,22 +204,22 @@ async fn actions_finished(
     let dispositions: Vec<&str> = actions.values().map(|a| a.disposition.as_str()).collect();
     let records: Vec<sqlx::types::Json<&ActionRecord>> =
         actions.values().map(|a| sqlx::types::Json(*a)).collect();
-    sqlx::query(
+    sqlx::query!(
         "insert into actions (run_id, attempt_id, step, action, kind, ok, disposition, record)
          select * from unnest($1::uuid[], $2::uuid[], $3::int4[], $4::int4[], $5::text[],
                               $6::bool[], $7::text[], $8::jsonb[])
          on conflict (run_id, attempt_id, step, action) do update
            set kind = excluded.kind, ok = excluded.ok,
                disposition = excluded.disposition, record = excluded.record",
+        &ids,
+        &atts,
+        &steps,
+        &nums,
+        &kinds as _,
+        &oks,
+        &dispositions as _,
+        &records as _
     )
-    .bind(&ids)
-    .bind(&atts)
-    .bind(&steps)
-    .bind(&nums)
-    .bind(&kinds)
-    .bind(&oks)
-    .bind(&dispositions)
-    .bind(&records)
     .execute(&mut *tx)
     .await?;
     Ok(())
@@ -236,19 +236,19 @@ async fn steps_finished(
     let oks: Vec<bool> = steps.values().map(|v| v.0).collect();
     let errors: Vec<Option<&str>> = steps.values().map(|v| v.1).collect();
     let durations: Vec<f64> = steps.values().map(|v| v.2).collect();
-    sqlx::query(
+    sqlx::query!(
         "insert into steps (run_id, attempt_id, step, ok, error, duration_ms)
          select * from unnest($1::uuid[], $2::uuid[], $3::int4[], $4::bool[], $5::text[],
                               $6::float8[])
          on conflict (run_id, attempt_id, step) do update
            set ok = excluded.ok, error = excluded.error, duration_ms = excluded.duration_ms",
+        &ids,
+        &atts,
+        &nums,
+        &oks,
+        &errors as _,
+        &durations
     )
-    .bind(&ids)
-    .bind(&atts)
-    .bind(&nums)
-    .bind(&oks)
-    .bind(&errors)
-    .bind(&durations)
     .execute(&mut *tx)
     .await?;
     Ok(())
@@ -270,7 +270,7 @@ async fn runs_finished(
         .values()
         .map(|v| v.3.map(sqlx::types::Json))
         .collect();
-    let ended: Vec<(Uuid,)> = sqlx::query_as(
+    let ended = sqlx::query_scalar!(
         "update runs r set status = u.status, error = u.error, finished_at = u.at,
                 lease_expires_at = null, verdict = u.verdict
            from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[],
@@ -279,22 +279,24 @@ async fn runs_finished(
           where r.id = u.id and r.attempt_id = u.att
             and r.status in ('queued', 'assigned', 'running')
          returning r.id",
+        &ids,
+        &atts,
+        &statuses as _,
+        &errors as _,
+        &ats,
+        &verdicts as _
     )
-    .bind(&ids)
-    .bind(&atts)
-    .bind(&statuses)
-    .bind(&errors)
-    .bind(&ats)
-    .bind(&verdicts)
     .fetch_all(&mut *tx)
     .await?;
     // the slot is freed whether or not the status changed (a cancelled or reaped run's
     // worker still reports its end)
-    sqlx::query("update devices set current_run_id = null where current_run_id = any($1)")
-        .bind(&ids)
-        .execute(&mut *tx)
-        .await?;
-    let ended: std::collections::HashSet<Uuid> = ended.into_iter().map(|r| r.0).collect();
+    sqlx::query!(
+        "update devices set current_run_id = null where current_run_id = any($1)",
+        &ids
+    )
+    .execute(&mut *tx)
+    .await?;
+    let ended: std::collections::HashSet<Uuid> = ended.into_iter().collect();
     let mut out = Vec::with_capacity(ended.len());
     for (k, v) in finished {
         if !ended.contains(&k.0) {

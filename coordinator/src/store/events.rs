@@ -48,12 +48,15 @@ pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>
     let mut ids: Vec<Uuid> = evs.iter().map(|e| e.run_id).collect();
     ids.sort();
     ids.dedup();
-    let current: Vec<(Uuid, Option<Uuid>)> =
-        sqlx::query_as("select id, attempt_id from runs where id = any($1) order by id for update")
-            .bind(&ids)
-            .fetch_all(&mut *tx)
-            .await?;
-    let current: HashMap<Uuid, Option<Uuid>> = current.into_iter().collect();
+    let current: HashMap<Uuid, Option<Uuid>> = sqlx::query!(
+        "select id, attempt_id from runs where id = any($1) order by id for update",
+        &ids
+    )
+    .fetch_all(&mut *tx)
+    .await?
+    .into_iter()
+    .map(|r| (r.id, r.attempt_id))
+    .collect();
     let mut out = vec![Applied::Fenced; evs.len()];
     let mut seen = HashSet::new();
     let mut live = Vec::new();
@@ -78,19 +81,21 @@ pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>
         .iter()
         .map(|&i| sqlx::types::Json(&evs[i].body))
         .collect();
-    let inserted: Vec<(Uuid, Uuid, i64)> = sqlx::query_as(
+    let inserted: HashSet<(Uuid, Uuid, i64)> = sqlx::query!(
         "insert into run_events (run_id, attempt_id, seq, body)
          select * from unnest($1::uuid[], $2::uuid[], $3::int8[], $4::jsonb[])
          on conflict do nothing
          returning run_id, attempt_id, seq",
+        &run_ids,
+        &attempt_ids,
+        &seqs,
+        &bodies as _
     )
-    .bind(&run_ids)
-    .bind(&attempt_ids)
-    .bind(&seqs)
-    .bind(&bodies)
     .fetch_all(&mut *tx)
-    .await?;
-    let inserted: HashSet<(Uuid, Uuid, i64)> = inserted.into_iter().collect();
+    .await?
+    .into_iter()
+    .map(|r| (r.run_id, r.attempt_id, r.seq))
+    .collect();
     // Slots freed by this batch are locked up front in id order, the order heartbeats lock
     // them in, so the two never deadlock.
     let finishing: Vec<Uuid> = live
@@ -101,10 +106,12 @@ pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>
         .map(|ev| ev.run_id)
         .collect();
     if !finishing.is_empty() {
-        sqlx::query("select id from devices where current_run_id = any($1) order by id for update")
-            .bind(&finishing)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query!(
+            "select id from devices where current_run_id = any($1) order by id for update",
+            &finishing
+        )
+        .fetch_all(&mut *tx)
+        .await?;
     }
     let mut fresh = Vec::with_capacity(live.len());
     for &i in &live {

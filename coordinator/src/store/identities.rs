@@ -18,25 +18,25 @@ pub async fn claim(
     // Claim what is free, then read back every owner: an insert that lost a race to
     // another token finds that token's row. A refused heartbeat claims nothing.
     let mut tx = pool.begin().await?;
-    sqlx::query(
+    sqlx::query!(
         "insert into identity_owners (kind, name, token_id)
          select k, n, $3 from unnest($1::text[], $2::text[]) as u(k, n)
          on conflict (kind, name) do nothing",
+        &kinds as _,
+        &names as _,
+        token_id
     )
-    .bind(&kinds)
-    .bind(&names)
-    .bind(token_id)
     .execute(&mut *tx)
     .await?;
-    let taken: Vec<(String, String)> = sqlx::query_as(
+    let taken = sqlx::query!(
         "select o.kind, o.name from identity_owners o
            join unnest($1::text[], $2::text[]) as u(k, n) on o.kind = u.k and o.name = u.n
           where o.token_id <> $3
           order by o.kind desc, o.name",
+        &kinds as _,
+        &names as _,
+        token_id
     )
-    .bind(&kinds)
-    .bind(&names)
-    .bind(token_id)
     .fetch_all(&mut *tx)
     .await?;
     if taken.is_empty() {
@@ -46,6 +46,6 @@ pub async fn claim(
     }
     Ok(taken
         .into_iter()
-        .map(|(kind, name)| format!("{kind} {name}"))
+        .map(|o| format!("{} {}", o.kind, o.name))
         .collect())
 }

@@ -29,7 +29,7 @@ impl GroupBy {
 }
 
 /// Results of one group on one UTC day.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DayRate {
     /// Suite name, platform or device id.
     pub grp: String,
@@ -50,9 +50,11 @@ pub async fn pass_rates(
     since: DateTime<Utc>,
     by: GroupBy,
 ) -> Result<Vec<DayRate>, sqlx::Error> {
-    sqlx::query_as(
-        "select g.grp, date_trunc('day', r.finished_at, 'UTC') as day,
-                count(*) filter (where r.status = 'succeeded') as passed, count(*) as total
+    sqlx::query_as!(
+        DayRate,
+        r#"select g.grp as "grp!", date_trunc('day', r.finished_at, 'UTC') as "day!",
+                count(*) filter (where r.status = 'succeeded') as "passed!",
+                count(*) as "total!"
            from runs r
            join jobs j on j.id = r.job_id
            left join suites s on s.id = j.suite_id
@@ -64,17 +66,17 @@ pub async fn pass_rates(
             and r.status in ('succeeded', 'unverified', 'failed', 'timed_out')
             and g.grp is not null
           group by 1, 2
-          order by 2, 1",
+          order by 2, 1"#,
+        team,
+        since,
+        by.as_str()
     )
-    .bind(team)
-    .bind(since)
-    .bind(by.as_str())
     .fetch_all(pool)
     .await
 }
 
 /// A run that passed on retry.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Flaky {
     /// The passing run.
     pub run_id: Uuid,
@@ -96,26 +98,28 @@ pub async fn flaky(
     since: DateTime<Utc>,
     limit: i64,
 ) -> Result<Vec<Flaky>, sqlx::Error> {
-    sqlx::query_as(
-        "select r.id as run_id, r.retry_of, coalesce(j.name, left(j.spec ->> 'instruction', 80)) as job,
-                j.platform, r.device_id, r.finished_at,
+    sqlx::query_as!(
+        Flaky,
+        r#"select r.id as run_id, r.retry_of as "retry_of!",
+                coalesce(j.name, left(j.spec ->> 'instruction', 80)) as "job!",
+                j.platform, r.device_id, r.finished_at as "finished_at!",
                 (select count(*) from runs x where x.job_id = r.job_id and x.created_at <= r.created_at)
-                    as attempts
+                    as "attempts!"
            from runs r join jobs j on j.id = r.job_id
           where ($1::text is null or r.team_id = $1)
             and r.status = 'succeeded' and r.retry_of is not null and r.finished_at >= $2
           order by r.finished_at desc
-          limit $3",
+          limit $3"#,
+        team,
+        since,
+        limit
     )
-    .bind(team)
-    .bind(since)
-    .bind(limit)
     .fetch_all(pool)
     .await
 }
 
 /// One step as written, over the runs of one job that ran it.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SlowStep {
     /// The job's name, else the start of its instruction.
     pub job: String,
@@ -139,23 +143,25 @@ pub async fn slowest_steps(
     since: DateTime<Utc>,
     limit: i64,
 ) -> Result<Vec<SlowStep>, sqlx::Error> {
-    sqlx::query_as(
-        "select coalesce(j.name, left(j.spec ->> 'instruction', 80)) as job, j.platform, s.text,
-                count(*) as n, avg(s.duration_ms) as avg_ms, max(s.duration_ms) as max_ms,
-                (array_agg(s.run_id order by s.duration_ms desc))[1] as slowest_run,
-                (array_agg(s.step order by s.duration_ms desc))[1] as step
+    sqlx::query_as!(
+        SlowStep,
+        r#"select coalesce(j.name, left(j.spec ->> 'instruction', 80)) as "job!", j.platform,
+                s.text, count(*) as "n!", avg(s.duration_ms) as "avg_ms!",
+                max(s.duration_ms) as "max_ms!",
+                (array_agg(s.run_id order by s.duration_ms desc))[1] as "slowest_run!",
+                (array_agg(s.step order by s.duration_ms desc))[1] as "step!"
            from steps s
            join runs r on r.id = s.run_id and r.attempt_id = s.attempt_id
            join jobs j on j.id = r.job_id
           where ($1::text is null or r.team_id = $1)
             and r.created_at >= $2 and s.duration_ms is not null
           group by 1, 2, 3
-          order by avg_ms desc
-          limit $3",
+          order by 5 desc
+          limit $3"#,
+        team,
+        since,
+        limit
     )
-    .bind(team)
-    .bind(since)
-    .bind(limit)
     .fetch_all(pool)
     .await
 }

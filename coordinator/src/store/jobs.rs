@@ -2,6 +2,7 @@
 
 use argus_protocol::JobSpec;
 use chrono::{DateTime, Utc};
+use sqlx::types::Json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -18,19 +19,9 @@ pub struct JobMeta {
     pub matrix_cell: Option<String>,
 }
 
-/// The one statement that stores a job and its first queued run (`$1` job id, `$2` run id):
-/// atomic on its own, so a job is never stored without its run.
-const INSERT_SQL: &str = "
-with j as (
-    insert into jobs (id, spec, platform, selector_labels, selector_require, name, team_id,
-                      suite_id, schedule_id, matrix_cell, replay_key)
-    values ($1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14)
-    returning id, team_id)
-insert into runs (id, job_id, status, team_id, priority, queue_deadline)
-select $2, j.id, 'queued', j.team_id, $12, now() + make_interval(secs => $13::float8) from j";
-
-/// Stores a validated job and its first queued run with one statement (so atomically) on
-/// `conn` (a pool or the caller's transaction); returns `(job_id, run_id)`.
+/// Stores a validated job and its first queued run with one statement (atomic on its own,
+/// so a job is never stored without its run) on `conn` (a pool or the caller's
+/// transaction); returns `(job_id, run_id)`.
 ///
 /// Errors: the database's (a missing team, a lost connection); nothing is stored then.
 pub async fn insert<'c, E>(
@@ -44,26 +35,35 @@ where
     let job_id = Uuid::new_v4();
     let run_id = Uuid::new_v4();
     let constraints = spec.selector.constraints().unwrap_or_default();
-    sqlx::query(INSERT_SQL)
-        .bind(job_id)
-        .bind(run_id)
-        .bind(sqlx::types::Json(spec))
-        .bind(spec.platform.as_str())
-        .bind(sqlx::types::Json(&spec.selector.labels))
-        .bind(sqlx::types::Json(&constraints))
-        .bind(spec.name.as_deref())
-        .bind(&meta.team_id)
-        .bind(meta.suite_id)
-        .bind(meta.schedule_id)
-        .bind(meta.matrix_cell.as_deref())
-        .bind(spec.priority)
-        .bind(
-            spec.queue_timeout_s
-                .unwrap_or(argus_protocol::job::DEFAULT_QUEUE_TIMEOUT_S) as f64,
-        )
-        .bind(crate::store::replay::key(&meta.team_id, spec))
-        .execute(conn)
-        .await?;
+    let queue_timeout_s = spec
+        .queue_timeout_s
+        .unwrap_or(argus_protocol::job::DEFAULT_QUEUE_TIMEOUT_S) as f64;
+    sqlx::query!(
+        "with j as (
+             insert into jobs (id, spec, platform, selector_labels, selector_require, name,
+                               team_id, suite_id, schedule_id, matrix_cell, replay_key)
+             values ($1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14)
+             returning id, team_id)
+         insert into runs (id, job_id, status, team_id, priority, queue_deadline)
+         select $2, j.id, 'queued', j.team_id, $12, now() + make_interval(secs => $13::float8)
+           from j",
+        job_id,
+        run_id,
+        Json(spec) as _,
+        spec.platform.as_str(),
+        Json(&spec.selector.labels) as _,
+        Json(&constraints) as _,
+        spec.name.as_deref(),
+        meta.team_id,
+        meta.suite_id,
+        meta.schedule_id,
+        meta.matrix_cell.as_deref(),
+        spec.priority,
+        queue_timeout_s,
+        crate::store::replay::key(&meta.team_id, spec)
+    )
+    .execute(conn)
+    .await?;
     Ok((job_id, run_id))
 }
 
@@ -74,7 +74,7 @@ pub async fn retry_in(
     run_id: Uuid,
 ) -> Result<Option<Uuid>, sqlx::Error> {
     let new_id = Uuid::new_v4();
-    let row: Option<(Uuid,)> = sqlx::query_as(
+    sqlx::query_scalar!(
         "insert into runs (id, job_id, status, team_id, priority, not_before, retry_of)
          select $2, r.job_id, 'queued', r.team_id, r.priority,
                 now() + make_interval(secs => coalesce((j.spec->>'backoff_s')::float8, 0)), r.id
@@ -84,12 +84,11 @@ pub async fn retry_in(
                 <= coalesce((j.spec->>'retries')::int, 0)
             and not exists (select 1 from runs y where y.retry_of = r.id)
          returning id",
+        run_id,
+        new_id
     )
-    .bind(run_id)
-    .bind(new_id)
     .fetch_optional(&mut *tx)
-    .await?;
-    Ok(row.map(|r| r.0))
+    .await
 }
 
 /// Cancels a run: a queued one ends `cancelled` now; an assigned or running one is flagged
@@ -100,7 +99,7 @@ pub async fn cancel_run(
     run_id: Uuid,
     team: Option<&str>,
 ) -> Result<Option<String>, sqlx::Error> {
-    let row: Option<(String,)> = sqlx::query_as(
+    sqlx::query_scalar!(
         "update runs set
             status = case when status = 'queued' then 'cancelled' else status end,
             finished_at = case when status = 'queued' then now() else finished_at end,
@@ -109,12 +108,11 @@ pub async fn cancel_run(
           where id = $1 and status in ('queued', 'assigned', 'running')
             and ($2::text is null or team_id = $2)
          returning status",
+        run_id,
+        team
     )
-    .bind(run_id)
-    .bind(team)
     .fetch_optional(pool)
-    .await?;
-    Ok(row.map(|r| r.0))
+    .await
 }
 
 /// A stored job with its runs `(run_id, status, created_at)`, oldest first.
@@ -128,25 +126,29 @@ pub struct JobRow {
 
 /// Loads a job, `None` if absent.
 pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<JobRow>, sqlx::Error> {
-    let row: Option<(sqlx::types::Json<JobSpec>, DateTime<Utc>, String)> =
-        sqlx::query_as("select spec, created_at, team_id from jobs where id = $1")
-            .bind(id)
-            .fetch_optional(pool)
-            .await?;
-    let Some((spec, created_at, team_id)) = row else {
+    let row = sqlx::query!(
+        r#"select spec as "spec: Json<JobSpec>", created_at, team_id from jobs where id = $1"#,
+        id
+    )
+    .fetch_optional(pool)
+    .await?;
+    let Some(job) = row else {
         return Ok(None);
     };
-    let runs = sqlx::query_as(
+    let runs = sqlx::query!(
         "select id, status, created_at from runs where job_id = $1 order by created_at, id",
+        id
     )
-    .bind(id)
     .fetch_all(pool)
     .await?;
     Ok(Some(JobRow {
         id,
-        team_id,
-        spec: spec.0,
-        created_at,
-        runs,
+        team_id: job.team_id,
+        spec: job.spec.0,
+        created_at: job.created_at,
+        runs: runs
+            .into_iter()
+            .map(|r| (r.id, r.status, r.created_at))
+            .collect(),
     }))
 }

@@ -28,8 +28,8 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 /// on its first requests.
 pub const MIN_CONNECTIONS: u32 = 4;
 
-/// Connects (up to `max` connections, [`MIN_CONNECTIONS`] kept warm) and applies pending
-/// migrations.
+/// Connects (up to `max` connections, [`MIN_CONNECTIONS`] kept warm), applies pending
+/// migrations, then the repeatable claim functions ([`claim::apply_claim_sql`]).
 pub async fn connect(url: &str, max: u32) -> anyhow::Result<PgPool> {
     let pool = PgPoolOptions::new()
         .max_connections(max)
@@ -39,6 +39,7 @@ pub async fn connect(url: &str, max: u32) -> anyhow::Result<PgPool> {
         .await
         .map_err(|e| anyhow::anyhow!("cannot connect to PostgreSQL at {}: {e}", redact(url)))?;
     MIGRATOR.run(&pool).await?;
+    claim::apply_claim_sql(&pool).await?;
     Ok(pool)
 }
 

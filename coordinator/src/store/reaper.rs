@@ -85,8 +85,8 @@ impl Reaper {
     /// threshold (or the row is missing), sets `reap_not_before = now() + grace` — one
     /// statement, so racing coordinators agree.
     async fn refresh(&self, pool: &PgPool) -> Result<(), sqlx::Error> {
-        let (started, silent_s, until): (bool, Option<f64>, DateTime<Utc>) = sqlx::query_as(
-            "with prev as (select last_pass from reaper_state where id = 1)
+        let row = sqlx::query!(
+            r#"with prev as (select last_pass from reaper_state where id = 1)
              insert into reaper_state as s (id, last_pass, reap_not_before)
              values (1, now(), now() + make_interval(secs => $2))
              on conflict (id) do update
@@ -95,16 +95,20 @@ impl Reaper {
                         then greatest(s.reap_not_before, excluded.reap_not_before)
                         else s.reap_not_before end,
                     last_pass = greatest(s.last_pass, excluded.last_pass)
-             returning s.reap_not_before = now() + make_interval(secs => $2),
-                       (select extract(epoch from now() - last_pass)::float8 from prev),
-                       s.reap_not_before",
+             returning s.reap_not_before = now() + make_interval(secs => $2) as "started!",
+                       (select extract(epoch from now() - last_pass)::float8 from prev)
+                           as silent_s,
+                       s.reap_not_before"#,
+            self.gap.as_secs_f64(),
+            self.grace.as_secs_f64()
         )
-        .bind(self.gap.as_secs_f64())
-        .bind(self.grace.as_secs_f64())
         .fetch_one(pool)
         .await?;
-        if started {
-            let silent = silent_s.map_or("an unknown time".to_string(), |s| format!("{s:.1} s"));
+        let until: DateTime<Utc> = row.reap_not_before;
+        if row.started {
+            let silent = row
+                .silent_s
+                .map_or("an unknown time".to_string(), |s| format!("{s:.1} s"));
             tracing::info!(
                 grace_s = self.grace.as_secs_f64(),
                 "no coordinator reaped for {silent}; not reaping leases until {until} \
@@ -121,71 +125,74 @@ impl Reaper {
 /// (the transaction is rolled back).
 pub async fn reap(pool: &PgPool, limit: i64) -> Result<(u64, u64), sqlx::Error> {
     let mut tx = pool.begin().await?;
-    let expired: Vec<(uuid::Uuid, uuid::Uuid, bool)> = sqlx::query_as(
-        "select r.id, r.attempt_id,
+    let expired = sqlx::query!(
+        r#"select r.id, r.attempt_id as "attempt_id!",
                 exists (select 1 from actions a where a.run_id = r.id and a.attempt_id = r.attempt_id
-                          and a.disposition <> 'not_delivered') as delivered
+                          and a.disposition <> 'not_delivered') as "delivered!"
            from runs r
           where r.status in ('assigned', 'running') and r.lease_expires_at < now()
             and now() >= (select reap_not_before from reaper_state where id = 1)
           order by r.lease_expires_at
           limit $1
-          for update of r skip locked",
+          for update of r skip locked"#,
+        limit
     )
-    .bind(limit)
     .fetch_all(&mut *tx)
     .await?;
     let (mut requeued, mut lost) = (0, 0);
-    for (run_id, attempt_id, delivered) in expired {
-        if delivered {
-            let idempotent: (bool,) = sqlx::query_as(
-                "select coalesce((j.spec->>'idempotent')::boolean, false)
-                   from runs r join jobs j on j.id = r.job_id where r.id = $1",
+    for row in expired {
+        let (run_id, attempt_id) = (row.id, row.attempt_id);
+        if row.delivered {
+            let idempotent = sqlx::query_scalar!(
+                r#"select coalesce((j.spec->>'idempotent')::boolean, false) as "idempotent!"
+                     from runs r join jobs j on j.id = r.job_id where r.id = $1"#,
+                run_id
             )
-            .bind(run_id)
             .fetch_one(&mut *tx)
             .await?;
-            sqlx::query(
+            sqlx::query!(
                 "update runs set status = 'lost', finished_at = now(), lease_expires_at = null,
                         error = 'the worker stopped heartbeating after delivering actions; \
                                  check the last screenshots before re-running'
                   where id = $1 and attempt_id = $2",
+                run_id,
+                attempt_id
             )
-            .bind(run_id)
-            .bind(attempt_id)
             .execute(&mut *tx)
             .await?;
             lost += 1;
-            if idempotent.0 {
+            if idempotent {
                 crate::store::jobs::retry_in(&mut tx, run_id).await?;
             }
         } else {
-            sqlx::query(
+            sqlx::query!(
                 "update runs set status = 'queued', attempt_id = null, worker_id = null,
                         device_id = null, lease_expires_at = null, assigned_at = null,
                         started_at = null
                   where id = $1 and attempt_id = $2",
+                run_id,
+                attempt_id
             )
-            .bind(run_id)
-            .bind(attempt_id)
             .execute(&mut *tx)
             .await?;
             requeued += 1;
         }
-        sqlx::query("update devices set current_run_id = null where current_run_id = $1")
-            .bind(run_id)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query!(
+            "update devices set current_run_id = null where current_run_id = $1",
+            run_id
+        )
+        .execute(&mut *tx)
+        .await?;
     }
     // Queued runs past their queue deadline: no matching device became free in time.
-    let timed_out = sqlx::query(
+    let timed_out = sqlx::query!(
         "update runs set status = 'timed_out', finished_at = now(),
                 error = 'no matching free device within the job''s queue_timeout_s'
           where id in (select id from runs
                         where status = 'queued' and queue_deadline < now()
                         limit $1 for update skip locked)",
+        limit
     )
-    .bind(limit)
     .execute(&mut *tx)
     .await?
     .rows_affected();

@@ -32,7 +32,7 @@ pub fn key(team: &str, spec: &JobSpec) -> Option<String> {
 }
 
 /// A stored script, as the API shows it.
-#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Entry {
     /// The replay key (sha256 hex).
     pub key: String,
@@ -64,8 +64,8 @@ pub async fn attach(pool: &PgPool, claimed: &mut [Claimed]) -> Result<(), sqlx::
     if jobs.is_empty() {
         return Ok(());
     }
-    let rows: Vec<(Uuid, String)> = sqlx::query_as(
-        "with hit as (
+    let rows = sqlx::query!(
+        r#"with hit as (
              select j.id as job_id, c.team_id, c.key, c.script
                from jobs j
                join replay_cache c on c.team_id = j.team_id and c.key = j.replay_key
@@ -74,12 +74,12 @@ pub async fn attach(pool: &PgPool, claimed: &mut [Claimed]) -> Result<(), sqlx::
              update replay_cache c set hits = c.hits + n.n, last_hit_at = now()
                from (select team_id, key, count(*) as n from hit group by team_id, key) n
               where c.team_id = n.team_id and c.key = n.key)
-         select job_id, script from hit",
+         select job_id as "job_id!", script as "script!" from hit"#,
+        &jobs
     )
-    .bind(&jobs)
     .fetch_all(pool)
     .await?;
-    let by_job: BTreeMap<Uuid, String> = rows.into_iter().collect();
+    let by_job: BTreeMap<Uuid, String> = rows.into_iter().map(|r| (r.job_id, r.script)).collect();
     for c in claimed.iter_mut() {
         if c.spec.cache_mode().reads() {
             c.replay = by_job.get(&c.job_id).cloned();
@@ -104,7 +104,7 @@ pub async fn learned(
     let ids: Vec<Uuid> = learned.keys().map(|k| k.0).collect();
     let atts: Vec<Uuid> = learned.keys().map(|k| k.1).collect();
     let scripts: Vec<&str> = learned.values().copied().collect();
-    sqlx::query(
+    sqlx::query!(
         "insert into replay_cache (team_id, key, script, source_run_id)
          select j.team_id, j.replay_key, u.script, r.id
            from unnest($1::uuid[], $2::uuid[], $3::text[]) as u(id, att, script)
@@ -118,10 +118,10 @@ pub async fn learned(
          on conflict (team_id, key) do update
            set script = excluded.script, source_run_id = excluded.source_run_id,
                updated_at = now()",
+        &ids,
+        &atts,
+        &scripts as _
     )
-    .bind(&ids)
-    .bind(&atts)
-    .bind(&scripts)
     .execute(&mut *tx)
     .await?;
     Ok(())
@@ -134,25 +134,19 @@ pub async fn for_job(
     job: Uuid,
     team: Option<&str>,
 ) -> Result<Option<(Option<String>, Option<Entry>)>, sqlx::Error> {
-    let row: Option<(String, Option<String>)> = sqlx::query_as(
-        "select team_id, replay_key from jobs where id = $1 and ($2::text is null or team_id = $2)",
-    )
-    .bind(job)
-    .bind(team)
-    .fetch_optional(pool)
-    .await?;
-    let Some((team_id, key)) = row else {
+    let Some((team_id, key)) = job_key(pool, job, team).await? else {
         return Ok(None);
     };
     let Some(key) = key else {
         return Ok(Some((None, None)));
     };
-    let entry: Option<Entry> = sqlx::query_as(
+    let entry = sqlx::query_as!(
+        Entry,
         "select key, script, source_run_id, created_at, updated_at, hits, last_hit_at
            from replay_cache where team_id = $1 and key = $2",
+        team_id,
+        key
     )
-    .bind(&team_id)
-    .bind(&key)
     .fetch_optional(pool)
     .await?;
     Ok(Some((Some(key), entry)))
@@ -165,21 +159,33 @@ pub async fn clear_for_job(
     job: Uuid,
     team: Option<&str>,
 ) -> Result<Option<bool>, sqlx::Error> {
-    let row: Option<(String, Option<String>)> = sqlx::query_as(
-        "select team_id, replay_key from jobs where id = $1 and ($2::text is null or team_id = $2)",
-    )
-    .bind(job)
-    .bind(team)
-    .fetch_optional(pool)
-    .await?;
-    let Some((team_id, key)) = row else {
+    let Some((team_id, key)) = job_key(pool, job, team).await? else {
         return Ok(None);
     };
-    let n = sqlx::query("delete from replay_cache where team_id = $1 and key = $2")
-        .bind(&team_id)
-        .bind(key)
-        .execute(pool)
-        .await?
-        .rows_affected();
+    let n = sqlx::query!(
+        "delete from replay_cache where team_id = $1 and key = $2",
+        team_id,
+        key
+    )
+    .execute(pool)
+    .await?
+    .rows_affected();
     Ok(Some(n > 0))
+}
+
+/// The team and replay key of `job` (`None` for a script job's key), when the job is
+/// `team`'s (`None` = any team); `Ok(None)` otherwise.
+async fn job_key(
+    pool: &PgPool,
+    job: Uuid,
+    team: Option<&str>,
+) -> Result<Option<(String, Option<String>)>, sqlx::Error> {
+    let row = sqlx::query!(
+        "select team_id, replay_key from jobs where id = $1 and ($2::text is null or team_id = $2)",
+        job,
+        team
+    )
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|r| (r.team_id, r.replay_key)))
 }

@@ -3,107 +3,105 @@
 use argus_protocol::expect::{Expectation, Verdict};
 use argus_protocol::{ActionRecord, JobSpec, RunDetail, RunStatus, StepView};
 use chrono::{DateTime, Utc};
+use sqlx::types::Json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-type RunRow = (
-    Uuid,
-    Uuid,
-    sqlx::types::Json<JobSpec>,
-    String,
-    Option<Uuid>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<i32>,
-    Option<i32>,
-    DateTime<Utc>,
-    Option<DateTime<Utc>>,
-    Option<DateTime<Utc>>,
-    String,
-    sqlx::types::Json<Vec<Expectation>>,
-    Option<sqlx::types::Json<Verdict>>,
-);
+/// The run row [`detail`] reads (the run joined with its job's spec).
+struct RunRow {
+    id: Uuid,
+    job_id: Uuid,
+    spec: Json<JobSpec>,
+    status: String,
+    attempt_id: Option<Uuid>,
+    error: Option<String>,
+    device_id: Option<String>,
+    worker_id: Option<String>,
+    screen_w_px: Option<i32>,
+    screen_h_px: Option<i32>,
+    created_at: DateTime<Utc>,
+    started_at: Option<DateTime<Utc>>,
+    finished_at: Option<DateTime<Utc>>,
+    team_id: String,
+    expectations: Json<Vec<Expectation>>,
+    verdict: Option<Json<Verdict>>,
+}
 
-/// `(step, text, ok, error, duration_ms)`.
-type StepRow = (i32, String, Option<bool>, Option<String>, Option<f64>);
+/// One step of an attempt; `duration_ms` in milliseconds.
+struct StepRow {
+    step: i32,
+    text: String,
+    ok: Option<bool>,
+    error: Option<String>,
+    duration_ms: Option<f64>,
+}
 
 /// The run with the steps and actions of its current attempt, and its team; `None` if
 /// absent.
 pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<(RunDetail, String)>, sqlx::Error> {
-    let row: Option<RunRow> = sqlx::query_as(
-        "select r.id, r.job_id, j.spec, r.status, r.attempt_id, r.error, r.device_id, r.worker_id,
-                r.screen_w_px, r.screen_h_px, r.created_at, r.started_at, r.finished_at, r.team_id,
-                r.expectations, r.verdict
-           from runs r join jobs j on j.id = r.job_id where r.id = $1",
+    let row = sqlx::query_as!(
+        RunRow,
+        r#"select r.id, r.job_id, j.spec as "spec: Json<JobSpec>", r.status, r.attempt_id,
+                  r.error, r.device_id, r.worker_id, r.screen_w_px, r.screen_h_px, r.created_at,
+                  r.started_at, r.finished_at, r.team_id,
+                  r.expectations as "expectations: Json<Vec<Expectation>>",
+                  r.verdict as "verdict: Json<Verdict>"
+             from runs r join jobs j on j.id = r.job_id where r.id = $1"#,
+        id
     )
-    .bind(id)
     .fetch_optional(pool)
     .await?;
-    let Some((
-        run_id,
-        job_id,
-        spec,
-        status,
-        attempt,
-        error,
-        device,
-        worker,
-        w,
-        h,
-        created,
-        started,
-        finished,
-        team,
-        expectations,
-        verdict,
-    )) = row
-    else {
+    let Some(row) = row else {
         return Ok(None);
     };
-    let mut d = RunDetail::new(run_id, job_id, spec.0, created);
-    d.status = RunStatus::parse(&status).unwrap_or(RunStatus::Errored);
-    d.error = error;
-    d.device_id = device;
-    d.worker_id = worker;
-    d.screen_px = w.zip(h).map(|(w, h)| [w as u32, h as u32]);
-    d.started_at = started;
-    d.finished_at = finished;
-    d.expectations = expectations.0;
-    d.verdict = verdict.map(|v| v.0);
-    if let Some(attempt) = attempt {
-        let steps: Vec<StepRow> = sqlx::query_as(
+    let mut d = RunDetail::new(row.id, row.job_id, row.spec.0, row.created_at);
+    d.status = RunStatus::parse(&row.status).unwrap_or(RunStatus::Errored);
+    d.error = row.error;
+    d.device_id = row.device_id;
+    d.worker_id = row.worker_id;
+    d.screen_px = row
+        .screen_w_px
+        .zip(row.screen_h_px)
+        .map(|(w, h)| [w as u32, h as u32]);
+    d.started_at = row.started_at;
+    d.finished_at = row.finished_at;
+    d.expectations = row.expectations.0;
+    d.verdict = row.verdict.map(|v| v.0);
+    if let Some(attempt) = row.attempt_id {
+        let steps = sqlx::query_as!(
+            StepRow,
             "select step, text, ok, error, duration_ms from steps
               where run_id = $1 and attempt_id = $2 order by step",
+            row.id,
+            attempt
         )
-        .bind(run_id)
-        .bind(attempt)
         .fetch_all(pool)
         .await?;
-        let actions: Vec<(sqlx::types::Json<ActionRecord>,)> = sqlx::query_as(
-            "select record from actions where run_id = $1 and attempt_id = $2 order by step, action",
+        let actions = sqlx::query_scalar!(
+            r#"select record as "record: Json<ActionRecord>" from actions
+                where run_id = $1 and attempt_id = $2 order by step, action"#,
+            row.id,
+            attempt
         )
-        .bind(run_id)
-        .bind(attempt)
         .fetch_all(pool)
         .await?;
         d.steps = steps
             .into_iter()
-            .map(|(step, text, ok, error, duration_ms)| StepView {
-                index: step as u32,
-                text,
-                ok,
-                error,
-                duration_ms,
+            .map(|s| StepView {
+                index: s.step as u32,
+                text: s.text,
+                ok: s.ok,
+                error: s.error,
+                duration_ms: s.duration_ms,
                 actions: actions
                     .iter()
-                    .filter(|a| a.0.step == step as u32)
-                    .map(|a| a.0 .0.clone())
+                    .filter(|a| a.step == s.step as u32)
+                    .map(|a| a.0.clone())
                     .collect(),
             })
             .collect();
     }
-    Ok(Some((d, team)))
+    Ok(Some((d, row.team_id)))
 }
 
 /// The run's live key ([`crate::report::verdict::live_key`]: status, actions, expectations)
@@ -114,32 +112,32 @@ pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<(RunDetail, String
 ///
 /// Errors: the database's.
 pub async fn live_key(pool: &PgPool, id: Uuid) -> Result<Option<(RunStatus, String)>, sqlx::Error> {
-    let row: Option<(String, i64, i32)> = sqlx::query_as(
-        "select r.status,
-                (select count(*) from actions a
-                  where a.run_id = r.id and a.attempt_id = r.attempt_id
-                    and exists (select 1 from steps s
-                                 where s.run_id = a.run_id and s.attempt_id = a.attempt_id
-                                   and s.step = a.step)),
-                jsonb_array_length(r.expectations)
-           from runs r where r.id = $1",
+    let row = sqlx::query!(
+        r#"select r.status,
+                  (select count(*) from actions a
+                    where a.run_id = r.id and a.attempt_id = r.attempt_id
+                      and exists (select 1 from steps s
+                                   where s.run_id = a.run_id and s.attempt_id = a.attempt_id
+                                     and s.step = a.step)) as "actions!",
+                  jsonb_array_length(r.expectations) as "expectations!"
+             from runs r where r.id = $1"#,
+        id
     )
-    .bind(id)
     .fetch_optional(pool)
     .await?;
-    Ok(row.map(|(status, actions, expectations)| {
-        let status = RunStatus::parse(&status).unwrap_or(RunStatus::Errored);
+    Ok(row.map(|r| {
+        let status = RunStatus::parse(&r.status).unwrap_or(RunStatus::Errored);
         let key = crate::report::verdict::live_key_of(
             status,
-            usize::try_from(actions).unwrap_or(0),
-            usize::try_from(expectations).unwrap_or(0),
+            usize::try_from(r.actions).unwrap_or(0),
+            usize::try_from(r.expectations).unwrap_or(0),
         );
         (status, key)
     }))
 }
 
 /// One line of the runs list.
-#[derive(Debug, Clone, serde::Serialize, sqlx::FromRow)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct RunSummary {
     pub id: Uuid,
     pub job_id: Uuid,
@@ -182,7 +180,8 @@ pub async fn list(
         Some((k, v)) => (Some(k.to_string()), Some(v.to_string())),
         None => (None, None),
     };
-    sqlx::query_as(
+    sqlx::query_as!(
+        RunSummary,
         "select r.id, r.job_id, r.status, j.platform, j.name, r.device_id, r.error, r.team_id,
                 j.suite_id, j.schedule_id, j.matrix_cell, r.retry_of, r.created_at, r.finished_at
            from runs r join jobs j on j.id = r.job_id
@@ -195,16 +194,16 @@ pub async fn list(
             and ($7::text is null or exists (select 1 from devices d where d.id = r.device_id
                                                and d.labels ->> $7 = $8))
           order by r.created_at desc, r.id limit $9",
+        team,
+        f.status.as_deref(),
+        f.platform.as_deref(),
+        f.suite,
+        f.schedule,
+        f.since,
+        lk,
+        lv,
+        f.limit.unwrap_or(100).clamp(1, 1000)
     )
-    .bind(team)
-    .bind(f.status.as_deref())
-    .bind(f.platform.as_deref())
-    .bind(f.suite)
-    .bind(f.schedule)
-    .bind(f.since)
-    .bind(lk)
-    .bind(lv)
-    .bind(f.limit.unwrap_or(100).clamp(1, 1000))
     .fetch_all(pool)
     .await
 }
@@ -228,12 +227,13 @@ pub async fn recent(
 
 /// Whether a run exists and `team` may see it (`None` = any team).
 pub async fn visible(pool: &PgPool, id: Uuid, team: Option<&str>) -> Result<bool, sqlx::Error> {
-    let n: Option<(i32,)> =
-        sqlx::query_as("select 1 from runs where id = $1 and ($2::text is null or team_id = $2)")
-            .bind(id)
-            .bind(team)
-            .fetch_optional(pool)
-            .await?;
+    let n = sqlx::query_scalar!(
+        "select 1 from runs where id = $1 and ($2::text is null or team_id = $2)",
+        id,
+        team
+    )
+    .fetch_optional(pool)
+    .await?;
     Ok(n.is_some())
 }
 
@@ -243,14 +243,14 @@ pub async fn visible_ids(
     ids: &[Uuid],
     team: Option<&str>,
 ) -> Result<std::collections::HashSet<Uuid>, sqlx::Error> {
-    let rows: Vec<(Uuid,)> = sqlx::query_as(
+    let rows = sqlx::query_scalar!(
         "select id from runs where id = any($1) and ($2::text is null or team_id = $2)",
+        ids,
+        team
     )
-    .bind(ids)
-    .bind(team)
     .fetch_all(pool)
     .await?;
-    Ok(rows.into_iter().map(|r| r.0).collect())
+    Ok(rows.into_iter().collect())
 }
 
 /// The run before `id` of the same job, for the report's "compare with the previous run"
@@ -258,7 +258,7 @@ pub async fn visible_ids(
 /// instruction, start URL and matrix cell (a nightly schedule makes a new job each night;
 /// a retry shares its job), within 90 days. `None` when there is none.
 pub async fn previous(pool: &PgPool, id: Uuid) -> Result<Option<Uuid>, sqlx::Error> {
-    let row: Option<(Uuid,)> = sqlx::query_as(
+    sqlx::query_scalar!(
         "select r2.id
            from runs r
            join jobs j on j.id = r.job_id
@@ -273,9 +273,8 @@ pub async fn previous(pool: &PgPool, id: Uuid) -> Result<Option<Uuid>, sqlx::Err
             and j2.matrix_cell is not distinct from j.matrix_cell
           order by r2.created_at desc, r2.id desc
           limit 1",
+        id
     )
-    .bind(id)
     .fetch_optional(pool)
-    .await?;
-    Ok(row.map(|r| r.0))
+    .await
 }

@@ -1,6 +1,7 @@
 //! Schedule rows: create, list, pause/resume, delete — always within the caller's team.
 
 use chrono::{DateTime, Utc};
+use sqlx::types::Json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -20,41 +21,62 @@ pub struct ScheduleRow {
     pub created_at: DateTime<Utc>,
 }
 
-type Row = (
-    Uuid,
-    String,
-    String,
-    String,
-    String,
-    sqlx::types::Json<argus_protocol::JobSpec>,
-    sqlx::types::Json<Vec<argus_protocol::Selector>>,
-    String,
-    bool,
-    DateTime<Utc>,
-    Option<DateTime<Utc>>,
-    DateTime<Utc>,
-);
-
-const COLS: &str = "id, team_id, name, cron, timezone, template, matrix, missed, paused, \
-                    next_fire_at, last_fired_at, created_at";
+/// A `schedules` row as stored (template and matrix as JSON, `missed` as text).
+struct Row {
+    id: Uuid,
+    team_id: String,
+    name: String,
+    cron: String,
+    timezone: String,
+    template: Json<argus_protocol::JobSpec>,
+    matrix: Json<Vec<argus_protocol::Selector>>,
+    missed: String,
+    paused: bool,
+    next_fire_at: DateTime<Utc>,
+    last_fired_at: Option<DateTime<Utc>>,
+    created_at: DateTime<Utc>,
+}
 
 fn from_row(r: Row) -> ScheduleRow {
     ScheduleRow {
-        id: r.0,
-        team_id: r.1,
+        id: r.id,
+        team_id: r.team_id,
         spec: ScheduleSpec {
-            name: r.2,
-            cron: r.3,
-            timezone: r.4,
-            template: r.5 .0,
-            matrix: r.6 .0,
-            missed: MissedTicks::parse(&r.7).unwrap_or_default(),
-            paused: r.8,
+            name: r.name,
+            cron: r.cron,
+            timezone: r.timezone,
+            template: r.template.0,
+            matrix: r.matrix.0,
+            missed: MissedTicks::parse(&r.missed).unwrap_or_default(),
+            paused: r.paused,
         },
-        next_fire_at: r.9,
-        last_fired_at: r.10,
-        created_at: r.11,
+        next_fire_at: r.next_fire_at,
+        last_fired_at: r.last_fired_at,
+        created_at: r.created_at,
     }
+}
+
+/// The schedules of `team` (all for `None`), only the one `id` when given, by name.
+async fn rows(
+    pool: &PgPool,
+    id: Option<Uuid>,
+    team: Option<&str>,
+) -> Result<Vec<ScheduleRow>, sqlx::Error> {
+    let rows = sqlx::query_as!(
+        Row,
+        r#"select id, team_id, name, cron, timezone,
+                  template as "template: Json<argus_protocol::JobSpec>",
+                  matrix as "matrix: Json<Vec<argus_protocol::Selector>>",
+                  missed, paused, next_fire_at, last_fired_at, created_at
+             from schedules
+            where ($1::uuid is null or id = $1) and ($2::text is null or team_id = $2)
+            order by name, id"#,
+        id,
+        team
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(from_row).collect())
 }
 
 /// Stores a validated schedule whose first tick is `first`.
@@ -65,21 +87,21 @@ pub async fn insert(
     first: DateTime<Utc>,
 ) -> Result<Uuid, sqlx::Error> {
     let id = Uuid::new_v4();
-    sqlx::query(
+    sqlx::query!(
         "insert into schedules (id, team_id, name, cron, timezone, template, matrix, missed,
                                 paused, next_fire_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        id,
+        team,
+        s.name,
+        s.cron,
+        s.timezone,
+        Json(&s.template) as _,
+        Json(&s.matrix) as _,
+        s.missed.as_str(),
+        s.paused,
+        first
     )
-    .bind(id)
-    .bind(team)
-    .bind(&s.name)
-    .bind(&s.cron)
-    .bind(&s.timezone)
-    .bind(sqlx::types::Json(&s.template))
-    .bind(sqlx::types::Json(&s.matrix))
-    .bind(s.missed.as_str())
-    .bind(s.paused)
-    .bind(first)
     .execute(pool)
     .await?;
     Ok(id)
@@ -87,13 +109,7 @@ pub async fn insert(
 
 /// Schedules of `team` (all for `None`), by name.
 pub async fn list(pool: &PgPool, team: Option<&str>) -> Result<Vec<ScheduleRow>, sqlx::Error> {
-    let rows: Vec<Row> = sqlx::query_as(&format!(
-        "select {COLS} from schedules where ($1::text is null or team_id = $1) order by name, id"
-    ))
-    .bind(team)
-    .fetch_all(pool)
-    .await?;
-    Ok(rows.into_iter().map(from_row).collect())
+    rows(pool, None, team).await
 }
 
 /// One schedule visible to `team`.
@@ -102,14 +118,7 @@ pub async fn get(
     id: Uuid,
     team: Option<&str>,
 ) -> Result<Option<ScheduleRow>, sqlx::Error> {
-    let row: Option<Row> = sqlx::query_as(&format!(
-        "select {COLS} from schedules where id = $1 and ($2::text is null or team_id = $2)"
-    ))
-    .bind(id)
-    .bind(team)
-    .fetch_optional(pool)
-    .await?;
-    Ok(row.map(from_row))
+    Ok(rows(pool, Some(id), team).await?.into_iter().next())
 }
 
 /// Pauses or resumes; a resume restarts from `next` (computed from now). Returns whether
@@ -121,15 +130,15 @@ pub async fn set_paused(
     paused: bool,
     next: DateTime<Utc>,
 ) -> Result<bool, sqlx::Error> {
-    let n = sqlx::query(
+    let n = sqlx::query!(
         "update schedules set paused = $3,
                 next_fire_at = case when $3 then next_fire_at else $4 end
           where id = $1 and ($2::text is null or team_id = $2)",
+        id,
+        team,
+        paused,
+        next
     )
-    .bind(id)
-    .bind(team)
-    .bind(paused)
-    .bind(next)
     .execute(pool)
     .await?
     .rows_affected();
@@ -138,12 +147,13 @@ pub async fn set_paused(
 
 /// Deletes; returns whether it existed for the caller.
 pub async fn delete(pool: &PgPool, id: Uuid, team: Option<&str>) -> Result<bool, sqlx::Error> {
-    let n =
-        sqlx::query("delete from schedules where id = $1 and ($2::text is null or team_id = $2)")
-            .bind(id)
-            .bind(team)
-            .execute(pool)
-            .await?
-            .rows_affected();
+    let n = sqlx::query!(
+        "delete from schedules where id = $1 and ($2::text is null or team_id = $2)",
+        id,
+        team
+    )
+    .execute(pool)
+    .await?
+    .rows_affected();
     Ok(n == 1)
 }

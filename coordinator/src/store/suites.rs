@@ -19,12 +19,14 @@ pub async fn insert(
 ) -> Result<(Uuid, Vec<(Uuid, Uuid, String)>), sqlx::Error> {
     let id = Uuid::new_v4();
     let mut tx = pool.begin().await?;
-    sqlx::query("insert into suites (id, team_id, name) values ($1, $2, $3)")
-        .bind(id)
-        .bind(team)
-        .bind(name)
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query!(
+        "insert into suites (id, team_id, name) values ($1, $2, $3)",
+        id,
+        team,
+        name
+    )
+    .execute(&mut *tx)
+    .await?;
     let mut out = Vec::new();
     for (spec, cell) in jobs {
         let meta = JobMeta {
@@ -82,17 +84,19 @@ pub struct SuiteView {
     pub jobs: Vec<SuiteJob>,
 }
 
-type JobRunRow = (
-    Uuid,
-    Option<String>,
-    Option<String>,
-    Uuid,
-    String,
-    Option<String>,
-    Option<f64>,
-    Option<String>,
-    Option<String>,
-);
+/// One run of a suite's job, as [`view`] reads them (job order, then run order).
+struct JobRunRow {
+    job_id: Uuid,
+    name: Option<String>,
+    matrix_cell: Option<String>,
+    run_id: Uuid,
+    status: String,
+    error: Option<String>,
+    /// Seconds from start to finish; `None` until both are set.
+    duration_s: Option<f64>,
+    device_id: Option<String>,
+    verdict_basis: Option<String>,
+}
 
 /// Loads a suite visible to `team`.
 pub async fn view(
@@ -100,31 +104,44 @@ pub async fn view(
     id: Uuid,
     team: Option<&str>,
 ) -> Result<Option<SuiteView>, sqlx::Error> {
-    let head: Option<(String, String, DateTime<Utc>)> = sqlx::query_as(
+    let head = sqlx::query!(
         "select name, team_id, created_at from suites
           where id = $1 and ($2::text is null or team_id = $2)",
+        id,
+        team
     )
-    .bind(id)
-    .bind(team)
     .fetch_optional(pool)
     .await?;
-    let Some((name, team_id, created_at)) = head else {
+    let Some(head) = head else {
         return Ok(None);
     };
-    let rows: Vec<JobRunRow> = sqlx::query_as(
-        "select j.id, j.name, j.matrix_cell, r.id, r.status, r.error,
-                extract(epoch from r.finished_at - r.started_at)::float8, r.device_id,
-                r.verdict ->> 'basis'
-           from jobs j join runs r on r.job_id = j.id
-          where j.suite_id = $1
-          order by j.created_at, j.id, r.created_at, r.id",
+    let (name, team_id, created_at) = (head.name, head.team_id, head.created_at);
+    let rows = sqlx::query_as!(
+        JobRunRow,
+        r#"select j.id as job_id, j.name, j.matrix_cell, r.id as run_id, r.status, r.error,
+                  extract(epoch from r.finished_at - r.started_at)::float8 as duration_s,
+                  r.device_id, r.verdict ->> 'basis' as verdict_basis
+             from jobs j join runs r on r.job_id = j.id
+            where j.suite_id = $1
+            order by j.created_at, j.id, r.created_at, r.id"#,
+        id
     )
-    .bind(id)
     .fetch_all(pool)
     .await?;
     let mut jobs: Vec<SuiteJob> = Vec::new();
     let mut failed_before: Vec<bool> = Vec::new();
-    for (job_id, jname, cell, run_id, status, error, dur, device, basis) in rows {
+    for row in rows {
+        let JobRunRow {
+            job_id,
+            name: jname,
+            matrix_cell: cell,
+            run_id,
+            status,
+            error,
+            duration_s: dur,
+            device_id: device,
+            verdict_basis: basis,
+        } = row;
         match jobs.last_mut() {
             Some(j) if j.job_id == job_id => {
                 let last = failed_before.len() - 1;
@@ -188,15 +205,16 @@ pub async fn history(
     name: &str,
     n: i64,
 ) -> Result<Vec<(Uuid, DateTime<Utc>)>, sqlx::Error> {
-    sqlx::query_as(
+    let rows = sqlx::query!(
         "select id, created_at from suites where team_id = $1 and name = $2
           order by created_at desc limit $3",
+        team,
+        name,
+        n
     )
-    .bind(team)
-    .bind(name)
-    .bind(n)
     .fetch_all(pool)
-    .await
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.id, r.created_at)).collect())
 }
 
 /// Recent suites of `team` (all for `None`): `(id, name, created_at)`.
@@ -205,12 +223,16 @@ pub async fn recent(
     team: Option<&str>,
     n: i64,
 ) -> Result<Vec<(Uuid, String, DateTime<Utc>)>, sqlx::Error> {
-    sqlx::query_as(
+    let rows = sqlx::query!(
         "select id, name, created_at from suites where ($1::text is null or team_id = $1)
           order by created_at desc limit $2",
+        team,
+        n
     )
-    .bind(team)
-    .bind(n)
     .fetch_all(pool)
-    .await
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.id, r.name, r.created_at))
+        .collect())
 }

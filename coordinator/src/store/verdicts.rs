@@ -25,14 +25,14 @@ pub async fn expectations(
     let atts: Vec<Uuid> = items.keys().map(|k| k.1).collect();
     let lists: Vec<sqlx::types::Json<&[Expectation]>> =
         items.values().map(|v| sqlx::types::Json(*v)).collect();
-    sqlx::query(
+    sqlx::query!(
         "update runs r set expectations = u.items
            from unnest($1::uuid[], $2::uuid[], $3::jsonb[]) as u(id, att, items)
           where r.id = u.id and r.attempt_id = u.att",
+        &ids,
+        &atts,
+        &lists as _
     )
-    .bind(&ids)
-    .bind(&atts)
-    .bind(&lists)
     .execute(&mut *tx)
     .await?;
     Ok(())
@@ -52,14 +52,14 @@ pub async fn steps_scripts(
     let ids: Vec<Uuid> = learned.keys().map(|k| k.0).collect();
     let atts: Vec<Uuid> = learned.keys().map(|k| k.1).collect();
     let scripts: Vec<&str> = learned.values().copied().collect();
-    sqlx::query(
+    sqlx::query!(
         "update runs r set steps_script = u.script
            from unnest($1::uuid[], $2::uuid[], $3::text[]) as u(id, att, script)
           where r.id = u.id and r.attempt_id = u.att",
+        &ids,
+        &atts,
+        &scripts as _
     )
-    .bind(&ids)
-    .bind(&atts)
-    .bind(&scripts)
     .execute(&mut *tx)
     .await?;
     Ok(())
@@ -104,18 +104,19 @@ pub async fn steps_file(
     id: Uuid,
     team: Option<&str>,
 ) -> Result<Option<Option<StepsFile>>, sqlx::Error> {
-    let row: Option<(String, Option<String>, Option<String>, Uuid)> = sqlx::query_as(
-        "select r.status, r.steps_script, j.name, j.id
+    let row = sqlx::query!(
+        "select r.status, r.steps_script, j.name, j.id as job_id
            from runs r join jobs j on j.id = r.job_id
           where r.id = $1 and ($2::text is null or r.team_id = $2)",
+        id,
+        team
     )
-    .bind(id)
-    .bind(team)
     .fetch_optional(pool)
     .await?;
-    Ok(row.map(|(status, script, name, job_id)| {
-        script
-            .filter(|_| status == "succeeded")
+    Ok(row.map(|r| {
+        let (name, job_id) = (r.name, r.job_id);
+        r.steps_script
+            .filter(|_| r.status == "succeeded")
             .map(|script| StepsFile {
                 run_id: id,
                 job: name.unwrap_or_else(|| job_id.to_string()),
@@ -128,11 +129,12 @@ pub async fn steps_file(
 ///
 /// Errors: the database's.
 pub async fn has_steps(pool: &PgPool, id: Uuid) -> Result<bool, sqlx::Error> {
-    let row: Option<(bool,)> = sqlx::query_as(
-        "select steps_script is not null and status = 'succeeded' from runs where id = $1",
+    let row = sqlx::query_scalar!(
+        r#"select steps_script is not null and status = 'succeeded' as "has!"
+             from runs where id = $1"#,
+        id
     )
-    .bind(id)
     .fetch_optional(pool)
     .await?;
-    Ok(row.is_some_and(|r| r.0))
+    Ok(row.unwrap_or(false))
 }

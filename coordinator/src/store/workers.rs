@@ -2,6 +2,7 @@
 //! tell it which leases it no longer holds (fenced).
 
 use argus_protocol::{Heartbeat, LeaseRef};
+use sqlx::types::Json;
 use sqlx::PgPool;
 
 /// Applies one heartbeat; returns `(fenced, cancel)`: leases that are no longer the
@@ -23,12 +24,12 @@ pub async fn heartbeat(
     refresh_s: f64,
 ) -> Result<(Vec<LeaseRef>, Vec<LeaseRef>), sqlx::Error> {
     let mut tx = pool.begin().await?;
-    sqlx::query(
+    sqlx::query!(
         "insert into workers (id, hostname, last_seen) values ($1, $2, now())
          on conflict (id) do update set hostname = excluded.hostname, last_seen = now()",
+        hb.worker_id,
+        hb.hostname
     )
-    .bind(&hb.worker_id)
-    .bind(&hb.hostname)
     .execute(&mut *tx)
     .await?;
     // Extend every held lease in one statement; those not extended are fenced.
@@ -36,29 +37,32 @@ pub async fn heartbeat(
     // heartbeat and an applier batch never deadlock.
     let run_ids: Vec<uuid::Uuid> = hb.running.iter().map(|l| l.run_id).collect();
     let attempt_ids: Vec<uuid::Uuid> = hb.running.iter().map(|l| l.attempt_id).collect();
-    let extended: Vec<(uuid::Uuid, uuid::Uuid)> = if hb.running.is_empty() {
-        Vec::new()
+    let extended: std::collections::HashSet<(uuid::Uuid, uuid::Uuid)> = if hb.running.is_empty() {
+        Default::default()
     } else {
-        sqlx::query("select id from runs where id = any($1) order by id for update")
-            .bind(&run_ids)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query_as(
-            "update runs r set lease_expires_at = now() + make_interval(secs => $3)
-               from unnest($1::uuid[], $2::uuid[]) as l(run_id, attempt_id)
-              where r.id = l.run_id and r.attempt_id = l.attempt_id and r.worker_id = $4
-                and r.status in ('assigned', 'running')
-             returning r.id, r.attempt_id",
+        sqlx::query!(
+            "select id from runs where id = any($1) order by id for update",
+            &run_ids
         )
-        .bind(&run_ids)
-        .bind(&attempt_ids)
-        .bind(lease_s as f64)
-        .bind(&hb.worker_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        sqlx::query!(
+            r#"update runs r set lease_expires_at = now() + make_interval(secs => $3)
+                 from unnest($1::uuid[], $2::uuid[]) as l(run_id, attempt_id)
+                where r.id = l.run_id and r.attempt_id = l.attempt_id and r.worker_id = $4
+                  and r.status in ('assigned', 'running')
+               returning r.id, r.attempt_id as "attempt_id!""#,
+            &run_ids,
+            &attempt_ids,
+            lease_s as f64,
+            hb.worker_id
+        )
         .fetch_all(&mut *tx)
         .await?
+        .into_iter()
+        .map(|r| (r.id, r.attempt_id))
+        .collect()
     };
-    let extended: std::collections::HashSet<(uuid::Uuid, uuid::Uuid)> =
-        extended.into_iter().collect();
     let fenced: Vec<LeaseRef> = hb
         .running
         .iter()
@@ -75,13 +79,11 @@ pub async fn heartbeat(
         .collect();
     let ids: Vec<&str> = devs.keys().copied().collect();
     let platforms: Vec<&str> = devs.values().map(|d| d.platform.as_str()).collect();
-    let labels: Vec<sqlx::types::Json<&std::collections::BTreeMap<String, String>>> = devs
-        .values()
-        .map(|d| sqlx::types::Json(&d.labels))
-        .collect();
+    let labels: Vec<Json<&std::collections::BTreeMap<String, String>>> =
+        devs.values().map(|d| Json(&d.labels)).collect();
     let widths: Vec<i32> = devs.values().map(|d| d.screen_w_px as i32).collect();
     let heights: Vec<i32> = devs.values().map(|d| d.screen_h_px as i32).collect();
-    sqlx::query(
+    sqlx::query!(
         "insert into devices (id, worker_id, platform, labels, screen_w_px, screen_h_px, last_seen,
                               serves_all, serves_team)
          select u.id, $2, u.platform, u.labels, u.w, u.h, now(), $7::text is null, $7
@@ -98,30 +100,27 @@ pub async fn heartbeat(
                (excluded.worker_id, excluded.platform, excluded.labels, excluded.screen_w_px,
                 excluded.screen_h_px, excluded.serves_all, excluded.serves_team)
             or devices.last_seen < now() - make_interval(secs => $8)",
+        &ids as _,
+        hb.worker_id,
+        &platforms as _,
+        &labels as _,
+        &widths,
+        &heights,
+        served_team,
+        refresh_s
     )
-    .bind(&ids)
-    .bind(&hb.worker_id)
-    .bind(&platforms)
-    .bind(&labels)
-    .bind(&widths)
-    .bind(&heights)
-    .bind(served_team)
-    .bind(refresh_s)
     .execute(&mut *tx)
     .await?;
-    let cancel: Vec<(uuid::Uuid, uuid::Uuid)> = sqlx::query_as(
-        "select id, attempt_id from runs
-          where worker_id = $1 and cancel_requested and status in ('assigned', 'running')
-            and attempt_id is not null",
+    let cancel = sqlx::query_as!(
+        LeaseRef,
+        r#"select id as run_id, attempt_id as "attempt_id!" from runs
+            where worker_id = $1 and cancel_requested and status in ('assigned', 'running')
+              and attempt_id is not null"#,
+        hb.worker_id
     )
-    .bind(&hb.worker_id)
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;
-    let cancel = cancel
-        .into_iter()
-        .map(|(run_id, attempt_id)| LeaseRef { run_id, attempt_id })
-        .collect();
     Ok((fenced, cancel))
 }
 
@@ -136,7 +135,7 @@ pub fn refresh_s(device_ttl_s: u64) -> f64 {
 }
 
 /// One device row for the dashboard.
-#[derive(Debug, Clone, serde::Serialize, sqlx::FromRow)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct DeviceRow {
     pub id: String,
     pub worker_id: String,
@@ -151,12 +150,14 @@ pub struct DeviceRow {
 
 /// All devices, with `online` = heard from within `ttl_s`.
 pub async fn devices(pool: &PgPool, ttl_s: u64) -> Result<Vec<DeviceRow>, sqlx::Error> {
-    sqlx::query_as(
-        "select id, worker_id, platform, labels, screen_w_px, screen_h_px, current_run_id,
-                last_seen, last_seen > now() - make_interval(secs => $1) as online
-           from devices order by id",
+    sqlx::query_as!(
+        DeviceRow,
+        r#"select id, worker_id, platform, labels as "labels: Json<serde_json::Value>",
+                  screen_w_px, screen_h_px, current_run_id, last_seen,
+                  last_seen > now() - make_interval(secs => $1) as "online!"
+             from devices order by id"#,
+        ttl_s as f64
     )
-    .bind(ttl_s as f64)
     .fetch_all(pool)
     .await
 }
@@ -167,11 +168,13 @@ pub async fn label_sets(
     pool: &PgPool,
     platform: &str,
 ) -> Result<Vec<std::collections::BTreeMap<String, String>>, sqlx::Error> {
-    let rows: Vec<(sqlx::types::Json<std::collections::BTreeMap<String, String>>,)> =
-        // distinct: a farm repeats few label sets over many slots, and every submit asks
-        sqlx::query_as("select distinct labels from devices where platform = $1")
-            .bind(platform)
-            .fetch_all(pool)
-            .await?;
-    Ok(rows.into_iter().map(|r| r.0 .0).collect())
+    // distinct: a farm repeats few label sets over many slots, and every submit asks
+    let rows = sqlx::query_scalar!(
+        r#"select distinct labels as "labels!: Json<std::collections::BTreeMap<String, String>>"
+             from devices where platform = $1"#,
+        platform
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(|r| r.0).collect())
 }

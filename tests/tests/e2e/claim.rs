@@ -287,31 +287,37 @@ async fn racing_batch_claimers_keep_a_team_quota_exactly() {
 }
 
 /// The candidate query of the claim, as the bench and the tests above EXPLAIN it.
-fn candidates() -> String {
-    class_candidates_sql().expect("candidate query in migration 0013")
+fn candidates() -> &'static str {
+    class_candidates_sql().expect("candidate query in coordinator/sql/claim.sql")
 }
 
-/// The claim function the database runs is the one migration 0013 defines: its candidate
-/// query (the one text [`class_candidates_sql`] reads, EXPLAINed above) is in the
-/// installed function's body.
+/// The claim functions the database runs are the ones `coordinator/sql/claim.sql` defines
+/// (applied on connect): the candidate query EXPLAINed above is the body of the installed
+/// `argus_claim_candidates`, and the installed `argus_claim_batch` calls it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_explained_candidate_query_is_the_one_the_claim_runs() {
     let farm = crate::bare_farm().await;
-    let (def,): (String,) = sqlx::query_as(
-        "select pg_get_functiondef('argus_claim_batch(float8, float8, integer, text)'::regprocedure)",
-    )
-    .fetch_one(&farm.pool)
-    .await
-    .expect("function definition");
-    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let migration = argus_coordinator::store::claim::CLAIM_MIGRATION;
-    let marked = migration
-        .split_once("-- class candidates: begin")
-        .and_then(|(_, rest)| rest.split_once("-- class candidates: end"))
-        .map(|(q, _)| squash(q))
-        .expect("markers");
+    let def = |signature: &'static str| {
+        let pool = farm.pool.clone();
+        async move {
+            let (def,): (String,) =
+                sqlx::query_as("select pg_get_functiondef($1::text::regprocedure)")
+                    .bind(signature)
+                    .fetch_one(&pool)
+                    .await
+                    .expect("function definition");
+            def
+        }
+    };
+    let candidates_def =
+        def("argus_claim_candidates(text, jsonb, text[], integer, boolean, text)").await;
     assert!(
-        squash(&def).contains(&marked),
-        "argus_claim_batch in the database is not migration 0013's:\n{marked}"
+        candidates_def.contains(candidates()),
+        "argus_claim_candidates in the database is not claim.sql's:\n{candidates_def}"
+    );
+    let batch_def = def("argus_claim_batch(float8, float8, integer, text)").await;
+    assert!(
+        batch_def.contains("from argus_claim_candidates(cls.platform, cls.labels, full_teams,"),
+        "{batch_def}"
     );
 }
