@@ -7,6 +7,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::json;
 
+use crate::auth::User;
 use crate::error::ApiError;
 use crate::store;
 use crate::AppState;
@@ -37,6 +38,7 @@ pub(super) struct Filter {
 )]
 pub(super) async fn list(
     State(st): State<AppState>,
+    _caller: User,
     Query(f): Query<Filter>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let rows = store::workers::devices(&st.pool, st.cfg.device_ttl_s).await?;

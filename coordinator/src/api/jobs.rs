@@ -12,12 +12,11 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
-use axum::Extension;
 use axum::{Json, Router};
 use serde_json::json;
 
 use super::parse_id;
-use crate::auth::Caller;
+use crate::auth::User;
 use crate::error::ApiError;
 use crate::store;
 use crate::AppState;
@@ -96,7 +95,7 @@ pub(crate) async fn unmatched_warning(
 )]
 pub(super) async fn create(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<JobCreated>), ApiError> {
     let body = body.map_err(|r| {
@@ -153,7 +152,7 @@ pub(super) async fn create(
 )]
 pub(super) async fn show(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let id = parse_id("job", &id)?;
@@ -182,7 +181,7 @@ pub(super) async fn show(
 )]
 pub(super) async fn cancel(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let id = parse_id("job", &id)?;
@@ -215,7 +214,7 @@ pub(super) async fn cancel(
 )]
 pub(super) async fn replay_show(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let id = parse_id("job", &id)?;
@@ -244,7 +243,7 @@ pub(super) async fn replay_show(
 )]
 pub(super) async fn replay_clear(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let id = parse_id("job", &id)?;

@@ -9,12 +9,12 @@ use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
+use axum::{Json, Router};
 use serde_json::json;
 
 use super::envelope::ApiQuery;
 use super::parse_id;
-use crate::auth::Caller;
+use crate::auth::{Caller, User};
 use crate::error::ApiError;
 use crate::store;
 use crate::store::runs::{RunFilter, RunSummary};
@@ -53,7 +53,7 @@ pub(super) fn router() -> Router<AppState> {
 )]
 pub(super) async fn list(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     ApiQuery(f): ApiQuery<RunFilter>,
 ) -> Result<Json<Vec<RunSummary>>, ApiError> {
     Ok(Json(
@@ -88,7 +88,7 @@ pub(crate) async fn visible_detail(
 )]
 pub(super) async fn show(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Json<RunDetail>, ApiError> {
     visible_detail(&st, &caller, &id).await.map(Json)
@@ -108,7 +108,7 @@ pub(super) async fn show(
 )]
 pub(super) async fn cancel(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let d = visible_detail(&st, &caller, &id).await?;
@@ -158,7 +158,7 @@ pub(super) struct StepsQuery {
 )]
 pub(super) async fn steps(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<StepsQuery>,
 ) -> Result<impl IntoResponse, ApiError> {

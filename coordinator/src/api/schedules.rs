@@ -6,12 +6,12 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
+use axum::{Json, Router};
 use chrono::Utc;
 use serde_json::{json, Value};
 
 use super::parse_id;
-use crate::auth::Caller;
+use crate::auth::{Caller, User};
 use crate::error::ApiError;
 use crate::scheduler::{self, ScheduleSpec};
 use crate::store::schedules::{self, ScheduleRow};
@@ -84,7 +84,7 @@ pub(crate) async fn create_schedule(
 )]
 pub(super) async fn create(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let s: ScheduleSpec = super::parse_body(
@@ -125,7 +125,7 @@ fn view(r: &ScheduleRow) -> Value {
 )]
 pub(super) async fn list(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
 ) -> Result<Json<Vec<Value>>, ApiError> {
     let rows = schedules::list(&st.pool, caller.team_filter()).await?;
     Ok(Json(rows.iter().map(view).collect()))
@@ -149,7 +149,7 @@ async fn load(st: &AppState, caller: &Caller, id: &str) -> Result<ScheduleRow, A
 )]
 pub(super) async fn show(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     Ok(Json(view(&load(&st, &caller, &id).await?)))
@@ -180,7 +180,7 @@ pub(crate) async fn set_paused(
 )]
 pub(super) async fn pause(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     Ok(Json(view(&set_paused(&st, &caller, &id, true).await?)))
@@ -197,7 +197,7 @@ pub(super) async fn pause(
 )]
 pub(super) async fn resume(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     Ok(Json(view(&set_paused(&st, &caller, &id, false).await?)))
@@ -214,7 +214,7 @@ pub(super) async fn resume(
 )]
 pub(super) async fn remove(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let uuid = parse_id("schedule", &id)?;

@@ -9,10 +9,10 @@ use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
+use axum::{Json, Router};
 
 use super::parse_id;
-use crate::auth::Caller;
+use crate::auth::{Caller, User};
 use crate::error::ApiError;
 use crate::scheduler::expand;
 use crate::store::suites::{self, SuiteView};
@@ -46,7 +46,7 @@ fn invalid(field: String, message: String, hint: &str) -> ApiError {
 )]
 pub(super) async fn create(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<SuiteCreated>), ApiError> {
     let body = super::envelope::read_body(
@@ -144,7 +144,7 @@ pub(crate) async fn load(st: &AppState, caller: &Caller, id: &str) -> Result<Sui
 )]
 pub(super) async fn show(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Json<SuiteView>, ApiError> {
     load(&st, &caller, &id).await.map(Json)
@@ -161,7 +161,7 @@ pub(super) async fn show(
 )]
 pub(super) async fn junit(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, ApiError> {
     let s = load(&st, &caller, &id).await?;

@@ -56,7 +56,7 @@ pub async fn create(pool: &PgPool, token_id: uuid::Uuid) -> Result<Session, sqlx
 
 /// The caller and CSRF token of a live session (its token live too).
 pub async fn lookup(pool: &PgPool, cookie: &str) -> Result<Option<(Caller, String)>, sqlx::Error> {
-    let row: Option<(uuid::Uuid, String, String, bool, String)> = sqlx::query_as(
+    let row: Option<(uuid::Uuid, String, super::Role, bool, String)> = sqlx::query_as(
         "select t.id, t.team_id, t.role, t.shared_pool, s.csrf
            from dashboard_sessions s join api_tokens t on t.id = s.token_id
           where s.id_sha256 = $1 and s.expires_at > now()

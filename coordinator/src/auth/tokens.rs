@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
-use super::Caller;
+use super::{Caller, Role};
 
 /// sha256 of a token.
 pub fn digest(token: &str) -> Vec<u8> {
@@ -29,7 +29,7 @@ pub fn generate() -> String {
 pub async fn create_token(
     pool: &PgPool,
     team: &str,
-    role: &str,
+    role: Role,
     name: &str,
     token: &str,
 ) -> Result<uuid::Uuid, sqlx::Error> {
@@ -41,7 +41,7 @@ pub async fn create_token(
 pub async fn create_token_expiring(
     pool: &PgPool,
     team: &str,
-    role: &str,
+    role: Role,
     name: &str,
     token: &str,
     expires_at: Option<DateTime<Utc>>,
@@ -61,7 +61,7 @@ pub async fn create_token_expiring(
     .bind(team)
     .bind(name)
     .bind(digest(token))
-    .bind(role)
+    .bind(role.as_str())
     .bind(expires_at)
     .execute(pool)
     .await?;
@@ -70,7 +70,7 @@ pub async fn create_token_expiring(
 
 /// Looks a live (known, unexpired) token up and records its use.
 pub async fn lookup(pool: &PgPool, token: &str) -> Result<Option<Caller>, sqlx::Error> {
-    let row: Option<(uuid::Uuid, String, String, bool, bool)> = sqlx::query_as(
+    let row: Option<(uuid::Uuid, String, Role, bool, bool)> = sqlx::query_as(
         "select id, team_id, role, shared_pool,
                 last_used_at is null or last_used_at < now() - interval '1 minute'
            from api_tokens
@@ -124,8 +124,8 @@ pub struct TokenRow {
     pub id: uuid::Uuid,
     /// Team it acts for.
     pub team_id: String,
-    /// `user`, `worker` or `admin`.
-    pub role: String,
+    /// What it may do.
+    pub role: Role,
     /// A worker token whose workers serve every team (the shared pool).
     pub shared_pool: bool,
     /// The note given at creation.
@@ -192,6 +192,6 @@ pub async fn bootstrap(pool: &PgPool, token: &str) -> Result<Bootstrap, sqlx::Er
     if present {
         return Ok(Bootstrap::Present);
     }
-    create_token(pool, "default", "admin", "bootstrap", token).await?;
+    create_token(pool, "default", Role::Admin, "bootstrap", token).await?;
     Ok(Bootstrap::Created)
 }
