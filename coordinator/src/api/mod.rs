@@ -1,6 +1,7 @@
 //! HTTP routes. Each resource module exposes its own `router()`; [`router`] merges them so
 //! tests can call the whole API in-process. Unknown routes answer a 404 envelope.
 
+mod answers;
 mod artifacts;
 mod dashboard;
 mod dead_events;
@@ -18,6 +19,7 @@ mod schedules;
 mod suites;
 mod workers;
 
+use argus_protocol::api::Health;
 use argus_protocol::{ErrorCode, ErrorEnvelope};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::routing::get;
@@ -79,11 +81,13 @@ fn public() -> Router<AppState> {
     operation_id = "healthz",
     summary = "Liveness: the database answers",
     security(()),
-    responses((status = 200, description = "`{\"status\": \"ok\"}`"))
+    responses((status = 200, description = "the database answers", body = Health))
 )]
-async fn healthz(State(st): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+async fn healthz(State(st): State<AppState>) -> Result<Json<Health>, ApiError> {
     sqlx::query("select 1").execute(&st.pool).await?;
-    Ok(Json(serde_json::json!({"status": "ok"})))
+    Ok(Json(Health {
+        status: "ok".into(),
+    }))
 }
 
 /// The fallback: behind the authentication layer, and a worker token is refused (403) as on

@@ -158,7 +158,7 @@ pub fn json() -> Result<String, serde_json::Error> {
     operation_id = "openapi",
     summary = "This document (OpenAPI 3)",
     security(()),
-    responses((status = 200, description = "the document", content_type = "application/json"))
+    responses((status = 200, description = "the document", body = Object, content_type = "application/json"))
 )]
 pub(super) async fn document() -> Result<Response, ApiError> {
     let body = json().map_err(|e| ApiError::Internal(e.into()))?;
@@ -315,6 +315,64 @@ mod tests {
         );
         assert_eq!(p["auto_wait_ms"]["maximum"], job::MAX_AUTO_WAIT_MS);
         assert_eq!(p["expectations"]["type"], "array", "{}", p["expectations"]);
+    }
+
+    /// Every operation documents what it answers: a 2xx response with a schema for each of
+    /// its content types (204 has no body), and every `$ref` in the document resolves to a
+    /// component. A new route answering an untyped value has no schema and fails here.
+    #[test]
+    fn every_operation_has_an_answer_schema() {
+        let doc = doc();
+        let schemas = doc["components"]["schemas"].as_object().expect("schemas");
+        let mut typed = 0;
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            for (m, op) in item.as_object().expect("operations") {
+                let ok: Vec<(&String, &Value)> = op["responses"]
+                    .as_object()
+                    .expect("responses")
+                    .iter()
+                    .filter(|(code, _)| code.starts_with('2'))
+                    .collect();
+                assert!(!ok.is_empty(), "{m} {path}: no 2xx response");
+                for (code, resp) in ok {
+                    if code == "204" {
+                        continue;
+                    }
+                    let content = resp["content"].as_object();
+                    let content = content
+                        .filter(|c| !c.is_empty())
+                        .unwrap_or_else(|| panic!("{m} {path} {code}: no content"));
+                    for (kind, c) in content {
+                        assert!(
+                            c["schema"].is_object(),
+                            "{m} {path} {code} {kind}: no schema"
+                        );
+                    }
+                }
+                typed += 1;
+            }
+        }
+        assert_eq!(typed, 23, "operations walked");
+        let text = doc.to_string();
+        for (i, _) in text.match_indices("#/components/schemas/") {
+            let name: String = text[i + "#/components/schemas/".len()..]
+                .chars()
+                .take_while(|c| *c != '"')
+                .collect();
+            assert!(schemas.contains_key(&name), "dangling $ref {name}");
+        }
+        for name in [
+            "RunDetail",
+            "RunSummary",
+            "JobView",
+            "SuiteView",
+            "ScheduleView",
+            "DeviceList",
+            "DeadEventList",
+            "Health",
+        ] {
+            assert!(schemas.contains_key(name), "schema {name}");
+        }
     }
 
     /// The run's verdict types are in the document, `unverified` among the statuses, and the

@@ -2,7 +2,7 @@
 //! stored in one transaction), show its verdict and per-device breakdown, export JUnit XML
 //! (one test case per job × row, grouped by device cell).
 
-use argus_protocol::{ErrorCode, ErrorEnvelope, SuiteCreated, SuiteJobCreated};
+use argus_protocol::{api, ErrorCode, ErrorEnvelope, SuiteCreated, SuiteJobCreated};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
@@ -140,14 +140,18 @@ pub(crate) async fn load(st: &AppState, caller: &Caller, id: &str) -> Result<Sui
     operation_id = "get_suite",
     summary = "Suite verdict and per-device breakdown",
     params(("id" = uuid::Uuid, Path, description = "suite id")),
-    responses((status = 200, description = "the suite, its verdict (`running`, `passed`, `failed`) and its jobs' latest runs"))
+    responses((
+        status = 200,
+        description = "the suite, its verdict (`running`, `passed`, `failed`) and its jobs' latest runs",
+        body = api::SuiteView
+    ))
 )]
 pub(super) async fn show(
     State(st): State<AppState>,
     User(caller): User,
     Path(id): Path<String>,
-) -> Result<Json<SuiteView>, ApiError> {
-    load(&st, &caller, &id).await.map(Json)
+) -> Result<Json<api::SuiteView>, ApiError> {
+    super::answers::suite_view(&load(&st, &caller, &id).await?).map(Json)
 }
 
 /// The suite as JUnit XML, one test case per job × cell.
@@ -157,7 +161,7 @@ pub(super) async fn show(
     operation_id = "get_suite_junit",
     summary = "JUnit XML of the suite",
     params(("id" = uuid::Uuid, Path, description = "suite id")),
-    responses((status = 200, description = "JUnit XML", content_type = "application/xml"))
+    responses((status = 200, description = "JUnit XML", body = String, content_type = "application/xml"))
 )]
 pub(super) async fn junit(
     State(st): State<AppState>,
