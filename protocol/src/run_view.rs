@@ -15,6 +15,7 @@ pub type ActionView = ActionRecord;
 
 /// One step as shown in the report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StepView {
     /// 0-based index.
     pub index: u32,
@@ -26,12 +27,15 @@ pub struct StepView {
     pub error: Option<String>,
     /// Wall time, ms.
     pub duration_ms: Option<f64>,
-    /// Actions in order.
+    /// Actions in order (`ActionRecord`: kind, detail, target, ok, error, disposition,
+    /// screenshot keys, timings, model usage; described field by field in the Rust docs).
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<Object>))]
     pub actions: Vec<ActionView>,
 }
 
-/// Everything known about one run.
+/// Everything known about one run: the answer to `GET /api/v1/runs/{id}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunDetail {
     /// Run id.
     pub run_id: Uuid,

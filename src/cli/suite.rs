@@ -9,6 +9,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use argus_protocol::api::SuiteView;
 use argus_protocol::{ErrorEnvelope, SuiteCreated, SuiteVerdict};
 
 /// `argus suite` flags.
@@ -70,26 +71,20 @@ pub async fn run(args: SuiteArgs) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {w}");
     }
     loop {
-        let v: serde_json::Value = http
-            .get(format!("{base}/api/v1/suites/{id}"))
-            .send()
-            .await?
-            .json()
-            .await?;
-        let verdict: Option<SuiteVerdict> = serde_json::from_value(v["verdict"].clone()).ok();
-        if verdict != Some(SuiteVerdict::Running) {
-            for j in v["jobs"].as_array().into_iter().flatten() {
-                let run = j["runs"]
-                    .as_array()
-                    .and_then(|r| r.last())
-                    .and_then(|r| r.as_str())
-                    .unwrap_or("");
+        let Some(v) = poll(&http, &base, id).await? else {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            continue;
+        };
+        let verdict = v.verdict;
+        if verdict != SuiteVerdict::Running {
+            for j in &v.jobs {
+                let run = j.runs.last().map(|r| r.to_string()).unwrap_or_default();
                 println!(
                     "  {:<10} {} [{}]{} — {base}/runs/{run}",
-                    j["status"].as_str().unwrap_or(""),
-                    j["name"].as_str().unwrap_or(""),
-                    j["cell"].as_str().unwrap_or(""),
-                    if j["flaky"] == true { " (flaky)" } else { "" },
+                    j.status.as_str(),
+                    j.name,
+                    j.cell,
+                    if j.flaky { " (flaky)" } else { "" },
                 );
             }
             let xml_url = format!("{base}/api/v1/suites/{id}/junit.xml");
@@ -98,11 +93,8 @@ pub async fn run(args: SuiteArgs) -> anyhow::Result<ExitCode> {
                 std::fs::write(&path, xml)?;
                 println!("junit: {}", path.display());
             }
-            println!(
-                "verdict: {} — junit: {xml_url}",
-                verdict.map_or("unknown", SuiteVerdict::as_str)
-            );
-            return Ok(if verdict == Some(SuiteVerdict::Passed) {
+            println!("verdict: {verdict} — junit: {xml_url}");
+            return Ok(if verdict == SuiteVerdict::Passed {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
@@ -110,4 +102,34 @@ pub async fn run(args: SuiteArgs) -> anyhow::Result<ExitCode> {
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
+}
+
+/// One look at the suite: its view, or `None` after a refusal worth retrying (the envelope's
+/// `retry`, e.g. a 429 or 503).
+///
+/// Errors: the coordinator cannot be reached, refuses for good, or answers something that
+/// is not a suite view.
+async fn poll(
+    http: &reqwest::Client,
+    base: &str,
+    id: uuid::Uuid,
+) -> anyhow::Result<Option<SuiteView>> {
+    let resp = http
+        .get(format!("{base}/api/v1/suites/{id}"))
+        .send()
+        .await?;
+    let status = resp.status();
+    let body = resp.bytes().await?;
+    if !status.is_success() {
+        let env: ErrorEnvelope = serde_json::from_slice(&body).map_err(|_| {
+            anyhow::anyhow!("suite {id}: {status}: {}", String::from_utf8_lossy(&body))
+        })?;
+        if env.retry {
+            return Ok(None);
+        }
+        anyhow::bail!("suite {id}: {status}: {}\nhint: {}", env.message, env.hint);
+    }
+    serde_json::from_slice(&body)
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("unexpected suite answer from the coordinator: {e}"))
 }

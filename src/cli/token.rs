@@ -5,6 +5,7 @@
 
 use std::process::ExitCode;
 
+use argus_coordinator::auth::Role;
 use chrono::{DateTime, Utc};
 
 /// `argus token` flags.
@@ -103,9 +104,10 @@ pub async fn run(args: TokenArgs) -> anyhow::Result<ExitCode> {
             expires_in,
             shared_pool,
         } => {
-            if shared_pool && role != "worker" {
+            let role: Role = role.parse().map_err(anyhow::Error::msg)?;
+            if shared_pool && role != Role::Worker {
                 anyhow::bail!(
-                    "--shared-pool is for worker tokens only (`--role worker`), not {role:?}"
+                    "--shared-pool is for worker tokens only (`--role worker`), not \"{role}\""
                 );
             }
             if team.is_empty()
@@ -120,7 +122,7 @@ pub async fn run(args: TokenArgs) -> anyhow::Result<ExitCode> {
             let token = argus_coordinator::auth::generate();
             let expires_at = expires_in.map(|d| Utc::now() + d);
             let id = argus_coordinator::auth::create_token_expiring(
-                &pool, &team, &role, &name, &token, expires_at,
+                &pool, &team, role, &name, &token, expires_at,
             )
             .await?;
             if shared_pool
@@ -135,7 +137,7 @@ pub async fn run(args: TokenArgs) -> anyhow::Result<ExitCode> {
             println!("{token}");
             let serves = if shared_pool {
                 ", serves every team: shared pool"
-            } else if role == "worker" {
+            } else if role == Role::Worker {
                 ", serves only this team"
             } else {
                 ""

@@ -491,9 +491,15 @@ impl Farm {
     /// Mints a token for `team` with `role`; returns a client that sends it.
     pub async fn client_for(&self, team: &str, role: &str) -> reqwest::Client {
         let token = argus_coordinator::auth::generate();
-        argus_coordinator::auth::create_token(&self.pool, team, role, "test", &token)
-            .await
-            .expect("create token");
+        argus_coordinator::auth::create_token(
+            &self.pool,
+            team,
+            role.parse().expect("a role"),
+            "test",
+            &token,
+        )
+        .await
+        .expect("create token");
         authed_client(&token)
     }
 

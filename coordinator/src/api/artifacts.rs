@@ -13,10 +13,10 @@ use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Extension, Router};
+use axum::Router;
 
 use super::parse_id;
-use crate::auth::Caller;
+use crate::auth::User;
 use crate::error::ApiError;
 use crate::store;
 use crate::AppState;
@@ -48,7 +48,7 @@ fn valid_file(f: &str) -> bool {
 
 async fn show(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path((run_id, file)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let id = parse_id("run", &run_id)?;

@@ -2,7 +2,7 @@
 //! errors), schedules (create, pause/resume, next fire times), suites (verdict matrix,
 //! history with pass-rate), a cancel button (the SSE feed that keeps a live report current
 //! is [`super::live`]). Forms post plain `application/x-www-form-urlencoded`; nothing needs JavaScript.
-//! Every form carries the session's CSRF token (hidden `csrf` field) that `auth::require`
+//! Every form carries the session's CSRF token (hidden `csrf` field) that `auth::authenticate`
 //! checks, and only same-origin posts are accepted.
 
 use std::collections::BTreeMap;
@@ -17,7 +17,7 @@ use chrono::Utc;
 
 use super::envelope::ApiQuery;
 use super::runs::visible_detail;
-use crate::auth::{Caller, Csrf};
+use crate::auth::{Caller, Csrf, User};
 use crate::error::ApiError;
 use crate::scheduler::{self, ScheduleSpec};
 use crate::store;
@@ -47,7 +47,7 @@ fn html(t: impl Template) -> Result<Html<String>, ApiError> {
 
 async fn runs(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Extension(csrf): Extension<Csrf>,
     ApiQuery(filter): ApiQuery<RunFilter>,
 ) -> Result<Html<String>, ApiError> {
@@ -63,7 +63,7 @@ async fn runs(
 
 async fn devices(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Extension(csrf): Extension<Csrf>,
 ) -> Result<Html<String>, ApiError> {
     let devices = store::workers::devices(&st.pool, st.cfg.device_ttl_s).await?;
@@ -77,7 +77,10 @@ async fn devices(
     })
 }
 
-async fn new_job(Extension(csrf): Extension<Csrf>) -> Result<Html<String>, ApiError> {
+async fn new_job(
+    _caller: User,
+    Extension(csrf): Extension<Csrf>,
+) -> Result<Html<String>, ApiError> {
     let form = JobForm {
         platform: "web".into(),
         mode: "script".into(),
@@ -171,7 +174,7 @@ fn spec_from_form(f: &JobForm) -> Result<JobSpec, ApiError> {
 
 async fn create_job(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Extension(csrf): Extension<Csrf>,
     Form(form): Form<JobForm>,
 ) -> Result<Response, ApiError> {
@@ -242,7 +245,7 @@ async fn schedule_lines(st: &AppState, caller: &Caller) -> Result<Vec<ScheduleLi
 
 async fn schedules_page(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Extension(csrf): Extension<Csrf>,
 ) -> Result<Html<String>, ApiError> {
     let form = ScheduleForm {
@@ -264,7 +267,7 @@ async fn schedules_page(
 
 async fn create_schedule(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Extension(csrf): Extension<Csrf>,
     Form(form): Form<ScheduleForm>,
 ) -> Result<Response, ApiError> {
@@ -336,7 +339,7 @@ async fn create_schedule(
 
 async fn pause(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Redirect, ApiError> {
     super::schedules::set_paused(&st, &caller, &id, true).await?;
@@ -345,7 +348,7 @@ async fn pause(
 
 async fn resume(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Redirect, ApiError> {
     super::schedules::set_paused(&st, &caller, &id, false).await?;
@@ -354,7 +357,7 @@ async fn resume(
 
 async fn suites_page(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Extension(csrf): Extension<Csrf>,
 ) -> Result<Html<String>, ApiError> {
     let suites = store::suites::recent(&st.pool, caller.team_filter(), 100).await?;
@@ -366,7 +369,7 @@ async fn suites_page(
 
 async fn suite_page(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Extension(csrf): Extension<Csrf>,
     Path(id): Path<String>,
 ) -> Result<Html<String>, ApiError> {
@@ -410,7 +413,7 @@ async fn suite_page(
 
 async fn cancel(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Redirect, ApiError> {
     let d = visible_detail(&st, &caller, &id).await?;
@@ -422,7 +425,7 @@ async fn cancel(
 /// then shows the report again.
 async fn clear_replay(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Redirect, ApiError> {
     let d = visible_detail(&st, &caller, &id).await?;

@@ -2,10 +2,10 @@
 //! database kept rejecting them (see `crate::applier`), newest first, each with its bytes
 //! and the reason, for a person to judge.
 
+use argus_protocol::api::DeadEventList;
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
-use serde_json::json;
 
 use super::envelope::ApiQuery;
 use crate::auth::Admin;
@@ -37,34 +37,19 @@ pub(super) struct Filter {
     params(("limit" = Option<i64>, Query, description = "most rows, default 100, at most 1000")),
     responses((
         status = 200,
-        description = "`{dead_events: [{id, stream_seq, subject, run_id, attempt_id, seq, \\
-                       payload, error, deliveries, parked_at}]}`, newest first; `payload` is \\
-                       the published bytes as text (invalid UTF-8 replaced)"
+        description = "the parked events, newest first; `payload` is the published bytes as \
+                       text (invalid UTF-8 replaced)",
+        body = DeadEventList
     ))
 )]
 pub(super) async fn list(
     State(st): State<AppState>,
     _admin: Admin,
     ApiQuery(f): ApiQuery<Filter>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<DeadEventList>, ApiError> {
     let limit = f.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
     let rows = store::dead_events::list(&st.pool, limit).await?;
-    let rows: Vec<serde_json::Value> = rows
-        .iter()
-        .map(|r| {
-            json!({
-                "id": r.id,
-                "stream_seq": r.stream_seq,
-                "subject": r.subject,
-                "run_id": r.run_id,
-                "attempt_id": r.attempt_id,
-                "seq": r.seq,
-                "payload": String::from_utf8_lossy(&r.payload),
-                "error": r.error,
-                "deliveries": r.deliveries,
-                "parked_at": r.parked_at,
-            })
-        })
-        .collect();
-    Ok(Json(json!({ "dead_events": rows })))
+    Ok(Json(DeadEventList {
+        dead_events: rows.iter().map(super::answers::dead_event).collect(),
+    }))
 }

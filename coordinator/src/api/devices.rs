@@ -2,11 +2,12 @@
 //! worker is ready (`deploy/quickstart.sh`) and for monitoring. The dashboard's `/devices`
 //! page shows the same rows.
 
+use argus_protocol::api::DeviceList;
 use axum::extract::{Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
-use serde_json::json;
 
+use crate::auth::User;
 use crate::error::ApiError;
 use crate::store;
 use crate::AppState;
@@ -29,33 +30,18 @@ pub(super) struct Filter {
     operation_id = "list_devices",
     summary = "Registered device slots (online = heard from within the device TTL; free = online and holding no run)",
     params(("worker_id" = Option<String>, Query, description = "only this worker's slots")),
-    responses((
-        status = 200,
-        description = "`{devices: [{device_id, worker_id, platform, labels, screen_px: [w, h], \
-                       online, free, current_run_id, last_seen}]}`"
-    ))
+    responses((status = 200, description = "the slots", body = DeviceList))
 )]
 pub(super) async fn list(
     State(st): State<AppState>,
+    _caller: User,
     Query(f): Query<Filter>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<DeviceList>, ApiError> {
     let rows = store::workers::devices(&st.pool, st.cfg.device_ttl_s).await?;
-    let devices: Vec<serde_json::Value> = rows
+    let devices = rows
         .iter()
         .filter(|d| f.worker_id.as_deref().is_none_or(|w| d.worker_id == w))
-        .map(|d| {
-            json!({
-                "device_id": d.id,
-                "worker_id": d.worker_id,
-                "platform": d.platform,
-                "labels": d.labels.0,
-                "screen_px": [d.screen_w_px, d.screen_h_px],
-                "online": d.online,
-                "free": d.online && d.current_run_id.is_none(),
-                "current_run_id": d.current_run_id,
-                "last_seen": d.last_seen,
-            })
-        })
-        .collect();
-    Ok(Json(json!({ "devices": devices })))
+        .map(super::answers::device_slot)
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    Ok(Json(DeviceList { devices }))
 }

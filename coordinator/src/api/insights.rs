@@ -10,7 +10,7 @@ use axum::{Extension, Router};
 use chrono::{Duration, Utc};
 
 use super::envelope::ApiQuery;
-use crate::auth::{Caller, Csrf};
+use crate::auth::{Csrf, User};
 use crate::error::ApiError;
 use crate::plot::chart;
 use crate::store::insights::{self, GroupBy};
@@ -35,7 +35,7 @@ struct Window {
 
 async fn page(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Extension(csrf): Extension<Csrf>,
     ApiQuery(w): ApiQuery<Window>,
 ) -> Result<Html<String>, ApiError> {

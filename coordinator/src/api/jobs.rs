@@ -6,18 +6,18 @@
 //! with a 4xx envelope and nothing stored. A valid job no registered device matches yet is
 //! stored and queued too; the 201 answer then carries a `warning` saying so.
 
+use argus_protocol::api::{JobCancelled, JobReplay, JobRun, JobView, ReplayCleared, RunCancelled};
 use argus_protocol::{ErrorCode, ErrorEnvelope, JobCreated, JobSpec, RunStatus};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
-use axum::Extension;
 use axum::{Json, Router};
-use serde_json::json;
 
+use super::answers::{replay_entry, run_status};
 use super::parse_id;
-use crate::auth::Caller;
+use crate::auth::User;
 use crate::error::ApiError;
 use crate::store;
 use crate::AppState;
@@ -96,7 +96,7 @@ pub(crate) async fn unmatched_warning(
 )]
 pub(super) async fn create(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<JobCreated>), ApiError> {
     let body = body.map_err(|r| {
@@ -146,29 +146,35 @@ pub(super) async fn create(
     operation_id = "get_job",
     summary = "A job and its runs",
     params(("id" = uuid::Uuid, Path, description = "job id")),
-    responses((
-        status = 200,
-        description = "`{job_id, spec, created_at, runs: [{run_id, status, created_at}]}`"
-    ))
+    responses((status = 200, description = "the job as stored and its runs", body = JobView))
 )]
 pub(super) async fn show(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<JobView>, ApiError> {
     let id = parse_id("job", &id)?;
     let job = store::jobs::get(&st.pool, id)
         .await?
         .filter(|j| caller.sees(&j.team_id))
         .ok_or_else(|| ApiError::not_found("job", &id.to_string()))?;
-    Ok(Json(json!({
-        "job_id": job.id,
-        "spec": job.spec,
-        "created_at": job.created_at,
-        "runs": job.runs.iter().map(|(id, status, at)| json!({
-            "run_id": id, "status": status, "created_at": at,
-        })).collect::<Vec<_>>(),
-    })))
+    let runs = job
+        .runs
+        .iter()
+        .map(|(run_id, status, created_at)| {
+            Ok(JobRun {
+                run_id: *run_id,
+                status: run_status(status)?,
+                created_at: *created_at,
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    Ok(Json(JobView {
+        job_id: job.id,
+        spec: job.spec,
+        created_at: job.created_at,
+        runs,
+    }))
 }
 
 /// Cancels every unfinished run of a job.
@@ -178,13 +184,17 @@ pub(super) async fn show(
     operation_id = "cancel_job",
     summary = "Cancel every unfinished run of a job",
     params(("id" = uuid::Uuid, Path, description = "job id")),
-    responses((status = 200, description = "`{job_id, cancelled: [{run_id, status}]}`"))
+    responses((
+        status = 200,
+        description = "the runs that had not ended, each with its status after the cancel",
+        body = JobCancelled
+    ))
 )]
 pub(super) async fn cancel(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<JobCancelled>, ApiError> {
     let id = parse_id("job", &id)?;
     let job = store::jobs::get(&st.pool, id)
         .await?
@@ -195,10 +205,16 @@ pub(super) async fn cancel(
         if let Some(status) =
             store::jobs::cancel_run(&st.pool, *run_id, caller.team_filter()).await?
         {
-            out.push(json!({"run_id": run_id, "status": status}));
+            out.push(RunCancelled {
+                run_id: *run_id,
+                status: run_status(&status)?,
+            });
         }
     }
-    Ok(Json(json!({"job_id": id, "cancelled": out})))
+    Ok(Json(JobCancelled {
+        job_id: id,
+        cancelled: out,
+    }))
 }
 
 /// The replay script the job's team stored under the job's key (learned replay).
@@ -210,14 +226,15 @@ pub(super) async fn cancel(
     params(("id" = uuid::Uuid, Path, description = "job id")),
     responses((
         status = 200,
-        description = "`{job_id, key, cache, entry}`: `key` (sha256 hex; null for a script job), `cache` (`off`, `read`, `read_write`), `entry` null or `{key, script, source_run_id, created_at, updated_at, hits, last_hit_at}`"
+        description = "the job's key (null for a script job), its cache mode and the script stored under the key (null when none)",
+        body = JobReplay
     ))
 )]
 pub(super) async fn replay_show(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<JobReplay>, ApiError> {
     let id = parse_id("job", &id)?;
     let (key, entry) = store::replay::for_job(&st.pool, id, caller.team_filter())
         .await?
@@ -225,12 +242,12 @@ pub(super) async fn replay_show(
     let job = store::jobs::get(&st.pool, id)
         .await?
         .ok_or_else(|| ApiError::not_found("job", &id.to_string()))?;
-    Ok(Json(json!({
-        "job_id": id,
-        "key": key,
-        "cache": job.spec.cache_mode().as_str(),
-        "entry": entry,
-    })))
+    Ok(Json(JobReplay {
+        job_id: id,
+        key,
+        cache: job.spec.cache_mode(),
+        entry: entry.map(replay_entry),
+    }))
 }
 
 /// Clears the replay script stored under the job's key: its next run asks the model again.
@@ -240,17 +257,20 @@ pub(super) async fn replay_show(
     operation_id = "clear_job_replay",
     summary = "Clear the stored replay script of a job's key",
     params(("id" = uuid::Uuid, Path, description = "job id")),
-    responses((status = 200, description = "`{job_id, cleared}`: whether a script was stored"))
+    responses((status = 200, description = "whether a script was stored", body = ReplayCleared))
 )]
 pub(super) async fn replay_clear(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<ReplayCleared>, ApiError> {
     let id = parse_id("job", &id)?;
     let cleared = store::replay::clear_for_job(&st.pool, id, caller.team_filter())
         .await?
         .ok_or_else(|| ApiError::not_found("job", &id.to_string()))?;
     tracing::info!(job_id = %id, cleared, "replay script cleared");
-    Ok(Json(json!({"job_id": id, "cleared": cleared})))
+    Ok(Json(ReplayCleared {
+        job_id: id,
+        cleared,
+    }))
 }

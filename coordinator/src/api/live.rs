@@ -15,10 +15,10 @@ use axum::extract::{Path, State};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Extension, Router};
+use axum::Router;
 
 use super::runs::visible_detail;
-use crate::auth::Caller;
+use crate::auth::User;
 use crate::error::ApiError;
 use crate::store;
 use crate::AppState;
@@ -32,7 +32,7 @@ pub(super) fn router() -> Router<AppState> {
 
 async fn live(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let first = visible_detail(&st, &caller, &id).await?;

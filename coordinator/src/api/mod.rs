@@ -1,6 +1,7 @@
 //! HTTP routes. Each resource module exposes its own `router()`; [`router`] merges them so
 //! tests can call the whole API in-process. Unknown routes answer a 404 envelope.
 
+mod answers;
 mod artifacts;
 mod dashboard;
 mod dead_events;
@@ -18,6 +19,7 @@ mod schedules;
 mod suites;
 mod workers;
 
+use argus_protocol::api::Health;
 use argus_protocol::{ErrorCode, ErrorEnvelope};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::routing::get;
@@ -26,12 +28,14 @@ use axum::{Json, Router};
 use crate::error::ApiError;
 use crate::AppState;
 
-/// The whole HTTP surface.
+/// The whole HTTP surface. Every route but the public ones is wrapped in the
+/// authentication layer ([`crate::auth::authenticate`]: 401 without a live token), and each
+/// of its handlers declares the roles it admits by its extractor ([`crate::auth::User`],
+/// [`crate::auth::Admin`], [`crate::auth::WorkerAuth`]); the public routes ([`public`])
+/// take none. Unknown routes are behind the layer too (401 before 404).
 pub fn router(state: AppState) -> Router {
     let limit = state.cfg.max_body_bytes;
     Router::new()
-        .route("/healthz", get(healthz))
-        .route("/api/v1/openapi.json", get(openapi::document))
         .merge(jobs::router())
         .merge(runs::router())
         .merge(workers::router())
@@ -47,12 +51,27 @@ pub fn router(state: AppState) -> Router {
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            crate::auth::require,
+            crate::auth::authenticate,
+        ))
+        .merge(public())
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::auth::same_origin,
         ))
         .layer(DefaultBodyLimit::max(limit))
         .layer(axum::middleware::from_fn(envelope::json_errors))
         .layer(axum::middleware::from_fn(page_headers::add))
         .with_state(state)
+}
+
+/// The routes anyone may call: health, the OpenAPI document and the sign-in form. Their
+/// operations in the document say `security(())`, and the e2e test `openapi.rs` checks that
+/// exactly those answer without a token.
+fn public() -> Router<AppState> {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/api/v1/openapi.json", get(openapi::document))
+        .merge(pages::public())
 }
 
 /// Liveness: answers `{"status": "ok"}` once the database answers a query.
@@ -61,16 +80,21 @@ pub fn router(state: AppState) -> Router {
     path = "/healthz",
     operation_id = "healthz",
     summary = "Liveness: the database answers",
-    responses((status = 200, description = "`{\"status\": \"ok\"}`"))
+    security(()),
+    responses((status = 200, description = "the database answers", body = Health))
 )]
-async fn healthz(State(st): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+async fn healthz(State(st): State<AppState>) -> Result<Json<Health>, ApiError> {
     sqlx::query_scalar!("select 1 as one")
         .fetch_one(&st.pool)
         .await?;
-    Ok(Json(serde_json::json!({"status": "ok"})))
+    Ok(Json(Health {
+        status: "ok".into(),
+    }))
 }
 
-async fn not_found() -> ApiError {
+/// The fallback: behind the authentication layer, and a worker token is refused (403) as on
+/// every route but its own.
+async fn not_found(_caller: crate::auth::User) -> ApiError {
     ApiError::Client(ErrorEnvelope::new(
         ErrorCode::NotFound,
         "no such route",

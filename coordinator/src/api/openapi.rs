@@ -2,7 +2,10 @@
 //! `#[utoipa::path]` (method, path, parameters, bodies, success status), the bodies are the
 //! `argus-protocol` types (`ToSchema` behind its `openapi` feature), and [`ApiDoc`] lists
 //! them. [`Envelopes`] adds what every operation shares: the bearer security scheme and the
-//! `4XX` / `5XX` error envelope, so no handler can forget them. Served at
+//! `4XX` / `5XX` error envelope, so no handler can forget them. An operation is public when
+//! its `#[utoipa::path]` says `security(())` (its handler takes no auth extractor and is
+//! routed outside the authentication layer); the e2e test `openapi.rs` calls every
+//! operation without a token and checks that exactly those answer something other than 401. Served at
 //! `GET /api/v1/openapi.json`; the e2e test `openapi.rs` checks its paths and methods
 //! against the router's route declarations.
 
@@ -16,9 +19,6 @@ use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
 use utoipa::OpenApi;
 
 use crate::error::ApiError;
-
-/// The operations that need no token (see `auth::require`): their `security` is `[]`.
-const PUBLIC: &[&str] = &["/healthz", "/api/v1/openapi.json"];
 
 /// The API's operations and the schemas they use.
 #[derive(OpenApi)]
@@ -72,7 +72,7 @@ const PUBLIC: &[&str] = &["/healthz", "/api/v1/openapi.json"];
 pub struct ApiDoc;
 
 /// Adds the bearer scheme, the error envelope answers of every operation, `security: []` on
-/// the public ones, and a tag per resource.
+/// the public ones (those whose path attribute says `security(())`), and a tag per resource.
 struct Envelopes;
 
 impl utoipa::Modify for Envelopes {
@@ -94,7 +94,6 @@ impl utoipa::Modify for Envelopes {
                 .build()
         };
         for (path, item) in doc.paths.paths.iter_mut() {
-            let public = PUBLIC.contains(&path.as_str());
             // Grouped by resource (`/api/v1/<resource>/…`), not by Rust module.
             let tag = path
                 .strip_prefix("/api/v1/")
@@ -113,7 +112,12 @@ impl utoipa::Modify for Envelopes {
             .flatten()
             {
                 op.tags = Some(vec![tag.clone()]);
-                if public {
+                // `security(())` reads `[{}]` (anonymous allowed); written `[]`, the usual
+                // spelling of "no token needed".
+                if op.security.as_ref().is_some_and(|s| {
+                    s.iter()
+                        .all(|r| r == &utoipa::openapi::security::SecurityRequirement::default())
+                }) {
                     op.security = Some(Vec::new());
                 }
                 if path == "/api/v1/openapi.json" {
@@ -153,7 +157,8 @@ pub fn json() -> Result<String, serde_json::Error> {
     path = "/api/v1/openapi.json",
     operation_id = "openapi",
     summary = "This document (OpenAPI 3)",
-    responses((status = 200, description = "the document", content_type = "application/json"))
+    security(()),
+    responses((status = 200, description = "the document", body = Object, content_type = "application/json"))
 )]
 pub(super) async fn document() -> Result<Response, ApiError> {
     let body = json().map_err(|e| ApiError::Internal(e.into()))?;
@@ -232,7 +237,7 @@ mod tests {
                     ids.insert(id.to_string()),
                     "{m} {path}: operationId {id} twice"
                 );
-                let public = super::PUBLIC.contains(&path.as_str());
+                let public = ["/healthz", "/api/v1/openapi.json"].contains(&path.as_str());
                 assert_eq!(op.get("security").is_some(), public, "{m} {path}: security");
                 if path != "/api/v1/openapi.json" {
                     for range in ["4XX", "5XX"] {
@@ -310,6 +315,64 @@ mod tests {
         );
         assert_eq!(p["auto_wait_ms"]["maximum"], job::MAX_AUTO_WAIT_MS);
         assert_eq!(p["expectations"]["type"], "array", "{}", p["expectations"]);
+    }
+
+    /// Every operation documents what it answers: a 2xx response with a schema for each of
+    /// its content types (204 has no body), and every `$ref` in the document resolves to a
+    /// component. A new route answering an untyped value has no schema and fails here.
+    #[test]
+    fn every_operation_has_an_answer_schema() {
+        let doc = doc();
+        let schemas = doc["components"]["schemas"].as_object().expect("schemas");
+        let mut typed = 0;
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            for (m, op) in item.as_object().expect("operations") {
+                let ok: Vec<(&String, &Value)> = op["responses"]
+                    .as_object()
+                    .expect("responses")
+                    .iter()
+                    .filter(|(code, _)| code.starts_with('2'))
+                    .collect();
+                assert!(!ok.is_empty(), "{m} {path}: no 2xx response");
+                for (code, resp) in ok {
+                    if code == "204" {
+                        continue;
+                    }
+                    let content = resp["content"].as_object();
+                    let content = content
+                        .filter(|c| !c.is_empty())
+                        .unwrap_or_else(|| panic!("{m} {path} {code}: no content"));
+                    for (kind, c) in content {
+                        assert!(
+                            c["schema"].is_object(),
+                            "{m} {path} {code} {kind}: no schema"
+                        );
+                    }
+                }
+                typed += 1;
+            }
+        }
+        assert_eq!(typed, 23, "operations walked");
+        let text = doc.to_string();
+        for (i, _) in text.match_indices("#/components/schemas/") {
+            let name: String = text[i + "#/components/schemas/".len()..]
+                .chars()
+                .take_while(|c| *c != '"')
+                .collect();
+            assert!(schemas.contains_key(&name), "dangling $ref {name}");
+        }
+        for name in [
+            "RunDetail",
+            "RunSummary",
+            "JobView",
+            "SuiteView",
+            "ScheduleView",
+            "DeviceList",
+            "DeadEventList",
+            "Health",
+        ] {
+            assert!(schemas.contains_key(name), "schema {name}");
+        }
     }
 
     /// The run's verdict types are in the document, `unverified` among the statuses, and the

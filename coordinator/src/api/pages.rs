@@ -16,23 +16,28 @@ use axum::{extract::Path, Extension, Router};
 use serde::Deserialize;
 
 use super::runs::visible_detail;
-use crate::auth::{self, session, throttle, Caller, Csrf};
+use crate::auth::{self, session, throttle, Csrf, Role, User};
 use crate::error::ApiError;
 use crate::report::compare::render_compare;
 use crate::report::{render_login, render_report, ReportOptions};
 use crate::AppState;
 
+/// The pages that need a caller.
 pub(super) fn router() -> Router<AppState> {
     Router::new()
         .route("/runs/{id}", get(report))
         .route("/runs/{a}/compare/{b}", get(compare))
-        .route("/login", get(login_form).post(login))
         .route("/logout", post(logout))
+}
+
+/// The sign-in form and its post: public (routed outside the authentication layer).
+pub(super) fn public() -> Router<AppState> {
+    Router::new().route("/login", get(login_form).post(login))
 }
 
 async fn report(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Extension(csrf): Extension<Csrf>,
     Path(id): Path<String>,
 ) -> Result<Html<String>, ApiError> {
@@ -61,7 +66,7 @@ async fn report(
 
 async fn compare(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Extension(csrf): Extension<Csrf>,
     Path((a, b)): Path<(String, String)>,
 ) -> Result<Html<String>, ApiError> {
@@ -135,7 +140,7 @@ async fn login(State(st): State<AppState>, req: Request) -> Response {
             "unknown, revoked or expired token",
         );
     };
-    let Some(token_id) = caller.token_id.filter(|_| caller.role != "worker") else {
+    let Some(token_id) = caller.token_id.filter(|_| caller.role != Role::Worker) else {
         return login_page(
             StatusCode::FORBIDDEN,
             "a worker token cannot sign in to the dashboard",
@@ -151,7 +156,11 @@ async fn login(State(st): State<AppState>, req: Request) -> Response {
     }
 }
 
-async fn logout(State(st): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn logout(
+    State(st): State<AppState>,
+    _caller: User,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     if let Some(cookie) = session::cookie_of(&headers) {
         session::end(&st.pool, &cookie).await?;
     }

@@ -3,21 +3,22 @@
 //! `vlm` run as a step file, English or `?lang=zh` Chinese) and
 //! `POST /api/v1/runs/{id}/cancel`.
 
+use argus_protocol::api::{RunCancelRequested, RunSummary};
 use argus_protocol::replay::{file_to_zh, StepsLang};
 use argus_protocol::{ErrorCode, ErrorEnvelope, RunDetail};
 use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
-use serde_json::json;
+use axum::{Json, Router};
 
+use super::answers::{run_status, run_summary};
 use super::envelope::ApiQuery;
 use super::parse_id;
-use crate::auth::Caller;
+use crate::auth::{Caller, User};
 use crate::error::ApiError;
 use crate::store;
-use crate::store::runs::{RunFilter, RunSummary};
+use crate::store::runs::RunFilter;
 use crate::AppState;
 
 pub(super) fn router() -> Router<AppState> {
@@ -45,20 +46,18 @@ pub(super) fn router() -> Router<AppState> {
             description = "RFC 3339 instant: runs queued at or after it"),
         ("limit" = Option<i64>, Query, description = "at most this many rows (default 100, max 1000)"),
     ),
-    responses((
-        status = 200,
-        description = "`[{id, job_id, status, platform, name, device_id, error, team_id, \
-                       suite_id, schedule_id, matrix_cell, retry_of, created_at, finished_at}]`"
-    ))
+    responses((status = 200, description = "the runs, newest first", body = Vec<RunSummary>))
 )]
 pub(super) async fn list(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     ApiQuery(f): ApiQuery<RunFilter>,
 ) -> Result<Json<Vec<RunSummary>>, ApiError> {
-    Ok(Json(
-        store::runs::list(&st.pool, caller.team_filter(), &f).await?,
-    ))
+    let rows = store::runs::list(&st.pool, caller.team_filter(), &f).await?;
+    rows.into_iter()
+        .map(run_summary)
+        .collect::<Result<Vec<_>, ApiError>>()
+        .map(Json)
 }
 
 /// Loads a run the caller may see, else 404 (never reveals another team's run).
@@ -83,12 +82,15 @@ pub(crate) async fn visible_detail(
     params(("id" = uuid::Uuid, Path, description = "run id")),
     responses((
         status = 200,
-        description = "the run detail (`RunDetail`): `{run_id, job_id, spec, status                        (RunStatus), error, device_id, worker_id, screen_px, created_at,                        started_at, finished_at, steps, expectations: [Expectation] (reported                        before the first action), verdict: Verdict (what decided the status,                        once finished; absent before)}`"
+        description = "the run detail: status, expectations (reported before the first \
+                       action), verdict (what decided the status, once finished; absent \
+                       before), steps with their actions, timings",
+        body = RunDetail
     ))
 )]
 pub(super) async fn show(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<Json<RunDetail>, ApiError> {
     visible_detail(&st, &caller, &id).await.map(Json)
@@ -103,18 +105,22 @@ pub(super) async fn show(
     params(("id" = uuid::Uuid, Path, description = "run id")),
     responses((
         status = 200,
-        description = "`{run_id, status, cancel_requested: true}`; 409 when the run already ended"
+        description = "the cancel is recorded; 409 when the run already ended",
+        body = RunCancelRequested
     ))
 )]
 pub(super) async fn cancel(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<RunCancelRequested>, ApiError> {
     let d = visible_detail(&st, &caller, &id).await?;
     match store::jobs::cancel_run(&st.pool, d.run_id, caller.team_filter()).await? {
-        Some(status) => Ok(Json(json!({"run_id": d.run_id, "status": status,
-            "cancel_requested": true}))),
+        Some(status) => Ok(Json(RunCancelRequested {
+            run_id: d.run_id,
+            status: run_status(&status)?,
+            cancel_requested: true,
+        })),
         None => Err(ApiError::Client(ErrorEnvelope::new(
             ErrorCode::Conflict,
             format!("run {} is already {}", d.run_id, d.status.as_str()),
@@ -148,7 +154,7 @@ pub(super) struct StepsQuery {
                            they are); any other value is a 422 `invalid_field` naming `lang`"),
     ),
     responses(
-        (status = 200, description = "the step file", content_type = "text/plain"),
+        (status = 200, description = "the step file", body = String, content_type = "text/plain"),
         (status = 404, description = "no such run, or the run has no step file (only a \
                                       succeeded llm or vlm run has one)",
             body = ErrorEnvelope),
@@ -158,7 +164,7 @@ pub(super) struct StepsQuery {
 )]
 pub(super) async fn steps(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<StepsQuery>,
 ) -> Result<impl IntoResponse, ApiError> {

@@ -1,17 +1,18 @@
 //! `/api/v1/schedules`: create (validated: cron, timezone, every matrix cell's job), list
 //! and show with the next fire times, pause, resume, delete.
 
+use argus_protocol::api::{ScheduleCreated, ScheduleView};
 use argus_protocol::{ErrorCode, ErrorEnvelope};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
+use axum::{Json, Router};
 use chrono::Utc;
-use serde_json::{json, Value};
 
+use super::answers::schedule_view;
 use super::parse_id;
-use crate::auth::Caller;
+use crate::auth::{Caller, User};
 use crate::error::ApiError;
 use crate::scheduler::{self, ScheduleSpec};
 use crate::store::schedules::{self, ScheduleRow};
@@ -80,13 +81,17 @@ pub(crate) async fn create_schedule(
     operation_id = "create_schedule",
     summary = "Create a schedule",
     request_body = ScheduleSpec,
-    responses((status = 201, description = "`{schedule_id, next_fire_times}` (the next five)"))
+    responses((
+        status = 201,
+        description = "stored; its next five fire times",
+        body = ScheduleCreated
+    ))
 )]
 pub(super) async fn create(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     body: Bytes,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<ScheduleCreated>), ApiError> {
     let s: ScheduleSpec = super::parse_body(
         &body,
         "fields: name, cron (five fields), timezone (IANA), template (a job), matrix \
@@ -95,24 +100,11 @@ pub(super) async fn create(
     let (id, next) = create_schedule(&st, &caller, &s).await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"schedule_id": id, "next_fire_times": next})),
+        Json(ScheduleCreated {
+            schedule_id: id,
+            next_fire_times: next,
+        }),
     ))
-}
-
-fn view(r: &ScheduleRow) -> Value {
-    let next = if r.spec.paused {
-        vec![]
-    } else {
-        let mut v = vec![r.next_fire_at];
-        v.extend(
-            scheduler::upcoming(&r.spec.cron, &r.spec.timezone, r.next_fire_at, 4)
-                .unwrap_or_default(),
-        );
-        v
-    };
-    let mut out = serde_json::to_value(r).unwrap_or(Value::Null);
-    out["next_fire_times"] = json!(next);
-    out
 }
 
 /// The caller's schedules with their next fire times.
@@ -121,14 +113,18 @@ fn view(r: &ScheduleRow) -> Value {
     path = "/api/v1/schedules",
     operation_id = "list_schedules",
     summary = "Schedules with their next fire times",
-    responses((status = 200, description = "an array of schedules as `GET /api/v1/schedules/{id}` shows them"))
+    responses((
+        status = 200,
+        description = "the schedules as `GET /api/v1/schedules/{id}` shows them",
+        body = Vec<ScheduleView>
+    ))
 )]
 pub(super) async fn list(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
-) -> Result<Json<Vec<Value>>, ApiError> {
+    User(caller): User,
+) -> Result<Json<Vec<ScheduleView>>, ApiError> {
     let rows = schedules::list(&st.pool, caller.team_filter()).await?;
-    Ok(Json(rows.iter().map(view).collect()))
+    Ok(Json(rows.iter().map(schedule_view).collect()))
 }
 
 async fn load(st: &AppState, caller: &Caller, id: &str) -> Result<ScheduleRow, ApiError> {
@@ -145,14 +141,18 @@ async fn load(st: &AppState, caller: &Caller, id: &str) -> Result<ScheduleRow, A
     operation_id = "get_schedule",
     summary = "One schedule",
     params(("id" = uuid::Uuid, Path, description = "schedule id")),
-    responses((status = 200, description = "the schedule: its spec, `id`, `next_fire_at` and `next_fire_times` (empty when paused)"))
+    responses((
+        status = 200,
+        description = "the schedule: its spec, `id`, `next_fire_at` and `next_fire_times` (empty when paused)",
+        body = ScheduleView
+    ))
 )]
 pub(super) async fn show(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
-    Ok(Json(view(&load(&st, &caller, &id).await?)))
+) -> Result<Json<ScheduleView>, ApiError> {
+    Ok(Json(schedule_view(&load(&st, &caller, &id).await?)))
 }
 
 /// Pauses or resumes a schedule; shared with the dashboard.
@@ -176,14 +176,20 @@ pub(crate) async fn set_paused(
     operation_id = "pause_schedule",
     summary = "Pause",
     params(("id" = uuid::Uuid, Path, description = "schedule id")),
-    responses((status = 200, description = "the schedule: its spec, `id`, `next_fire_at` and `next_fire_times` (empty when paused)"))
+    responses((
+        status = 200,
+        description = "the schedule: its spec, `id`, `next_fire_at` and `next_fire_times` (empty when paused)",
+        body = ScheduleView
+    ))
 )]
 pub(super) async fn pause(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
-    Ok(Json(view(&set_paused(&st, &caller, &id, true).await?)))
+) -> Result<Json<ScheduleView>, ApiError> {
+    Ok(Json(schedule_view(
+        &set_paused(&st, &caller, &id, true).await?,
+    )))
 }
 
 /// Resumes a schedule from now (missed ticks are not fired).
@@ -193,14 +199,20 @@ pub(super) async fn pause(
     operation_id = "resume_schedule",
     summary = "Resume from now",
     params(("id" = uuid::Uuid, Path, description = "schedule id")),
-    responses((status = 200, description = "the schedule: its spec, `id`, `next_fire_at` and `next_fire_times` (empty when paused)"))
+    responses((
+        status = 200,
+        description = "the schedule: its spec, `id`, `next_fire_at` and `next_fire_times` (empty when paused)",
+        body = ScheduleView
+    ))
 )]
 pub(super) async fn resume(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
-    Ok(Json(view(&set_paused(&st, &caller, &id, false).await?)))
+) -> Result<Json<ScheduleView>, ApiError> {
+    Ok(Json(schedule_view(
+        &set_paused(&st, &caller, &id, false).await?,
+    )))
 }
 
 /// Deletes a schedule (its past runs stay).
@@ -214,7 +226,7 @@ pub(super) async fn resume(
 )]
 pub(super) async fn remove(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let uuid = parse_id("schedule", &id)?;

@@ -2,17 +2,17 @@
 //! stored in one transaction), show its verdict and per-device breakdown, export JUnit XML
 //! (one test case per job × row, grouped by device cell).
 
-use argus_protocol::{ErrorCode, ErrorEnvelope, SuiteCreated, SuiteJobCreated};
+use argus_protocol::{api, ErrorCode, ErrorEnvelope, SuiteCreated, SuiteJobCreated};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
+use axum::{Json, Router};
 
 use super::parse_id;
-use crate::auth::Caller;
+use crate::auth::{Caller, User};
 use crate::error::ApiError;
 use crate::scheduler::expand;
 use crate::store::suites::{self, SuiteView};
@@ -46,7 +46,7 @@ fn invalid(field: String, message: String, hint: &str) -> ApiError {
 )]
 pub(super) async fn create(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<SuiteCreated>), ApiError> {
     let body = super::envelope::read_body(
@@ -140,14 +140,18 @@ pub(crate) async fn load(st: &AppState, caller: &Caller, id: &str) -> Result<Sui
     operation_id = "get_suite",
     summary = "Suite verdict and per-device breakdown",
     params(("id" = uuid::Uuid, Path, description = "suite id")),
-    responses((status = 200, description = "the suite, its verdict (`running`, `passed`, `failed`) and its jobs' latest runs"))
+    responses((
+        status = 200,
+        description = "the suite, its verdict (`running`, `passed`, `failed`) and its jobs' latest runs",
+        body = api::SuiteView
+    ))
 )]
 pub(super) async fn show(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
-) -> Result<Json<SuiteView>, ApiError> {
-    load(&st, &caller, &id).await.map(Json)
+) -> Result<Json<api::SuiteView>, ApiError> {
+    super::answers::suite_view(&load(&st, &caller, &id).await?).map(Json)
 }
 
 /// The suite as JUnit XML, one test case per job × cell.
@@ -157,11 +161,11 @@ pub(super) async fn show(
     operation_id = "get_suite_junit",
     summary = "JUnit XML of the suite",
     params(("id" = uuid::Uuid, Path, description = "suite id")),
-    responses((status = 200, description = "JUnit XML", content_type = "application/xml"))
+    responses((status = 200, description = "JUnit XML", body = String, content_type = "application/xml"))
 )]
 pub(super) async fn junit(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    User(caller): User,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, ApiError> {
     let s = load(&st, &caller, &id).await?;

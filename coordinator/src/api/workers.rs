@@ -5,7 +5,8 @@
 //! logged, so one worker's credentials cannot take over another's devices or leases.
 //! Revoking a token frees its identities.
 //!
-//! The teams a worker's slots serve come from its token ([`Caller::served_team`]): a worker
+//! Worker and admin tokens only ([`WorkerAuth`]). The teams a worker's slots serve come
+//! from its token ([`crate::auth::Caller::served_team`]): a worker
 //! token serves its own team, a shared-pool worker token and an admin token every team.
 //! Nothing in the heartbeat's body can widen that.
 
@@ -15,9 +16,9 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::routing::post;
-use axum::{Extension, Json, Router};
+use axum::{Json, Router};
 
-use crate::auth::Caller;
+use crate::auth::WorkerAuth;
 use crate::error::ApiError;
 use crate::store;
 use crate::AppState;
@@ -41,16 +42,9 @@ pub(super) fn router() -> Router<AppState> {
 )]
 pub(super) async fn heartbeat(
     State(st): State<AppState>,
-    Extension(caller): Extension<Caller>,
+    WorkerAuth(caller): WorkerAuth,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<HeartbeatReply>, ApiError> {
-    if caller.role == "user" {
-        return Err(ApiError::Client(ErrorEnvelope::new(
-            ErrorCode::Forbidden,
-            "this token may not register workers",
-            "give the worker a token made with `argus token create --role worker`",
-        )));
-    }
     let body = super::envelope::read_body(body, st.cfg.max_body_bytes, "list fewer devices")?;
     let hb: Heartbeat = super::parse_body(
         &body,

@@ -1,8 +1,10 @@
 //! Who may call what. The JSON API (`/api/…`) takes only `Authorization: Bearer <token>`;
 //! the dashboard takes a bearer token or the `argus_session` cookie set by `/login` (see
-//! [`session`]). Every route except `/healthz`, `/login` and the OpenAPI document needs one
-//! when auth is on; the resulting [`Caller`] scopes every query to the caller's team
-//! (admins see all). Worker tokens may only heartbeat.
+//! [`session`]). The [`authenticate`] layer wraps every route but the public ones
+//! (`/healthz`, `/login`, the OpenAPI document; `crate::api::router` routes those outside
+//! it) and resolves the [`Caller`], which scopes every query to the caller's team (admins
+//! see all). Each handler declares the [`Role`]s it admits by its extractor ([`User`],
+//! [`Admin`], [`WorkerAuth`]; see [`extract`]): worker tokens may only heartbeat.
 //!
 //! Every state-changing request a browser sends must be same-origin ([`origin`]); a
 //! cookie-authenticated one must also carry its session's CSRF token (the hidden `csrf`
@@ -10,9 +12,10 @@
 //! ([`throttle`]); every other request is counted against its token's rate ([`rate`]), and
 //! live run streams are bounded per token ([`streams`]).
 
-pub mod admin;
+pub mod extract;
 pub mod origin;
 pub mod rate;
+pub mod role;
 pub mod session;
 pub mod streams;
 pub mod throttle;
@@ -21,7 +24,7 @@ pub mod tokens;
 use argus_protocol::{ErrorCode, ErrorEnvelope};
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{header, Method};
+use axum::http::{header, HeaderMap, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use sha2::{Digest, Sha256};
@@ -29,7 +32,8 @@ use sha2::{Digest, Sha256};
 use crate::error::ApiError;
 use crate::AppState;
 
-pub use admin::Admin;
+pub use extract::{Admin, User, WorkerAuth};
+pub use role::Role;
 pub use tokens::{create_token, create_token_expiring, digest, generate, lookup};
 
 /// The one route a worker token may call.
@@ -40,8 +44,8 @@ pub const WORKER_ROUTE: &str = "/api/v1/workers/heartbeat";
 pub struct Caller {
     /// Team the token belongs to.
     pub team_id: String,
-    /// `user`, `worker` or `admin`.
-    pub role: String,
+    /// What the token may do.
+    pub role: Role,
     /// The token's id; `None` when auth is off.
     pub token_id: Option<uuid::Uuid>,
     /// A worker token an admin granted the shared pool (`argus token create --role worker
@@ -52,12 +56,12 @@ pub struct Caller {
 impl Caller {
     /// Whether the caller may see `team`'s resources.
     pub fn sees(&self, team: &str) -> bool {
-        self.role == "admin" || self.team_id == team
+        self.role == Role::Admin || self.team_id == team
     }
 
     /// The team filter for queries: `None` = all teams (admin).
     pub fn team_filter(&self) -> Option<&str> {
-        (self.role != "admin").then_some(self.team_id.as_str())
+        (self.role != Role::Admin).then_some(self.team_id.as_str())
     }
 
     /// The team whose runs the devices this caller heartbeats may be handed: its own team
@@ -65,7 +69,7 @@ impl Caller {
     /// (auth `off` included). Decided from the authenticated token alone, never from what
     /// the worker sends.
     pub fn served_team(&self) -> Option<&str> {
-        (self.role != "admin" && !self.shared_pool).then_some(self.team_id.as_str())
+        (self.role != Role::Admin && !self.shared_pool).then_some(self.team_id.as_str())
     }
 }
 
@@ -74,8 +78,8 @@ impl Caller {
 #[derive(Debug, Clone, Default)]
 pub struct Csrf(pub String);
 
-fn bearer_of(req: &Request) -> Option<String> {
-    let v = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+fn bearer_of(headers: &HeaderMap) -> Option<String> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     v.strip_prefix("Bearer ").map(|t| t.trim().to_string())
 }
 
@@ -96,72 +100,43 @@ fn forbidden(message: impl Into<String>, hint: &str) -> Response {
     ApiError::Client(ErrorEnvelope::new(ErrorCode::Forbidden, message, hint)).into_response()
 }
 
-/// Middleware: refuses cross-origin browser writes, resolves the caller (or answers 401 on
-/// the API / redirects pages to `/login`), keeps worker tokens to [`WORKER_ROUTE`], counts
-/// the request against its token's rate (429 past it) and checks the CSRF token of
-/// cookie-authenticated writes.
-pub async fn require(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
-    let path = req.uri().path().to_string();
+/// Middleware on every route: refuses cross-origin browser writes (403), public routes
+/// included (a forged sign-in is refused too).
+pub async fn same_origin(State(st): State<AppState>, req: Request, next: Next) -> Response {
     if changes_state(req.method()) {
         let authority = req.uri().authority().map(|a| a.as_str());
         if let Err(why) = origin::check(req.headers(), authority, st.cfg.public_url.as_deref()) {
-            tracing::warn!(%path, %why, "cross-origin write refused");
+            tracing::warn!(path = %req.uri().path(), %why, "cross-origin write refused");
             return forbidden(
                 format!("cross-origin request refused: {why}"),
                 "use the dashboard's own forms, or call the API without a browser",
             );
         }
     }
-    if path == "/healthz" || path == "/login" || path == "/api/v1/openapi.json" {
-        return next.run(req).await;
-    }
+    next.run(req).await
+}
+
+/// Middleware on every route but the public ones: resolves the caller (or answers 401 on
+/// the API / redirects pages to `/login`), counts the request against its token's rate (429
+/// past it), checks the CSRF token of cookie-authenticated writes, and puts the [`Caller`]
+/// and its [`Csrf`] in the request's extensions for the handler's auth extractor.
+pub async fn authenticate(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
     if st.cfg.auth == "off" {
         req.extensions_mut().insert(Caller {
             team_id: "default".into(),
-            role: "admin".into(),
+            role: Role::Admin,
             token_id: None,
             shared_pool: false,
         });
         req.extensions_mut().insert(Csrf::default());
         return next.run(req).await;
     }
-    let is_api = path.starts_with("/api/");
-    let resolved = if let Some(t) = bearer_of(&req) {
-        tokens::lookup(&st.pool, &t)
-            .await
-            .map(|c| c.map(|c| (c, None)))
-    } else if let Some(cookie) = session::cookie_of(req.headers()).filter(|_| !is_api) {
-        session::lookup(&st.pool, &cookie)
-            .await
-            .map(|c| c.map(|(c, csrf)| (c, Some(csrf))))
-    } else {
-        Ok(None)
+    let path = req.uri().path().to_string();
+    let html = wants_html(&req);
+    let (caller, csrf) = match resolve(&st, req.headers(), &path, html).await {
+        Ok(found) => found,
+        Err(resp) => return *resp,
     };
-    let (caller, csrf) = match resolved {
-        Ok(Some(found)) => found,
-        Ok(None) if wants_html(&req) => return Redirect::to("/login").into_response(),
-        Ok(None) => {
-            let hint = if is_api && session::cookie_of(req.headers()).is_some() {
-                "the API takes only `Authorization: Bearer <token>`, never the dashboard cookie"
-            } else {
-                "send `Authorization: Bearer <token>`; mint one with `argus token create`"
-            };
-            return ApiError::Client(ErrorEnvelope::new(
-                ErrorCode::Unauthorized,
-                "missing, unknown, revoked or expired API token",
-                hint,
-            ))
-            .into_response();
-        }
-        Err(e) => return ApiError::from(e).into_response(),
-    };
-    if caller.role == "worker" && path != WORKER_ROUTE {
-        tracing::warn!(%path, team = %caller.team_id, "worker token used outside worker routes");
-        return forbidden(
-            format!("a worker token may only call {WORKER_ROUTE}"),
-            "use a user token (`argus token create --role user`) for jobs, runs and reports",
-        );
-    }
     if let Err(wait) = st.rate.check(&caller) {
         let wait_s = rate::retry_after_s(wait);
         tracing::warn!(%path, team = %caller.team_id, role = %caller.role, wait_s, "request rate limited");
@@ -178,6 +153,49 @@ pub async fn require(State(st): State<AppState>, mut req: Request, next: Next) -
     req.extensions_mut().insert(caller);
     req.extensions_mut().insert(Csrf(csrf.unwrap_or_default()));
     next.run(req).await
+}
+
+/// The caller of a bearer token (or, off the API, of a session cookie, with the session's
+/// CSRF token); else the answer: 401 envelope, or a redirect to `/login` when `html` (a
+/// browser asking for a page).
+async fn resolve(
+    st: &AppState,
+    headers: &HeaderMap,
+    path: &str,
+    html: bool,
+) -> Result<(Caller, Option<String>), Box<Response>> {
+    let is_api = path.starts_with("/api/");
+    let resolved = if let Some(t) = bearer_of(headers) {
+        tokens::lookup(&st.pool, &t)
+            .await
+            .map(|c| c.map(|c| (c, None)))
+    } else if let Some(cookie) = session::cookie_of(headers).filter(|_| !is_api) {
+        session::lookup(&st.pool, &cookie)
+            .await
+            .map(|c| c.map(|(c, csrf)| (c, Some(csrf))))
+    } else {
+        Ok(None)
+    };
+    match resolved {
+        Ok(Some(found)) => Ok(found),
+        Ok(None) if html => Err(Box::new(Redirect::to("/login").into_response())),
+        Ok(None) => {
+            let hint = if is_api && session::cookie_of(headers).is_some() {
+                "the API takes only `Authorization: Bearer <token>`, never the dashboard cookie"
+            } else {
+                "send `Authorization: Bearer <token>`; mint one with `argus token create`"
+            };
+            Err(Box::new(
+                ApiError::Client(ErrorEnvelope::new(
+                    ErrorCode::Unauthorized,
+                    "missing, unknown, revoked or expired API token",
+                    hint,
+                ))
+                .into_response(),
+            ))
+        }
+        Err(e) => Err(Box::new(ApiError::from(e).into_response())),
+    }
 }
 
 fn same_secret(a: &str, b: &str) -> bool {

@@ -57,7 +57,7 @@ impl RateLimits {
         let Some(id) = caller.token_id else {
             return Ok(());
         };
-        let bucket = if caller.role == "worker" {
+        let bucket = if caller.role == crate::auth::Role::Worker {
             &self.workers
         } else {
             &self.users
@@ -97,10 +97,10 @@ pub fn too_many(message: impl Into<String>, wait_s: u64) -> Response {
 mod tests {
     use super::*;
 
-    fn caller(role: &str) -> Caller {
+    fn caller(role: crate::auth::Role) -> Caller {
         Caller {
             team_id: "t".into(),
-            role: role.into(),
+            role,
             token_id: Some(Uuid::new_v4()),
             shared_pool: false,
         }
@@ -113,7 +113,11 @@ mod tests {
             rate_burst: 3,
             ..ReadLimits::default()
         });
-        let (a, b, w) = (caller("user"), caller("admin"), caller("worker"));
+        let (a, b, w) = (
+            caller(crate::auth::Role::User),
+            caller(crate::auth::Role::Admin),
+            caller(crate::auth::Role::Worker),
+        );
         for _ in 0..3 {
             assert!(limits.check(&a).is_ok());
         }

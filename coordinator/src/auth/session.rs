@@ -65,17 +65,18 @@ pub async fn lookup(pool: &PgPool, cookie: &str) -> Result<Option<(Caller, Strin
     )
     .fetch_optional(pool)
     .await?;
-    Ok(row.map(|r| {
-        (
+    row.map(|r| {
+        Ok((
             Caller {
                 team_id: r.team_id,
-                role: r.role,
+                role: super::tokens::stored_role(&r.role)?,
                 token_id: Some(r.id),
                 shared_pool: r.shared_pool,
             },
             r.csrf,
-        )
-    }))
+        ))
+    })
+    .transpose()
 }
 
 /// Ends a session (sign-out).

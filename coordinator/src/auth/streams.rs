@@ -103,7 +103,7 @@ mod tests {
         }));
         let c = Caller {
             team_id: "t".into(),
-            role: "user".into(),
+            role: crate::auth::Role::User,
             token_id: Some(Uuid::new_v4()),
             shared_pool: false,
         };

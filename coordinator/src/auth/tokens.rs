@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
-use super::Caller;
+use super::{Caller, Role};
 
 /// sha256 of a token.
 pub fn digest(token: &str) -> Vec<u8> {
@@ -29,7 +29,7 @@ pub fn generate() -> String {
 pub async fn create_token(
     pool: &PgPool,
     team: &str,
-    role: &str,
+    role: Role,
     name: &str,
     token: &str,
 ) -> Result<uuid::Uuid, sqlx::Error> {
@@ -41,7 +41,7 @@ pub async fn create_token(
 pub async fn create_token_expiring(
     pool: &PgPool,
     team: &str,
-    role: &str,
+    role: Role,
     name: &str,
     token: &str,
     expires_at: Option<DateTime<Utc>>,
@@ -62,12 +62,19 @@ pub async fn create_token_expiring(
         team,
         name,
         digest(token),
-        role,
+        role.as_str(),
         expires_at
     )
     .execute(pool)
     .await?;
     Ok(id)
+}
+
+/// A stored role name as a [`Role`]. Errors: a name other than the three (the table's check
+/// constraint rules it out), as a decode error.
+pub(super) fn stored_role(name: &str) -> Result<Role, sqlx::Error> {
+    name.parse::<Role>()
+        .map_err(|e| sqlx::Error::Decode(e.into()))
 }
 
 /// Looks a live (known, unexpired) token up and records its use.
@@ -90,7 +97,7 @@ pub async fn lookup(pool: &PgPool, token: &str) -> Result<Option<Caller>, sqlx::
     }
     Ok(Some(Caller {
         team_id: row.team_id,
-        role: row.role,
+        role: stored_role(&row.role)?,
         token_id: Some(row.id),
         shared_pool: row.shared_pool,
     }))
@@ -131,8 +138,8 @@ pub struct TokenRow {
     pub id: uuid::Uuid,
     /// Team it acts for.
     pub team_id: String,
-    /// `user`, `worker` or `admin`.
-    pub role: String,
+    /// What it may do.
+    pub role: Role,
     /// A worker token whose workers serve every team (the shared pool).
     pub shared_pool: bool,
     /// The note given at creation.
@@ -147,15 +154,28 @@ pub struct TokenRow {
 
 /// Every token, or one team's, oldest first.
 pub async fn list(pool: &PgPool, team: Option<&str>) -> Result<Vec<TokenRow>, sqlx::Error> {
-    sqlx::query_as!(
-        TokenRow,
+    let rows = sqlx::query!(
         "select id, team_id, role, shared_pool, name, created_at, expires_at, last_used_at
            from api_tokens where $1::text is null or team_id = $1
           order by created_at, id",
         team
     )
     .fetch_all(pool)
-    .await
+    .await?;
+    rows.into_iter()
+        .map(|r| {
+            Ok(TokenRow {
+                id: r.id,
+                team_id: r.team_id,
+                role: stored_role(&r.role)?,
+                shared_pool: r.shared_pool,
+                name: r.name,
+                created_at: r.created_at,
+                expires_at: r.expires_at,
+                last_used_at: r.last_used_at,
+            })
+        })
+        .collect()
 }
 
 /// Deletes a token (its dashboard sessions and identity claims go with it) and remembers
@@ -200,6 +220,6 @@ pub async fn bootstrap(pool: &PgPool, token: &str) -> Result<Bootstrap, sqlx::Er
     if row.present {
         return Ok(Bootstrap::Present);
     }
-    create_token(pool, "default", "admin", "bootstrap", token).await?;
+    create_token(pool, "default", Role::Admin, "bootstrap", token).await?;
     Ok(Bootstrap::Created)
 }

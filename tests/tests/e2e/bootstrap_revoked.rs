@@ -22,7 +22,7 @@ async fn a_revoked_bootstrap_token_stays_revoked_across_a_restart() {
     let rows = tokens::list(&farm.pool, None).await.expect("list");
     let boot: Vec<_> = rows.iter().filter(|r| r.name == "bootstrap").collect();
     assert_eq!(boot.len(), 1, "{rows:?}");
-    assert_eq!(boot[0].role, "admin");
+    assert_eq!(boot[0].role, argus_coordinator::auth::Role::Admin);
     let out = tokio::process::Command::new(argus_bin())
         .args(["token", "revoke", &boot[0].id.to_string()])
         .env("ARGUS_DATABASE_URL", &farm.db_url)
@@ -59,7 +59,7 @@ async fn a_revoked_bootstrap_token_stays_revoked_across_a_restart() {
     argus_coordinator::auth::create_token(
         &farm.pool,
         "default",
-        "admin",
+        argus_coordinator::auth::Role::Admin,
         "again",
         &farm.admin_token,
     )

@@ -192,9 +192,15 @@ async fn devices_page_links_a_run_only_for_its_team() {
         }
     };
     let b_token = argus_coordinator::auth::generate();
-    argus_coordinator::auth::create_token(&farm.pool, "team-b", "user", "b", &b_token)
-        .await
-        .expect("token");
+    argus_coordinator::auth::create_token(
+        &farm.pool,
+        "team-b",
+        argus_coordinator::auth::Role::User,
+        "b",
+        &b_token,
+    )
+    .await
+    .expect("token");
     let seen_by_b = page(authed_client(&b_token)).await;
     assert!(seen_by_b.contains("shared-1") && seen_by_b.contains("busy"));
     assert!(!seen_by_b.contains(&run_id), "team B sees team A's run id");

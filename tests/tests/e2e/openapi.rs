@@ -134,3 +134,61 @@ async fn the_openapi_document_and_the_router_list_the_same_routes() {
         }
     }
 }
+
+/// The document's `security` and the router's authentication agree: every operation the
+/// document marks public (`security: []`) answers a caller without a token (no 401), and
+/// every other one answers that caller 401 — so a route moved out of the authentication
+/// layer, or a public one put behind it, fails here. A worker token gets 403 on every
+/// operation but the heartbeat (and the public ones), which admits it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_documented_security_is_what_the_router_enforces() {
+    let farm = crate::bare_farm().await;
+    let doc: Value =
+        serde_json::from_str(&argus_coordinator::api::openapi::json().expect("generate"))
+            .expect("generated JSON");
+    let anonymous = reqwest::Client::new();
+    let worker = farm.client_for("default", "worker").await;
+    let mut checked = 0;
+    for (path, ops) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in ops.as_object().expect("operations") {
+            let public = op["security"] == serde_json::json!([]);
+            let url = format!(
+                "{}{}",
+                farm.base_url,
+                path.replace("{id}", &uuid::Uuid::new_v4().to_string())
+            );
+            let m: reqwest::Method = method.to_uppercase().parse().expect("method");
+            let status = anonymous
+                .request(m.clone(), &url)
+                .json(&serde_json::json!({}))
+                .send()
+                .await
+                .expect("request")
+                .status()
+                .as_u16();
+            if public {
+                assert_ne!(status, 401, "{method} {path} is documented public");
+            } else {
+                assert_eq!(
+                    status, 401,
+                    "{method} {path} is documented as needing a token"
+                );
+            }
+            let status = worker
+                .request(m, &url)
+                .json(&serde_json::json!({}))
+                .send()
+                .await
+                .expect("request")
+                .status()
+                .as_u16();
+            if !public && path != "/api/v1/workers/heartbeat" {
+                assert_eq!(status, 403, "{method} {path} with a worker token");
+            } else {
+                assert_ne!(status, 403, "{method} {path} with a worker token");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "only {checked} operations checked");
+}

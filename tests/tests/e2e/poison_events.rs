@@ -227,9 +227,15 @@ async fn a_poison_event_is_parked_and_nul_is_stripped() {
         "the payload is kept for a person to judge: {body}"
     );
     let user = argus_coordinator::auth::generate();
-    argus_coordinator::auth::create_token(&farm.pool, "default", "user", "test", &user)
-        .await
-        .expect("user token");
+    argus_coordinator::auth::create_token(
+        &farm.pool,
+        "default",
+        argus_coordinator::auth::Role::User,
+        "test",
+        &user,
+    )
+    .await
+    .expect("user token");
     let r = argus_tests::authed_client(&user)
         .get(format!("{url}/api/v1/dead-events"))
         .send()

@@ -133,9 +133,15 @@ async fn a_token_holds_at_most_n_live_streams() {
     .await;
     let base = farm.base_url.clone();
     let token = argus_coordinator::auth::generate();
-    argus_coordinator::auth::create_token(&farm.pool, "a", "user", "test", &token)
-        .await
-        .expect("token");
+    argus_coordinator::auth::create_token(
+        &farm.pool,
+        "a",
+        argus_coordinator::auth::Role::User,
+        "test",
+        &token,
+    )
+    .await
+    .expect("token");
     // No worker: the run stays queued and its stream stays open.
     let r = authed_client(&token)
         .post(format!("{base}/api/v1/jobs"))

@@ -167,9 +167,15 @@ async fn teams_are_isolated_reports_escape_and_cdp_is_loopback() {
     let (url, _stop_site) = xss_site().await;
     let farm = Farm::start(FarmOptions::default().allowing(&url)).await;
     let a_token = argus_coordinator::auth::generate();
-    argus_coordinator::auth::create_token(&farm.pool, "team-a", "user", "a", &a_token)
-        .await
-        .expect("token a");
+    argus_coordinator::auth::create_token(
+        &farm.pool,
+        "team-a",
+        argus_coordinator::auth::Role::User,
+        "a",
+        &a_token,
+    )
+    .await
+    .expect("token a");
     let a = authed_client(&a_token);
     let b = farm.client_for("team-b", "user").await;
 

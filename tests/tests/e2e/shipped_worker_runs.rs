@@ -78,9 +78,15 @@ async fn a_worker_with_the_shipped_worker_credentials_runs_a_job() {
 
     // The worker: a worker-role token, NATS user worker-web-1, the runs/-only S3 identity.
     let token = argus_coordinator::auth::generate();
-    argus_coordinator::auth::create_token(&farm.pool, "default", "worker", "web-1", &token)
-        .await
-        .expect("worker token");
+    argus_coordinator::auth::create_token(
+        &farm.pool,
+        "default",
+        argus_coordinator::auth::Role::Worker,
+        "web-1",
+        &token,
+    )
+    .await
+    .expect("worker token");
     let mut w = farm.worker_command("web-1", 1, &url, None);
     w.env("ARGUS_API_TOKEN", &token)
         .env("ARGUS_NATS_URL", &nats_url)

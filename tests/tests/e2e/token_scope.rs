@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 async fn mint(farm: &Farm, team: &str, role: &str) -> (String, uuid::Uuid) {
     let t = auth::generate();
-    let id = auth::create_token(&farm.pool, team, role, "test", &t)
+    let id = auth::create_token(&farm.pool, team, role.parse().expect("a role"), "test", &t)
         .await
         .expect("token");
     (t, id)
@@ -153,7 +153,7 @@ async fn revoked_and_expired_tokens_are_refused_and_use_is_recorded() {
     auth::create_token_expiring(
         &farm.pool,
         "team-r",
-        "user",
+        auth::Role::User,
         "old",
         &expired,
         Some(chrono::Utc::now() - chrono::Duration::seconds(1)),

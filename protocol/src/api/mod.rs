@@ -1,11 +1,27 @@
-//! Request and answer bodies of the coordinator's HTTP API that clients read back: the
-//! submit answer, suite and schedule specs, the suite verdict and the missed-tick policy.
-//! The coordinator builds these and `argus submit` / `argus suite` read them, so the JSON
-//! shapes are written once. With the `openapi` feature they derive `utoipa::ToSchema`, and
-//! the coordinator's generated OpenAPI document describes them from these definitions.
+//! Request and answer bodies of the coordinator's HTTP API: the submit answer, suite and
+//! schedule specs, the suite verdict and the missed-tick policy here; the answers about
+//! jobs and runs in [`jobs`], schedules in [`schedules`], suites in [`suites`], devices,
+//! parked events and health in [`farm`] (the run detail is [`crate::RunDetail`]). Every
+//! `/api/v1` operation answers one of these, the coordinator builds them and `argus`
+//! reads them, so the JSON shapes are written once. With the `openapi` feature they derive
+//! `utoipa::ToSchema`, and the coordinator's generated OpenAPI document describes them from
+//! these definitions.
+
+pub mod farm;
+pub mod jobs;
+pub mod schedules;
+pub mod suites;
 
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+
+pub use farm::{DeadEvent, DeadEventList, DeviceList, DeviceSlot, Health};
+pub use jobs::{
+    JobCancelled, JobReplay, JobRun, JobView, ReplayCleared, ReplayEntry, RunCancelRequested,
+    RunCancelled, RunSummary,
+};
+pub use schedules::{ScheduleCreated, ScheduleView};
+pub use suites::{SuiteJob, SuiteView};
 
 use crate::events::RunStatus;
 use crate::job::{JobSpec, Selector};
@@ -115,6 +131,7 @@ pub struct SuiteCreated {
 /// A suite's verdict over the latest run of each of its jobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum SuiteVerdict {
     /// Some latest run has not ended.
     Running,

@@ -1,0 +1,62 @@
+//! The answer of `GET /api/v1/suites/{id}`: a suite's verdict over the latest run of each
+//! of its cases, and the cases.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::SuiteVerdict;
+use crate::events::RunStatus;
+
+/// One case of a suite (a job × data row × device cell) and its runs' outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SuiteJob {
+    /// The job.
+    pub job_id: Uuid,
+    /// Its name (`job N` when it has none; a data row's label follows it).
+    pub name: String,
+    /// Its device cell, e.g. `model=Pixel 7`.
+    pub cell: String,
+    /// Status of the latest run.
+    pub status: RunStatus,
+    /// Run ids oldest first; the last is the latest.
+    pub runs: Vec<Uuid>,
+    /// Error of the latest run.
+    pub error: Option<String>,
+    /// Seconds the latest run took.
+    pub duration_s: Option<f64>,
+    /// Passed only on a retry.
+    pub flaky: bool,
+    /// The latest run's device.
+    pub device_id: Option<String>,
+    /// What decided the latest run's status (its verdict's `basis`), once it has one.
+    pub verdict_basis: Option<String>,
+}
+
+/// The answer to `GET /api/v1/suites/{id}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SuiteView {
+    /// The suite.
+    pub suite_id: Uuid,
+    /// Its name.
+    pub name: String,
+    /// Its team.
+    pub team_id: String,
+    /// When it was submitted.
+    pub created_at: DateTime<Utc>,
+    /// `running` while any latest run has not ended, else `passed` when all succeeded,
+    /// else `failed` (an `unverified` case is not a pass).
+    pub verdict: SuiteVerdict,
+    /// Cases whose latest run succeeded.
+    pub passed: u64,
+    /// Ended cases that neither passed nor are unverified (failed, errored, timed out, …).
+    pub failed: u64,
+    /// Cases whose latest run ended `unverified`: nothing was checked, so not a pass.
+    pub unverified: u64,
+    /// Cases that passed only on a retry.
+    pub flaky: u64,
+    /// The cases, in submission order.
+    pub jobs: Vec<SuiteJob>,
+}
