@@ -18,17 +18,16 @@ use argus_perception::{Element, Observation, Role};
 use argus_protocol::action::{SWIPE_FRACTION, SWIPE_MS};
 use argus_protocol::{Action, ActionTimings, Aim, Direction, Disposition, Key};
 
-use crate::agent::secret_use::typed_into;
 use crate::aim::Aimed;
 use crate::checks;
 use crate::device::web::guard::notes_suffix;
 use crate::device::{ActError, ActErrorKind};
 use crate::effect::{effect_checked, effect_key, Want};
-use crate::executor::{ms, targeted, Exec, Outcome};
+use crate::executor::Exec;
 use crate::resolve::Purpose;
+use crate::run::outcome::{ms, targeted, Outcome, NOT_DELIVERED_RETRIES};
+use crate::secrets::rules::typed_into;
 
-/// Automatic repeats of an input that failed `not_delivered`.
-pub const NOT_DELIVERED_RETRIES: u32 = 2;
 /// Poll interval of `wait for`.
 const WAIT_POLL: Duration = Duration::from_millis(100);
 
@@ -235,7 +234,7 @@ impl Exec<'_> {
 
     async fn wait_for(
         &mut self,
-        mut out: Outcome,
+        out: Outcome,
         text: &str,
         timeout_ms: u64,
         obs: &Observation,
@@ -251,8 +250,7 @@ impl Exec<'_> {
             match o {
                 Ok(o) => current = o.contains_text(text),
                 Err(e) => {
-                    out.infra = true;
-                    return out.fail(format!("cannot observe the screen: {e}"));
+                    return out.fail_infra(format!("cannot observe the screen: {e}"));
                 }
             }
         }
@@ -371,13 +369,12 @@ impl Exec<'_> {
             out = acted.out;
             swipe = acted.swipe;
             let Some(after) = acted.after else {
-                out.infra = true;
                 return Acted {
                     swipe,
-                    ..Acted::done(out.fail("cannot observe the screen after a swipe".into()))
+                    ..Acted::done(out.fail_infra("cannot observe the screen after a swipe".into()))
                 };
             };
-            if !out.ok {
+            if !out.ok() {
                 return Acted {
                     swipe,
                     ..Acted::observed(out, Some(after))
@@ -482,7 +479,7 @@ impl Exec<'_> {
         t.act_ms += ms(s0);
         let after = self.observe_timed(t).await;
         let out = match (&after, action) {
-            (Some(a), Action::Type { text, .. }) if out.ok && !el.password.is_yes() => {
+            (Some(a), Action::Type { text, .. }) if out.ok() && !el.password.is_yes() => {
                 // A password field's value is never read back.
                 verify_typed(out, a, &el, text)
             }

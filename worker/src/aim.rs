@@ -16,8 +16,9 @@ use argus_perception::geometry::{norm_to_px, NormScale};
 use argus_perception::{Element, NodeRef, Observation, Rect, Tri};
 use argus_protocol::{ActionTimings, Aim, CoordSpace, Target};
 
-use crate::executor::{ms, Exec};
+use crate::executor::Exec;
 use crate::resolve::{anchor_of, resolve, resolve_waiting, Purpose};
+use crate::run::outcome::ms;
 
 /// Poll interval of the actionability wait.
 const ACTIONABLE_POLL: Duration = Duration::from_millis(100);

@@ -11,10 +11,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use argus_protocol::script::{Condition, ScriptStep, Step};
-use argus_protocol::{ActionRecord, ActionTimings, Disposition, EventBody, RunStatus};
+use argus_protocol::{ActionTimings, EventBody, RunStatus};
 use chrono::Utc;
 
-use crate::executor::{ms, Exec, StepFail};
+use crate::executor::Exec;
+use crate::run::outcome::{ms, StepFail};
+use crate::run::record::{Record, RecordKind};
 
 /// One block being walked: its steps, the next one, the text its steps carry in front, and
 /// for a `repeat` which iteration this is.
@@ -177,22 +179,12 @@ impl Exec<'_> {
             "{cond}: {} → {branch}",
             if shown { "shown" } else { "not shown" }
         );
-        let mut rec = ActionRecord::new(
-            index,
-            idx,
-            "if",
-            detail,
-            true,
-            None,
-            Disposition::NotDelivered,
-            started_at,
-        );
         // The check changes nothing: the screen after it is the one it read.
-        rec.after_key = before_key.clone();
-        rec.before_key = before_key;
-        rec.timings = t;
-        rec.observation = Some(obs.serial);
-        rec.perception = crate::perceive::note(&obs);
+        let rec = Record::new(index, idx, RecordKind::If, detail, started_at)
+            .shots(before_key.clone(), before_key)
+            .timings(t)
+            .on(Some(&obs))
+            .done();
         tracing::info!(run_id = %self.run_id, step = index, holds, "if condition checked");
         self.em
             .emit(EventBody::ActionFinished(Box::new(rec)))

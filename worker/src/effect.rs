@@ -50,8 +50,9 @@ use argus_protocol::{ActionTimings, Aim, Disposition};
 
 use crate::device::web::guard::notes_suffix;
 use crate::device::{ActError, ActErrorKind, Channel};
-use crate::executor::{ms, Exec, Outcome};
+use crate::executor::Exec;
 use crate::resolve::{resolve, Purpose};
+use crate::run::outcome::{ms, Outcome};
 
 /// How long after an input its effect may take to show before the next channel is tried.
 pub const EFFECT_WAIT: Duration = Duration::from_millis(1000);
@@ -250,7 +251,7 @@ impl Exec<'_> {
                     if n == 0
                         && e.disposition == Disposition::NotDelivered
                         && e.kind == ActErrorKind::Failed
-                        && tries < crate::act::NOT_DELIVERED_RETRIES =>
+                        && tries < crate::run::outcome::NOT_DELIVERED_RETRIES =>
                 {
                     tries += 1;
                     tokio::time::sleep(Duration::from_millis(200)).await;

@@ -7,25 +7,24 @@
 //! ends it `errored`; `timeout_s` ends it `timed_out`; a cancel flag ends it `cancelled` at
 //! the next step boundary. Teardown ([`Device::end`]) always runs.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use argus_perception::{Element, Observation, Source};
+use argus_perception::Observation;
 use argus_protocol::script::{Script, Step};
-use argus_protocol::{
-    Action, ActionRecord, ActionTimings, Disposition, EventBody, JobSpec, Mode, RunStatus,
-    TargetedElement,
-};
+use argus_protocol::{Action, ActionTimings, EventBody, JobSpec, Mode, RunStatus};
 use chrono::Utc;
 use uuid::Uuid;
 
-use crate::agent::mask;
-use crate::agent::{AgentEnv, ModelClient};
 use crate::device::prelude::*;
-use crate::device::{ActError, Shot};
+use crate::device::Shot;
 use crate::events::{Emitter, EventSink};
+use crate::model::{AgentEnv, ModelClient};
 use crate::perceive::{Perceiver, PixelChannel};
+use crate::run::outcome::{ms, Outcome, StepFail};
+use crate::run::record::{Record, RecordKind};
+use crate::secrets::mask;
 use crate::uploads::{Limits, Uploads};
 use argus_infra::ArtifactStore;
 
@@ -47,100 +46,6 @@ pub struct RunInput {
     /// The stored replay script the assignment carried (learned replay; `llm` / `vlm` jobs
     /// that read the cache), replayed before any model call.
     pub replay: Option<String>,
-}
-
-/// How a step went wrong.
-pub(crate) enum StepFail {
-    /// The app did not do what the job expects: the run fails.
-    Verdict(String),
-    /// Argus could not do its part: the run errors.
-    Infra(String),
-    /// The run was cancelled (seen at an action boundary or during a model call).
-    Cancelled,
-}
-
-impl StepFail {
-    /// The message for a person.
-    pub(crate) fn message(&self) -> String {
-        match self {
-            StepFail::Verdict(m) | StepFail::Infra(m) => m.clone(),
-            StepFail::Cancelled => "cancelled".into(),
-        }
-    }
-
-    /// The same failure with `where_` in front of its message.
-    pub(crate) fn context(self, where_: &str) -> StepFail {
-        match self {
-            StepFail::Verdict(m) => StepFail::Verdict(format!("{where_}: {m}")),
-            StepFail::Infra(m) => StepFail::Infra(format!("{where_}: {m}")),
-            StepFail::Cancelled => StepFail::Cancelled,
-        }
-    }
-}
-
-/// Resolves when `flag` is set (polled every 50 ms): race it against a long call.
-pub(crate) async fn cancelled(flag: &AtomicBool) {
-    while !flag.load(Ordering::Relaxed) {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-pub(crate) struct Outcome {
-    pub(crate) target: Option<TargetedElement>,
-    pub(crate) ok: bool,
-    pub(crate) error: Option<String>,
-    pub(crate) disposition: Disposition,
-    pub(crate) infra: bool,
-    /// The kind of device error the action met (`None`: none, or Argus refused it first —
-    /// stale, unresolved target).
-    pub(crate) device_error: Option<crate::device::ActErrorKind>,
-    pub(crate) detail: String,
-}
-
-impl Outcome {
-    pub(crate) fn new(detail: String) -> Outcome {
-        Outcome {
-            target: None,
-            ok: true,
-            error: None,
-            disposition: Disposition::NotDelivered,
-            infra: false,
-            device_error: None,
-            detail,
-        }
-    }
-    pub(crate) fn fail(mut self, msg: String) -> Outcome {
-        self.ok = false;
-        self.error = Some(msg);
-        self
-    }
-    pub(crate) fn act_error(mut self, e: ActError) -> Outcome {
-        self.disposition = e.disposition;
-        self.device_error = Some(e.kind);
-        self.fail(e.message)
-    }
-}
-
-pub(crate) fn ms(since: Instant) -> f64 {
-    since.elapsed().as_secs_f64() * 1000.0
-}
-
-pub(crate) fn targeted(e: &Element) -> TargetedElement {
-    TargetedElement {
-        id: e.id.clone(),
-        role: e.role.as_str().to_string(),
-        name: e.labels().next().unwrap_or_default().to_string(),
-        bbox_px: e.bbox_px.to_array(),
-        source: Some(
-            match e.source {
-                Source::Tree => "tree",
-                Source::Ocr => "ocr",
-                Source::Vision => "vision",
-            }
-            .to_string(),
-        ),
-        confidence: e.confidence,
-    }
 }
 
 pub(crate) struct Exec<'a> {
@@ -302,60 +207,48 @@ impl Exec<'_> {
         };
         let mut masks = obs.as_ref().map(|o| self.mask_for(o)).unwrap_or_default();
         let before_key = self.shot(index, idx, "before", &masks, &mut t).await;
-        let (out, observation, perception, geometry) = match obs {
+        let (out, geometry) = match &obs {
             Ok(obs) => {
-                let acted = self.act(action, &obs, &mut t).await;
+                let acted = self.act(action, obs, &mut t).await;
                 if let Some(after) = &acted.after {
                     masks.extend(self.mask_for(after));
                 }
                 let (point, swipe) = acted.geometry();
                 let screen = obs.screen.device_size();
-                (
-                    acted.out,
-                    Some(obs.serial),
-                    crate::perceive::note(&obs),
-                    (point, swipe, Some([screen.0, screen.1])),
-                )
+                (acted.out, (point, swipe, Some([screen.0, screen.1])))
             }
-            Err(e) => {
-                let mut o =
-                    Outcome::new(action.describe()).fail(format!("cannot observe the screen: {e}"));
-                o.infra = true;
-                (o, None, None, (None, None, None))
-            }
+            Err(e) => (
+                Outcome::new(action.describe())
+                    .fail_infra(format!("cannot observe the screen: {e}")),
+                (None, None, None),
+            ),
         };
         let after_key = self.shot(index, idx, "after", &masks, &mut t).await;
-        let mut rec = ActionRecord::new(
+        let obs = obs.as_ref().ok();
+        self.last_observation = obs.map(|o| o.serial);
+        let rec = Record::new(
             index,
             idx,
-            action.kind().name(),
+            RecordKind::Action(action.kind()),
             out.detail.clone(),
-            out.ok,
-            out.error.clone(),
-            out.disposition,
             started_at,
-        );
-        rec.target = out.target.clone();
-        rec.before_key = before_key;
-        rec.after_key = after_key;
-        rec.timings = t;
-        rec.observation = observation;
-        self.last_observation = observation;
-        rec.perception = perception;
-        rec.source = self.line_source;
-        (rec.point_px, rec.swipe_px, rec.screen_px) = geometry;
+        )
+        .outcome(&out)
+        .shots(before_key, after_key)
+        .timings(t)
+        .on(obs)
+        .source(self.line_source)
+        .geometry(geometry.0, geometry.1, geometry.2)
+        .done();
         tracing::info!(run_id = %self.run_id, step = index, kind = rec.kind, ok = rec.ok,
-            perceive_ms = t.perceive_ms, act_ms = t.act_ms, screenshot_ms = t.screenshot_ms,
-            upload_ms = t.upload_ms, "action finished");
+            perceive_ms = rec.timings.perceive_ms, act_ms = rec.timings.act_ms,
+            screenshot_ms = rec.timings.screenshot_ms,
+            upload_ms = rec.timings.upload_ms, "action finished");
         self.em
             .emit(EventBody::ActionFinished(Box::new(rec)))
             .await
             .map_err(StepFail::Infra)?;
-        match (out.ok, out.infra, out.error) {
-            (true, _, _) => Ok(Some(idx + 1)),
-            (false, true, e) => Err(StepFail::Infra(e.unwrap_or_default())),
-            (false, false, e) => Err(StepFail::Verdict(e.unwrap_or_default())),
-        }
+        out.result.map(|()| Some(idx + 1)).map_err(StepFail::from)
     }
 }
 

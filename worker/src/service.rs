@@ -73,7 +73,7 @@ struct Started {
     running: Running,
     store: Arc<dyn ArtifactStore>,
     sink: Arc<dyn EventSink>,
-    agent: crate::agent::AgentEnv,
+    agent: crate::model::AgentEnv,
     /// The pixel channel (OCR models loaded once, shared by the slots).
     pixel: crate::perceive::PixelChannel,
     consumer: pull::Stream,
@@ -100,7 +100,7 @@ async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
         );
         devices.push(info);
     }
-    let agent = crate::agent::AgentEnv::load(&cfg.model)
+    let agent = crate::model::AgentEnv::load(&cfg.model)
         .map_err(|e| anyhow!(e))
         .context("secret source (ARGUS_SECRETS_FILE)")?;
     let pixel = crate::perceive::PixelChannel::load_async(&cfg.drivers).await;
@@ -279,7 +279,7 @@ fn accept(
     running: &Running,
     store: &Arc<dyn ArtifactStore>,
     sink: &Arc<dyn EventSink>,
-    agent: &crate::agent::AgentEnv,
+    agent: &crate::model::AgentEnv,
     pixel: &crate::perceive::PixelChannel,
 ) {
     let cancel = Arc::new(AtomicBool::new(false));

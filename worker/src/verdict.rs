@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use argus_perception::Observation;
 use argus_protocol::{Action, EventBody, Expectation, ExpectationSource, Mode, RunStatus, Verdict};
 
-use crate::executor::{Exec, StepFail};
+use crate::executor::Exec;
+use crate::run::outcome::StepFail;
 
 /// One expectation of the run with its check.
 #[derive(Debug, Clone)]

@@ -17,7 +17,8 @@
 use argus_perception::{Element, Observation, Role, Tri};
 use argus_protocol::{Action, Aim};
 
-use crate::executor::{Exec, StepFail};
+use crate::executor::Exec;
+use crate::run::outcome::StepFail;
 
 /// The planned line that ticks every toggle.
 pub const CHECK_EVERY: &str = "check every item";

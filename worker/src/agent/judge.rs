@@ -18,11 +18,13 @@
 
 use std::time::Instant;
 
-use argus_protocol::{ActionRecord, ActionSource, Disposition, ModelUsage};
+use argus_protocol::{ActionSource, Disposition, ModelUsage};
 use chrono::Utc;
 use serde_json::{json, Value};
 
-use crate::executor::{cancelled, ms, Exec};
+use crate::executor::Exec;
+use crate::run::outcome::{cancelled, ms};
+use crate::run::record::{Record, RecordKind};
 
 /// Fewest characters the judge's evidence must have ("a", "OK" prove nothing).
 pub const MIN_EVIDENCE_CHARS: usize = 3;
@@ -197,22 +199,13 @@ impl Exec<'_> {
         timings: argus_protocol::ActionTimings,
         started_at: chrono::DateTime<Utc>,
     ) {
-        let mut rec = ActionRecord::new(
-            step,
-            0,
-            "judge",
-            detail,
-            err.is_none(),
-            err,
-            Disposition::NotDelivered,
-            started_at,
-        );
-        rec.usage = Some(usage);
-        rec.source = Some(ActionSource::Model);
-        rec.timings = timings;
-        rec.observation = obs.as_ref().map(|o| o.serial);
-        rec.perception = obs.as_ref().and_then(crate::perceive::note);
-        let _ = self.emit_action(rec).await;
+        let rec = Record::new(step, 0, RecordKind::Judge, detail, started_at)
+            .result(err, Disposition::NotDelivered)
+            .model(Some(usage), None, None)
+            .source(Some(ActionSource::Model))
+            .timings(timings)
+            .on(obs.as_ref());
+        let _ = self.emit_action(rec.done()).await;
     }
 }
 

@@ -11,11 +11,13 @@
 use std::time::Instant;
 
 use argus_protocol::script::{Script, Step};
-use argus_protocol::{Action, ActionRecord, ActionSource, ActionTimings, ReflectClass, Reflection};
+use argus_protocol::{Action, ActionSource, ActionTimings, ReflectClass, Reflection};
 use chrono::Utc;
 
 use super::reflect::classify;
-use crate::executor::{ms, Exec, StepFail};
+use crate::executor::Exec;
+use crate::run::outcome::{ms, StepFail};
+use crate::run::record::{Record, RecordKind};
 
 /// How a replay ended.
 pub(crate) enum Replayed {
@@ -38,10 +40,10 @@ impl Exec<'_> {
             }
         };
         // A stored line is text no one in this job wrote: its secrets follow `secret_use`.
-        let named = super::secret_use::named_by(self.spec);
+        let named = crate::secrets::rules::named_by(self.spec);
         for st in &parsed.steps {
             if let Step::Act(action) = &st.step {
-                super::secret_use::check(action, &named).map_err(|e| {
+                crate::secrets::rules::check(action, &named).map_err(|e| {
                     StepFail::Verdict(format!("the stored replay line {:?}: {e}", st.text))
                 })?;
             }
@@ -127,48 +129,40 @@ impl Exec<'_> {
         let acted = self.act(action, &obs, &mut t).await;
         let (out, after) = (acted.out, acted.after);
         let reflection: Option<Reflection> = match &after {
-            Some(a) if action.kind().acts() && out.ok => Some(classify(&obs, a, text, None)),
+            Some(a) if action.kind().acts() && out.ok() => Some(classify(&obs, a, text, None)),
             _ => None,
         };
         if let Some(a) = &after {
             mask.extend(self.mask_for(a));
         }
         let after_key = self.shot(step, idx, "after", &mask, &mut t).await;
-        if out.infra {
-            end_with(self, step, start, &out.error).await;
-            return Err(StepFail::Infra(out.error.unwrap_or_default()));
+        if out.infra() {
+            end_with(self, step, start, &out.error()).await;
+            return Err(StepFail::Infra(out.error().unwrap_or_default()));
         }
-        let why = if out.ok {
+        let why = if out.ok() {
             no_progress(reflection.as_ref())
         } else {
-            Some(
-                out.error
-                    .clone()
-                    .unwrap_or_else(|| "the step failed".into()),
-            )
+            Some(out.error().unwrap_or_else(|| "the step failed".into()))
         };
         let error = why
             .as_ref()
             .map(|w| format!("replay stopped here, the model takes over: {w}"));
-        let mut rec = ActionRecord::new(
+        let rec = Record::new(
             step,
             idx,
-            action.kind().name(),
+            RecordKind::Action(action.kind()),
             out.detail.clone(),
-            why.is_none(),
-            error.clone(),
-            out.disposition,
             started_at,
-        );
-        rec.target = out.target.clone();
-        rec.before_key = before_key;
-        rec.after_key = after_key;
-        rec.timings = t;
-        rec.observation = Some(obs.serial);
-        rec.perception = crate::perceive::note(&obs);
-        rec.reflection = reflection;
-        rec.source = Some(ActionSource::Cache);
-        self.emit_action(rec).await?;
+        )
+        .result(error.clone(), out.disposition)
+        .target(out.target.clone())
+        .shots(before_key, after_key)
+        .timings(t)
+        .on(Some(&obs))
+        .reflection(reflection)
+        .source(Some(ActionSource::Cache));
+        self.emit_action(rec.done()).await?;
         if action.kind().acts() {
             self.actions_taken += 1;
         }

@@ -23,14 +23,17 @@ use base64::Engine;
 use chrono::Utc;
 use serde_json::{json, Value};
 
-use super::model::{
-    with_tools_text, ModelError, ToolSet, CHECK_MAX_TOKENS, FORM_MAX_TOKENS, PLAN_MAX_TOKENS,
-};
 use super::popups::{decide, Decision};
 use super::reflect::classify;
 use super::replay::Replayed;
 use super::turn::{refusal, step_end, Facts, Progress, StepEnd, Turn};
-use crate::executor::{cancelled, ms, targeted, Exec, Outcome, StepFail};
+use crate::executor::Exec;
+use crate::model::client::{
+    with_tools_text, ModelError, ToolSet, CHECK_MAX_TOKENS, FORM_MAX_TOKENS, PLAN_MAX_TOKENS,
+};
+use crate::run::outcome::{cancelled, ms, targeted, Outcome, StepFail};
+use crate::run::record::{Record, RecordKind};
+use crate::secrets::rules::{check, check_plan, named_by};
 
 impl Exec<'_> {
     fn mode(&self) -> Mode {
@@ -41,7 +44,7 @@ impl Exec<'_> {
         }
     }
 
-    pub(crate) fn client(&mut self) -> Result<&super::ModelClient, StepFail> {
+    pub(crate) fn client(&mut self) -> Result<&crate::model::ModelClient, StepFail> {
         if self.model.is_none() {
             let c = self
                 .agent
@@ -88,21 +91,19 @@ impl Exec<'_> {
         let start = Instant::now();
         let r = self.send(&crate::act::Input::Tap(&el)).await;
         t.act_ms = ms(start);
-        let (ok, error, disposition) = match r {
-            Ok(()) => (true, None, Disposition::DeliveredUnverified),
-            Err(e) => (false, Some(e.message), e.disposition),
+        let (error, disposition) = match r {
+            Ok(()) => (None, Disposition::DeliveredUnverified),
+            Err(e) => (Some(e.message), e.disposition),
         };
         let after_key = self.shot(step, 0, "after", &mask, &mut t).await;
-        let mut rec = ActionRecord::new(step, 0, "popup", why, ok, error, disposition, started_at);
-        rec.target = Some(targeted(&el));
-        rec.before_key = before_key;
-        rec.after_key = after_key;
-        rec.timings = t;
-        rec.observation = Some(obs.serial);
-        rec.perception = crate::perceive::note(obs);
-        rec.point_px = Some(el.bbox_px.center().into());
-        rec.screen_px = Some(screen_of(obs));
-        self.emit_action(rec).await?;
+        let rec = Record::new(step, 0, RecordKind::Popup, why, started_at)
+            .result(error, disposition)
+            .target(Some(targeted(&el)))
+            .shots(before_key, after_key)
+            .timings(t)
+            .on(Some(obs))
+            .geometry(Some(el.bbox_px.center().into()), None, Some(screen_of(obs)));
+        self.emit_action(rec.done()).await?;
         Ok(true)
     }
 
@@ -321,26 +322,20 @@ impl Exec<'_> {
                 }
             }
         }
-        let mut rec = ActionRecord::new(
-            step,
-            0,
-            "plan",
-            detail,
-            ok,
-            err.clone(),
-            Disposition::NotDelivered,
-            started_at,
-        );
-        rec.usage = Some(usage);
-        rec.source = Some(ActionSource::Model);
-        rec.plan = ok.then(|| plan.clone());
-        rec.timings = t;
-        rec.observation = obs.as_ref().ok().map(|o| o.serial);
-        rec.perception = obs.as_ref().ok().and_then(crate::perceive::note);
-        self.emit_action(rec).await?;
+        let rec = Record::new(step, 0, RecordKind::Plan, detail, started_at)
+            .result(err.clone(), Disposition::NotDelivered)
+            .model(Some(usage), None, ok.then(|| plan.clone()))
+            .source(Some(ActionSource::Model))
+            .timings(t)
+            .on(obs.as_ref().ok());
+        self.emit_action(rec.done()).await?;
         self.end_step(step, err.clone(), start).await;
         match err {
-            None => super::secret_use::allowed_plan(self.spec, title, plan),
+            None => {
+                check_plan(&plan, &named_by(self.spec), super::plan_fix::as_script_line)
+                    .map_err(|e| StepFail::Verdict(format!("{title}: {e}")))?;
+                Ok(plan)
+            }
             Some(e) => Err(StepFail::Infra(format!("planning failed: {e}"))),
         }
     }
@@ -457,7 +452,7 @@ impl Exec<'_> {
                 let detail = format!(
                     "{} steps: no usable plan after {tries} tries ({}); the instruction runs sentence by sentence, as steps the model acts on",
                     steps.len(),
-                    super::model::clip_text(&last)
+                    crate::model::client::clip_text(&last)
                 );
                 (true, None, steps, detail)
             }
@@ -500,7 +495,7 @@ impl Exec<'_> {
             }
             Some(Err(e)) => detail.push_str(&format!(
                 "; the planner, asked for the expectations only, failed: {}",
-                super::model::clip_text(&e.to_string())
+                crate::model::client::clip_text(&e.to_string())
             )),
             None => {}
         }
@@ -962,11 +957,19 @@ impl Exec<'_> {
             })),
             Asked::Unusable(why) => {
                 let why = format!("no action sent: {why}");
-                let mut rec = not_sent(step, action, "model", why.clone(), &why, obs, started_at);
-                rec.before_key = before_key;
-                rec.timings = t;
-                rec.usage = Some(usage);
-                self.emit_action(rec).await?;
+                let rec = not_sent(
+                    step,
+                    action,
+                    RecordKind::Model,
+                    why.clone(),
+                    &why,
+                    obs,
+                    started_at,
+                )
+                .shots(before_key, None)
+                .timings(t)
+                .model(Some(usage), None, None);
+                self.emit_action(rec.done()).await?;
                 Ok(Err(why))
             }
         }
@@ -980,20 +983,19 @@ impl Exec<'_> {
         why: &str,
         obs: &Observation,
     ) -> Result<(), StepFail> {
-        let mut rec = not_sent(
+        let rec = not_sent(
             turn.step,
             turn.action,
-            p.call.kind().name(),
+            RecordKind::Action(p.call.kind()),
             p.call.describe(),
             why,
             obs,
             p.started_at,
-        );
-        rec.before_key = p.before_key;
-        rec.timings = p.t;
-        rec.call = Some(p.raw_text);
-        rec.usage = Some(p.usage);
-        self.emit_action(rec).await
+        )
+        .shots(p.before_key, None)
+        .timings(p.t)
+        .model(Some(p.usage), Some(p.raw_text), None);
+        self.emit_action(rec.done()).await
     }
 
     /// Acts on the pending call, reflects, asks about progress where the rules say so,
@@ -1007,7 +1009,7 @@ impl Exec<'_> {
     ) -> Result<Done, StepFail> {
         let mut t = p.t;
         let mut usage = p.usage;
-        super::secret_use::allowed(self.spec, &p.call)?;
+        check(&p.call, &named_by(self.spec)).map_err(StepFail::Verdict)?;
         let acted = self.act(&p.call, obs, &mut t).await;
         let (point, swipe) = acted.geometry();
         let (mut out, after) = (acted.out, acted.after);
@@ -1044,30 +1046,22 @@ impl Exec<'_> {
         let after_key = self
             .shot(turn.step, turn.action, "after", &after_mask, &mut t)
             .await;
-        let mut rec = ActionRecord::new(
+        let rec = Record::new(
             turn.step,
             turn.action,
-            p.call.kind().name(),
+            RecordKind::Action(p.call.kind()),
             out.detail.clone(),
-            out.ok,
-            out.error.clone(),
-            out.disposition,
             p.started_at,
-        );
-        rec.target = out.target.clone();
-        rec.before_key = p.before_key;
-        rec.after_key = after_key;
-        rec.timings = t;
-        rec.observation = Some(obs.serial);
-        rec.perception = crate::perceive::note(obs);
-        rec.call = Some(p.raw_text);
-        rec.usage = Some(usage);
-        rec.reflection = reflection.clone();
-        rec.point_px = point;
-        rec.swipe_px = swipe;
-        rec.screen_px = Some(screen_of(obs));
-        rec.source = Some(ActionSource::Model);
-        self.emit_action(rec).await?;
+        )
+        .outcome(&out)
+        .shots(p.before_key, after_key)
+        .timings(t)
+        .on(Some(obs))
+        .model(Some(usage), Some(p.raw_text), None)
+        .reflection(reflection.clone())
+        .geometry(point, swipe, Some(screen_of(obs)))
+        .source(Some(ActionSource::Model));
+        self.emit_action(rec.done()).await?;
         self.after_action(
             turn.task,
             &p.call,
@@ -1093,7 +1087,7 @@ impl Exec<'_> {
             facts: Facts {
                 summary,
                 progress,
-                stray_check_failed: p.call.kind().checks() && !out.ok && !asked_check,
+                stray_check_failed: p.call.kind().checks() && !out.ok() && !asked_check,
                 class,
             },
         })
@@ -1107,15 +1101,15 @@ impl Exec<'_> {
         &mut self,
         turn: &Turn<'_>,
         call: &Action,
-        out: &mut crate::executor::Outcome,
+        out: &mut crate::run::outcome::Outcome,
         obs: &Observation,
         after: Option<&Observation>,
         step_names_call: bool,
         usage: &mut ModelUsage,
     ) -> Result<Option<Progress>, StepFail> {
         let (task, plan, i) = (turn.task, turn.plan, turn.i);
-        let checkable = out.ok
-            && !out.infra
+        let checkable = out.ok()
+            && !out.infra()
             && (call.kind().checks()
                 || call.kind().acts() && out.disposition != Disposition::NotDelivered);
         // A one-action step whose action this was is done without asking; the model is
@@ -1169,13 +1163,13 @@ impl Exec<'_> {
         &mut self,
         task: &str,
         call: &Action,
-        out: &crate::executor::Outcome,
+        out: &crate::run::outcome::Outcome,
         obs: &Observation,
         point: Option<[f64; 2]>,
         after: Option<&Observation>,
         reflection: Option<&Reflection>,
     ) {
-        if out.ok && self.spec.mode != Mode::Script {
+        if out.ok() && self.spec.mode != Mode::Script {
             self.learn(
                 task,
                 call,
@@ -1188,7 +1182,7 @@ impl Exec<'_> {
         if call.kind().acts() {
             self.actions_taken += 1;
         }
-        if let (true, Action::Type { text, .. }) = (out.ok, call) {
+        if let (true, Action::Type { text, .. }) = (out.ok(), call) {
             self.typed.push(text.clone());
         }
         if let Action::Finish { summary } = call {
@@ -1313,7 +1307,7 @@ impl Exec<'_> {
             .screenshot()
             .await
             .map_err(|e| e.to_string())
-            .and_then(|p| super::mask::mask_png(p, mask))
+            .and_then(|p| crate::secrets::mask::mask_png(p, mask))
             .ok();
         t.screenshot_ms += ms(s1);
         let Some(p) = &png else {
@@ -1405,27 +1399,17 @@ impl Exec<'_> {
 fn not_sent(
     step: u32,
     action: u32,
-    kind: &str,
+    kind: RecordKind,
     detail: String,
     why: &str,
     obs: &Observation,
     started_at: chrono::DateTime<Utc>,
-) -> ActionRecord {
-    let mut rec = ActionRecord::new(
-        step,
-        action,
-        kind,
-        detail,
-        false,
-        Some(why.to_string()),
-        Disposition::NotDelivered,
-        started_at,
-    );
-    rec.observation = Some(obs.serial);
-    rec.perception = crate::perceive::note(obs);
-    rec.screen_px = Some(screen_of(obs));
-    rec.source = Some(ActionSource::Model);
-    rec
+) -> Record {
+    Record::new(step, action, kind, detail, started_at)
+        .result(Some(why.to_string()), Disposition::NotDelivered)
+        .on(Some(obs))
+        .screen_of(obs)
+        .source(Some(ActionSource::Model))
 }
 
 /// `arguments` with `observation` set to `serial` where the call left it out. The call
@@ -1618,10 +1602,10 @@ fn summarize(raw_text: &str, out: &Outcome, reflection: Option<&Reflection>) -> 
     format!(
         "{} → {}{}",
         raw_text,
-        if out.ok {
+        if out.ok() {
             "ok".to_string()
         } else {
-            format!("refused/failed: {}", out.error.clone().unwrap_or_default())
+            format!("refused/failed: {}", out.error().unwrap_or_default())
         },
         reflection
             .map(|r| format!(" [{}: {}]", r.class.as_str(), r.note))
