@@ -11,24 +11,21 @@
 //! tree and geometry, the stage decides per frame whether the pixel channel (OCR + vision,
 //! models loaded once per worker and shared by its slots) runs, and fuses the channels.
 
-pub mod act;
 pub mod agent;
-pub mod aim;
 mod blocks;
 pub mod checks;
 pub mod config;
 pub mod device;
-pub mod effect;
-pub mod events;
 pub mod executor;
 pub mod icon_names;
 pub mod local;
 pub mod model;
 pub mod perceive;
 pub mod resolve;
-mod run;
+pub mod run;
 pub mod secrets;
 pub mod service;
+pub mod slots;
 pub mod uploads;
 mod verdict;
 

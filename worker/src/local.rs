@@ -17,8 +17,8 @@ use crate::device::prelude::*;
 use crate::device::web::browser::Browser;
 use crate::device::web::policy::HostRule;
 use crate::device::web::{Viewport, WebDevice};
-use crate::events::MemorySink;
 use crate::executor::{execute, RunInput};
+use crate::run::events::MemorySink;
 
 /// Runs `spec` on a fresh local device of `spec.platform`; returns the folded run detail.
 ///
@@ -59,7 +59,7 @@ pub async fn run_local(
             },
         ))
     } else {
-        crate::device::open_device(spec.platform, drivers, &profile)
+        crate::slots::open_device(spec.platform, drivers, &profile)
             .await
             .map_err(|e| format!("{e:#}"))?
             .device

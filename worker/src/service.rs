@@ -21,8 +21,8 @@ use uuid::Uuid;
 
 use crate::config::WorkerConfig;
 use crate::device::prelude::*;
-use crate::events::{Emitter, EventSink, NatsSink};
 use crate::executor::{execute, RunInput};
+use crate::run::events::{Emitter, EventSink, NatsSink};
 
 type Slot = Arc<tokio::sync::Mutex<Box<dyn Device>>>;
 
@@ -93,7 +93,7 @@ async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
     let subjects = Subjects::new(&cfg.nats_prefix).map_err(|e| anyhow!(e))?;
     let mut slots: HashMap<String, Slot> = HashMap::new();
     let mut devices = Vec::new();
-    for (info, dev) in crate::device::open_devices(&cfg, &worker_id).await? {
+    for (info, dev) in crate::slots::open_devices(&cfg, &worker_id).await? {
         slots.insert(
             info.device_id.clone(),
             Arc::new(tokio::sync::Mutex::new(dev)),

@@ -12,7 +12,8 @@
 //! - [`reflect`]: the before/after classifier.
 //! - `crate::secrets`: `${secret.NAME}` resolution on the worker and redaction of every
 //!   outgoing string; `secrets::mask` blanks password fields in uploaded screenshots.
-//! - [`popups`]: the reviewable popup policy run between steps.
+//! - `crate::run::popups`: the reviewable popup policy run between steps.
+//! - [`state`]: what the agent keeps across a run; [`expect`]: the run's expectations.
 //! - [`run`]: the loop itself, on the executor's device, store and event emitter.
 //! - `replay` / `learn`: learned replay — a stored script replayed before any model call,
 //!   and the script a successful run leaves for the next one (`argus_protocol::replay`).
@@ -24,6 +25,7 @@ pub mod check_every;
 pub mod clause_plan;
 pub mod clauses;
 pub mod effects;
+pub(crate) mod expect;
 pub mod focus;
 pub mod form_fill;
 pub mod judge;
@@ -35,12 +37,12 @@ pub mod plan_ids;
 pub mod plan_step;
 pub mod plan_typed;
 pub mod plan_verbs;
-pub mod popups;
 pub mod presses;
 pub mod prompts;
 pub mod reflect;
 pub(crate) mod replay;
 pub mod run;
+pub(crate) mod state;
 pub mod step_done;
 pub(crate) mod turn;
 

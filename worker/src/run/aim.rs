@@ -16,7 +16,7 @@ use argus_perception::geometry::{norm_to_px, NormScale};
 use argus_perception::{Element, NodeRef, Observation, Rect, Tri};
 use argus_protocol::{ActionTimings, Aim, CoordSpace, Target};
 
-use crate::executor::Exec;
+use super::exec::Exec;
 use crate::resolve::{anchor_of, resolve, resolve_waiting, Purpose};
 use crate::run::outcome::ms;
 
@@ -165,12 +165,13 @@ fn point_element(obs: &Observation, x: f64, y: f64, snapped: Option<&Element>) -
     e
 }
 
-impl Exec<'_> {
+impl<S> Exec<'_, S> {
     /// The job's actionability wait, ms.
     pub(crate) fn auto_wait_ms(&self) -> u64 {
-        self.spec
+        self.ctx
+            .spec
             .auto_wait_ms
-            .unwrap_or(self.agent.config.auto_wait_ms)
+            .unwrap_or(self.ctx.env.config.auto_wait_ms)
     }
 
     /// Waits until `aim` names one actionable element (see the module docs).
@@ -213,11 +214,12 @@ impl Exec<'_> {
 
     /// The coordinate space of the job's model points (the job's, else the worker's).
     pub(crate) fn coord_space(&self) -> CoordSpace {
-        self.spec
+        self.ctx
+            .spec
             .model
             .as_ref()
             .and_then(|m| m.coords)
-            .unwrap_or(self.agent.config.coords)
+            .unwrap_or(self.ctx.env.config.coords)
     }
 
     fn aim_point(&self, x: f64, y: f64, obs: &Observation) -> Result<Aimed, String> {
@@ -319,7 +321,7 @@ impl Exec<'_> {
                 tokio::time::sleep(ACTIONABLE_POLL).await;
             }
             let s0 = Instant::now();
-            let next = self.observe().await;
+            let next = self.ctx.observe().await;
             t.perceive_ms += ms(s0);
             latest = Some(next.map_err(|e| format!("cannot observe the screen: {e}"))?);
         }
@@ -328,13 +330,13 @@ impl Exec<'_> {
     /// Rests the pointer over `anchor`; the note for the action's detail, or `None` where
     /// the device cannot hover (touch screens) or the hover failed (logged).
     async fn hover_over(&mut self, anchor: &Element) -> Option<String> {
-        match self.dev.hover(anchor).await {
+        match self.ctx.dev.hover(anchor).await {
             Ok(()) => Some(format!(
                 " (revealed by resting the pointer over {})",
                 anchor.describe()
             )),
             Err(e) => {
-                tracing::debug!(run_id = %self.run_id, "no hover to reveal a target: {}", e.message);
+                tracing::debug!(run_id = %self.ctx.run_id, "no hover to reveal a target: {}", e.message);
                 None
             }
         }
@@ -389,7 +391,7 @@ impl Exec<'_> {
             }
             tokio::time::sleep(ACTIONABLE_POLL).await;
             let s0 = Instant::now();
-            let next = self.observe().await;
+            let next = self.ctx.observe().await;
             t.perceive_ms += ms(s0);
             latest = Some(next.map_err(|e| format!("cannot observe the screen: {e}"))?);
         }
@@ -411,7 +413,7 @@ impl Exec<'_> {
         let mut prev = first.clone();
         loop {
             let s0 = Instant::now();
-            let now = self.observe().await?;
+            let now = self.ctx.observe().await?;
             t.perceive_ms += ms(s0);
             let Some(cur) = now.element(id).cloned() else {
                 return Err(format!(

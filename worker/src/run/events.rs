@@ -11,7 +11,7 @@ use argus_protocol::subjects::Subjects;
 use argus_protocol::{ActionKind, EventBody, RunEvent};
 use async_trait::async_trait;
 
-use crate::run::record::RecordKind;
+use super::record::RecordKind;
 use crate::secrets::Secrets;
 use chrono::Utc;
 use uuid::Uuid;

@@ -1,14 +1,14 @@
 //! The one execution path of an [`Action`], whatever decided it (a script line, a model's
 //! tool call, the popup policy): `act(&Action, &Observation)` → [`Acted`].
 //!
-//! Aimed actions first wait for their target ([`crate::aim`]: exists, visible, enabled, not
+//! Aimed actions first wait for their target ([`crate::run::aim`]: exists, visible, enabled, not
 //! covered, stable across two observations — Playwright's actionability checks), then send
 //! one input through the device's capability traits, repeating it only when it failed
 //! `not_delivered`; checks (`wait for`, `assert`) read observations — a check of one
 //! element's state waits for its target to exist (not to be actionable) and reads it
 //! ([`crate::checks`]); every acting kind ends with a fresh observation for the reflector and
 //! the after-screenshot's mask. A tap on a control and a check/uncheck are ok only when their
-//! effect is seen ([`crate::effect`]: the next delivery channel when the first shows none,
+//! effect is seen ([`crate::run::effect`]: the next delivery channel when the first shows none,
 //! else "no visible effect").
 
 use std::time::{Duration, Instant};
@@ -18,13 +18,13 @@ use argus_perception::{Element, Observation, Role};
 use argus_protocol::action::{SWIPE_FRACTION, SWIPE_MS};
 use argus_protocol::{Action, ActionTimings, Aim, Direction, Disposition, Key};
 
-use crate::aim::Aimed;
+use super::exec::Exec;
 use crate::checks;
 use crate::device::web::guard::notes_suffix;
 use crate::device::{ActError, ActErrorKind};
-use crate::effect::{effect_checked, effect_key, Want};
-use crate::executor::Exec;
 use crate::resolve::Purpose;
+use crate::run::aim::Aimed;
+use crate::run::effect::{effect_checked, effect_key, Want};
 use crate::run::outcome::{ms, targeted, Outcome, NOT_DELIVERED_RETRIES};
 use crate::secrets::rules::typed_into;
 
@@ -103,7 +103,7 @@ pub fn swipe_points(
     ((cx - dx, cy - dy), (cx + dx, cy + dy))
 }
 
-impl Exec<'_> {
+impl<S> Exec<'_, S> {
     /// Performs `action` against `obs` (see the module docs). Timings go into `t`. What
     /// the device noticed meanwhile (requests the navigation policy blocked, JavaScript
     /// dialogs it answered) is appended to the action's detail.
@@ -114,7 +114,7 @@ impl Exec<'_> {
         t: &mut ActionTimings,
     ) -> Acted {
         let mut acted = self.act_once(action, obs, t).await;
-        let notes = self.dev.take_notes();
+        let notes = self.ctx.dev.take_notes();
         acted.out.detail.push_str(&notes_suffix(&notes));
         acted
     }
@@ -166,12 +166,12 @@ impl Exec<'_> {
             Action::Fail { reason } => Acted::done(out.fail(reason.clone())),
             Action::Open { url } => {
                 // After the first plan, a page opened or left is the model's move.
-                self.left_the_screen |= self.start_obs.is_some();
+                self.ctx.left_the_screen |= self.ctx.start_obs.is_some();
                 self.unaimed(out, Input::Open(url), t).await
             }
             Action::Key { key } => self.unaimed(out, Input::Key(*key), t).await,
             Action::Back => {
-                self.left_the_screen |= self.start_obs.is_some();
+                self.ctx.left_the_screen |= self.ctx.start_obs.is_some();
                 self.unaimed(out, Input::Back, t).await
             }
             Action::ScrollUntil {
@@ -223,7 +223,7 @@ impl Exec<'_> {
         out.target = Some(targeted(&el));
         let res = match action {
             Action::AssertChecked { checked, .. } => checks::checked(&el, *checked),
-            Action::AssertValue { value, .. } => match self.agent.secrets.resolve(value) {
+            Action::AssertValue { value, .. } => match self.ctx.env.secrets.resolve(value) {
                 Ok(real) => checks::value(&el, &real, value),
                 Err(m) => Err(m),
             },
@@ -245,7 +245,7 @@ impl Exec<'_> {
         while !current && Instant::now() < deadline {
             tokio::time::sleep(WAIT_POLL).await;
             let start = Instant::now();
-            let o = self.observe().await;
+            let o = self.ctx.observe().await;
             t.perceive_ms += ms(start);
             match o {
                 Ok(o) => current = o.contains_text(text),
@@ -271,7 +271,7 @@ impl Exec<'_> {
             "type {} chars into the focused window",
             text.chars().count()
         );
-        match self.agent.secrets.resolve(text) {
+        match self.ctx.env.secrets.resolve(text) {
             Err(m) => Acted::done(out.fail(m)),
             Ok(real) => self.unaimed(out, Input::TypeFocused(&real), t).await,
         }
@@ -288,7 +288,7 @@ impl Exec<'_> {
 
     async fn observe_timed(&mut self, t: &mut ActionTimings) -> Option<Observation> {
         let s0 = Instant::now();
-        let o = self.observe().await.ok();
+        let o = self.ctx.observe().await.ok();
         t.perceive_ms += ms(s0);
         o
     }
@@ -403,7 +403,7 @@ impl Exec<'_> {
 
     /// Tap, double tap, long press, type and check/uncheck: wait for the target, act, verify
     /// what can be verified (a typed value; a checked state and a control's effect through
-    /// [`crate::effect`], which tries the device's next delivery channel when none shows).
+    /// [`crate::run::effect`], which tries the device's next delivery channel when none shows).
     async fn aimed(
         &mut self,
         mut out: Outcome,
@@ -413,7 +413,7 @@ impl Exec<'_> {
         t: &mut ActionTimings,
     ) -> Acted {
         let (purpose, extra) = match action {
-            Action::Type { text, .. } => (Purpose::Type, crate::aim::type_extra_wait_ms(text)),
+            Action::Type { text, .. } => (Purpose::Type, crate::run::aim::type_extra_wait_ms(text)),
             Action::SetChecked { .. } => (Purpose::Check, 0),
             Action::DoubleTap { .. } => (Purpose::DoubleTap, 0),
             _ => (Purpose::Tap, 0),
@@ -449,7 +449,7 @@ impl Exec<'_> {
                 };
             }
         }
-        // Taps on controls and check/uncheck must show their effect (see `crate::effect`).
+        // Taps on controls and check/uncheck must show their effect (see `crate::run::effect`).
         if let Some(want) = effect_want(action, aim, &el, seen.as_ref().unwrap_or(obs)) {
             let (out, after) = self.tap_until_seen(out, &el, want, t).await;
             return Acted {
@@ -469,7 +469,7 @@ impl Exec<'_> {
                 self.input(out, Input::LongPress(&el, *duration_ms)).await
             }
             Action::Type { text, .. } => match typed_into(text, &el.platform_role)
-                .and_then(|()| self.agent.secrets.resolve(text))
+                .and_then(|()| self.ctx.env.secrets.resolve(text))
             {
                 Err(m) => out.fail(m),
                 Ok(real) => self.input(out, Input::Type(&el, &real)).await,
@@ -495,15 +495,15 @@ impl Exec<'_> {
 
     pub(crate) async fn send(&mut self, input: &Input<'_>) -> Result<(), ActError> {
         match input {
-            Input::Tap(el) => self.dev.tap(el).await,
-            Input::DoubleTap(el) => self.dev.double_tap(el).await,
-            Input::LongPress(el, d) => self.dev.long_press(el, *d).await,
-            Input::Type(el, text) => self.dev.type_text(el, text).await,
-            Input::TypeFocused(text) => self.dev.type_focused(text).await,
-            Input::Swipe(a, b) => self.dev.swipe(*a, *b, SWIPE_MS).await,
-            Input::Key(k) => self.dev.key(*k).await,
-            Input::Open(u) => self.dev.open(u).await,
-            Input::Back => self.dev.back().await,
+            Input::Tap(el) => self.ctx.dev.tap(el).await,
+            Input::DoubleTap(el) => self.ctx.dev.double_tap(el).await,
+            Input::LongPress(el, d) => self.ctx.dev.long_press(el, *d).await,
+            Input::Type(el, text) => self.ctx.dev.type_text(el, text).await,
+            Input::TypeFocused(text) => self.ctx.dev.type_focused(text).await,
+            Input::Swipe(a, b) => self.ctx.dev.swipe(*a, *b, SWIPE_MS).await,
+            Input::Key(k) => self.ctx.dev.key(*k).await,
+            Input::Open(u) => self.ctx.dev.open(u).await,
+            Input::Back => self.ctx.dev.back().await,
         }
     }
 
@@ -529,7 +529,7 @@ impl Exec<'_> {
                         && tries < NOT_DELIVERED_RETRIES =>
                 {
                     tries += 1;
-                    tracing::info!(run_id = %self.run_id, "input not delivered; repeating it");
+                    tracing::info!(run_id = %self.ctx.run_id, "input not delivered; repeating it");
                     tokio::time::sleep(Duration::from_millis(200)).await;
                 }
                 Err(e) => return out.act_error(e),
@@ -549,7 +549,7 @@ fn checked_out(mut out: Outcome, res: Result<String, String>) -> Outcome {
     }
 }
 
-/// The effect a tap-like action must show, when it is checked (see [`crate::effect`]):
+/// The effect a tap-like action must show, when it is checked (see [`crate::run::effect`]):
 /// a tap on a control changes the screen; check/uncheck leaves the element in that state.
 fn effect_want<'a>(
     action: &Action,
