@@ -1,6 +1,7 @@
-//! Runs one script-mode job on one device: the run lifecycle (start → steps → teardown →
-//! finish) and, per step, one action: screenshot before → observe → resolve target → act →
-//! observe again to verify → screenshot after → `action_finished` event.
+//! Runs one job on one device: the run lifecycle (start → steps → verdict → teardown →
+//! finish). The steps are walked by [`crate::blocks`] over the run engine
+//! ([`crate::run`]: one step as one action, observe → act → verify → record); `llm` /
+//! `vlm` tasks go to the agent ([`crate::agent`]); the verdict is [`crate::verdict`]'s.
 //!
 //! Verdicts: a step that fails on the app's side (assertion false, target missing or
 //! ambiguous, checkbox did not change) ends the run `failed`; a device or storage failure

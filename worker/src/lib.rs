@@ -1,6 +1,12 @@
 //! Argus worker: owns devices, receives assignments over NATS JetStream, runs each job
 //! through the executor and streams run events back.
 //!
+//! Layers, top down (each imports only those below it): [`service`] / [`local`] (devices
+//! opened by [`slots`]) → [`executor`] (a run's lifecycle) → `blocks` (the steps) and
+//! `verdict` → [`agent`] (model tasks and their state) → [`run`] (the run engine: context,
+//! recorder, act path, events) → [`perceive`], [`resolve`], [`checks`], [`uploads`] →
+//! [`model`], [`secrets`], [`device`], [`config`].
+//!
 //! Task ownership: [`service::run`] owns the device slots and the assignment consumer; one
 //! heartbeat task posts the slots and held leases to the coordinator; each run is one task
 //! holding its slot's lock from `begin` to `end`, and one upload task ([`uploads`]) storing

@@ -130,7 +130,7 @@ impl Exec<'_, AgentState> {
         t.perceive_ms += ms(s0);
         let mut mask = self.ctx.mask_for(&obs);
         let before_key = self.ctx.shot(step, idx, "before", &mask, &mut t).await;
-        let acted = self.act(action, &obs, &mut t).await;
+        let acted = self.ctx.act(action, &obs, &mut t).await;
         let (out, after) = (acted.out, acted.after);
         let reflection: Option<Reflection> = match &after {
             Some(a) if action.kind().acts() && out.ok() => Some(classify(&obs, a, text, None)),

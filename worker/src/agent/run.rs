@@ -658,7 +658,7 @@ impl Exec<'_, AgentState> {
     ) -> Vec<Value> {
         let mode = self.mode();
         let (w, h) = obs.screen.device_size();
-        let space = self.coord_space();
+        let space = self.ctx.coord_space();
         let how = if mode == Mode::Vlm {
             match space {
                 CoordSpace::Abs => format!("Name points as x, y in screenshot pixels ({w}×{h})."),
@@ -986,7 +986,7 @@ impl Exec<'_, AgentState> {
         let mut t = p.t;
         let mut usage = p.usage;
         check(&p.call, &named_by(self.ctx.spec)).map_err(StepFail::Verdict)?;
-        let acted = self.act(&p.call, obs, &mut t).await;
+        let acted = self.ctx.act(&p.call, obs, &mut t).await;
         let (point, swipe) = acted.geometry();
         let (mut out, after) = (acted.out, acted.after);
         let delivered = out.disposition != Disposition::NotDelivered;

@@ -18,7 +18,7 @@ use argus_perception::{Element, Observation, Role};
 use argus_protocol::action::{SWIPE_FRACTION, SWIPE_MS};
 use argus_protocol::{Action, ActionTimings, Aim, Direction, Disposition, Key};
 
-use super::exec::Exec;
+use super::ctx::RunCtx;
 use crate::checks;
 use crate::device::web::guard::notes_suffix;
 use crate::device::{ActError, ActErrorKind};
@@ -103,7 +103,7 @@ pub fn swipe_points(
     ((cx - dx, cy - dy), (cx + dx, cy + dy))
 }
 
-impl<S> Exec<'_, S> {
+impl RunCtx<'_> {
     /// Performs `action` against `obs` (see the module docs). Timings go into `t`. What
     /// the device noticed meanwhile (requests the navigation policy blocked, JavaScript
     /// dialogs it answered) is appended to the action's detail.
@@ -114,7 +114,7 @@ impl<S> Exec<'_, S> {
         t: &mut ActionTimings,
     ) -> Acted {
         let mut acted = self.act_once(action, obs, t).await;
-        let notes = self.ctx.dev.take_notes();
+        let notes = self.dev.take_notes();
         acted.out.detail.push_str(&notes_suffix(&notes));
         acted
     }
@@ -166,12 +166,12 @@ impl<S> Exec<'_, S> {
             Action::Fail { reason } => Acted::done(out.fail(reason.clone())),
             Action::Open { url } => {
                 // After the first plan, a page opened or left is the model's move.
-                self.ctx.left_the_screen |= self.ctx.start_obs.is_some();
+                self.left_the_screen |= self.start_obs.is_some();
                 self.unaimed(out, Input::Open(url), t).await
             }
             Action::Key { key } => self.unaimed(out, Input::Key(*key), t).await,
             Action::Back => {
-                self.ctx.left_the_screen |= self.ctx.start_obs.is_some();
+                self.left_the_screen |= self.start_obs.is_some();
                 self.unaimed(out, Input::Back, t).await
             }
             Action::ScrollUntil {
@@ -223,7 +223,7 @@ impl<S> Exec<'_, S> {
         out.target = Some(targeted(&el));
         let res = match action {
             Action::AssertChecked { checked, .. } => checks::checked(&el, *checked),
-            Action::AssertValue { value, .. } => match self.ctx.env.secrets.resolve(value) {
+            Action::AssertValue { value, .. } => match self.env.secrets.resolve(value) {
                 Ok(real) => checks::value(&el, &real, value),
                 Err(m) => Err(m),
             },
@@ -245,7 +245,7 @@ impl<S> Exec<'_, S> {
         while !current && Instant::now() < deadline {
             tokio::time::sleep(WAIT_POLL).await;
             let start = Instant::now();
-            let o = self.ctx.observe().await;
+            let o = self.observe().await;
             t.perceive_ms += ms(start);
             match o {
                 Ok(o) => current = o.contains_text(text),
@@ -271,7 +271,7 @@ impl<S> Exec<'_, S> {
             "type {} chars into the focused window",
             text.chars().count()
         );
-        match self.ctx.env.secrets.resolve(text) {
+        match self.env.secrets.resolve(text) {
             Err(m) => Acted::done(out.fail(m)),
             Ok(real) => self.unaimed(out, Input::TypeFocused(&real), t).await,
         }
@@ -288,7 +288,7 @@ impl<S> Exec<'_, S> {
 
     async fn observe_timed(&mut self, t: &mut ActionTimings) -> Option<Observation> {
         let s0 = Instant::now();
-        let o = self.ctx.observe().await.ok();
+        let o = self.observe().await.ok();
         t.perceive_ms += ms(s0);
         o
     }
@@ -469,7 +469,7 @@ impl<S> Exec<'_, S> {
                 self.input(out, Input::LongPress(&el, *duration_ms)).await
             }
             Action::Type { text, .. } => match typed_into(text, &el.platform_role)
-                .and_then(|()| self.ctx.env.secrets.resolve(text))
+                .and_then(|()| self.env.secrets.resolve(text))
             {
                 Err(m) => out.fail(m),
                 Ok(real) => self.input(out, Input::Type(&el, &real)).await,
@@ -495,15 +495,15 @@ impl<S> Exec<'_, S> {
 
     pub(crate) async fn send(&mut self, input: &Input<'_>) -> Result<(), ActError> {
         match input {
-            Input::Tap(el) => self.ctx.dev.tap(el).await,
-            Input::DoubleTap(el) => self.ctx.dev.double_tap(el).await,
-            Input::LongPress(el, d) => self.ctx.dev.long_press(el, *d).await,
-            Input::Type(el, text) => self.ctx.dev.type_text(el, text).await,
-            Input::TypeFocused(text) => self.ctx.dev.type_focused(text).await,
-            Input::Swipe(a, b) => self.ctx.dev.swipe(*a, *b, SWIPE_MS).await,
-            Input::Key(k) => self.ctx.dev.key(*k).await,
-            Input::Open(u) => self.ctx.dev.open(u).await,
-            Input::Back => self.ctx.dev.back().await,
+            Input::Tap(el) => self.dev.tap(el).await,
+            Input::DoubleTap(el) => self.dev.double_tap(el).await,
+            Input::LongPress(el, d) => self.dev.long_press(el, *d).await,
+            Input::Type(el, text) => self.dev.type_text(el, text).await,
+            Input::TypeFocused(text) => self.dev.type_focused(text).await,
+            Input::Swipe(a, b) => self.dev.swipe(*a, *b, SWIPE_MS).await,
+            Input::Key(k) => self.dev.key(*k).await,
+            Input::Open(u) => self.dev.open(u).await,
+            Input::Back => self.dev.back().await,
         }
     }
 
@@ -529,7 +529,7 @@ impl<S> Exec<'_, S> {
                         && tries < NOT_DELIVERED_RETRIES =>
                 {
                     tries += 1;
-                    tracing::info!(run_id = %self.ctx.run_id, "input not delivered; repeating it");
+                    tracing::info!(run_id = %self.run_id, "input not delivered; repeating it");
                     tokio::time::sleep(Duration::from_millis(200)).await;
                 }
                 Err(e) => return out.act_error(e),

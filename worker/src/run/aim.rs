@@ -16,7 +16,7 @@ use argus_perception::geometry::{norm_to_px, NormScale};
 use argus_perception::{Element, NodeRef, Observation, Rect, Tri};
 use argus_protocol::{ActionTimings, Aim, CoordSpace, Target};
 
-use super::exec::Exec;
+use super::ctx::RunCtx;
 use crate::resolve::{anchor_of, resolve, resolve_waiting, Purpose};
 use crate::run::outcome::ms;
 
@@ -165,13 +165,12 @@ fn point_element(obs: &Observation, x: f64, y: f64, snapped: Option<&Element>) -
     e
 }
 
-impl<S> Exec<'_, S> {
+impl RunCtx<'_> {
     /// The job's actionability wait, ms.
     pub(crate) fn auto_wait_ms(&self) -> u64 {
-        self.ctx
-            .spec
+        self.spec
             .auto_wait_ms
-            .unwrap_or(self.ctx.env.config.auto_wait_ms)
+            .unwrap_or(self.env.config.auto_wait_ms)
     }
 
     /// Waits until `aim` names one actionable element (see the module docs).
@@ -214,12 +213,11 @@ impl<S> Exec<'_, S> {
 
     /// The coordinate space of the job's model points (the job's, else the worker's).
     pub(crate) fn coord_space(&self) -> CoordSpace {
-        self.ctx
-            .spec
+        self.spec
             .model
             .as_ref()
             .and_then(|m| m.coords)
-            .unwrap_or(self.ctx.env.config.coords)
+            .unwrap_or(self.env.config.coords)
     }
 
     fn aim_point(&self, x: f64, y: f64, obs: &Observation) -> Result<Aimed, String> {
@@ -321,7 +319,7 @@ impl<S> Exec<'_, S> {
                 tokio::time::sleep(ACTIONABLE_POLL).await;
             }
             let s0 = Instant::now();
-            let next = self.ctx.observe().await;
+            let next = self.observe().await;
             t.perceive_ms += ms(s0);
             latest = Some(next.map_err(|e| format!("cannot observe the screen: {e}"))?);
         }
@@ -330,13 +328,13 @@ impl<S> Exec<'_, S> {
     /// Rests the pointer over `anchor`; the note for the action's detail, or `None` where
     /// the device cannot hover (touch screens) or the hover failed (logged).
     async fn hover_over(&mut self, anchor: &Element) -> Option<String> {
-        match self.ctx.dev.hover(anchor).await {
+        match self.dev.hover(anchor).await {
             Ok(()) => Some(format!(
                 " (revealed by resting the pointer over {})",
                 anchor.describe()
             )),
             Err(e) => {
-                tracing::debug!(run_id = %self.ctx.run_id, "no hover to reveal a target: {}", e.message);
+                tracing::debug!(run_id = %self.run_id, "no hover to reveal a target: {}", e.message);
                 None
             }
         }
@@ -391,7 +389,7 @@ impl<S> Exec<'_, S> {
             }
             tokio::time::sleep(ACTIONABLE_POLL).await;
             let s0 = Instant::now();
-            let next = self.ctx.observe().await;
+            let next = self.observe().await;
             t.perceive_ms += ms(s0);
             latest = Some(next.map_err(|e| format!("cannot observe the screen: {e}"))?);
         }
@@ -413,7 +411,7 @@ impl<S> Exec<'_, S> {
         let mut prev = first.clone();
         loop {
             let s0 = Instant::now();
-            let now = self.ctx.observe().await?;
+            let now = self.observe().await?;
             t.perceive_ms += ms(s0);
             let Some(cur) = now.element(id).cloned() else {
                 return Err(format!(

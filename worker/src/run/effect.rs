@@ -48,7 +48,7 @@ use argus_perception::elements::collapse_ws;
 use argus_perception::{Element, Observation, Role, Source, Tri};
 use argus_protocol::{ActionTimings, Aim, Disposition};
 
-use super::exec::Exec;
+use super::ctx::RunCtx;
 use crate::device::web::guard::notes_suffix;
 use crate::device::{ActError, ActErrorKind, Channel};
 use crate::resolve::{resolve, Purpose};
@@ -164,7 +164,7 @@ fn channel_list(tried: &[Channel]) -> String {
     names.join(", then ")
 }
 
-impl<S> Exec<'_, S> {
+impl RunCtx<'_> {
     /// Taps `el` through the device's delivery channels, one after another, until `want` is
     /// seen (see the module docs). Returns the outcome and the last observation.
     pub(crate) async fn tap_until_seen(
@@ -246,7 +246,7 @@ impl<S> Exec<'_, S> {
     async fn tap_channel(&mut self, el: &Element, n: usize) -> (Result<Channel, ActError>, u32) {
         let mut tries = 0;
         loop {
-            match self.ctx.dev.tap_through(el, n).await {
+            match self.dev.tap_through(el, n).await {
                 Err(e)
                     if n == 0
                         && e.disposition == Disposition::NotDelivered
@@ -278,7 +278,7 @@ impl<S> Exec<'_, S> {
             if seen == Seen::Yes {
                 return (Some(o), Some(seen), Vec::new());
             }
-            let notes = self.ctx.dev.take_notes();
+            let notes = self.dev.take_notes();
             if !notes.is_empty() {
                 return (Some(o), Some(Seen::Yes), notes);
             }
@@ -291,7 +291,7 @@ impl<S> Exec<'_, S> {
 
     async fn observe_effect(&mut self, t: &mut ActionTimings) -> Option<Observation> {
         let s0 = Instant::now();
-        let o = self.ctx.observe().await.ok();
+        let o = self.observe().await.ok();
         t.perceive_ms += ms(s0);
         o
     }

@@ -1,8 +1,8 @@
 //! [`Exec`]: one run on one device — its context ([`RunCtx`]: device, perception, store,
 //! settings, job), its recorder ([`Recorder`]: steps and action records) and the state of
-//! whatever drives it (`S`: the agent's, for a job runner). What the engine does with it is
-//! in the files above: the act path (`act`, `aim`, `effect`), the popup policy (`popups`)
-//! and one step as one action (`step`).
+//! whatever drives it (`S`: the agent's, for a job runner). The act path (`act`, `aim`,
+//! `effect`) works on the context alone; the popup policy (`popups`) and one step as one
+//! action (`step`) work on the whole `Exec`.
 
 use super::ctx::RunCtx;
 use super::recorder::Recorder;

@@ -198,7 +198,7 @@ impl<S> Exec<'_, S> {
         let mask = self.ctx.mask_for(obs);
         let before_key = self.ctx.shot(step, 0, "before", &mask, &mut t).await;
         let start = Instant::now();
-        let r = self.send(&Input::Tap(&el)).await;
+        let r = self.ctx.send(&Input::Tap(&el)).await;
         t.act_ms = ms(start);
         let (error, disposition) = match r {
             Ok(()) => (None, Disposition::DeliveredUnverified),

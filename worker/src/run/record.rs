@@ -167,3 +167,66 @@ impl Record {
         self.0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::outcome::{FailClass, StepFail};
+
+    #[test]
+    fn kinds_keep_their_wire_names() {
+        let names: Vec<&str> = [
+            RecordKind::Action(ActionKind::Tap),
+            RecordKind::Action(ActionKind::DoubleTap),
+            RecordKind::Plan,
+            RecordKind::Popup,
+            RecordKind::If,
+            RecordKind::Judge,
+            RecordKind::Model,
+        ]
+        .iter()
+        .map(|k| k.wire())
+        .collect();
+        assert_eq!(
+            names,
+            ["tap", "double_tap", "plan", "popup", "if", "judge", "model"]
+        );
+        assert!(RecordKind::is_bookkeeping("plan") && RecordKind::is_bookkeeping("judge"));
+        assert!(!RecordKind::is_bookkeeping("popup") && !RecordKind::is_bookkeeping("tap"));
+    }
+
+    #[test]
+    fn a_record_carries_its_outcome() {
+        let started = Utc::now();
+        let ok = Record::new(1, 0, RecordKind::If, "x".into(), started).done();
+        assert!(ok.ok && ok.error.is_none());
+        assert_eq!(ok.disposition, Disposition::NotDelivered);
+        let out = Outcome {
+            disposition: Disposition::DeliveredUnverified,
+            ..Outcome::new("tap \"Save\"".into())
+        }
+        .fail_infra("cannot observe the screen".into());
+        assert!(!out.ok() && out.infra());
+        let rec = Record::new(
+            2,
+            1,
+            RecordKind::Action(ActionKind::Tap),
+            out.detail.clone(),
+            started,
+        )
+        .outcome(&out)
+        .done();
+        assert_eq!((rec.step, rec.action, rec.kind.as_str()), (2, 1, "tap"));
+        assert!(!rec.ok);
+        assert_eq!(rec.error.as_deref(), Some("cannot observe the screen"));
+        assert_eq!(rec.disposition, Disposition::DeliveredUnverified);
+        assert_eq!(rec.retry, Disposition::DeliveredUnverified.retry());
+        assert!(rec.finished_at >= rec.started_at);
+        match out.result.map_err(StepFail::from) {
+            Err(StepFail::Infra(m)) => assert_eq!(m, "cannot observe the screen"),
+            other => panic!("expected an infra failure, got {other:?}"),
+        }
+        let verdict = Outcome::new("assert".into()).fail("not shown".into());
+        assert!(matches!(&verdict.result, Err(f) if f.class == FailClass::Verdict));
+    }
+}

@@ -82,7 +82,7 @@ impl<S> Exec<'_, S> {
         let before_key = self.ctx.shot(index, idx, "before", &masks, &mut t).await;
         let (out, geometry) = match &obs {
             Ok(obs) => {
-                let acted = self.act(action, obs, &mut t).await;
+                let acted = self.ctx.act(action, obs, &mut t).await;
                 if let Some(after) = &acted.after {
                     masks.extend(self.ctx.mask_for(after));
                 }
