@@ -44,7 +44,7 @@ pub struct RunArgs {
     /// Model endpoint and agent settings (`--model-url`, `--model`, …; the API key only
     /// from `ARGUS_MODEL_API_KEY`).
     #[command(flatten)]
-    model: argus_worker::agent::ModelConfig,
+    model: argus_worker::model::ModelConfig,
     /// URL to open first.
     #[arg(long)]
     url: Option<String>,
@@ -100,7 +100,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("{}: {} ({})", e.field, e.message, e.hint);
     }
     let staging = args.out.join("staging");
-    let agent = argus_worker::agent::AgentEnv::load(&args.model).map_err(|e| anyhow::anyhow!(e))?;
+    let agent = argus_worker::model::AgentEnv::load(&args.model).map_err(|e| anyhow::anyhow!(e))?;
     let run = argus_worker::local::run_local(&args.browser, &args.drivers, &agent, spec, &staging);
     let detail = tokio::select! {
         d = run => d.map_err(|e| anyhow::anyhow!(e))?,

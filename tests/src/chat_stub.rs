@@ -114,8 +114,8 @@ impl ChatStub {
 
 /// The agent settings of a worker whose configuration lists the endpoint `spec` names
 /// (`model.base_url`): a job may only pick among the worker's endpoints.
-pub fn agent_env_for(spec: &argus_protocol::JobSpec) -> argus_worker::agent::AgentEnv {
-    let mut env = argus_worker::agent::AgentEnv::default();
+pub fn agent_env_for(spec: &argus_protocol::JobSpec) -> argus_worker::model::AgentEnv {
+    let mut env = argus_worker::model::AgentEnv::default();
     env.config.endpoints = spec
         .model
         .iter()

@@ -90,7 +90,7 @@ pub struct FarmOptions {
     /// The worker's driver settings (desktop `launch`, Android `serial`, …).
     pub drivers: DriverConfig,
     /// The worker's model settings and secret source.
-    pub model: argus_worker::agent::ModelConfig,
+    pub model: argus_worker::model::ModelConfig,
     /// The worker's `--allow-hosts` (comma-separated): tests allow exactly their app's
     /// `127.0.0.1:<port>` ([`FarmOptions::allowing`]). Default: none.
     pub allow_hosts: String,

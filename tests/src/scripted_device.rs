@@ -233,10 +233,10 @@ pub async fn run_scripted_with(
     spec: argus_protocol::JobSpec,
     dev: &mut ScriptedDevice,
     cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    agent: argus_worker::agent::AgentEnv,
+    agent: argus_worker::model::AgentEnv,
 ) -> argus_protocol::RunDetail {
     let dir = std::env::temp_dir().join(format!("argus-scripted-{}", uuid::Uuid::new_v4()));
-    let sink = std::sync::Arc::new(argus_worker::events::MemorySink::default());
+    let sink = std::sync::Arc::new(argus_worker::run::events::MemorySink::default());
     let input = argus_worker::executor::RunInput {
         run_id: uuid::Uuid::new_v4(),
         attempt_id: uuid::Uuid::new_v4(),

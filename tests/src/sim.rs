@@ -11,7 +11,7 @@ use argus_protocol::subjects::Subjects;
 use argus_protocol::{
     Assignment, DeviceInfo, EventBody, Heartbeat, HeartbeatReply, LeaseRef, Platform, RunStatus,
 };
-use argus_worker::events::{Emitter, EventSink, NatsSink};
+use argus_worker::run::events::{Emitter, EventSink, NatsSink};
 use async_nats::jetstream::{self, consumer::pull};
 use futures::StreamExt;
 use serde_json::Value;

@@ -11,10 +11,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use argus_protocol::script::{Condition, ScriptStep, Step};
-use argus_protocol::{ActionRecord, ActionTimings, Disposition, EventBody, RunStatus};
+use argus_protocol::{ActionTimings, EventBody, RunStatus};
 use chrono::Utc;
 
-use crate::executor::{ms, Exec, StepFail};
+use crate::agent::state::AgentState;
+use crate::run::exec::Exec;
+use crate::run::outcome::{ms, StepFail};
+use crate::run::record::{Record, RecordKind};
 
 /// One block being walked: its steps, the next one, the text its steps carry in front, and
 /// for a `repeat` which iteration this is.
@@ -48,7 +51,7 @@ fn iteration(outer: &str, done: u32, times: u32) -> String {
 
 /// Runs `steps` (a plan's top level) to a status; stops at the first failing step.
 pub(crate) async fn run_steps(
-    exec: &mut Exec<'_>,
+    exec: &mut Exec<'_, AgentState>,
     steps: &[(String, Step)],
     cancel: &AtomicBool,
 ) -> (RunStatus, Option<String>) {
@@ -126,7 +129,7 @@ pub(crate) async fn run_steps(
     (RunStatus::Succeeded, None)
 }
 
-impl Exec<'_> {
+impl Exec<'_, AgentState> {
     /// An `if` block's check as one step with one `if` action: observes the screen (after
     /// the popup policy), screenshots it, and answers whether the condition holds.
     async fn condition(
@@ -135,11 +138,11 @@ impl Exec<'_> {
         cond: &Condition,
         has_else: bool,
     ) -> Result<bool, StepFail> {
-        let i = self.begin_step(text).await?;
+        let i = self.rec.begin_step(text).await?;
         let start = Instant::now();
         let res = self.check(i, cond, has_else).await;
         let err = res.as_ref().err().map(StepFail::message);
-        self.end_step(i, err, start).await;
+        self.rec.end_step(i, err, start).await;
         res.map_err(|e| e.context(&format!("step {} ({text})", i + 1)))
     }
 
@@ -151,11 +154,11 @@ impl Exec<'_> {
     ) -> Result<bool, StepFail> {
         let mut idx = 0;
         let start = Instant::now();
-        let mut obs = self.observe().await;
+        let mut obs = self.ctx.observe().await;
         if let Ok(o) = &obs {
             if self.popup_pass(index, o).await? {
                 idx = 1;
-                obs = self.observe().await;
+                obs = self.ctx.observe().await;
             }
         }
         let obs = obs.map_err(|e| StepFail::Infra(format!("cannot observe the screen: {e}")))?;
@@ -164,8 +167,8 @@ impl Exec<'_> {
             ..Default::default()
         };
         let started_at = Utc::now();
-        let mask = self.mask_for(&obs);
-        let before_key = self.shot(index, idx, "before", &mask, &mut t).await;
+        let mask = self.ctx.mask_for(&obs);
+        let before_key = self.ctx.shot(index, idx, "before", &mask, &mut t).await;
         let shown = obs.contains_text(&cond.text);
         let holds = cond.holds(shown);
         let branch = match (holds, has_else) {
@@ -177,24 +180,15 @@ impl Exec<'_> {
             "{cond}: {} → {branch}",
             if shown { "shown" } else { "not shown" }
         );
-        let mut rec = ActionRecord::new(
-            index,
-            idx,
-            "if",
-            detail,
-            true,
-            None,
-            Disposition::NotDelivered,
-            started_at,
-        );
         // The check changes nothing: the screen after it is the one it read.
-        rec.after_key = before_key.clone();
-        rec.before_key = before_key;
-        rec.timings = t;
-        rec.observation = Some(obs.serial);
-        rec.perception = crate::perceive::note(&obs);
-        tracing::info!(run_id = %self.run_id, step = index, holds, "if condition checked");
-        self.em
+        let rec = Record::new(index, idx, RecordKind::If, detail, started_at)
+            .shots(before_key.clone(), before_key)
+            .timings(t)
+            .on(Some(&obs))
+            .done();
+        tracing::info!(run_id = %self.ctx.run_id, step = index, holds, "if condition checked");
+        self.rec
+            .em
             .emit(EventBody::ActionFinished(Box::new(rec)))
             .await
             .map_err(StepFail::Infra)?;

@@ -1,7 +1,7 @@
 //! The checks that read one element's state or count what the screen shows, on one
 //! observation: `assert "X" is [not] checked`, `assert "X" has value "v"` / `is empty` and
 //! `assert screen contains "X" N times`. Pure: the caller resolves the target (waiting for it
-//! as for any target, [`crate::aim`]) and hands over the element it found.
+//! as for any target, [`crate::run::aim`]) and hands over the element it found.
 //!
 //! - **Checked**: the element's checked state as the platform reports it (a checkbox, switch or
 //!   radio button); an element with no such state fails, naming it.

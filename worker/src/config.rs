@@ -317,7 +317,7 @@ pub struct WorkerConfig {
     pub drivers: DriverConfig,
     /// Model endpoint, agent limits and secret source (`llm` / `vlm` jobs, `ai:` lines).
     #[command(flatten)]
-    pub model: crate::agent::ModelConfig,
+    pub model: crate::model::ModelConfig,
     #[command(flatten)]
     pub s3: S3Settings,
 }

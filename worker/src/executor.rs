@@ -1,31 +1,30 @@
-//! Runs one script-mode job on one device: the run lifecycle (start → steps → teardown →
-//! finish) and, per step, one action: screenshot before → observe → resolve target → act →
-//! observe again to verify → screenshot after → `action_finished` event.
+//! Runs one job on one device: the run lifecycle (start → steps → verdict → teardown →
+//! finish). The steps are walked by [`crate::blocks`] over the run engine
+//! ([`crate::run`]: one step as one action, observe → act → verify → record); `llm` /
+//! `vlm` tasks go to the agent ([`crate::agent`]); the verdict is [`crate::verdict`]'s.
 //!
 //! Verdicts: a step that fails on the app's side (assertion false, target missing or
 //! ambiguous, checkbox did not change) ends the run `failed`; a device or storage failure
 //! ends it `errored`; `timeout_s` ends it `timed_out`; a cancel flag ends it `cancelled` at
 //! the next step boundary. Teardown ([`Device::end`]) always runs.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use argus_perception::{Element, Observation, Source};
 use argus_protocol::script::{Script, Step};
-use argus_protocol::{
-    Action, ActionRecord, ActionTimings, Disposition, EventBody, JobSpec, Mode, RunStatus,
-    TargetedElement,
-};
-use chrono::Utc;
+use argus_protocol::{Action, EventBody, JobSpec, Mode, RunStatus};
 use uuid::Uuid;
 
-use crate::agent::mask;
-use crate::agent::{AgentEnv, ModelClient};
+use crate::agent::expect::initial;
+use crate::agent::state::AgentState;
 use crate::device::prelude::*;
-use crate::device::{ActError, Shot};
-use crate::events::{Emitter, EventSink};
+use crate::model::AgentEnv;
 use crate::perceive::{Perceiver, PixelChannel};
+use crate::run::ctx::RunCtx;
+use crate::run::events::{Emitter, EventSink};
+use crate::run::exec::Exec;
+use crate::run::recorder::Recorder;
 use crate::uploads::{Limits, Uploads};
 use argus_infra::ArtifactStore;
 
@@ -47,316 +46,6 @@ pub struct RunInput {
     /// The stored replay script the assignment carried (learned replay; `llm` / `vlm` jobs
     /// that read the cache), replayed before any model call.
     pub replay: Option<String>,
-}
-
-/// How a step went wrong.
-pub(crate) enum StepFail {
-    /// The app did not do what the job expects: the run fails.
-    Verdict(String),
-    /// Argus could not do its part: the run errors.
-    Infra(String),
-    /// The run was cancelled (seen at an action boundary or during a model call).
-    Cancelled,
-}
-
-impl StepFail {
-    /// The message for a person.
-    pub(crate) fn message(&self) -> String {
-        match self {
-            StepFail::Verdict(m) | StepFail::Infra(m) => m.clone(),
-            StepFail::Cancelled => "cancelled".into(),
-        }
-    }
-
-    /// The same failure with `where_` in front of its message.
-    pub(crate) fn context(self, where_: &str) -> StepFail {
-        match self {
-            StepFail::Verdict(m) => StepFail::Verdict(format!("{where_}: {m}")),
-            StepFail::Infra(m) => StepFail::Infra(format!("{where_}: {m}")),
-            StepFail::Cancelled => StepFail::Cancelled,
-        }
-    }
-}
-
-/// Resolves when `flag` is set (polled every 50 ms): race it against a long call.
-pub(crate) async fn cancelled(flag: &AtomicBool) {
-    while !flag.load(Ordering::Relaxed) {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-pub(crate) struct Outcome {
-    pub(crate) target: Option<TargetedElement>,
-    pub(crate) ok: bool,
-    pub(crate) error: Option<String>,
-    pub(crate) disposition: Disposition,
-    pub(crate) infra: bool,
-    /// The kind of device error the action met (`None`: none, or Argus refused it first —
-    /// stale, unresolved target).
-    pub(crate) device_error: Option<crate::device::ActErrorKind>,
-    pub(crate) detail: String,
-}
-
-impl Outcome {
-    pub(crate) fn new(detail: String) -> Outcome {
-        Outcome {
-            target: None,
-            ok: true,
-            error: None,
-            disposition: Disposition::NotDelivered,
-            infra: false,
-            device_error: None,
-            detail,
-        }
-    }
-    pub(crate) fn fail(mut self, msg: String) -> Outcome {
-        self.ok = false;
-        self.error = Some(msg);
-        self
-    }
-    pub(crate) fn act_error(mut self, e: ActError) -> Outcome {
-        self.disposition = e.disposition;
-        self.device_error = Some(e.kind);
-        self.fail(e.message)
-    }
-}
-
-pub(crate) fn ms(since: Instant) -> f64 {
-    since.elapsed().as_secs_f64() * 1000.0
-}
-
-pub(crate) fn targeted(e: &Element) -> TargetedElement {
-    TargetedElement {
-        id: e.id.clone(),
-        role: e.role.as_str().to_string(),
-        name: e.labels().next().unwrap_or_default().to_string(),
-        bbox_px: e.bbox_px.to_array(),
-        source: Some(
-            match e.source {
-                Source::Tree => "tree",
-                Source::Ocr => "ocr",
-                Source::Vision => "vision",
-            }
-            .to_string(),
-        ),
-        confidence: e.confidence,
-    }
-}
-
-pub(crate) struct Exec<'a> {
-    pub(crate) dev: &'a mut dyn Device,
-    /// The run's screenshot upload queue.
-    pub(crate) uploads: &'a mut Uploads,
-    pub(crate) em: Emitter,
-    pub(crate) run_id: Uuid,
-    pub(crate) serial: u64,
-    /// The job.
-    pub(crate) spec: &'a JobSpec,
-    /// Worker agent settings and secrets.
-    pub(crate) agent: &'a AgentEnv,
-    /// The job's model client, made on first use.
-    pub(crate) model: Option<ModelClient>,
-    /// Next step index.
-    pub(crate) next_step: u32,
-    /// Actions taken so far (counted against `max_steps` in model modes).
-    pub(crate) actions_taken: u32,
-    /// Set when the run is cancelled; polled at action boundaries and during model calls.
-    pub(crate) cancel: Arc<AtomicBool>,
-    /// The run's perception stage (every observation goes through it).
-    pub(crate) perceiver: Perceiver,
-    /// The stored script still to replay (taken by the first model task).
-    pub(crate) replay: Option<String>,
-    /// What the replay did before it handed over, for the planner.
-    pub(crate) replay_note: Option<String>,
-    /// The script this run leaves for the next (when its job writes the cache).
-    pub(crate) learned: crate::agent::learn::Learned,
-    /// The run's expectations (see [`crate::verdict`]).
-    pub(crate) expected: Vec<crate::verdict::Expected>,
-    /// Checkable clauses of the instruction nobody has turned into a check yet.
-    pub(crate) unmapped: Vec<String>,
-    /// The model's last claim that the job (or its last step) is done.
-    pub(crate) claim: Option<String>,
-    /// Check steps the planner added that did not hold (`plan[i]: why`): they cap the
-    /// verdict at `unverified` (see `verdict::Exec::with_planner_checks`).
-    pub(crate) planner_checks_failed: Vec<String>,
-    /// How many expectations the last `expectations` event carried.
-    pub(crate) expectations_sent: usize,
-    /// The observation the last recorded script-line action ran on.
-    pub(crate) last_observation: Option<u64>,
-    /// Texts this run's delivered typings entered (a re-plan does not type them again).
-    pub(crate) typed: Vec<String>,
-    /// The source a script-line action's record carries (`model` while a model's planned
-    /// step runs as a step-language line; none for the job's own script).
-    pub(crate) line_source: Option<argus_protocol::ActionSource>,
-    /// The screen the first plan was made on: early stop asks what held there, a "does not
-    /// contain" expectation and the judge's evidence are judged against its texts (see
-    /// [`crate::verdict`]).
-    pub(crate) start_obs: Option<Observation>,
-    /// Whether a model-chosen action of this run went back or opened a page.
-    pub(crate) left_the_screen: bool,
-    /// Whether the last plan's shaping dropped an acting step (see `agent::run`).
-    pub(crate) plan_dropped_acting: bool,
-}
-
-impl Exec<'_> {
-    pub(crate) async fn observe(&mut self) -> Result<Observation, String> {
-        self.serial += 1;
-        self.perceiver
-            .observe(&mut *self.dev, self.serial)
-            .await
-            .map_err(|e| e.to_string())
-    }
-
-    /// Screenshot for the record, handed to the run's upload queue (which masks `mask`,
-    /// boxes to blank in device px, before anything is stored); returns the frame's key, or
-    /// `None` (logged) when the screen could not be captured. The upload itself runs in the
-    /// background: `upload_ms` counts only the wait for room in the queue.
-    pub(crate) async fn shot(
-        &mut self,
-        step: u32,
-        action: u32,
-        phase: &str,
-        mask: &[argus_perception::Rect],
-        t: &mut ActionTimings,
-    ) -> Option<String> {
-        let start = Instant::now();
-        // A frame with boxes to blank is taken as the device-px PNG: the masks are in its
-        // pixels, not in a driver's scaled JPEG.
-        let limits = Limits::default();
-        let shot = if mask.is_empty() {
-            self.dev
-                .record_shot(limits.max_side_px, limits.jpeg_quality)
-                .await
-        } else {
-            self.dev.screenshot().await.map(Shot::Png)
-        };
-        t.screenshot_ms += ms(start);
-        let shot = match shot {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::warn!(run_id = %self.run_id, step, action, phase, error = %e, "screenshot failed");
-                return None;
-            }
-        };
-        let start = Instant::now();
-        let res = self.uploads.submit(shot, mask).await;
-        t.upload_ms += ms(start);
-        match res {
-            Ok(key) => Some(key),
-            Err(e) => {
-                tracing::error!(run_id = %self.run_id, step, action, phase, error = %e, "screenshot not queued");
-                None
-            }
-        }
-    }
-
-    /// Boxes to blank in a screenshot of `obs`.
-    pub(crate) fn mask_for(&self, obs: &Observation) -> Vec<argus_perception::Rect> {
-        mask::boxes(obs, &self.agent.secrets)
-    }
-
-    pub(crate) async fn run_step(&mut self, index: u32, action: &Action) -> Result<(), StepFail> {
-        self.run_step_picked(index, 0, action, |_| Some(action.clone()))
-            .await
-            .map(|_| ())
-    }
-
-    /// [`Self::run_step`] for an action chosen on the step's own fresh observation (an
-    /// element id is valid for that observation only): `pick` gets it and answers the
-    /// action, or `None` when there is nothing to do (then nothing is recorded and the
-    /// answer is `Ok(None)`). `shown` describes the action where the screen could not be
-    /// observed. `first` is the action's index within the step (a popup dismissed first
-    /// takes it); the answer is the index the next action of the step takes.
-    pub(crate) async fn run_step_picked(
-        &mut self,
-        index: u32,
-        first: u32,
-        shown: &Action,
-        pick: impl FnOnce(&Observation) -> Option<Action>,
-    ) -> Result<Option<u32>, StepFail> {
-        let mut idx = first;
-        let start = Instant::now();
-        let mut obs = self.observe().await;
-        let mut observe_ms = ms(start);
-        // The popup pass records its dismissal as the step's action 0.
-        if let (Ok(o), 0) = (&obs, first) {
-            if self.popup_pass(index, o).await? {
-                idx = 1;
-                let start = Instant::now();
-                obs = self.observe().await;
-                observe_ms = ms(start);
-            }
-        }
-        let action = match &obs {
-            Ok(o) => match pick(o) {
-                Some(a) => a,
-                None => return Ok(None),
-            },
-            Err(_) => shown.clone(),
-        };
-        let action = &action;
-        let started_at = Utc::now();
-        let mut t = ActionTimings {
-            perceive_ms: observe_ms,
-            ..Default::default()
-        };
-        let mut masks = obs.as_ref().map(|o| self.mask_for(o)).unwrap_or_default();
-        let before_key = self.shot(index, idx, "before", &masks, &mut t).await;
-        let (out, observation, perception, geometry) = match obs {
-            Ok(obs) => {
-                let acted = self.act(action, &obs, &mut t).await;
-                if let Some(after) = &acted.after {
-                    masks.extend(self.mask_for(after));
-                }
-                let (point, swipe) = acted.geometry();
-                let screen = obs.screen.device_size();
-                (
-                    acted.out,
-                    Some(obs.serial),
-                    crate::perceive::note(&obs),
-                    (point, swipe, Some([screen.0, screen.1])),
-                )
-            }
-            Err(e) => {
-                let mut o =
-                    Outcome::new(action.describe()).fail(format!("cannot observe the screen: {e}"));
-                o.infra = true;
-                (o, None, None, (None, None, None))
-            }
-        };
-        let after_key = self.shot(index, idx, "after", &masks, &mut t).await;
-        let mut rec = ActionRecord::new(
-            index,
-            idx,
-            action.kind().name(),
-            out.detail.clone(),
-            out.ok,
-            out.error.clone(),
-            out.disposition,
-            started_at,
-        );
-        rec.target = out.target.clone();
-        rec.before_key = before_key;
-        rec.after_key = after_key;
-        rec.timings = t;
-        rec.observation = observation;
-        self.last_observation = observation;
-        rec.perception = perception;
-        rec.source = self.line_source;
-        (rec.point_px, rec.swipe_px, rec.screen_px) = geometry;
-        tracing::info!(run_id = %self.run_id, step = index, kind = rec.kind, ok = rec.ok,
-            perceive_ms = t.perceive_ms, act_ms = t.act_ms, screenshot_ms = t.screenshot_ms,
-            upload_ms = t.upload_ms, "action finished");
-        self.em
-            .emit(EventBody::ActionFinished(Box::new(rec)))
-            .await
-            .map_err(StepFail::Infra)?;
-        match (out.ok, out.infra, out.error) {
-            (true, _, _) => Ok(Some(idx + 1)),
-            (false, true, e) => Err(StepFail::Infra(e.unwrap_or_default())),
-            (false, false, e) => Err(StepFail::Verdict(e.unwrap_or_default())),
-        }
-    }
 }
 
 /// The steps of a job: `open start_url` (if any) then the parsed script (its `repeat` / `if`
@@ -402,48 +91,35 @@ fn checked_plan(input: &RunInput) -> Result<Vec<(String, Step)>, String> {
     }
 }
 
-impl<'a> Exec<'a> {
-    /// A fresh run engine for `input` on `dev`: nothing acted yet, the job's expectations
-    /// (see [`crate::verdict::initial`]) not yet checked.
-    fn start(
-        dev: &'a mut dyn Device,
-        uploads: &'a mut Uploads,
-        em: Emitter,
-        input: &'a RunInput,
-        cancel: Arc<AtomicBool>,
-    ) -> Exec<'a> {
-        let (expected, unmapped) = crate::verdict::initial(&input.spec);
-        Exec {
+/// A fresh run engine for `input` on `dev`: nothing acted yet, the job's expectations
+/// (see [`crate::agent::expect::initial`]) not yet checked.
+fn start<'a>(
+    dev: &'a mut dyn Device,
+    uploads: &'a mut Uploads,
+    em: Emitter,
+    input: &'a RunInput,
+    cancel: Arc<AtomicBool>,
+) -> Exec<'a, AgentState> {
+    let (expected, unmapped) = initial(&input.spec);
+    let replay = input
+        .replay
+        .clone()
+        .filter(|_| input.spec.cache_mode().reads());
+    Exec {
+        ctx: RunCtx {
             dev,
             uploads,
-            em,
+            perceiver: Perceiver::new(input.pixel.clone()),
+            env: &input.agent,
+            spec: &input.spec,
             run_id: input.run_id,
             serial: 0,
-            spec: &input.spec,
-            agent: &input.agent,
-            model: None,
-            next_step: 0,
-            actions_taken: 0,
             cancel,
-            perceiver: Perceiver::new(input.pixel.clone()),
-            replay: input
-                .replay
-                .clone()
-                .filter(|_| input.spec.cache_mode().reads()),
-            replay_note: None,
-            learned: Default::default(),
-            expected,
-            unmapped,
-            claim: None,
-            planner_checks_failed: Vec::new(),
-            expectations_sent: 0,
-            last_observation: None,
-            typed: Vec::new(),
-            line_source: None,
             start_obs: None,
             left_the_screen: false,
-            plan_dropped_acting: false,
-        }
+        },
+        rec: Recorder::new(em, input.run_id),
+        st: AgentState::new(expected, unmapped, replay),
     }
 }
 
@@ -486,14 +162,15 @@ pub async fn execute(
                 None,
             ),
             Ok(()) => {
-                let mut exec = Exec::start(&mut *dev, &mut uploads, em, input, cancel.clone());
+                let mut exec = start(&mut *dev, &mut uploads, em, input, cancel.clone());
                 let limit = Duration::from_secs(input.spec.timeout_s);
                 let res = tokio::time::timeout(limit, exec.run_to_verdict(&steps, &cancel)).await;
                 learned = exec
+                    .st
                     .learned
-                    .script_with(&exec.expected)
+                    .script_with(&exec.st.expected)
                     .filter(|_| input.spec.mode != Mode::Script);
-                em = exec.em;
+                em = exec.rec.em;
                 match res {
                     Ok(r) => r,
                     Err(_) => (
@@ -560,7 +237,7 @@ fn with_uploads(
     }
 }
 
-impl Exec<'_> {
+impl Exec<'_, AgentState> {
     /// Reports the expectations known up front, runs the steps and, when they all passed,
     /// decides the verdict on the expectations.
     async fn run_to_verdict(
@@ -569,7 +246,7 @@ impl Exec<'_> {
         cancel: &AtomicBool,
     ) -> (RunStatus, Option<String>, Option<argus_protocol::Verdict>) {
         // Expectations the planner need not map are reported before anything runs.
-        if self.unmapped.is_empty() || self.spec.mode == Mode::Script {
+        if self.st.unmapped.is_empty() || self.ctx.spec.mode == Mode::Script {
             if let Err(e) = self.send_expectations().await {
                 return (RunStatus::Errored, Some(e.message()), None);
             }
@@ -581,46 +258,5 @@ impl Exec<'_> {
             }
             (s, e) => (s, e, None),
         }
-    }
-
-    /// Emits `step_started` for the next step index and returns it.
-    pub(crate) async fn begin_step(&mut self, text: &str) -> Result<u32, StepFail> {
-        let i = self.next_step;
-        self.next_step += 1;
-        self.em
-            .emit(EventBody::StepStarted {
-                step: i,
-                text: text.to_string(),
-            })
-            .await
-            .map_err(StepFail::Infra)?;
-        Ok(i)
-    }
-
-    /// Emits `step_finished` (best effort: the run's end event says what matters).
-    pub(crate) async fn end_step(&mut self, i: u32, error: Option<String>, start: Instant) {
-        let _ = self
-            .em
-            .emit(EventBody::StepFinished {
-                step: i,
-                ok: error.is_none(),
-                error,
-                duration_ms: ms(start),
-            })
-            .await;
-    }
-
-    /// One script line as one step with one action.
-    pub(crate) async fn script_step(
-        &mut self,
-        text: &str,
-        action: &Action,
-    ) -> Result<(), StepFail> {
-        let i = self.begin_step(text).await?;
-        let start = Instant::now();
-        let res = self.run_step(i, action).await;
-        let err = res.as_ref().err().map(StepFail::message);
-        self.end_step(i, err, start).await;
-        res.map_err(|e| e.context(&format!("step {} ({text})", i + 1)))
     }
 }

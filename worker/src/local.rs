@@ -17,8 +17,8 @@ use crate::device::prelude::*;
 use crate::device::web::browser::Browser;
 use crate::device::web::policy::HostRule;
 use crate::device::web::{Viewport, WebDevice};
-use crate::events::MemorySink;
 use crate::executor::{execute, RunInput};
+use crate::run::events::MemorySink;
 
 /// Runs `spec` on a fresh local device of `spec.platform`; returns the folded run detail.
 ///
@@ -26,7 +26,7 @@ use crate::executor::{execute, RunInput};
 pub async fn run_local(
     browser: &BrowserConfig,
     drivers: &DriverConfig,
-    agent: &crate::agent::AgentEnv,
+    agent: &crate::model::AgentEnv,
     spec: JobSpec,
     out_dir: &Path,
 ) -> Result<RunDetail, String> {
@@ -59,7 +59,7 @@ pub async fn run_local(
             },
         ))
     } else {
-        crate::device::open_device(spec.platform, drivers, &profile)
+        crate::slots::open_device(spec.platform, drivers, &profile)
             .await
             .map_err(|e| format!("{e:#}"))?
             .device
@@ -68,7 +68,7 @@ pub async fn run_local(
     let store = Arc::new(DirStore::new(out_dir.to_path_buf()));
     // A local run has no coordinator, so no team: it is the quickstart's `default`.
     let mut agent = agent.clone();
-    agent.secrets = Arc::new(agent.secrets.for_team(crate::agent::secrets::DEFAULT_TEAM));
+    agent.secrets = Arc::new(agent.secrets.for_team(crate::secrets::DEFAULT_TEAM));
     let input = RunInput {
         run_id,
         attempt_id: Uuid::new_v4(),

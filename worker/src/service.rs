@@ -21,8 +21,8 @@ use uuid::Uuid;
 
 use crate::config::WorkerConfig;
 use crate::device::prelude::*;
-use crate::events::{Emitter, EventSink, NatsSink};
 use crate::executor::{execute, RunInput};
+use crate::run::events::{Emitter, EventSink, NatsSink};
 
 type Slot = Arc<tokio::sync::Mutex<Box<dyn Device>>>;
 
@@ -73,7 +73,7 @@ struct Started {
     running: Running,
     store: Arc<dyn ArtifactStore>,
     sink: Arc<dyn EventSink>,
-    agent: crate::agent::AgentEnv,
+    agent: crate::model::AgentEnv,
     /// The pixel channel (OCR models loaded once, shared by the slots).
     pixel: crate::perceive::PixelChannel,
     consumer: pull::Stream,
@@ -93,14 +93,14 @@ async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
     let subjects = Subjects::new(&cfg.nats_prefix).map_err(|e| anyhow!(e))?;
     let mut slots: HashMap<String, Slot> = HashMap::new();
     let mut devices = Vec::new();
-    for (info, dev) in crate::device::open_devices(&cfg, &worker_id).await? {
+    for (info, dev) in crate::slots::open_devices(&cfg, &worker_id).await? {
         slots.insert(
             info.device_id.clone(),
             Arc::new(tokio::sync::Mutex::new(dev)),
         );
         devices.push(info);
     }
-    let agent = crate::agent::AgentEnv::load(&cfg.model)
+    let agent = crate::model::AgentEnv::load(&cfg.model)
         .map_err(|e| anyhow!(e))
         .context("secret source (ARGUS_SECRETS_FILE)")?;
     let pixel = crate::perceive::PixelChannel::load_async(&cfg.drivers).await;
@@ -279,7 +279,7 @@ fn accept(
     running: &Running,
     store: &Arc<dyn ArtifactStore>,
     sink: &Arc<dyn EventSink>,
-    agent: &crate::agent::AgentEnv,
+    agent: &crate::model::AgentEnv,
     pixel: &crate::perceive::PixelChannel,
 ) {
     let cancel = Arc::new(AtomicBool::new(false));

@@ -38,8 +38,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
-use crate::agent::mask::MASK_RGBA;
 use crate::device::Shot;
+use crate::secrets::mask::MASK_RGBA;
 
 /// How the queue stores a run's screenshots.
 #[derive(Debug, Clone, Copy)]

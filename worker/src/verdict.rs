@@ -10,19 +10,12 @@
 
 use std::time::{Duration, Instant};
 
-use argus_perception::Observation;
-use argus_protocol::{Action, EventBody, Expectation, ExpectationSource, Mode, RunStatus, Verdict};
+use argus_protocol::{Action, ExpectationSource, Mode, RunStatus, Verdict};
 
-use crate::executor::{Exec, StepFail};
-
-/// One expectation of the run with its check.
-#[derive(Debug, Clone)]
-pub(crate) struct Expected {
-    /// As reported.
-    pub(crate) exp: Expectation,
-    /// Its parsed check.
-    pub(crate) check: Action,
-}
+use crate::agent::expect::{quick_holds, screen_texts};
+use crate::agent::state::AgentState;
+use crate::run::exec::Exec;
+use crate::run::outcome::StepFail;
 
 /// What the end-of-run checks found, for [`decide`].
 #[derive(Debug, Default)]
@@ -179,136 +172,7 @@ pub(crate) fn judged_verdict(
     }
 }
 
-/// The distinct element texts of `obs` (labels of three or more characters, trimmed): what
-/// "the same app is still on the screen" is judged by.
-pub(crate) fn screen_texts(obs: &Observation) -> Vec<String> {
-    let mut out: Vec<String> = obs
-        .elements
-        .iter()
-        .flat_map(|e| e.labels().map(|l| l.trim().to_string()).collect::<Vec<_>>())
-        .filter(|l| l.chars().count() >= 3)
-        .collect();
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// The run's expectations known before it starts: the job's, then (in `llm` / `vlm` mode)
-/// the instruction's checkable clauses whose words say what to check. Returns them and the
-/// clauses only the planner can map (it sees the screen).
-pub(crate) fn initial(spec: &argus_protocol::JobSpec) -> (Vec<Expected>, Vec<String>) {
-    let mut out: Vec<Expected> = spec
-        .expectation_checks()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(line, check)| Expected {
-            exp: Expectation {
-                line,
-                source: ExpectationSource::Job,
-                clause: None,
-            },
-            check,
-        })
-        .collect();
-    let mut unmapped = Vec::new();
-    if spec.mode != Mode::Script {
-        let instruction = spec
-            .instruction_with_vars()
-            .unwrap_or_else(|_| spec.instruction.clone());
-        for c in crate::agent::clauses::checkable(&instruction) {
-            let mapped = from_clause(&c.text, &c.checks);
-            if mapped.is_empty() {
-                unmapped.push(c.text);
-            }
-            out.extend(mapped);
-        }
-        out.extend(effects_of(&instruction, &out));
-    }
-    (out, unmapped)
-}
-
-/// The end states the instruction's action clauses name (see `agent::effects`), as
-/// expectations of source `effect`, leaving out any line already expected.
-fn effects_of(instruction: &str, known: &[Expected]) -> Vec<Expected> {
-    effect_lines(crate::agent::effects::named(instruction), known)
-}
-
-/// Check lines of end states (see [`effects_of`]) as expectations of source `effect`,
-/// leaving out any line already expected and any that does not parse.
-pub(crate) fn effect_lines(lines: Vec<String>, known: &[Expected]) -> Vec<Expected> {
-    lines
-        .into_iter()
-        .filter(|line| !known.iter().any(|k| k.exp.line == *line))
-        .filter_map(|line| {
-            argus_protocol::expect::parse_expectation(&line)
-                .ok()
-                .map(|check| Expected {
-                    exp: Expectation {
-                        line,
-                        source: ExpectationSource::Effect,
-                        clause: None,
-                    },
-                    check,
-                })
-        })
-        .collect()
-}
-
-/// The parseable check lines of one clause as expectations.
-pub(crate) fn from_clause(clause: &str, lines: &[String]) -> Vec<Expected> {
-    lines
-        .iter()
-        .filter_map(|l| {
-            argus_protocol::expect::parse_expectation(l)
-                .ok()
-                .map(|check| Expected {
-                    exp: Expectation {
-                        line: l.clone(),
-                        source: ExpectationSource::Instruction,
-                        clause: Some(clause.to_string()),
-                    },
-                    check,
-                })
-        })
-        .collect()
-}
-
-/// Whether `check` holds on `obs`, where that can be said from the text alone (`None`:
-/// it needs the target resolver; the check's own step says).
-fn quick_holds(check: &Action, obs: &Observation) -> Option<bool> {
-    match check {
-        Action::AssertContains { text } | Action::WaitFor { text, .. } => {
-            Some(obs.contains_text(text))
-        }
-        Action::AssertNotContains { text } => Some(!obs.contains_text(text)),
-        _ => None,
-    }
-}
-
-impl Exec<'_> {
-    /// Adds expectations not already in the run's list (by line).
-    pub(crate) fn add_expected(&mut self, found: Vec<Expected>) {
-        for e in found {
-            if !self.expected.iter().any(|x| x.exp.line == e.exp.line) {
-                self.expected.push(e);
-            }
-        }
-    }
-
-    /// Reports the run's expectations (again, when the planner added some: the later list
-    /// replaces the earlier).
-    pub(crate) async fn send_expectations(&mut self) -> Result<(), StepFail> {
-        let items: Vec<Expectation> = self.expected.iter().map(|e| e.exp.clone()).collect();
-        if items.is_empty() || self.expectations_sent == items.len() {
-            return Ok(());
-        }
-        self.expectations_sent = items.len();
-        self.em
-            .emit(EventBody::Expectations { items })
-            .await
-            .map_err(StepFail::Infra)
-    }
-
+impl Exec<'_, AgentState> {
     /// Checks every expectation on fresh observations and decides the verdict of a run whose
     /// steps all passed.
     pub(crate) async fn verdict(&mut self) -> (RunStatus, Option<String>, Verdict) {
@@ -316,25 +180,25 @@ impl Exec<'_> {
             return (RunStatus::Errored, Some(e.message()), Verdict::default());
         }
         let mut checked = Checked::default();
-        if !self.expected.is_empty() {
+        if !self.st.expected.is_empty() {
             self.settle().await;
         }
-        let expected = self.expected.clone();
+        let expected = self.st.expected.clone();
         for (k, e) in expected.iter().enumerate() {
             let text = format!("expectation {}/{}: {}", k + 1, expected.len(), e.exp.line);
-            let step = self.next_step;
+            let step = self.rec.next_step;
             match self.script_step(&text, &e.check).await {
                 Ok(()) => {
                     checked
                         .held
-                        .push((e.exp.line.clone(), step, 0, self.last_observation));
+                        .push((e.exp.line.clone(), step, 0, self.rec.last_observation));
                     if e.exp.source == ExpectationSource::Effect {
                         checked.held_effects += 1;
                     }
                 }
                 Err(StepFail::Verdict(why)) => {
                     checked.failed =
-                        Some((e.exp.line.clone(), why, step, 0, self.last_observation));
+                        Some((e.exp.line.clone(), why, step, 0, self.rec.last_observation));
                     break;
                 }
                 Err(StepFail::Infra(m)) => {
@@ -352,28 +216,34 @@ impl Exec<'_> {
         if checked.failed.is_none() {
             checked.failed = self.negatives_without_the_app().await;
         }
-        let unmapped = self.unmapped.clone();
-        let decided = decide(self.spec.mode, &checked, &unmapped, self.claim.clone());
+        let unmapped = self.st.unmapped.clone();
+        let decided = decide(
+            self.ctx.spec.mode,
+            &checked,
+            &unmapped,
+            self.st.claim.clone(),
+        );
         let decided = self.with_planner_checks(self.with_named_presses(decided));
         if decided.0 != RunStatus::Unverified
-            || self.spec.mode == Mode::Script
-            || !self.agent.config.judge
+            || self.ctx.spec.mode == Mode::Script
+            || !self.ctx.env.config.judge
         {
             return decided;
         }
         let task = self
+            .ctx
             .spec
             .instruction_with_vars()
-            .unwrap_or_else(|_| self.spec.instruction.clone());
+            .unwrap_or_else(|_| self.ctx.spec.instruction.clone());
         let judged = self.judge(&task).await;
-        if self.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        if self.ctx.cancel.load(std::sync::atomic::Ordering::Relaxed) {
             return (
                 RunStatus::Cancelled,
                 Some("cancelled while the judge looked at the run".into()),
                 decided.2,
             );
         }
-        judged_verdict(decided, judged.as_ref(), self.last_observation)
+        judged_verdict(decided, judged.as_ref(), self.rec.last_observation)
     }
 
     /// A run that would end `succeeded` while a check step the planner added did not hold
@@ -385,7 +255,7 @@ impl Exec<'_> {
         decided: (RunStatus, Option<String>, Verdict),
     ) -> (RunStatus, Option<String>, Verdict) {
         let (status, error, mut v) = decided;
-        match self.planner_checks_failed.first() {
+        match self.st.planner_checks_failed.first() {
             Some(why) if status == RunStatus::Succeeded => {
                 let basis = format!(
                     "{}, but a check step the planner added did not hold: {why}",
@@ -406,20 +276,21 @@ impl Exec<'_> {
     ) -> (RunStatus, Option<String>, Verdict) {
         let (status, error, mut v) = decided;
         let (Some(start), true) = (
-            self.start_obs.as_ref(),
-            status == RunStatus::Succeeded && self.spec.mode != Mode::Script,
+            self.ctx.start_obs.as_ref(),
+            status == RunStatus::Succeeded && self.ctx.spec.mode != Mode::Script,
         ) else {
             return (status, error, v);
         };
         let task = self
+            .ctx
             .spec
             .instruction_with_vars()
-            .unwrap_or_else(|_| self.spec.instruction.clone());
+            .unwrap_or_else(|_| self.ctx.spec.instruction.clone());
         // "hold off on clicking Login" names a control the run must NOT press.
         let forbidden = crate::agent::plan_typed::forbidden_presses(&task);
         let mut named = crate::agent::presses::named(&task, start);
         named.retain(|n| !forbidden.contains(&n.to_lowercase()));
-        let (tapped, entered) = self.em.presses();
+        let (tapped, entered) = self.rec.em.presses();
         match crate::agent::presses::missed(&named, tapped, entered) {
             Some(m) => {
                 let basis = format!(
@@ -443,6 +314,7 @@ impl Exec<'_> {
         &mut self,
     ) -> Option<(String, String, u32, u32, Option<u64>)> {
         let negatives: Vec<(String, String)> = self
+            .st
             .expected
             .iter()
             .filter_map(|e| match &e.check {
@@ -451,14 +323,15 @@ impl Exec<'_> {
             })
             .collect();
         let start = self
+            .ctx
             .start_obs
             .as_ref()
             .map(screen_texts)
             .unwrap_or_default();
-        if negatives.is_empty() || start.is_empty() || !self.left_the_screen {
+        if negatives.is_empty() || start.is_empty() || !self.ctx.left_the_screen {
             return None;
         }
-        let obs = self.observe().await.ok()?;
+        let obs = self.ctx.observe().await.ok()?;
         let now = screen_texts(&obs);
         for (line, text) in negatives {
             let anchored = start
@@ -468,7 +341,7 @@ impl Exec<'_> {
                 return Some((
                     line,
                     "it held only on a screen that shows none of the texts the run started on (the app is no longer on the screen)".into(),
-                    self.next_step.saturating_sub(1),
+                    self.rec.next_step.saturating_sub(1),
                     0,
                     Some(obs.serial),
                 ));
@@ -477,60 +350,17 @@ impl Exec<'_> {
         None
     }
 
-    /// Whether a natural-language run whose step got stuck may stop instead of re-planning:
-    /// it has expectations, nothing left unmapped, every expectation is a text check that
-    /// was false on the screen the first plan saw and holds on a fresh observation, neither
-    /// the step done before (`last`, "" for none) nor the stuck step (`rest[0]`) types text
-    /// or is a free step (a typed but unsubmitted field can make a text check true early),
-    /// and no acting step is left after the stuck one (what is left of the job is the job's).
-    pub(crate) async fn expectations_hold_now(&mut self, last: &str, rest: &[String]) -> bool {
-        let types = |s: &str| {
-            matches!(
-                crate::agent::plan_fix::as_script_line(s),
-                Some(Action::Type { .. }) | None
-            )
-        };
-        let acts = |s: &String| {
-            crate::agent::plan_fix::as_script_line(s).is_none_or(|a| !a.kind().checks())
-        };
-        if self.expected.is_empty()
-            || !self.unmapped.is_empty()
-            || (!last.is_empty() && types(last))
-            || rest.first().is_some_and(|s| types(s))
-            || rest.iter().skip(1).any(acts)
-        {
-            return false;
-        }
-        // Every expectation must have been false on the screen the run started on: one
-        // that held before any action says nothing about what the run did.
-        let Some(start) = self.start_obs.as_ref() else {
-            return false;
-        };
-        if !self
-            .expected
-            .iter()
-            .all(|e| quick_holds(&e.check, start) == Some(false))
-        {
-            return false;
-        }
-        let Ok(obs) = self.observe().await else {
-            return false;
-        };
-        self.expected
-            .iter()
-            .all(|e| quick_holds(&e.check, &obs) == Some(true))
-    }
-
     /// Waits (at most the job's auto-wait) until every text expectation holds on one
     /// observation: the last action's effect may still be rendering.
     async fn settle(&mut self) {
-        let limit = Duration::from_millis(self.spec.auto_wait_ms.unwrap_or(5_000).min(10_000));
+        let limit = Duration::from_millis(self.ctx.spec.auto_wait_ms.unwrap_or(5_000).min(10_000));
         let start = Instant::now();
         loop {
-            let Ok(obs) = self.observe().await else {
+            let Ok(obs) = self.ctx.observe().await else {
                 return;
             };
             let all = self
+                .st
                 .expected
                 .iter()
                 .all(|e| quick_holds(&e.check, &obs).unwrap_or(true));

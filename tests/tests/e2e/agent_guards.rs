@@ -15,7 +15,7 @@ use argus_perception::{Rect, Role};
 use argus_protocol::{JobSpec, Mode, ModelOverride, Platform, RunDetail, RunStatus};
 use argus_tests::chat_stub::{plan, ChatStub, Reply};
 use argus_tests::scripted_device::{run_scripted, run_scripted_with, Item, ScriptedDevice, Sent};
-use argus_worker::agent::AgentEnv;
+use argus_worker::model::AgentEnv;
 use serde_json::json;
 
 /// A form whose Save button never does anything; typing changes the Name field's value.

@@ -190,7 +190,7 @@ async fn android_job_sends_exact_adb_commands() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn android_device_selection_never_guesses() {
-    use argus_worker::device::open_device;
+    use argus_worker::slots::open_device;
     let peer = AdbPeer::start(&["emulator-5554", "R58M123ABC"], false, phone()).await;
     let dir = std::env::temp_dir();
     let two = DriverConfig {
@@ -255,7 +255,7 @@ async fn android_device_selection_never_guesses() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn android_against_real_adb_server_with_no_phone() {
     use argus_worker::device::android::adb::{ensure_server, list_devices};
-    use argus_worker::device::open_device;
+    use argus_worker::slots::open_device;
     let adb = std::process::Command::new("adb").arg("version").output();
     if !require(
         "adb",

@@ -132,7 +132,7 @@ async fn harmony_job_sends_exact_hdc_commands() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn harmony_target_selection_never_guesses() {
-    use argus_worker::device::open_device;
+    use argus_worker::slots::open_device;
     let dir = std::env::temp_dir().join(format!("argus-hdc-{}", uuid::Uuid::new_v4().simple()));
     let two = stub(&dir.join("two"), &[KEY, "127.0.0.1:5555"]);
     let cfg = DriverConfig {

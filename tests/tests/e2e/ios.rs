@@ -124,7 +124,7 @@ async fn ios_landscape_job_acts_in_points() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ios_unsupported_key_fails_closed() {
-    use argus_worker::device::open_device;
+    use argus_worker::slots::open_device;
     let wda = peer().await;
     let cfg = DriverConfig {
         wda_url: wda.url.clone(),

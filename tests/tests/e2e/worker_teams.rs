@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use argus_protocol::EventBody;
 use argus_tests::procs::argus_bin;
 use argus_tests::{authed_client, Farm};
-use argus_worker::events::{Emitter, NatsSink};
+use argus_worker::run::events::{Emitter, NatsSink};
 use serde_json::{json, Value};
 use uuid::Uuid;
 

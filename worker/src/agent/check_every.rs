@@ -17,7 +17,9 @@
 use argus_perception::{Element, Observation, Role, Tri};
 use argus_protocol::{Action, Aim};
 
-use crate::executor::{Exec, StepFail};
+use super::state::AgentState;
+use crate::run::exec::Exec;
+use crate::run::outcome::StepFail;
 
 /// The planned line that ticks every toggle.
 pub const CHECK_EVERY: &str = "check every item";
@@ -61,7 +63,7 @@ pub fn wrong_count(obs: &Observation, want: bool) -> usize {
     obs.elements.iter().filter(|e| is_wrong(e, want)).count()
 }
 
-impl Exec<'_> {
+impl Exec<'_, AgentState> {
     /// Puts every toggle on the screen into state `want` (see the module docs); returns how
     /// many it set. Each set is an action of the run (its step budget counts it); `action`
     /// is the step's next action index, kept up to date (the model may take the step over).
@@ -77,19 +79,19 @@ impl Exec<'_> {
         };
         let mut before: Option<(usize, String)> = None;
         for set in 0..MAX_TOGGLES {
-            if self.actions_taken >= self.spec.max_steps {
+            if self.st.actions_taken >= self.ctx.spec.max_steps {
                 return Err(StepFail::Verdict(format!(
                     "the step budget is spent: max_steps = {} actions",
-                    self.spec.max_steps
+                    self.ctx.spec.max_steps
                 )));
             }
-            if self.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            if self.ctx.cancel.load(std::sync::atomic::Ordering::Relaxed) {
                 return Err(StepFail::Cancelled);
             }
             let mut seen: Option<(usize, String)> = None;
             let stalled = before.clone();
             let mut stall: Option<String> = None;
-            self.line_source = Some(argus_protocol::ActionSource::Model);
+            self.rec.line_source = Some(argus_protocol::ActionSource::Model);
             let picked = self
                 .run_step_picked(step, *action, &shown, |obs| {
                     if set == 0 && !any_toggle(obs) {
@@ -117,7 +119,7 @@ impl Exec<'_> {
                     })
                 })
                 .await;
-            self.line_source = None;
+            self.rec.line_source = None;
             if let Some(why) = stall {
                 return Err(StepFail::Verdict(why));
             }
@@ -125,7 +127,7 @@ impl Exec<'_> {
                 Some(next) => *action = next,
                 None => return Ok(set),
             }
-            self.actions_taken += 1;
+            self.st.actions_taken += 1;
             before = seen;
         }
         Err(StepFail::Verdict(format!(

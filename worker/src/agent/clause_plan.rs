@@ -1107,7 +1107,7 @@ fn item_targets(
         return Err(clear_done(seg, cx));
     }
     let named = |items: &[(String, bool)]| {
-        positions::among_added(object, cx.before)
+        among_added(object, cx.before)
             .filter(|one| items.iter().any(|(n, _)| n == one))
             .or_else(|| positions::by_position(object, items))
             .map(|one| vec![one])
@@ -1164,6 +1164,25 @@ fn each_part(object: &str, items: &[(String, bool)]) -> Option<Vec<String>> {
         out.push(one);
     }
     Some(out)
+}
+
+/// The item a position names among those the clause before added ("add 'a' and 'b' —
+/// scratch the second one" speaks of b): `before` nearest first; `None` when that clause
+/// added fewer than two quoted items or `object` names no position.
+fn among_added(object: &str, before: &[&str]) -> Option<String> {
+    let prior = before.first()?;
+    let order = effects::order_of(prior)?;
+    if order.does != Does::Add {
+        return None;
+    }
+    let added: Vec<(String, bool)> = clauses::quoted(prior)
+        .into_iter()
+        .map(|q| (q, false))
+        .collect();
+    if added.len() < 2 {
+        return None;
+    }
+    positions::by_position(object, &added)
 }
 
 /// The items `text` names by quotes, by position, by words (each part of an "and" list one

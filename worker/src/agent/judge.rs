@@ -18,11 +18,14 @@
 
 use std::time::Instant;
 
-use argus_protocol::{ActionRecord, ActionSource, Disposition, ModelUsage};
+use argus_protocol::{ActionSource, Disposition, ModelUsage};
 use chrono::Utc;
 use serde_json::{json, Value};
 
-use crate::executor::{cancelled, ms, Exec};
+use super::state::AgentState;
+use crate::run::exec::Exec;
+use crate::run::outcome::{cancelled, ms};
+use crate::run::record::{Record, RecordKind};
 
 /// Fewest characters the judge's evidence must have ("a", "OK" prove nothing).
 pub const MIN_EVIDENCE_CHARS: usize = 3;
@@ -104,46 +107,47 @@ pub fn messages(task: &str, log: &[String], screen: &str) -> Vec<Value> {
     ]
 }
 
-impl Exec<'_> {
+impl Exec<'_, AgentState> {
     /// Asks the judge about `task` (a step of its own, `judge`, with a record of kind
     /// `judge` carrying the call's usage and the answer). `None` when there is no model, the
     /// run was cancelled, or the answer was unusable (the verdict then stays as it was).
     pub(crate) async fn judge(&mut self, task: &str) -> Option<Judgement> {
         self.client().ok()?;
-        let step = self.begin_step("judge").await.ok()?;
+        let step = self.rec.begin_step("judge").await.ok()?;
         let start = Instant::now();
         let started_at = Utc::now();
         let mut rec_timings = argus_protocol::ActionTimings::default();
         let s0 = Instant::now();
-        let obs = self.observe().await.ok();
+        let obs = self.ctx.observe().await.ok();
         rec_timings.perceive_ms = ms(s0);
         let screen = obs
             .as_ref()
             .map(|o| o.compact())
             .unwrap_or_else(|| "(the screen could not be observed)".into());
-        let msgs: Vec<Value> = messages(task, self.em.action_log(), &screen)
+        let msgs: Vec<Value> = messages(task, self.rec.em.action_log(), &screen)
             .into_iter()
             .map(|mut m| {
                 if let Some(c) = m["content"].as_str() {
-                    m["content"] = json!(self.agent.secrets.redact(c));
+                    m["content"] = json!(self.ctx.env.secrets.redact(c));
                 }
                 m
             })
             .collect();
         let mut usage = ModelUsage::default();
-        let cancel = self.cancel.clone();
-        let client = self.model.as_ref()?;
+        let cancel = self.ctx.cancel.clone();
+        let client = self.st.model.as_ref()?;
         let schema = schema();
         let res = tokio::select! {
             r = client.json(msgs, "judge", &schema, parse, JUDGE_MAX_TOKENS, &mut usage) => Some(r),
             _ = cancelled(&cancel) => None,
         };
         let before = self
+            .ctx
             .start_obs
             .as_ref()
-            .map(crate::verdict::screen_texts)
+            .map(crate::agent::expect::screen_texts)
             .unwrap_or_default();
-        let typed = self.typed.clone();
+        let typed = self.st.typed.clone();
         let shown = |t: &str| {
             let same = |l: &str| l.trim().to_lowercase() == t.to_lowercase();
             obs.as_ref()
@@ -159,7 +163,7 @@ impl Exec<'_> {
                 );
                 self.judge_record(step, detail, None, usage, &obs, rec_timings, started_at)
                     .await;
-                self.end_step(step, None, start).await;
+                self.rec.end_step(step, None, start).await;
                 return None;
             }
             Some(Ok(j)) => (Some(j), None),
@@ -181,7 +185,7 @@ impl Exec<'_> {
             started_at,
         )
         .await;
-        self.end_step(step, err, start).await;
+        self.rec.end_step(step, err, start).await;
         verdict
     }
 
@@ -197,22 +201,13 @@ impl Exec<'_> {
         timings: argus_protocol::ActionTimings,
         started_at: chrono::DateTime<Utc>,
     ) {
-        let mut rec = ActionRecord::new(
-            step,
-            0,
-            "judge",
-            detail,
-            err.is_none(),
-            err,
-            Disposition::NotDelivered,
-            started_at,
-        );
-        rec.usage = Some(usage);
-        rec.source = Some(ActionSource::Model);
-        rec.timings = timings;
-        rec.observation = obs.as_ref().map(|o| o.serial);
-        rec.perception = obs.as_ref().and_then(crate::perceive::note);
-        let _ = self.emit_action(rec).await;
+        let rec = Record::new(step, 0, RecordKind::Judge, detail, started_at)
+            .result(err, Disposition::NotDelivered)
+            .model(Some(usage), None, None)
+            .source(Some(ActionSource::Model))
+            .timings(timings)
+            .on(obs.as_ref());
+        let _ = self.rec.emit_action(rec.done()).await;
     }
 }
 

@@ -58,7 +58,7 @@ impl Learned {
     /// The script with the run's expectations appended as its closing assertions (each once;
     /// a line the script already ends with is not repeated), so a replay or an exported step
     /// file cannot pass where they no longer hold.
-    pub(crate) fn script_with(&self, expected: &[crate::verdict::Expected]) -> Option<String> {
+    pub(crate) fn script_with(&self, expected: &[super::expect::Expected]) -> Option<String> {
         let mut s = self.script()?;
         for e in expected {
             if !self.lines.iter().any(|l| l == &e.exp.line) {

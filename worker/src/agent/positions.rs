@@ -142,25 +142,6 @@ fn zh_position(object: &str) -> Option<i32> {
     ZH_FIRST.iter().any(|w| object.contains(w)).then_some(0)
 }
 
-/// The item a position names among those the clause before added ("add 'a' and 'b' —
-/// scratch the second one" speaks of b): `before` nearest first; `None` when that clause
-/// added fewer than two quoted items or `object` names no position.
-pub(super) fn among_added(object: &str, before: &[&str]) -> Option<String> {
-    let prior = before.first()?;
-    let order = super::effects::order_of(prior)?;
-    if order.does != super::effects::Does::Add {
-        return None;
-    }
-    let added: Vec<(String, bool)> = super::clauses::quoted(prior)
-        .into_iter()
-        .map(|q| (q, false))
-        .collect();
-    if added.len() < 2 {
-        return None;
-    }
-    by_position(object, &added)
-}
-
 /// English words that take items out of an "all": "everything except X", "all but X".
 const EN_EXCEPT: &[&str] = &[
     " except for ",

@@ -11,11 +11,14 @@
 use std::time::Instant;
 
 use argus_protocol::script::{Script, Step};
-use argus_protocol::{Action, ActionRecord, ActionSource, ActionTimings, ReflectClass, Reflection};
+use argus_protocol::{Action, ActionSource, ActionTimings, ReflectClass, Reflection};
 use chrono::Utc;
 
 use super::reflect::classify;
-use crate::executor::{ms, Exec, StepFail};
+use super::state::AgentState;
+use crate::run::exec::Exec;
+use crate::run::outcome::{ms, StepFail};
+use crate::run::record::{Record, RecordKind};
 
 /// How a replay ended.
 pub(crate) enum Replayed {
@@ -25,7 +28,7 @@ pub(crate) enum Replayed {
     HandedOver(String),
 }
 
-impl Exec<'_> {
+impl Exec<'_, AgentState> {
     /// Replays `script`; see the module docs. Lines that held are added to the run's
     /// learned lines.
     pub(crate) async fn replay_script(&mut self, script: &str) -> Result<Replayed, StepFail> {
@@ -37,11 +40,11 @@ impl Exec<'_> {
                 )))
             }
         };
-        // A stored line is text no one in this job wrote: its secrets follow `secret_use`.
-        let named = super::secret_use::named_by(self.spec);
+        // A stored line is text no one in this job wrote: its secrets follow `crate::secrets::rules`.
+        let named = crate::secrets::rules::named_by(self.ctx.spec);
         for st in &parsed.steps {
             if let Step::Act(action) = &st.step {
-                super::secret_use::check(action, &named).map_err(|e| {
+                crate::secrets::rules::check(action, &named).map_err(|e| {
                     StepFail::Verdict(format!("the stored replay line {:?}: {e}", st.text))
                 })?;
             }
@@ -54,13 +57,13 @@ impl Exec<'_> {
             };
             match self.replay_line(n, total, &st.text, action).await? {
                 None => {
-                    self.learned.push(st.text.clone());
+                    self.st.learned.push(st.text.clone());
                     done.push(st.text.clone());
                 }
                 Some(why) => return Ok(self.hand_over(&done, n, total, &st.text, &why)),
             }
         }
-        tracing::info!(run_id = %self.run_id, lines = total, "replayed the stored script; no model call");
+        tracing::info!(run_id = %self.ctx.run_id, lines = total, "replayed the stored script; no model call");
         Ok(Replayed::All)
     }
 
@@ -72,7 +75,7 @@ impl Exec<'_> {
         line: &str,
         why: &str,
     ) -> Replayed {
-        tracing::info!(run_id = %self.run_id, line = n + 1, total, reason = %why, "replay handed over to the model");
+        tracing::info!(run_id = %self.ctx.run_id, line = n + 1, total, reason = %why, "replay handed over to the model");
         let done_text = if done.is_empty() {
             "nothing".to_string()
         } else {
@@ -96,13 +99,14 @@ impl Exec<'_> {
         text: &str,
         action: &Action,
     ) -> Result<Option<String>, StepFail> {
-        if self.actions_taken >= self.spec.max_steps && action.kind().acts() {
+        if self.st.actions_taken >= self.ctx.spec.max_steps && action.kind().acts() {
             return Ok(Some(format!(
                 "the step budget is spent (max_steps = {})",
-                self.spec.max_steps
+                self.ctx.spec.max_steps
             )));
         }
         let step = self
+            .rec
             .begin_step(&format!("replay {}/{total}: {text}", n + 1))
             .await?;
         let start = Instant::now();
@@ -111,66 +115,60 @@ impl Exec<'_> {
         let mut t = ActionTimings::default();
         let s0 = Instant::now();
         let mut obs = self
+            .ctx
             .observe()
             .await
             .map_err(|e| StepFail::Infra(format!("cannot observe the screen: {e}")))?;
         if self.popup_pass(step, &obs).await? {
             idx = 1;
             obs = self
+                .ctx
                 .observe()
                 .await
                 .map_err(|e| StepFail::Infra(format!("cannot observe the screen: {e}")))?;
         }
         t.perceive_ms += ms(s0);
-        let mut mask = self.mask_for(&obs);
-        let before_key = self.shot(step, idx, "before", &mask, &mut t).await;
-        let acted = self.act(action, &obs, &mut t).await;
+        let mut mask = self.ctx.mask_for(&obs);
+        let before_key = self.ctx.shot(step, idx, "before", &mask, &mut t).await;
+        let acted = self.ctx.act(action, &obs, &mut t).await;
         let (out, after) = (acted.out, acted.after);
         let reflection: Option<Reflection> = match &after {
-            Some(a) if action.kind().acts() && out.ok => Some(classify(&obs, a, text, None)),
+            Some(a) if action.kind().acts() && out.ok() => Some(classify(&obs, a, text, None)),
             _ => None,
         };
         if let Some(a) = &after {
-            mask.extend(self.mask_for(a));
+            mask.extend(self.ctx.mask_for(a));
         }
-        let after_key = self.shot(step, idx, "after", &mask, &mut t).await;
-        if out.infra {
-            end_with(self, step, start, &out.error).await;
-            return Err(StepFail::Infra(out.error.unwrap_or_default()));
+        let after_key = self.ctx.shot(step, idx, "after", &mask, &mut t).await;
+        if out.infra() {
+            end_with(self, step, start, &out.error()).await;
+            return Err(StepFail::Infra(out.error().unwrap_or_default()));
         }
-        let why = if out.ok {
+        let why = if out.ok() {
             no_progress(reflection.as_ref())
         } else {
-            Some(
-                out.error
-                    .clone()
-                    .unwrap_or_else(|| "the step failed".into()),
-            )
+            Some(out.error().unwrap_or_else(|| "the step failed".into()))
         };
         let error = why
             .as_ref()
             .map(|w| format!("replay stopped here, the model takes over: {w}"));
-        let mut rec = ActionRecord::new(
+        let rec = Record::new(
             step,
             idx,
-            action.kind().name(),
+            RecordKind::Action(action.kind()),
             out.detail.clone(),
-            why.is_none(),
-            error.clone(),
-            out.disposition,
             started_at,
-        );
-        rec.target = out.target.clone();
-        rec.before_key = before_key;
-        rec.after_key = after_key;
-        rec.timings = t;
-        rec.observation = Some(obs.serial);
-        rec.perception = crate::perceive::note(&obs);
-        rec.reflection = reflection;
-        rec.source = Some(ActionSource::Cache);
-        self.emit_action(rec).await?;
+        )
+        .result(error.clone(), out.disposition)
+        .target(out.target.clone())
+        .shots(before_key, after_key)
+        .timings(t)
+        .on(Some(&obs))
+        .reflection(reflection)
+        .source(Some(ActionSource::Cache));
+        self.rec.emit_action(rec.done()).await?;
         if action.kind().acts() {
-            self.actions_taken += 1;
+            self.st.actions_taken += 1;
         }
         end_with(self, step, start, &error).await;
         Ok(why)
@@ -190,6 +188,11 @@ fn no_progress(reflection: Option<&Reflection>) -> Option<String> {
     }
 }
 
-async fn end_with(exec: &mut Exec<'_>, step: u32, start: Instant, error: &Option<String>) {
-    exec.end_step(step, error.clone(), start).await;
+async fn end_with(
+    exec: &mut Exec<'_, AgentState>,
+    step: u32,
+    start: Instant,
+    error: &Option<String>,
+) {
+    exec.rec.end_step(step, error.clone(), start).await;
 }

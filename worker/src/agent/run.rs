@@ -16,116 +16,69 @@ use std::time::Instant;
 use argus_perception::Observation;
 use argus_protocol::tool::{call_schema, parse_call, tools, tools_text};
 use argus_protocol::{
-    Action, ActionRecord, ActionSource, ActionTimings, Aim, CoordSpace, Disposition, EventBody,
-    Mode, ModelUsage, ReflectClass, Reflection,
+    Action, ActionSource, ActionTimings, Aim, CoordSpace, Disposition, Mode, ModelUsage,
+    ReflectClass, Reflection,
 };
 use base64::Engine;
 use chrono::Utc;
 use serde_json::{json, Value};
 
-use super::model::{
-    with_tools_text, ModelError, ToolSet, CHECK_MAX_TOKENS, FORM_MAX_TOKENS, PLAN_MAX_TOKENS,
-};
-use super::popups::{decide, Decision};
 use super::reflect::classify;
 use super::replay::Replayed;
+use super::state::AgentState;
 use super::turn::{refusal, step_end, Facts, Progress, StepEnd, Turn};
-use crate::executor::{cancelled, ms, targeted, Exec, Outcome, StepFail};
+use crate::model::client::{
+    with_tools_text, ModelError, ToolSet, CHECK_MAX_TOKENS, FORM_MAX_TOKENS, PLAN_MAX_TOKENS,
+};
+use crate::run::exec::Exec;
+use crate::run::outcome::{cancelled, ms, Outcome, StepFail};
+use crate::run::record::{Record, RecordKind};
+use crate::secrets::rules::{check, check_plan, named_by};
 
-impl Exec<'_> {
+impl Exec<'_, AgentState> {
     fn mode(&self) -> Mode {
-        if self.spec.mode == Mode::Vlm {
+        if self.ctx.spec.mode == Mode::Vlm {
             Mode::Vlm
         } else {
             Mode::Llm
         }
     }
 
-    pub(crate) fn client(&mut self) -> Result<&super::ModelClient, StepFail> {
-        if self.model.is_none() {
+    pub(crate) fn client(&mut self) -> Result<&crate::model::ModelClient, StepFail> {
+        if self.st.model.is_none() {
             let c = self
-                .agent
-                .client_for(self.spec)
+                .ctx
+                .env
+                .client_for(self.ctx.spec)
                 .map_err(|e| StepFail::Infra(e.to_string()))?;
-            self.model = Some(c);
+            self.st.model = Some(c);
         }
-        self.model
+        self.st
+            .model
             .as_ref()
             .ok_or_else(|| StepFail::Infra("no model client".into()))
     }
 
-    pub(crate) async fn emit_action(&mut self, rec: ActionRecord) -> Result<(), StepFail> {
-        tracing::info!(run_id = %self.run_id, step = rec.step, action = rec.action, kind = rec.kind,
-            ok = rec.ok, disposition = rec.disposition.as_str(), "action finished");
-        self.em
-            .emit(EventBody::ActionFinished(Box::new(rec)))
-            .await
-            .map_err(StepFail::Infra)
-    }
-
-    /// Runs the popup policy on `obs` (unless the job turned it off); records a `popup`
-    /// action as action 0 of `step` when it dismissed one. Returns whether it did.
-    pub(crate) async fn popup_pass(
-        &mut self,
-        step: u32,
-        obs: &Observation,
-    ) -> Result<bool, StepFail> {
-        if !self.spec.popups {
-            return Ok(false);
-        }
-        let (el, why) = match decide(obs) {
-            Decision::None => return Ok(false),
-            Decision::Leave(why) => {
-                tracing::info!(run_id = %self.run_id, reason = %why, "popup left alone");
-                return Ok(false);
-            }
-            Decision::Dismiss(el, why) => (el.clone(), why),
-        };
-        let started_at = Utc::now();
-        let mut t = ActionTimings::default();
-        let mask = self.mask_for(obs);
-        let before_key = self.shot(step, 0, "before", &mask, &mut t).await;
-        let start = Instant::now();
-        let r = self.send(&crate::act::Input::Tap(&el)).await;
-        t.act_ms = ms(start);
-        let (ok, error, disposition) = match r {
-            Ok(()) => (true, None, Disposition::DeliveredUnverified),
-            Err(e) => (false, Some(e.message), e.disposition),
-        };
-        let after_key = self.shot(step, 0, "after", &mask, &mut t).await;
-        let mut rec = ActionRecord::new(step, 0, "popup", why, ok, error, disposition, started_at);
-        rec.target = Some(targeted(&el));
-        rec.before_key = before_key;
-        rec.after_key = after_key;
-        rec.timings = t;
-        rec.observation = Some(obs.serial);
-        rec.perception = crate::perceive::note(obs);
-        rec.point_px = Some(el.bbox_px.center().into());
-        rec.screen_px = Some(screen_of(obs));
-        self.emit_action(rec).await?;
-        Ok(true)
-    }
-
     /// Plans and carries out one natural-language task.
     pub(crate) async fn agent_task(&mut self, task: &str) -> Result<(), StepFail> {
-        if let Some(script) = self.replay.take() {
+        if let Some(script) = self.st.replay.take() {
             match self.replay_script(&script).await? {
                 Replayed::All => {
                     // The stored script's closing checks are the expectations the model's
                     // run mapped from this instruction; they are checked again at the end.
-                    if !self.unmapped.is_empty() {
+                    if !self.st.unmapped.is_empty() {
                         let lines = super::plan::closing_checks(&script);
-                        let clause = self.unmapped.join(" / ");
-                        let found = crate::verdict::from_clause(&clause, &lines);
+                        let clause = self.st.unmapped.join(" / ");
+                        let found = super::expect::from_clause(&clause, &lines);
                         if !found.is_empty() {
-                            self.unmapped.clear();
+                            self.st.unmapped.clear();
                             self.add_expected(found);
                         }
                     }
                     self.send_expectations().await?;
                     return Ok(());
                 }
-                Replayed::HandedOver(note) => self.replay_note = Some(note),
+                Replayed::HandedOver(note) => self.st.replay_note = Some(note),
             }
         }
         self.client()?;
@@ -137,18 +90,18 @@ impl Exec<'_> {
         let mut fruitless: HashMap<String, Fruitless> = HashMap::new();
         let mut plan = self.plan_step(task, &failures, None).await?;
         self.send_expectations().await?;
-        nothing_left(&plan, "plan", self.plan_dropped_acting)?;
+        nothing_left(&plan, "plan", self.st.plan_dropped_acting)?;
         let mut i = 0usize;
         while i < plan.len() {
-            if self.cancel.load(Ordering::Relaxed) {
+            if self.ctx.cancel.load(Ordering::Relaxed) {
                 return Err(StepFail::Cancelled);
             }
             match self.agent_step(task, &plan, i, &mut fruitless).await? {
                 StepEnd::Done => i += 1,
                 StepEnd::JobDone => {
-                    tracing::info!(run_id = %self.run_id, step = i + 1, of = plan.len(),
+                    tracing::info!(run_id = %self.ctx.run_id, step = i + 1, of = plan.len(),
                         "the progress check says the job is done; the rest of the plan is skipped");
-                    self.claim = Some(format!(
+                    self.st.claim = Some(format!(
                         "the model's progress check said the job was done after step {} of {}",
                         i + 1,
                         plan.len()
@@ -165,7 +118,7 @@ impl Exec<'_> {
                     }
                     failures.extend(f);
                     replans += 1;
-                    if replans > self.agent.config.replans {
+                    if replans > self.ctx.env.config.replans {
                         return Err(StepFail::Verdict(format!(
                             "gave up after {} re-plans; last failed attempts: {}",
                             replans - 1,
@@ -190,7 +143,7 @@ impl Exec<'_> {
                             failures.iter().rev().take(3).cloned().collect::<Vec<_>>().join("; ")
                         )));
                     }
-                    nothing_left(&next, "re-plan", self.plan_dropped_acting)?;
+                    nothing_left(&next, "re-plan", self.st.plan_dropped_acting)?;
                     plan = next;
                     i = 0;
                 }
@@ -207,9 +160,9 @@ impl Exec<'_> {
         let text = format!(
             "stopped early: a step got stuck and every expectation already holds; the {skipped} planned step(s) left are skipped"
         );
-        tracing::info!(run_id = %self.run_id, skipped, "expectations hold; the rest of the plan is skipped");
-        let step = self.begin_step(&text).await?;
-        self.end_step(step, None, Instant::now()).await;
+        tracing::info!(run_id = %self.ctx.run_id, skipped, "expectations hold; the rest of the plan is skipped");
+        let step = self.rec.begin_step(&text).await?;
+        self.rec.end_step(step, None, Instant::now()).await;
         Ok(())
     }
 
@@ -232,18 +185,19 @@ impl Exec<'_> {
             None => "The current screen could not be observed.".into(),
         };
         let replayed = self
+            .st
             .replay_note
             .as_deref()
             .map(|n| format!("\n\n{n}"))
             .unwrap_or_default();
         let mut user = super::prompts::planner(task, &replayed, &screen);
-        if previous.is_none() && !self.unmapped.is_empty() {
-            user.push_str(&super::plan::expect_request(&self.unmapped));
+        if previous.is_none() && !self.st.unmapped.is_empty() {
+            user.push_str(&super::plan::expect_request(&self.st.unmapped));
         }
         if let Some((prev, at)) = previous {
             user.push_str(&super::prompts::replan(prev, at, failures));
         }
-        let user = self.agent.secrets.redact(&user);
+        let user = self.ctx.env.secrets.redact(&user);
         vec![
             json!({"role": "system", "content": super::prompts::PLANNER_SYSTEM}),
             json!({"role": "user", "content": user}),
@@ -262,37 +216,39 @@ impl Exec<'_> {
         } else {
             "plan"
         };
-        let step = self.begin_step(title).await?;
+        let step = self.rec.begin_step(title).await?;
         let start = Instant::now();
         let started_at = Utc::now();
         let mut t = ActionTimings::default();
         let s0 = Instant::now();
-        let obs = self.observe().await.map_err(StepFail::Infra);
+        let obs = self.ctx.observe().await.map_err(StepFail::Infra);
         t.perceive_ms = ms(s0);
-        if let (Ok(o), true) = (&obs, self.start_obs.is_none()) {
-            self.start_obs = Some(o.clone());
+        if let (Ok(o), true) = (&obs, self.ctx.start_obs.is_none()) {
+            self.ctx.start_obs = Some(o.clone());
         }
         if let (Ok(o), None) = (&obs, previous) {
             self.map_states(task, o);
         }
-        let ask_expect = previous.is_none() && !self.unmapped.is_empty();
+        let ask_expect = previous.is_none() && !self.st.unmapped.is_empty();
         let messages = self.planner_messages(task, obs.as_ref().ok(), failures, previous);
         let mut usage = ModelUsage::default();
         if let Err(e) = self.client() {
-            self.end_step(step, Some("no model".into()), start).await;
+            self.rec
+                .end_step(step, Some("no model".into()), start)
+                .await;
             return Err(e);
         }
-        let cancel = self.cancel.clone();
+        let cancel = self.ctx.cancel.clone();
         let schema = super::plan::schema(ask_expect);
         // A first plan every clause of which reads needs the model only for the checkable
         // clauses Argus could not map itself.
         // Not after a replay handed over: part of the job is done, which the model is told.
         let read = match (&obs, previous) {
-            (Ok(o), None) if self.replay_note.is_none() => super::clause_plan::read(task, o),
+            (Ok(o), None) if self.st.replay_note.is_none() => super::clause_plan::read(task, o),
             _ => None,
         };
         let read_first = read.is_some();
-        let res = match self.model.as_ref() {
+        let res = match self.st.model.as_ref() {
             _ if read.is_some() && !ask_expect => Some(None),
             Some(c) => tokio::select! {
                 r = c.json(messages, "plan", &schema, super::plan::parse, PLAN_MAX_TOKENS, &mut usage) => Some(Some(r)),
@@ -301,7 +257,9 @@ impl Exec<'_> {
             None => return Err(StepFail::Infra("no model client".into())),
         };
         let Some(res) = res else {
-            self.end_step(step, Some("cancelled".into()), start).await;
+            self.rec
+                .end_step(step, Some("cancelled".into()), start)
+                .await;
             return Err(StepFail::Cancelled);
         };
         let (ok, err, mut plan, mut detail) = match (res, read) {
@@ -321,26 +279,24 @@ impl Exec<'_> {
                 }
             }
         }
-        let mut rec = ActionRecord::new(
-            step,
-            0,
-            "plan",
-            detail,
-            ok,
-            err.clone(),
-            Disposition::NotDelivered,
-            started_at,
-        );
-        rec.usage = Some(usage);
-        rec.source = Some(ActionSource::Model);
-        rec.plan = ok.then(|| plan.clone());
-        rec.timings = t;
-        rec.observation = obs.as_ref().ok().map(|o| o.serial);
-        rec.perception = obs.as_ref().ok().and_then(crate::perceive::note);
-        self.emit_action(rec).await?;
-        self.end_step(step, err.clone(), start).await;
+        let rec = Record::new(step, 0, RecordKind::Plan, detail, started_at)
+            .result(err.clone(), Disposition::NotDelivered)
+            .model(Some(usage), None, ok.then(|| plan.clone()))
+            .source(Some(ActionSource::Model))
+            .timings(t)
+            .on(obs.as_ref().ok());
+        self.rec.emit_action(rec.done()).await?;
+        self.rec.end_step(step, err.clone(), start).await;
         match err {
-            None => super::secret_use::allowed_plan(self.spec, title, plan),
+            None => {
+                check_plan(
+                    &plan,
+                    &named_by(self.ctx.spec),
+                    super::plan_fix::as_script_line,
+                )
+                .map_err(|e| StepFail::Verdict(format!("{title}: {e}")))?;
+                Ok(plan)
+            }
             Some(e) => Err(StepFail::Infra(format!("planning failed: {e}"))),
         }
     }
@@ -350,9 +306,9 @@ impl Exec<'_> {
     fn map_states(&mut self, task: &str, obs: &Observation) {
         let added = super::effects::added(task);
         let mut left = Vec::new();
-        for c in std::mem::take(&mut self.unmapped) {
+        for c in std::mem::take(&mut self.st.unmapped) {
             let found = super::clause_plan::state_check(&c, obs, &added)
-                .map(|line| crate::verdict::from_clause(&c, &[line]))
+                .map(|line| super::expect::from_clause(&c, &[line]))
                 .unwrap_or_default();
             if found.is_empty() {
                 left.push(c);
@@ -360,7 +316,7 @@ impl Exec<'_> {
                 self.add_expected(found);
             }
         }
-        self.unmapped = left;
+        self.st.unmapped = left;
     }
 
     /// The values the instruction gives the form on `obs` ([`super::form_fill`]): one model
@@ -375,12 +331,12 @@ impl Exec<'_> {
     ) -> Vec<(String, String)> {
         use super::form_fill as ff;
         let fields = ff::fields(obs);
-        let Some(c) = self.model.as_ref().filter(|_| !fields.is_empty()) else {
+        let Some(c) = self.st.model.as_ref().filter(|_| !fields.is_empty()) else {
             return Vec::new();
         };
         let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-        let redacted = self.agent.secrets.redact(task);
-        let cancel = self.cancel.clone();
+        let redacted = self.ctx.env.secrets.redact(task);
+        let cancel = self.ctx.cancel.clone();
         let ask = async {
             let whole = c
                 .json(
@@ -443,7 +399,7 @@ impl Exec<'_> {
             // they were, when it names some and no order may touch many.
             if let Some(o) = obs {
                 let lines = super::clause_plan::unnamed_guard(task, o);
-                let found = crate::verdict::effect_lines(lines, &self.expected);
+                let found = super::expect::effect_lines(lines, &self.st.expected);
                 self.add_expected(found);
             }
         }
@@ -457,7 +413,7 @@ impl Exec<'_> {
                 let detail = format!(
                     "{} steps: no usable plan after {tries} tries ({}); the instruction runs sentence by sentence, as steps the model acts on",
                     steps.len(),
-                    super::model::clip_text(&last)
+                    crate::model::client::clip_text(&last)
                 );
                 (true, None, steps, detail)
             }
@@ -500,21 +456,26 @@ impl Exec<'_> {
             }
             Some(Err(e)) => detail.push_str(&format!(
                 "; the planner, asked for the expectations only, failed: {}",
-                super::model::clip_text(&e.to_string())
+                crate::model::client::clip_text(&e.to_string())
             )),
             None => {}
         }
         let taken = self.take_end_state(&read.effects);
         // A check of a toggle on an item the read plan deletes cannot hold ("…neither is
         // marked done" mapped for every item, the deleted one too).
-        let known: Vec<String> = self.expected.iter().map(|e| e.exp.line.clone()).collect();
-        let before = self.expected.len();
-        self.expected.retain(|e| {
+        let known: Vec<String> = self
+            .st
+            .expected
+            .iter()
+            .map(|e| e.exp.line.clone())
+            .collect();
+        let before = self.st.expected.len();
+        self.st.expected.retain(|e| {
             e.exp.source != argus_protocol::ExpectationSource::Instruction
                 || !super::plan_typed::guessed(&e.exp.line, &e.exp.line, &known)
         });
-        if self.expected.len() != before {
-            self.expectations_sent = usize::MAX;
+        if self.st.expected.len() != before {
+            self.st.expectations_sent = usize::MAX;
         }
         if taken > 0 {
             detail.push_str(&format!(
@@ -539,21 +500,22 @@ impl Exec<'_> {
         }
         // The plan's end state, played item by item, supersedes the effects read from the
         // quoted items alone ("“X”那条是我手滑点成完成的…改回未完成": X ends open).
-        let before = self.expected.len();
-        self.expected
+        let before = self.st.expected.len();
+        self.st
+            .expected
             .retain(|e| e.exp.source != argus_protocol::ExpectationSource::Effect);
-        if self.expected.len() != before {
+        if self.st.expected.len() != before {
             // The reported list changed: report it again.
-            self.expectations_sent = usize::MAX;
+            self.st.expectations_sent = usize::MAX;
         }
         let named = |l: &str| {
             super::clauses::quoted(l).first().is_some_and(|item| {
                 let q = super::clauses::quote_line(item);
-                self.expected.iter().any(|e| e.exp.line.contains(&q))
+                self.st.expected.iter().any(|e| e.exp.line.contains(&q))
             })
         };
         let fresh: Vec<String> = lines.iter().filter(|l| !named(l)).cloned().collect();
-        let found = crate::verdict::effect_lines(fresh, &self.expected);
+        let found = super::expect::effect_lines(fresh, &self.st.expected);
         let n = found.len();
         self.add_expected(found);
         n
@@ -563,9 +525,10 @@ impl Exec<'_> {
     /// itself, taken in after dropping what the planner made up from the screen and what a
     /// password box can never show; the number taken.
     fn take_expectations(&mut self, p: &super::plan::Plan, obs: Option<&Observation>) -> usize {
-        if !p.expect.is_empty() && !self.unmapped.is_empty() {
-            let found = if p.expect.len() == self.unmapped.len() {
+        if !p.expect.is_empty() && !self.st.unmapped.is_empty() {
+            let found = if p.expect.len() == self.st.unmapped.len() {
                 let pairs: Vec<(String, String)> = self
+                    .st
                     .unmapped
                     .iter()
                     .cloned()
@@ -573,17 +536,22 @@ impl Exec<'_> {
                     .collect();
                 pairs
                     .iter()
-                    .flat_map(|(c, l)| crate::verdict::from_clause(c, std::slice::from_ref(l)))
+                    .flat_map(|(c, l)| super::expect::from_clause(c, std::slice::from_ref(l)))
                     .collect::<Vec<_>>()
             } else {
-                crate::verdict::from_clause(&self.unmapped.join(" / "), &p.expect)
+                super::expect::from_clause(&self.st.unmapped.join(" / "), &p.expect)
             };
             let mut found = found;
             if let Some(o) = obs {
                 // What the planner made up for a clause from the screen as it is (a number on
                 // the page, other items' names) holds before any action: no evidence of it.
-                let said = self.unmapped.join(" ");
-                let known: Vec<String> = self.expected.iter().map(|e| e.exp.line.clone()).collect();
+                let said = self.st.unmapped.join(" ");
+                let known: Vec<String> = self
+                    .st
+                    .expected
+                    .iter()
+                    .map(|e| e.exp.line.clone())
+                    .collect();
                 found.retain(|e| !super::plan_typed::guessed(&e.exp.line, &said, &known));
                 found.retain(|e| {
                     (super::plan_typed::names_the_clause(&e.exp.line, &said)
@@ -594,8 +562,8 @@ impl Exec<'_> {
                 found.retain(|e| !super::plan_typed::expects_a_password(&e.exp.line, &p.steps, o));
             }
             let mapped = found.len();
-            if mapped >= self.unmapped.len().min(p.expect.len()) && mapped > 0 {
-                self.unmapped.clear();
+            if mapped >= self.st.unmapped.len().min(p.expect.len()) && mapped > 0 {
+                self.st.unmapped.clear();
             }
             self.add_expected(found);
             return mapped;
@@ -616,8 +584,8 @@ impl Exec<'_> {
         let (steps, checks, others) = super::plan::sorted_out(p.steps, obs);
         let (steps, back) = super::plan::without_unasked_back(steps, task);
         let dropped = checks + others + back;
-        self.plan_dropped_acting = others + back > 0;
-        let (steps, repeated) = super::plan::without_repeated_typing(steps, &self.typed, obs);
+        self.st.plan_dropped_acting = others + back > 0;
+        let (steps, repeated) = super::plan::without_repeated_typing(steps, &self.st.typed, obs);
         let (steps, named, closing) = match obs {
             Some(o) => {
                 let (s, named) = super::plan_ids::name_elements(steps, o);
@@ -690,7 +658,7 @@ impl Exec<'_> {
     ) -> Vec<Value> {
         let mode = self.mode();
         let (w, h) = obs.screen.device_size();
-        let space = self.coord_space();
+        let space = self.ctx.coord_space();
         let how = if mode == Mode::Vlm {
             match space {
                 CoordSpace::Abs => format!("Name points as x, y in screenshot pixels ({w}×{h})."),
@@ -702,7 +670,7 @@ impl Exec<'_> {
         };
         let system = format!(
             "You operate a {} device for a UI-automation job, one tool call per turn. {how} Every acting call passes the observation number it was made from. Call exactly one tool. Call finish when the current step is done, fail when it cannot be done. An action that went through is done even when the screen shows no change (a click often changes nothing visible): if it was what the step asks, call finish instead of repeating it. Type secrets as ${{secret.NAME}}, never guess them.",
-            self.spec.platform
+            self.ctx.spec.platform
         );
         let plan_text = plan
             .iter()
@@ -728,7 +696,7 @@ impl Exec<'_> {
         } else {
             text.push_str(&super::focus::element_list(obs, &plan[i], task));
         }
-        let text = self.agent.secrets.redact(&text);
+        let text = self.ctx.env.secrets.redact(&text);
         let content = match png {
             Some(p) if mode == Mode::Vlm => json!([
                 {"type": "text", "text": text},
@@ -749,7 +717,7 @@ impl Exec<'_> {
         if step.contains('"') {
             return None;
         }
-        let obs = self.observe().await.ok()?;
+        let obs = self.ctx.observe().await.ok()?;
         let line = super::clause_plan::verb_button(step, &obs)?;
         super::plan_fix::as_script_line(&line)
     }
@@ -762,7 +730,7 @@ impl Exec<'_> {
         i: usize,
         fruitless: &mut HashMap<String, Fruitless>,
     ) -> Result<StepEnd, StepFail> {
-        let step = self.begin_step(&plan[i]).await?;
+        let step = self.rec.begin_step(&plan[i]).await?;
         let start = Instant::now();
         // A step written as a step-language line runs as one, without a model call; when
         // its target cannot be found or used, the model takes the step over.
@@ -772,21 +740,21 @@ impl Exec<'_> {
                 Ok(_) => Ok(StepEnd::Done),
                 // No toggle to walk, or one that would not stay set: the model takes over.
                 Err(StepFail::Verdict(e)) => {
-                    tracing::info!(run_id = %self.run_id, step = %plan[i], error = %e,
+                    tracing::info!(run_id = %self.ctx.run_id, step = %plan[i], error = %e,
                         "check every item failed; the model takes it over");
                     self.agent_step_inner(step, task, plan, i, fruitless, next.max(1))
                         .await
                 }
                 Err(e) => Err(e),
             };
-            if self.spec.mode != Mode::Script {
-                self.learned.fail(format!(
+            if self.ctx.spec.mode != Mode::Script {
+                self.st.learned.fail(format!(
                     "the planned step {:?} has no step-language form",
                     plan[i]
                 ));
             }
             let err = res.as_ref().err().map(StepFail::message);
-            self.end_step(step, err, start).await;
+            self.rec.end_step(step, err, start).await;
             return res.map_err(|e| e.context(&format!("step {} ({})", step + 1, plan[i])));
         }
         let line = match super::plan_fix::as_script_line(&plan[i]) {
@@ -797,16 +765,16 @@ impl Exec<'_> {
             Some(action) => match self.line_as_model(step, &action).await {
                 Ok(()) => {
                     if let Action::Type { text, .. } = &action {
-                        self.typed.push(text.clone());
+                        self.st.typed.push(text.clone());
                     }
                     if action.kind().acts() {
-                        self.actions_taken += 1;
+                        self.st.actions_taken += 1;
                     }
-                    if self.spec.mode != Mode::Script {
+                    if self.ctx.spec.mode != Mode::Script {
                         // Learned replay keeps the line as the step language renders it.
                         match argus_protocol::replay::render(&action) {
-                            Some(line) => self.learned.push(line),
-                            None => self.learned.fail(format!(
+                            Some(line) => self.st.learned.push(line),
+                            None => self.st.learned.fail(format!(
                                 "the planned step {:?} has no step-language form",
                                 plan[i]
                             )),
@@ -815,7 +783,7 @@ impl Exec<'_> {
                     Ok(StepEnd::Done)
                 }
                 Err(StepFail::Verdict(e)) if !action.kind().checks() => {
-                    tracing::info!(run_id = %self.run_id, step = %plan[i], error = %e,
+                    tracing::info!(run_id = %self.ctx.run_id, step = %plan[i], error = %e,
                         "the step as a script line failed; the model takes it over");
                     self.agent_step_inner(step, task, plan, i, fruitless, 2)
                         .await
@@ -829,9 +797,11 @@ impl Exec<'_> {
                     if !matches!(action, Action::WaitFor { .. })
                         && !super::clauses::checks_midway(task) =>
                 {
-                    tracing::info!(run_id = %self.run_id, step = %plan[i], error = %e,
+                    tracing::info!(run_id = %self.ctx.run_id, step = %plan[i], error = %e,
                         "a check the planner added did not hold; the run can end unverified at best");
-                    self.planner_checks_failed.push(format!("{}: {e}", plan[i]));
+                    self.st
+                        .planner_checks_failed
+                        .push(format!("{}: {e}", plan[i]));
                     Ok(StepEnd::Done)
                 }
                 Err(e) => Err(e),
@@ -846,7 +816,7 @@ impl Exec<'_> {
             Ok(StepEnd::Escalate(_)) => Some("escalated to re-planning".to_string()),
             Err(e) => Some(e.message()),
         };
-        self.end_step(step, err, start).await;
+        self.rec.end_step(step, err, start).await;
         res.map_err(|e| e.context(&format!("step {} ({})", step + 1, plan[i])))
     }
 
@@ -867,17 +837,18 @@ impl Exec<'_> {
             plan,
             i,
             first_action,
-            self.agent.config.step_actions,
+            self.ctx.env.config.step_actions,
         );
         loop {
-            let cancel = self.cancel.load(Ordering::Relaxed);
-            if let Some(end) = turn.before(cancel, self.actions_taken, self.spec.max_steps) {
+            let cancel = self.ctx.cancel.load(Ordering::Relaxed);
+            if let Some(end) = turn.before(cancel, self.st.actions_taken, self.ctx.spec.max_steps) {
                 return end;
             }
             let started_at = Utc::now();
             let mut t = ActionTimings::default();
             let s0 = Instant::now();
             let obs = self
+                .ctx
                 .observe()
                 .await
                 .map_err(|e| StepFail::Infra(format!("cannot observe the screen: {e}")))?;
@@ -937,7 +908,7 @@ impl Exec<'_> {
         started_at: chrono::DateTime<Utc>,
     ) -> Result<Result<Pending, String>, StepFail> {
         let (step, action) = (turn.step, turn.action);
-        let mask = self.mask_for(obs);
+        let mask = self.ctx.mask_for(obs);
         let (png, before_key) = self.before_shot(step, action, &mask, &mut t).await;
         let png = png.map(|p| self.marked(p, obs, &mut t));
         let messages = self.prompt(
@@ -962,11 +933,19 @@ impl Exec<'_> {
             })),
             Asked::Unusable(why) => {
                 let why = format!("no action sent: {why}");
-                let mut rec = not_sent(step, action, "model", why.clone(), &why, obs, started_at);
-                rec.before_key = before_key;
-                rec.timings = t;
-                rec.usage = Some(usage);
-                self.emit_action(rec).await?;
+                let rec = not_sent(
+                    step,
+                    action,
+                    RecordKind::Model,
+                    why.clone(),
+                    &why,
+                    obs,
+                    started_at,
+                )
+                .shots(before_key, None)
+                .timings(t)
+                .model(Some(usage), None, None);
+                self.rec.emit_action(rec.done()).await?;
                 Ok(Err(why))
             }
         }
@@ -980,20 +959,19 @@ impl Exec<'_> {
         why: &str,
         obs: &Observation,
     ) -> Result<(), StepFail> {
-        let mut rec = not_sent(
+        let rec = not_sent(
             turn.step,
             turn.action,
-            p.call.kind().name(),
+            RecordKind::Action(p.call.kind()),
             p.call.describe(),
             why,
             obs,
             p.started_at,
-        );
-        rec.before_key = p.before_key;
-        rec.timings = p.t;
-        rec.call = Some(p.raw_text);
-        rec.usage = Some(p.usage);
-        self.emit_action(rec).await
+        )
+        .shots(p.before_key, None)
+        .timings(p.t)
+        .model(Some(p.usage), Some(p.raw_text), None);
+        self.rec.emit_action(rec.done()).await
     }
 
     /// Acts on the pending call, reflects, asks about progress where the rules say so,
@@ -1007,8 +985,8 @@ impl Exec<'_> {
     ) -> Result<Done, StepFail> {
         let mut t = p.t;
         let mut usage = p.usage;
-        super::secret_use::allowed(self.spec, &p.call)?;
-        let acted = self.act(&p.call, obs, &mut t).await;
+        check(&p.call, &named_by(self.ctx.spec)).map_err(StepFail::Verdict)?;
+        let acted = self.ctx.act(&p.call, obs, &mut t).await;
         let (point, swipe) = acted.geometry();
         let (mut out, after) = (acted.out, acted.after);
         let delivered = out.disposition != Disposition::NotDelivered;
@@ -1039,35 +1017,28 @@ impl Exec<'_> {
             .await?;
         let mut after_mask = p.mask;
         if let Some(a) = &after {
-            after_mask.extend(self.mask_for(a));
+            after_mask.extend(self.ctx.mask_for(a));
         }
         let after_key = self
+            .ctx
             .shot(turn.step, turn.action, "after", &after_mask, &mut t)
             .await;
-        let mut rec = ActionRecord::new(
+        let rec = Record::new(
             turn.step,
             turn.action,
-            p.call.kind().name(),
+            RecordKind::Action(p.call.kind()),
             out.detail.clone(),
-            out.ok,
-            out.error.clone(),
-            out.disposition,
             p.started_at,
-        );
-        rec.target = out.target.clone();
-        rec.before_key = p.before_key;
-        rec.after_key = after_key;
-        rec.timings = t;
-        rec.observation = Some(obs.serial);
-        rec.perception = crate::perceive::note(obs);
-        rec.call = Some(p.raw_text);
-        rec.usage = Some(usage);
-        rec.reflection = reflection.clone();
-        rec.point_px = point;
-        rec.swipe_px = swipe;
-        rec.screen_px = Some(screen_of(obs));
-        rec.source = Some(ActionSource::Model);
-        self.emit_action(rec).await?;
+        )
+        .outcome(&out)
+        .shots(p.before_key, after_key)
+        .timings(t)
+        .on(Some(obs))
+        .model(Some(usage), Some(p.raw_text), None)
+        .reflection(reflection.clone())
+        .geometry(point, swipe, Some(screen_of(obs)))
+        .source(Some(ActionSource::Model));
+        self.rec.emit_action(rec.done()).await?;
         self.after_action(
             turn.task,
             &p.call,
@@ -1093,7 +1064,7 @@ impl Exec<'_> {
             facts: Facts {
                 summary,
                 progress,
-                stray_check_failed: p.call.kind().checks() && !out.ok && !asked_check,
+                stray_check_failed: p.call.kind().checks() && !out.ok() && !asked_check,
                 class,
             },
         })
@@ -1107,15 +1078,15 @@ impl Exec<'_> {
         &mut self,
         turn: &Turn<'_>,
         call: &Action,
-        out: &mut crate::executor::Outcome,
+        out: &mut crate::run::outcome::Outcome,
         obs: &Observation,
         after: Option<&Observation>,
         step_names_call: bool,
         usage: &mut ModelUsage,
     ) -> Result<Option<Progress>, StepFail> {
         let (task, plan, i) = (turn.task, turn.plan, turn.i);
-        let checkable = out.ok
-            && !out.infra
+        let checkable = out.ok()
+            && !out.infra()
             && (call.kind().checks()
                 || call.kind().acts() && out.disposition != Disposition::NotDelivered);
         // A one-action step whose action this was is done without asking; the model is
@@ -1169,13 +1140,13 @@ impl Exec<'_> {
         &mut self,
         task: &str,
         call: &Action,
-        out: &crate::executor::Outcome,
+        out: &crate::run::outcome::Outcome,
         obs: &Observation,
         point: Option<[f64; 2]>,
         after: Option<&Observation>,
         reflection: Option<&Reflection>,
     ) {
-        if out.ok && self.spec.mode != Mode::Script {
+        if out.ok() && self.ctx.spec.mode != Mode::Script {
             self.learn(
                 task,
                 call,
@@ -1186,13 +1157,13 @@ impl Exec<'_> {
             );
         }
         if call.kind().acts() {
-            self.actions_taken += 1;
+            self.st.actions_taken += 1;
         }
-        if let (true, Action::Type { text, .. }) = (out.ok, call) {
-            self.typed.push(text.clone());
+        if let (true, Action::Type { text, .. }) = (out.ok(), call) {
+            self.st.typed.push(text.clone());
         }
         if let Action::Finish { summary } = call {
-            self.claim = Some(format!("the model called finish: {summary}"));
+            self.st.claim = Some(format!("the model called finish: {summary}"));
         }
     }
 
@@ -1212,7 +1183,7 @@ impl Exec<'_> {
         after: &Observation,
         usage: &mut ModelUsage,
     ) -> Result<Option<Progress>, StepFail> {
-        if self.mode() != Mode::Llm || !self.agent.config.progress_check {
+        if self.mode() != Mode::Llm || !self.ctx.env.config.progress_check {
             return Ok(None);
         }
         let mut messages = self.prompt(task, plan, i, history, after, None);
@@ -1224,13 +1195,13 @@ impl Exec<'_> {
             let c = m["content"].as_str().unwrap_or_default().to_string();
             m["content"] = json!(format!("{c}{question}"));
         }
-        let Some(c) = self.model.as_ref() else {
+        let Some(c) = self.st.model.as_ref() else {
             return Ok(None);
         };
         if !c.uses_tool_calls() {
             messages = with_tools_text(&messages, &tools_text(Mode::Llm));
         }
-        let cancel = self.cancel.clone();
+        let cancel = self.ctx.cancel.clone();
         let schema = progress_schema();
         let mut u = ModelUsage::default();
         let r = tokio::select! {
@@ -1241,7 +1212,7 @@ impl Exec<'_> {
         match r {
             Ok(p) => Ok(Some(p)),
             Err(e) => {
-                tracing::info!(run_id = %self.run_id, error = %e, "progress check unusable; going on without it");
+                tracing::info!(run_id = %self.ctx.run_id, error = %e, "progress check unusable; going on without it");
                 Ok(None)
             }
         }
@@ -1250,9 +1221,9 @@ impl Exec<'_> {
     /// A planned step written as a step-language line, run as one; its record says the
     /// model chose it.
     async fn line_as_model(&mut self, step: u32, action: &Action) -> Result<(), StepFail> {
-        self.line_source = Some(ActionSource::Model);
+        self.rec.line_source = Some(ActionSource::Model);
         let r = self.run_step(step, action).await;
-        self.line_source = None;
+        self.rec.line_source = None;
         r
     }
 
@@ -1275,9 +1246,9 @@ impl Exec<'_> {
             return;
         }
         match super::learn::line_for(call, obs, point) {
-            Ok(line) => self.learned.push(line),
+            Ok(line) => self.st.learned.push(line),
             Err(why) => {
-                self.learned.fail(why);
+                self.st.learned.fail(why);
                 return;
             }
         }
@@ -1289,7 +1260,7 @@ impl Exec<'_> {
                     timeout_ms: argus_protocol::script::DEFAULT_WAIT_FOR_MS,
                 };
                 if let Some(line) = argus_protocol::replay::render(&wait) {
-                    self.learned.push(line);
+                    self.st.learned.push(line);
                 }
             }
         }
@@ -1305,23 +1276,25 @@ impl Exec<'_> {
         t: &mut ActionTimings,
     ) -> (Option<Vec<u8>>, Option<String>) {
         if self.mode() != Mode::Vlm {
-            return (None, self.shot(step, action, "before", mask, t).await);
+            return (None, self.ctx.shot(step, action, "before", mask, t).await);
         }
         let s1 = Instant::now();
         let png = self
+            .ctx
             .dev
             .screenshot()
             .await
             .map_err(|e| e.to_string())
-            .and_then(|p| super::mask::mask_png(p, mask))
+            .and_then(|p| crate::secrets::mask::mask_png(p, mask))
             .ok();
         t.screenshot_ms += ms(s1);
         let Some(p) = &png else {
-            return (None, self.shot(step, action, "before", mask, t).await);
+            return (None, self.ctx.shot(step, action, "before", mask, t).await);
         };
         // Already masked: queued as it is (the queue stores it as a bounded JPEG).
         let s2 = Instant::now();
         let r = self
+            .ctx
             .uploads
             .submit(crate::device::Shot::Png(p.clone()), &[])
             .await;
@@ -1333,10 +1306,10 @@ impl Exec<'_> {
     /// prompt carries in its place; the plain screenshot when it cannot be drawn.
     fn marked(&mut self, png: Vec<u8>, obs: &Observation, t: &mut ActionTimings) -> Vec<u8> {
         let s0 = Instant::now();
-        let out = match self.perceiver.set_of_mark(&png, obs) {
+        let out = match self.ctx.perceiver.set_of_mark(&png, obs) {
             Ok(m) => m,
             Err(e) => {
-                tracing::warn!(run_id = %self.run_id, error = %e, "no Set-of-Mark image; the prompt gets the plain screenshot");
+                tracing::warn!(run_id = %self.ctx.run_id, error = %e, "no Set-of-Mark image; the prompt gets the plain screenshot");
                 png
             }
         };
@@ -1372,10 +1345,10 @@ impl Exec<'_> {
                 pin_to_observation(&mut branch["properties"]["arguments"], &ids, obs.serial);
             }
         }
-        let Some(c) = self.model.as_ref() else {
+        let Some(c) = self.st.model.as_ref() else {
             return Err(StepFail::Infra("no model client".into()));
         };
-        let cancel = self.cancel.clone();
+        let cancel = self.ctx.cancel.clone();
         let asked = tokio::select! {
             r = c.one_tool_call(
                 messages,
@@ -1405,27 +1378,17 @@ impl Exec<'_> {
 fn not_sent(
     step: u32,
     action: u32,
-    kind: &str,
+    kind: RecordKind,
     detail: String,
     why: &str,
     obs: &Observation,
     started_at: chrono::DateTime<Utc>,
-) -> ActionRecord {
-    let mut rec = ActionRecord::new(
-        step,
-        action,
-        kind,
-        detail,
-        false,
-        Some(why.to_string()),
-        Disposition::NotDelivered,
-        started_at,
-    );
-    rec.observation = Some(obs.serial);
-    rec.perception = crate::perceive::note(obs);
-    rec.screen_px = Some(screen_of(obs));
-    rec.source = Some(ActionSource::Model);
-    rec
+) -> Record {
+    Record::new(step, action, kind, detail, started_at)
+        .result(Some(why.to_string()), Disposition::NotDelivered)
+        .on(Some(obs))
+        .screen_of(obs)
+        .source(Some(ActionSource::Model))
 }
 
 /// `arguments` with `observation` set to `serial` where the call left it out. The call
@@ -1618,10 +1581,10 @@ fn summarize(raw_text: &str, out: &Outcome, reflection: Option<&Reflection>) -> 
     format!(
         "{} → {}{}",
         raw_text,
-        if out.ok {
+        if out.ok() {
             "ok".to_string()
         } else {
-            format!("refused/failed: {}", out.error.clone().unwrap_or_default())
+            format!("refused/failed: {}", out.error().unwrap_or_default())
         },
         reflection
             .map(|r| format!(" [{}: {}]", r.class.as_str(), r.note))

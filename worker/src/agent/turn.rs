@@ -15,7 +15,7 @@
 
 use argus_protocol::{Action, ReflectClass};
 
-use crate::executor::{Outcome, StepFail};
+use crate::run::outcome::{Outcome, StepFail};
 
 /// How often the same action on the same target may fail or change nothing before it is
 /// refused.
@@ -220,14 +220,14 @@ pub(crate) fn step_end(
     out: &Outcome,
     asked_check: bool,
 ) -> Result<Option<StepEnd>, StepFail> {
-    if out.infra {
-        return Err(StepFail::Infra(out.error.clone().unwrap_or_default()));
+    if out.infra() {
+        return Err(StepFail::Infra(out.error().unwrap_or_default()));
     }
     match call {
         Action::Finish { .. } => Ok(Some(StepEnd::Done)),
         Action::Fail { reason } => Err(StepFail::Verdict(format!("the model gave up: {reason}"))),
-        _ if call.kind().checks() && !out.ok && asked_check => {
-            Err(StepFail::Verdict(out.error.clone().unwrap_or_default()))
+        _ if call.kind().checks() && !out.ok() && asked_check => {
+            Err(StepFail::Verdict(out.error().unwrap_or_default()))
         }
         _ => Ok(None),
     }

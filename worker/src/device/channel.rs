@@ -1,6 +1,6 @@
 //! Delivery channels: the ways one element-aimed tap can reach an app. A driver lists them
 //! in the order it tries them ([`super::Act::tap_through`]); the executor moves to the next
-//! one only when the screen shows no effect of the last (see [`crate::effect`]).
+//! one only when the screen shows no effect of the last (see [`crate::run::effect`]).
 
 /// One way a tap reaches the app, named in the action's record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

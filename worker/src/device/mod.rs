@@ -22,11 +22,9 @@ pub mod desktop;
 pub mod electron;
 pub mod harmony;
 pub mod ios;
-mod open;
 pub mod web;
 
 pub use channel::Channel;
-pub use open::{open_device, open_devices, Opened};
 
 use argus_perception::{Element, Screen, Tree};
 use argus_protocol::{Disposition, Key, Platform};

@@ -3,7 +3,7 @@
 
 use argus_perception::{Observation, Rect};
 
-use super::secrets::Secrets;
+use super::Secrets;
 
 /// Fill colour of a masked box (RGBA).
 pub const MASK_RGBA: [u8; 4] = [40, 40, 40, 255];

@@ -8,10 +8,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use argus_protocol::subjects::Subjects;
-use argus_protocol::{EventBody, RunEvent};
+use argus_protocol::{ActionKind, EventBody, RunEvent};
 use async_trait::async_trait;
 
-use crate::agent::Secrets;
+use super::record::RecordKind;
+use crate::secrets::Secrets;
 use chrono::Utc;
 use uuid::Uuid;
 
@@ -134,17 +135,16 @@ impl Emitter {
         self.seq += 1;
         let body = self.redact(body);
         if let EventBody::ActionFinished(r) = &body {
-            if r.ok && ["tap", "double_tap"].contains(&r.kind.as_str()) {
+            let kind = |k: ActionKind| RecordKind::Action(k).wire() == r.kind;
+            if r.ok && (kind(ActionKind::Tap) || kind(ActionKind::DoubleTap)) {
                 if let Some(t) = &r.target {
                     self.tapped.push(t.name.clone());
                 }
             }
-            self.entered |= r.ok && r.kind == "key" && r.detail.contains("Enter");
+            self.entered |= r.ok && kind(ActionKind::Key) && r.detail.contains("Enter");
         }
         if let Some(rec) = match &body {
-            EventBody::ActionFinished(r) if !["plan", "judge"].contains(&r.kind.as_str()) => {
-                Some(r)
-            }
+            EventBody::ActionFinished(r) if !RecordKind::is_bookkeeping(&r.kind) => Some(r),
             _ => None,
         } {
             let mut line = format!("{}: {}", rec.detail, if rec.ok { "ok" } else { "failed" });

@@ -16,8 +16,9 @@ use argus_perception::geometry::{norm_to_px, NormScale};
 use argus_perception::{Element, NodeRef, Observation, Rect, Tri};
 use argus_protocol::{ActionTimings, Aim, CoordSpace, Target};
 
-use crate::executor::{ms, Exec};
+use super::ctx::RunCtx;
 use crate::resolve::{anchor_of, resolve, resolve_waiting, Purpose};
+use crate::run::outcome::ms;
 
 /// Poll interval of the actionability wait.
 const ACTIONABLE_POLL: Duration = Duration::from_millis(100);
@@ -164,12 +165,12 @@ fn point_element(obs: &Observation, x: f64, y: f64, snapped: Option<&Element>) -
     e
 }
 
-impl Exec<'_> {
+impl RunCtx<'_> {
     /// The job's actionability wait, ms.
     pub(crate) fn auto_wait_ms(&self) -> u64 {
         self.spec
             .auto_wait_ms
-            .unwrap_or(self.agent.config.auto_wait_ms)
+            .unwrap_or(self.env.config.auto_wait_ms)
     }
 
     /// Waits until `aim` names one actionable element (see the module docs).
@@ -216,7 +217,7 @@ impl Exec<'_> {
             .model
             .as_ref()
             .and_then(|m| m.coords)
-            .unwrap_or(self.agent.config.coords)
+            .unwrap_or(self.env.config.coords)
     }
 
     fn aim_point(&self, x: f64, y: f64, obs: &Observation) -> Result<Aimed, String> {

@@ -48,10 +48,11 @@ use argus_perception::elements::collapse_ws;
 use argus_perception::{Element, Observation, Role, Source, Tri};
 use argus_protocol::{ActionTimings, Aim, Disposition};
 
+use super::ctx::RunCtx;
 use crate::device::web::guard::notes_suffix;
 use crate::device::{ActError, ActErrorKind, Channel};
-use crate::executor::{ms, Exec, Outcome};
 use crate::resolve::{resolve, Purpose};
+use crate::run::outcome::{ms, Outcome};
 
 /// How long after an input its effect may take to show before the next channel is tried.
 pub const EFFECT_WAIT: Duration = Duration::from_millis(1000);
@@ -163,7 +164,7 @@ fn channel_list(tried: &[Channel]) -> String {
     names.join(", then ")
 }
 
-impl Exec<'_> {
+impl RunCtx<'_> {
     /// Taps `el` through the device's delivery channels, one after another, until `want` is
     /// seen (see the module docs). Returns the outcome and the last observation.
     pub(crate) async fn tap_until_seen(
@@ -250,7 +251,7 @@ impl Exec<'_> {
                     if n == 0
                         && e.disposition == Disposition::NotDelivered
                         && e.kind == ActErrorKind::Failed
-                        && tries < crate::act::NOT_DELIVERED_RETRIES =>
+                        && tries < crate::run::outcome::NOT_DELIVERED_RETRIES =>
                 {
                     tries += 1;
                     tokio::time::sleep(Duration::from_millis(200)).await;

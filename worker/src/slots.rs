@@ -8,10 +8,10 @@ use std::sync::Arc;
 use anyhow::anyhow;
 use argus_protocol::{DeviceInfo, Platform};
 
-use super::prelude::*;
-use super::web::browser::Browser;
-use super::web::{Viewport, WebDevice};
 use crate::config::{DriverConfig, WorkerConfig};
+use crate::device::prelude::*;
+use crate::device::web::browser::Browser;
+use crate::device::web::{Viewport, WebDevice};
 
 /// A device and the labels it registers with (`platform` and the driver's own: model, OS
 /// version, screen size).
@@ -99,8 +99,8 @@ pub async fn open_device_slot(
 }
 
 async fn open_desktop(drivers: &DriverConfig, dir: &Path, slot: usize) -> anyhow::Result<Opened> {
-    use super::desktop::session::Session;
-    use super::desktop::{display_size, DesktopDevice};
+    use crate::device::desktop::session::Session;
+    use crate::device::desktop::{display_size, DesktopDevice};
     let (session, kind) = match (&drivers.display, &drivers.dbus_address) {
         (Some(d), Some(a)) => (Session::attach(d.clone(), a.clone()), "attached"),
         (Some(_), None) => return Err(anyhow!("--display needs --dbus-address")),
@@ -147,9 +147,9 @@ async fn open_desktop(drivers: &DriverConfig, dir: &Path, slot: usize) -> anyhow
 fn slot_user(
     spec: &str,
     slot: usize,
-) -> anyhow::Result<Option<super::desktop::slot_user::SlotUser>> {
-    use super::desktop::slot_user::{slot_user_name, SlotUser};
-    let err = |e: super::DeviceError| anyhow!("desktop slot {slot}: {e}");
+) -> anyhow::Result<Option<crate::device::desktop::slot_user::SlotUser>> {
+    use crate::device::desktop::slot_user::{slot_user_name, SlotUser};
+    let err = |e: crate::device::DeviceError| anyhow!("desktop slot {slot}: {e}");
     match slot_user_name(spec, slot).map_err(err)? {
         Some(name) => Ok(Some(SlotUser::resolve(&name).map_err(err)?)),
         None => {
@@ -164,8 +164,8 @@ fn slot_user(
 }
 
 async fn open_android(drivers: &DriverConfig) -> anyhow::Result<Opened> {
-    use super::android::adb::{ensure_server, list_devices, select, Adb};
-    use super::android::AndroidDevice;
+    use crate::device::android::adb::{ensure_server, list_devices, select, Adb};
+    use crate::device::android::AndroidDevice;
     let addr = drivers.adb_server;
     let serial = drivers.serial.clone();
     let serial = tokio::task::spawn_blocking(move || {
@@ -197,8 +197,8 @@ async fn open_android(drivers: &DriverConfig) -> anyhow::Result<Opened> {
 }
 
 async fn open_harmony(drivers: &DriverConfig, dir: &Path) -> anyhow::Result<Opened> {
-    use super::harmony::hdc::{list_targets, select, Hdc};
-    use super::harmony::HarmonyDevice;
+    use crate::device::harmony::hdc::{list_targets, select, Hdc};
+    use crate::device::harmony::HarmonyDevice;
     let targets = list_targets(&drivers.hdc)
         .await
         .map_err(|e| anyhow!(e.to_string()))?;
@@ -225,7 +225,7 @@ async fn open_harmony(drivers: &DriverConfig, dir: &Path) -> anyhow::Result<Open
 }
 
 async fn open_ios(drivers: &DriverConfig) -> anyhow::Result<Opened> {
-    use super::ios::IosDevice;
+    use crate::device::ios::IosDevice;
     let (dev, facts) = IosDevice::connect(&drivers.wda_url, drivers.bundle_id.clone())
         .await
         .map_err(|e| anyhow!("iOS at {}: {e}", drivers.wda_url))?;
@@ -250,7 +250,7 @@ async fn open_electron(drivers: &DriverConfig) -> anyhow::Result<Opened> {
     let url = drivers.cdp_url.as_deref().ok_or_else(|| {
         anyhow!("--platform electron needs --cdp-url (the app's --remote-debugging-port)")
     })?;
-    let (mut dev, facts) = super::electron::attach(url)
+    let (mut dev, facts) = crate::device::electron::attach(url)
         .await
         .map_err(|e| anyhow!("Electron at {url}: {e}"))?;
     // Measure the window once for the registration; every run measures again.

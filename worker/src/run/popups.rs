@@ -12,7 +12,16 @@
 //!    in particular never "Accept", "Allow", "OK" or "Continue".
 
 use argus_perception::elements::collapse_ws;
+use std::time::Instant;
+
 use argus_perception::{Element, Observation, Role, Tri};
+use argus_protocol::{ActionTimings, Disposition};
+use chrono::Utc;
+
+use super::act::Input;
+use super::exec::Exec;
+use super::outcome::{ms, targeted, StepFail};
+use super::record::{Record, RecordKind};
 
 /// Text that signals a dismissable popup.
 pub const TRIGGERS: &[&str] = &[
@@ -162,6 +171,50 @@ pub fn decide(obs: &Observation) -> Decision<'_> {
             "{} possible dismiss buttons; not guessing",
             candidates.len()
         )),
+    }
+}
+
+impl<S> Exec<'_, S> {
+    /// Runs the popup policy on `obs` (unless the job turned it off); records a `popup`
+    /// action as action 0 of `step` when it dismissed one. Returns whether it did.
+    pub(crate) async fn popup_pass(
+        &mut self,
+        step: u32,
+        obs: &Observation,
+    ) -> Result<bool, StepFail> {
+        if !self.ctx.spec.popups {
+            return Ok(false);
+        }
+        let (el, why) = match decide(obs) {
+            Decision::None => return Ok(false),
+            Decision::Leave(why) => {
+                tracing::info!(run_id = %self.ctx.run_id, reason = %why, "popup left alone");
+                return Ok(false);
+            }
+            Decision::Dismiss(el, why) => (el.clone(), why),
+        };
+        let started_at = Utc::now();
+        let mut t = ActionTimings::default();
+        let mask = self.ctx.mask_for(obs);
+        let before_key = self.ctx.shot(step, 0, "before", &mask, &mut t).await;
+        let start = Instant::now();
+        let r = self.ctx.send(&Input::Tap(&el)).await;
+        t.act_ms = ms(start);
+        let (error, disposition) = match r {
+            Ok(()) => (None, Disposition::DeliveredUnverified),
+            Err(e) => (Some(e.message), e.disposition),
+        };
+        let after_key = self.ctx.shot(step, 0, "after", &mask, &mut t).await;
+        let rec = Record::new(step, 0, RecordKind::Popup, why, started_at)
+            .result(error, disposition)
+            .target(Some(targeted(&el)))
+            .shots(before_key, after_key)
+            .timings(t)
+            .on(Some(obs))
+            .geometry(Some(el.bbox_px.center().into()), None, None)
+            .screen_of(obs);
+        self.rec.emit_action(rec.done()).await?;
+        Ok(true)
     }
 }
 

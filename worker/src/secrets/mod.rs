@@ -15,6 +15,12 @@
 //! A reference its team has no value for fails the run before any action, naming the
 //! secret (never a value, never whether another team has one). Redaction covers every
 //! team's values.
+//!
+//! [`mask`] blanks password fields (and fields showing a secret) in screenshots before they
+//! are stored; [`rules`] says where a model- or replay-chosen text may use a secret.
+
+pub mod mask;
+pub mod rules;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -20,7 +20,6 @@ use std::collections::BTreeSet;
 use argus_protocol::{secret_refs, Action, JobSpec};
 
 use super::Secrets;
-use crate::executor::StepFail;
 
 /// The secrets the job's own text names (every string of the spec as submitted).
 pub fn named_by(spec: &JobSpec) -> BTreeSet<String> {
@@ -87,27 +86,6 @@ pub fn check_plan(
         }
     }
     Ok(())
-}
-
-/// [`check_plan`] for a run of `spec` (steps as [`super::plan_fix::as_script_line`] reads
-/// them): the plan back, or the run's failure, prefixed with the planning step's `title`.
-///
-/// Errors: [`StepFail::Verdict`] naming the refused secret.
-pub(crate) fn allowed_plan(
-    spec: &JobSpec,
-    title: &str,
-    plan: Vec<String>,
-) -> Result<Vec<String>, StepFail> {
-    check_plan(&plan, &named_by(spec), super::plan_fix::as_script_line)
-        .map_err(|e| StepFail::Verdict(format!("{title}: {e}")))?;
-    Ok(plan)
-}
-
-/// [`check`] of a model's call in a run of `spec`, before it is carried out.
-///
-/// Errors: [`StepFail::Verdict`] naming the refused secret (the run fails).
-pub(crate) fn allowed(spec: &JobSpec, call: &Action) -> Result<(), StepFail> {
-    check(call, &named_by(spec)).map_err(StepFail::Verdict)
 }
 
 /// Checks the field a `type` action lands on (the aimed element, or the focused one), for

@@ -1,14 +1,14 @@
 //! The one execution path of an [`Action`], whatever decided it (a script line, a model's
 //! tool call, the popup policy): `act(&Action, &Observation)` → [`Acted`].
 //!
-//! Aimed actions first wait for their target ([`crate::aim`]: exists, visible, enabled, not
+//! Aimed actions first wait for their target ([`crate::run::aim`]: exists, visible, enabled, not
 //! covered, stable across two observations — Playwright's actionability checks), then send
 //! one input through the device's capability traits, repeating it only when it failed
 //! `not_delivered`; checks (`wait for`, `assert`) read observations — a check of one
 //! element's state waits for its target to exist (not to be actionable) and reads it
 //! ([`crate::checks`]); every acting kind ends with a fresh observation for the reflector and
 //! the after-screenshot's mask. A tap on a control and a check/uncheck are ok only when their
-//! effect is seen ([`crate::effect`]: the next delivery channel when the first shows none,
+//! effect is seen ([`crate::run::effect`]: the next delivery channel when the first shows none,
 //! else "no visible effect").
 
 use std::time::{Duration, Instant};
@@ -18,17 +18,16 @@ use argus_perception::{Element, Observation, Role};
 use argus_protocol::action::{SWIPE_FRACTION, SWIPE_MS};
 use argus_protocol::{Action, ActionTimings, Aim, Direction, Disposition, Key};
 
-use crate::agent::secret_use::typed_into;
-use crate::aim::Aimed;
+use super::ctx::RunCtx;
 use crate::checks;
 use crate::device::web::guard::notes_suffix;
 use crate::device::{ActError, ActErrorKind};
-use crate::effect::{effect_checked, effect_key, Want};
-use crate::executor::{ms, targeted, Exec, Outcome};
 use crate::resolve::Purpose;
+use crate::run::aim::Aimed;
+use crate::run::effect::{effect_checked, effect_key, Want};
+use crate::run::outcome::{ms, targeted, Outcome, NOT_DELIVERED_RETRIES};
+use crate::secrets::rules::typed_into;
 
-/// Automatic repeats of an input that failed `not_delivered`.
-pub const NOT_DELIVERED_RETRIES: u32 = 2;
 /// Poll interval of `wait for`.
 const WAIT_POLL: Duration = Duration::from_millis(100);
 
@@ -104,7 +103,7 @@ pub fn swipe_points(
     ((cx - dx, cy - dy), (cx + dx, cy + dy))
 }
 
-impl Exec<'_> {
+impl RunCtx<'_> {
     /// Performs `action` against `obs` (see the module docs). Timings go into `t`. What
     /// the device noticed meanwhile (requests the navigation policy blocked, JavaScript
     /// dialogs it answered) is appended to the action's detail.
@@ -224,7 +223,7 @@ impl Exec<'_> {
         out.target = Some(targeted(&el));
         let res = match action {
             Action::AssertChecked { checked, .. } => checks::checked(&el, *checked),
-            Action::AssertValue { value, .. } => match self.agent.secrets.resolve(value) {
+            Action::AssertValue { value, .. } => match self.env.secrets.resolve(value) {
                 Ok(real) => checks::value(&el, &real, value),
                 Err(m) => Err(m),
             },
@@ -235,7 +234,7 @@ impl Exec<'_> {
 
     async fn wait_for(
         &mut self,
-        mut out: Outcome,
+        out: Outcome,
         text: &str,
         timeout_ms: u64,
         obs: &Observation,
@@ -251,8 +250,7 @@ impl Exec<'_> {
             match o {
                 Ok(o) => current = o.contains_text(text),
                 Err(e) => {
-                    out.infra = true;
-                    return out.fail(format!("cannot observe the screen: {e}"));
+                    return out.fail_infra(format!("cannot observe the screen: {e}"));
                 }
             }
         }
@@ -273,7 +271,7 @@ impl Exec<'_> {
             "type {} chars into the focused window",
             text.chars().count()
         );
-        match self.agent.secrets.resolve(text) {
+        match self.env.secrets.resolve(text) {
             Err(m) => Acted::done(out.fail(m)),
             Ok(real) => self.unaimed(out, Input::TypeFocused(&real), t).await,
         }
@@ -371,13 +369,12 @@ impl Exec<'_> {
             out = acted.out;
             swipe = acted.swipe;
             let Some(after) = acted.after else {
-                out.infra = true;
                 return Acted {
                     swipe,
-                    ..Acted::done(out.fail("cannot observe the screen after a swipe".into()))
+                    ..Acted::done(out.fail_infra("cannot observe the screen after a swipe".into()))
                 };
             };
-            if !out.ok {
+            if !out.ok() {
                 return Acted {
                     swipe,
                     ..Acted::observed(out, Some(after))
@@ -406,7 +403,7 @@ impl Exec<'_> {
 
     /// Tap, double tap, long press, type and check/uncheck: wait for the target, act, verify
     /// what can be verified (a typed value; a checked state and a control's effect through
-    /// [`crate::effect`], which tries the device's next delivery channel when none shows).
+    /// [`crate::run::effect`], which tries the device's next delivery channel when none shows).
     async fn aimed(
         &mut self,
         mut out: Outcome,
@@ -416,7 +413,7 @@ impl Exec<'_> {
         t: &mut ActionTimings,
     ) -> Acted {
         let (purpose, extra) = match action {
-            Action::Type { text, .. } => (Purpose::Type, crate::aim::type_extra_wait_ms(text)),
+            Action::Type { text, .. } => (Purpose::Type, crate::run::aim::type_extra_wait_ms(text)),
             Action::SetChecked { .. } => (Purpose::Check, 0),
             Action::DoubleTap { .. } => (Purpose::DoubleTap, 0),
             _ => (Purpose::Tap, 0),
@@ -452,7 +449,7 @@ impl Exec<'_> {
                 };
             }
         }
-        // Taps on controls and check/uncheck must show their effect (see `crate::effect`).
+        // Taps on controls and check/uncheck must show their effect (see `crate::run::effect`).
         if let Some(want) = effect_want(action, aim, &el, seen.as_ref().unwrap_or(obs)) {
             let (out, after) = self.tap_until_seen(out, &el, want, t).await;
             return Acted {
@@ -472,7 +469,7 @@ impl Exec<'_> {
                 self.input(out, Input::LongPress(&el, *duration_ms)).await
             }
             Action::Type { text, .. } => match typed_into(text, &el.platform_role)
-                .and_then(|()| self.agent.secrets.resolve(text))
+                .and_then(|()| self.env.secrets.resolve(text))
             {
                 Err(m) => out.fail(m),
                 Ok(real) => self.input(out, Input::Type(&el, &real)).await,
@@ -482,7 +479,7 @@ impl Exec<'_> {
         t.act_ms += ms(s0);
         let after = self.observe_timed(t).await;
         let out = match (&after, action) {
-            (Some(a), Action::Type { text, .. }) if out.ok && !el.password.is_yes() => {
+            (Some(a), Action::Type { text, .. }) if out.ok() && !el.password.is_yes() => {
                 // A password field's value is never read back.
                 verify_typed(out, a, &el, text)
             }
@@ -552,7 +549,7 @@ fn checked_out(mut out: Outcome, res: Result<String, String>) -> Outcome {
     }
 }
 
-/// The effect a tap-like action must show, when it is checked (see [`crate::effect`]):
+/// The effect a tap-like action must show, when it is checked (see [`crate::run::effect`]):
 /// a tap on a control changes the screen; check/uncheck leaves the element in that state.
 fn effect_want<'a>(
     action: &Action,
