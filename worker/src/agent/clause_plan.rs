@@ -256,160 +256,218 @@ const ALL_WORDS: &[&str] = &[
 /// The plan read from `instruction` on `obs` (see the module docs); `None` when a clause does
 /// not read or no clause orders anything.
 pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
-    let mut items = list_items(obs);
-    let start = items.clone();
-    let mut deleted: Vec<(String, bool)> = Vec::new();
-    let mut typed: Vec<PlanStep> = Vec::new();
-    let mut free = false;
-    let mut free_segs: Vec<String> = Vec::new();
     let instruction = &effects::quote_lists(instruction);
-    let split: Vec<(String, String)> = clauses::segments(instruction)
+    let split = clauses_of(instruction);
+    let items = list_items(obs);
+    let mut r = Reader {
+        instruction,
+        obs,
+        segs: split.iter().map(|(s, _)| s.clone()).collect(),
+        start: items.clone(),
+        items,
+        split,
+        deleted: Vec::new(),
+        typed: Vec::new(),
+        free_segs: Vec::new(),
+        out: Read {
+            steps: Vec::new(),
+            already: 0,
+            effects: Vec::new(),
+        },
+        read_any: false,
+        uncertain: false,
+        last: None,
+        after_check: false,
+        gate: None,
+    };
+    for k in 0..r.segs.len() {
+        r.clause(k)?;
+    }
+    r.finish();
+    r.read_any.then_some(r.out)
+}
+
+/// The instruction's clauses as read: (without fillers, as written), split at sentences,
+/// "but", "so", a Chinese condition's 就; clauses of nothing but fillers dropped.
+fn clauses_of(instruction: &str) -> Vec<(String, String)> {
+    clauses::segments(instruction)
         .iter()
         .flat_map(|s| effects::split_but(s))
         .flat_map(|s| split_so(&s))
         .flat_map(|s| conditions::split_zh(&s))
         .map(|s| (strip_all_fillers(&s), s))
         .filter(|(s, _)| !only_fillers(s))
-        .collect();
-    let segs: Vec<String> = split.iter().map(|(s, _)| s.clone()).collect();
-    let joined: Vec<bool> = split.iter().map(|(_, raw)| joins(raw)).collect();
-    // "Check off buy bread and pay rent", split at its "and": an item's own name after it.
-    let raw_and: Vec<bool> = split
-        .iter()
-        .map(|(_, raw)| raw.trim_start().to_lowercase().starts_with("and "))
-        .collect();
-    let mut out = Read {
-        steps: Vec::new(),
-        already: 0,
-        effects: Vec::new(),
-    };
-    let mut read_any = false;
-    // After a step whose effect Argus cannot foresee (a model's free step, a button), an
-    // item's state is no longer known: nothing more is left out as already done.
-    let mut uncertain = false;
-    // The order of the clause before: a clause of nothing but quoted items continues it
-    // ("add 'a', 'b' and 'c'" split at its commas).
-    let mut last: Option<Does> = None;
-    // Whether the clause before was a check ("make sure X, and that Y": Y is one too).
-    let mut after_check = false;
-    // A condition on an item's state the next order waits on ("if it's still open, …").
-    let mut gate: Option<Gate> = None;
-    for (k, seg) in segs.iter().enumerate() {
-        let before: Vec<&str> = segs[..k].iter().rev().map(String::as_str).collect();
-        match conditions::condition(seg) {
+        .collect()
+}
+
+/// [`read`]'s state as it goes clause by clause.
+struct Reader<'a> {
+    instruction: &'a str,
+    obs: &'a Observation,
+    /// The clauses without fillers, and (as split) with them.
+    segs: Vec<String>,
+    split: Vec<(String, String)>,
+    /// The items at the start, and as the plan leaves them so far.
+    start: Vec<(String, bool)>,
+    items: Vec<(String, bool)>,
+    deleted: Vec<(String, bool)>,
+    typed: Vec<PlanStep>,
+    /// Clauses left to the model.
+    free_segs: Vec<String>,
+    out: Read,
+    read_any: bool,
+    /// After a step whose effect Argus cannot foresee (a model's free step, a button), an
+    /// item's state is no longer known: nothing more is left out as already done.
+    uncertain: bool,
+    /// The order of the clause before: a clause of nothing but quoted items continues it
+    /// ("add 'a', 'b' and 'c'" split at its commas).
+    last: Option<Does>,
+    /// Whether the clause before was a check ("make sure X, and that Y": Y is one too).
+    after_check: bool,
+    /// A condition on an item's state the next order waits on ("if it's still open, …").
+    gate: Option<Gate>,
+}
+
+impl Reader<'_> {
+    /// Reads clause `k`; `None` when a step it reads cannot be written as a line.
+    fn clause(&mut self, k: usize) -> Option<()> {
+        let seg = self.segs[k].clone();
+        let before: Vec<&str> = self.segs[..k].iter().rev().map(String::as_str).collect();
+        match conditions::condition(&seg) {
             Ok(Some(c)) => {
-                gate = Some(gate_of(&c, seg, &before, &items, uncertain));
-                continue;
+                self.gate = Some(gate_of(&c, &seg, &before, &self.items, self.uncertain));
+                return Some(());
             }
             Err(()) => {
-                gate = Some(Gate::Unknown(seg.clone()));
-                continue;
+                self.gate = Some(Gate::Unknown(seg.clone()));
+                return Some(());
             }
             Ok(None) => {}
         }
-        if conditions::keeps(seg) {
+        if conditions::keeps(&seg) {
             // "leave it where it is": nothing to do.
-            gate = None;
-            continue;
+            self.gate = None;
+            return Some(());
         }
-        let order = effects::order_of(seg).or_else(|| {
-            let items_only = effects::starts_with_item(seg) && effects::is_only_items(seg);
-            // "tick off the lease and the lawn", split at its "and": the lawn is ticked too.
-            let one_item = joined[k] && by_words(seg, &items, Some(1)).is_some()
-                || (raw_and[k] && {
-                    let name = seg.trim().trim_end_matches(['.', '!']).to_lowercase();
-                    items.iter().any(|(n, _)| n.to_lowercase() == name)
-                });
-            let d = last.filter(|_| items_only || one_item)?;
-            Some(effects::Order {
-                does: d,
-                verb: None,
-                object: seg.clone(),
-            })
-        });
-        last = order.as_ref().map(|o| o.does);
+        let order = effects::order_of(&seg).or_else(|| self.continued_order(k));
+        self.last = order.as_ref().map(|o| o.does);
         // A state said of something ("most of this is handled"), not an imperative.
-        let said = order.as_ref().is_some_and(|o| o.verb.is_none()) && describes(seg);
-        let continued = after_check && clauses::continues_check(&split[k].1);
-        after_check = clauses::reads_as_check(seg) || continued;
-        if after_check || describes(seg) && order.is_none() {
-            continue;
+        let said = order.as_ref().is_some_and(|o| o.verb.is_none()) && describes(&seg);
+        let continued = self.after_check && clauses::continues_check(&self.split[k].1);
+        self.after_check = clauses::reads_as_check(&seg) || continued;
+        if self.after_check || describes(&seg) && order.is_none() {
+            return Some(());
         }
-        match gate.take() {
+        match self.gate.take() {
             Some(Gate::Fails) => {
                 // The condition does not hold: its order is not given.
-                out.already += 1;
-                continue;
+                self.out.already += 1;
+                return Some(());
             }
             Some(Gate::Unknown(cond)) => {
                 // A condition Argus cannot test: the model acts it out, condition and all.
-                out.steps.push(format!(
-                    "{}, {}",
-                    cond.trim(),
-                    seg.trim().trim_end_matches(['.', '。'])
-                ));
-                free_segs.push(seg.clone());
-                uncertain = true;
-                free = true;
-                continue;
+                let text = format!("{}, {}", cond.trim(), seg.trim());
+                self.free(&text, &seg);
+                return Some(());
             }
             Some(Gate::Holds) | None => {}
         }
+        let uncertain = self.uncertain;
         let steps = order.and_then(|order| {
             let mut cx = Ctx {
                 before: &before,
-                items: &mut items,
-                deleted: &mut deleted,
-                obs,
+                items: &mut self.items,
+                deleted: &mut self.deleted,
+                obs: self.obs,
                 uncertain,
             };
-            order_steps(order.does, &order.object, seg, &mut cx)
+            order_steps(order.does, &order.object, &seg, &mut cx)
         });
-        let next_items = segs
-            .get(k + 1)
-            .is_some_and(|n| effects::starts_with_item(n) && effects::is_only_items(n));
-        if steps.is_none() && last == Some(Does::Add) && next_items {
-            // "Add a new one, 'pick up ice'": the items come in the next clause.
-            continue;
-        }
         let Some(steps) = steps else {
-            if heading(seg, &split[k].1, instruction) || preamble(seg, &items) {
-                // "Fix that: …": what to do comes after the colon.
-                continue;
-            }
-            if said && by_words(seg, &items, None).is_none() && by_chars(seg, &items).is_none() {
-                // A state said of no item on the list describes; the model is not asked to
-                // act on it.
-                continue;
-            }
-            // An order Argus cannot read: the model acts it out when its turn comes.
-            out.steps
-                .push(seg.trim().trim_end_matches(['.', '。']).to_string());
-            free_segs.push(seg.clone());
-            uncertain = true;
-            free = true;
-            continue;
+            self.unread(k, said);
+            return Some(());
         };
         for s in steps {
             match s {
                 Some(s) => {
-                    uncertain |= s.kind == StepKind::Tap;
-                    read_any = true;
-                    out.steps.extend(s.lines().ok()?);
-                    typed.push(s);
+                    self.uncertain |= s.kind == StepKind::Tap;
+                    self.read_any = true;
+                    self.out.steps.extend(s.lines().ok()?);
+                    self.typed.push(s);
                 }
-                None => out.already += 1,
+                None => self.out.already += 1,
             }
         }
+        Some(())
     }
-    if !free {
-        out.effects = end_state(&start, &typed);
-    } else if !free_segs.iter().any(|s| names_many(s)) {
-        // The model acts out what did not read; an item no clause names stays as it was
-        // (its collateral damage fails the run instead of passing it).
-        out.effects = unnamed_untouched(&start, instruction);
+
+    /// The order clause `k` continues from the clause before when it has no verb: nothing
+    /// but quoted items, or one item's name after an "and" ("tick off the lease and the
+    /// lawn", split at its "and": the lawn is ticked too).
+    fn continued_order(&self, k: usize) -> Option<effects::Order> {
+        let seg = &self.segs[k];
+        let raw = &self.split[k].1;
+        let items_only = effects::starts_with_item(seg) && effects::is_only_items(seg);
+        let one_item = joins(raw) && by_words(seg, &self.items, Some(1)).is_some()
+            // "Check off buy bread and pay rent", split at its "and": an item's own name.
+            || (raw.trim_start().to_lowercase().starts_with("and ") && {
+                let name = seg.trim().trim_end_matches(['.', '!']).to_lowercase();
+                self.items.iter().any(|(n, _)| n.to_lowercase() == name)
+            });
+        let d = self.last.filter(|_| items_only || one_item)?;
+        Some(effects::Order {
+            does: d,
+            verb: None,
+            object: seg.clone(),
+        })
     }
-    read_any.then_some(out)
+
+    /// Clause `k` names an order that does not read (`said`: a state said, not ordered).
+    fn unread(&mut self, k: usize, said: bool) {
+        let seg = self.segs[k].clone();
+        let next_items = self
+            .segs
+            .get(k + 1)
+            .is_some_and(|n| effects::starts_with_item(n) && effects::is_only_items(n));
+        if self.last == Some(Does::Add) && next_items {
+            // "Add a new one, 'pick up ice'": the items come in the next clause.
+            return;
+        }
+        if heading(&seg, &self.split[k].1, self.instruction) || preamble(&seg, &self.items) {
+            // "Fix that: …": what to do comes after the colon.
+            return;
+        }
+        if said
+            && by_words(&seg, &self.items, None).is_none()
+            && by_chars(&seg, &self.items).is_none()
+        {
+            // A state said of no item on the list describes; the model is not asked to act
+            // on it.
+            return;
+        }
+        // An order Argus cannot read: the model acts it out when its turn comes.
+        self.free(&seg, &seg);
+    }
+
+    /// `text` (for clause `seg`) left to the model: states are no longer known after it.
+    fn free(&mut self, text: &str, seg: &str) {
+        self.out
+            .steps
+            .push(text.trim().trim_end_matches(['.', '。']).to_string());
+        self.free_segs.push(seg.to_string());
+        self.uncertain = true;
+    }
+
+    /// The end-state checks: every item the plan touches when all of it reads; else, when
+    /// no clause left to the model may touch many, every item no clause names as it was
+    /// (the model's collateral damage fails the run instead of passing it).
+    fn finish(&mut self) {
+        if self.free_segs.is_empty() {
+            self.out.effects = end_state(&self.start, &self.typed);
+        } else if !self.free_segs.iter().any(|s| names_many(s)) {
+            self.out.effects = unnamed_untouched(&self.start, self.instruction);
+        }
+    }
 }
 
 /// What a condition clause does to the order after it.
