@@ -172,37 +172,31 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
         println!("report: {report_url}");
         return Ok(ExitCode::SUCCESS);
     }
+    follow(&http, args.api_token.as_deref(), &base, run_id, &report_url).await
+}
+
+/// `--wait`: polls the run every 500 ms, printing each new action and status change, until
+/// it ends; exit 0 when it succeeded, 1 otherwise.
+async fn follow(
+    http: &reqwest::Client,
+    token: Option<&str>,
+    base: &str,
+    run_id: uuid::Uuid,
+    report_url: &str,
+) -> anyhow::Result<ExitCode> {
     let mut seen: HashSet<(u32, u32)> = HashSet::new();
     let mut last_status = String::new();
     loop {
-        let r = auth(http.get(format!("{base}/api/v1/runs/{run_id}")))
-            .send()
-            .await;
-        let detail: Option<RunDetail> = match r {
+        let mut req = http.get(format!("{base}/api/v1/runs/{run_id}"));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let detail: Option<RunDetail> = match req.send().await {
             Ok(r) if r.status().is_success() => r.json().await.ok(),
             _ => None,
         };
         if let Some(d) = detail {
-            for s in &d.steps {
-                for a in &s.actions {
-                    if seen.insert((a.step, a.action)) {
-                        let t = &a.timings;
-                        println!(
-                            "  step {} {} {} — {} ({}, {:.0} ms){}",
-                            a.step + 1,
-                            if a.ok { "ok  " } else { "FAIL" },
-                            a.kind,
-                            a.detail,
-                            a.disposition.as_str(),
-                            t.perceive_ms + t.act_ms + t.screenshot_ms + t.upload_ms,
-                            a.error
-                                .as_ref()
-                                .map(|e| format!("\n      {e}"))
-                                .unwrap_or_default()
-                        );
-                    }
-                }
-            }
+            print_new_actions(&d, &mut seen);
             let st = d.status.as_str().to_string();
             if st != last_status {
                 println!("status: {st}");
@@ -223,5 +217,29 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
             }
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// Prints each action of `d` not printed before (`seen`: (step, action) pairs).
+fn print_new_actions(d: &RunDetail, seen: &mut HashSet<(u32, u32)>) {
+    for s in &d.steps {
+        for a in &s.actions {
+            if seen.insert((a.step, a.action)) {
+                let t = &a.timings;
+                println!(
+                    "  step {} {} {} — {} ({}, {:.0} ms){}",
+                    a.step + 1,
+                    if a.ok { "ok  " } else { "FAIL" },
+                    a.kind,
+                    a.detail,
+                    a.disposition.as_str(),
+                    t.perceive_ms + t.act_ms + t.screenshot_ms + t.upload_ms,
+                    a.error
+                        .as_ref()
+                        .map(|e| format!("\n      {e}"))
+                        .unwrap_or_default()
+                );
+            }
+        }
     }
 }

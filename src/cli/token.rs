@@ -149,38 +149,7 @@ pub async fn run(args: TokenArgs) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        TokenCommand::List { team, json } => {
-            let pool = argus_coordinator::store::connect(&database_url, 1).await?;
-            let rows = argus_coordinator::auth::tokens::list(&pool, team.as_deref()).await?;
-            pool.close().await;
-            if json {
-                for r in &rows {
-                    println!("{}", serde_json::to_string(r)?);
-                }
-                return Ok(ExitCode::SUCCESS);
-            }
-            println!(
-                "{:<36}  {:<12}  {:<6}  {:<20}  {:<20}  {:<20}  name",
-                "id", "team", "role", "created", "expires", "last used"
-            );
-            for r in &rows {
-                println!(
-                    "{:<36}  {:<12}  {:<6}  {:<20}  {:<20}  {:<20}  {}",
-                    r.id,
-                    r.team_id,
-                    if r.shared_pool {
-                        "pool"
-                    } else {
-                        r.role.as_str()
-                    },
-                    when(Some(r.created_at), ""),
-                    when(r.expires_at, "never"),
-                    when(r.last_used_at, "never"),
-                    r.name
-                );
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        TokenCommand::List { team, json } => list(&database_url, team.as_deref(), json).await,
         TokenCommand::Revoke { id } => {
             let pool = argus_coordinator::store::connect(&database_url, 1).await?;
             let found = argus_coordinator::auth::tokens::revoke(&pool, id).await?;
@@ -194,6 +163,40 @@ pub async fn run(args: TokenArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+}
+
+/// `argus token list`: every token (or one team's) as a table, or one JSON object a line.
+async fn list(database_url: &str, team: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
+    let pool = argus_coordinator::store::connect(database_url, 1).await?;
+    let rows = argus_coordinator::auth::tokens::list(&pool, team).await?;
+    pool.close().await;
+    if json {
+        for r in &rows {
+            println!("{}", serde_json::to_string(r)?);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{:<36}  {:<12}  {:<6}  {:<20}  {:<20}  {:<20}  name",
+        "id", "team", "role", "created", "expires", "last used"
+    );
+    for r in &rows {
+        println!(
+            "{:<36}  {:<12}  {:<6}  {:<20}  {:<20}  {:<20}  {}",
+            r.id,
+            r.team_id,
+            if r.shared_pool {
+                "pool"
+            } else {
+                r.role.as_str()
+            },
+            when(Some(r.created_at), ""),
+            when(r.expires_at, "never"),
+            when(r.last_used_at, "never"),
+            r.name
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

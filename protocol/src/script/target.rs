@@ -131,60 +131,7 @@ fn anchored<'a>(
 pub(super) fn parse_target(s: &str) -> LineResult<(Target, &str)> {
     let s = s.trim_start();
     if s.starts_with(is_open_quote) {
-        let (name, rest) = quoted(s)?;
-        if let Some(t) = anchored(&name, None, rest)? {
-            return Ok(t);
-        }
-        let rest_t = rest.trim_start();
-        for (kw, rel) in RELATIONS_ZH {
-            if let Some(after) = strip_cjk(rest_t, kw) {
-                if after.trim_start().starts_with(is_open_quote) {
-                    // `"Users" 同一行的 "Add"`: anchor first, then the element's own name,
-                    // then maybe its kind (`"Users" 同一行的 "Add" 按钮`).
-                    let (label, tail) = quoted(after)?;
-                    let (word, after_role) = split_role_word(tail);
-                    let role = Some(word)
-                        .filter(|w| !w.is_empty())
-                        .and_then(canonical_role);
-                    return Ok((
-                        Target {
-                            role: role.map(str::to_string),
-                            name,
-                            relation: *rel,
-                            label: Some(label),
-                        },
-                        if role.is_some() { after_role } else { tail },
-                    ));
-                }
-                let (word, tail) = split_role_word(after);
-                let role = canonical_role(word).ok_or_else(|| unknown_role(word))?;
-                return Ok((
-                    Target {
-                        role: Some(role.into()),
-                        name,
-                        relation: *rel,
-                        label: None,
-                    },
-                    tail,
-                ));
-            }
-        }
-        // `"Save" button` / `"保存" 按钮`
-        let (word, tail) = split_role_word(rest_t);
-        if !word.is_empty() {
-            if let Some(role) = canonical_role(word) {
-                return Ok((
-                    Target {
-                        role: Some(role.into()),
-                        name,
-                        relation: Relation::Named,
-                        label: None,
-                    },
-                    tail,
-                ));
-            }
-        }
-        return Ok((Target::named(&name), rest));
+        return quoted_first(s);
     }
     // `the checkbox left of "X"`, `button "Save"`
     let Some(q) = s.find(is_open_quote) else {
@@ -229,6 +176,65 @@ pub(super) fn parse_target(s: &str) -> LineResult<(Target, &str)> {
         },
         rest,
     ))
+}
+
+/// [`parse_target`] for a target that starts with its quoted name: `"Save"`, `"Save" button`,
+/// `"Users" 同一行的 "Add"`, `"X" 右边的 复选框`.
+fn quoted_first(s: &str) -> LineResult<(Target, &str)> {
+    let (name, rest) = quoted(s)?;
+    if let Some(t) = anchored(&name, None, rest)? {
+        return Ok(t);
+    }
+    let rest_t = rest.trim_start();
+    for (kw, rel) in RELATIONS_ZH {
+        if let Some(after) = strip_cjk(rest_t, kw) {
+            if after.trim_start().starts_with(is_open_quote) {
+                // `"Users" 同一行的 "Add"`: anchor first, then the element's own name,
+                // then maybe its kind (`"Users" 同一行的 "Add" 按钮`).
+                let (label, tail) = quoted(after)?;
+                let (word, after_role) = split_role_word(tail);
+                let role = Some(word)
+                    .filter(|w| !w.is_empty())
+                    .and_then(canonical_role);
+                return Ok((
+                    Target {
+                        role: role.map(str::to_string),
+                        name,
+                        relation: *rel,
+                        label: Some(label),
+                    },
+                    if role.is_some() { after_role } else { tail },
+                ));
+            }
+            let (word, tail) = split_role_word(after);
+            let role = canonical_role(word).ok_or_else(|| unknown_role(word))?;
+            return Ok((
+                Target {
+                    role: Some(role.into()),
+                    name,
+                    relation: *rel,
+                    label: None,
+                },
+                tail,
+            ));
+        }
+    }
+    // `"Save" button` / `"保存" 按钮`
+    let (word, tail) = split_role_word(rest_t);
+    if !word.is_empty() {
+        if let Some(role) = canonical_role(word) {
+            return Ok((
+                Target {
+                    role: Some(role.into()),
+                    name,
+                    relation: Relation::Named,
+                    label: None,
+                },
+                tail,
+            ));
+        }
+    }
+    Ok((Target::named(&name), rest))
 }
 
 fn split_role_word(s: &str) -> (&str, &str) {
