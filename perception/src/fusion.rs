@@ -78,6 +78,43 @@ fn inside_fraction(inner: &Rect, outer: &Rect) -> f64 {
     inner.intersect(outer).map(|r| r.area()).unwrap_or(0.0) / a
 }
 
+/// An OCR line inside a tree element (`hits` among the first `tree_count` elements of `out`,
+/// the smallest that holds `b`): names it when it has no name, or is already in its labels.
+/// Returns whether the line went into its host (no element of its own).
+fn into_host(
+    out: &mut Observation,
+    tree_count: usize,
+    hits: &[usize],
+    b: &Rect,
+    text: &str,
+    extra_text: &mut Vec<String>,
+) -> bool {
+    let host = hits
+        .iter()
+        .copied()
+        .filter(|&k| {
+            k < tree_count && inside_fraction(b, &out.elements[k].bbox_px) >= INSIDE_FRACTION
+        })
+        .min_by(|&x, &y| {
+            out.elements[x]
+                .bbox_px
+                .area()
+                .total_cmp(&out.elements[y].bbox_px.area())
+        });
+    let Some(k) = host else {
+        return false;
+    };
+    let el = &mut out.elements[k];
+    if el.name.trim().is_empty() {
+        el.name = text.to_string();
+        extra_text.push(text.to_string());
+        return true;
+    }
+    let lower = text.to_lowercase();
+    el.labels()
+        .any(|l| collapse_ws(l).to_lowercase().contains(&lower))
+}
+
 /// Fuses `candidates` into `obs` (see the module docs) and renumbers. `iou_threshold` is
 /// usually [`DEFAULT_IOU_THRESHOLD`].
 pub fn fuse(obs: &Observation, candidates: &[PixelCandidate], iou_threshold: f64) -> Observation {
@@ -108,35 +145,11 @@ pub fn fuse(obs: &Observation, candidates: &[PixelCandidate], iou_threshold: f64
             .locate_in_envelope_intersecting(&env)
             .map(|g| g.data)
             .collect();
-        if c.kind == PixelKind::Ocr && !text.is_empty() {
-            let host = hits
-                .iter()
-                .copied()
-                .filter(|&k| {
-                    k < tree_count
-                        && inside_fraction(&b, &out.elements[k].bbox_px) >= INSIDE_FRACTION
-                })
-                .min_by(|&x, &y| {
-                    out.elements[x]
-                        .bbox_px
-                        .area()
-                        .total_cmp(&out.elements[y].bbox_px.area())
-                });
-            if let Some(k) = host {
-                let el = &mut out.elements[k];
-                if el.name.trim().is_empty() {
-                    el.name = text.clone();
-                    extra_text.push(text);
-                    continue;
-                }
-                let lower = text.to_lowercase();
-                if el
-                    .labels()
-                    .any(|l| collapse_ws(l).to_lowercase().contains(&lower))
-                {
-                    continue;
-                }
-            }
+        if c.kind == PixelKind::Ocr
+            && !text.is_empty()
+            && into_host(&mut out, tree_count, &hits, &b, &text, &mut extra_text)
+        {
+            continue;
         }
         let dup = hits.iter().any(|&k| {
             let el = &out.elements[k];

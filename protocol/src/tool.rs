@@ -252,9 +252,7 @@ pub fn parse_call(mode: Mode, name: &str, arguments: &Value) -> Result<Action, S
         },
         ActionKind::SetChecked => Action::SetChecked {
             target: aim(mode, a)?,
-            checked: a["checked"]
-                .as_bool()
-                .ok_or("argument `checked` (true/false) is missing")?,
+            checked: checked(a)?,
         },
         ActionKind::Swipe => {
             let d = s(a, "direction")?;
@@ -287,6 +285,23 @@ pub fn parse_call(mode: Mode, name: &str, arguments: &Value) -> Result<Action, S
         ActionKind::Sleep => Action::Sleep {
             ms: num(a, "ms")?.clamp(0.0, MAX_MODEL_WAIT_MS as f64) as u64,
         },
+        ActionKind::AssertContains
+        | ActionKind::AssertNotContains
+        | ActionKind::AssertChecked
+        | ActionKind::AssertValue
+        | ActionKind::AssertCount => assertion(kind, mode, a)?,
+        ActionKind::Finish => Action::Finish {
+            summary: a["summary"].as_str().unwrap_or_default().to_string(),
+        },
+        ActionKind::Fail => Action::Fail {
+            reason: s(a, "reason")?.to_string(),
+        },
+    })
+}
+
+/// [`parse_call`] for the assertion tools (`kind` one of them).
+fn assertion(kind: ActionKind, mode: Mode, a: &Value) -> Result<Action, String> {
+    Ok(match kind {
         ActionKind::AssertContains => Action::AssertContains {
             text: s(a, "text")?.to_string(),
         },
@@ -295,9 +310,7 @@ pub fn parse_call(mode: Mode, name: &str, arguments: &Value) -> Result<Action, S
         },
         ActionKind::AssertChecked => Action::AssertChecked {
             target: aim(mode, a)?,
-            checked: a["checked"]
-                .as_bool()
-                .ok_or("argument `checked` (true/false) is missing")?,
+            checked: checked(a)?,
         },
         ActionKind::AssertValue => Action::AssertValue {
             target: aim(mode, a)?,
@@ -317,13 +330,15 @@ pub fn parse_call(mode: Mode, name: &str, arguments: &Value) -> Result<Action, S
                 count: count as u32,
             }
         }
-        ActionKind::Finish => Action::Finish {
-            summary: a["summary"].as_str().unwrap_or_default().to_string(),
-        },
-        ActionKind::Fail => Action::Fail {
-            reason: s(a, "reason")?.to_string(),
-        },
+        _ => return Err(format!("{} is not an assertion", kind.name())),
     })
+}
+
+/// The `checked` argument (true/false).
+fn checked(a: &Value) -> Result<bool, String> {
+    a["checked"]
+        .as_bool()
+        .ok_or_else(|| "argument `checked` (true/false) is missing".to_string())
 }
 
 #[cfg(test)]

@@ -180,20 +180,40 @@ async fn open_android(drivers: &DriverConfig) -> anyhow::Result<Opened> {
     })
     .await
     .map_err(|e| anyhow!("Android {serial}: {e}"))?;
-    let mut labels = BTreeMap::new();
-    labels.insert("platform".into(), "android".into());
-    labels.insert("serial".into(), serial);
-    labels.insert("model".into(), facts.model);
-    labels.insert("os_version".into(), facts.os_version);
-    labels.insert(
-        "screen".into(),
-        format!("{}x{}", facts.screen_px.0, facts.screen_px.1),
+    let labels = phone_labels(
+        "android",
+        Some(serial),
+        facts.model,
+        facts.os_version,
+        facts.screen_px,
     );
     Ok(Opened {
         labels,
         screen_px: facts.screen_px,
         device: Box::new(dev),
     })
+}
+
+/// A phone's labels: `platform`, `serial` (when it has one), `model` (when known),
+/// `os_version`, `screen` (`WxH`, device px).
+fn phone_labels(
+    platform: &str,
+    serial: Option<String>,
+    model: String,
+    os_version: String,
+    screen_px: (u32, u32),
+) -> BTreeMap<String, String> {
+    let mut labels = BTreeMap::new();
+    labels.insert("platform".into(), platform.into());
+    if let Some(serial) = serial {
+        labels.insert("serial".into(), serial);
+    }
+    if !model.is_empty() {
+        labels.insert("model".into(), model);
+    }
+    labels.insert("os_version".into(), os_version);
+    labels.insert("screen".into(), format!("{}x{}", screen_px.0, screen_px.1));
+    labels
 }
 
 async fn open_harmony(drivers: &DriverConfig, dir: &Path) -> anyhow::Result<Opened> {
@@ -211,12 +231,7 @@ async fn open_harmony(drivers: &DriverConfig, dir: &Path) -> anyhow::Result<Open
         .await
         .map_err(|e| anyhow!("HarmonyOS {key}: {e}"))?;
     let screen = dev.screen_px();
-    let mut labels = BTreeMap::new();
-    labels.insert("platform".into(), "harmony".into());
-    labels.insert("serial".into(), key);
-    labels.insert("model".into(), facts.model);
-    labels.insert("os_version".into(), facts.os_version);
-    labels.insert("screen".into(), format!("{}x{}", screen.0, screen.1));
+    let labels = phone_labels("harmony", Some(key), facts.model, facts.os_version, screen);
     Ok(Opened {
         labels,
         screen_px: screen,
@@ -229,16 +244,7 @@ async fn open_ios(drivers: &DriverConfig) -> anyhow::Result<Opened> {
     let (dev, facts) = IosDevice::connect(&drivers.wda_url, drivers.bundle_id.clone())
         .await
         .map_err(|e| anyhow!("iOS at {}: {e}", drivers.wda_url))?;
-    let mut labels = BTreeMap::new();
-    labels.insert("platform".into(), "ios".into());
-    if !facts.model.is_empty() {
-        labels.insert("model".into(), facts.model);
-    }
-    labels.insert("os_version".into(), facts.os_version);
-    labels.insert(
-        "screen".into(),
-        format!("{}x{}", facts.screen_px.0, facts.screen_px.1),
-    );
+    let labels = phone_labels("ios", None, facts.model, facts.os_version, facts.screen_px);
     Ok(Opened {
         labels,
         screen_px: facts.screen_px,
