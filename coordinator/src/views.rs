@@ -53,26 +53,36 @@ pub struct DevicesPage<'a> {
     pub visible_runs: std::collections::HashSet<uuid::Uuid>,
 }
 
-/// Values of the new-job form (echoed back with errors).
-#[derive(Debug, Clone, Default, serde::Deserialize)]
+/// Values of the new-job form (echoed back with errors): every field of a [`argus_protocol::JobSpec`]
+/// a person sets by hand, as typed. Built from the posted pairs by
+/// `api::job_form::form_from_pairs` (rows repeat their field names).
+#[derive(Debug, Clone, Default)]
 pub struct JobForm {
-    #[serde(default)]
     pub name: String,
-    #[serde(default)]
     pub platform: String,
-    #[serde(default)]
     pub mode: String,
-    #[serde(default)]
     pub start_url: String,
-    #[serde(default)]
-    pub labels: String,
-    #[serde(default)]
+    /// Selector labels as `(key, value)` rows.
+    pub labels: Vec<(String, String)>,
     pub instruction: String,
     /// Expectations, one step-language check line per line (the job's `expectations`).
-    #[serde(default)]
     pub expectations: String,
-    #[serde(default)]
     pub timeout_s: String,
+    pub max_steps: String,
+    pub retries: String,
+    pub priority: String,
+    pub queue_timeout_s: String,
+    /// `""` (the default: `read_write` in model modes), `off`, `read` or `read_write`.
+    pub cache: String,
+    /// `model.base_url` of an `llm` / `vlm` job.
+    pub model_base_url: String,
+    /// `model.model` of an `llm` / `vlm` job.
+    pub model_name: String,
+    /// `vars` as `(name, value)` rows.
+    pub vars: Vec<(String, String)>,
+    /// Secret references as `(var name, secret name)` rows: the var's value becomes
+    /// `${secret.NAME}`; the secret's value is never part of the form.
+    pub secrets: Vec<(String, String)>,
 }
 
 /// `/jobs/new`.
@@ -132,6 +142,21 @@ pub struct SchedulesPage<'a> {
     pub form: &'a ScheduleForm,
     pub platforms: Vec<String>,
     pub error: Option<String>,
+    pub field: String,
+    pub error_message: String,
+}
+
+/// `/schedules/{id}/edit`: one schedule's form, filled from the stored one.
+#[derive(Template)]
+#[template(path = "schedule_edit.html")]
+pub struct ScheduleEditPage<'a> {
+    /// The session's CSRF token for the page's forms (empty without a session).
+    pub csrf: String,
+    /// The schedule.
+    pub id: uuid::Uuid,
+    pub form: &'a ScheduleForm,
+    pub platforms: Vec<String>,
+    /// Field the refusal is about (`cron`, `template.instruction[line 1]`…), empty if none.
     pub field: String,
     pub error_message: String,
 }

@@ -81,6 +81,27 @@ pub(crate) async fn unmatched_warning(
     )))
 }
 
+/// Validates a parsed spec and stores it with its first queued run — the one path of
+/// `POST /api/v1/jobs` and the dashboard's new-job form. Returns `(job_id, run_id,
+/// warning)`; a refused spec stores nothing.
+pub(crate) async fn submit(
+    st: &AppState,
+    caller: &crate::auth::Caller,
+    spec: &JobSpec,
+) -> Result<(uuid::Uuid, uuid::Uuid, Option<String>), ApiError> {
+    spec.validate()?;
+    super::hygiene::check_spec("", spec)?;
+    let warning = unmatched_warning(st, spec).await?;
+    let meta = store::jobs::JobMeta {
+        team_id: caller.team_id.clone(),
+        ..Default::default()
+    };
+    let (job_id, run_id) = store::jobs::insert(&st.pool, spec, &meta).await?;
+    st.wake.notify_one();
+    tracing::info!(%job_id, %run_id, platform = spec.platform.as_str(), unmatched = warning.is_some(), "job queued");
+    Ok((job_id, run_id, warning))
+}
+
 /// Submits a job: parsed strictly, validated, stored with its first run.
 #[utoipa::path(
     post,
@@ -115,16 +136,7 @@ pub(super) async fn create(
         }
     })?;
     let spec = parse_spec(&body)?;
-    spec.validate()?;
-    super::hygiene::check_spec("", &spec)?;
-    let warning = unmatched_warning(&st, &spec).await?;
-    let meta = store::jobs::JobMeta {
-        team_id: caller.team_id.clone(),
-        ..Default::default()
-    };
-    let (job_id, run_id) = store::jobs::insert(&st.pool, &spec, &meta).await?;
-    st.wake.notify_one();
-    tracing::info!(%job_id, %run_id, platform = spec.platform.as_str(), unmatched = warning.is_some(), "job queued");
+    let (job_id, run_id, warning) = submit(&st, &caller, &spec).await?;
     let base = st.cfg.public_url();
     Ok((
         StatusCode::CREATED,

@@ -50,6 +50,8 @@ use crate::error::ApiError;
         super::schedules::remove,
         super::schedules::pause,
         super::schedules::resume,
+        super::schedules::edit,
+        super::schedules::run,
         super::suites::create,
         super::suites::show,
         super::suites::junit,
@@ -209,9 +211,11 @@ mod tests {
             "GET /api/v1/schedules",
             "POST /api/v1/schedules",
             "GET /api/v1/schedules/{id}",
+            "PUT /api/v1/schedules/{id}",
             "DELETE /api/v1/schedules/{id}",
             "POST /api/v1/schedules/{id}/pause",
             "POST /api/v1/schedules/{id}/resume",
+            "POST /api/v1/schedules/{id}/run",
             "POST /api/v1/suites",
             "GET /api/v1/suites/{id}",
             "GET /api/v1/suites/{id}/junit.xml",
@@ -352,7 +356,7 @@ mod tests {
                 typed += 1;
             }
         }
-        assert_eq!(typed, 23, "operations walked");
+        assert_eq!(typed, 25, "operations walked");
         let text = doc.to_string();
         for (i, _) in text.match_indices("#/components/schemas/") {
             let name: String = text[i + "#/components/schemas/".len()..]

@@ -1,7 +1,8 @@
-//! `/api/v1/schedules`: create (validated: cron, timezone, every matrix cell's job), list
-//! and show with the next fire times, pause, resume, delete.
+//! `/api/v1/schedules`: create and edit (validated: cron, timezone, every matrix cell's
+//! job), list and show with the next fire times, pause, resume, run now, delete. The
+//! dashboard's schedule page calls the same functions.
 
-use argus_protocol::api::{ScheduleCreated, ScheduleView};
+use argus_protocol::api::{ScheduleCreated, ScheduleRun, ScheduleRunJob, ScheduleView};
 use argus_protocol::{ErrorCode, ErrorEnvelope};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -21,7 +22,8 @@ use crate::AppState;
 pub(super) fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/schedules", post(create).get(list))
-        .route("/api/v1/schedules/{id}", get(show).delete(remove))
+        .route("/api/v1/schedules/{id}", get(show).put(edit).delete(remove))
+        .route("/api/v1/schedules/{id}/run", post(run))
         .route("/api/v1/schedules/{id}/pause", post(pause))
         .route("/api/v1/schedules/{id}/resume", post(resume))
 }
@@ -30,12 +32,9 @@ fn invalid(field: &str, message: String, hint: &str) -> ApiError {
     ApiError::Client(ErrorEnvelope::new(ErrorCode::InvalidField, message, hint).with_field(field))
 }
 
-/// Validates a schedule and stores it; shared by the API and the dashboard form.
-pub(crate) async fn create_schedule(
-    st: &AppState,
-    caller: &Caller,
-    s: &ScheduleSpec,
-) -> Result<(uuid::Uuid, Vec<chrono::DateTime<Utc>>), ApiError> {
+/// Validates a schedule's name, cron, timezone and every matrix cell's job; returns its
+/// next five fire times from now.
+fn validate(s: &ScheduleSpec) -> Result<Vec<chrono::DateTime<Utc>>, ApiError> {
     if s.name.trim().is_empty() {
         return Err(invalid("name", "name is empty".into(), "give 1–200 chars"));
     }
@@ -63,15 +62,77 @@ pub(crate) async fn create_schedule(
     }
     let next = scheduler::upcoming(&s.cron, &s.timezone, Utc::now(), 5)
         .map_err(|e| invalid("cron", e, "check the expression"))?;
-    let first = *next.first().ok_or_else(|| {
-        invalid(
+    if next.is_empty() {
+        return Err(invalid(
             "cron",
             "the cron never fires".into(),
             "check the expression",
-        )
-    })?;
-    let id = schedules::insert(&st.pool, &caller.team_id, s, first).await?;
+        ));
+    }
+    Ok(next)
+}
+
+/// Validates a schedule and stores it; shared by the API and the dashboard form.
+pub(crate) async fn create_schedule(
+    st: &AppState,
+    caller: &Caller,
+    s: &ScheduleSpec,
+) -> Result<(uuid::Uuid, Vec<chrono::DateTime<Utc>>), ApiError> {
+    let next = validate(s)?;
+    let id = schedules::insert(&st.pool, &caller.team_id, s, next[0]).await?;
     Ok((id, next))
+}
+
+/// Validates a changed schedule and replaces the stored one (its pause state is kept; its
+/// ticks restart from now); shared by the API and the dashboard's edit form.
+pub(crate) async fn edit_schedule(
+    st: &AppState,
+    caller: &Caller,
+    id: &str,
+    s: &ScheduleSpec,
+) -> Result<ScheduleRow, ApiError> {
+    let row = load(st, caller, id).await?;
+    let next = validate(s)?;
+    schedules::update(&st.pool, row.id, &caller.scope(), s, next[0]).await?;
+    load(st, caller, id).await
+}
+
+/// Fires a schedule once now (one job per matrix cell), paused or not; shared with the
+/// dashboard's "Run now".
+pub(crate) async fn run_schedule(
+    st: &AppState,
+    caller: &Caller,
+    id: &str,
+) -> Result<ScheduleRun, ApiError> {
+    let row = load(st, caller, id).await?;
+    let jobs = schedules::run_now(&st.pool, &row).await?;
+    st.wake.notify_one();
+    tracing::info!(schedule = %row.id, jobs = jobs.len(), "schedule run now");
+    Ok(ScheduleRun {
+        schedule_id: row.id,
+        jobs: jobs
+            .into_iter()
+            .map(|(job_id, run_id, matrix_cell)| ScheduleRunJob {
+                job_id,
+                run_id,
+                matrix_cell,
+            })
+            .collect(),
+    })
+}
+
+/// Deletes a schedule in the caller's team (its past runs stay); shared with the dashboard.
+pub(crate) async fn delete_schedule(
+    st: &AppState,
+    caller: &Caller,
+    id: &str,
+) -> Result<(), ApiError> {
+    let uuid = parse_id("schedule", id)?;
+    if schedules::delete(&st.pool, uuid, &caller.scope()).await? {
+        Ok(())
+    } else {
+        Err(ApiError::not_found("schedule", id))
+    }
 }
 
 /// Creates a schedule after validating its cron, timezone and every matrix cell's job.
@@ -229,10 +290,60 @@ pub(super) async fn remove(
     User(caller): User,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    let uuid = parse_id("schedule", &id)?;
-    if schedules::delete(&st.pool, uuid, &caller.scope()).await? {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(ApiError::not_found("schedule", &id))
-    }
+    delete_schedule(&st, &caller, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Replaces a schedule's spec after validating it as a new one; keeps it paused or active.
+#[utoipa::path(
+    put,
+    path = "/api/v1/schedules/{id}",
+    operation_id = "edit_schedule",
+    summary = "Edit a schedule",
+    params(("id" = uuid::Uuid, Path, description = "schedule id")),
+    request_body = ScheduleSpec,
+    responses((
+        status = 200,
+        description = "the schedule as changed: its spec, `id`, `next_fire_at` and `next_fire_times` (empty when paused)",
+        body = ScheduleView
+    ))
+)]
+pub(super) async fn edit(
+    State(st): State<AppState>,
+    User(caller): User,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Json<ScheduleView>, ApiError> {
+    let s: ScheduleSpec = super::parse_body(
+        &body,
+        "fields: name, cron (five fields), timezone (IANA), template (a job), matrix \
+         (selectors), missed (skip|run_once)",
+    )?;
+    Ok(Json(schedule_view(
+        &edit_schedule(&st, &caller, &id, &s).await?,
+    )))
+}
+
+/// Fires a schedule once now, outside its cron (paused or not; its next tick is unchanged).
+#[utoipa::path(
+    post,
+    path = "/api/v1/schedules/{id}/run",
+    operation_id = "run_schedule",
+    summary = "Run now",
+    params(("id" = uuid::Uuid, Path, description = "schedule id")),
+    responses((
+        status = 201,
+        description = "queued: one job per matrix cell, each with its run",
+        body = ScheduleRun
+    ))
+)]
+pub(super) async fn run(
+    State(st): State<AppState>,
+    User(caller): User,
+    Path(id): Path<String>,
+) -> Result<(StatusCode, Json<ScheduleRun>), ApiError> {
+    Ok((
+        StatusCode::CREATED,
+        Json(run_schedule(&st, &caller, &id).await?),
+    ))
 }

@@ -1,4 +1,5 @@
-//! Schedule rows: create, list, pause/resume, delete — always within the caller's team.
+//! Schedule rows: create, list, edit, pause/resume, run now, delete — always within the
+//! caller's team.
 
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
@@ -157,4 +158,55 @@ pub async fn delete(pool: &PgPool, id: Uuid, scope: &TeamScope) -> Result<bool, 
     .await?
     .rows_affected();
     Ok(n == 1)
+}
+
+/// Replaces the spec of a schedule in `scope` (its pause state is kept, `s.paused` is
+/// ignored) and restarts its ticks from `next`. Returns whether it exists in `scope`.
+pub async fn update(
+    pool: &PgPool,
+    id: Uuid,
+    scope: &TeamScope,
+    s: &ScheduleSpec,
+    next: DateTime<Utc>,
+) -> Result<bool, sqlx::Error> {
+    let n = sqlx::query!(
+        "update schedules set name = $3, cron = $4, timezone = $5, template = $6, matrix = $7,
+                missed = $8, next_fire_at = $9
+          where id = $1 and ($2::text is null or team_id = $2)",
+        id,
+        scope.team(),
+        s.name,
+        s.cron,
+        s.timezone,
+        Json(&s.template) as _,
+        Json(&s.matrix) as _,
+        s.missed.as_str(),
+        next
+    )
+    .execute(pool)
+    .await?
+    .rows_affected();
+    Ok(n == 1)
+}
+
+/// Queues one job per matrix cell of `row` now, outside its cron, in one transaction (all
+/// or none); its ticks are unchanged. Returns `(job_id, run_id, cell label)` per job.
+pub async fn run_now(
+    pool: &PgPool,
+    row: &ScheduleRow,
+) -> Result<Vec<(Uuid, Uuid, String)>, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let mut out = Vec::new();
+    for (spec, cell) in crate::scheduler::expand(&row.spec.template, &row.spec.matrix) {
+        let meta = super::jobs::JobMeta {
+            team_id: row.team_id.clone(),
+            schedule_id: Some(row.id),
+            matrix_cell: Some(cell.clone()),
+            ..Default::default()
+        };
+        let (job_id, run_id) = super::jobs::insert(&mut *tx, &spec, &meta).await?;
+        out.push((job_id, run_id, cell));
+    }
+    tx.commit().await?;
+    Ok(out)
 }

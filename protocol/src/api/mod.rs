@@ -20,7 +20,7 @@ pub use jobs::{
     JobCancelled, JobReplay, JobRun, JobView, ReplayCleared, ReplayEntry, RunCancelRequested,
     RunCancelled, RunSummary,
 };
-pub use schedules::{ScheduleCreated, ScheduleView};
+pub use schedules::{ScheduleCreated, ScheduleRun, ScheduleRunJob, ScheduleView};
 pub use suites::{SuiteJob, SuiteView};
 
 use crate::events::RunStatus;

@@ -110,3 +110,26 @@ mod tests {
         assert_eq!(back, view);
     }
 }
+
+/// One job `POST /api/v1/schedules/{id}/run` queued: a matrix cell's job and its run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ScheduleRunJob {
+    /// The stored job.
+    pub job_id: Uuid,
+    /// Its first (queued) run.
+    pub run_id: Uuid,
+    /// The label of the matrix cell it runs on (`model=Pixel 7`; `any` for no labels).
+    pub matrix_cell: String,
+}
+
+/// The answer to `POST /api/v1/schedules/{id}/run` (201): the schedule fired once now,
+/// outside its cron (paused or not; its next tick is unchanged).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ScheduleRun {
+    /// The schedule.
+    pub schedule_id: Uuid,
+    /// One job per matrix cell, each with its queued run.
+    pub jobs: Vec<ScheduleRunJob>,
+}

@@ -20,6 +20,7 @@ mod cli_run;
 mod cluster;
 mod csrf;
 mod dashboard;
+mod dashboard_forms;
 mod desktop;
 mod desktop_slot;
 mod docs;

@@ -1,0 +1,74 @@
+//! `/jobs/new`: the dashboard's form for every job kind (script / llm / vlm with the model
+//! endpoint, vars, secret references, cache policy, retries, priority, timeouts, selector
+//! labels, expectations). A post builds the spec ([`super::job_form`]) and submits it
+//! through the API's own path ([`super::jobs::submit`]); a refusal re-shows the form as
+//! typed with the API's message next to the field it names, and nothing is stored.
+
+use argus_protocol::job::{DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT_S};
+use axum::extract::{Form, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::Extension;
+
+use super::dashboard::{form_error, html};
+use super::job_form::{form_from_pairs, spec_from_form};
+use crate::auth::{Csrf, User};
+use crate::error::ApiError;
+use crate::views::{platforms, JobForm, NewJobPage};
+use crate::AppState;
+
+/// The empty form with the spec's defaults filled in.
+pub(super) async fn new_job(
+    _caller: User,
+    Extension(csrf): Extension<Csrf>,
+) -> Result<Html<String>, ApiError> {
+    let form = JobForm {
+        platform: "web".into(),
+        mode: "script".into(),
+        timeout_s: DEFAULT_TIMEOUT_S.to_string(),
+        max_steps: DEFAULT_MAX_STEPS.to_string(),
+        retries: "0".into(),
+        priority: "0".into(),
+        ..Default::default()
+    };
+    html(NewJobPage {
+        csrf: csrf.0,
+        form: &form,
+        platforms: platforms(),
+        error: None,
+        field: String::new(),
+        error_message: String::new(),
+    })
+}
+
+/// Submits the form: to the job's report on success, back to the form (422) on a refusal.
+pub(super) async fn create_job(
+    State(st): State<AppState>,
+    User(caller): User,
+    Extension(csrf): Extension<Csrf>,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Result<Response, ApiError> {
+    let form = form_from_pairs(pairs);
+    let res = async {
+        let spec = spec_from_form(&form)?;
+        // A job no device matches yet is queued too; its run page says what it waits for.
+        super::jobs::submit(&st, &caller, &spec).await
+    }
+    .await;
+    match res {
+        Ok((_, run_id, _)) => Ok(Redirect::to(&format!("/runs/{run_id}")).into_response()),
+        Err(e @ ApiError::Client(_)) => {
+            let (field, msg) = form_error(&e);
+            let page = html(NewJobPage {
+                csrf: csrf.0,
+                form: &form,
+                platforms: platforms(),
+                error: Some("The job was not created; see the field below.".into()),
+                field,
+                error_message: msg,
+            })?;
+            Ok((StatusCode::UNPROCESSABLE_ENTITY, page).into_response())
+        }
+        Err(e) => Err(e),
+    }
+}
