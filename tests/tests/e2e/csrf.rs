@@ -8,7 +8,9 @@
 //! - the same requests sent by hand: a foreign `Origin` or `Sec-Fetch-Site: same-site` is a
 //!   403 envelope; a same-origin post without the session's CSRF token is a 403; the API
 //!   refuses the dashboard cookie (401); with the token, the dashboard's cancel works (303);
-//! - `/logout` ends the session: the old cookie no longer opens pages.
+//! - `/logout` ends the session: the old cookie no longer opens pages;
+//! - the schedules page's pause, run now, edit and delete forms without the token are 403s
+//!   that change nothing; with it, pause works.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -315,4 +317,66 @@ async fn foreign_origin_missing_token_and_cookie_on_the_api_are_refused() {
         r.headers().get("location").and_then(|v| v.to_str().ok()),
         Some("/login")
     );
+}
+
+/// The schedules page's forms (pause, resume, run now, edit, delete) are refused without
+/// the session's CSRF token and leave the schedule as it was; with it, pause works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn schedule_forms_need_the_csrf_token() {
+    let farm = crate::bare_farm().await;
+    let r = farm
+        .http
+        .post(format!("{}/api/v1/schedules", farm.base_url))
+        .json(
+            &json!({"name": "guarded", "cron": "0 9 * * *", "timezone": "UTC",
+            "template": {"platform": "web", "instruction": "wait 1s"}}),
+        )
+        .send()
+        .await
+        .expect("create");
+    assert_eq!(r.status().as_u16(), 201);
+    let id = r.json::<Value>().await.expect("json")["schedule_id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    let s = session::create(&farm.pool, admin_token_id(&farm).await)
+        .await
+        .expect("session");
+    let cookie = format!("{}={}", session::COOKIE, s.cookie);
+    let base = &farm.base_url;
+    let post = |action: &str, body: String| {
+        client()
+            .post(format!("{base}/schedules/{id}/{action}"))
+            .header("cookie", &cookie)
+            .header("origin", base.as_str())
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+    };
+    let edit = "name=renamed&cron=0+10+*+*+*&timezone=UTC&platform=web&instruction=wait+1s";
+    for (action, body) in [
+        ("pause", String::new()),
+        ("run", String::new()),
+        ("edit", edit.to_string()),
+        ("delete", "csrf=0123456789abcdef".to_string()),
+    ] {
+        let r = post(action, body).send().await.expect("post");
+        let status = r.status().as_u16();
+        assert_forbidden(status, &r.json().await.unwrap_or(Value::Null));
+    }
+    let row = format!(
+        "select count(*) from schedules where id = '{id}' and name = 'guarded' and not paused"
+    );
+    assert_eq!(count(&farm, &row).await, 1, "unchanged");
+    assert_eq!(
+        count(&farm, "select count(*) from jobs").await,
+        0,
+        "no run now"
+    );
+    let r = post("pause", format!("csrf={}", s.csrf))
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(r.status().as_u16(), 303);
+    let paused = format!("select count(*) from schedules where id = '{id}' and paused");
+    assert_eq!(count(&farm, &paused).await, 1);
 }
