@@ -78,6 +78,10 @@ pub struct JobForm {
     pub model_base_url: String,
     /// `model.model` of an `llm` / `vlm` job.
     pub model_name: String,
+    /// `model.temperature` (0–2), blank for the worker's.
+    pub model_temperature: String,
+    /// `model.coords` of a `vlm` job: `""`, `abs`, `norm1000` or `norm999`.
+    pub model_coords: String,
     /// `vars` as `(name, value)` rows.
     pub vars: Vec<(String, String)>,
     /// Secret references as `(var name, secret name)` rows: the var's value becomes

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use argus_protocol::{
-    Cache, ErrorCode, ErrorEnvelope, JobSpec, Mode, ModelOverride, Platform, Selector,
+    Cache, CoordSpace, ErrorCode, ErrorEnvelope, JobSpec, Mode, ModelOverride, Platform, Selector,
 };
 
 use crate::error::ApiError;
@@ -47,6 +47,8 @@ pub(super) fn form_from_pairs(pairs: Vec<(String, String)>) -> JobForm {
             "cache" => f.cache = v,
             "model_base_url" => f.model_base_url = v,
             "model_name" => f.model_name = v,
+            "model_temperature" => f.model_temperature = v,
+            "model_coords" => f.model_coords = v,
             "var_name" => var_names.push(v),
             "var_value" => var_values.push(v),
             "secret_var" => secret_vars.push(v),
@@ -141,14 +143,37 @@ fn vars(f: &JobForm) -> Result<BTreeMap<String, String>, ApiError> {
     Ok(out)
 }
 
-/// The model override of an `llm` / `vlm` job; `None` when both fields are blank.
-fn model(f: &JobForm) -> Option<ModelOverride> {
-    let (url, name) = (f.model_base_url.trim(), f.model_name.trim());
-    (!url.is_empty() || !name.is_empty()).then(|| ModelOverride {
-        base_url: (!url.is_empty()).then(|| url.to_string()),
-        model: (!name.is_empty()).then(|| name.to_string()),
-        ..Default::default()
-    })
+/// The model override of an `llm` / `vlm` job; `None` when every model field is blank.
+fn model(f: &JobForm) -> Result<Option<ModelOverride>, ApiError> {
+    let text = |t: &str| (!t.trim().is_empty()).then(|| t.trim().to_string());
+    let temp = f.model_temperature.trim();
+    let temperature = if temp.is_empty() {
+        None
+    } else {
+        Some(
+            temp.parse::<f64>()
+                .map_err(|_| invalid("model.temperature", format!("{temp:?} is not a number")))?,
+        )
+    };
+    let coords = match f.model_coords.as_str() {
+        "" => None,
+        "abs" => Some(CoordSpace::Abs),
+        "norm1000" => Some(CoordSpace::Norm1000),
+        "norm999" => Some(CoordSpace::Norm999),
+        other => {
+            return Err(invalid(
+                "model.coords",
+                format!("unknown coordinate space {other:?}"),
+            ))
+        }
+    };
+    let m = ModelOverride {
+        base_url: text(&f.model_base_url),
+        model: text(&f.model_name),
+        temperature,
+        coords,
+    };
+    Ok((m != ModelOverride::default()).then_some(m))
 }
 
 /// The spec the form describes, not yet validated; errors name the spec field at fault.
@@ -188,7 +213,7 @@ pub(super) fn spec_from_form(f: &JobForm) -> Result<JobSpec, ApiError> {
         "read_write" => Some(Cache::ReadWrite),
         other => return Err(invalid("cache", format!("unknown cache policy {other:?}"))),
     };
-    spec.model = model(f);
+    spec.model = model(f)?;
     spec.vars = vars(f)?;
     spec.expectations = f
         .expectations
@@ -232,6 +257,8 @@ mod tests {
             ("queue_timeout_s", "60"),
             ("cache", "read"),
             ("model_name", "qwen"),
+            ("model_temperature", "0.5"),
+            ("model_coords", "norm1000"),
         ]));
         let s = spec_from_form(&f).unwrap();
         assert_eq!(s.mode, Mode::Llm);
@@ -244,7 +271,12 @@ mod tests {
             (2, -5, Some(60))
         );
         assert_eq!(s.cache, Some(Cache::Read));
-        assert_eq!(s.model.unwrap().model.as_deref(), Some("qwen"));
+        let m = s.model.unwrap();
+        assert_eq!(m.model.as_deref(), Some("qwen"));
+        assert_eq!(
+            (m.temperature, m.coords),
+            (Some(0.5), Some(CoordSpace::Norm1000))
+        );
         assert_eq!(s.timeout_s, argus_protocol::job::DEFAULT_TIMEOUT_S);
     }
 
@@ -264,5 +296,9 @@ mod tests {
             "secrets"
         );
         assert_eq!(field(&[("platform", "web"), ("cache", "forever")]), "cache");
+        assert_eq!(
+            field(&[("platform", "web"), ("model_temperature", "hot")]),
+            "model.temperature"
+        );
     }
 }

@@ -59,11 +59,16 @@ pub(super) async fn create_job(
         Ok((_, run_id, _)) => Ok(Redirect::to(&format!("/runs/{run_id}")).into_response()),
         Err(e @ ApiError::Client(_)) => {
             let (field, msg) = form_error(&e);
+            let summary = if field.is_empty() {
+                "The job was not created; see below.".to_string()
+            } else {
+                format!("The job was not created: {field} — see the field below.")
+            };
             let page = html(NewJobPage {
                 csrf: csrf.0,
                 form: &form,
                 platforms: platforms(),
-                error: Some("The job was not created; see the field below.".into()),
+                error: Some(summary),
                 field,
                 error_message: msg,
             })?;

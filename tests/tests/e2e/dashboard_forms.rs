@@ -78,6 +78,7 @@ async fn fill_job(farm: &Farm, page: &Page, timeout_s: &str) {
         ("instruction", 0, "Add the todo ${var.ITEM} for ${var.WHO}"),
         ("model_base_url", 0, "http://127.0.0.1:9/v1"),
         ("model_name", 0, "stub-model"),
+        ("model_temperature", 0, "0.25"),
         ("cache", 0, "off"),
         ("var_name", 0, "ITEM"),
         ("var_value", 0, "buy milk"),
@@ -135,6 +136,12 @@ async fn dashboard_builds_every_job_field_and_manages_schedules() {
         shown.as_str().unwrap_or("").contains(api_msg),
         "{shown} should carry the API's {api_msg:?}"
     );
+    assert!(page
+        .eval("document.getElementById('form-error').textContent")
+        .await
+        .as_str()
+        .unwrap_or("")
+        .contains("timeout_s"));
     assert_eq!(
         page.eval("document.querySelectorAll('#new-job [name=var_value]')[1].value")
             .await,
@@ -178,7 +185,7 @@ async fn dashboard_builds_every_job_field_and_manages_schedules() {
     assert_eq!(spec["cache"], json!("off"));
     assert_eq!(
         spec["model"],
-        json!({"base_url": "http://127.0.0.1:9/v1", "model": "stub-model"})
+        json!({"base_url": "http://127.0.0.1:9/v1", "model": "stub-model", "temperature": 0.25})
     );
     assert_eq!(spec["selector"]["labels"], json!({"rack": "nowhere"}));
     assert_eq!(
