@@ -314,6 +314,8 @@ pub(super) async fn edit(
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<Json<ScheduleView>, ApiError> {
+    // Another team's (or no) schedule is a 404 whatever the body says.
+    load(&st, &caller, &id).await?;
     let s: ScheduleSpec = super::parse_body(
         &body,
         "fields: name, cron (five fields), timezone (IANA), template (a job), matrix \

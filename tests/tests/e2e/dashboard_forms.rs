@@ -274,8 +274,25 @@ async fn schedule_actions(farm: &Farm, page: &Page) {
     );
     assert_eq!(s["template"]["instruction"], json!("wait 1s"), "{s}");
 
+    // The API's run now answers the queued job and run.
+    let r = farm
+        .http
+        .post(format!("{}/api/v1/schedules/{id}/run", farm.base_url))
+        .send()
+        .await
+        .expect("run now");
+    assert_eq!(r.status().as_u16(), 201);
+    let ran: Value = r.json().await.expect("json");
+    assert_eq!(ran["jobs"].as_array().map(Vec::len), Some(1), "{ran}");
+    assert_eq!(
+        ran["jobs"][0]["matrix_cell"],
+        json!("rack=nowhere"),
+        "{ran}"
+    );
+    assert_eq!(count(farm, &fired).await, 2);
+
     click_and_load(page, &format!("{row} button[name=delete]")).await;
     let (status, _) = get(farm, &format!("/api/v1/schedules/{id}")).await;
     assert_eq!(status, 404);
-    assert_eq!(count(farm, &fired).await, 1, "its past jobs stay");
+    assert_eq!(count(farm, &fired).await, 2, "its past jobs stay");
 }

@@ -285,6 +285,8 @@ async fn teams_are_isolated_reports_escape_and_cdp_is_loopback() {
         ("POST", format!("{base}/api/v1/schedules/{schedule}/pause")),
         ("POST", format!("{base}/api/v1/schedules/{schedule}/resume")),
         ("DELETE", format!("{base}/api/v1/schedules/{schedule}")),
+        ("PUT", format!("{base}/api/v1/schedules/{schedule}")),
+        ("POST", format!("{base}/api/v1/schedules/{schedule}/run")),
     ] {
         assert_eq!(status_of(&b, m, &u).await, 404, "team B: {m} {u}");
     }
