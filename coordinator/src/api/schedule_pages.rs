@@ -68,12 +68,35 @@ async fn schedule_lines(st: &AppState, caller: &Caller) -> Result<Vec<ScheduleLi
         .collect())
 }
 
+/// The comma-separated parts of a matrix line, trimmed; a comma inside `[…]` (the list
+/// of an `in` constraint) does not split.
+fn top_level_parts(line: &str) -> Vec<&str> {
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (i, c) in line.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            ',' if depth <= 0 => {
+                parts.push(&line[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&line[start..]);
+    parts
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
 /// One matrix line, `k=v, k2>=13, k3 in [a, b]` → a cell: plain `k=v` parts are labels,
 /// the other constraints go to `require` (checked when the schedule is validated).
 fn parse_cell(line: &str) -> Result<Selector, String> {
     let mut sel = Selector::default();
     let mut labels = BTreeMap::new();
-    for part in line.split(", ").map(str::trim).filter(|p| !p.is_empty()) {
+    for part in top_level_parts(line) {
         let plain = !part.contains("!=")
             && !part.contains(">=")
             && !part.contains("<=")
@@ -316,4 +339,19 @@ async fn resume(
 ) -> Result<Redirect, ApiError> {
     super::schedules::set_paused(&st, &caller, &id, false).await?;
     Ok(Redirect::to("/schedules"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matrix_lines_round_trip_labels_and_constraints() {
+        let sel = parse_cell("model=Pixel 7,os_version>=13, team in [a, b]").unwrap();
+        assert_eq!(sel.labels.len(), 1);
+        assert_eq!(sel.labels["model"], "Pixel 7");
+        assert_eq!(sel.require, vec!["os_version>=13", "team in [a, b]"]);
+        assert_eq!(parse_cell(&cell_line(&sel)).unwrap(), sel);
+        assert!(parse_cell("just words").is_err());
+    }
 }
