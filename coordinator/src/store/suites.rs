@@ -54,6 +54,8 @@ pub struct SuiteJob {
     pub runs: Vec<Uuid>,
     /// Error of the latest run.
     pub error: Option<String>,
+    /// The latest run's failure class (`app`, `device`, `infra`), when it has one.
+    pub failure_class: Option<String>,
     /// Seconds the latest run took.
     pub duration_s: Option<f64>,
     /// Passed only on a retry.
@@ -92,6 +94,7 @@ struct JobRunRow {
     run_id: Uuid,
     status: String,
     error: Option<String>,
+    failure_class: Option<String>,
     /// Seconds from start to finish; `None` until both are set.
     duration_s: Option<f64>,
     device_id: Option<String>,
@@ -119,6 +122,7 @@ pub async fn view(
     let rows = sqlx::query_as!(
         JobRunRow,
         r#"select j.id as job_id, j.name, j.matrix_cell, r.id as run_id, r.status, r.error,
+                  r.failure_class,
                   extract(epoch from r.finished_at - r.started_at)::float8 as duration_s,
                   r.device_id, r.verdict ->> 'basis' as verdict_basis
              from jobs j join runs r on r.job_id = j.id
@@ -138,6 +142,7 @@ pub async fn view(
             run_id,
             status,
             error,
+            failure_class: class,
             duration_s: dur,
             device_id: device,
             verdict_basis: basis,
@@ -149,6 +154,7 @@ pub async fn view(
                 j.runs.push(run_id);
                 j.status = status;
                 j.error = error;
+                j.failure_class = class;
                 j.duration_s = dur;
                 j.device_id = device;
                 j.verdict_basis = basis;
@@ -161,6 +167,7 @@ pub async fn view(
                     status,
                     runs: vec![run_id],
                     error,
+                    failure_class: class,
                     duration_s: dur,
                     flaky: false,
                     device_id: device,

@@ -106,6 +106,7 @@ fn whole_run(run: Uuid, att: Uuid) -> Vec<RunEvent> {
                 status: RunStatus::Failed,
                 error: Some("step 2 failed".into()),
                 verdict: None,
+                failure_class: None,
             },
         ),
         ev(
@@ -116,6 +117,7 @@ fn whole_run(run: Uuid, att: Uuid) -> Vec<RunEvent> {
                 status: RunStatus::Succeeded,
                 error: None,
                 verdict: None,
+                failure_class: None,
             },
         ),
     ]
@@ -214,6 +216,7 @@ async fn one_batch_of_a_whole_run_applies_like_one_event_at_a_time() {
             status: RunStatus::Succeeded,
             error: None,
             verdict: None,
+            failure_class: None,
         },
     )); // a stale attempt's
     let outcomes = apply_batch(pool, &batch).await.expect("apply_batch");
@@ -290,6 +293,7 @@ async fn a_non_terminal_run_finished_ends_the_run_errored() {
             status: RunStatus::Queued,
             error: None,
             verdict: None,
+            failure_class: None,
         },
     );
     assert_eq!(apply(pool, &end).await.expect("apply"), Applied::Finished);
@@ -343,6 +347,7 @@ fn fold_streams(device: &str) -> Vec<Vec<EventBody>> {
         status,
         error: error.map(str::to_string),
         verdict: None,
+        failure_class: None,
     };
     let expectations = |lines: &[&str]| EventBody::Expectations {
         items: lines
@@ -365,6 +370,7 @@ fn fold_streams(device: &str) -> Vec<Vec<EventBody>> {
             observation: Some(4),
             claim: claim.map(str::to_string),
         }),
+        failure_class: None,
     };
     vec![
         // a run that checked nothing: unverified, its claim recorded; a later end (with

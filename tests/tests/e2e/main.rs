@@ -22,6 +22,7 @@ mod csrf;
 mod dashboard;
 mod desktop;
 mod desktop_slot;
+mod device_health;
 mod docs;
 mod drain;
 mod effect;
