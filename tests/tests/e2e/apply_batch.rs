@@ -343,11 +343,13 @@ fn fold_streams(device: &str) -> Vec<Vec<EventBody>> {
         error: (!ok).then(|| "no such button".to_string()),
         duration_ms: 7.0,
     };
+    // an errored end says its class (device); the others leave it to the fold's rule
     let end = |status: RunStatus, error: Option<&str>| EventBody::RunFinished {
         status,
         error: error.map(str::to_string),
         verdict: None,
-        failure_class: None,
+        failure_class: (status == RunStatus::Errored)
+            .then_some(argus_protocol::FailureClass::Device),
     };
     let expectations = |lines: &[&str]| EventBody::Expectations {
         items: lines
@@ -415,6 +417,12 @@ fn fold_streams(device: &str) -> Vec<Vec<EventBody>> {
         ],
         // a non-terminal end before anything else
         vec![end(RunStatus::Queued, None)],
+        // the device broke: errored, its class reported
+        vec![
+            started.clone(),
+            step(0, "tap A"),
+            end(RunStatus::Errored, Some("cannot observe the screen")),
+        ],
         // still running
         vec![started, step(0, "tap A"), step_end(0, true)],
     ]
@@ -491,6 +499,7 @@ async fn the_sql_fold_and_run_detail_apply_agree() {
                 serde_json::to_value(&d.steps).expect("steps"),
                 serde_json::to_value(&d.expectations).expect("expectations"),
                 serde_json::to_value(&d.verdict).expect("verdict"),
+                d.failure_class,
             )
         };
         assert_eq!(view(&stored), view(&folded), "stream {i}");
@@ -501,18 +510,19 @@ async fn the_sql_fold_and_run_detail_apply_agree() {
             .await
             .expect("detail")
             .expect("run");
-        statuses.push(d.0.status);
+        statuses.push((d.0.status, d.0.failure_class.map(|c| c.as_str())));
     }
     assert_eq!(
         statuses,
         [
-            RunStatus::Unverified,
-            RunStatus::Failed,
-            RunStatus::Running,
-            RunStatus::Failed,
-            RunStatus::Errored,
-            RunStatus::Errored,
-            RunStatus::Running
+            (RunStatus::Unverified, None),
+            (RunStatus::Failed, Some("app")),
+            (RunStatus::Running, None),
+            (RunStatus::Failed, Some("app")),
+            (RunStatus::Errored, Some("infra")),
+            (RunStatus::Errored, Some("infra")),
+            (RunStatus::Errored, Some("device")),
+            (RunStatus::Running, None)
         ]
     );
 }
