@@ -163,6 +163,17 @@ async fn a_sick_device_is_quarantined_released_and_app_failures_blame_the_app() 
         .cloned()
         .unwrap_or_else(|| panic!("no quarantine event: {events}"));
     assert_eq!(ev["actor"], "health", "{ev}");
+    // On its way: suspect after its second device failure in a row (its class, the healthy
+    // device, had none), quarantined on the third.
+    let path: Vec<&str> = events["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .rev()
+        .filter(|e| e["device_id"] == sick.as_str())
+        .filter_map(|e| e["to"].as_str())
+        .collect();
+    assert_eq!(path, ["suspect", "quarantined"], "{events}");
     let page = farm
         .http
         .get(format!("{}/devices", farm.base_url))

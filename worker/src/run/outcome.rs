@@ -202,3 +202,33 @@ pub(crate) fn targeted(e: &Element) -> TargetedElement {
         confidence: e.confidence,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_step_failure_ends_the_run_with_its_status_and_class() {
+        let ends = |f: StepFail| f.ends_run();
+        assert_eq!(
+            ends(StepFail::Verdict("no Save".into())),
+            (RunStatus::Failed, Some(FailureClass::App))
+        );
+        assert_eq!(
+            ends(StepFail::Device("cannot observe the screen".into())),
+            (RunStatus::Errored, Some(FailureClass::Device))
+        );
+        assert_eq!(
+            ends(StepFail::Infra("NATS down".into())),
+            (RunStatus::Errored, Some(FailureClass::Infra))
+        );
+        assert_eq!(ends(StepFail::Cancelled), (RunStatus::Cancelled, None));
+        let out = Outcome::new("tap".into()).fail_device("gone".into());
+        assert!(out.infra());
+        assert!(matches!(out.argus_failure(), Some(StepFail::Device(m)) if m == "gone"));
+        assert!(Outcome::new("tap".into())
+            .fail("no Save".into())
+            .argus_failure()
+            .is_none());
+    }
+}
