@@ -139,7 +139,8 @@ fn state(s: &str) -> HealthState {
 
 /// Re-evaluates the health of the devices among `devices` whose state can change: those
 /// with a `device` failure in their window or now `suspect` (a device with neither stays
-/// healthy, so a batch of passing runs costs one indexed query). Inside the caller's
+/// healthy, so a batch of passing runs costs one query reading at most [`WINDOW`] rows of
+/// `runs_device_recent` per device, however long its history). Inside the caller's
 /// transaction; quarantined devices are left alone.
 ///
 /// Errors: any database error (the caller rolls back).
@@ -158,11 +159,16 @@ pub async fn evaluate(tx: &mut PgConnection, devices: &[String]) -> Result<(), s
              left join device_health h on h.device_id = d.id
             where coalesce(h.state, 'healthy') <> 'quarantined'
               and (h.state = 'suspect'
-                   or exists (select 1 from runs r
-                               where r.device_id = d.id and r.failure_class = 'device'
-                                 and r.finished_at > coalesce(h.window_from, '-infinity')))
+                   or exists (select 1 from (select r.failure_class from runs r
+                                              where r.device_id = d.id
+                                                and r.finished_at is not null
+                                                and r.finished_at
+                                                    > coalesce(h.window_from, '-infinity')
+                                              order by r.finished_at desc limit $2) w
+                               where w.failure_class = 'device'))
             order by d.id"#,
-        &ids
+        &ids,
+        WINDOW
     )
     .fetch_all(&mut *tx)
     .await?;
