@@ -31,7 +31,7 @@ use crate::perceived::Perceived;
 use crate::role::Role;
 use crate::row_label;
 pub use crate::text::collapse_ws;
-use crate::tree::{Tree, Tri};
+use crate::tree::{Node, Tree, Tri};
 
 /// Visible box per node in logical px (clipped to the screen); `None` for ignored nodes,
 /// nodes without a box, zero-area boxes and boxes entirely off-screen.
@@ -54,11 +54,42 @@ pub fn visible_boxes(tree: &Tree, screen: &Screen) -> Vec<Option<Rect>> {
 
 /// Builds the observation from a normalized tree.
 pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
-    let n = tree.nodes.len();
     let visible = visible_boxes(tree, &screen);
+    let cluster_of = cluster_owners(tree);
+    let (absorbed, mut text_runs) = absorb_text(tree, &visible, &cluster_of);
+    text_runs.extend(own_labels(tree, &visible, &absorbed.text, &text_runs));
+    text_runs.sort_by_key(|(i, _)| *i);
+    let text_runs: Vec<String> = text_runs.into_iter().map(|(_, t)| t).collect();
 
-    // Nearest clustering ancestor (actionable or heading) of each node.
-    let mut cluster_of: Vec<Option<usize>> = vec![None; n];
+    let in_control: Vec<bool> = cluster_of.iter().map(Option::is_some).collect();
+    let mut out: Vec<Element> = Vec::new();
+    let mut owners: Vec<usize> = Vec::new();
+    for (i, node) in tree.nodes.iter().enumerate() {
+        let Some(vis) = visible[i] else { continue };
+        if !becomes_element(node, cluster_of[i]) {
+            continue;
+        }
+        let name = element_name(tree, &visible, &in_control, &absorbed, i);
+        owners.push(i);
+        out.push(tree_element(tree, &screen, i, vis, name));
+    }
+    let covered = occlusion::covered(tree, &visible, &owners);
+    for (e, c) in out.iter_mut().zip(covered) {
+        e.covered = c;
+    }
+    layout::number(&mut out);
+    Observation {
+        serial,
+        screen,
+        elements: out,
+        text: collapse_ws(&text_runs.join(" ")),
+        perceived: Perceived::default(),
+    }
+}
+
+/// Nearest clustering ancestor (actionable or heading, not ignored) of each node.
+fn cluster_owners(tree: &Tree) -> Vec<Option<usize>> {
+    let mut cluster_of: Vec<Option<usize>> = vec![None; tree.nodes.len()];
     for (slot, node) in cluster_of.iter_mut().zip(&tree.nodes) {
         let mut p = node.parent;
         while let Some(pi) = p {
@@ -70,14 +101,34 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
             p = tree.nodes[pi].parent;
         }
     }
-    // Absorbed text (and image names, as a fallback) per clustering node.
-    let mut absorbed: Vec<Vec<String>> = vec![Vec::new(); n];
-    let mut absorbed_img: Vec<Vec<String>> = vec![Vec::new(); n];
-    let mut absorbed_other: Vec<Vec<String>> = vec![Vec::new(); n];
-    // (node index, text) in document order.
+    cluster_of
+}
+
+/// Names absorbed per clustering node from the nodes it clusters, by the role they had.
+struct Absorbed {
+    /// Text runs.
+    text: Vec<Vec<String>>,
+    /// Image names (the fallback when there is no text).
+    img: Vec<Vec<String>>,
+    /// Plain containers' own labels (the last fallback).
+    other: Vec<Vec<String>>,
+}
+
+/// What each clustering node absorbs, and the screen's text runs and typed (non-password)
+/// values as `(node index, text)` in document order.
+fn absorb_text(
+    tree: &Tree,
+    visible: &[Option<Rect>],
+    cluster_of: &[Option<usize>],
+) -> (Absorbed, Vec<(usize, String)>) {
+    let n = tree.nodes.len();
+    let mut absorbed = Absorbed {
+        text: vec![Vec::new(); n],
+        img: vec![Vec::new(); n],
+        other: vec![Vec::new(); n],
+    };
     let mut text_runs: Vec<(usize, String)> = Vec::new();
-    for i in 0..n {
-        let node = &tree.nodes[i];
+    for (i, node) in tree.nodes.iter().enumerate() {
         let shown = visible[i].is_some();
         // A zero-size child (Compose reports merged Text children as [0,0][0,0]) is not on the
         // screen itself, but still names the visible control it belongs to.
@@ -96,18 +147,18 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
                 text_runs.push((i, node.name.clone()));
             }
             if let Some(c) = names_cluster {
-                absorbed[c].push(node.name.clone());
+                absorbed.text[c].push(node.name.clone());
             }
         }
         if node.role == Role::Image && named {
             if let Some(c) = names_cluster {
-                absorbed_img[c].push(node.name.clone());
+                absorbed.img[c].push(node.name.clone());
             }
         }
         // A plain container's own label (a non-clickable Compose `View`'s `content-desc`).
         if node.role == Role::Other && named {
             if let Some(c) = names_cluster {
-                absorbed_other[c].push(node.name.clone());
+                absorbed.other[c].push(node.name.clone());
             }
         }
         if !shown {
@@ -121,10 +172,18 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
             }
         }
     }
+    (absorbed, text_runs)
+}
 
-    // A control or heading named by its own label (a clickable TextView, a `content-desc`, an
-    // iOS `label`) shows that label on screen: it joins the text unless text below it already
-    // says it.
+/// A control or heading named by its own label (a clickable TextView, a `content-desc`, an
+/// iOS `label`) shows that label on screen: it joins the text unless text below it already
+/// says it. `absorbed_text` is [`Absorbed::text`], `text_runs` what [`absorb_text`] found.
+fn own_labels(
+    tree: &Tree,
+    visible: &[Option<Rect>],
+    absorbed_text: &[Vec<String>],
+    text_runs: &[(usize, String)],
+) -> Vec<(usize, String)> {
     let mut own_labels: Vec<(usize, String)> = Vec::new();
     for (i, node) in tree.nodes.iter().enumerate() {
         let labelled =
@@ -133,7 +192,7 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
             && labelled
             && !node.name.trim().is_empty()
             && !node.password.is_yes()
-            && absorbed[i].is_empty()
+            && absorbed_text[i].is_empty()
         {
             // A dialog titled by a text inside it shows that title once.
             let end = tree.subtree_end(i);
@@ -147,77 +206,73 @@ pub fn build(tree: &Tree, screen: Screen, serial: u64) -> Observation {
             }
         }
     }
-    text_runs.extend(own_labels);
-    text_runs.sort_by_key(|(i, _)| *i);
-    let text_runs: Vec<String> = text_runs.into_iter().map(|(_, t)| t).collect();
+    own_labels
+}
 
-    let in_control: Vec<bool> = cluster_of.iter().map(Option::is_some).collect();
-    let mut out: Vec<Element> = Vec::new();
-    let mut owners: Vec<usize> = Vec::new();
-    for i in 0..n {
-        let node = &tree.nodes[i];
-        let Some(vis) = visible[i] else { continue };
-        let keep = match node.role {
-            r if r.is_actionable() => true,
-            Role::Heading => true,
-            Role::Text | Role::Image => cluster_of[i].is_none() && !node.name.trim().is_empty(),
-            Role::Dialog => !node.name.trim().is_empty(),
-            _ => false,
-        };
-        if !keep {
-            continue;
-        }
-        let mut name = collapse_ws(&node.name);
-        if name.is_empty() && !absorbed[i].is_empty() {
-            name = collapse_ws(&absorbed[i].join(" "));
-        }
-        if name.is_empty() && !absorbed_img[i].is_empty() {
-            name = collapse_ws(&absorbed_img[i].join(" "));
-        }
-        if name.is_empty() && !absorbed_other[i].is_empty() {
-            name = collapse_ws(&absorbed_other[i].join(" "));
-        }
-        if name.is_empty() {
-            if let Some(row) = row_label::row_name(tree, &visible, &in_control, i) {
-                name = collapse_ws(&row);
-            }
-        }
-        owners.push(i);
-        out.push(Element {
-            id: String::new(),
-            role: node.role,
-            platform_role: node.platform_role.clone(),
-            name,
-            value: node.value.clone(),
-            placeholder: node.placeholder.clone(),
-            checked: node.checked,
-            enabled: node.enabled,
-            focused: node.focused,
-            editable: node.editable,
-            password: node.password,
-            selected: node.selected,
-            covered: Tri::Unknown,
-            bbox_logical: vis,
-            bbox_px: screen.to_device(&vis),
-            node_ref: node.node_ref.clone(),
-            platform_id: node.platform_id.clone(),
-            path: tree.path(i),
-            source: Source::Tree,
-            confidence: None,
-            neighbours: Neighbours::default(),
-        });
+/// Whether a visible node is listed: controls and headings always, named texts and images
+/// outside any control, named dialogs; layout-only roles never.
+fn becomes_element(node: &Node, cluster: Option<usize>) -> bool {
+    match node.role {
+        r if r.is_actionable() => true,
+        Role::Heading => true,
+        Role::Text | Role::Image => cluster.is_none() && !node.name.trim().is_empty(),
+        Role::Dialog => !node.name.trim().is_empty(),
+        _ => false,
     }
-    let covered = occlusion::covered(tree, &visible, &owners);
-    for (e, c) in out.iter_mut().zip(covered) {
-        e.covered = c;
+}
+
+/// Node `i`'s element name: its own, else its absorbed text, image names, container labels,
+/// else its row's label ([`row_label::row_name`]); whitespace collapsed.
+fn element_name(
+    tree: &Tree,
+    visible: &[Option<Rect>],
+    in_control: &[bool],
+    absorbed: &Absorbed,
+    i: usize,
+) -> String {
+    let mut name = collapse_ws(&tree.nodes[i].name);
+    if name.is_empty() && !absorbed.text[i].is_empty() {
+        name = collapse_ws(&absorbed.text[i].join(" "));
     }
-    layout::number(&mut out);
-    Observation {
-        serial,
-        screen,
-        elements: out,
-        text: collapse_ws(&text_runs.join(" ")),
-        perceived: Perceived::default(),
+    if name.is_empty() && !absorbed.img[i].is_empty() {
+        name = collapse_ws(&absorbed.img[i].join(" "));
+    }
+    if name.is_empty() && !absorbed.other[i].is_empty() {
+        name = collapse_ws(&absorbed.other[i].join(" "));
+    }
+    if name.is_empty() {
+        if let Some(row) = row_label::row_name(tree, visible, in_control, i) {
+            name = collapse_ws(&row);
+        }
+    }
+    name
+}
+
+/// The unnumbered, not yet occlusion-checked element of node `i`, visible at `vis`.
+fn tree_element(tree: &Tree, screen: &Screen, i: usize, vis: Rect, name: String) -> Element {
+    let node = &tree.nodes[i];
+    Element {
+        id: String::new(),
+        role: node.role,
+        platform_role: node.platform_role.clone(),
+        name,
+        value: node.value.clone(),
+        placeholder: node.placeholder.clone(),
+        checked: node.checked,
+        enabled: node.enabled,
+        focused: node.focused,
+        editable: node.editable,
+        password: node.password,
+        selected: node.selected,
+        covered: Tri::Unknown,
+        bbox_logical: vis,
+        bbox_px: screen.to_device(&vis),
+        node_ref: node.node_ref.clone(),
+        platform_id: node.platform_id.clone(),
+        path: tree.path(i),
+        source: Source::Tree,
+        confidence: None,
+        neighbours: Neighbours::default(),
     }
 }
 

@@ -168,7 +168,14 @@ pub async fn run(args: TokenArgs) -> anyhow::Result<ExitCode> {
 /// `argus token list`: every token (or one team's) as a table, or one JSON object a line.
 async fn list(database_url: &str, team: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
     let pool = argus_coordinator::store::connect(database_url, 1).await?;
-    let rows = argus_coordinator::auth::tokens::list(&pool, team).await?;
+    // The operator holds the database URL, so every team's tokens: the system scope, then
+    // the team asked for (if any).
+    let scope = argus_coordinator::store::TeamScope::system();
+    let rows: Vec<_> = argus_coordinator::auth::tokens::list(&pool, &scope)
+        .await?
+        .into_iter()
+        .filter(|r| team.is_none_or(|t| r.team_id == t))
+        .collect();
     pool.close().await;
     if json {
         for r in &rows {

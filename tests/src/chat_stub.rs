@@ -242,24 +242,7 @@ async fn complete(
     let is_check = is_progress_check(&body);
     let judging = is_judge(&body);
     if is_form_values(&body) {
-        // Form values are not scripted: every field is answered null (the worker then reads
-        // the fields' names as cues), so scripts written for plans and actions keep their
-        // meaning.
-        let nulls: serde_json::Map<String, Value> = body
-            .pointer("/response_format/json_schema/schema/properties")
-            .and_then(Value::as_object)
-            .map(|p| p.keys().map(|k| (k.clone(), Value::Null)).collect())
-            .unwrap_or_default();
-        return (
-            StatusCode::OK,
-            Json(json!({
-                "id": "stub-form",
-                "object": "chat.completion",
-                "choices": [{"index": 0, "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": Value::Object(nulls).to_string()}}],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
-            })),
-        );
+        return (StatusCode::OK, Json(form_nulls(&body)));
     }
     let next = {
         let mut script = st.script.lock().expect("lock");
@@ -292,11 +275,28 @@ async fn complete(
         }
         other => other,
     };
+    let (message, finish) = message_of(reply, &prompt);
+    let prompt_tokens = body["messages"].to_string().len() as u64 / 4;
+    let completion_tokens = message.to_string().len() as u64 / 4;
+    (
+        StatusCode::OK,
+        Json(json!({
+            "id": "chatcmpl-stub", "object": "chat.completion", "created": 0,
+            "model": body["model"].clone(),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens}
+        })),
+    )
+}
+
+/// A scripted reply as the chat-completions message and its `finish_reason`.
+fn message_of(reply: Reply, prompt: &str) -> (Value, &'static str) {
     let call = |i: usize, name: &str, args: &Value| {
         json!({"id": format!("call_{i}"), "type": "function",
-            "function": {"name": name, "arguments": fill(args, &prompt).to_string()}})
+            "function": {"name": name, "arguments": fill(args, prompt).to_string()}})
     };
-    let (message, finish) = match reply {
+    match reply {
         Reply::Plan(steps) => (
             json!({"role": "assistant", "content": json!({"steps": steps}).to_string()}),
             "stop",
@@ -320,7 +320,7 @@ async fn complete(
             "stop",
         ),
         Reply::CallAsContent(name, args) => {
-            let call = json!({"name": name, "arguments": fill(&args, &prompt)});
+            let call = json!({"name": name, "arguments": fill(&args, prompt)});
             (
                 json!({"role": "assistant", "content": format!("```json\n{call}\n```")}),
                 "stop",
@@ -339,17 +339,22 @@ async fn complete(
             json!({"role": "assistant", "content": "nested Slow replies are not supported"}),
             "stop",
         ),
-    };
-    let prompt_tokens = body["messages"].to_string().len() as u64 / 4;
-    let completion_tokens = message.to_string().len() as u64 / 4;
-    (
-        StatusCode::OK,
-        Json(json!({
-            "id": "chatcmpl-stub", "object": "chat.completion", "created": 0,
-            "model": body["model"].clone(),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens}
-        })),
-    )
+    }
+}
+
+/// Form values are not scripted: every field is answered null (the worker then reads the
+/// fields' names as cues), so scripts written for plans and actions keep their meaning.
+fn form_nulls(body: &Value) -> Value {
+    let nulls: serde_json::Map<String, Value> = body
+        .pointer("/response_format/json_schema/schema/properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(|k| (k.clone(), Value::Null)).collect())
+        .unwrap_or_default();
+    json!({
+        "id": "stub-form",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "finish_reason": "stop",
+            "message": {"role": "assistant", "content": Value::Object(nulls).to_string()}}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    })
 }

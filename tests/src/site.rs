@@ -262,6 +262,17 @@ pub struct Site {
     app: Arc<Mutex<String>>,
 }
 
+/// The site's own fixed pages: path → HTML.
+const PAGES: &[(&str, &str)] = &[
+    ("/login.html", LOGIN_HTML),
+    ("/delayed.html", DELAYED_HTML),
+    ("/dates.html", DATES_HTML),
+    ("/signup.html", SIGNUP_HTML),
+    ("/rows.html", ROWS_HTML),
+    ("/chart.html", CHART_HTML),
+    ("/gestures.html", GESTURES_HTML),
+];
+
 impl Site {
     /// Serves the TodoMVC examples of this machine (`ARGUS_TODOMVC_DIR`) on a free
     /// loopback port.
@@ -291,66 +302,21 @@ impl Site {
             logins: logins.clone(),
             app: app_choice.clone(),
         };
-        let app = Router::new()
+        let app = PAGES
+            .iter()
+            .fold(Router::new(), |r, (path, html)| {
+                r.route(
+                    path,
+                    get(move || async move {
+                        ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], *html)
+                    }),
+                )
+            })
             .route(
                 "/__probe.js",
                 get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], PROBE_JS) }),
             )
             .route("/__probe", post(probe))
-            .route(
-                "/login.html",
-                get(|| async {
-                    (
-                        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-                        LOGIN_HTML,
-                    )
-                }),
-            )
-            .route(
-                "/delayed.html",
-                get(|| async {
-                    (
-                        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-                        DELAYED_HTML,
-                    )
-                }),
-            )
-            .route(
-                "/dates.html",
-                get(|| async {
-                    (
-                        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-                        DATES_HTML,
-                    )
-                }),
-            )
-            .route(
-                "/signup.html",
-                get(|| async {
-                    (
-                        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-                        SIGNUP_HTML,
-                    )
-                }),
-            )
-            .route(
-                "/rows.html",
-                get(|| async {
-                    (
-                        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-                        ROWS_HTML,
-                    )
-                }),
-            )
-            .route(
-                "/chart.html",
-                get(|| async {
-                    (
-                        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-                        CHART_HTML,
-                    )
-                }),
-            )
             .route(
                 "/chart.umd.js",
                 get(|State(st): State<SiteState>| async move {
@@ -360,15 +326,6 @@ impl Site {
                         }
                         _ => StatusCode::NOT_FOUND.into_response(),
                     }
-                }),
-            )
-            .route(
-                "/gestures.html",
-                get(|| async {
-                    (
-                        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-                        GESTURES_HTML,
-                    )
                 }),
             )
             .route(

@@ -52,7 +52,7 @@ async fn show(
     Path((run_id, file)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let id = parse_id("run", &run_id)?;
-    if !valid_file(&file) || !store::runs::visible(&st.pool, id, caller.team_filter()).await? {
+    if !valid_file(&file) || !store::runs::visible(&st.pool, id, &caller.scope()).await? {
         return Err(ApiError::not_found(
             "artifact",
             &format!("runs/{run_id}/{file}"),

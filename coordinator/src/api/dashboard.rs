@@ -51,7 +51,7 @@ async fn runs(
     Extension(csrf): Extension<Csrf>,
     ApiQuery(filter): ApiQuery<RunFilter>,
 ) -> Result<Html<String>, ApiError> {
-    let runs = store::runs::list(&st.pool, caller.team_filter(), &filter).await?;
+    let runs = store::runs::list(&st.pool, &caller.scope(), &filter).await?;
     html(RunsPage {
         csrf: csrf.0,
         runs: &runs,
@@ -72,7 +72,7 @@ async fn devices(
     let devices = store::workers::devices(&st.pool, st.cfg.device_ttl_s).await?;
     // A busy device links its run only for the run's own team.
     let busy: Vec<uuid::Uuid> = devices.iter().filter_map(|d| d.current_run_id).collect();
-    let visible_runs = store::runs::visible_ids(&st.pool, &busy, caller.team_filter()).await?;
+    let visible_runs = store::runs::visible_ids(&st.pool, &busy, &caller.scope()).await?;
     let ids: Vec<String> = devices.iter().map(|d| d.id.clone()).collect();
     let health = store::health::of_devices(&st.pool, &ids).await?;
     let health_events = store::health::events(&st.pool, HEALTH_EVENTS_SHOWN).await?;
@@ -217,7 +217,7 @@ async fn create_job(
 }
 
 async fn schedule_lines(st: &AppState, caller: &Caller) -> Result<Vec<ScheduleLine>, ApiError> {
-    let rows = store::schedules::list(&st.pool, caller.team_filter()).await?;
+    let rows = store::schedules::list(&st.pool, &caller.scope()).await?;
     Ok(rows
         .into_iter()
         .map(|r| {
@@ -368,7 +368,7 @@ async fn suites_page(
     User(caller): User,
     Extension(csrf): Extension<Csrf>,
 ) -> Result<Html<String>, ApiError> {
-    let suites = store::suites::recent(&st.pool, caller.team_filter(), 100).await?;
+    let suites = store::suites::recent(&st.pool, &caller.scope(), 100).await?;
     html(SuitesPage {
         csrf: csrf.0,
         suites,
@@ -385,8 +385,9 @@ async fn suite_page(
     let (cells, rows) = matrix(&suite);
     let mut history = Vec::new();
     let (mut passed, mut total) = (0, 0);
+    let scope = caller.scope();
     for (hid, created) in store::suites::history(&st.pool, &suite.team_id, &suite.name, 10).await? {
-        if let Some(v) = store::suites::view(&st.pool, hid, None).await? {
+        if let Some(v) = store::suites::view(&st.pool, hid, &scope).await? {
             let rate = if v.jobs.is_empty() {
                 0.0
             } else {
@@ -425,7 +426,7 @@ async fn cancel(
     Path(id): Path<String>,
 ) -> Result<Redirect, ApiError> {
     let d = visible_detail(&st, &caller, &id).await?;
-    store::jobs::cancel_run(&st.pool, d.run_id, caller.team_filter()).await?;
+    store::jobs::cancel_run(&st.pool, d.run_id, &caller.scope()).await?;
     Ok(Redirect::to(&format!("/runs/{}", d.run_id)))
 }
 
@@ -437,7 +438,7 @@ async fn clear_replay(
     Path(id): Path<String>,
 ) -> Result<Redirect, ApiError> {
     let d = visible_detail(&st, &caller, &id).await?;
-    store::replay::clear_for_job(&st.pool, d.job_id, caller.team_filter()).await?;
+    store::replay::clear_for_job(&st.pool, d.job_id, &caller.scope()).await?;
     tracing::info!(job_id = %d.job_id, "replay script cleared from the dashboard");
     Ok(Redirect::to(&format!("/runs/{}", d.run_id)))
 }

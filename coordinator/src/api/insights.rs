@@ -45,10 +45,10 @@ async fn page(
         .and_hms_opt(0, 0, 0)
         .map(|t| t.and_utc())
         .unwrap_or(now);
-    let team = caller.team_filter();
+    let scope = caller.scope();
     let mut charts = Vec::new();
     for by in [GroupBy::Suite, GroupBy::Platform, GroupBy::Device] {
-        let rates = insights::pass_rates(&st.pool, team, since, by).await?;
+        let rates = insights::pass_rates(&st.pool, &scope, since, by).await?;
         charts.push(chart(
             &format!("plot-{}", by.as_str()),
             &format!("Pass rate by {}", by.as_str()),
@@ -57,8 +57,8 @@ async fn page(
             now,
         ));
     }
-    let flaky = insights::flaky(&st.pool, team, since, ROWS).await?;
-    let slow = insights::slowest_steps(&st.pool, team, since, ROWS).await?;
+    let flaky = insights::flaky(&st.pool, &scope, since, ROWS).await?;
+    let slow = insights::slowest_steps(&st.pool, &scope, since, ROWS).await?;
     let page = InsightsPage {
         csrf: csrf.0,
         days,

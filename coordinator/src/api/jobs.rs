@@ -154,9 +154,8 @@ pub(super) async fn show(
     Path(id): Path<String>,
 ) -> Result<Json<JobView>, ApiError> {
     let id = parse_id("job", &id)?;
-    let job = store::jobs::get(&st.pool, id)
+    let job = store::jobs::get(&st.pool, id, &caller.scope())
         .await?
-        .filter(|j| caller.sees(&j.team_id))
         .ok_or_else(|| ApiError::not_found("job", &id.to_string()))?;
     let runs = job
         .runs
@@ -196,15 +195,12 @@ pub(super) async fn cancel(
     Path(id): Path<String>,
 ) -> Result<Json<JobCancelled>, ApiError> {
     let id = parse_id("job", &id)?;
-    let job = store::jobs::get(&st.pool, id)
+    let job = store::jobs::get(&st.pool, id, &caller.scope())
         .await?
-        .filter(|j| caller.sees(&j.team_id))
         .ok_or_else(|| ApiError::not_found("job", &id.to_string()))?;
     let mut out = Vec::new();
     for (run_id, _, _) in &job.runs {
-        if let Some(status) =
-            store::jobs::cancel_run(&st.pool, *run_id, caller.team_filter()).await?
-        {
+        if let Some(status) = store::jobs::cancel_run(&st.pool, *run_id, &caller.scope()).await? {
             out.push(RunCancelled {
                 run_id: *run_id,
                 status: run_status(&status)?,
@@ -236,10 +232,10 @@ pub(super) async fn replay_show(
     Path(id): Path<String>,
 ) -> Result<Json<JobReplay>, ApiError> {
     let id = parse_id("job", &id)?;
-    let (key, entry) = store::replay::for_job(&st.pool, id, caller.team_filter())
+    let (key, entry) = store::replay::for_job(&st.pool, id, &caller.scope())
         .await?
         .ok_or_else(|| ApiError::not_found("job", &id.to_string()))?;
-    let job = store::jobs::get(&st.pool, id)
+    let job = store::jobs::get(&st.pool, id, &caller.scope())
         .await?
         .ok_or_else(|| ApiError::not_found("job", &id.to_string()))?;
     Ok(Json(JobReplay {
@@ -265,7 +261,7 @@ pub(super) async fn replay_clear(
     Path(id): Path<String>,
 ) -> Result<Json<ReplayCleared>, ApiError> {
     let id = parse_id("job", &id)?;
-    let cleared = store::replay::clear_for_job(&st.pool, id, caller.team_filter())
+    let cleared = store::replay::clear_for_job(&st.pool, id, &caller.scope())
         .await?
         .ok_or_else(|| ApiError::not_found("job", &id.to_string()))?;
     tracing::info!(job_id = %id, cleared, "replay script cleared");

@@ -46,7 +46,7 @@ async fn report(
     let previous = crate::store::runs::previous(&st.pool, run.run_id).await?;
     let replay = match run.spec.mode {
         argus_protocol::Mode::Script => None,
-        _ => crate::store::replay::for_job(&st.pool, run.job_id, caller.team_filter())
+        _ => crate::store::replay::for_job(&st.pool, run.job_id, &caller.scope())
             .await?
             .and_then(|(_, entry)| entry)
             .map(|e| e.script),

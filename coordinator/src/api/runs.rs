@@ -53,7 +53,7 @@ pub(super) async fn list(
     User(caller): User,
     ApiQuery(f): ApiQuery<RunFilter>,
 ) -> Result<Json<Vec<RunSummary>>, ApiError> {
-    let rows = store::runs::list(&st.pool, caller.team_filter(), &f).await?;
+    let rows = store::runs::list(&st.pool, &caller.scope(), &f).await?;
     rows.into_iter()
         .map(run_summary)
         .collect::<Result<Vec<_>, ApiError>>()
@@ -67,10 +67,10 @@ pub(crate) async fn visible_detail(
     id: &str,
 ) -> Result<RunDetail, ApiError> {
     let uuid = parse_id("run", id)?;
-    match store::runs::detail(&st.pool, uuid).await? {
-        Some((d, team)) if caller.sees(&team) => Ok(d),
-        _ => Err(ApiError::not_found("run", id)),
-    }
+    store::runs::detail(&st.pool, uuid, &caller.scope())
+        .await?
+        .map(|(d, _)| d)
+        .ok_or_else(|| ApiError::not_found("run", id))
 }
 
 /// A run's detail.
@@ -115,7 +115,7 @@ pub(super) async fn cancel(
     Path(id): Path<String>,
 ) -> Result<Json<RunCancelRequested>, ApiError> {
     let d = visible_detail(&st, &caller, &id).await?;
-    match store::jobs::cancel_run(&st.pool, d.run_id, caller.team_filter()).await? {
+    match store::jobs::cancel_run(&st.pool, d.run_id, &caller.scope()).await? {
         Some(status) => Ok(Json(RunCancelRequested {
             run_id: d.run_id,
             status: run_status(&status)?,
@@ -169,7 +169,7 @@ pub(super) async fn steps(
     ApiQuery(q): ApiQuery<StepsQuery>,
 ) -> Result<impl IntoResponse, ApiError> {
     let uuid = parse_id("run", &id)?;
-    match store::verdicts::steps_file(&st.pool, uuid, caller.team_filter()).await? {
+    match store::verdicts::steps_file(&st.pool, uuid, &caller.scope()).await? {
         None => Err(ApiError::not_found("run", &id)),
         Some(None) => Err(ApiError::Client(ErrorEnvelope::new(
             ErrorCode::NotFound,

@@ -123,13 +123,13 @@ pub(super) async fn list(
     State(st): State<AppState>,
     User(caller): User,
 ) -> Result<Json<Vec<ScheduleView>>, ApiError> {
-    let rows = schedules::list(&st.pool, caller.team_filter()).await?;
+    let rows = schedules::list(&st.pool, &caller.scope()).await?;
     Ok(Json(rows.iter().map(schedule_view).collect()))
 }
 
 async fn load(st: &AppState, caller: &Caller, id: &str) -> Result<ScheduleRow, ApiError> {
     let uuid = parse_id("schedule", id)?;
-    schedules::get(&st.pool, uuid, caller.team_filter())
+    schedules::get(&st.pool, uuid, &caller.scope())
         .await?
         .ok_or_else(|| ApiError::not_found("schedule", id))
 }
@@ -165,7 +165,7 @@ pub(crate) async fn set_paused(
     let row = load(st, caller, id).await?;
     let next = scheduler::next_fire(&row.spec.cron, &row.spec.timezone, Utc::now())
         .map_err(|e| invalid("cron", e, "recreate the schedule"))?;
-    schedules::set_paused(&st.pool, row.id, caller.team_filter(), paused, next).await?;
+    schedules::set_paused(&st.pool, row.id, &caller.scope(), paused, next).await?;
     load(st, caller, id).await
 }
 
@@ -230,7 +230,7 @@ pub(super) async fn remove(
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let uuid = parse_id("schedule", &id)?;
-    if schedules::delete(&st.pool, uuid, caller.team_filter()).await? {
+    if schedules::delete(&st.pool, uuid, &caller.scope()).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(ApiError::not_found("schedule", &id))

@@ -128,7 +128,7 @@ pub(super) async fn create(
 /// Loads a suite the caller may see.
 pub(crate) async fn load(st: &AppState, caller: &Caller, id: &str) -> Result<SuiteView, ApiError> {
     let uuid = parse_id("suite", id)?;
-    suites::view(&st.pool, uuid, caller.team_filter())
+    suites::view(&st.pool, uuid, &caller.scope())
         .await?
         .ok_or_else(|| ApiError::not_found("suite", id))
 }

@@ -2,9 +2,10 @@
 //! the dashboard takes a bearer token or the `argus_session` cookie set by `/login` (see
 //! [`session`]). The [`authenticate`] layer wraps every route but the public ones
 //! (`/healthz`, `/login`, the OpenAPI document; `crate::api::router` routes those outside
-//! it) and resolves the [`Caller`], which scopes every query to the caller's team (admins
-//! see all). Each handler declares the [`Role`]s it admits by its extractor ([`User`],
-//! [`Admin`], [`WorkerAuth`]; see [`extract`]): worker tokens may only heartbeat.
+//! it) and resolves the [`Caller`], whose [`Caller::scope`] limits every query to the
+//! caller's team (admins see all). Each handler declares the [`Role`]s it admits by its
+//! extractor ([`User`], [`Admin`], [`WorkerAuth`]; see [`extract`]): worker tokens may only
+//! heartbeat.
 //!
 //! Every state-changing request a browser sends must be same-origin ([`origin`]); a
 //! cookie-authenticated one must also carry its session's CSRF token (the hidden `csrf`
@@ -30,6 +31,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
+use crate::store::TeamScope;
 use crate::AppState;
 
 pub use extract::{Admin, User, WorkerAuth};
@@ -54,14 +56,10 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// Whether the caller may see `team`'s resources.
-    pub fn sees(&self, team: &str) -> bool {
-        self.role == Role::Admin || self.team_id == team
-    }
-
-    /// The team filter for queries: `None` = all teams (admin).
-    pub fn team_filter(&self) -> Option<&str> {
-        (self.role != Role::Admin).then_some(self.team_id.as_str())
+    /// The teams this caller's queries may see: every team for an admin (auth `off`
+    /// included), else its own. The only way a request gets a [`TeamScope`].
+    pub fn scope(&self) -> TeamScope {
+        TeamScope::of(self)
     }
 
     /// The team whose runs the devices this caller heartbeats may be handed: its own team

@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
 use super::{Caller, Role};
+use crate::store::TeamScope;
 
 /// sha256 of a token.
 pub fn digest(token: &str) -> Vec<u8> {
@@ -152,13 +153,13 @@ pub struct TokenRow {
     pub last_used_at: Option<DateTime<Utc>>,
 }
 
-/// Every token, or one team's, oldest first.
-pub async fn list(pool: &PgPool, team: Option<&str>) -> Result<Vec<TokenRow>, sqlx::Error> {
+/// The tokens of the teams in `scope`, oldest first.
+pub async fn list(pool: &PgPool, scope: &TeamScope) -> Result<Vec<TokenRow>, sqlx::Error> {
     let rows = sqlx::query!(
         "select id, team_id, role, shared_pool, name, created_at, expires_at, last_used_at
            from api_tokens where $1::text is null or team_id = $1
           order by created_at, id",
-        team
+        scope.team()
     )
     .fetch_all(pool)
     .await?;

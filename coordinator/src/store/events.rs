@@ -12,7 +12,7 @@
 use std::collections::{HashMap, HashSet};
 
 use argus_protocol::{EventBody, RunEvent};
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 
 use super::effects;
 use uuid::Uuid;
@@ -43,12 +43,44 @@ pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>
         return Ok(Vec::new());
     }
     let mut tx = pool.begin().await?;
-    // Lock the runs (sorted, so two appliers never deadlock) and read their attempts: every
-    // transition that changes an attempt id takes this lock too.
+    let current = lock_attempts(&mut tx, evs).await?;
+    let mut out = vec![Applied::Fenced; evs.len()];
+    let live = current_attempts(evs, &current, &mut out);
+    if live.is_empty() {
+        tx.rollback().await?;
+        return Ok(out);
+    }
+    let inserted = insert_rows(&mut tx, evs, &live).await?;
+    lock_finishing_slots(&mut tx, evs, &live, &inserted).await?;
+    let fresh = mark_fresh(evs, &live, &inserted, &mut out);
+    let fresh_evs: Vec<&RunEvent> = fresh.iter().map(|&i| &evs[i]).collect();
+    let ended: HashSet<Uuid> = effects::write(&mut tx, &fresh_evs)
+        .await?
+        .into_iter()
+        .map(|(run, _)| run)
+        .collect();
+    mark_finished(evs, &fresh, &ended, &mut out);
+    tx.commit().await?;
+    Ok(out)
+}
+
+/// An event row's key: `(run_id, attempt_id, seq)`.
+type EventKey = (Uuid, Uuid, i64);
+
+fn key_of(ev: &RunEvent) -> EventKey {
+    (ev.run_id, ev.attempt_id, ev.seq as i64)
+}
+
+/// Locks the runs of `evs` (sorted, so two appliers never deadlock) and reads their current
+/// attempts: every transition that changes an attempt id takes this lock too.
+async fn lock_attempts(
+    tx: &mut PgConnection,
+    evs: &[RunEvent],
+) -> Result<HashMap<Uuid, Option<Uuid>>, sqlx::Error> {
     let mut ids: Vec<Uuid> = evs.iter().map(|e| e.run_id).collect();
     ids.sort();
     ids.dedup();
-    let current: HashMap<Uuid, Option<Uuid>> = sqlx::query!(
+    Ok(sqlx::query!(
         "select id, attempt_id from runs where id = any($1) order by id for update",
         &ids
     )
@@ -56,8 +88,17 @@ pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>
     .await?
     .into_iter()
     .map(|r| (r.id, r.attempt_id))
-    .collect();
-    let mut out = vec![Applied::Fenced; evs.len()];
+    .collect())
+}
+
+/// The indexes of the events of their run's current attempt, each `(run, attempt, seq)`
+/// once; a repeat within the batch is marked [`Applied::Duplicate`] in `out` (the rest stay
+/// [`Applied::Fenced`]).
+fn current_attempts(
+    evs: &[RunEvent],
+    current: &HashMap<Uuid, Option<Uuid>>,
+    out: &mut [Applied],
+) -> Vec<usize> {
     let mut seen = HashSet::new();
     let mut live = Vec::new();
     for (i, ev) in evs.iter().enumerate() {
@@ -70,10 +111,16 @@ pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>
         }
         live.push(i);
     }
-    if live.is_empty() {
-        tx.rollback().await?;
-        return Ok(out);
-    }
+    live
+}
+
+/// Inserts the event rows of `live` in one statement; returns the keys that were new (a
+/// row stored before is left as it was).
+async fn insert_rows(
+    tx: &mut PgConnection,
+    evs: &[RunEvent],
+    live: &[usize],
+) -> Result<HashSet<EventKey>, sqlx::Error> {
     let run_ids: Vec<Uuid> = live.iter().map(|&i| evs[i].run_id).collect();
     let attempt_ids: Vec<Uuid> = live.iter().map(|&i| evs[i].attempt_id).collect();
     let seqs: Vec<i64> = live.iter().map(|&i| evs[i].seq as i64).collect();
@@ -81,7 +128,7 @@ pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>
         .iter()
         .map(|&i| sqlx::types::Json(&evs[i].body))
         .collect();
-    let inserted: HashSet<(Uuid, Uuid, i64)> = sqlx::query!(
+    Ok(sqlx::query!(
         "insert into run_events (run_id, attempt_id, seq, body)
          select * from unnest($1::uuid[], $2::uuid[], $3::int8[], $4::jsonb[])
          on conflict do nothing
@@ -95,14 +142,22 @@ pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>
     .await?
     .into_iter()
     .map(|r| (r.run_id, r.attempt_id, r.seq))
-    .collect();
-    // Slots freed by this batch are locked up front in id order, the order heartbeats lock
-    // them in, so the two never deadlock.
+    .collect())
+}
+
+/// Locks the slots this batch frees (the runs of its new `run_finished` events) up front in
+/// id order, the order heartbeats lock them in, so the two never deadlock.
+async fn lock_finishing_slots(
+    tx: &mut PgConnection,
+    evs: &[RunEvent],
+    live: &[usize],
+    inserted: &HashSet<EventKey>,
+) -> Result<(), sqlx::Error> {
     let finishing: Vec<Uuid> = live
         .iter()
         .map(|&i| &evs[i])
         .filter(|ev| matches!(ev.body, EventBody::RunFinished { .. }))
-        .filter(|ev| inserted.contains(&(ev.run_id, ev.attempt_id, ev.seq as i64)))
+        .filter(|ev| inserted.contains(&key_of(ev)))
         .map(|ev| ev.run_id)
         .collect();
     if !finishing.is_empty() {
@@ -113,26 +168,34 @@ pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>
         .fetch_all(&mut *tx)
         .await?;
     }
+    Ok(())
+}
+
+/// Marks each of `live` [`Applied::Applied`] when its row was new, else
+/// [`Applied::Duplicate`]; returns the new ones' indexes, in order.
+fn mark_fresh(
+    evs: &[RunEvent],
+    live: &[usize],
+    inserted: &HashSet<EventKey>,
+    out: &mut [Applied],
+) -> Vec<usize> {
     let mut fresh = Vec::with_capacity(live.len());
-    for &i in &live {
-        let ev = &evs[i];
-        if inserted.contains(&(ev.run_id, ev.attempt_id, ev.seq as i64)) {
+    for &i in live {
+        if inserted.contains(&key_of(&evs[i])) {
             out[i] = Applied::Applied;
             fresh.push(i);
         } else {
             out[i] = Applied::Duplicate;
         }
     }
-    let fresh_evs: Vec<&RunEvent> = fresh.iter().map(|&i| &evs[i]).collect();
-    let ended: HashSet<Uuid> = effects::write(&mut tx, &fresh_evs)
-        .await?
-        .into_iter()
-        .map(|(run, _)| run)
-        .collect();
-    // The run_finished that ended a run is its first fresh one by seq (later ones change
-    // nothing, as they would one at a time).
+    fresh
+}
+
+/// Marks [`Applied::Finished`] the `run_finished` that ended each run of `ended`: its first
+/// fresh one by seq (later ones change nothing, as they would one at a time).
+fn mark_finished(evs: &[RunEvent], fresh: &[usize], ended: &HashSet<Uuid>, out: &mut [Applied]) {
     let mut ender: HashMap<Uuid, usize> = HashMap::new();
-    for &i in &fresh {
+    for &i in fresh {
         let ev = &evs[i];
         if matches!(ev.body, EventBody::RunFinished { .. }) && ended.contains(&ev.run_id) {
             let e = ender.entry(ev.run_id).or_insert(i);
@@ -144,6 +207,4 @@ pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>
     for i in ender.into_values() {
         out[i] = Applied::Finished;
     }
-    tx.commit().await?;
-    Ok(out)
 }

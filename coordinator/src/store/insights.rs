@@ -2,6 +2,7 @@
 //! platform or device; runs that passed on retry (flaky); the slowest steps. Every query is
 //! limited to one team unless the caller is an admin (`team = None`).
 
+use super::TeamScope;
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -43,10 +44,10 @@ pub struct DayRate {
     pub total: i64,
 }
 
-/// Pass rate per group and day for runs finished since `since`, oldest day first.
+/// Pass rate per group and day for `scope`'s runs finished since `since`, oldest day first.
 pub async fn pass_rates(
     pool: &PgPool,
-    team: Option<&str>,
+    scope: &TeamScope,
     since: DateTime<Utc>,
     by: GroupBy,
 ) -> Result<Vec<DayRate>, sqlx::Error> {
@@ -67,7 +68,7 @@ pub async fn pass_rates(
             and g.grp is not null
           group by 1, 2
           order by 2, 1"#,
-        team,
+        scope.team(),
         since,
         by.as_str()
     )
@@ -91,10 +92,11 @@ pub struct Flaky {
     pub attempts: i64,
 }
 
-/// Runs finished since `since` that succeeded as a retry, newest first, at most `limit`.
+/// `scope`'s runs finished since `since` that succeeded as a retry, newest first, at most
+/// `limit`.
 pub async fn flaky(
     pool: &PgPool,
-    team: Option<&str>,
+    scope: &TeamScope,
     since: DateTime<Utc>,
     limit: i64,
 ) -> Result<Vec<Flaky>, sqlx::Error> {
@@ -110,7 +112,7 @@ pub async fn flaky(
             and r.status = 'succeeded' and r.retry_of is not null and r.finished_at >= $2
           order by r.finished_at desc
           limit $3"#,
-        team,
+        scope.team(),
         since,
         limit
     )
@@ -136,10 +138,11 @@ pub struct SlowStep {
     pub step: i32,
 }
 
-/// The steps with the longest mean wall time in runs queued since `since`, at most `limit`.
+/// The steps with the longest mean wall time in `scope`'s runs queued since `since`, at
+/// most `limit`.
 pub async fn slowest_steps(
     pool: &PgPool,
-    team: Option<&str>,
+    scope: &TeamScope,
     since: DateTime<Utc>,
     limit: i64,
 ) -> Result<Vec<SlowStep>, sqlx::Error> {
@@ -158,7 +161,7 @@ pub async fn slowest_steps(
           group by 1, 2, 3
           order by 5 desc
           limit $3"#,
-        team,
+        scope.team(),
         since,
         limit
     )

@@ -1,5 +1,6 @@
 //! Jobs and their first run, stored together or not at all.
 
+use super::TeamScope;
 use argus_protocol::JobSpec;
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
@@ -93,11 +94,11 @@ pub async fn retry_in(
 
 /// Cancels a run: a queued one ends `cancelled` now; an assigned or running one is flagged
 /// and its worker stops it at the next action boundary. Returns the status after the call,
-/// `None` when the run is not the caller's or is already over.
+/// `None` when the run is not in `scope` or is already over.
 pub async fn cancel_run(
     pool: &PgPool,
     run_id: Uuid,
-    team: Option<&str>,
+    scope: &TeamScope,
 ) -> Result<Option<String>, sqlx::Error> {
     sqlx::query_scalar!(
         "update runs set
@@ -109,7 +110,7 @@ pub async fn cancel_run(
             and ($2::text is null or team_id = $2)
          returning status",
         run_id,
-        team
+        scope.team()
     )
     .fetch_optional(pool)
     .await
@@ -124,15 +125,19 @@ pub struct JobRow {
     pub runs: Vec<(Uuid, String, DateTime<Utc>)>,
 }
 
-/// Loads a job, `None` if absent.
-pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<JobRow>, sqlx::Error> {
+/// Loads a job, `None` if absent or not in `scope`.
+pub async fn get(
+    pool: &PgPool,
+    id: Uuid,
+    scope: &TeamScope,
+) -> Result<Option<JobRow>, sqlx::Error> {
     let row = sqlx::query!(
         r#"select spec as "spec: Json<JobSpec>", created_at, team_id from jobs where id = $1"#,
         id
     )
     .fetch_optional(pool)
     .await?;
-    let Some(job) = row else {
+    let Some(job) = row.filter(|j| scope.sees(&j.team_id)) else {
         return Ok(None);
     };
     let runs = sqlx::query!(

@@ -1,5 +1,6 @@
 //! PostgreSQL access: one module per table group. Every value is bound; claims are single
 //! `FOR UPDATE SKIP LOCKED` statements; transitions after a claim are fenced by attempt id.
+//! A function over team-owned rows takes the [`TeamScope`] it may see.
 
 pub mod claim;
 pub mod dead_events;
@@ -13,10 +14,13 @@ pub mod reaper;
 pub mod replay;
 pub mod runs;
 pub mod schedules;
+pub mod scope;
 pub mod suites;
 pub mod teams;
 pub mod verdicts;
 pub mod workers;
+
+pub use scope::TeamScope;
 
 use sqlx::postgres::PgPoolOptions;
 use sqlx::PgPool;

@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
+use super::TeamScope;
 use crate::store::claim::Claimed;
 
 /// The replay key of `spec` submitted by `team`: sha256 (hex) of the team, a newline and
@@ -127,14 +128,14 @@ pub async fn learned(
     Ok(())
 }
 
-/// The team's entry under `job`'s key: `Ok(None)` when the job is not `team`'s (or does
+/// The team's entry under `job`'s key: `Ok(None)` when the job is not in `scope` (or does
 /// not exist, or is a script job), `Ok(Some((key, None)))` when nothing is stored.
 pub async fn for_job(
     pool: &PgPool,
     job: Uuid,
-    team: Option<&str>,
+    scope: &TeamScope,
 ) -> Result<Option<(Option<String>, Option<Entry>)>, sqlx::Error> {
-    let Some((team_id, key)) = job_key(pool, job, team).await? else {
+    let Some((team_id, key)) = job_key(pool, job, scope).await? else {
         return Ok(None);
     };
     let Some(key) = key else {
@@ -153,13 +154,13 @@ pub async fn for_job(
 }
 
 /// Deletes the team's entry under `job`'s key; whether one was deleted, `None` when the job
-/// is not `team`'s.
+/// is not in `scope`.
 pub async fn clear_for_job(
     pool: &PgPool,
     job: Uuid,
-    team: Option<&str>,
+    scope: &TeamScope,
 ) -> Result<Option<bool>, sqlx::Error> {
-    let Some((team_id, key)) = job_key(pool, job, team).await? else {
+    let Some((team_id, key)) = job_key(pool, job, scope).await? else {
         return Ok(None);
     };
     let n = sqlx::query!(
@@ -173,17 +174,17 @@ pub async fn clear_for_job(
     Ok(Some(n > 0))
 }
 
-/// The team and replay key of `job` (`None` for a script job's key), when the job is
-/// `team`'s (`None` = any team); `Ok(None)` otherwise.
+/// The team and replay key of `job` (`None` for a script job's key), when the job is in
+/// `scope`; `Ok(None)` otherwise.
 async fn job_key(
     pool: &PgPool,
     job: Uuid,
-    team: Option<&str>,
+    scope: &TeamScope,
 ) -> Result<Option<(String, Option<String>)>, sqlx::Error> {
     let row = sqlx::query!(
         "select team_id, replay_key from jobs where id = $1 and ($2::text is null or team_id = $2)",
         job,
-        team
+        scope.team()
     )
     .fetch_optional(pool)
     .await?;

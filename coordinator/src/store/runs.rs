@@ -1,5 +1,6 @@
 //! Reading runs back: the full [`RunDetail`] of one run and the recent-runs list.
 
+use super::TeamScope;
 use argus_protocol::expect::{Expectation, Verdict};
 use argus_protocol::{ActionRecord, FailureClass, JobSpec, RunDetail, RunStatus, StepView};
 use chrono::{DateTime, Utc};
@@ -38,8 +39,12 @@ struct StepRow {
 }
 
 /// The run with the steps and actions of its current attempt, and its team; `None` if
-/// absent.
-pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<(RunDetail, String)>, sqlx::Error> {
+/// absent or not in `scope`.
+pub async fn detail(
+    pool: &PgPool,
+    id: Uuid,
+    scope: &TeamScope,
+) -> Result<Option<(RunDetail, String)>, sqlx::Error> {
     let row = sqlx::query_as!(
         RunRow,
         r#"select r.id, r.job_id, j.spec as "spec: Json<JobSpec>", r.status, r.attempt_id,
@@ -52,7 +57,7 @@ pub async fn detail(pool: &PgPool, id: Uuid) -> Result<Option<(RunDetail, String
     )
     .fetch_optional(pool)
     .await?;
-    let Some(row) = row else {
+    let Some(row) = row.filter(|r| scope.sees(&r.team_id)) else {
         return Ok(None);
     };
     let mut d = RunDetail::new(row.id, row.job_id, row.spec.0, row.created_at);
@@ -174,10 +179,10 @@ pub struct RunFilter {
     pub limit: Option<i64>,
 }
 
-/// Runs matching `f`, newest first, limited to `team` unless `None` (admin).
+/// `scope`'s runs matching `f`, newest first.
 pub async fn list(
     pool: &PgPool,
-    team: Option<&str>,
+    scope: &TeamScope,
     f: &RunFilter,
 ) -> Result<Vec<RunSummary>, sqlx::Error> {
     let (lk, lv) = match f.label.as_deref().and_then(|l| l.split_once('=')) {
@@ -198,7 +203,7 @@ pub async fn list(
             and ($7::text is null or exists (select 1 from devices d where d.id = r.device_id
                                                and d.labels ->> $7 = $8))
           order by r.created_at desc, r.id limit $9",
-        team,
+        scope.team(),
         f.status.as_deref(),
         f.platform.as_deref(),
         f.suite,
@@ -212,15 +217,15 @@ pub async fn list(
     .await
 }
 
-/// The most recent runs of `team` (all teams for `None`), newest first.
+/// The most recent runs in `scope`, newest first.
 pub async fn recent(
     pool: &PgPool,
-    team: Option<&str>,
+    scope: &TeamScope,
     limit: i64,
 ) -> Result<Vec<RunSummary>, sqlx::Error> {
     list(
         pool,
-        team,
+        scope,
         &RunFilter {
             limit: Some(limit),
             ..Default::default()
@@ -229,28 +234,28 @@ pub async fn recent(
     .await
 }
 
-/// Whether a run exists and `team` may see it (`None` = any team).
-pub async fn visible(pool: &PgPool, id: Uuid, team: Option<&str>) -> Result<bool, sqlx::Error> {
+/// Whether a run exists in `scope`.
+pub async fn visible(pool: &PgPool, id: Uuid, scope: &TeamScope) -> Result<bool, sqlx::Error> {
     let n = sqlx::query_scalar!(
         "select 1 from runs where id = $1 and ($2::text is null or team_id = $2)",
         id,
-        team
+        scope.team()
     )
     .fetch_optional(pool)
     .await?;
     Ok(n.is_some())
 }
 
-/// Which of `ids` the team may see (all of them for `None`, an admin).
+/// Which of `ids` are runs in `scope`.
 pub async fn visible_ids(
     pool: &PgPool,
     ids: &[Uuid],
-    team: Option<&str>,
+    scope: &TeamScope,
 ) -> Result<std::collections::HashSet<Uuid>, sqlx::Error> {
     let rows = sqlx::query_scalar!(
         "select id from runs where id = any($1) and ($2::text is null or team_id = $2)",
         ids,
-        team
+        scope.team()
     )
     .fetch_all(pool)
     .await?;

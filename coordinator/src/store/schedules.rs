@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use argus_protocol::MissedTicks;
 
+use super::TeamScope;
 use crate::scheduler::ScheduleSpec;
 
 /// A stored schedule.
@@ -56,11 +57,11 @@ fn from_row(r: Row) -> ScheduleRow {
     }
 }
 
-/// The schedules of `team` (all for `None`), only the one `id` when given, by name.
+/// The schedules in `scope`, only the one `id` when given, by name.
 async fn rows(
     pool: &PgPool,
     id: Option<Uuid>,
-    team: Option<&str>,
+    scope: &TeamScope,
 ) -> Result<Vec<ScheduleRow>, sqlx::Error> {
     let rows = sqlx::query_as!(
         Row,
@@ -72,7 +73,7 @@ async fn rows(
             where ($1::uuid is null or id = $1) and ($2::text is null or team_id = $2)
             order by name, id"#,
         id,
-        team
+        scope.team()
     )
     .fetch_all(pool)
     .await?;
@@ -107,26 +108,26 @@ pub async fn insert(
     Ok(id)
 }
 
-/// Schedules of `team` (all for `None`), by name.
-pub async fn list(pool: &PgPool, team: Option<&str>) -> Result<Vec<ScheduleRow>, sqlx::Error> {
-    rows(pool, None, team).await
+/// The schedules in `scope`, by name.
+pub async fn list(pool: &PgPool, scope: &TeamScope) -> Result<Vec<ScheduleRow>, sqlx::Error> {
+    rows(pool, None, scope).await
 }
 
-/// One schedule visible to `team`.
+/// One schedule in `scope`.
 pub async fn get(
     pool: &PgPool,
     id: Uuid,
-    team: Option<&str>,
+    scope: &TeamScope,
 ) -> Result<Option<ScheduleRow>, sqlx::Error> {
-    Ok(rows(pool, Some(id), team).await?.into_iter().next())
+    Ok(rows(pool, Some(id), scope).await?.into_iter().next())
 }
 
 /// Pauses or resumes; a resume restarts from `next` (computed from now). Returns whether
-/// the schedule exists for the caller.
+/// the schedule exists in `scope`.
 pub async fn set_paused(
     pool: &PgPool,
     id: Uuid,
-    team: Option<&str>,
+    scope: &TeamScope,
     paused: bool,
     next: DateTime<Utc>,
 ) -> Result<bool, sqlx::Error> {
@@ -135,7 +136,7 @@ pub async fn set_paused(
                 next_fire_at = case when $3 then next_fire_at else $4 end
           where id = $1 and ($2::text is null or team_id = $2)",
         id,
-        team,
+        scope.team(),
         paused,
         next
     )
@@ -145,12 +146,12 @@ pub async fn set_paused(
     Ok(n == 1)
 }
 
-/// Deletes; returns whether it existed for the caller.
-pub async fn delete(pool: &PgPool, id: Uuid, team: Option<&str>) -> Result<bool, sqlx::Error> {
+/// Deletes; returns whether it existed in `scope`.
+pub async fn delete(pool: &PgPool, id: Uuid, scope: &TeamScope) -> Result<bool, sqlx::Error> {
     let n = sqlx::query!(
         "delete from schedules where id = $1 and ($2::text is null or team_id = $2)",
         id,
-        team
+        scope.team()
     )
     .execute(pool)
     .await?

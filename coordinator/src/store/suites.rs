@@ -8,6 +8,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::jobs::{self, JobMeta};
+use super::TeamScope;
 
 /// Creates the suite and one job per `(spec, cell)`; returns the suite id and
 /// `(job_id, run_id, cell)` per job.
@@ -101,17 +102,17 @@ struct JobRunRow {
     verdict_basis: Option<String>,
 }
 
-/// Loads a suite visible to `team`.
+/// Loads a suite in `scope`.
 pub async fn view(
     pool: &PgPool,
     id: Uuid,
-    team: Option<&str>,
+    scope: &TeamScope,
 ) -> Result<Option<SuiteView>, sqlx::Error> {
     let head = sqlx::query!(
         "select name, team_id, created_at from suites
           where id = $1 and ($2::text is null or team_id = $2)",
         id,
-        team
+        scope.team()
     )
     .fetch_optional(pool)
     .await?;
@@ -224,16 +225,16 @@ pub async fn history(
     Ok(rows.into_iter().map(|r| (r.id, r.created_at)).collect())
 }
 
-/// Recent suites of `team` (all for `None`): `(id, name, created_at)`.
+/// Recent suites in `scope`: `(id, name, created_at)`.
 pub async fn recent(
     pool: &PgPool,
-    team: Option<&str>,
+    scope: &TeamScope,
     n: i64,
 ) -> Result<Vec<(Uuid, String, DateTime<Utc>)>, sqlx::Error> {
     let rows = sqlx::query!(
         "select id, name, created_at from suites where ($1::text is null or team_id = $1)
           order by created_at desc limit $2",
-        team,
+        scope.team(),
         n
     )
     .fetch_all(pool)

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use super::TeamScope;
 use argus_protocol::expect::Expectation;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
@@ -94,22 +95,22 @@ impl StepsFile {
     }
 }
 
-/// Whether a run exists for `team` (`None` = any team) and, if so, its step file: `Ok(None)`
-/// for an unknown or another team's run, `Ok(Some(None))` for a run that has none (only a
-/// succeeded `llm` / `vlm` run has one).
+/// Whether a run exists in `scope` and, if so, its step file: `Ok(None)` for an unknown run
+/// or one out of scope, `Ok(Some(None))` for a run that has none (only a succeeded `llm` /
+/// `vlm` run has one).
 ///
 /// Errors: the database's.
 pub async fn steps_file(
     pool: &PgPool,
     id: Uuid,
-    team: Option<&str>,
+    scope: &TeamScope,
 ) -> Result<Option<Option<StepsFile>>, sqlx::Error> {
     let row = sqlx::query!(
         "select r.status, r.steps_script, j.name, j.id as job_id
            from runs r join jobs j on j.id = r.job_id
           where r.id = $1 and ($2::text is null or r.team_id = $2)",
         id,
-        team
+        scope.team()
     )
     .fetch_optional(pool)
     .await?;

@@ -1,9 +1,11 @@
 //! Heartbeats: register the worker and its device slots, extend the leases it holds, and
 //! tell it which leases it no longer holds (fenced).
 
+use std::collections::{BTreeMap, HashSet};
+
 use argus_protocol::{Heartbeat, LeaseRef};
 use sqlx::types::Json;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 
 /// Applies one heartbeat; returns `(fenced, cancel)`: leases that are no longer the
 /// worker's, and held runs a person cancelled. Every slot listed is marked as serving
@@ -24,6 +26,16 @@ pub async fn heartbeat(
     refresh_s: f64,
 ) -> Result<(Vec<LeaseRef>, Vec<LeaseRef>), sqlx::Error> {
     let mut tx = pool.begin().await?;
+    upsert_worker(&mut tx, hb).await?;
+    let fenced = extend_leases(&mut tx, hb, lease_s).await?;
+    upsert_slots(&mut tx, hb, served_team, refresh_s).await?;
+    let cancel = cancel_requested(&mut tx, &hb.worker_id).await?;
+    tx.commit().await?;
+    Ok((fenced, cancel))
+}
+
+/// Registers the worker (or refreshes its hostname and `last_seen`).
+async fn upsert_worker(tx: &mut PgConnection, hb: &Heartbeat) -> Result<(), sqlx::Error> {
     sqlx::query!(
         "insert into workers (id, hostname, last_seen) values ($1, $2, now())
          on conflict (id) do update set hostname = excluded.hostname, last_seen = now()",
@@ -32,54 +44,72 @@ pub async fn heartbeat(
     )
     .execute(&mut *tx)
     .await?;
-    // Extend every held lease in one statement; those not extended are fenced.
-    // Lock order is runs (by id), then devices (by id) — the event applier's order — so a
-    // heartbeat and an applier batch never deadlock.
+    Ok(())
+}
+
+/// Extends every lease the worker holds, in one statement; returns those not extended (no
+/// longer its own: fenced).
+///
+/// Lock order is runs (by id), then devices (by id) — the event applier's order — so a
+/// heartbeat and an applier batch never deadlock.
+async fn extend_leases(
+    tx: &mut PgConnection,
+    hb: &Heartbeat,
+    lease_s: u64,
+) -> Result<Vec<LeaseRef>, sqlx::Error> {
+    if hb.running.is_empty() {
+        return Ok(Vec::new());
+    }
     let run_ids: Vec<uuid::Uuid> = hb.running.iter().map(|l| l.run_id).collect();
     let attempt_ids: Vec<uuid::Uuid> = hb.running.iter().map(|l| l.attempt_id).collect();
-    let extended: std::collections::HashSet<(uuid::Uuid, uuid::Uuid)> = if hb.running.is_empty() {
-        Default::default()
-    } else {
-        sqlx::query!(
-            "select id from runs where id = any($1) order by id for update",
-            &run_ids
-        )
-        .fetch_all(&mut *tx)
-        .await?;
-        sqlx::query!(
-            r#"update runs r set lease_expires_at = now() + make_interval(secs => $3)
+    sqlx::query!(
+        "select id from runs where id = any($1) order by id for update",
+        &run_ids
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    let extended: HashSet<(uuid::Uuid, uuid::Uuid)> = sqlx::query!(
+        r#"update runs r set lease_expires_at = now() + make_interval(secs => $3)
                  from unnest($1::uuid[], $2::uuid[]) as l(run_id, attempt_id)
                 where r.id = l.run_id and r.attempt_id = l.attempt_id and r.worker_id = $4
                   and r.status in ('assigned', 'running')
                returning r.id, r.attempt_id as "attempt_id!""#,
-            &run_ids,
-            &attempt_ids,
-            lease_s as f64,
-            hb.worker_id
-        )
-        .fetch_all(&mut *tx)
-        .await?
-        .into_iter()
-        .map(|r| (r.id, r.attempt_id))
-        .collect()
-    };
-    let fenced: Vec<LeaseRef> = hb
+        &run_ids,
+        &attempt_ids,
+        lease_s as f64,
+        hb.worker_id
+    )
+    .fetch_all(&mut *tx)
+    .await?
+    .into_iter()
+    .map(|r| (r.id, r.attempt_id))
+    .collect();
+    Ok(hb
         .running
         .iter()
         .filter(|l| !extended.contains(&(l.run_id, l.attempt_id)))
         .cloned()
-        .collect();
-    // All slots in one statement (a worker with hundreds of devices heartbeats every 2 s),
-    // not one per slot. A slot listed twice counts once (its last entry), as one upsert
-    // statement may not touch a row twice.
-    let devs: std::collections::BTreeMap<&str, &argus_protocol::DeviceInfo> = hb
+        .collect())
+}
+
+/// Upserts all the heartbeat's slots in one statement (a worker with hundreds of devices
+/// heartbeats every 2 s), not one per slot, each serving `served_team`. A slot listed twice
+/// counts once (its last entry), as one upsert statement may not touch a row twice; an
+/// unchanged slot is rewritten only once its `last_seen` is older than `refresh_s`.
+async fn upsert_slots(
+    tx: &mut PgConnection,
+    hb: &Heartbeat,
+    served_team: Option<&str>,
+    refresh_s: f64,
+) -> Result<(), sqlx::Error> {
+    let devs: BTreeMap<&str, &argus_protocol::DeviceInfo> = hb
         .devices
         .iter()
         .map(|d| (d.device_id.as_str(), d))
         .collect();
     let ids: Vec<&str> = devs.keys().copied().collect();
     let platforms: Vec<&str> = devs.values().map(|d| d.platform.as_str()).collect();
-    let labels: Vec<Json<&std::collections::BTreeMap<String, String>>> =
+    let labels: Vec<Json<&BTreeMap<String, String>>> =
         devs.values().map(|d| Json(&d.labels)).collect();
     let widths: Vec<i32> = devs.values().map(|d| d.screen_w_px as i32).collect();
     let heights: Vec<i32> = devs.values().map(|d| d.screen_h_px as i32).collect();
@@ -111,17 +141,23 @@ pub async fn heartbeat(
     )
     .execute(&mut *tx)
     .await?;
-    let cancel = sqlx::query_as!(
+    Ok(())
+}
+
+/// The held runs of `worker` a person asked to cancel.
+async fn cancel_requested(
+    tx: &mut PgConnection,
+    worker: &str,
+) -> Result<Vec<LeaseRef>, sqlx::Error> {
+    sqlx::query_as!(
         LeaseRef,
         r#"select id as run_id, attempt_id as "attempt_id!" from runs
             where worker_id = $1 and cancel_requested and status in ('assigned', 'running')
               and attempt_id is not null"#,
-        hb.worker_id
+        worker
     )
     .fetch_all(&mut *tx)
-    .await?;
-    tx.commit().await?;
-    Ok((fenced, cancel))
+    .await
 }
 
 /// How old, s, an unchanged slot's `last_seen` may get before a heartbeat rewrites it: a

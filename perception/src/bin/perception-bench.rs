@@ -341,6 +341,7 @@ mod ocr_bench {
     use argus_perception::ocr::{self, OcrConfig, OcrEngine};
     use argus_perception::regions::{pixel_regions, RegionParams};
     use argus_perception::{build, Node, Rect, Role, Screen, Tree};
+    use image::RgbImage;
 
     use super::{median, peak_rss_mib, OcrFields, OCR_RUNS};
 
@@ -565,37 +566,18 @@ print(json.dumps({"cpu": cpu, "wall": wall, "texts": texts,
         })
     }
 
+    /// Runs the OCR comparison (see the crate docs), printing its table; the fields of the
+    /// last line, `NA` where something is missing.
     pub fn run(tree_ms: f64) -> OcrFields {
-        let models = ocr::models_dir();
-        if !ocr::models_present(&models) {
-            println!(
-                "OCR: models missing in {} (run deploy/models.sh); OCR fields print NA",
-                models.display()
-            );
+        let Some(Setup {
+            models,
+            frame,
+            img,
+            mut engine,
+            threads,
+        }) = setup()
+        else {
             return na();
-        }
-        let frame = Path::new(env!("CARGO_MANIFEST_DIR")).join(FRAME);
-        let img = match image::open(&frame) {
-            Ok(i) => i.to_rgb8(),
-            Err(e) => {
-                println!(
-                    "OCR: cannot read {}: {e}; OCR fields print NA",
-                    frame.display()
-                );
-                return na();
-            }
-        };
-        let config = OcrConfig {
-            session: ocr::SessionOptions::from_env(),
-            ..OcrConfig::default()
-        };
-        let threads = config.session.intra_threads;
-        let mut engine = match OcrEngine::open(&models, config) {
-            Ok(e) => e,
-            Err(e) => {
-                println!("OCR: {e}; OCR fields print NA");
-                return na();
-            }
         };
         let mut ours: Vec<String> = Vec::new();
         let full = time_runs(|| {
@@ -604,16 +586,7 @@ print(json.dumps({"cpu": cpu, "wall": wall, "texts": texts,
             Ok(lines.len())
         });
         let stages = engine.last_times;
-        let tree = frame_tree();
-        let obs = build(
-            &tree,
-            Screen::from_device_px(f64::from(img.width()), f64::from(img.height()), 2.0),
-            1,
-        );
-        let regions: Vec<Rect> = pixel_regions(&tree, &obs, &RegionParams::default())
-            .iter()
-            .map(|r| r.rect)
-            .collect();
+        let regions = canvas_regions(&img);
         let region = time_runs(|| Ok(engine.recognize_regions(&img, &regions, 16.0)?.len()));
         let rss = peak_rss_mib();
         let ((full, full_n), (region, region_n)) = match (full, region) {
@@ -623,6 +596,107 @@ print(json.dumps({"cpu": cpu, "wall": wall, "texts": texts,
                 return na();
             }
         };
+        let timings = OursTimed {
+            full,
+            full_n,
+            region,
+            region_n,
+            stages,
+        };
+        print_ours(&img, threads, &timings, &regions);
+        let rapid = match rapidocr(&models, &frame) {
+            Ok(r) => r,
+            Err(e) => {
+                println!("RapidOCR: {e}; ratios print NA");
+                match rss {
+                    Some(m) => println!("peak RSS ours: {m:.1} MiB"),
+                    None => println!("peak RSS ours: NA"),
+                }
+                return na();
+            }
+        };
+        compare(tree_ms, &timings, &ours, &rapid, rss)
+    }
+
+    /// What the OCR runs need: the models, the frame (path and pixels), an open engine and
+    /// its ORT intra-op thread count.
+    struct Setup {
+        models: PathBuf,
+        frame: PathBuf,
+        img: RgbImage,
+        engine: OcrEngine,
+        threads: usize,
+    }
+
+    /// Finds the models, reads the frame and opens the engine; `None` (after saying why)
+    /// when one of them fails.
+    fn setup() -> Option<Setup> {
+        let models = ocr::models_dir();
+        if !ocr::models_present(&models) {
+            println!(
+                "OCR: models missing in {} (run deploy/models.sh); OCR fields print NA",
+                models.display()
+            );
+            return None;
+        }
+        let frame = Path::new(env!("CARGO_MANIFEST_DIR")).join(FRAME);
+        let img = match image::open(&frame) {
+            Ok(i) => i.to_rgb8(),
+            Err(e) => {
+                println!(
+                    "OCR: cannot read {}: {e}; OCR fields print NA",
+                    frame.display()
+                );
+                return None;
+            }
+        };
+        let config = OcrConfig {
+            session: ocr::SessionOptions::from_env(),
+            ..OcrConfig::default()
+        };
+        let threads = config.session.intra_threads;
+        let engine = match OcrEngine::open(&models, config) {
+            Ok(e) => e,
+            Err(e) => {
+                println!("OCR: {e}; OCR fields print NA");
+                return None;
+            }
+        };
+        Some(Setup {
+            models,
+            frame,
+            img,
+            engine,
+            threads,
+        })
+    }
+
+    /// The pixel regions [`pixel_regions`] finds on the frame under [`frame_tree`].
+    fn canvas_regions(img: &RgbImage) -> Vec<Rect> {
+        let tree = frame_tree();
+        let obs = build(
+            &tree,
+            Screen::from_device_px(f64::from(img.width()), f64::from(img.height()), 2.0),
+            1,
+        );
+        pixel_regions(&tree, &obs, &RegionParams::default())
+            .iter()
+            .map(|r| r.rect)
+            .collect()
+    }
+
+    /// Our two OCR measurements: full screen (with its stage times) and regions only, each
+    /// with the number of lines read.
+    struct OursTimed {
+        full: Timed,
+        full_n: usize,
+        region: Timed,
+        region_n: usize,
+        stages: ocr::StageTimes,
+    }
+
+    /// Prints the table's header and our rows.
+    fn print_ours(img: &RgbImage, threads: usize, t: &OursTimed, regions: &[Rect]) {
         let region_px: f64 = regions.iter().map(|r| r.area()).sum();
         println!();
         println!(
@@ -637,15 +711,15 @@ print(json.dumps({"cpu": cpu, "wall": wall, "texts": texts,
         );
         println!(
             "{:<44} {:>9.1} {:>9.1} {:>6}",
-            "ours: full screen", full.cpu_ms, full.wall_ms, full_n
+            "ours: full screen", t.full.cpu_ms, t.full.wall_ms, t.full_n
         );
         println!(
             "{:<44} {:>9} {:>9} {:>6}",
             format!(
                 "  stages det/cls/rec wall ms {:.0}/{:.0}/{:.0}",
-                stages.det.as_secs_f64() * 1e3,
-                stages.cls.as_secs_f64() * 1e3,
-                stages.rec.as_secs_f64() * 1e3
+                t.stages.det.as_secs_f64() * 1e3,
+                t.stages.cls.as_secs_f64() * 1e3,
+                t.stages.rec.as_secs_f64() * 1e3
             ),
             "",
             "",
@@ -658,21 +732,20 @@ print(json.dumps({"cpu": cpu, "wall": wall, "texts": texts,
                 regions.len(),
                 100.0 * region_px / (f64::from(img.width()) * f64::from(img.height()))
             ),
-            region.cpu_ms,
-            region.wall_ms,
-            region_n
+            t.region.cpu_ms,
+            t.region.wall_ms,
+            t.region_n
         );
-        let rapid = match rapidocr(&models, &frame) {
-            Ok(r) => r,
-            Err(e) => {
-                println!("RapidOCR: {e}; ratios print NA");
-                match rss {
-                    Some(m) => println!("peak RSS ours: {m:.1} MiB"),
-                    None => println!("peak RSS ours: NA"),
-                }
-                return na();
-            }
-        };
+    }
+
+    /// Prints RapidOCR's row, the ratios and peak RSS; returns the last line's fields.
+    fn compare(
+        tree_ms: f64,
+        t: &OursTimed,
+        ours: &[String],
+        rapid: &Rapid,
+        rss: Option<f64>,
+    ) -> OcrFields {
         println!(
             "{:<44} {:>9.1} {:>9.1} {:>6}",
             "RapidOCR 1.4.4 (python): full screen",
@@ -680,13 +753,13 @@ print(json.dumps({"cpu": cpu, "wall": wall, "texts": texts,
             rapid.wall_ms,
             rapid.texts.len()
         );
-        let step_cpu = tree_ms + region.cpu_ms;
-        let full_ratio = full.cpu_ms / rapid.cpu_ms;
+        let step_cpu = tree_ms + t.region.cpu_ms;
+        let full_ratio = t.full.cpu_ms / rapid.cpu_ms;
         let step_ratio = step_cpu / rapid.cpu_ms;
-        let tm = text_match(&ours, &rapid.texts);
+        let tm = text_match(ours, &rapid.texts);
         println!(
             "full-screen CPU ours/RapidOCR {full_ratio:.3}; step (tree_1k {tree_ms:.1} + regions {:.1} ms) / RapidOCR full {step_ratio:.3}; text match {tm:.3}",
-            region.cpu_ms
+            t.region.cpu_ms
         );
         match rss {
             Some(m) => println!(

@@ -158,7 +158,29 @@ pub fn boxes_from_map(
     if pred.len() < n || n == 0 {
         return Vec::new();
     }
-    // 0 = background, 1 = text (not yet labelled), 2 = labelled
+    let mut mask = text_mask(pred, mw, mh, p);
+    let mut out = Vec::new();
+    let mut stack: Vec<usize> = Vec::new();
+    let mut components = 0usize;
+    for start in 0..n {
+        if mask[start] != 1 {
+            continue;
+        }
+        if components >= p.max_candidates {
+            break;
+        }
+        components += 1;
+        let bounds = label_component(&mut mask, &mut stack, start, mw, mh);
+        if let Some(b) = component_box(pred, mw, mh, bounds, (dest_w, dest_h), p) {
+            out.push(b);
+        }
+    }
+    out
+}
+
+/// The thresholded map, dilated when [`DetParams::use_dilation`]: 0 = background, 1 = text
+/// (not yet labelled); [`label_component`] marks labelled pixels 2.
+fn text_mask(pred: &[f32], mw: usize, mh: usize, p: &DetParams) -> Vec<u8> {
     let mut mask: Vec<u8> = pred.iter().map(|&v| u8::from(v > p.thresh)).collect();
     if p.use_dilation {
         // OpenCV dilate, 2×2 kernel, anchor (1,1): dst(x,y) = max src(x-1..=x, y-1..=y).
@@ -176,86 +198,106 @@ pub fn boxes_from_map(
             }
         }
     }
-    let mut out = Vec::new();
-    let mut stack: Vec<usize> = Vec::new();
-    let mut components = 0usize;
-    for start in 0..n {
-        if mask[start] != 1 {
-            continue;
-        }
-        if components >= p.max_candidates {
-            break;
-        }
-        components += 1;
-        mask[start] = 2;
-        stack.push(start);
-        let (mut x0, mut y0, mut x1, mut y1) = (mw, mh, 0usize, 0usize);
-        while let Some(i) = stack.pop() {
-            let (x, y) = (i % mw, i / mw);
-            x0 = x0.min(x);
-            x1 = x1.max(x);
-            y0 = y0.min(y);
-            y1 = y1.max(y);
-            for dy in -1i64..=1 {
-                for dx in -1i64..=1 {
-                    let (nx, ny) = (x as i64 + dx, y as i64 + dy);
-                    if nx < 0 || ny < 0 || nx >= mw as i64 || ny >= mh as i64 {
-                        continue;
-                    }
-                    let j = ny as usize * mw + nx as usize;
-                    if mask[j] == 1 {
-                        mask[j] = 2;
-                        stack.push(j);
-                    }
+    mask
+}
+
+/// A component's inclusive bounding rectangle in map px: `(x0, y0, x1, y1)`.
+type MapBounds = (usize, usize, usize, usize);
+
+/// Labels (marks 2) the 8-connected component of unlabelled text pixels that contains
+/// `start`, by flood fill with `stack` (left empty); returns its bounding rectangle.
+fn label_component(
+    mask: &mut [u8],
+    stack: &mut Vec<usize>,
+    start: usize,
+    mw: usize,
+    mh: usize,
+) -> MapBounds {
+    mask[start] = 2;
+    stack.push(start);
+    let (mut x0, mut y0, mut x1, mut y1) = (mw, mh, 0usize, 0usize);
+    while let Some(i) = stack.pop() {
+        let (x, y) = (i % mw, i / mw);
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+        for dy in -1i64..=1 {
+            for dx in -1i64..=1 {
+                let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                if nx < 0 || ny < 0 || nx >= mw as i64 || ny >= mh as i64 {
+                    continue;
+                }
+                let j = ny as usize * mw + nx as usize;
+                if mask[j] == 1 {
+                    mask[j] = 2;
+                    stack.push(j);
                 }
             }
         }
-        let (bw, bh) = ((x1 - x0) as f32, (y1 - y0) as f32);
-        if bw.min(bh) < p.min_size {
-            continue;
-        }
-        let mut sum = 0f64;
-        for row in pred[y0 * mw..=y1 * mw + x1].chunks(mw) {
-            sum += row
-                .iter()
-                .skip(x0)
-                .take(x1 - x0 + 1)
-                .map(|&v| f64::from(v))
-                .sum::<f64>();
-        }
-        let score = (sum / ((x1 - x0 + 1) * (y1 - y0 + 1)) as f64) as f32;
-        if score < p.box_thresh {
-            continue;
-        }
-        let d = bw * bh * p.unclip_ratio / (2.0 * (bw + bh));
-        if (bw.min(bh) + 2.0 * d) < p.min_size + 2.0 {
-            continue;
-        }
-        let sx = dest_w as f32 / mw as f32;
-        let sy = dest_h as f32 / mh as f32;
-        let cx = |v: f32| {
-            (v * sx)
-                .round()
-                .clamp(0.0, (dest_w.saturating_sub(1)) as f32) as u32
-        };
-        let cy = |v: f32| {
-            (v * sy)
-                .round()
-                .clamp(0.0, (dest_h.saturating_sub(1)) as f32) as u32
-        };
-        let b = DetBox {
-            x0: cx(x0 as f32 - d),
-            y0: cy(y0 as f32 - d),
-            x1: cx(x1 as f32 + d),
-            y1: cy(y1 as f32 + d),
-            score,
-        };
-        if b.x1 - b.x0 <= 3 || b.y1 - b.y0 <= 3 {
-            continue;
-        }
-        out.push(b);
     }
-    out
+    (x0, y0, x1, y1)
+}
+
+/// One component's box in `dest` (`(w, h)`) px: scored, unclipped and scaled back; `None`
+/// when it is too small or scores below [`DetParams::box_thresh`].
+fn component_box(
+    pred: &[f32],
+    mw: usize,
+    mh: usize,
+    (x0, y0, x1, y1): MapBounds,
+    (dest_w, dest_h): (u32, u32),
+    p: &DetParams,
+) -> Option<DetBox> {
+    let (bw, bh) = ((x1 - x0) as f32, (y1 - y0) as f32);
+    if bw.min(bh) < p.min_size {
+        return None;
+    }
+    let score = mean_score(pred, mw, (x0, y0, x1, y1));
+    if score < p.box_thresh {
+        return None;
+    }
+    let d = bw * bh * p.unclip_ratio / (2.0 * (bw + bh));
+    if (bw.min(bh) + 2.0 * d) < p.min_size + 2.0 {
+        return None;
+    }
+    let sx = dest_w as f32 / mw as f32;
+    let sy = dest_h as f32 / mh as f32;
+    let cx = |v: f32| {
+        (v * sx)
+            .round()
+            .clamp(0.0, (dest_w.saturating_sub(1)) as f32) as u32
+    };
+    let cy = |v: f32| {
+        (v * sy)
+            .round()
+            .clamp(0.0, (dest_h.saturating_sub(1)) as f32) as u32
+    };
+    let b = DetBox {
+        x0: cx(x0 as f32 - d),
+        y0: cy(y0 as f32 - d),
+        x1: cx(x1 as f32 + d),
+        y1: cy(y1 as f32 + d),
+        score,
+    };
+    if b.x1 - b.x0 <= 3 || b.y1 - b.y0 <= 3 {
+        return None;
+    }
+    Some(b)
+}
+
+/// Mean map probability inside the bounds ("fast" score mode).
+fn mean_score(pred: &[f32], mw: usize, (x0, y0, x1, y1): MapBounds) -> f32 {
+    let mut sum = 0f64;
+    for row in pred[y0 * mw..=y1 * mw + x1].chunks(mw) {
+        sum += row
+            .iter()
+            .skip(x0)
+            .take(x1 - x0 + 1)
+            .map(|&v| f64::from(v))
+            .sum::<f64>();
+    }
+    (sum / ((x1 - x0 + 1) * (y1 - y0 + 1)) as f64) as f32
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 use argus_coordinator::store::claim::claim_batch;
 use argus_coordinator::store::events::{apply, apply_batch, Applied};
+use argus_coordinator::store::TeamScope;
 use argus_protocol::{ActionRecord, Disposition, EventBody, RunEvent, RunStatus};
 use chrono::Utc;
 use serde_json::json;
@@ -464,7 +465,7 @@ async fn the_sql_fold_and_run_detail_apply_agree() {
             .enumerate()
             .map(|(k, body)| ev_ms(*run, c.attempt_id, k as u64 + 1, body))
             .collect();
-        let before = argus_coordinator::store::runs::detail(pool, *run)
+        let before = argus_coordinator::store::runs::detail(pool, *run, &TeamScope::system())
             .await
             .expect("detail")
             .expect("run")
@@ -484,7 +485,7 @@ async fn the_sql_fold_and_run_detail_apply_agree() {
             folded.apply(e);
         }
         apply_batch(pool, &evs).await.expect("apply_batch");
-        let stored = argus_coordinator::store::runs::detail(pool, *run)
+        let stored = argus_coordinator::store::runs::detail(pool, *run, &TeamScope::system())
             .await
             .expect("detail")
             .expect("run")
@@ -506,7 +507,7 @@ async fn the_sql_fold_and_run_detail_apply_agree() {
     }
     let mut statuses = Vec::new();
     for run in &runs {
-        let d = argus_coordinator::store::runs::detail(pool, *run)
+        let d = argus_coordinator::store::runs::detail(pool, *run, &TeamScope::system())
             .await
             .expect("detail")
             .expect("run");

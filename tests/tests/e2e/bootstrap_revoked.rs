@@ -5,6 +5,7 @@
 //! its digest. A token value revoked once can never be minted again.
 
 use argus_coordinator::auth::tokens;
+use argus_coordinator::store::TeamScope;
 use argus_tests::procs::{argus_bin, ProcFarm, ProcFarmOptions};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -19,7 +20,9 @@ async fn a_revoked_bootstrap_token_stays_revoked_across_a_restart() {
         "the bootstrap token works at first"
     );
 
-    let rows = tokens::list(&farm.pool, None).await.expect("list");
+    let rows = tokens::list(&farm.pool, &TeamScope::system())
+        .await
+        .expect("list");
     let boot: Vec<_> = rows.iter().filter(|r| r.name == "bootstrap").collect();
     assert_eq!(boot.len(), 1, "{rows:?}");
     assert_eq!(boot[0].role, argus_coordinator::auth::Role::Admin);

@@ -214,9 +214,13 @@ async fn racing_claimers_over_overlapping_classes_keep_quotas_and_exclusivity() 
         "selector": any, "priority": 50}),
     )
     .await;
-    argus_coordinator::store::jobs::cancel_run(pool, cancelled, None)
-        .await
-        .expect("cancel");
+    argus_coordinator::store::jobs::cancel_run(
+        pool,
+        cancelled,
+        &argus_coordinator::store::TeamScope::system(),
+    )
+    .await
+    .expect("cancel");
 
     let mut all: Vec<Claimed> = Vec::new();
     for round in 0..3 {

@@ -254,10 +254,14 @@ async fn dashboard_form_live_report_inline_errors_and_schedules() {
         .as_str()
         .and_then(|s| s.parse().ok())
         .expect("run id in the report's path");
-    let (detail, _) = argus_coordinator::store::runs::detail(&farm.pool, run_id)
-        .await
-        .expect("detail")
-        .expect("run");
+    let (detail, _) = argus_coordinator::store::runs::detail(
+        &farm.pool,
+        run_id,
+        &argus_coordinator::store::TeamScope::system(),
+    )
+    .await
+    .expect("detail")
+    .expect("run");
     let (_, fed) = argus_coordinator::store::runs::live_key(&farm.pool, run_id)
         .await
         .expect("live key")

@@ -131,9 +131,14 @@ async fn revoked_and_expired_tokens_are_refused_and_use_is_recorded() {
     let (t, id) = mint(&farm, "team-r", "user").await;
     let c = authed_client(&t);
     assert_eq!(get(&c, format!("{base}/api/v1/runs")).await.0, 200);
-    let listed = tokens::list(&farm.pool, Some("team-r"))
-        .await
-        .expect("list");
+    let team_r = auth::Caller {
+        team_id: "team-r".into(),
+        role: auth::Role::User,
+        token_id: None,
+        shared_pool: false,
+    }
+    .scope();
+    let listed = tokens::list(&farm.pool, &team_r).await.expect("list");
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].id, id);
     assert!(listed[0].last_used_at.is_some(), "last use not recorded");
@@ -144,7 +149,7 @@ async fn revoked_and_expired_tokens_are_refused_and_use_is_recorded() {
         401,
         "unauthorized",
     );
-    assert!(tokens::list(&farm.pool, Some("team-r"))
+    assert!(tokens::list(&farm.pool, &team_r)
         .await
         .expect("list")
         .is_empty());

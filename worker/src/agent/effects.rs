@@ -1031,14 +1031,12 @@ fn by_gerund(raw: &str) -> Option<Order> {
 fn passive_order(raw: &str) -> Option<Order> {
     let lower = raw.to_lowercase().replace('’', "'");
     let lower = lower.trim_end_matches(['.', '!', ' ']);
-    for neg in NOT_TICKED {
-        if let Some(at) = lower.find(neg) {
-            return Some(Order {
-                does: Does::Uncheck,
-                verb: None,
-                object: raw.get(..at)?.to_string(),
-            });
-        }
+    if let Some(at) = not_ticked_at(lower) {
+        return Some(Order {
+            does: Does::Uncheck,
+            verb: None,
+            object: raw.get(..at)?.to_string(),
+        });
     }
     for go in GOES {
         let Some(at) = lower.find(go) else { continue };
@@ -1151,19 +1149,56 @@ const GOES: &[&str] = &[
     " should go",
     " must go",
 ];
-/// "… shouldn't have a tick": the item is to be unticked.
-const NOT_TICKED: &[&str] = &[
-    " shouldn't have a tick",
-    " should not have a tick",
-    " shouldn't be ticked",
-    " should not be ticked",
-    " shouldn't be checked",
-    " should not be checked",
-    " shouldn't be marked done",
-    " shouldn't be marked as done",
-    " shouldn't be marked complete",
-    " isn't supposed to be ticked",
+/// Negated modals of an order that an item is not done ("'x' shouldn't …", "it mustn't …").
+const NOT_MODALS: &[&str] = &[
+    " shouldn't ",
+    " should not ",
+    " mustn't ",
+    " must not ",
+    " isn't supposed to ",
+    " is not supposed to ",
+    " doesn't ",
+    " does not ",
 ];
+/// What follows a [`NOT_MODALS`] before a done state ([`DONE_WORDS`]): "shouldn't be
+/// ticked", "shouldn't count as done", "mustn't be marked as complete", "shouldn't have a
+/// tick" (the state word is `tick` there).
+const NOT_LINKS: &[&str] = &[
+    "be marked as ",
+    "be marked ",
+    "be counted as ",
+    "be considered ",
+    "be shown as ",
+    "be ",
+    "count as ",
+    "show as ",
+    "stay ",
+    "remain ",
+    "have a ",
+];
+
+/// Where a [`NOT_MODALS`] + [`NOT_LINKS`] + done-state phrase starts in `lower` ("the gym
+/// one shouldn't have a tick", "it shouldn't count as done"): the item is to be unticked.
+fn not_ticked_at(lower: &str) -> Option<usize> {
+    let states = DONE_WORDS
+        .iter()
+        .copied()
+        .chain(["tick", "check", "checkmark", "check mark"]);
+    NOT_MODALS
+        .iter()
+        .filter_map(|m| lower.find(m).map(|at| (at, &lower[at + m.len()..])))
+        .find(|(_, rest)| {
+            NOT_LINKS.iter().any(|l| {
+                rest.strip_prefix(l).is_some_and(|r| {
+                    states.clone().any(|s| {
+                        r.strip_prefix(s)
+                            .is_some_and(|t| t.is_empty() || t.starts_with([' ', ',', ';']))
+                    })
+                })
+            })
+        })
+        .map(|(at, _)| at)
+}
 
 /// `instruction` with the unquoted items of an add's list quoted: "add three todos: defrost
 /// the freezer, descale the kettle, wash the car." → `… todos: 'defrost the freezer',
@@ -1345,6 +1380,31 @@ mod tests {
         let o = super::order_of("begin by ticking off 'a'").expect("an order");
         assert_eq!((o.does, o.object.trim()), (super::Does::Check, "'a'"));
         assert_eq!(super::order_of("Something is missing"), None);
+    }
+
+    #[test]
+    fn a_negated_done_state_unticks_what_it_names() {
+        for said in [
+            "it shouldn't count as done",
+            "the gym one should not be marked as complete",
+            "'a' mustn't be considered finished, it needs redoing",
+            "the rent isn't supposed to have a tick",
+        ] {
+            let o = super::order_of(said).expect(said);
+            assert_eq!(o.does, super::Does::Uncheck, "{said}");
+        }
+        let o = super::order_of("it shouldn't count as done").expect("an order");
+        assert_eq!(o.object.trim(), "it");
+        // A done state that is not negated, or a feasibility, is no untick.
+        for said in [
+            "that can't be done today",
+            "it should count as the last one",
+        ] {
+            assert!(
+                super::order_of(said).is_none_or(|o| o.does != super::Does::Uncheck),
+                "{said}"
+            );
+        }
     }
 
     #[test]

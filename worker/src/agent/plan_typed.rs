@@ -43,7 +43,10 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
             let whole = cut_short(task, &text)
                 .then(|| whole_token(task, &text))
                 .flatten();
-            match whole.or_else(|| spelt_in(task, &text)) {
+            let unstopped = says_no_full_stop(task)
+                .then(|| text.strip_suffix(['。', '.', '．']).map(str::to_string))
+                .flatten();
+            match unstopped.or(whole).or_else(|| spelt_in(task, &text)) {
                 Some(own) if own != text => {
                     let q = super::clauses::quote_line;
                     let fixed = if s.contains(&q(&text)) {
@@ -63,6 +66,55 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
         })
         .collect();
     (steps, changed)
+}
+
+/// Words for a full stop; words before one that leave it out ("不要句号", "without the full
+/// stop", "leave off the period"), and words after one that do ("句号不要", "the full stop
+/// off").
+const FULL_STOPS: &[&str] = &["句号", "full stop", "full-stop", "period"];
+const LEAVE_OUT_BEFORE: &[&str] = &[
+    "不要",
+    "不用",
+    "别",
+    "不加",
+    "不带",
+    "没有",
+    "去掉",
+    "省略",
+    "不打",
+    "no ",
+    "without",
+    "leave off",
+    "leave out",
+    "drop",
+    "skip",
+    "omit",
+    "don't",
+    "do not",
+    "not ",
+];
+const LEAVE_OUT_AFTER: &[&str] = &["不要", "不用", "别", "去掉", "省略", " off", " out"];
+
+/// Whether `task` says to leave the full stop out of what is typed: a [`FULL_STOPS`] word
+/// with a [`LEAVE_OUT_BEFORE`] word in the 16 characters before it or a [`LEAVE_OUT_AFTER`]
+/// word in the 8 after. A typed text that ends with a full stop then loses it (the model
+/// copied the instruction's own sentence end: "敲一行字：X。就这几个字，句号不要" typed `X。`).
+pub(super) fn says_no_full_stop(task: &str) -> bool {
+    let lower = task.to_lowercase();
+    let chars: Vec<char> = lower.chars().collect();
+    let near =
+        |from: usize, to: usize| -> String { chars[from..to.min(chars.len())].iter().collect() };
+    FULL_STOPS.iter().any(|stop| {
+        let s: Vec<char> = stop.chars().collect();
+        (0..(chars.len() + 1).saturating_sub(s.len()))
+            .filter(|&i| chars[i..i + s.len()] == s[..])
+            .any(|i| {
+                let before = near(i.saturating_sub(16), i);
+                let after = near(i + s.len(), i + s.len() + 8);
+                LEAVE_OUT_BEFORE.iter().any(|w| before.contains(w))
+                    || LEAVE_OUT_AFTER.iter().any(|w| after.contains(w))
+            })
+    })
 }
 
 /// `text` as `task` spells it: itself when the task holds it exactly; the one whole-word
@@ -493,6 +545,24 @@ mod tests {
         assert_eq!((p[0].as_str(), n), ("type \"Jo\" into \"Username\"", 0));
         let (_, n) = as_written(v(&["type \"ab\" into \"X\""]), "type aB or Ab");
         assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn a_full_stop_the_instruction_leaves_out_is_not_typed() {
+        let task = "在框里输入：下周一交报告。只要这几个字，不要句号，然后提交。";
+        let (p, n) = as_written(v(&["type \"下周一交报告。\" into \"Text\""]), task);
+        assert_eq!(
+            (p[0].as_str(), n),
+            ("type \"下周一交报告\" into \"Text\"", 1)
+        );
+        let task = "Enter: see you at noon. Leave off the full stop, then hit send.";
+        let (p, _) = as_written(v(&["type \"see you at noon.\""]), task);
+        assert_eq!(p[0], "type \"see you at noon\"");
+        // Said of nothing, a full stop stays.
+        let task = "Enter: see you at noon. Then hit send.";
+        let (p, n) = as_written(v(&["type \"see you at noon.\""]), task);
+        assert_eq!((p[0].as_str(), n), ("type \"see you at noon.\"", 0));
+        assert!(!says_no_full_stop("Book it for the whole period, no rush."));
     }
 
     #[test]
