@@ -220,6 +220,7 @@ fn answer(a: &Assignment) -> [EventBody; 2] {
             status: RunStatus::Succeeded,
             error: None,
             verdict: None,
+            failure_class: None,
         },
     ]
 }

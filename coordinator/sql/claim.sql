@@ -7,7 +7,7 @@
 -- statement must therefore be repeatable (`create or replace`). A change of a function's
 -- arguments or result columns needs a migration that drops the old function first
 -- (`create or replace` cannot change them). The tables, indexes and
--- argus_selector_match it relies on are the migrations' (0001 to 0013); the versions of
+-- argus_selector_match it relies on are the migrations' (0001 to 0014); the versions of
 -- argus_claim_batch in migrations 0003, 0005, 0006, 0011 and 0013 are history, replaced
 -- by this file on connect.
 --
@@ -16,7 +16,9 @@
 -- a fresh attempt id and a lease of lease_s seconds; returns the claimed runs. Slots of
 -- identical platform, labels and teams served form a class; each class is served by one
 -- call of argus_claim_candidates and one assigning UPDATE. While any team has a quota, it
--- takes a transaction-level advisory lock so racing coordinators count exactly.
+-- takes a transaction-level advisory lock so racing coordinators count exactly. A slot whose
+-- device is quarantined (device_health, migration 0014) is never free: read once per call
+-- into `held`, the quarantined ids (few; an empty array costs nothing).
 
 -- argus_claim_candidates: the queued runs a class of free slots may take, best first
 -- (priority, then FIFO), at most $4, locked `for update skip locked`: $1 platform, $2 the
@@ -76,10 +78,13 @@ declare
     n_cand integer;
     claimed_here integer;
     visits integer := 0;
+    held text[];
 begin
     if not exists (select 1 from runs q where q.status = 'queued' and q.not_before <= now()) then
         return;
     end if;
+    select coalesce(array_agg(h.device_id), '{}') into held
+      from device_health h where h.state = 'quarantined';
     quotas := exists (select 1 from teams t where t.max_concurrent is not null);
     if quotas then
         -- key: the first 8 bytes of sha256('argus_claim_batch'), fixed
@@ -94,6 +99,7 @@ begin
                and x.last_seen > now() - make_interval(secs => ttl_s)
                and (only_device is null or x.id = only_device)
                and (x.serves_all or x.serves_team is not null)
+               and not (x.id = any (held))
              group by x.platform, x.labels, x.serves_all, x.serves_team
         ), sel as materialized (
             select distinct j.platform, j.selector_labels, j.selector_require, q.team_id
@@ -132,6 +138,7 @@ begin
                    and x.current_run_id is null
                    and x.last_seen > now() - make_interval(secs => ttl_s)
                    and (only_device is null or x.id = only_device)
+                   and not (x.id = any (held))
                  order by x.id
                  limit least(want, n_due)
                  for update skip locked) s;

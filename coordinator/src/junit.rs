@@ -2,8 +2,10 @@
 //! job, `<failure>` for `failed`, `<failure type="unverified">` for `unverified` (a
 //! natural-language run that had nothing to check is never a pass; its message is the
 //! verdict's basis), `<error>` for `errored` / `timed_out` / `lost`, `<skipped>` for
-//! `cancelled`, each with the run's message and a link to its report. Text is escaped with
-//! `quick_xml::escape`.
+//! `cancelled`, each with the run's message and a link to its report. A `<failure>`'s or
+//! `<error>`'s `type` is the run's failure class (`app`, `device`, `infra`; see
+//! `argus_protocol::failure`) when it has one, else its status (`unverified`,
+//! `timed_out`). Text is escaped with `quick_xml::escape`.
 
 use quick_xml::escape::escape;
 
@@ -64,18 +66,20 @@ pub fn render(s: &SuiteView, base_url: &str) -> String {
                 (status, _, None) => status.to_string(),
             };
             let body = format!("{msg}\nreport: {link}");
+            // who is to blame (`app`, `device`, `infra`) when the run has a failure class
+            let kind = j.failure_class.as_deref().unwrap_or(j.status.as_str());
             if is_fail(&j.status) {
                 out.push_str(&format!(
                     "      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
                     escape(msg.as_str()),
-                    escape(j.status.as_str()),
+                    escape(kind),
                     escape(body.as_str())
                 ));
             } else if is_err(&j.status) {
                 out.push_str(&format!(
                     "      <error message=\"{}\" type=\"{}\">{}</error>\n",
                     escape(msg.as_str()),
-                    escape(j.status.as_str()),
+                    escape(kind),
                     escape(body.as_str())
                 ));
             } else if is_skip(&j.status) {
@@ -116,6 +120,7 @@ mod tests {
             status: status.into(),
             runs: vec![Uuid::new_v4()],
             error: None,
+            failure_class: None,
             duration_s: Some(1.5),
             flaky: false,
             device_id: None,
@@ -154,5 +159,38 @@ mod tests {
         let login = &xml[xml.find("name=\"login\"").expect("login")..];
         let login = &login[..login.find("</testcase>").expect("end")];
         assert!(!login.contains("<failure"), "{login}");
+    }
+
+    /// A failed or errored case's `type` is its failure class: who is to blame.
+    #[test]
+    fn a_failure_type_is_its_failure_class() {
+        let mut app = job("login", "failed", None);
+        app.failure_class = Some("app".into());
+        app.error = Some("step 2: no element named \"Save\"".into());
+        let mut dev = job("checkout", "errored", None);
+        dev.failure_class = Some("device".into());
+        let late = job("search", "timed_out", None);
+        let s = SuiteView {
+            suite_id: Uuid::new_v4(),
+            name: "nightly".into(),
+            team_id: "default".into(),
+            created_at: chrono::Utc::now(),
+            verdict: SuiteVerdict::Failed,
+            passed: 0,
+            failed: 3,
+            unverified: 0,
+            flaky: 0,
+            jobs: vec![app, dev, late],
+        };
+        let xml = super::render(&s, "http://x");
+        assert!(xml.contains(r#"type="app">step 2"#), "{xml}");
+        assert!(
+            xml.contains(r#"<error message="errored" type="device">"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(r#"<error message="timed_out" type="timed_out">"#),
+            "{xml}"
+        );
     }
 }

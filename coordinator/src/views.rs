@@ -51,6 +51,21 @@ pub struct DevicesPage<'a> {
     pub devices: &'a [DeviceRow],
     /// Runs of the caller's team: only those are linked from a busy device.
     pub visible_runs: std::collections::HashSet<uuid::Uuid>,
+    /// Each device's health by device id (see `store::health`); a device missing here
+    /// shows as never evaluated.
+    pub health: std::collections::HashMap<String, argus_protocol::api::DeviceHealth>,
+    /// The latest health state changes, newest first.
+    pub health_events: Vec<argus_protocol::api::HealthEvent>,
+}
+
+impl DevicesPage<'_> {
+    /// The health of device `id` (never evaluated: `healthy`, empty window).
+    pub fn health_of(&self, id: &str) -> argus_protocol::api::DeviceHealth {
+        self.health
+            .get(id)
+            .cloned()
+            .unwrap_or_else(argus_protocol::api::DeviceHealth::never_evaluated)
+    }
 }
 
 /// Values of the new-job form (echoed back with errors): every field of a [`argus_protocol::JobSpec`]

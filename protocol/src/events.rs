@@ -459,6 +459,11 @@ pub enum EventBody {
         /// verdict could be reached (errored, cancelled, timed out).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         verdict: Option<crate::expect::Verdict>,
+        /// Who is to blame when `status` is `failed` or `errored` (see
+        /// [`crate::failure`]); absent otherwise and from workers older than failure
+        /// classes (then [`crate::failure_class`] fills it in).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failure_class: Option<crate::FailureClass>,
     },
 }
 

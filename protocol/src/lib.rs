@@ -14,6 +14,7 @@ pub mod assignment;
 pub mod error;
 pub mod events;
 pub mod expect;
+pub mod failure;
 pub mod job;
 pub mod key;
 pub mod nav;
@@ -37,6 +38,7 @@ pub use events::{
     ReflectClass, Reflection, RetryAdvice, RunEvent, RunStatus, TargetedElement,
 };
 pub use expect::{Expectation, ExpectationSource, Verdict};
+pub use failure::{failure_class, FailureClass};
 pub use job::{secret_refs, Cache, CoordSpace, JobSpec, Mode, ModelOverride, Selector, SpecError};
 pub use key::Key;
 pub use platform::Platform;

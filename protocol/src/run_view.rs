@@ -67,6 +67,10 @@ pub struct RunDetail {
     /// What decided the status, once finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<crate::expect::Verdict>,
+    /// Who is to blame, for a `failed`, `errored` or `lost` run (`app`, `device`, `infra`;
+    /// see the protocol's `failure` module); absent for every other status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_class: Option<crate::FailureClass>,
 }
 
 impl RunDetail {
@@ -87,6 +91,7 @@ impl RunDetail {
             steps: Vec::new(),
             expectations: Vec::new(),
             verdict: None,
+            failure_class: None,
         }
     }
 
@@ -190,6 +195,7 @@ impl RunDetail {
                 status,
                 error,
                 verdict,
+                failure_class,
             } => {
                 if !self.status.is_terminal() {
                     let (status, error) = crate::events::run_end(*status, error.as_deref());
@@ -197,6 +203,7 @@ impl RunDetail {
                     self.error = error.map(str::to_string);
                     self.finished_at = Some(ev.at);
                     self.verdict = verdict.clone();
+                    self.failure_class = crate::failure_class(status, *failure_class);
                 }
             }
         }

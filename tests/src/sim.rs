@@ -221,6 +221,7 @@ async fn play(a: Assignment, sink: Arc<dyn EventSink>, held: Held, behavior: Beh
             status,
             error,
             verdict: None,
+            failure_class: None,
         })
         .await;
     if let Ok(mut h) = held.lock() {

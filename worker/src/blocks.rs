@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use argus_protocol::script::{Condition, ScriptStep, Step};
-use argus_protocol::{ActionTimings, EventBody, RunStatus};
+use argus_protocol::{ActionTimings, EventBody, FailureClass, RunStatus};
 use chrono::Utc;
 
 use crate::agent::state::AgentState;
@@ -49,12 +49,13 @@ fn iteration(outer: &str, done: u32, times: u32) -> String {
     format!("{outer}repeat {done}/{times} › ")
 }
 
-/// Runs `steps` (a plan's top level) to a status; stops at the first failing step.
+/// Runs `steps` (a plan's top level) to a status, its error and failure class (see
+/// [`StepFail::ends_run`]); stops at the first failing step.
 pub(crate) async fn run_steps(
     exec: &mut Exec<'_, AgentState>,
     steps: &[(String, Step)],
     cancel: &AtomicBool,
-) -> (RunStatus, Option<String>) {
+) -> (RunStatus, Option<String>, Option<FailureClass>) {
     let mut stack = vec![Frame {
         steps: steps.iter().map(|(t, s)| (t.as_str(), s)).collect(),
         next: 0,
@@ -78,7 +79,11 @@ pub(crate) async fn run_steps(
         top.next += 1;
         let prefix = top.prefix.clone();
         if cancel.load(Ordering::Relaxed) {
-            return (RunStatus::Cancelled, Some("cancelled before step".into()));
+            return (
+                RunStatus::Cancelled,
+                Some("cancelled before step".into()),
+                None,
+            );
         }
         let res = match step {
             Step::Ai { instruction } => exec.agent_task(instruction).await,
@@ -116,17 +121,20 @@ pub(crate) async fn run_steps(
         };
         match res {
             Ok(()) => {}
-            Err(StepFail::Verdict(m)) => return (RunStatus::Failed, Some(m)),
-            Err(StepFail::Infra(m)) => return (RunStatus::Errored, Some(m)),
             Err(StepFail::Cancelled) => {
                 return (
                     RunStatus::Cancelled,
                     Some("cancelled during the step".into()),
+                    None,
                 )
+            }
+            Err(f) => {
+                let (status, class) = f.ends_run();
+                return (status, Some(f.message()), class);
             }
         }
     }
-    (RunStatus::Succeeded, None)
+    (RunStatus::Succeeded, None, None)
 }
 
 impl Exec<'_, AgentState> {
@@ -161,7 +169,7 @@ impl Exec<'_, AgentState> {
                 obs = self.ctx.observe().await;
             }
         }
-        let obs = obs.map_err(|e| StepFail::Infra(format!("cannot observe the screen: {e}")))?;
+        let obs = obs.map_err(|e| StepFail::Device(format!("cannot observe the screen: {e}")))?;
         let mut t = ActionTimings {
             perceive_ms: ms(start),
             ..Default::default()

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use argus_protocol::script::{Script, Step};
-use argus_protocol::{Action, EventBody, JobSpec, Mode, RunStatus};
+use argus_protocol::{Action, EventBody, FailureClass, JobSpec, Mode, RunStatus};
 use uuid::Uuid;
 
 use crate::agent::expect::initial;
@@ -153,12 +153,18 @@ pub async fn execute(
         tracing::error!(run_id = %input.run_id, error = %e, "cannot report run start");
     }
     let mut learned = None;
-    let (status, error, verdict) = match checked_plan(input) {
-        Err(e) => (RunStatus::Failed, Some(format!("invalid job: {e}")), None),
+    let (status, error, class, verdict) = match checked_plan(input) {
+        Err(e) => (
+            RunStatus::Failed,
+            Some(format!("invalid job: {e}")),
+            None,
+            None,
+        ),
         Ok(steps) => match dev.begin().await {
             Err(e) => (
                 RunStatus::Errored,
                 Some(format!("cannot prepare the device: {e}")),
+                Some(FailureClass::Device),
                 None,
             ),
             Ok(()) => {
@@ -180,6 +186,7 @@ pub async fn execute(
                             input.spec.timeout_s
                         )),
                         None,
+                        None,
                     ),
                 }
             }
@@ -189,7 +196,7 @@ pub async fn execute(
     if let Err(e) = ended {
         tracing::warn!(run_id = %input.run_id, error = %e, "teardown failed");
     }
-    let (status, error) = with_uploads(status, error, stored, input.run_id);
+    let (status, error, class) = with_uploads(status, error, class, stored, input.run_id);
     if let (RunStatus::Succeeded, Some(script)) = (status, learned) {
         if let Err(err) = em.emit(EventBody::ReplayLearned { script }).await {
             tracing::warn!(run_id = %input.run_id, error = %err, "cannot report the learned replay script");
@@ -200,6 +207,7 @@ pub async fn execute(
             status,
             error,
             verdict,
+            failure_class: argus_protocol::failure_class(status, class),
         })
         .await
     {
@@ -208,55 +216,68 @@ pub async fn execute(
     status
 }
 
-/// The run's status and error once its uploads are done: a screenshot that could not be
-/// stored turns `succeeded` / `unverified` into `errored` (the run's evidence is
-/// incomplete) and is appended to any other status's error.
+/// The run's status, error and failure class once its uploads are done: a screenshot that
+/// could not be stored turns `succeeded` / `unverified` into `errored` with class `infra`
+/// (the artifact store failed; the run's evidence is incomplete) and is appended to any
+/// other status's error, whose class stays.
 fn with_uploads(
     status: RunStatus,
     error: Option<String>,
+    class: Option<FailureClass>,
     stored: Result<crate::uploads::UploadSummary, crate::uploads::UploadError>,
     run_id: Uuid,
-) -> (RunStatus, Option<String>) {
+) -> (RunStatus, Option<String>, Option<FailureClass>) {
     match stored {
         Ok(s) => {
             tracing::info!(run_id = %run_id, stored = s.stored, reused = s.reused,
                 bytes = s.bytes, put_ms = s.put_ms, "screenshots stored");
-            (status, error)
+            (status, error, class)
         }
         Err(e) => {
             tracing::error!(run_id = %run_id, error = %e, "screenshots lost");
             let lost = format!("screenshots lost: {e}");
             match (status, error) {
                 (RunStatus::Succeeded | RunStatus::Unverified, _) => {
-                    (RunStatus::Errored, Some(lost))
+                    (RunStatus::Errored, Some(lost), Some(FailureClass::Infra))
                 }
-                (s, Some(e)) => (s, Some(format!("{e}; {lost}"))),
-                (s, None) => (s, Some(lost)),
+                (s, Some(e)) => (s, Some(format!("{e}; {lost}")), class),
+                (s, None) => (s, Some(lost), class),
             }
         }
     }
 }
 
+/// How a run ended: its status, error, failure class (see [`argus_protocol::failure`]) and
+/// verdict.
+type Ended = (
+    RunStatus,
+    Option<String>,
+    Option<FailureClass>,
+    Option<argus_protocol::Verdict>,
+);
+
 impl Exec<'_, AgentState> {
     /// Reports the expectations known up front, runs the steps and, when they all passed,
     /// decides the verdict on the expectations.
-    async fn run_to_verdict(
-        &mut self,
-        steps: &[(String, Step)],
-        cancel: &AtomicBool,
-    ) -> (RunStatus, Option<String>, Option<argus_protocol::Verdict>) {
+    async fn run_to_verdict(&mut self, steps: &[(String, Step)], cancel: &AtomicBool) -> Ended {
         // Expectations the planner need not map are reported before anything runs.
         if self.st.unmapped.is_empty() || self.ctx.spec.mode == Mode::Script {
             if let Err(e) = self.send_expectations().await {
-                return (RunStatus::Errored, Some(e.message()), None);
+                let (s, class) = e.ends_run();
+                return (s, Some(e.message()), class, None);
             }
         }
         match crate::blocks::run_steps(self, steps, cancel).await {
-            (RunStatus::Succeeded, _) => {
+            (RunStatus::Succeeded, _, _) => {
                 let (s, e, v) = self.verdict().await;
-                (s, e, Some(v))
+                let class = match s {
+                    RunStatus::Failed => Some(FailureClass::App),
+                    RunStatus::Errored => self.rec.ended_by.or(Some(FailureClass::Infra)),
+                    _ => None,
+                };
+                (s, e, class, Some(v))
             }
-            (s, e) => (s, e, None),
+            (s, e, class) => (s, e, class, None),
         }
     }
 }

@@ -327,6 +327,7 @@ fn accept(
                         status: RunStatus::Errored,
                         error: Some(format!("worker has no device {:?}", a.device_id)),
                         verdict: None,
+                        failure_class: Some(argus_protocol::FailureClass::Device),
                     })
                     .await;
             }

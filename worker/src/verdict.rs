@@ -177,6 +177,7 @@ impl Exec<'_, AgentState> {
     /// steps all passed.
     pub(crate) async fn verdict(&mut self) -> (RunStatus, Option<String>, Verdict) {
         if let Err(e) = self.send_expectations().await {
+            self.rec.ended_by = e.ends_run().1;
             return (RunStatus::Errored, Some(e.message()), Verdict::default());
         }
         let mut checked = Checked::default();
@@ -201,8 +202,9 @@ impl Exec<'_, AgentState> {
                         Some((e.exp.line.clone(), why, step, 0, self.rec.last_observation));
                     break;
                 }
-                Err(StepFail::Infra(m)) => {
-                    return (RunStatus::Errored, Some(m), Verdict::default());
+                Err(f @ (StepFail::Device(_) | StepFail::Infra(_))) => {
+                    self.rec.ended_by = f.ends_run().1;
+                    return (RunStatus::Errored, Some(f.message()), Verdict::default());
                 }
                 Err(StepFail::Cancelled) => {
                     return (

@@ -5,9 +5,9 @@
 //! out) is a 500.
 
 use argus_protocol::api::{
-    DeadEvent, DeviceSlot, ReplayEntry, RunSummary, ScheduleView, SuiteJob, SuiteView,
+    DeadEvent, DeviceHealth, DeviceSlot, ReplayEntry, RunSummary, ScheduleView, SuiteJob, SuiteView,
 };
-use argus_protocol::RunStatus;
+use argus_protocol::{FailureClass, RunStatus};
 
 use crate::error::ApiError;
 use crate::scheduler;
@@ -33,6 +33,7 @@ pub(crate) fn run_summary(r: store::runs::RunSummary) -> Result<RunSummary, ApiE
         name: r.name,
         device_id: r.device_id,
         error: r.error,
+        failure_class: r.failure_class.as_deref().and_then(FailureClass::parse),
         team_id: r.team_id,
         suite_id: r.suite_id,
         schedule_id: r.schedule_id,
@@ -58,6 +59,7 @@ pub(crate) fn suite_view(v: &store::suites::SuiteView) -> Result<SuiteView, ApiE
                 status: run_status(&j.status)?,
                 runs: j.runs.clone(),
                 error: j.error.clone(),
+                failure_class: j.failure_class.as_deref().and_then(FailureClass::parse),
                 duration_s: j.duration_s,
                 flaky: j.flaky,
                 device_id: j.device_id.clone(),
@@ -109,10 +111,13 @@ pub(crate) fn schedule_view(r: &store::schedules::ScheduleRow) -> ScheduleView {
     }
 }
 
-/// A device slot.
+/// A device slot with its health (see `store::health`).
 ///
 /// Errors: stored labels that are not an object of strings (500).
-pub(crate) fn device_slot(d: &store::workers::DeviceRow) -> Result<DeviceSlot, ApiError> {
+pub(crate) fn device_slot(
+    d: &store::workers::DeviceRow,
+    health: DeviceHealth,
+) -> Result<DeviceSlot, ApiError> {
     let labels = serde_json::from_value(d.labels.0.clone())
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("labels of device {}: {e}", d.id)))?;
     Ok(DeviceSlot {
@@ -125,6 +130,7 @@ pub(crate) fn device_slot(d: &store::workers::DeviceRow) -> Result<DeviceSlot, A
         free: d.online && d.current_run_id.is_none(),
         current_run_id: d.current_run_id,
         last_seen: d.last_seen,
+        health,
     })
 }
 

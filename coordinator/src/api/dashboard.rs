@@ -60,6 +60,9 @@ async fn runs(
     })
 }
 
+/// Health state changes the devices page lists (newest first).
+const HEALTH_EVENTS_SHOWN: i64 = 50;
+
 async fn devices(
     State(st): State<AppState>,
     User(caller): User,
@@ -69,10 +72,15 @@ async fn devices(
     // A busy device links its run only for the run's own team.
     let busy: Vec<uuid::Uuid> = devices.iter().filter_map(|d| d.current_run_id).collect();
     let visible_runs = store::runs::visible_ids(&st.pool, &busy, &caller.scope()).await?;
+    let ids: Vec<String> = devices.iter().map(|d| d.id.clone()).collect();
+    let health = store::health::of_devices(&st.pool, &ids).await?;
+    let health_events = store::health::events(&st.pool, HEALTH_EVENTS_SHOWN).await?;
     html(DevicesPage {
         csrf: csrf.0,
         devices: &devices,
         visible_runs,
+        health,
+        health_events,
     })
 }
 

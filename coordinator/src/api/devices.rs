@@ -2,7 +2,7 @@
 //! worker is ready (`deploy/quickstart.sh`) and for monitoring. The dashboard's `/devices`
 //! page shows the same rows.
 
-use argus_protocol::api::DeviceList;
+use argus_protocol::api::{DeviceHealth, DeviceList};
 use axum::extract::{Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -23,12 +23,14 @@ pub(super) struct Filter {
 }
 
 /// Every device slot: `online` (heard from within the device TTL) and `free` (online and
-/// holding no run), with its platform, labels and screen size in px.
+/// holding no run), with its platform, labels, screen size in px and health (`healthy`,
+/// `suspect` or `quarantined`, why, since when, and its window of latest runs; see
+/// `store::health`).
 #[utoipa::path(
     get,
     path = "/api/v1/devices",
     operation_id = "list_devices",
-    summary = "Registered device slots (online = heard from within the device TTL; free = online and holding no run)",
+    summary = "Registered device slots (online = heard from within the device TTL; free = online and holding no run) and their health",
     params(("worker_id" = Option<String>, Query, description = "only this worker's slots")),
     responses((status = 200, description = "the slots", body = DeviceList))
 )]
@@ -38,10 +40,20 @@ pub(super) async fn list(
     Query(f): Query<Filter>,
 ) -> Result<Json<DeviceList>, ApiError> {
     let rows = store::workers::devices(&st.pool, st.cfg.device_ttl_s).await?;
-    let devices = rows
+    let rows: Vec<_> = rows
         .iter()
         .filter(|d| f.worker_id.as_deref().is_none_or(|w| d.worker_id == w))
-        .map(super::answers::device_slot)
+        .collect();
+    let ids: Vec<String> = rows.iter().map(|d| d.id.clone()).collect();
+    let mut health = store::health::of_devices(&st.pool, &ids).await?;
+    let devices = rows
+        .into_iter()
+        .map(|d| {
+            let h = health
+                .remove(&d.id)
+                .unwrap_or_else(DeviceHealth::never_evaluated);
+            super::answers::device_slot(d, h)
+        })
         .collect::<Result<Vec<_>, ApiError>>()?;
     Ok(Json(DeviceList { devices }))
 }

@@ -7,6 +7,7 @@ mod dashboard;
 mod dead_events;
 mod devices;
 pub mod envelope;
+mod health;
 pub mod hygiene;
 mod insights;
 mod job_form;
@@ -43,6 +44,7 @@ pub fn router(state: AppState) -> Router {
         .merge(runs::router())
         .merge(workers::router())
         .merge(devices::router())
+        .merge(health::router())
         .merge(dead_events::router())
         .merge(schedules::router())
         .merge(suites::router())

@@ -11,7 +11,7 @@
 
 use argus_protocol::expect::{Expectation, ExpectationSource, Verdict};
 use argus_protocol::replay::StepsLang;
-use argus_protocol::{ErrorCode, ErrorEnvelope, RunStatus};
+use argus_protocol::{ErrorCode, ErrorEnvelope, FailureClass, RunStatus};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -57,12 +57,16 @@ use crate::error::ApiError;
         super::suites::junit,
         super::workers::heartbeat,
         super::devices::list,
+        super::health::quarantine,
+        super::health::release,
+        super::health::events,
         super::dead_events::list,
     ),
     components(schemas(
         ErrorEnvelope,
         ErrorCode,
         RunStatus,
+        FailureClass,
         Expectation,
         ExpectationSource,
         Verdict,
@@ -221,6 +225,9 @@ mod tests {
             "GET /api/v1/suites/{id}/junit.xml",
             "POST /api/v1/workers/heartbeat",
             "GET /api/v1/devices",
+            "POST /api/v1/devices/{id}/quarantine",
+            "POST /api/v1/devices/{id}/release",
+            "GET /api/v1/device-health-events",
             "GET /api/v1/dead-events",
         ]
         .into_iter()
@@ -255,7 +262,12 @@ mod tests {
                 if path.contains("{id}") {
                     let p = &op["parameters"][0];
                     assert_eq!((&p["name"], &p["in"]), (&"id".into(), &"path".into()));
-                    assert_eq!(p["schema"]["format"], "uuid", "{m} {path}");
+                    // a device id is its worker's name, not a uuid
+                    if path.starts_with("/api/v1/devices/") {
+                        assert_eq!(p["schema"]["type"], "string", "{m} {path}");
+                    } else {
+                        assert_eq!(p["schema"]["format"], "uuid", "{m} {path}");
+                    }
                 }
             }
         }
@@ -356,7 +368,7 @@ mod tests {
                 typed += 1;
             }
         }
-        assert_eq!(typed, 25, "operations walked");
+        assert_eq!(typed, 28, "operations walked");
         let text = doc.to_string();
         for (i, _) in text.match_indices("#/components/schemas/") {
             let name: String = text[i + "#/components/schemas/".len()..]
@@ -372,6 +384,9 @@ mod tests {
             "SuiteView",
             "ScheduleView",
             "DeviceList",
+            "DeviceHealth",
+            "DeviceHealthChanged",
+            "HealthEventList",
             "DeadEventList",
             "Health",
         ] {

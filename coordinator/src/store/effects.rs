@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use argus_protocol::events::run_end;
 use argus_protocol::expect::{Expectation, Verdict};
-use argus_protocol::{ActionRecord, EventBody, RunEvent, RunStatus};
+use argus_protocol::{failure_class, ActionRecord, EventBody, FailureClass, RunEvent, RunStatus};
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -27,12 +27,13 @@ type StepKey = (Uuid, Uuid, u32);
 type RunKey = (Uuid, Uuid);
 /// A run's start: `(at, screen width px, screen height px)`.
 type Start = (DateTime<Utc>, i32, i32);
-/// A run's end: `(status, error, at, verdict)`.
+/// A run's end: `(status, error, at, verdict, failure class)`.
 type End<'a> = (
     RunStatus,
     Option<&'a str>,
     DateTime<Utc>,
     Option<&'a Verdict>,
+    Option<FailureClass>,
 );
 
 /// Writes the effects of `evs` (new, current-attempt events only) inside the caller's
@@ -93,13 +94,16 @@ pub async fn write(
                 status,
                 error,
                 verdict,
+                failure_class: class,
             } => {
                 // A non-terminal end (a broken worker) ends the run `errored`, saying
-                // why: the same rule as `RunDetail::apply` (`argus_protocol::events::run_end`).
+                // why: the same rule as `RunDetail::apply` (`argus_protocol::events::run_end`),
+                // and so is the failure class (`argus_protocol::failure_class`).
                 let (status, error) = run_end(*status, error.as_deref());
+                let class = failure_class(status, *class);
                 finished
                     .entry(run)
-                    .or_insert((status, error, ev.at, verdict.as_ref()));
+                    .or_insert((status, error, ev.at, verdict.as_ref(), class));
             }
         }
     }
@@ -270,24 +274,30 @@ async fn runs_finished(
         .values()
         .map(|v| v.3.map(sqlx::types::Json))
         .collect();
-    let ended = sqlx::query_scalar!(
+    let classes: Vec<Option<&str>> = finished.values().map(|v| v.4.map(|c| c.as_str())).collect();
+    let ended = sqlx::query!(
         "update runs r set status = u.status, error = u.error, finished_at = u.at,
-                lease_expires_at = null, verdict = u.verdict
+                lease_expires_at = null, verdict = u.verdict, failure_class = u.class
            from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[],
-                       $6::jsonb[])
-                as u(id, att, status, error, at, verdict)
+                       $6::jsonb[], $7::text[])
+                as u(id, att, status, error, at, verdict, class)
           where r.id = u.id and r.attempt_id = u.att
             and r.status in ('queued', 'assigned', 'running')
-         returning r.id",
+         returning r.id, r.device_id",
         &ids,
         &atts,
         &statuses as _,
         &errors as _,
         &ats,
-        &verdicts as _
+        &verdicts as _,
+        &classes as _
     )
     .fetch_all(&mut *tx)
     .await?;
+    // the health of the devices these runs ended on (quarantine after device failures)
+    let devices: Vec<String> = ended.iter().filter_map(|r| r.device_id.clone()).collect();
+    crate::store::health::evaluate(&mut *tx, &devices).await?;
+    let ended: Vec<Uuid> = ended.into_iter().map(|r| r.id).collect();
     // the slot is freed whether or not the status changed (a cancelled or reaped run's
     // worker still reports its end)
     sqlx::query!(

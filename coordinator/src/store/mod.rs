@@ -6,6 +6,7 @@ pub mod claim;
 pub mod dead_events;
 pub mod effects;
 pub mod events;
+pub mod health;
 pub mod identities;
 pub mod insights;
 pub mod jobs;

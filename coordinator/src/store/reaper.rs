@@ -2,7 +2,10 @@
 //! re-queued when nothing of its current attempt was delivered to the device (every action
 //! `not_delivered`, or none yet), and otherwise ends `lost` with its evidence kept, for a
 //! person to judge (and, for an `idempotent` job with retries left, retried as a new run).
-//! Its slot is freed either way. Queued runs past their `queue_timeout_s` end `timed_out`. Rows are taken `FOR UPDATE SKIP LOCKED`,
+//! Its slot is freed either way. A `lost` run's failure class is `device`
+//! (`argus_protocol::failure_class`): its worker vanished while the coordinators and the
+//! database were up (an outage of theirs starts the grace below instead), so the host driving
+//! the device is to blame; it counts towards that device's health (`store::health`). Queued runs past their `queue_timeout_s` end `timed_out`. Rows are taken `FOR UPDATE SKIP LOCKED`,
 //! so several coordinators can reap at once.
 //!
 //! **Grace after an outage.** Heartbeats land only while a coordinator and PostgreSQL are
@@ -126,7 +129,7 @@ impl Reaper {
 pub async fn reap(pool: &PgPool, limit: i64) -> Result<(u64, u64), sqlx::Error> {
     let mut tx = pool.begin().await?;
     let expired = sqlx::query!(
-        r#"select r.id, r.attempt_id as "attempt_id!",
+        r#"select r.id, r.attempt_id as "attempt_id!", r.device_id,
                 exists (select 1 from actions a where a.run_id = r.id and a.attempt_id = r.attempt_id
                           and a.disposition <> 'not_delivered') as "delivered!"
            from runs r
@@ -140,6 +143,7 @@ pub async fn reap(pool: &PgPool, limit: i64) -> Result<(u64, u64), sqlx::Error> 
     .fetch_all(&mut *tx)
     .await?;
     let (mut requeued, mut lost) = (0, 0);
+    let mut lost_on: Vec<String> = Vec::new();
     for row in expired {
         let (run_id, attempt_id) = (row.id, row.attempt_id);
         if row.delivered {
@@ -152,6 +156,7 @@ pub async fn reap(pool: &PgPool, limit: i64) -> Result<(u64, u64), sqlx::Error> 
             .await?;
             sqlx::query!(
                 "update runs set status = 'lost', finished_at = now(), lease_expires_at = null,
+                        failure_class = 'device',
                         error = 'the worker stopped heartbeating after delivering actions; \
                                  check the last screenshots before re-running'
                   where id = $1 and attempt_id = $2",
@@ -161,6 +166,7 @@ pub async fn reap(pool: &PgPool, limit: i64) -> Result<(u64, u64), sqlx::Error> 
             .execute(&mut *tx)
             .await?;
             lost += 1;
+            lost_on.extend(row.device_id.clone());
             if idempotent {
                 crate::store::jobs::retry_in(&mut tx, run_id).await?;
             }
@@ -184,6 +190,8 @@ pub async fn reap(pool: &PgPool, limit: i64) -> Result<(u64, u64), sqlx::Error> 
         .execute(&mut *tx)
         .await?;
     }
+    // a lost run is a `device` failure of its device (its worker vanished mid-run)
+    crate::store::health::evaluate(&mut tx, &lost_on).await?;
     // Queued runs past their queue deadline: no matching device became free in time.
     let timed_out = sqlx::query!(
         "update runs set status = 'timed_out', finished_at = now(),

@@ -2,7 +2,7 @@
 
 use super::TeamScope;
 use argus_protocol::expect::{Expectation, Verdict};
-use argus_protocol::{ActionRecord, JobSpec, RunDetail, RunStatus, StepView};
+use argus_protocol::{ActionRecord, FailureClass, JobSpec, RunDetail, RunStatus, StepView};
 use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use sqlx::PgPool;
@@ -26,6 +26,7 @@ struct RunRow {
     team_id: String,
     expectations: Json<Vec<Expectation>>,
     verdict: Option<Json<Verdict>>,
+    failure_class: Option<String>,
 }
 
 /// One step of an attempt; `duration_ms` in milliseconds.
@@ -50,7 +51,7 @@ pub async fn detail(
                   r.error, r.device_id, r.worker_id, r.screen_w_px, r.screen_h_px, r.created_at,
                   r.started_at, r.finished_at, r.team_id,
                   r.expectations as "expectations: Json<Vec<Expectation>>",
-                  r.verdict as "verdict: Json<Verdict>"
+                  r.verdict as "verdict: Json<Verdict>", r.failure_class
              from runs r join jobs j on j.id = r.job_id where r.id = $1"#,
         id
     )
@@ -72,6 +73,7 @@ pub async fn detail(
     d.finished_at = row.finished_at;
     d.expectations = row.expectations.0;
     d.verdict = row.verdict.map(|v| v.0);
+    d.failure_class = row.failure_class.as_deref().and_then(FailureClass::parse);
     if let Some(attempt) = row.attempt_id {
         let steps = sqlx::query_as!(
             StepRow,
@@ -151,6 +153,8 @@ pub struct RunSummary {
     pub name: Option<String>,
     pub device_id: Option<String>,
     pub error: Option<String>,
+    /// `app`, `device` or `infra` for a failed, errored or lost run.
+    pub failure_class: Option<String>,
     pub team_id: String,
     pub suite_id: Option<Uuid>,
     pub schedule_id: Option<Uuid>,
@@ -187,8 +191,8 @@ pub async fn list(
     };
     sqlx::query_as!(
         RunSummary,
-        "select r.id, r.job_id, r.status, j.platform, j.name, r.device_id, r.error, r.team_id,
-                j.suite_id, j.schedule_id, j.matrix_cell, r.retry_of, r.created_at, r.finished_at
+        "select r.id, r.job_id, r.status, j.platform, j.name, r.device_id, r.error,
+                r.failure_class, r.team_id, j.suite_id, j.schedule_id, j.matrix_cell, r.retry_of, r.created_at, r.finished_at
            from runs r join jobs j on j.id = r.job_id
           where ($1::text is null or r.team_id = $1)
             and ($2::text is null or r.status = $2)

@@ -55,6 +55,8 @@ pub struct SuiteJob {
     pub runs: Vec<Uuid>,
     /// Error of the latest run.
     pub error: Option<String>,
+    /// The latest run's failure class (`app`, `device`, `infra`), when it has one.
+    pub failure_class: Option<String>,
     /// Seconds the latest run took.
     pub duration_s: Option<f64>,
     /// Passed only on a retry.
@@ -93,6 +95,7 @@ struct JobRunRow {
     run_id: Uuid,
     status: String,
     error: Option<String>,
+    failure_class: Option<String>,
     /// Seconds from start to finish; `None` until both are set.
     duration_s: Option<f64>,
     device_id: Option<String>,
@@ -120,6 +123,7 @@ pub async fn view(
     let rows = sqlx::query_as!(
         JobRunRow,
         r#"select j.id as job_id, j.name, j.matrix_cell, r.id as run_id, r.status, r.error,
+                  r.failure_class,
                   extract(epoch from r.finished_at - r.started_at)::float8 as duration_s,
                   r.device_id, r.verdict ->> 'basis' as verdict_basis
              from jobs j join runs r on r.job_id = j.id
@@ -139,6 +143,7 @@ pub async fn view(
             run_id,
             status,
             error,
+            failure_class: class,
             duration_s: dur,
             device_id: device,
             verdict_basis: basis,
@@ -150,6 +155,7 @@ pub async fn view(
                 j.runs.push(run_id);
                 j.status = status;
                 j.error = error;
+                j.failure_class = class;
                 j.duration_s = dur;
                 j.device_id = device;
                 j.verdict_basis = basis;
@@ -162,6 +168,7 @@ pub async fn view(
                     status,
                     runs: vec![run_id],
                     error,
+                    failure_class: class,
                     duration_s: dur,
                     flaky: false,
                     device_id: device,

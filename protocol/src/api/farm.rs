@@ -38,6 +38,8 @@ pub struct DeviceSlot {
     pub current_run_id: Option<Uuid>,
     /// Its worker's last heartbeat naming it.
     pub last_seen: DateTime<Utc>,
+    /// Its health over its latest runs; a `quarantined` slot receives no runs.
+    pub health: crate::api::DeviceHealth,
 }
 
 /// The answer to `GET /api/v1/devices`.

@@ -131,6 +131,9 @@ pub struct RunSummary {
     pub device_id: Option<String>,
     /// Why it did not succeed.
     pub error: Option<String>,
+    /// Who is to blame, for a `failed`, `errored` or `lost` run (`app`, `device`, `infra`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_class: Option<crate::FailureClass>,
     /// The team it belongs to.
     pub team_id: String,
     /// The suite it is part of.

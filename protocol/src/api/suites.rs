@@ -24,6 +24,9 @@ pub struct SuiteJob {
     pub runs: Vec<Uuid>,
     /// Error of the latest run.
     pub error: Option<String>,
+    /// Who is to blame for the latest run, when it ended `failed`, `errored` or `lost`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_class: Option<crate::FailureClass>,
     /// Seconds the latest run took.
     pub duration_s: Option<f64>,
     /// Passed only on a retry.

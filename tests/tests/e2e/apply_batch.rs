@@ -107,6 +107,7 @@ fn whole_run(run: Uuid, att: Uuid) -> Vec<RunEvent> {
                 status: RunStatus::Failed,
                 error: Some("step 2 failed".into()),
                 verdict: None,
+                failure_class: None,
             },
         ),
         ev(
@@ -117,6 +118,7 @@ fn whole_run(run: Uuid, att: Uuid) -> Vec<RunEvent> {
                 status: RunStatus::Succeeded,
                 error: None,
                 verdict: None,
+                failure_class: None,
             },
         ),
     ]
@@ -215,6 +217,7 @@ async fn one_batch_of_a_whole_run_applies_like_one_event_at_a_time() {
             status: RunStatus::Succeeded,
             error: None,
             verdict: None,
+            failure_class: None,
         },
     )); // a stale attempt's
     let outcomes = apply_batch(pool, &batch).await.expect("apply_batch");
@@ -291,6 +294,7 @@ async fn a_non_terminal_run_finished_ends_the_run_errored() {
             status: RunStatus::Queued,
             error: None,
             verdict: None,
+            failure_class: None,
         },
     );
     assert_eq!(apply(pool, &end).await.expect("apply"), Applied::Finished);
@@ -340,10 +344,13 @@ fn fold_streams(device: &str) -> Vec<Vec<EventBody>> {
         error: (!ok).then(|| "no such button".to_string()),
         duration_ms: 7.0,
     };
+    // an errored end says its class (device); the others leave it to the fold's rule
     let end = |status: RunStatus, error: Option<&str>| EventBody::RunFinished {
         status,
         error: error.map(str::to_string),
         verdict: None,
+        failure_class: (status == RunStatus::Errored)
+            .then_some(argus_protocol::FailureClass::Device),
     };
     let expectations = |lines: &[&str]| EventBody::Expectations {
         items: lines
@@ -366,6 +373,7 @@ fn fold_streams(device: &str) -> Vec<Vec<EventBody>> {
             observation: Some(4),
             claim: claim.map(str::to_string),
         }),
+        failure_class: None,
     };
     vec![
         // a run that checked nothing: unverified, its claim recorded; a later end (with
@@ -410,6 +418,12 @@ fn fold_streams(device: &str) -> Vec<Vec<EventBody>> {
         ],
         // a non-terminal end before anything else
         vec![end(RunStatus::Queued, None)],
+        // the device broke: errored, its class reported
+        vec![
+            started.clone(),
+            step(0, "tap A"),
+            end(RunStatus::Errored, Some("cannot observe the screen")),
+        ],
         // still running
         vec![started, step(0, "tap A"), step_end(0, true)],
     ]
@@ -486,6 +500,7 @@ async fn the_sql_fold_and_run_detail_apply_agree() {
                 serde_json::to_value(&d.steps).expect("steps"),
                 serde_json::to_value(&d.expectations).expect("expectations"),
                 serde_json::to_value(&d.verdict).expect("verdict"),
+                d.failure_class,
             )
         };
         assert_eq!(view(&stored), view(&folded), "stream {i}");
@@ -496,18 +511,19 @@ async fn the_sql_fold_and_run_detail_apply_agree() {
             .await
             .expect("detail")
             .expect("run");
-        statuses.push(d.0.status);
+        statuses.push((d.0.status, d.0.failure_class.map(|c| c.as_str())));
     }
     assert_eq!(
         statuses,
         [
-            RunStatus::Unverified,
-            RunStatus::Failed,
-            RunStatus::Running,
-            RunStatus::Failed,
-            RunStatus::Errored,
-            RunStatus::Errored,
-            RunStatus::Running
+            (RunStatus::Unverified, None),
+            (RunStatus::Failed, Some("app")),
+            (RunStatus::Running, None),
+            (RunStatus::Failed, Some("app")),
+            (RunStatus::Errored, Some("infra")),
+            (RunStatus::Errored, Some("infra")),
+            (RunStatus::Errored, Some("device")),
+            (RunStatus::Running, None)
         ]
     );
 }

@@ -313,9 +313,10 @@ async fn worker_killed_mid_action_is_reaped_truthfully() {
     let reaped_after = killed.elapsed();
 
     // The lost run keeps its evidence: the delivered `open` of the dead worker's attempt.
-    let lost: (Option<String>, i64) = sqlx::query_as(
+    let lost: (Option<String>, i64, Option<String>) = sqlx::query_as(
         "select r.error, (select count(*) from actions a where a.run_id = r.id
-                  and a.attempt_id = r.attempt_id and a.disposition <> 'not_delivered')
+                  and a.attempt_id = r.attempt_id and a.disposition <> 'not_delivered'),
+                r.failure_class
            from runs r where r.id = $1",
     )
     .bind(opened)
@@ -324,6 +325,11 @@ async fn worker_killed_mid_action_is_reaped_truthfully() {
     .expect("lost run");
     assert!(lost.0.unwrap_or_default().contains("stopped heartbeating"));
     assert_eq!(lost.1, 1, "the delivered open action is kept as evidence");
+    assert_eq!(
+        lost.2.as_deref(),
+        Some("device"),
+        "a vanished worker is its device's failure"
+    );
     let runs_of = |job: Uuid| {
         let pool = farm.pool.clone();
         async move {

@@ -23,6 +23,7 @@ mod dashboard;
 mod dashboard_forms;
 mod desktop;
 mod desktop_slot;
+mod device_health;
 mod docs;
 mod drain;
 mod effect;

@@ -176,6 +176,7 @@ fn run_events(
         status,
         error: None,
         verdict,
+        failure_class: None,
     });
     bodies
         .into_iter()

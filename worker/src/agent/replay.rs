@@ -118,14 +118,14 @@ impl Exec<'_, AgentState> {
             .ctx
             .observe()
             .await
-            .map_err(|e| StepFail::Infra(format!("cannot observe the screen: {e}")))?;
+            .map_err(|e| StepFail::Device(format!("cannot observe the screen: {e}")))?;
         if self.popup_pass(step, &obs).await? {
             idx = 1;
             obs = self
                 .ctx
                 .observe()
                 .await
-                .map_err(|e| StepFail::Infra(format!("cannot observe the screen: {e}")))?;
+                .map_err(|e| StepFail::Device(format!("cannot observe the screen: {e}")))?;
         }
         t.perceive_ms += ms(s0);
         let mut mask = self.ctx.mask_for(&obs);
@@ -140,9 +140,9 @@ impl Exec<'_, AgentState> {
             mask.extend(self.ctx.mask_for(a));
         }
         let after_key = self.ctx.shot(step, idx, "after", &mask, &mut t).await;
-        if out.infra() {
+        if let Some(f) = out.argus_failure() {
             end_with(self, step, start, &out.error()).await;
-            return Err(StepFail::Infra(out.error().unwrap_or_default()));
+            return Err(f);
         }
         let why = if out.ok() {
             no_progress(reflection.as_ref())

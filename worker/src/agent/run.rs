@@ -221,7 +221,7 @@ impl Exec<'_, AgentState> {
         let started_at = Utc::now();
         let mut t = ActionTimings::default();
         let s0 = Instant::now();
-        let obs = self.ctx.observe().await.map_err(StepFail::Infra);
+        let obs = self.ctx.observe().await.map_err(StepFail::Device);
         t.perceive_ms = ms(s0);
         if let (Ok(o), true) = (&obs, self.ctx.start_obs.is_none()) {
             self.ctx.start_obs = Some(o.clone());
@@ -851,7 +851,7 @@ impl Exec<'_, AgentState> {
                 .ctx
                 .observe()
                 .await
-                .map_err(|e| StepFail::Infra(format!("cannot observe the screen: {e}")))?;
+                .map_err(|e| StepFail::Device(format!("cannot observe the screen: {e}")))?;
             t.perceive_ms += ms(s0);
             if turn.action == turn.first_action && self.popup_pass(step, &obs).await? {
                 turn.action += 1;

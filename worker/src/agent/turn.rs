@@ -220,8 +220,8 @@ pub(crate) fn step_end(
     out: &Outcome,
     asked_check: bool,
 ) -> Result<Option<StepEnd>, StepFail> {
-    if out.infra() {
-        return Err(StepFail::Infra(out.error().unwrap_or_default()));
+    if let Some(f) = out.argus_failure() {
+        return Err(f);
     }
     match call {
         Action::Finish { .. } => Ok(Some(StepEnd::Done)),

@@ -250,7 +250,7 @@ impl RunCtx<'_> {
             match o {
                 Ok(o) => current = o.contains_text(text),
                 Err(e) => {
-                    return out.fail_infra(format!("cannot observe the screen: {e}"));
+                    return out.fail_device(format!("cannot observe the screen: {e}"));
                 }
             }
         }
@@ -371,7 +371,7 @@ impl RunCtx<'_> {
             let Some(after) = acted.after else {
                 return Acted {
                     swipe,
-                    ..Acted::done(out.fail_infra("cannot observe the screen after a swipe".into()))
+                    ..Acted::done(out.fail_device("cannot observe the screen after a swipe".into()))
                 };
             };
             if !out.ok() {

@@ -2,15 +2,21 @@
 //! [`FailClass`]) and [`StepFail`] (why a step stopped), plus the small shared helpers of
 //! the run engine ([`ms`], [`cancelled`], [`targeted`]).
 //!
-//! The failure class decides the run's status: a [`FailClass::Verdict`] failure (the app did
-//! not do what the job expects) ends the run `failed`, a [`FailClass::Infra`] one (Argus
-//! could not do its part) ends it `errored`.
+//! The failure class decides the run's status and its reported
+//! [`argus_protocol::FailureClass`]: a [`FailClass::Verdict`] failure (the app did not do
+//! what the job expects) ends the run `failed` (`app`); a [`FailClass::Device`] one (the
+//! driver, browser or device broke: the screen cannot be observed, the session cannot be
+//! prepared) ends it `errored` (`device`); a step that fails on Argus's services (the event
+//! bus, storage, the model endpoint: [`StepFail::Infra`]) ends it `errored` (`infra`). An action the
+//! device refused with an [`ActError`] stays a `Verdict` failure: its kinds (not supported,
+//! refused by policy, a failed input on an element) do not tell a broken device from an
+//! element the app took away; a device that really broke fails the next observation.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use argus_perception::{Element, Source};
-use argus_protocol::{Disposition, TargetedElement};
+use argus_protocol::{Disposition, FailureClass, RunStatus, TargetedElement};
 
 use crate::device::{ActError, ActErrorKind};
 
@@ -19,8 +25,9 @@ use crate::device::{ActError, ActErrorKind};
 pub(crate) enum FailClass {
     /// The app did not do what the job expects: the run fails.
     Verdict,
-    /// Argus could not do its part (device, observation, storage): the run errors.
-    Infra,
+    /// The device, its driver or its browser broke (observation failed): the run errors.
+    /// (Argus's services fail whole steps, never one action: [`StepFail::Infra`].)
+    Device,
 }
 
 /// A failed action: its class and the message for a person.
@@ -37,7 +44,9 @@ pub(crate) struct Failure {
 pub(crate) enum StepFail {
     /// The app did not do what the job expects: the run fails.
     Verdict(String),
-    /// Argus could not do its part: the run errors.
+    /// The device broke (cannot be observed or prepared): the run errors.
+    Device(String),
+    /// Argus's services could not do their part: the run errors.
     Infra(String),
     /// The run was cancelled (seen at an action boundary or during a model call).
     Cancelled,
@@ -47,7 +56,7 @@ impl StepFail {
     /// The message for a person.
     pub(crate) fn message(&self) -> String {
         match self {
-            StepFail::Verdict(m) | StepFail::Infra(m) => m.clone(),
+            StepFail::Verdict(m) | StepFail::Device(m) | StepFail::Infra(m) => m.clone(),
             StepFail::Cancelled => "cancelled".into(),
         }
     }
@@ -56,8 +65,20 @@ impl StepFail {
     pub(crate) fn context(self, where_: &str) -> StepFail {
         match self {
             StepFail::Verdict(m) => StepFail::Verdict(format!("{where_}: {m}")),
+            StepFail::Device(m) => StepFail::Device(format!("{where_}: {m}")),
             StepFail::Infra(m) => StepFail::Infra(format!("{where_}: {m}")),
             StepFail::Cancelled => StepFail::Cancelled,
+        }
+    }
+
+    /// The run status and failure class this failure ends a run with: `failed` / `app` for
+    /// a verdict, `errored` / `device` or `infra` for Argus's side, `cancelled` / none.
+    pub(crate) fn ends_run(&self) -> (RunStatus, Option<FailureClass>) {
+        match self {
+            StepFail::Verdict(_) => (RunStatus::Failed, Some(FailureClass::App)),
+            StepFail::Device(_) => (RunStatus::Errored, Some(FailureClass::Device)),
+            StepFail::Infra(_) => (RunStatus::Errored, Some(FailureClass::Infra)),
+            StepFail::Cancelled => (RunStatus::Cancelled, None),
         }
     }
 }
@@ -66,7 +87,7 @@ impl From<Failure> for StepFail {
     fn from(f: Failure) -> StepFail {
         match f.class {
             FailClass::Verdict => StepFail::Verdict(f.message),
-            FailClass::Infra => StepFail::Infra(f.message),
+            FailClass::Device => StepFail::Device(f.message),
         }
     }
 }
@@ -105,9 +126,10 @@ impl Outcome {
         self.failed(FailClass::Verdict, msg)
     }
 
-    /// The same action failed on Argus's side (the run errors).
-    pub(crate) fn fail_infra(self, msg: String) -> Outcome {
-        self.failed(FailClass::Infra, msg)
+    /// The same action failed because the device broke: its screen could not be observed
+    /// (the run errors, `device`).
+    pub(crate) fn fail_device(self, msg: String) -> Outcome {
+        self.failed(FailClass::Device, msg)
     }
 
     fn failed(mut self, class: FailClass, message: String) -> Outcome {
@@ -127,9 +149,18 @@ impl Outcome {
         self.result.is_ok()
     }
 
-    /// Whether it failed on Argus's side.
+    /// Whether it failed on Argus's side (device or infrastructure).
     pub(crate) fn infra(&self) -> bool {
-        matches!(&self.result, Err(f) if f.class == FailClass::Infra)
+        matches!(&self.result, Err(f) if f.class != FailClass::Verdict)
+    }
+
+    /// The step failure of an action that failed on Argus's side (device or
+    /// infrastructure), its class kept; `None` when it did not fail so.
+    pub(crate) fn argus_failure(&self) -> Option<StepFail> {
+        match &self.result {
+            Err(f) if f.class != FailClass::Verdict => Some(StepFail::from(f.clone())),
+            _ => None,
+        }
     }
 
     /// Why it failed, for a person (`None` when it did not).
@@ -169,5 +200,35 @@ pub(crate) fn targeted(e: &Element) -> TargetedElement {
             .to_string(),
         ),
         confidence: e.confidence,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_step_failure_ends_the_run_with_its_status_and_class() {
+        let ends = |f: StepFail| f.ends_run();
+        assert_eq!(
+            ends(StepFail::Verdict("no Save".into())),
+            (RunStatus::Failed, Some(FailureClass::App))
+        );
+        assert_eq!(
+            ends(StepFail::Device("cannot observe the screen".into())),
+            (RunStatus::Errored, Some(FailureClass::Device))
+        );
+        assert_eq!(
+            ends(StepFail::Infra("NATS down".into())),
+            (RunStatus::Errored, Some(FailureClass::Infra))
+        );
+        assert_eq!(ends(StepFail::Cancelled), (RunStatus::Cancelled, None));
+        let out = Outcome::new("tap".into()).fail_device("gone".into());
+        assert!(out.infra());
+        assert!(matches!(out.argus_failure(), Some(StepFail::Device(m)) if m == "gone"));
+        assert!(Outcome::new("tap".into())
+            .fail("no Save".into())
+            .argus_failure()
+            .is_none());
     }
 }

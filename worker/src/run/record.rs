@@ -205,7 +205,7 @@ mod tests {
             disposition: Disposition::DeliveredUnverified,
             ..Outcome::new("tap \"Save\"".into())
         }
-        .fail_infra("cannot observe the screen".into());
+        .fail_device("cannot observe the screen".into());
         assert!(!out.ok() && out.infra());
         let rec = Record::new(
             2,
@@ -223,7 +223,7 @@ mod tests {
         assert_eq!(rec.retry, Disposition::DeliveredUnverified.retry());
         assert!(rec.finished_at >= rec.started_at);
         match out.result.map_err(StepFail::from) {
-            Err(StepFail::Infra(m)) => assert_eq!(m, "cannot observe the screen"),
+            Err(StepFail::Device(m)) => assert_eq!(m, "cannot observe the screen"),
             other => panic!("expected an infra failure, got {other:?}"),
         }
         let verdict = Outcome::new("assert".into()).fail("not shown".into());

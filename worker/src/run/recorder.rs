@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use argus_protocol::{ActionRecord, ActionSource, EventBody};
+use argus_protocol::{ActionRecord, ActionSource, EventBody, FailureClass};
 use uuid::Uuid;
 
 use super::outcome::{ms, StepFail};
@@ -22,6 +22,9 @@ pub(crate) struct Recorder {
     /// The source a script-line action's record carries (`model` while a model's planned
     /// step runs as a step-language line; none for the job's own script).
     pub(crate) line_source: Option<ActionSource>,
+    /// The class (`device` / `infra`) of the failure that ends the run `errored` where the
+    /// status is decided without one (the verdict's expectation checks); `None` until then.
+    pub(crate) ended_by: Option<FailureClass>,
 }
 
 impl Recorder {
@@ -33,6 +36,7 @@ impl Recorder {
             next_step: 0,
             last_observation: None,
             line_source: None,
+            ended_by: None,
         }
     }
 

@@ -92,7 +92,7 @@ impl<S> Exec<'_, S> {
             }
             Err(e) => (
                 Outcome::new(action.describe())
-                    .fail_infra(format!("cannot observe the screen: {e}")),
+                    .fail_device(format!("cannot observe the screen: {e}")),
                 (None, None, None),
             ),
         };

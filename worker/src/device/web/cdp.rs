@@ -6,7 +6,7 @@
 //! values have broken it before; here we read only the fields we use.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -49,6 +49,9 @@ type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, String>>>>>;
 pub struct Cdp {
     out: mpsc::UnboundedSender<Message>,
     pending: Pending,
+    /// Set once the socket closed (the browser is gone): every call from then on fails
+    /// [`CdpError::Closed`] at once instead of waiting out its timeout.
+    closed: Arc<AtomicBool>,
     next_id: AtomicU64,
     events: broadcast::Sender<CdpEvent>,
 }
@@ -72,6 +75,8 @@ impl Cdp {
         });
         let pending_r = pending.clone();
         let events_r = events.clone();
+        let closed = Arc::new(AtomicBool::new(false));
+        let closed_r = closed.clone();
         tokio::spawn(async move {
             while let Some(Ok(msg)) = stream.next().await {
                 let Message::Text(text) = msg else { continue };
@@ -99,7 +104,9 @@ impl Cdp {
                     });
                 }
             }
-            // Socket closed: fail everything still waiting.
+            // Socket closed: fail everything still waiting, and (flag first, so a call
+            // that registers after the clear sees it) every later call.
+            closed_r.store(true, Ordering::SeqCst);
             if let Ok(mut p) = pending_r.lock() {
                 p.clear();
             }
@@ -107,6 +114,7 @@ impl Cdp {
         Ok(Arc::new(Cdp {
             out,
             pending,
+            closed,
             next_id: AtomicU64::new(1),
             events,
         }))
@@ -144,6 +152,12 @@ impl Cdp {
         let (tx, rx) = oneshot::channel();
         if let Ok(mut p) = self.pending.lock() {
             p.insert(id, tx);
+        }
+        if self.closed.load(Ordering::SeqCst) {
+            if let Ok(mut p) = self.pending.lock() {
+                p.remove(&id);
+            }
+            return Err(CdpError::Closed);
         }
         if self
             .out
