@@ -741,6 +741,38 @@ const ZH_PREAMBLE_VERBS: &[&str] = &[
     "更新一下",
     "处理一下",
     "理一下",
+    "更新下",
+    "改改",
+    "弄一下",
+    "弄弄",
+    "看看",
+    "理理",
+    "整理下",
+    "处理下",
+];
+/// Chinese words for the list as a whole ([`preamble`]).
+const ZH_LIST_NOUNS: &[&str] = &["清单", "列表", "单子", "几件事", "这些事", "几项", "几条"];
+/// English verbs of going over the list as a whole, said of `it` / the list alone ("let's
+/// fill it", "update the list") ([`preamble`]).
+const EN_LIST_VERBS: &[&str] = &[
+    "fill",
+    "fill up",
+    "update",
+    "go through",
+    "go over",
+    "populate",
+    "work through",
+];
+/// What such a verb may be said of.
+const EN_LIST_OBJECTS: &[&str] = &[
+    "it",
+    "it up",
+    "it in",
+    "this",
+    "the list",
+    "this list",
+    "my list",
+    "the list up",
 ];
 const PREAMBLES: &[&str] = &[
     "following",
@@ -758,12 +790,25 @@ const PREAMBLES: &[&str] = &[
 fn preamble(seg: &str, items: &[(String, bool)]) -> bool {
     if seg.chars().any(effects::is_cjk) {
         // "清单帮我过一遍", "列表改一下": the list as a whole, nothing done to an item yet.
-        return ["清单", "列表"].iter().any(|w| seg.contains(w))
+        return ZH_LIST_NOUNS.iter().any(|w| seg.contains(w))
             && ZH_PREAMBLE_VERBS.iter().any(|w| seg.contains(w))
             && clauses::quoted(seg).is_empty()
             && (effects::order_of(seg).is_none() || by_chars(seg, items).is_none());
     }
     let lower = seg.to_lowercase();
+    let body = clauses::strip_fillers(&lower)
+        .trim()
+        .trim_end_matches(['.', '!'])
+        .to_string();
+    let body = body.strip_prefix("let's ").unwrap_or(&body);
+    let whole_list = EN_LIST_VERBS.iter().any(|v| {
+        body.strip_prefix(v)
+            .and_then(|r| r.strip_prefix(' '))
+            .is_some_and(|r| EN_LIST_OBJECTS.contains(&r.trim()))
+    });
+    if whole_list {
+        return true;
+    }
     lower
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| PREAMBLES.contains(&w))
@@ -992,7 +1037,15 @@ fn describes(seg: &str) -> bool {
         // "昨天只是把新的买回来了": a past time tells what happened, whatever its 把.
         let past = ZH_PAST.iter().any(|w| s.contains(w))
             && !["请", "帮我", "麻烦", "给我"].iter().any(|w| s.contains(w));
-        return past || !ZH_ORDER_WORDS.iter().any(|w| s.contains(w));
+        // "楼下师傅顺手帮我磨好了": someone did it already (a result at the end, no 把, and
+        // someone before the 帮我), nothing to do.
+        let body = s.trim_end_matches(['。', '！', '，', '.', '!']);
+        let done_by_someone = ["好了", "完了", "过了"].iter().any(|w| body.ends_with(w))
+            && !s.contains('把')
+            && !["请", "帮我", "麻烦", "给我"]
+                .iter()
+                .any(|w| s.starts_with(w));
+        return past || done_by_someone || !ZH_ORDER_WORDS.iter().any(|w| s.contains(w));
     }
     let lead = s
         .split_whitespace()
@@ -1077,6 +1130,24 @@ fn add_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
     Some(out)
 }
 
+/// Whether a Chinese object points back at an item by a demonstrative ("把那条的内容改成",
+/// "把它的名字改成"): the item of the nearest clause before that names one.
+fn zh_demonstrative(head: &str) -> bool {
+    [
+        "那条",
+        "这条",
+        "它",
+        "那个",
+        "这个",
+        "那项",
+        "这项",
+        "那一条",
+        "这一条",
+    ]
+    .iter()
+    .any(|w| head.contains(w))
+}
+
 /// A rename: `'old' to 'new'`, or `it to 'new'` with the old item from the context.
 fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
     let quoted = clauses::quoted(object);
@@ -1102,7 +1173,7 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
             let at = positions::by_position(head, cx.items).map(|one| vec![one]);
             let old = match at.or_else(|| by_words(head, cx.items, Some(1))) {
                 Some(mut found) => found.pop()?,
-                None if words(head).is_empty() => {
+                None if words(head).is_empty() || zh_demonstrative(head) => {
                     by_context(cx.before, cx.items, Some(1))?.pop()?
                 }
                 None => return None,
@@ -1117,6 +1188,38 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
     Some(vec![Some(step(StepKind::Rename, &old, &new))])
 }
 
+/// An object that picks among items by their state, "whichever of those two isn't ticked
+/// yet" / "any of them that are still open", as the items it picks among ("those two",
+/// "them"): the order's own state check leaves out the ones already so. Other objects as
+/// they are.
+fn whichever(object: &str) -> String {
+    let lower = object.to_lowercase();
+    let lead = [
+        "whichever one of ",
+        "whichever ones of ",
+        "whichever of ",
+        "any of ",
+        "any one of ",
+    ]
+    .iter()
+    .find_map(|w| lower.trim_start().starts_with(w).then_some(w.len()));
+    let Some(len) = lead else {
+        return object.to_string();
+    };
+    let start = lower.len() - lower.trim_start().len() + len;
+    let rest = &lower[start..];
+    let end = [
+        " isn't", " is ", " aren't", " are ", " that ", " which ", " not ",
+    ]
+    .iter()
+    .filter_map(|w| rest.find(w))
+    .min()
+    .unwrap_or(rest.len());
+    object
+        .get(start..start + end)
+        .map_or_else(|| object.to_string(), str::to_string)
+}
+
 /// The items a tick, untick or delete names (see the module docs), or the steps that stand
 /// for them when none does ("all" → `check every item`; a clearing button).
 fn item_targets(
@@ -1127,14 +1230,20 @@ fn item_targets(
 ) -> Result<Vec<String>, Option<Vec<Option<PlanStep>>>> {
     // "untick the car one because it's supposed to rain all week": the reason names nothing.
     let object = &without_reason(object);
+    // "tick whichever of those two isn't ticked yet": those two (one already in that state
+    // is left out as already done).
+    let object = &whichever(object);
     if let Some(kept) = positions::except(object, cx.before) {
-        // "tick everything except the rent": every item the exception does not name.
+        // "tick everything except the rent": every item the exception does not name; "get
+        // rid of everything that's ticked off, except the vet one": of the items in the
+        // state the order names, every one the exception does not name.
+        let state = state_named(&object.replacen(&kept, " ", 1));
         let kept = named_by(&kept, cx.items)?;
         return Ok(cx
             .items
             .iter()
+            .filter(|(n, done)| !kept.contains(n) && state.is_none_or(|s| *done == s))
             .map(|(n, _)| n.clone())
-            .filter(|n| !kept.contains(n))
             .collect());
     }
     let quoted = clauses::quoted(object);
@@ -1169,6 +1278,7 @@ fn item_targets(
             .filter(|one| items.iter().any(|(n, _)| n == one))
             .or_else(|| positions::by_position(object, items))
             .map(|one| vec![one])
+            .or_else(|| positions::by_positions(object, items))
             .or_else(|| by_words(object, items, plural(object)))
             .or_else(|| {
                 (plural(object) == Some(1))
@@ -1487,6 +1597,38 @@ fn names_done(object: &str) -> bool {
         .any(|w| object.contains(w))
 }
 
+/// The state an order's object picks its items by: `Some(false)` for "everything still
+/// open" (an [`effects::UNDONE_WORDS`] phrase), `Some(true)` for "everything that's ticked
+/// off" ([`names_done`]), `None` when it names no state.
+fn state_named(object: &str) -> Option<bool> {
+    let spaced: String = object
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let spaced = format!(
+        " {} ",
+        spaced.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
+    let undone = effects::UNDONE_WORDS
+        .iter()
+        .any(|w| spaced.contains(&format!(" {w} ")))
+        || ["未完成", "没完成", "没勾", "未勾"]
+            .iter()
+            .any(|w| object.contains(w));
+    if undone {
+        Some(false)
+    } else {
+        names_done(object).then_some(true)
+    }
+}
+
 /// Whether an object that names no item speaks of items named before: no English word of
 /// meaning left ("that one", "it", "both of them"); in Chinese a demonstrative (这条, 那个,
 /// 它), or, but for deleting (清除已完成的 names a button), any object ("把勾去掉").
@@ -1506,7 +1648,10 @@ fn pronoun(object: &str, does: Does) -> bool {
             || bare
             || ["这", "那", "它"].iter().any(|w| object.contains(w));
     }
-    words(object).is_empty()
+    // "those two", "both": a count of items named before is no word of meaning.
+    words(object)
+        .iter()
+        .all(|w| ["two", "three", "four", "both", "those", "these", "them"].contains(&w.as_str()))
 }
 
 /// How many items a pronoun speaks of: `Some(1)` for it / that one / 这条, `Some(n)` for
@@ -1533,11 +1678,31 @@ fn plural(object: &str) -> Option<usize> {
     Some(1)
 }
 
+/// "the first two are sorted now": the `k` items a run of positions names as a clause's
+/// subject (before its copula), for "those two" after it.
+fn run_subject(seg: &str, items: &[(String, bool)], k: usize) -> Option<Vec<String>> {
+    let lower = seg.to_lowercase();
+    let subject = [" are ", " were ", "'re "]
+        .iter()
+        .filter_map(|c| lower.find(c))
+        .min()
+        .and_then(|at| seg.get(..at))?;
+    positions::by_positions(subject, items).filter(|run| run.len() == k)
+}
+
 /// Items the clauses before (nearest first) speak of: the nearest clause that names some, by
 /// its quoted items, else by its words ("the bread's been bought, so tick it off" speaks of
 /// the bread even when an earlier clause quoted another item). A plural that wants more
 /// takes them from several clauses ("会议室还没订，测试用例只更新了一半，这两条…").
 fn by_context(before: &[&str], items: &[(String, bool)], n: Option<usize>) -> Option<Vec<String>> {
+    if let Some(run) = n.filter(|k| *k > 1).and_then(|k| {
+        before
+            .iter()
+            .take(3)
+            .find_map(|seg| run_subject(seg, items, k))
+    }) {
+        return Some(run);
+    }
     let mut found: Vec<String> = Vec::new();
     for seg in before {
         let quoted: Vec<String> = clauses::quoted(seg)
@@ -1737,6 +1902,82 @@ mod tests {
 
     fn steps(instruction: &str, obs: &Observation) -> Option<Vec<String>> {
         read(instruction, obs).map(|r| r.steps)
+    }
+
+    #[test]
+    fn runs_of_positions_state_exceptions_make_renames_and_absent_items_read() {
+        let obs = list(&[
+            ("wash the car", true),
+            ("water the ferns", false),
+            ("post the parcel", true),
+            ("buy socks", false),
+            ("call the dentist", true),
+        ]);
+        // An exception after a comma keeps its clause; the state picks among the items.
+        assert_eq!(
+            steps(
+                "Delete everything that's done, except the dentist one.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "tap \"Delete\" in the row of \"wash the car\"",
+                "tap \"Delete\" in the row of \"post the parcel\"",
+            ]
+        );
+        // A run of positions; "whichever of those two isn't done" picks among them.
+        assert_eq!(
+            steps("Untick the last two.", &obs).unwrap(),
+            vec!["uncheck \"call the dentist\""]
+        );
+        assert_eq!(
+            steps(
+                "The top two are handled now, so tick whichever of those two isn't done yet.",
+                &obs
+            )
+            .unwrap(),
+            vec!["check \"water the ferns\""]
+        );
+        assert_eq!(
+            steps("前两条都勾上", &obs).unwrap(),
+            vec!["check \"water the ferns\""]
+        );
+        // "make X 'Y' instead" renames; "X shouldn't be on there" deletes.
+        assert_eq!(
+            steps("make the socks one 'buy wool socks' instead", &obs).unwrap(),
+            vec![
+                "double tap \"buy socks\"",
+                "type \"buy wool socks\" into \"buy socks\"",
+                "press Enter",
+            ]
+        );
+        assert_eq!(
+            steps("the parcel shouldn't be on the list at all", &obs).unwrap(),
+            vec!["tap \"Delete\" in the row of \"post the parcel\""]
+        );
+        // Preambles order nothing; a Chinese demonstrative renames the item just spoken of;
+        // someone else's finished work describes.
+        assert_eq!(
+            steps("let's update the list. tick the ferns", &obs).unwrap(),
+            vec!["check \"water the ferns\""]
+        );
+        let zh = list(&[("洗车", false), ("寄包裹", false), ("买袜子", false)]);
+        assert_eq!(
+            steps(
+                "这张单子帮我改改。寄包裹推到明天了，把那条的内容改成“明天寄包裹”。",
+                &zh
+            )
+            .unwrap(),
+            vec![
+                "double tap \"寄包裹\"",
+                "type \"明天寄包裹\" into \"寄包裹\"",
+                "press Enter",
+            ]
+        );
+        assert_eq!(
+            steps("邻居已经帮我洗好了。买袜子那条删掉。", &zh).unwrap(),
+            vec!["tap \"Delete\" in the row of \"买袜子\""]
+        );
     }
 
     #[test]

@@ -257,6 +257,27 @@ pub(super) fn strip_fillers(seg: &str) -> &str {
     }
 }
 
+/// Words that open an exception to the clause before a comma ("delete everything that's
+/// done, except the vet one"): the comma does not end that clause.
+const EXCEPTIONS: &[&str] = &[
+    "except",
+    "apart from",
+    "other than",
+    "but not",
+    "save for",
+    "excluding",
+];
+
+/// Whether `rest` (after a comma) opens with an [`EXCEPTIONS`] word.
+fn exception_follows(rest: &[char]) -> bool {
+    let head: String = rest.iter().take(12).collect::<String>().to_lowercase();
+    let head = head.trim_start();
+    EXCEPTIONS.iter().any(|w| {
+        head.strip_prefix(w)
+            .is_some_and(|r| r.is_empty() || r.starts_with(' '))
+    })
+}
+
 /// Splits at sentence punctuation and at `then` / `and` (an `and` followed by a quote joins
 /// two texts of one clause), never inside quotes.
 pub(super) fn segments(s: &str) -> Vec<String> {
@@ -281,7 +302,10 @@ pub(super) fn segments(s: &str) -> Vec<String> {
             i += 1;
             continue;
         }
-        if ".;!?。；！？，,\n".contains(c) && !is_decimal_point(&chars, i) {
+        if ".;!?。；！？，,\n".contains(c)
+            && !is_decimal_point(&chars, i)
+            && !(",，".contains(c) && exception_follows(&chars[i + 1..]))
+        {
             out.push(std::mem::take(&mut cur));
             i += 1;
             continue;

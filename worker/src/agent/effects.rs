@@ -82,7 +82,7 @@ const EN: &[(&str, Does)] = &[
 ];
 /// Words after `mark` / `set` / `leave` (and a setter's state, [`state_setter_order`]) that say
 /// "not done" (checked before [`DONE_WORDS`]: `not done` holds `done`).
-const UNDONE_WORDS: &[&str] = &[
+pub(super) const UNDONE_WORDS: &[&str] = &[
     "not done",
     "undone",
     "not completed",
@@ -654,6 +654,9 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
     if let Some(order) = tick_noun_order(&lower, raw) {
         return Some(order);
     }
+    if let Some(order) = make_rename_order(&lower, raw) {
+        return Some(order);
+    }
     if let Some((verb, does)) = lead_verb(&lower) {
         return Some(Order {
             does: *does,
@@ -854,6 +857,30 @@ fn state_setter_order(lower: &str, raw: &str) -> Option<Order> {
     })
 }
 
+/// "make the lemons one '3 lemons' instead": `make`, the item by its words, then one quoted
+/// new name and nothing after it but [`MAKE_TAILS`] — a rename (a state there, "make it
+/// done", is [`state_setter_order`]'s).
+fn make_rename_order(lower: &str, raw: &str) -> Option<Order> {
+    let object = lower.strip_prefix("make ").and(raw.get("make ".len()..))?;
+    let [_new] = clauses::quoted(object).as_slice() else {
+        return None;
+    };
+    let open = object.find(['"', '\'', '“', '‘', '「'])?;
+    let close = object.rfind(['"', '\'', '”', '’', '」'])?;
+    let tail = object.get(close + 1..)?.to_lowercase();
+    let tail_ok = tail
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .all(|w| MAKE_TAILS.contains(&w));
+    (tail_ok && !super::clause_plan::words(&object[..open]).is_empty()).then(|| Order {
+        does: Does::Rename,
+        verb: None,
+        object: object.to_string(),
+    })
+}
+/// Words a [`make_rename_order`] may end with.
+const MAKE_TAILS: &[&str] = &["instead", "now", "please", "then", "too", "actually"];
+
 /// Nouns for the mark a done item carries ("take the tick off …", "put a check next to …").
 const TICK_NOUNS: &[&str] = &[
     "tick",
@@ -1031,6 +1058,13 @@ fn by_gerund(raw: &str) -> Option<Order> {
 fn passive_order(raw: &str) -> Option<Order> {
     let lower = raw.to_lowercase().replace('’', "'");
     let lower = lower.trim_end_matches(['.', '!', ' ']);
+    if let Some(at) = not_present_at(lower) {
+        return Some(Order {
+            does: Does::Delete,
+            verb: None,
+            object: raw.get(..at)?.to_string(),
+        });
+    }
     if let Some(at) = not_ticked_at(lower) {
         return Some(Order {
             does: Does::Uncheck,
@@ -1176,6 +1210,41 @@ const NOT_LINKS: &[&str] = &[
     "remain ",
     "have a ",
 ];
+
+/// Where on the list is, after a [`NOT_MODALS`]: "shouldn't be on there (at all)",
+/// "mustn't stay on the list", "shouldn't be listed".
+const NOT_PLACES: &[&str] = &[
+    "be on there",
+    "be on the list",
+    "be on it",
+    "be on here",
+    "be in the list",
+    "be there",
+    "be here",
+    "be listed",
+    "stay on the list",
+    "stay on there",
+    "stay there",
+    "remain on the list",
+];
+
+/// Where a [`NOT_MODALS`] + [`NOT_PLACES`] phrase starts in `lower` ("butter shouldn't be
+/// on there at all"): the item is to be deleted. Nothing but "at all" / "anymore" / "any
+/// more" / "now" may follow (a reason after it, "shouldn't be there because …", stays).
+fn not_present_at(lower: &str) -> Option<usize> {
+    NOT_MODALS
+        .iter()
+        .filter_map(|m| lower.find(m).map(|at| (at, &lower[at + m.len()..])))
+        .find(|(_, rest)| {
+            NOT_PLACES.iter().any(|p| {
+                rest.strip_prefix(p).is_some_and(|t| {
+                    let t = t.trim_matches(|c: char| c == ' ' || c == ',' || c == '.');
+                    ["", "at all", "anymore", "any more", "now"].contains(&t)
+                })
+            })
+        })
+        .map(|(at, _)| at)
+}
 
 /// Where a [`NOT_MODALS`] + [`NOT_LINKS`] + done-state phrase starts in `lower` ("the gym
 /// one shouldn't have a tick", "it shouldn't count as done"): the item is to be unticked.

@@ -81,6 +81,88 @@ pub(super) fn by_position(object: &str, items: &[(String, bool)]) -> Option<Stri
     (0..n).contains(&i).then(|| items[i as usize].0.clone())
 }
 
+/// The items a run of positions names, "the first two", "the last three items", "both of the
+/// top two", 前两条, 最后两条: `n` items from the top or the bottom (screen order kept);
+/// `None` when `object` names no such run, holds other words of meaning, or the list is
+/// shorter.
+pub(super) fn by_positions(object: &str, items: &[(String, bool)]) -> Option<Vec<String>> {
+    let (from_top, n) = if object.chars().any(super::cjk::is_cjk) {
+        zh_run(object)?
+    } else {
+        en_run(object)?
+    };
+    if n < 2 || n > items.len() {
+        return None;
+    }
+    let slice = if from_top {
+        &items[..n]
+    } else {
+        &items[items.len() - n..]
+    };
+    Some(slice.iter().map(|(name, _)| name.clone()).collect())
+}
+
+/// English counts of a run of positions.
+const EN_COUNTS: &[(&str, usize)] = &[
+    ("two", 2),
+    ("three", 3),
+    ("four", 4),
+    ("five", 5),
+    ("2", 2),
+    ("3", 3),
+    ("4", 4),
+    ("5", 5),
+];
+
+/// [`by_positions`] for an English phrase: (from the top, how many).
+fn en_run(object: &str) -> Option<(bool, usize)> {
+    let lower = object.to_lowercase().replace(['’', '\''], " ");
+    let ws: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let end = ws.iter().find_map(|w| match *w {
+        "first" | "top" => Some(true),
+        "last" | "bottom" | "final" => Some(false),
+        _ => None,
+    })?;
+    let counts: Vec<usize> = ws
+        .iter()
+        .filter_map(|w| EN_COUNTS.iter().find(|(c, _)| c == w).map(|(_, n)| *n))
+        .collect();
+    let other = ws.iter().any(|w| {
+        !["first", "top", "last", "bottom", "final", "both", "all"].contains(w)
+            && !EN_COUNTS.iter().any(|(c, _)| c == w)
+            && !EN_POSITION_FILLERS.contains(w)
+    });
+    match counts.as_slice() {
+        [n] if !other => Some((end, *n)),
+        _ => None,
+    }
+}
+
+/// [`by_positions`] for a Chinese phrase: 前两条 / 上面两条 (from the top), 最后两条 /
+/// 后两条 / 最下面两条 (from the bottom).
+fn zh_run(object: &str) -> Option<(bool, usize)> {
+    let chars: Vec<char> = object.chars().collect();
+    let at = chars
+        .windows(2)
+        .position(|w| ZH_NUMERALS.iter().any(|(c, _)| *c == w[0]) && ZH_MEASURES.contains(&w[1]))?;
+    let n = ZH_NUMERALS.iter().find(|(c, _)| *c == chars[at])?.1 as usize;
+    let before: String = chars[..at].iter().collect();
+    let top = ["前", "上面", "最上面", "头"]
+        .iter()
+        .any(|w| before.ends_with(w));
+    let bottom = ["最后", "后", "下面", "最下面", "末尾"]
+        .iter()
+        .any(|w| before.ends_with(w));
+    match (top, bottom) {
+        (true, false) => Some((true, n)),
+        (false, true) => Some((false, n)),
+        _ => None,
+    }
+}
+
 /// [`by_position`]'s index for an English phrase: one ordinal, or an ordinal counted from the
 /// bottom ("second to last", "second from the bottom", "third last").
 fn en_position(object: &str) -> Option<i32> {
