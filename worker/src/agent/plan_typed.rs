@@ -14,6 +14,7 @@ use super::effects;
 use super::plan_fix::as_script_line;
 use argus_perception::Observation;
 use argus_protocol::{Action, Aim};
+use chrono::Datelike;
 
 /// The text and the target's name of a `type` line (target `None`: the focused field).
 pub(super) fn typing(step: &str) -> Option<(String, Option<String>)> {
@@ -37,16 +38,21 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
     let steps = steps
         .into_iter()
         .map(|s| {
-            let Some((text, _)) = typing(&s) else {
+            let Some((text, field)) = typing(&s) else {
                 return s;
             };
+            let year = four_digit_year(&text, field.as_deref(), task);
             let whole = cut_short(task, &text)
                 .then(|| whole_token(task, &text))
                 .flatten();
             let unstopped = says_no_full_stop(task)
                 .then(|| text.strip_suffix(['。', '.', '．']).map(str::to_string))
                 .flatten();
-            match unstopped.or(whole).or_else(|| spelt_in(task, &text)) {
+            match year
+                .or(unstopped)
+                .or(whole)
+                .or_else(|| spelt_in(task, &text))
+            {
                 Some(own) if own != text => {
                     let q = super::clauses::quote_line;
                     let fixed = if s.contains(&q(&text)) {
@@ -66,6 +72,32 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
         })
         .collect();
     (steps, changed)
+}
+
+/// Words saying a year is to be written whole ("框里要写成四位数", "all four digits").
+const FOUR_DIGITS: &[&str] = &[
+    "four digits",
+    "4 digits",
+    "four-digit",
+    "4-digit",
+    "all four",
+    "full year",
+    "四位",
+];
+
+/// A two-digit year typed into a year field ("Year", "出版年份") when the instruction says
+/// to write it with four digits: the whole year, in the century that puts it at most this
+/// year ("05" → "2005", "87" → "1987"). `None` otherwise.
+pub(super) fn four_digit_year(text: &str, field: Option<&str>, task: &str) -> Option<String> {
+    let field = field?.to_lowercase();
+    let says = FOUR_DIGITS.iter().any(|w| task.to_lowercase().contains(w));
+    let two = text.len() == 2 && text.chars().all(|c| c.is_ascii_digit());
+    if !(says && two && (field.contains("year") || field.contains('年'))) {
+        return None;
+    }
+    let n: i32 = text.parse().ok()?;
+    let now = chrono::Utc::now().year() % 100;
+    Some(format!("{}", if n <= now { 2000 + n } else { 1900 + n }))
 }
 
 /// Words for a full stop; words before one that leave it out ("不要句号", "without the full
@@ -544,6 +576,21 @@ mod tests {
         let (p, n) = as_written(v(&["type \"Jo\" into \"Username\""]), task);
         assert_eq!((p[0].as_str(), n), ("type \"Jo\" into \"Username\"", 0));
         let (_, n) = as_written(v(&["type \"ab\" into \"X\""]), "type aB or Ab");
+        assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn a_two_digit_year_is_typed_whole_when_the_instruction_says_four_digits() {
+        let task = "出版年份是98年的，框里写四位数。";
+        let (p, n) = as_written(v(&["type \"98\" into \"Year\""]), task);
+        assert_eq!((p[0].as_str(), n), ("type \"1998\" into \"Year\"", 1));
+        let task = "from '03, the year box wants all four digits";
+        let (p, _) = as_written(v(&["type \"03\" into \"Year\""]), task);
+        assert_eq!(p[0], "type \"2003\" into \"Year\"");
+        // Not a year field, or nothing said of four digits: as typed.
+        let (p, n) = as_written(v(&["type \"03\" into \"Room\""]), task);
+        assert_eq!((p[0].as_str(), n), ("type \"03\" into \"Room\"", 0));
+        let (_, n) = as_written(v(&["type \"03\" into \"Year\""]), "year 03");
         assert_eq!(n, 0);
     }
 
