@@ -74,6 +74,22 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
     (steps, changed)
 }
 
+/// Whether a planner check, mapped for a clause it does not name, expects a text the screen
+/// shows now to be gone (`assert screen does not contain "Login"` for "double-check the
+/// username has no trailing space"): a guess that the page will change, which the clause
+/// never said. Measured: such a guess failed a login whose form was right.
+pub fn guesses_a_change(line: &str, obs: &Observation) -> bool {
+    let Some(Action::AssertNotContains { text }) = as_script_line(line) else {
+        return false;
+    };
+    let text = text.trim().to_lowercase();
+    !text.is_empty()
+        && obs
+            .elements
+            .iter()
+            .any(|e| e.labels().any(|l| l.trim().to_lowercase() == text))
+}
+
 /// Words saying a year is to be written whole ("框里要写成四位数", "all four digits").
 const FOUR_DIGITS: &[&str] = &[
     "four digits",
@@ -657,6 +673,36 @@ mod tests {
         assert!(!expects_a_password(
             "assert screen contains \"jo\"",
             &steps,
+            &obs
+        ));
+    }
+
+    #[test]
+    fn a_check_that_a_shown_control_goes_away_is_a_guess() {
+        let mut tree = argus_perception::Tree::default();
+        let mut n =
+            argus_perception::Node::new(argus_perception::Role::Button, "button", "Sign in");
+        n.bounds = Some(argus_perception::Rect::new(0.0, 0.0, 90.0, 20.0));
+        tree.nodes.push(n);
+        let obs = argus_perception::build(
+            &tree,
+            argus_perception::Screen {
+                width: 100.0,
+                height: 100.0,
+                dpr: 1.0,
+            },
+            1,
+        );
+        assert!(guesses_a_change(
+            "assert screen does not contain \"Sign in\"",
+            &obs
+        ));
+        assert!(!guesses_a_change(
+            "assert screen does not contain \"Error\"",
+            &obs
+        ));
+        assert!(!guesses_a_change(
+            "assert screen contains \"Sign in\"",
             &obs
         ));
     }

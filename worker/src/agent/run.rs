@@ -554,9 +554,10 @@ impl Exec<'_, AgentState> {
                     .collect();
                 found.retain(|e| !super::plan_typed::guessed(&e.exp.line, &said, &known));
                 found.retain(|e| {
-                    (super::plan_typed::names_the_clause(&e.exp.line, &said)
-                        || !super::plan_typed::holds_already(&e.exp.line, o))
+                    let names = super::plan_typed::names_the_clause(&e.exp.line, &said);
+                    (names || !super::plan_typed::holds_already(&e.exp.line, o))
                         && !super::plan_typed::made_up(&e.exp.line, &said, o)
+                        && (names || !super::plan_typed::guesses_a_change(&e.exp.line, o))
                 });
                 // A masked box never shows what was typed into it.
                 found.retain(|e| !super::plan_typed::expects_a_password(&e.exp.line, &p.steps, o));
