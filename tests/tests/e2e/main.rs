@@ -24,6 +24,7 @@ mod dashboard_forms;
 mod desktop;
 mod desktop_slot;
 mod docs;
+mod dogfood;
 mod drain;
 mod effect;
 mod electron;
