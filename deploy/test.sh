@@ -23,7 +23,14 @@ echo "[test] cargo build --bin argus (the fault tests run it as real processes)"
 cargo build --locked --bin argus
 echo "[test] quickstart on a fresh database, then stop it (nothing it started may be left)" >&2
 bash deploy/quickstart-ci.sh
+echo "[test] dogfood: Argus runs its own dashboard suite (tests/dogfood/)" >&2
+dogfood_log="$(mktemp)"
+if ! cargo test -p argus-tests --test e2e --locked -- dogfood:: --nocapture >"$dogfood_log" 2>&1; then
+  tail -n 100 "$dogfood_log" >&2
+  exit 1
+fi
+grep -E '^dogfood suite:' "$dogfood_log" >&2
 echo "[test] cargo test" >&2
-cargo test --workspace --locked -- --test-threads "${ARGUS_TEST_THREADS:-2}"
+cargo test --workspace --locked -- --test-threads "${ARGUS_TEST_THREADS:-2}" --skip dogfood::
 echo "[test] OCR (perception --features ocr)" >&2
 cargo test -p argus-perception --features ocr --locked

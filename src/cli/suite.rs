@@ -4,7 +4,8 @@
 //! "FILE"` (relative to the suite file) instead of `instruction`; included files are read
 //! from disk and sent in the job's `files`. A job may carry `"expectations": ["assert screen
 //! contains \"Saved\"", …]` (check lines its verdict rests on); a case that ends
-//! `unverified` (nothing was checked) fails the suite.
+//! `unverified` (nothing was checked) fails the suite. `--var NAME=VALUE` gives every job
+//! that var (a job's own `vars` entry wins), e.g. the URL of the app under test.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -31,6 +32,10 @@ enum SuiteCommand {
         /// Write the JUnit XML here when done.
         #[arg(long)]
         junit: Option<std::path::PathBuf>,
+        /// `NAME=VALUE` given to every job of the suite (repeatable); a job's own `vars`
+        /// entry of that name wins.
+        #[arg(long = "var", value_name = "NAME=VALUE")]
+        vars: Vec<String>,
     },
 }
 
@@ -40,11 +45,13 @@ pub async fn run(args: SuiteArgs) -> anyhow::Result<ExitCode> {
         file,
         server,
         junit,
+        vars,
     } = args.command;
     let body = std::fs::read_to_string(&file)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
     let mut body: serde_json::Value = serde_json::from_str(&body)
         .map_err(|e| anyhow::anyhow!("{} is not JSON: {e}", file.display()))?;
+    give_vars(&mut body, &super::steps_files::parse_vars(&vars)?);
     super::steps_files::fill_suite_jobs(&mut body, &file)?;
     let http = super::http_client()?;
     let base = server.trim_end_matches('/').to_string();
@@ -104,6 +111,27 @@ pub async fn run(args: SuiteArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Lays `vars` under every job of the suite `body`: a job's own `vars` entry of the same
+/// name is kept.
+fn give_vars(body: &mut serde_json::Value, vars: &std::collections::BTreeMap<String, String>) {
+    if vars.is_empty() {
+        return;
+    }
+    let Some(jobs) = body.get_mut("jobs").and_then(|j| j.as_array_mut()) else {
+        return;
+    };
+    for job in jobs.iter_mut().filter_map(|j| j.as_object_mut()) {
+        let slot = job
+            .entry("vars")
+            .or_insert_with(|| serde_json::Value::Object(Default::default()));
+        if let Some(m) = slot.as_object_mut() {
+            for (k, v) in vars {
+                m.entry(k.clone()).or_insert_with(|| v.clone().into());
+            }
+        }
+    }
+}
+
 /// One look at the suite: its view, or `None` after a refusal worth retrying (the envelope's
 /// `retry`, e.g. a 429 or 503).
 ///
@@ -132,4 +160,27 @@ async fn poll(
     serde_json::from_slice(&body)
         .map(Some)
         .map_err(|e| anyhow::anyhow!("unexpected suite answer from the coordinator: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_line_vars_go_to_every_job_under_its_own() {
+        let mut body = serde_json::json!({"name": "s", "jobs": [
+            {"name": "a", "instruction": "wait 1s"},
+            {"name": "b", "instruction": "wait 1s", "vars": {"DASH": "mine", "X": "1"}},
+        ]});
+        let vars = [("DASH".to_string(), "http://127.0.0.1:8080".to_string())].into();
+        give_vars(&mut body, &vars);
+        assert_eq!(
+            body["jobs"][0]["vars"],
+            serde_json::json!({"DASH": "http://127.0.0.1:8080"})
+        );
+        assert_eq!(
+            body["jobs"][1]["vars"],
+            serde_json::json!({"DASH": "mine", "X": "1"})
+        );
+    }
 }

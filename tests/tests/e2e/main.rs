@@ -25,6 +25,7 @@ mod desktop;
 mod desktop_slot;
 mod device_health;
 mod docs;
+mod dogfood;
 mod drain;
 mod effect;
 mod electron;

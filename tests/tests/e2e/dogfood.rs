@@ -1,0 +1,165 @@
+//! Argus tested by Argus (issue 28, item 5): the dashboard's own checks are the suite
+//! `tests/dogfood/dashboard.suite.json`, script jobs in the step language run by a real web
+//! worker (headless Chromium) against this farm's coordinator, auth on. The test starts the
+//! coordinator, a second coordinator on the same database (the dashboard under test: a
+//! worker's browser never reaches the coordinator the worker itself works for) and one
+//! worker whose browser may open exactly that second loopback address and which holds the admin token as the secret `DASH_TOKEN`; creates the schedule
+//! "dogfood patrol" and the job "dogfood target" through the API; runs the suite with the
+//! real `argus suite run --var DASH=<dashboard> --junit <path>`; and asserts the suite
+//! passed, every case with it, and each case's effect through the API: the job made with
+//! the New job form carries its two vars, the schedule is paused.
+
+use std::path::Path;
+use std::time::Duration;
+
+use argus_tests::procs::argus_bin;
+use argus_tests::{Farm, FarmOptions};
+use serde_json::{json, Value};
+
+/// GETs `path` with the farm's admin token; `(status, json)`.
+async fn get(farm: &Farm, path: &str) -> (u16, Value) {
+    let r = farm
+        .http
+        .get(format!("{}{path}", farm.base_url))
+        .send()
+        .await
+        .expect("get");
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+/// Creates the schedule the suite pauses (its label matches no device: it never fires a
+/// run this test waits for); its id.
+async fn create_schedule(farm: &Farm) -> String {
+    let r = farm
+        .http
+        .post(format!("{}/api/v1/schedules", farm.base_url))
+        .json(
+            &json!({"name": "dogfood patrol", "cron": "0 9 * * 1-5", "timezone": "UTC",
+            "template": {"platform": "web", "instruction": "wait 1s",
+                         "selector": {"labels": {"rack": "nowhere"}}}}),
+        )
+        .send()
+        .await
+        .expect("create schedule");
+    assert_eq!(r.status().as_u16(), 201);
+    let body: Value = r.json().await.expect("json");
+    body["schedule_id"]
+        .as_str()
+        .expect("schedule_id")
+        .to_string()
+}
+
+/// Runs `argus suite run` on the dogfood suite, submitted to the farm's coordinator, its
+/// jobs given `DASH=<dash>`; `(exit code, stdout)`.
+async fn run_suite(farm: &Farm, dash: &str, junit: &Path) -> (Option<i32>, String) {
+    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("dogfood/dashboard.suite.json");
+    let mut cmd = tokio::process::Command::new(argus_bin());
+    cmd.args(["suite", "run"])
+        .arg(&suite)
+        .args(["--server", &farm.base_url, "--junit"])
+        .arg(junit)
+        .args(["--var", &format!("DASH={dash}")])
+        .env("ARGUS_API_TOKEN", &farm.admin_token)
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(Duration::from_secs(600), cmd.output())
+        .await
+        .expect("the dogfood suite ended within 600 s")
+        .expect("start argus suite run");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}{stderr}");
+    (out.status.code(), stdout)
+}
+
+/// Each case's last run's error, one line per case that has one (for a failure message).
+async fn case_errors(farm: &Farm, suite: &Value) -> String {
+    let mut out = String::new();
+    for c in suite["jobs"].as_array().into_iter().flatten() {
+        let Some(run) = c["runs"].as_array().and_then(|r| r.last()?.as_str()) else {
+            continue;
+        };
+        let (_, d) = get(farm, &format!("/api/v1/runs/{run}")).await;
+        if !d["error"].is_null() {
+            out.push_str(&format!("{}: {}\n", c["name"], d["error"]));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn argus_runs_its_own_dashboard_suite() {
+    let started = std::time::Instant::now();
+    let mut farm = crate::bare_farm().await;
+    // The worker never lets a page reach its own coordinator (its navigation policy), so the
+    // dashboard under test is a second coordinator on the same database, as a replica
+    // behind a load balancer is; the worker's browser may open exactly that address.
+    let dash = farm.start_extra_coordinator().await;
+    farm.options = FarmOptions {
+        worker_slots: None,
+        ..farm.options.clone()
+    }
+    .allowing(&dash);
+    farm.options.model.env_secrets = vec![("DASH_TOKEN".into(), farm.admin_token.clone())];
+    let admin = farm.admin_token.clone();
+    farm.start_worker("dogfood", &admin).await;
+    let schedule = create_schedule(&farm).await;
+    let target = farm
+        .submit(&json!({"name": "dogfood target", "platform": "web",
+            "instruction": format!("open {dash}/login\nwait 2s\nassert screen contains \"API token\""),
+            "timeout_s": 60}))
+        .await;
+
+    let junit = std::env::temp_dir().join(format!("argus-dogfood-{}.xml", farm.token));
+    let (code, stdout) = run_suite(&farm, &dash, &junit).await;
+    let suite_id = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("suite ")?.split(':').next())
+        .expect("argus suite run printed the suite id")
+        .to_string();
+    let (_, suite) = get(&farm, &format!("/api/v1/suites/{suite_id}")).await;
+    let verdict = suite["verdict"].as_str().unwrap_or("?").to_string();
+    println!(
+        "dogfood suite: {verdict}, JUnit at {} ({:.0} s)",
+        junit.display(),
+        started.elapsed().as_secs_f64()
+    );
+    let errors = case_errors(&farm, &suite).await;
+    assert_eq!(code, Some(0), "argus suite run failed:\n{stdout}\n{errors}");
+    assert_eq!(verdict, "passed", "{suite}");
+    let cases = suite["jobs"].as_array().expect("jobs");
+    assert_eq!(cases.len(), 4, "{suite}");
+    for c in cases {
+        assert_eq!(c["status"], json!("succeeded"), "case {c}");
+    }
+    let xml = std::fs::read_to_string(&junit).expect("JUnit written");
+    assert!(
+        xml.contains("<testsuite") && xml.contains("new job form"),
+        "{xml}"
+    );
+    assert!(!xml.contains("<failure"), "{xml}");
+
+    // Each case's effect, through the API.
+    let (_, run) = get(&farm, &format!("/api/v1/runs/{target}")).await;
+    assert_eq!(run["status"], json!("succeeded"), "{run}");
+    let (job_id,): (uuid::Uuid,) = sqlx::query_as("select id from jobs where name = $1")
+        .bind("dogfood form job")
+        .fetch_one(&farm.pool)
+        .await
+        .expect("exactly one job made with the form");
+    let (status, job) = get(&farm, &format!("/api/v1/jobs/{job_id}")).await;
+    assert_eq!(status, 200, "{job}");
+    assert_eq!(
+        job["spec"]["vars"],
+        json!({"ITEM": "buy milk", "WHO": "Ann"}),
+        "{job}"
+    );
+    assert_eq!(job["spec"]["instruction"], json!("wait 1s"), "{job}");
+    assert_eq!(
+        job["spec"]["selector"]["labels"],
+        json!({"rack": "nowhere"}),
+        "{job}"
+    );
+    let (_, s) = get(&farm, &format!("/api/v1/schedules/{schedule}")).await;
+    assert_eq!(s["paused"], json!(true), "{s}");
+}
