@@ -243,4 +243,10 @@ pub struct InsightsPage {
     pub charts: Vec<crate::plot::Chart>,
     pub flaky: Vec<crate::store::insights::Flaky>,
     pub slow: Vec<crate::store::insights::SlowStep>,
+    /// The `job` asked about for builds (empty when none).
+    pub build_job: String,
+    /// The `suite` asked about for builds (empty when none).
+    pub build_suite: String,
+    /// Pass rate per build and first failing builds, when a job or suite was named.
+    pub builds: Option<argus_protocol::api::BuildInsights>,
 }
