@@ -74,6 +74,8 @@ impl DevicesPage<'_> {
 #[derive(Debug, Clone, Default)]
 pub struct JobForm {
     pub name: String,
+    /// The job's `app_build` (blank: none).
+    pub app_build: String,
     pub platform: String,
     pub mode: String,
     pub start_url: String,
@@ -149,6 +151,9 @@ pub struct ScheduleForm {
     pub instruction: String,
     #[serde(default)]
     pub missed: String,
+    /// The template's `app_build` (blank: none).
+    #[serde(default)]
+    pub app_build: String,
 }
 
 /// `/schedules`.
