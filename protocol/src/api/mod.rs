@@ -29,7 +29,7 @@ pub use jobs::{
     RunCancelled, RunSummary,
 };
 pub use schedules::{ScheduleCreated, ScheduleRun, ScheduleRunJob, ScheduleView};
-pub use suites::{SuiteJob, SuiteView};
+pub use suites::{FailingStep, SuiteJob, SuiteView};
 
 use crate::events::RunStatus;
 use crate::job::{JobSpec, Selector};

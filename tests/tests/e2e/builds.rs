@@ -7,7 +7,8 @@
 //!   newline) is a 4xx envelope naming `app_build` and stores nothing.
 //! * The suite page: a suite of one passing and one failing case shows both with their
 //!   status, the failing one's failure class, step text and a thumbnail whose URL serves an
-//!   image; its JUnit carries the failing step and a screenshot link in the `<failure>`.
+//!   image; its JUnit carries the failing step and a screenshot link in the `<failure>`; its
+//!   jobs' `app_build` (given in the suite) shows in the builds insights by suite name.
 
 use std::time::Duration;
 
@@ -149,9 +150,9 @@ async fn the_suite_page_shows_each_case_with_its_failing_step_and_screenshot() {
     let suite = json!({
         "name": format!("grid {}", farm.token),
         "jobs": [
-            {"platform": "web", "name": "opens", "start_url": url, "timeout_s": 60,
+            {"platform": "web", "name": "opens", "start_url": url, "timeout_s": 60, "app_build": "2.0.0",
              "instruction": "assert screen contains \"todos\""},
-            {"platform": "web", "name": "adds", "start_url": url, "timeout_s": 60,
+            {"platform": "web", "name": "adds", "start_url": url, "timeout_s": 60, "app_build": "2.0.0",
              "instruction": "type \"buy milk\" into \"What needs to be done?\"\npress Enter\nassert screen contains \"no such todo\""},
         ],
     });
@@ -205,6 +206,18 @@ async fn the_suite_page_shows_each_case_with_its_failing_step_and_screenshot() {
     assert!(ct.starts_with("image/"), "{ct}");
     assert!(!img.bytes().await.expect("bytes").is_empty());
 
+    // The API names the same step and screenshot.
+    let v: Value = get(&farm, &format!("/api/v1/suites/{id}"))
+        .await
+        .json()
+        .await
+        .expect("json");
+    let f = &v["jobs"][1]["failing_step"];
+    assert_eq!(f["index"], 3, "{v}");
+    assert_eq!(f["text"], "assert screen contains \"no such todo\"", "{v}");
+    assert_eq!(f["screenshot_url"], src, "{v}");
+    assert!(v["jobs"][0]["failing_step"].is_null(), "{v}");
+
     let xml = get(&farm, &format!("/api/v1/suites/{id}/junit.xml"))
         .await
         .text()
@@ -244,4 +257,21 @@ async fn the_suite_page_shows_each_case_with_its_failing_step_and_screenshot() {
     );
     let r = farm.http.get(shot).send().await.expect("screenshot");
     assert_eq!(r.status().as_u16(), 200, "{shot}");
+
+    // The suite file's builds: by suite name, one build at 0.5, `adds` failing since it.
+    let q = format!(
+        "/api/v1/insights/builds?suite={}",
+        urlencode(&format!("grid {}", farm.token))
+    );
+    let v: Value = get(&farm, &q).await.json().await.expect("json");
+    assert_eq!(v["builds"][0]["app_build"], "2.0.0", "{v}");
+    assert_eq!(v["builds"][0]["pass_rate"], 0.5, "{v}");
+    let adds = v["jobs"]
+        .as_array()
+        .expect("jobs")
+        .iter()
+        .find(|j| j["job"] == "adds")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(adds["first_failing_build"], "2.0.0", "{v}");
 }
