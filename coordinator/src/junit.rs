@@ -5,11 +5,13 @@
 //! `cancelled`, each with the run's message and a link to its report. A `<failure>`'s or
 //! `<error>`'s `type` is the run's failure class (`app`, `device`, `infra`; see
 //! `argus_protocol::failure`) when it has one, else its status (`unverified`,
-//! `timed_out`). Text is escaped with `quick_xml::escape`.
+//! `timed_out`). When a step failed, the message names it (`step N `text` failed: …`) and the
+//! body links the screenshot taken after it (`screenshot: <base>/artifacts/<key>`, served
+//! like the report's images). Text is escaped with `quick_xml::escape`.
 
 use quick_xml::escape::escape;
 
-use crate::store::suites::SuiteView;
+use crate::store::suites::{SuiteJob, SuiteView};
 
 /// Renders the suite; `base_url` prefixes report links.
 pub fn render(s: &SuiteView, base_url: &str) -> String {
@@ -51,57 +53,78 @@ pub fn render(s: &SuiteView, base_url: &str) -> String {
             jobs.iter().filter_map(|j| j.duration_s).sum::<f64>()
         ));
         for j in jobs {
-            let run = j.runs.last().map(|r| r.to_string()).unwrap_or_default();
-            let link = format!("{base_url}/runs/{run}");
-            out.push_str(&format!(
-                "    <testcase name=\"{}\" classname=\"argus.{}\" time=\"{:.3}\">\n",
-                escape(j.name.as_str()),
-                escape(cell),
-                j.duration_s.unwrap_or(0.0)
-            ));
-            let msg = match (j.status.as_str(), &j.verdict_basis, &j.error) {
-                ("unverified", Some(basis), _) => basis.clone(),
-                ("unverified", None, _) => "unverified: the run had nothing to check".into(),
-                (_, _, Some(e)) => e.clone(),
-                (status, _, None) => status.to_string(),
-            };
-            let body = format!("{msg}\nreport: {link}");
-            // who is to blame (`app`, `device`, `infra`) when the run has a failure class
-            let kind = j.failure_class.as_deref().unwrap_or(j.status.as_str());
-            if is_fail(&j.status) {
-                out.push_str(&format!(
-                    "      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
-                    escape(msg.as_str()),
-                    escape(kind),
-                    escape(body.as_str())
-                ));
-            } else if is_err(&j.status) {
-                out.push_str(&format!(
-                    "      <error message=\"{}\" type=\"{}\">{}</error>\n",
-                    escape(msg.as_str()),
-                    escape(kind),
-                    escape(body.as_str())
-                ));
-            } else if is_skip(&j.status) {
-                out.push_str(&format!(
-                    "      <skipped message=\"{}\"/>\n",
-                    escape(msg.as_str())
-                ));
-            }
-            let flaky = if j.flaky {
-                " (flaky: passed on retry)"
-            } else {
-                ""
-            };
-            out.push_str(&format!(
-                "      <system-out>report: {}{}</system-out>\n    </testcase>\n",
-                escape(link.as_str()),
-                flaky
-            ));
+            out.push_str(&case(j, cell, base_url));
         }
         out.push_str("  </testsuite>\n");
     }
     out.push_str("</testsuites>\n");
+    out
+}
+
+/// The failure's message: the run's message, after the failing step (1-based number and
+/// text) when one failed.
+fn message(j: &SuiteJob) -> String {
+    let msg = match (j.status.as_str(), &j.verdict_basis, &j.error) {
+        ("unverified", Some(basis), _) => basis.clone(),
+        ("unverified", None, _) => "unverified: the run had nothing to check".into(),
+        (_, _, Some(e)) => e.clone(),
+        (status, _, None) => status.to_string(),
+    };
+    match &j.failing_step {
+        Some(f) => format!("step {} `{}` failed: {msg}", f.index + 1, f.text),
+        None => msg,
+    }
+}
+
+/// One `<testcase>` of `cell`: its failure, error or skip, and the links to its report and
+/// (when the failing step has one) the screenshot after it.
+fn case(j: &SuiteJob, cell: &str, base_url: &str) -> String {
+    let run = j.runs.last().map(|r| r.to_string()).unwrap_or_default();
+    let link = format!("{base_url}/runs/{run}");
+    let mut out = format!(
+        "    <testcase name=\"{}\" classname=\"argus.{}\" time=\"{:.3}\">\n",
+        escape(j.name.as_str()),
+        escape(cell),
+        j.duration_s.unwrap_or(0.0)
+    );
+    let msg = message(j);
+    let shot = j
+        .failing_step
+        .as_ref()
+        .and_then(|f| f.after_key.as_ref())
+        .map(|k| format!("\nscreenshot: {base_url}/artifacts/{k}"))
+        .unwrap_or_default();
+    let body = format!("{msg}\nreport: {link}{shot}");
+    // who is to blame (`app`, `device`, `infra`) when the run has a failure class
+    let kind = j.failure_class.as_deref().unwrap_or(j.status.as_str());
+    let tag = match j.status.as_str() {
+        "failed" | "unverified" => Some("failure"),
+        "errored" | "timed_out" | "lost" => Some("error"),
+        _ => None,
+    };
+    if let Some(tag) = tag {
+        out.push_str(&format!(
+            "      <{tag} message=\"{}\" type=\"{}\">{}</{tag}>\n",
+            escape(msg.as_str()),
+            escape(kind),
+            escape(body.as_str())
+        ));
+    } else if j.status == "cancelled" {
+        out.push_str(&format!(
+            "      <skipped message=\"{}\"/>\n",
+            escape(msg.as_str())
+        ));
+    }
+    let flaky = if j.flaky {
+        " (flaky: passed on retry)"
+    } else {
+        ""
+    };
+    out.push_str(&format!(
+        "      <system-out>report: {}{}</system-out>\n    </testcase>\n",
+        escape(link.as_str()),
+        flaky
+    ));
     out
 }
 
@@ -110,7 +133,7 @@ mod tests {
     use argus_protocol::SuiteVerdict;
     use uuid::Uuid;
 
-    use crate::store::suites::{SuiteJob, SuiteView};
+    use crate::store::suites::{FailingStep, SuiteJob, SuiteView};
 
     fn job(name: &str, status: &str, basis: Option<&str>) -> SuiteJob {
         SuiteJob {
@@ -125,6 +148,8 @@ mod tests {
             flaky: false,
             device_id: None,
             verdict_basis: basis.map(str::to_string),
+            platform: "web".into(),
+            failing_step: None,
         }
     }
 
@@ -166,7 +191,12 @@ mod tests {
     fn a_failure_type_is_its_failure_class() {
         let mut app = job("login", "failed", None);
         app.failure_class = Some("app".into());
-        app.error = Some("step 2: no element named \"Save\"".into());
+        app.error = Some("no element named \"Save\"".into());
+        app.failing_step = Some(FailingStep {
+            index: 1,
+            text: "tap \"Save\"".into(),
+            after_key: Some("runs/r/0123456789abcdef0123456789abcdef.jpg".into()),
+        });
         let mut dev = job("checkout", "errored", None);
         dev.failure_class = Some("device".into());
         let late = job("search", "timed_out", None);
@@ -183,7 +213,14 @@ mod tests {
             jobs: vec![app, dev, late],
         };
         let xml = super::render(&s, "http://x");
-        assert!(xml.contains(r#"type="app">step 2"#), "{xml}");
+        assert!(
+            xml.contains(r#"type="app">step 2 `tap &quot;Save&quot;` failed: no element"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("screenshot: http://x/artifacts/runs/r/0123456789abcdef0123456789abcdef.jpg</failure>"),
+            "{xml}"
+        );
         assert!(
             xml.contains(r#"<error message="errored" type="device">"#),
             "{xml}"

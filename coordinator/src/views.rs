@@ -74,6 +74,8 @@ impl DevicesPage<'_> {
 #[derive(Debug, Clone, Default)]
 pub struct JobForm {
     pub name: String,
+    /// The job's `app_build` (blank: none).
+    pub app_build: String,
     pub platform: String,
     pub mode: String,
     pub start_url: String,
@@ -149,6 +151,9 @@ pub struct ScheduleForm {
     pub instruction: String,
     #[serde(default)]
     pub missed: String,
+    /// The template's `app_build` (blank: none).
+    #[serde(default)]
+    pub app_build: String,
 }
 
 /// `/schedules`.
@@ -243,4 +248,10 @@ pub struct InsightsPage {
     pub charts: Vec<crate::plot::Chart>,
     pub flaky: Vec<crate::store::insights::Flaky>,
     pub slow: Vec<crate::store::insights::SlowStep>,
+    /// The `job` asked about for builds (empty when none).
+    pub build_job: String,
+    /// The `suite` asked about for builds (empty when none).
+    pub build_suite: String,
+    /// Pass rate per build and first failing builds, when a job or suite was named.
+    pub builds: Option<argus_protocol::api::BuildInsights>,
 }

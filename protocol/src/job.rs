@@ -196,6 +196,13 @@ pub struct JobSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(default = "read_write"))]
     pub cache: Option<Cache>,
+    /// The build of the app under test (e.g. `1.4.0`): one line of 1 to 64 characters
+    /// (`MAX_APP_BUILD_CHARS`), no control characters. Every run of the job (retries and
+    /// reruns too) belongs to it; insights give pass rates per build and the first build a
+    /// job started failing on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 64))]
+    pub app_build: Option<String>,
 }
 
 /// Whether a model-mode job replays and learns stored scripts (learned replay, see the
@@ -239,6 +246,8 @@ pub const MAX_VARS: usize = 64;
 pub const MAX_VAR_BYTES: usize = 1024;
 /// Most `files` a job may carry.
 pub const MAX_FILES: usize = 32;
+/// Longest `app_build`, characters.
+pub const MAX_APP_BUILD_CHARS: usize = 64;
 
 /// Longest accepted `auto_wait_ms`, ms (2 min).
 pub const MAX_AUTO_WAIT_MS: u64 = 120_000;
@@ -374,6 +383,7 @@ impl JobSpec {
             expectations: Vec::new(),
             files: BTreeMap::new(),
             cache: None,
+            app_build: None,
         }
     }
 
@@ -399,6 +409,27 @@ impl JobSpec {
             })
             .collect();
         Ok(lines?.join("\n"))
+    }
+
+    /// `app_build`: 1 to `MAX_APP_BUILD_CHARS` characters, not blank, no control characters
+    /// (a newline included).
+    fn validate_app_build(&self) -> Result<(), SpecError> {
+        let Some(b) = &self.app_build else {
+            return Ok(());
+        };
+        if b.trim().is_empty()
+            || b.chars().count() > MAX_APP_BUILD_CHARS
+            || b.chars().any(char::is_control)
+        {
+            return Err(SpecError::new(
+                "app_build",
+                format!(
+                    "app_build is blank, over {MAX_APP_BUILD_CHARS} characters or holds a control character"
+                ),
+                "give the build as one short line, e.g. 1.4.0",
+            ));
+        }
+        Ok(())
     }
 
     fn validate_vars_and_files(&self) -> Result<(), SpecError> {
@@ -526,6 +557,7 @@ impl JobSpec {
         self.validate_policy()?;
         self.validate_model()?;
         self.validate_vars_and_files()?;
+        self.validate_app_build()?;
         self.expectation_checks()?;
         let instruction = self.instruction_with_vars()?;
         if let Err(e) = secret_refs(&instruction) {
@@ -741,6 +773,20 @@ mod tests {
         assert_eq!(s.mode, Mode::Script);
         assert_eq!(s.max_steps, DEFAULT_MAX_STEPS);
         assert_eq!(s.validate().unwrap().steps.len(), 1);
+    }
+
+    /// A build is one line of 1 to 64 characters.
+    #[test]
+    fn app_build_is_one_short_line() {
+        let mut s = JobSpec::script(Platform::Web, None, "press Enter".into());
+        s.app_build = Some("1.4.0".into());
+        assert!(s.validate().is_ok());
+        s.app_build = Some("é".repeat(MAX_APP_BUILD_CHARS));
+        assert!(s.validate().is_ok(), "64 characters, not bytes");
+        for bad in ["x".repeat(65), "1.4\n0".into(), " ".into()] {
+            s.app_build = Some(bad);
+            assert_eq!(s.validate().unwrap_err().field, "app_build");
+        }
     }
 
     #[test]

@@ -62,6 +62,10 @@ pub struct SubmitArgs {
     /// Display name.
     #[arg(long)]
     name: Option<String>,
+    /// The build of the app under test (e.g. `1.4.0`, at most 64 characters): insights
+    /// show pass rates per build and the first build the job started failing on.
+    #[arg(long = "app-build", value_name = "BUILD")]
+    app_build: Option<String>,
     /// Run time limit, s. Default 300.
     #[arg(long, default_value_t = 300)]
     timeout_s: u64,
@@ -125,6 +129,7 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
         require: args.require.clone(),
     };
     spec.name = args.name.clone();
+    spec.app_build = args.app_build.clone();
     spec.priority = args.priority;
     spec.timeout_s = args.timeout_s;
     spec.max_steps = argus_protocol::job::MAX_STEPS_LIMIT;

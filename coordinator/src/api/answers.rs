@@ -5,7 +5,8 @@
 //! out) is a 500.
 
 use argus_protocol::api::{
-    DeadEvent, DeviceHealth, DeviceSlot, ReplayEntry, RunSummary, ScheduleView, SuiteJob, SuiteView,
+    DeadEvent, DeviceHealth, DeviceSlot, FailingStep, ReplayEntry, RunSummary, ScheduleView,
+    SuiteJob, SuiteView,
 };
 use argus_protocol::{FailureClass, RunStatus};
 
@@ -64,6 +65,11 @@ pub(crate) fn suite_view(v: &store::suites::SuiteView) -> Result<SuiteView, ApiE
                 flaky: j.flaky,
                 device_id: j.device_id.clone(),
                 verdict_basis: j.verdict_basis.clone(),
+                failing_step: j.failing_step.as_ref().map(|f| FailingStep {
+                    index: f.index.max(0) as u32,
+                    text: f.text.clone(),
+                    screenshot_url: f.after_key.as_ref().map(|k| format!("/artifacts/{k}")),
+                }),
             })
         })
         .collect::<Result<Vec<_>, ApiError>>()?;

@@ -1,7 +1,8 @@
 //! `GET /insights`: how the farm has been doing — pass rate per UTC day by suite, platform
 //! and device (server-drawn SVG charts), runs that passed on retry, the slowest steps — for
 //! the caller's team (every team for an admin). `?days=N` sets the window (1–366, default
-//! 14).
+//! 14). `?job=NAME` or `?suite=NAME` adds pass rate per app build and each job's first
+//! failing build (all time, as `GET /api/v1/insights/builds` answers).
 
 use axum::extract::State;
 use axum::response::Html;
@@ -9,6 +10,7 @@ use axum::routing::get;
 use axum::{Extension, Router};
 use chrono::{Duration, Utc};
 
+use super::builds::BuildsQuery;
 use super::envelope::ApiQuery;
 use crate::auth::{Csrf, User};
 use crate::error::ApiError;
@@ -31,6 +33,10 @@ pub(super) fn router() -> Router<AppState> {
 struct Window {
     /// UTC days ending today, 1–366.
     days: Option<u32>,
+    /// Builds of the jobs with this name.
+    job: Option<String>,
+    /// Builds of the suites with this name.
+    suite: Option<String>,
 }
 
 async fn page(
@@ -59,7 +65,18 @@ async fn page(
     }
     let flaky = insights::flaky(&st.pool, &scope, since, ROWS).await?;
     let slow = insights::slowest_steps(&st.pool, &scope, since, ROWS).await?;
+    let q = BuildsQuery {
+        job: w.job.clone(),
+        suite: w.suite.clone(),
+    };
+    let builds = match q.of()? {
+        Some(of) => Some(super::builds::answer(&st, &scope, of).await?),
+        None => None,
+    };
     let page = InsightsPage {
+        build_job: w.job.unwrap_or_default(),
+        build_suite: w.suite.unwrap_or_default(),
+        builds,
         csrf: csrf.0,
         days,
         charts,

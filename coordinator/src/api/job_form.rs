@@ -34,6 +34,7 @@ pub(super) fn form_from_pairs(pairs: Vec<(String, String)>) -> JobForm {
     for (k, v) in pairs {
         match k.as_str() {
             "name" => f.name = v,
+            "app_build" => f.app_build = v,
             "platform" => f.platform = v,
             "mode" => f.mode = v,
             "start_url" => f.start_url = v,
@@ -197,6 +198,8 @@ pub(super) fn spec_from_form(f: &JobForm) -> Result<JobSpec, ApiError> {
         require: vec![],
     };
     spec.name = (!f.name.trim().is_empty()).then(|| f.name.trim().to_string());
+    // given as typed (a newline or an over-long build is refused by validation)
+    spec.app_build = (!f.app_build.trim().is_empty()).then(|| f.app_build.clone());
     if let Some(t) = number("timeout_s", &f.timeout_s)? {
         spec.timeout_s = t;
     }
@@ -259,8 +262,10 @@ mod tests {
             ("model_name", "qwen"),
             ("model_temperature", "0.5"),
             ("model_coords", "norm1000"),
+            ("app_build", "1.4.0"),
         ]));
         let s = spec_from_form(&f).unwrap();
+        assert_eq!(s.app_build.as_deref(), Some("1.4.0"));
         assert_eq!(s.mode, Mode::Llm);
         assert_eq!(s.vars.len(), 3);
         assert_eq!(s.vars["B"], "two");

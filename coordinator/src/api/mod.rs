@@ -3,6 +3,7 @@
 
 mod answers;
 mod artifacts;
+mod builds;
 mod dashboard;
 mod dead_events;
 mod devices;
@@ -53,6 +54,7 @@ pub fn router(state: AppState) -> Router {
         .merge(dashboard::router())
         .merge(live::router())
         .merge(insights::router())
+        .merge(builds::router())
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

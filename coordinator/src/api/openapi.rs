@@ -55,6 +55,7 @@ use crate::error::ApiError;
         super::suites::create,
         super::suites::show,
         super::suites::junit,
+        super::builds::show,
         super::workers::heartbeat,
         super::devices::list,
         super::health::quarantine,
@@ -223,6 +224,7 @@ mod tests {
             "POST /api/v1/suites",
             "GET /api/v1/suites/{id}",
             "GET /api/v1/suites/{id}/junit.xml",
+            "GET /api/v1/insights/builds",
             "POST /api/v1/workers/heartbeat",
             "GET /api/v1/devices",
             "POST /api/v1/devices/{id}/quarantine",
@@ -368,7 +370,7 @@ mod tests {
                 typed += 1;
             }
         }
-        assert_eq!(typed, 28, "operations walked");
+        assert_eq!(typed, 29, "operations walked");
         let text = doc.to_string();
         for (i, _) in text.match_indices("#/components/schemas/") {
             let name: String = text[i + "#/components/schemas/".len()..]

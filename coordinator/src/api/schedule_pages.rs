@@ -130,6 +130,7 @@ fn spec_from_form(
 ) -> Result<ScheduleSpec, ApiError> {
     let jf = JobForm {
         name: form.name.clone(),
+        app_build: form.app_build.clone(),
         platform: form.platform.clone(),
         start_url: form.start_url.clone(),
         instruction: form.instruction.clone(),
@@ -144,11 +145,12 @@ fn spec_from_form(
     };
     let mut template = super::job_form::spec_from_form(&jf).map_err(prefixed)?;
     if let Some(base) = base {
-        let (platform, url, instruction, name) = (
+        let (platform, url, instruction, name, build) = (
             template.platform,
             template.start_url,
             template.instruction,
             template.name,
+            template.app_build,
         );
         template = base.clone();
         (
@@ -156,7 +158,8 @@ fn spec_from_form(
             template.start_url,
             template.instruction,
             template.name,
-        ) = (platform, url, instruction, name);
+            template.app_build,
+        ) = (platform, url, instruction, name, build);
     }
     let mut matrix = Vec::new();
     for line in form.matrix.lines().map(str::trim).filter(|l| !l.is_empty()) {
@@ -256,6 +259,7 @@ async fn edit_page(
             .collect::<Vec<_>>()
             .join("\n"),
         instruction: t.instruction.clone(),
+        app_build: t.app_build.clone().unwrap_or_default(),
         missed: row.spec.missed.as_str().to_string(),
     };
     html(ScheduleEditPage {

@@ -42,8 +42,9 @@ where
     sqlx::query!(
         "with j as (
              insert into jobs (id, spec, platform, selector_labels, selector_require, name,
-                               team_id, suite_id, schedule_id, matrix_cell, replay_key)
-             values ($1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14)
+                               team_id, suite_id, schedule_id, matrix_cell, replay_key,
+                               app_build)
+             values ($1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14, $15)
              returning id, team_id)
          insert into runs (id, job_id, status, team_id, priority, queue_deadline)
          select $2, j.id, 'queued', j.team_id, $12, now() + make_interval(secs => $13::float8)
@@ -61,7 +62,8 @@ where
         meta.matrix_cell.as_deref(),
         spec.priority,
         queue_timeout_s,
-        crate::store::replay::key(&meta.team_id, spec)
+        crate::store::replay::key(&meta.team_id, spec),
+        spec.app_build.as_deref()
     )
     .execute(conn)
     .await?;

@@ -65,6 +65,22 @@ pub struct SuiteJob {
     pub device_id: Option<String>,
     /// What decided the latest run's status (its verdict's `basis`), once it has one.
     pub verdict_basis: Option<String>,
+    /// The job's platform (`web`, `android`, …).
+    pub platform: String,
+    /// The latest run's failing step, when one failed.
+    pub failing_step: Option<FailingStep>,
+}
+
+/// The first step of a run that failed, as the report shows it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FailingStep {
+    /// 0-based step index (the report's anchor is `#step-<index>`; people read index + 1).
+    pub index: i32,
+    /// The step as written.
+    pub text: String,
+    /// Object key of the latest screenshot taken after acting, up to and including this
+    /// step (served at `/artifacts/<key>`); `None` when there is none.
+    pub after_key: Option<String>,
 }
 
 /// A suite and its verdict.
@@ -100,6 +116,10 @@ struct JobRunRow {
     duration_s: Option<f64>,
     device_id: Option<String>,
     verdict_basis: Option<String>,
+    platform: String,
+    step_index: Option<i32>,
+    step_text: Option<String>,
+    after_key: Option<String>,
 }
 
 /// Loads a suite in `scope`.
@@ -125,62 +145,25 @@ pub async fn view(
         r#"select j.id as job_id, j.name, j.matrix_cell, r.id as run_id, r.status, r.error,
                   r.failure_class,
                   extract(epoch from r.finished_at - r.started_at)::float8 as duration_s,
-                  r.device_id, r.verdict ->> 'basis' as verdict_basis
+                  r.device_id, r.verdict ->> 'basis' as verdict_basis, j.platform,
+                  f.step as "step_index?", f.text as "step_text?", f.after_key
              from jobs j join runs r on r.job_id = j.id
+             left join lateral (
+                  select s.step, s.text,
+                         (select a.record ->> 'after_key' from actions a
+                           where a.run_id = s.run_id and a.attempt_id = s.attempt_id
+                             and a.step <= s.step and a.record ? 'after_key'
+                           order by a.step desc, a.action desc limit 1) as after_key
+                    from steps s
+                   where s.run_id = r.id and s.attempt_id = r.attempt_id and s.ok = false
+                   order by s.step limit 1) f on true
             where j.suite_id = $1
             order by j.created_at, j.id, r.created_at, r.id"#,
         id
     )
     .fetch_all(pool)
     .await?;
-    let mut jobs: Vec<SuiteJob> = Vec::new();
-    let mut failed_before: Vec<bool> = Vec::new();
-    for row in rows {
-        let JobRunRow {
-            job_id,
-            name: jname,
-            matrix_cell: cell,
-            run_id,
-            status,
-            error,
-            failure_class: class,
-            duration_s: dur,
-            device_id: device,
-            verdict_basis: basis,
-        } = row;
-        match jobs.last_mut() {
-            Some(j) if j.job_id == job_id => {
-                let last = failed_before.len() - 1;
-                failed_before[last] |= j.status != "succeeded";
-                j.runs.push(run_id);
-                j.status = status;
-                j.error = error;
-                j.failure_class = class;
-                j.duration_s = dur;
-                j.device_id = device;
-                j.verdict_basis = basis;
-            }
-            _ => {
-                jobs.push(SuiteJob {
-                    job_id,
-                    name: jname.unwrap_or_else(|| job_id.to_string()),
-                    cell: cell.unwrap_or_else(|| "any".into()),
-                    status,
-                    runs: vec![run_id],
-                    error,
-                    failure_class: class,
-                    duration_s: dur,
-                    flaky: false,
-                    device_id: device,
-                    verdict_basis: basis,
-                });
-                failed_before.push(false);
-            }
-        }
-    }
-    for (j, fb) in jobs.iter_mut().zip(failed_before) {
-        j.flaky = fb && j.status == "succeeded";
-    }
+    let jobs = fold(rows);
     let terminal = |s: &str| !matches!(s, "queued" | "assigned" | "running");
     let passed = jobs.iter().filter(|j| j.status == "succeeded").count();
     let unverified = jobs.iter().filter(|j| j.status == "unverified").count();
@@ -204,6 +187,56 @@ pub async fn view(
         flaky: jobs.iter().filter(|j| j.flaky).count(),
         jobs,
     }))
+}
+
+/// Folds the runs (job order, then run order) into one case per job: the latest run's
+/// outcome, flaky when it succeeded after an earlier run did not.
+fn fold(rows: Vec<JobRunRow>) -> Vec<SuiteJob> {
+    let mut jobs: Vec<SuiteJob> = Vec::new();
+    let mut failed_before: Vec<bool> = Vec::new();
+    for row in rows {
+        let failing_step = match (row.step_index, row.step_text) {
+            (Some(index), Some(text)) => Some(FailingStep {
+                index,
+                text,
+                after_key: row.after_key,
+            }),
+            _ => None,
+        };
+        let job = SuiteJob {
+            job_id: row.job_id,
+            name: row.name.unwrap_or_else(|| row.job_id.to_string()),
+            cell: row.matrix_cell.unwrap_or_else(|| "any".into()),
+            status: row.status,
+            runs: vec![row.run_id],
+            error: row.error,
+            failure_class: row.failure_class,
+            duration_s: row.duration_s,
+            flaky: false,
+            device_id: row.device_id,
+            verdict_basis: row.verdict_basis,
+            platform: row.platform,
+            failing_step,
+        };
+        match jobs.last_mut() {
+            Some(j) if j.job_id == job.job_id => {
+                if let Some(fb) = failed_before.last_mut() {
+                    *fb |= j.status != "succeeded";
+                }
+                let mut runs = std::mem::take(&mut j.runs);
+                runs.push(row.run_id);
+                *j = SuiteJob { runs, ..job };
+            }
+            _ => {
+                jobs.push(job);
+                failed_before.push(false);
+            }
+        }
+    }
+    for (j, fb) in jobs.iter_mut().zip(failed_before) {
+        j.flaky = fb && j.status == "succeeded";
+    }
+    jobs
 }
 
 /// `(suite_id, created_at)` of the last `n` suites named `name` in `team`, newest first.

@@ -1,7 +1,8 @@
 //! Request and answer bodies of the coordinator's HTTP API: the submit answer, suite and
 //! schedule specs, the suite verdict and the missed-tick policy here; the answers about
 //! jobs and runs in [`jobs`], schedules in [`schedules`], suites in [`suites`], devices,
-//! parked events and health in [`farm`], device health in [`health`] (the run detail is [`crate::RunDetail`]). Every
+//! parked events and health in [`farm`], device health in [`health`], runs by app build in
+//! [`insights`] (the run detail is [`crate::RunDetail`]). Every
 //! `/api/v1` operation answers one of these, the coordinator builds them and `argus`
 //! reads them, so the JSON shapes are written once. With the `openapi` feature they derive
 //! `utoipa::ToSchema`, and the coordinator's generated OpenAPI document describes them from
@@ -9,6 +10,7 @@
 
 pub mod farm;
 pub mod health;
+pub mod insights;
 pub mod jobs;
 pub mod schedules;
 pub mod suites;
@@ -21,12 +23,13 @@ pub use health::{
     DeviceHealth, DeviceHealthChanged, HealthChange, HealthEvent, HealthEventList, HealthState,
     HealthWindow,
 };
+pub use insights::{BuildInsights, BuildPassRate, JobFirstFailing};
 pub use jobs::{
     JobCancelled, JobReplay, JobRun, JobView, ReplayCleared, ReplayEntry, RunCancelRequested,
     RunCancelled, RunSummary,
 };
 pub use schedules::{ScheduleCreated, ScheduleRun, ScheduleRunJob, ScheduleView};
-pub use suites::{SuiteJob, SuiteView};
+pub use suites::{FailingStep, SuiteJob, SuiteView};
 
 use crate::events::RunStatus;
 use crate::job::{JobSpec, Selector};

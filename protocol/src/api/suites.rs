@@ -35,6 +35,24 @@ pub struct SuiteJob {
     pub device_id: Option<String>,
     /// What decided the latest run's status (its verdict's `basis`), once it has one.
     pub verdict_basis: Option<String>,
+    /// The latest run's first failed step, when one failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing_step: Option<FailingStep>,
+}
+
+/// The first step of a run that failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct FailingStep {
+    /// 0-based step index: the report's anchor is `/runs/{run}#step-{index}` and people read
+    /// it as step `index + 1` (a run with a start URL opens it as its first step).
+    pub index: u32,
+    /// The step as written.
+    pub text: String,
+    /// The screenshot taken after acting, at or before this step (dashboard path
+    /// `/artifacts/runs/…`, served to callers who may see the run); absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot_url: Option<String>,
 }
 
 /// The answer to `GET /api/v1/suites/{id}`.

@@ -11,6 +11,7 @@ mod android;
 mod apply_batch;
 mod bad_input;
 mod bootstrap_revoked;
+mod builds;
 mod chromium_env;
 mod circles;
 mod claim;
