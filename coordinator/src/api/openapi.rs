@@ -379,6 +379,7 @@ mod tests {
         }
         for name in [
             "RunDetail",
+            "RunAttempts",
             "RunSummary",
             "JobView",
             "SuiteView",
