@@ -72,7 +72,8 @@ where
 /// made yet: first a `retry_elsewhere` run when the run ended with a failure class and
 /// fewer of those exist than the job asks for (it avoids every device the job's runs ran
 /// on, and ends `timed_out` after the job's queue timeout when no other device takes it),
-/// else a plain retry while `retries` is not used up. Starts after the job's `backoff_s`.
+/// else a plain retry while `retries` is not used up (counting the job's runs that avoid no
+/// device: the two budgets are apart). Starts after the job's `backoff_s`.
 /// Returns the new run id.
 pub async fn retry_in(
     tx: &mut sqlx::PgConnection,
@@ -100,7 +101,8 @@ pub async fn retry_in(
                            < coalesce((j.spec->>'retry_elsewhere')::int, 0) as elsewhere) e
           where r.id = $1
             and (e.elsewhere
-                 or (select count(*) from runs x where x.job_id = r.job_id)
+                 or (select count(*) from runs x
+                      where x.job_id = r.job_id and x.avoid_devices = '{}')
                     <= coalesce((j.spec->>'retries')::int, 0))
             and not exists (select 1 from runs y where y.retry_of = r.id)
          returning id",

@@ -3,7 +3,8 @@
 //! of jobs with `retry_elsewhere: 1` passes: every job ends with a succeeded attempt on the
 //! healthy device; each attempt the sick device ate is a `device` failure marked flaky, and
 //! its retry avoided the sick device. A check that fails everywhere is tried on both devices,
-//! both attempts `app`, the job failed. Out-of-range `retry_elsewhere` (job or suite) is a
+//! both attempts `app`, the job failed (and with `retries: 1` as well, one plain retry
+//! follows). Out-of-range `retry_elsewhere` (job or suite) is a
 //! 4xx envelope naming the field, with nothing stored.
 
 use std::time::{Duration, Instant};
@@ -111,6 +112,13 @@ async fn device_failures_pass_on_another_device_and_are_flaky() {
             assert_eq!(last["attempts"]["avoid_devices"], json!([sick]), "{last}");
         }
         assert_eq!(last["attempts"]["flaky"], false, "{last}");
+        if let Some(f) = failed.first().and_then(|f| id(&f["run_id"])) {
+            let html = farm.report_html(f).await;
+            assert!(
+                html.contains("id=\"flaky\"") && html.contains("id=\"next-attempt\""),
+                "the report of a flaky attempt links its retry"
+            );
+        }
     }
     killer.abort();
     assert!(on_sick >= 1, "no job went to the sick device");
@@ -167,6 +175,37 @@ async fn an_app_failure_is_tried_on_both_devices_and_stays_app() {
     let runs = j["runs"].as_array().expect("runs");
     assert_eq!(runs.len(), 2, "{j}");
     assert_eq!(runs[1]["status"], "failed", "{j}");
+
+    // `retries` is a budget of its own: after the run elsewhere, one plain retry (any device).
+    spec["retries"] = json!(1);
+    let first = farm.submit(&spec).await;
+    let a = ended(&farm, first).await;
+    let b = ended(
+        &farm,
+        id(&a["attempts"]["next_attempt"]).expect("elsewhere"),
+    )
+    .await;
+    assert_eq!(
+        b["attempts"]["avoid_devices"],
+        json!([a["device_id"]]),
+        "{b}"
+    );
+    let c = ended(
+        &farm,
+        id(&b["attempts"]["next_attempt"]).expect("plain retry"),
+    )
+    .await;
+    assert!(c["attempts"].get("avoid_devices").is_none(), "{c}");
+    assert_eq!(c["attempts"]["retry_of"], b["run_id"], "{c}");
+    assert_eq!(
+        (&c["status"], &c["failure_class"]),
+        (&json!("failed"), &json!("app")),
+        "{c}"
+    );
+    assert!(
+        c["attempts"].get("next_attempt").is_none(),
+        "a fourth attempt: {c}"
+    );
 }
 
 async fn post(farm: &Farm, path: &str, body: &Value) -> (u16, Value) {
