@@ -7,7 +7,7 @@
 -- statement must therefore be repeatable (`create or replace`). A change of a function's
 -- arguments or result columns needs a migration that drops the old function first
 -- (`create or replace` cannot change them). The tables, indexes and
--- argus_selector_match it relies on are the migrations' (0001 to 0014); the versions of
+-- argus_selector_match it relies on are the migrations' (0001 to 0016); the versions of
 -- argus_claim_batch in migrations 0003, 0005, 0006, 0011 and 0013 are history, replaced
 -- by this file on connect.
 --
@@ -18,7 +18,52 @@
 -- call of argus_claim_candidates and one assigning UPDATE. While any team has a quota, it
 -- takes a transaction-level advisory lock so racing coordinators count exactly. A slot whose
 -- device is quarantined (device_health, migration 0014) is never free: read once per call
--- into `held`, the quarantined ids (few; an empty array costs nothing).
+-- into `held`, the quarantined ids (few; an empty array costs nothing). A run with devices to
+-- avoid (`runs.avoid_devices`, migration 0016: a `retry_elsewhere` attempt) is paired only
+-- with a slot outside its list (argus_claim_pair); one no slot of the class may take stays
+-- queued for another class or a later claim.
+
+-- argus_claim_pair(run_ids, dev_ids, dev_workers): pairs the runs (best first) with the
+-- class's locked slots: positionally when no run has devices to avoid (the common case,
+-- one indexed look-up), else greedily, each run in order taking the first slot left that
+-- is not in its `avoid_devices`; a run no slot suits is left out.
+create or replace function argus_claim_pair(run_ids uuid[], dev_ids text[],
+                                            dev_workers text[])
+returns table (pair_device text, pair_worker text, pair_run uuid)
+language plpgsql stable as $$
+declare
+    n integer := least(coalesce(cardinality(run_ids), 0), coalesce(cardinality(dev_ids), 0));
+    used boolean[];
+    avoid text[];
+    i integer;
+    k integer;
+begin
+    if n = 0 then
+        return;
+    end if;
+    if not exists (select 1 from runs x
+                    where x.id = any (run_ids) and x.avoid_devices <> '{}') then
+        return query
+        select u.d, u.w, u.r
+          from unnest(dev_ids[1:n], dev_workers[1:n], run_ids[1:n]) as u(d, w, r);
+        return;
+    end if;
+    used := array_fill(false, array[cardinality(dev_ids)]);
+    for i in 1 .. cardinality(run_ids) loop
+        select x.avoid_devices into avoid from runs x where x.id = run_ids[i];
+        for k in 1 .. cardinality(dev_ids) loop
+            if not used[k] and not (dev_ids[k] = any (coalesce(avoid, '{}'))) then
+                used[k] := true;
+                pair_device := dev_ids[k];
+                pair_worker := dev_workers[k];
+                pair_run := run_ids[i];
+                return next;
+                exit;
+            end if;
+        end loop;
+    end loop;
+end
+$$;
 
 -- argus_claim_candidates: the queued runs a class of free slots may take, best first
 -- (priority, then FIFO), at most $4, locked `for update skip locked`: $1 platform, $2 the
@@ -79,6 +124,9 @@ declare
     claimed_here integer;
     visits integer := 0;
     held text[];
+    pair_devs text[];
+    pair_workers text[];
+    pair_runs uuid[];
 begin
     if not exists (select 1 from runs q where q.status = 'queued' and q.not_before <= now()) then
         return;
@@ -172,14 +220,37 @@ begin
                                                    and x.status in ('assigned', 'running')))
               into n_cand, run_ids
               from ranked k left join teams t on t.id = k.team_id;
-            n := least(coalesce(cardinality(run_ids), 0), cardinality(dev_ids));
+            select array_agg(p.pair_device), array_agg(p.pair_worker), array_agg(p.pair_run)
+              into pair_devs, pair_workers, pair_runs
+              from argus_claim_pair(run_ids, dev_ids, dev_workers) p;
+            n := coalesce(cardinality(pair_runs), 0);
             -- no run for this class (none due, or every one held by another claimer)
             exit when n_cand = 0;
+            -- runs, but none that may take the slots locked (each avoids them: the slots
+            -- are locked in id order, as many as runs are due): lock the class's other free
+            -- slots some of these runs may take, and pair again
+            if n = 0 and coalesce(cardinality(run_ids), 0) > 0 then
+                select array_agg(s.id), array_agg(s.worker_id) into dev_ids, dev_workers
+                  from (select x.id, x.worker_id from devices x
+                         where x.platform = cls.platform and x.labels = cls.labels
+                           and x.serves_all = cls.serves_all
+                           and x.serves_team is not distinct from cls.serves_team
+                           and x.current_run_id is null
+                           and x.last_seen > now() - make_interval(secs => ttl_s)
+                           and (only_device is null or x.id = only_device)
+                           and not (x.id = any (held)) and not (x.id = any (dev_ids))
+                           and exists (select 1 from runs q where q.id = any (run_ids)
+                                          and not (x.id = any (q.avoid_devices)))
+                         order by x.id
+                         limit cardinality(run_ids)
+                         for update skip locked) s;
+                continue;
+            end if;
             continue when n = 0;
             return query
             with m as (
                 select u.d, u.w, u.r
-                  from unnest(dev_ids[1:n], dev_workers[1:n], run_ids[1:n]) as u(d, w, r)
+                  from unnest(pair_devs, pair_workers, pair_runs) as u(d, w, r)
             ), upd as (
                 update runs r
                    set status = 'assigned', attempt_id = gen_random_uuid(),
@@ -197,8 +268,10 @@ begin
               from upd join jobs j on j.id = upd.job_id;
             left_n := left_n - n;
             claimed_here := claimed_here + n;
-            dev_ids := dev_ids[n + 1:];
-            dev_workers := dev_workers[n + 1:];
+            select array_agg(x.d order by x.i), array_agg(x.w order by x.i)
+              into dev_ids, dev_workers
+              from unnest(dev_ids, dev_workers) with ordinality as x(d, w, i)
+             where not (x.d = any (pair_devs));
             -- another try only helps when a quota cut runs this class could have had
             exit when n_cand = cardinality(run_ids) or coalesce(cardinality(dev_ids), 0) = 0;
         end loop;

@@ -71,6 +71,14 @@ pub struct Selector {
 /// device takes by then ends `timed_out`.
 pub const DEFAULT_QUEUE_TIMEOUT_S: u64 = 900;
 
+/// Most runs on other devices a job may ask for (`retry_elsewhere`).
+pub const MAX_RETRY_ELSEWHERE: u32 = 5;
+
+/// Whether `n` is 0 (fields left out of the stored spec at their default).
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 impl Selector {
     /// Parsed `require` constraints (validated by [`JobSpec::validate`]).
     pub fn constraints(&self) -> Result<Vec<Constraint>, String> {
@@ -142,6 +150,12 @@ pub struct JobSpec {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(maximum = 86400, default = 0))]
     pub backoff_s: u64,
+    /// Extra runs, each on a device of the job's class that none of its earlier attempts
+    /// ran on, after a run that ended with a failure class (`app`, `device`, `infra`).
+    /// Tried before `retries`. Default 0, at most 5 (`MAX_RETRY_ELSEWHERE`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "openapi", schema(maximum = 5, default = 0))]
+    pub retry_elsewhere: u32,
     /// Safe to repeat even after actions were delivered (read-only patrols): a run lost with
     /// a worker is retried instead of waiting for a person. Default false.
     #[serde(default)]
@@ -374,6 +388,7 @@ impl JobSpec {
             priority: 0,
             retries: 0,
             backoff_s: 0,
+            retry_elsewhere: 0,
             idempotent: false,
             queue_timeout_s: None,
             model: None,
@@ -663,6 +678,13 @@ impl JobSpec {
                 "use at most 10",
             ));
         }
+        if self.retry_elsewhere > MAX_RETRY_ELSEWHERE {
+            return Err(SpecError::new(
+                "retry_elsewhere",
+                format!("retry_elsewhere is {}", self.retry_elsewhere),
+                format!("use 0 to {MAX_RETRY_ELSEWHERE}"),
+            ));
+        }
         if self.backoff_s > 24 * 3600 {
             return Err(SpecError::new(
                 "backoff_s",
@@ -787,6 +809,26 @@ mod tests {
             s.app_build = Some(bad);
             assert_eq!(s.validate().unwrap_err().field, "app_build");
         }
+    }
+
+    #[test]
+    fn retry_elsewhere_is_0_to_5_and_left_out_of_the_stored_spec_at_0() {
+        let with = |n: serde_json::Value| {
+            let mut v = serde_json::json!({"platform": "web", "instruction": "tap \"OK\""});
+            if !n.is_null() {
+                v["retry_elsewhere"] = n;
+            }
+            serde_json::from_value::<JobSpec>(v)
+        };
+        let s = with(serde_json::Value::Null).unwrap();
+        assert_eq!(s.retry_elsewhere, 0);
+        assert!(!serde_json::to_string(&s)
+            .unwrap()
+            .contains("retry_elsewhere"));
+        assert!(with(5.into()).unwrap().validate().is_ok());
+        let e = with(6.into()).unwrap().validate().unwrap_err();
+        assert_eq!(e.field, "retry_elsewhere");
+        assert!(with((-1).into()).is_err());
     }
 
     #[test]

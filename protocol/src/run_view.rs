@@ -71,6 +71,10 @@ pub struct RunDetail {
     /// see the protocol's `failure` module); absent for every other status.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_class: Option<crate::FailureClass>,
+    /// Its place in the job's attempt chain (earlier and later attempts, devices avoided,
+    /// flaky).
+    #[serde(default)]
+    pub attempts: crate::api::RunAttempts,
 }
 
 impl RunDetail {
@@ -92,6 +96,7 @@ impl RunDetail {
             expectations: Vec::new(),
             verdict: None,
             failure_class: None,
+            attempts: Default::default(),
         }
     }
 

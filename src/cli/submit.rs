@@ -59,6 +59,9 @@ pub struct SubmitArgs {
     /// Priority, -100..=100 (higher first). Default 0.
     #[arg(long, default_value_t = 0)]
     priority: i32,
+    /// Runs on other devices of the job's class after a failure (0..=5). Default 0.
+    #[arg(long, default_value_t = 0)]
+    retry_elsewhere: u32,
     /// Display name.
     #[arg(long)]
     name: Option<String>,
@@ -131,6 +134,7 @@ pub async fn run(mut args: SubmitArgs) -> anyhow::Result<ExitCode> {
     spec.name = args.name.clone();
     spec.app_build = args.app_build.clone();
     spec.priority = args.priority;
+    spec.retry_elsewhere = args.retry_elsewhere;
     spec.timeout_s = args.timeout_s;
     spec.max_steps = argus_protocol::job::MAX_STEPS_LIMIT;
     spec.cache = args.cache;

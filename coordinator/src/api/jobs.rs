@@ -39,7 +39,7 @@ pub(crate) fn parse_spec(body: &[u8]) -> Result<JobSpec, ApiError> {
         body,
         "fields: platform (web|electron|desktop|android|harmony|ios), instruction, start_url, \
          mode (script|llm|vlm), selector.labels, selector.require, max_steps, timeout_s, name, \
-         priority, retries, backoff_s, idempotent, queue_timeout_s, model, popups, \
+         priority, retries, retry_elsewhere, backoff_s, idempotent, queue_timeout_s, model, popups, \
          auto_wait_ms, vars, files, cache (off|read|read_write)",
     )
 }

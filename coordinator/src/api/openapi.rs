@@ -381,6 +381,7 @@ mod tests {
         }
         for name in [
             "RunDetail",
+            "RunAttempts",
             "RunSummary",
             "JobView",
             "SuiteView",

@@ -56,7 +56,8 @@ pub(super) async fn create(
     )?;
     let s: SuiteSpec = super::parse_body(
         &body,
-        "fields: name, jobs (job specs), matrix (selectors), vars_matrix (rows of vars)",
+        "fields: name, jobs (job specs), matrix (selectors), vars_matrix (rows of vars), \
+         retry_elsewhere",
     )?;
     if s.name.trim().is_empty() {
         return Err(invalid(
@@ -74,6 +75,14 @@ pub(super) async fn create(
                 s.vars_matrix.len()
             ),
             "split the rows over several suites",
+        ));
+    }
+    let max = argus_protocol::job::MAX_RETRY_ELSEWHERE;
+    if let Some(n) = s.retry_elsewhere.filter(|n| *n > max) {
+        return Err(invalid(
+            "retry_elsewhere".into(),
+            format!("retry_elsewhere is {n}"),
+            &format!("use 0 to {max}"),
         ));
     }
     let combos = s.jobs.len() * s.matrix.len().max(1) * s.vars_matrix.len().max(1);

@@ -308,6 +308,12 @@ async fn runs_finished(
     .await?;
     let ended: std::collections::HashSet<Uuid> = ended.into_iter().collect();
     let mut out = Vec::with_capacity(ended.len());
+    let passed: Vec<Uuid> = finished
+        .iter()
+        .filter(|(k, v)| ended.contains(&k.0) && v.0 == RunStatus::Succeeded)
+        .map(|(k, _)| k.0)
+        .collect();
+    crate::store::attempts::mark_flaky(&mut *tx, &passed).await?;
     for (k, v) in finished {
         if !ended.contains(&k.0) {
             continue;

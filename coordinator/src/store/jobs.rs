@@ -70,25 +70,47 @@ where
     Ok((job_id, run_id))
 }
 
-/// Creates the retry run of a finished run when its job allows one more: `retries` not used
-/// up and no retry made yet. Starts after the job's `backoff_s`. Returns the new run id.
+/// Creates the retry run of a finished run when its job allows one more, and no retry was
+/// made yet: first a `retry_elsewhere` run when the run ended with a failure class and
+/// fewer of those exist than the job asks for (it avoids every device the job's runs ran
+/// on, and ends `timed_out` after the job's queue timeout when no other device takes it),
+/// else a plain retry while `retries` is not used up (counting the job's runs that avoid no
+/// device: the two budgets are apart). Starts after the job's `backoff_s`.
+/// Returns the new run id.
 pub async fn retry_in(
     tx: &mut sqlx::PgConnection,
     run_id: Uuid,
 ) -> Result<Option<Uuid>, sqlx::Error> {
     let new_id = Uuid::new_v4();
     sqlx::query_scalar!(
-        "insert into runs (id, job_id, status, team_id, priority, not_before, retry_of)
+        "insert into runs (id, job_id, status, team_id, priority, not_before, retry_of,
+                           avoid_devices, queue_deadline)
          select $2, r.job_id, 'queued', r.team_id, r.priority,
-                now() + make_interval(secs => coalesce((j.spec->>'backoff_s')::float8, 0)), r.id
+                now() + make_interval(secs => coalesce((j.spec->>'backoff_s')::float8, 0)), r.id,
+                case when e.elsewhere
+                     then array(select distinct x.device_id from runs x
+                                 where x.job_id = r.job_id and x.device_id is not null)
+                     else '{}' end,
+                case when e.elsewhere
+                     then now() + make_interval(secs => coalesce(
+                              (j.spec->>'queue_timeout_s')::float8, $3::float8))
+                     end
            from runs r join jobs j on j.id = r.job_id
+          cross join lateral (
+                select r.failure_class is not null and r.device_id is not null
+                       and (select count(*) from runs x
+                             where x.job_id = r.job_id and x.avoid_devices <> '{}')
+                           < coalesce((j.spec->>'retry_elsewhere')::int, 0) as elsewhere) e
           where r.id = $1
-            and (select count(*) from runs x where x.job_id = r.job_id)
-                <= coalesce((j.spec->>'retries')::int, 0)
+            and (e.elsewhere
+                 or (select count(*) from runs x
+                      where x.job_id = r.job_id and x.avoid_devices = '{}')
+                    <= coalesce((j.spec->>'retries')::int, 0))
             and not exists (select 1 from runs y where y.retry_of = r.id)
          returning id",
         run_id,
-        new_id
+        new_id,
+        argus_protocol::job::DEFAULT_QUEUE_TIMEOUT_S as f64
     )
     .fetch_optional(&mut *tx)
     .await

@@ -2,6 +2,7 @@
 //! `FOR UPDATE SKIP LOCKED` statements; transitions after a claim are fenced by attempt id.
 //! A function over team-owned rows takes the [`TeamScope`] it may see.
 
+pub mod attempts;
 pub mod builds;
 pub mod claim;
 pub mod dead_events;

@@ -74,6 +74,7 @@ pub async fn detail(
     d.expectations = row.expectations.0;
     d.verdict = row.verdict.map(|v| v.0);
     d.failure_class = row.failure_class.as_deref().and_then(FailureClass::parse);
+    d.attempts = crate::store::attempts::of_run(pool, row.id).await?;
     if let Some(attempt) = row.attempt_id {
         let steps = sqlx::query_as!(
             StepRow,

@@ -149,3 +149,24 @@ pub struct RunSummary {
     /// When it ended.
     pub finished_at: Option<DateTime<Utc>>,
 }
+
+/// Where a run stands in its job's chain of attempts (`retries`, `retry_elsewhere`): part of
+/// the run detail (`GET /api/v1/runs/{id}`, field `attempts`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RunAttempts {
+    /// The earlier attempt this run retries; absent for a job's first run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_of: Option<Uuid>,
+    /// The attempt that retried this run, once one was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_attempt: Option<Uuid>,
+    /// Devices this run may not run on: those of the earlier attempts it retries elsewhere
+    /// (`retry_elsewhere`); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub avoid_devices: Vec<String>,
+    /// A failed attempt of a job that a later attempt passed (on another device or on a
+    /// plain retry).
+    #[serde(default)]
+    pub flaky: bool,
+}

@@ -25,8 +25,8 @@ pub use health::{
 };
 pub use insights::{BuildInsights, BuildPassRate, JobFirstFailing};
 pub use jobs::{
-    JobCancelled, JobReplay, JobRun, JobView, ReplayCleared, ReplayEntry, RunCancelRequested,
-    RunCancelled, RunSummary,
+    JobCancelled, JobReplay, JobRun, JobView, ReplayCleared, ReplayEntry, RunAttempts,
+    RunCancelRequested, RunCancelled, RunSummary,
 };
 pub use schedules::{ScheduleCreated, ScheduleRun, ScheduleRunJob, ScheduleView};
 pub use suites::{FailingStep, SuiteJob, SuiteView};
@@ -71,6 +71,10 @@ pub struct SuiteSpec {
     /// At most 100 rows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vars_matrix: Vec<std::collections::BTreeMap<String, String>>,
+    /// `retry_elsewhere` of every job that does not set its own (0 to 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(maximum = 5))]
+    pub retry_elsewhere: Option<u32>,
 }
 
 impl SuiteSpec {
@@ -80,8 +84,12 @@ impl SuiteSpec {
     pub fn rows_expanded(&self) -> Vec<(usize, JobSpec, Option<String>)> {
         let mut out = Vec::new();
         for (i, job) in self.jobs.iter().enumerate() {
+            let mut job = job.clone();
+            if job.retry_elsewhere == 0 {
+                job.retry_elsewhere = self.retry_elsewhere.unwrap_or(0);
+            }
             if self.vars_matrix.is_empty() {
-                out.push((i, job.clone(), None));
+                out.push((i, job, None));
                 continue;
             }
             for row in &self.vars_matrix {

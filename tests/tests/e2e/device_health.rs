@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 /// Kills (SIGKILL) every live process whose environment names `dir` (a worker's Chromium
 /// and its children: their `HOME` is the profile folder inside it); returns how many.
-fn kill_marked(dir: &str) -> usize {
+pub(crate) fn kill_marked(dir: &str) -> usize {
     let procs = live_with_env(&format!("MARK={dir}"));
     for (pid, _, _) in &procs {
         let _ = std::process::Command::new("kill")

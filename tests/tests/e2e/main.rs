@@ -50,6 +50,7 @@ mod read_limits;
 mod reaper;
 mod replay;
 mod report_pages;
+mod retry_elsewhere;
 mod s3_worker_prefix;
 mod secret_use;
 mod security;
