@@ -489,6 +489,25 @@ impl RunEvent {
     }
 }
 
+/// The class a run that ended with `status` is stored with: `None` for every status but
+/// `failed`, `errored` and `lost` (timeouts and cancels keep their own statuses); for
+/// `failed` / `errored` the class the worker reported, or for a worker that reported none,
+/// `app` for `failed` and `infra` for `errored`; `lost` (the reaper's: the worker stopped
+/// heartbeating mid-run) is always `device` — the host driving the device vanished, while
+/// the coordinator and the database were up (an outage of theirs starts the reaper's grace
+/// instead, `coordinator::store::reaper`).
+pub fn failure_class(
+    status: RunStatus,
+    reported: Option<crate::FailureClass>,
+) -> Option<crate::FailureClass> {
+    match status {
+        RunStatus::Failed => Some(reported.unwrap_or(crate::FailureClass::App)),
+        RunStatus::Errored => Some(reported.unwrap_or(crate::FailureClass::Infra)),
+        RunStatus::Lost => Some(crate::FailureClass::Device),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -519,5 +538,38 @@ mod tests {
         });
         let back: ActionRecord = serde_json::from_str(&serde_json::to_string(&n).unwrap()).unwrap();
         assert_eq!(back, n);
+    }
+}
+
+#[cfg(test)]
+mod failure_class_tests {
+    use super::*;
+    use crate::FailureClass;
+
+    #[test]
+    fn only_failures_are_classed() {
+        assert_eq!(
+            failure_class(RunStatus::Failed, None),
+            Some(FailureClass::App)
+        );
+        assert_eq!(
+            failure_class(RunStatus::Errored, Some(FailureClass::Device)),
+            Some(FailureClass::Device)
+        );
+        assert_eq!(
+            failure_class(RunStatus::Errored, None),
+            Some(FailureClass::Infra)
+        );
+        assert_eq!(
+            failure_class(RunStatus::Lost, None),
+            Some(FailureClass::Device)
+        );
+        for s in [
+            RunStatus::TimedOut,
+            RunStatus::Cancelled,
+            RunStatus::Succeeded,
+        ] {
+            assert_eq!(failure_class(s, Some(FailureClass::Device)), None);
+        }
     }
 }

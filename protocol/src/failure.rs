@@ -9,8 +9,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::RunStatus;
-
 /// Who is to blame for a failed or errored run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -44,22 +42,6 @@ impl FailureClass {
     }
 }
 
-/// The class a run that ended with `status` is stored with: `None` for every status but
-/// `failed`, `errored` and `lost` (timeouts and cancels keep their own statuses); for
-/// `failed` / `errored` the class the worker reported, or for a worker that reported none,
-/// `app` for `failed` and `infra` for `errored`; `lost` (the reaper's: the worker stopped
-/// heartbeating mid-run) is always `device` — the host driving the device vanished, while
-/// the coordinator and the database were up (an outage of theirs starts the reaper's grace
-/// instead, `coordinator::store::reaper`).
-pub fn failure_class(status: RunStatus, reported: Option<FailureClass>) -> Option<FailureClass> {
-    match status {
-        RunStatus::Failed => Some(reported.unwrap_or(FailureClass::App)),
-        RunStatus::Errored => Some(reported.unwrap_or(FailureClass::Infra)),
-        RunStatus::Lost => Some(FailureClass::Device),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,28 +54,5 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", c.as_str()));
         }
         assert_eq!(FailureClass::parse("App"), None);
-        assert_eq!(
-            failure_class(RunStatus::Failed, None),
-            Some(FailureClass::App)
-        );
-        assert_eq!(
-            failure_class(RunStatus::Errored, Some(FailureClass::Device)),
-            Some(FailureClass::Device)
-        );
-        assert_eq!(
-            failure_class(RunStatus::Errored, None),
-            Some(FailureClass::Infra)
-        );
-        assert_eq!(
-            failure_class(RunStatus::Lost, None),
-            Some(FailureClass::Device)
-        );
-        for s in [
-            RunStatus::TimedOut,
-            RunStatus::Cancelled,
-            RunStatus::Succeeded,
-        ] {
-            assert_eq!(failure_class(s, Some(FailureClass::Device)), None);
-        }
     }
 }

@@ -33,12 +33,13 @@ pub use api::{
 };
 pub use assignment::{Assignment, DeviceInfo, Heartbeat, HeartbeatReply, LeaseRef};
 pub use error::{ErrorCode, ErrorEnvelope};
+pub use events::failure_class;
 pub use events::{
     ActionRecord, ActionSource, ActionTimings, Disposition, EventBody, ModelUsage, PerceptionNote,
     ReflectClass, Reflection, RetryAdvice, RunEvent, RunStatus, TargetedElement,
 };
 pub use expect::{Expectation, ExpectationSource, Verdict};
-pub use failure::{failure_class, FailureClass};
+pub use failure::FailureClass;
 pub use job::{secret_refs, Cache, CoordSpace, JobSpec, Mode, ModelOverride, Selector, SpecError};
 pub use key::Key;
 pub use platform::Platform;

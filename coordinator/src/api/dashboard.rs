@@ -6,8 +6,8 @@
 //! Every form carries the session's CSRF token (hidden `csrf` field) that `auth::authenticate`
 //! checks, and only same-origin posts are accepted.
 
+use super::page_render::html;
 use argus_protocol::SuiteVerdict;
-use askama::Template;
 use axum::extract::{Path, State};
 use axum::response::{Html, Redirect};
 use axum::routing::{get, post};
@@ -35,13 +35,6 @@ pub(super) fn router() -> Router<AppState> {
         .route("/suites/{id}", get(suite_page))
         .route("/runs/{id}/cancel", post(cancel))
         .route("/runs/{id}/replay/clear", post(clear_replay))
-}
-
-/// Renders a page.
-pub(super) fn html(t: impl Template) -> Result<Html<String>, ApiError> {
-    t.render()
-        .map(Html)
-        .map_err(|e| ApiError::Internal(e.into()))
 }
 
 async fn runs(
@@ -82,17 +75,6 @@ async fn devices(
         health,
         health_events,
     })
-}
-
-/// `(field, message)` of a refusal, for the form's inline error.
-pub(super) fn form_error(e: &ApiError) -> (String, String) {
-    match e {
-        ApiError::Client(env) => (
-            env.field.clone().unwrap_or_default(),
-            format!("{} — {}", env.message, env.hint),
-        ),
-        other => (String::new(), other.to_string()),
-    }
 }
 
 async fn suites_page(

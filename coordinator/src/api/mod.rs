@@ -17,6 +17,7 @@ mod live;
 mod new_job_page;
 pub mod openapi;
 mod page_headers;
+mod page_render;
 mod pages;
 mod runs;
 mod schedule_pages;

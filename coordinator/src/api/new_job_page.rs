@@ -10,8 +10,8 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::Extension;
 
-use super::dashboard::{form_error, html};
 use super::job_form::{form_from_pairs, spec_from_form};
+use super::page_render::{form_error, html};
 use crate::auth::{Csrf, User};
 use crate::error::ApiError;
 use crate::views::{platforms, JobForm, NewJobPage};

@@ -13,7 +13,7 @@ use axum::routing::{get, post};
 use axum::{Extension, Router};
 use chrono::Utc;
 
-use super::dashboard::{form_error, html};
+use super::page_render::{form_error, html};
 use crate::auth::{Caller, Csrf, User};
 use crate::error::ApiError;
 use crate::scheduler::{self, ScheduleSpec};

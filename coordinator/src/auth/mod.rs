@@ -59,7 +59,7 @@ impl Caller {
     /// The teams this caller's queries may see: every team for an admin (auth `off`
     /// included), else its own. The only way a request gets a [`TeamScope`].
     pub fn scope(&self) -> TeamScope {
-        TeamScope::of(self)
+        TeamScope::of(self.role == Role::Admin, &self.team_id)
     }
 
     /// The team whose runs the devices this caller heartbeats may be handed: its own team

@@ -4,8 +4,6 @@
 //! task (scheduler, reaper, dispatcher) or the operator's CLI from [`TeamScope::system`].
 //! Nothing else can make one, so no code can name a team scope from a string it was sent.
 
-use crate::auth::{Caller, Role};
-
 /// The teams a store query may see: every team (an admin, the system), or one.
 ///
 /// SQL binds [`TeamScope::team`] (`$n::text is null or team_id = $n`); Rust code that
@@ -25,18 +23,18 @@ enum Teams {
 impl TeamScope {
     /// Every team's rows, for the coordinator's own background work (scheduler, reaper,
     /// dispatcher) and the operator's CLI, which acts for no caller. Never for a request:
-    /// a handler takes [`Caller::scope`].
+    /// a handler takes [`crate::auth::Caller::scope`].
     pub fn system() -> Self {
         TeamScope(Teams::All)
     }
 
-    /// The scope of an authenticated caller: an admin sees every team, anyone else only
-    /// its own. Only [`Caller::scope`] calls this.
-    pub(crate) fn of(caller: &Caller) -> Self {
-        if caller.role == Role::Admin {
+    /// The scope of an authenticated caller: an admin (`admin`) sees every team, anyone
+    /// else only its own `team_id`. Only [`crate::auth::Caller::scope`] calls this.
+    pub(crate) fn of(admin: bool, team_id: &str) -> Self {
+        if admin {
             TeamScope(Teams::All)
         } else {
-            TeamScope(Teams::One(caller.team_id.clone()))
+            TeamScope(Teams::One(team_id.to_string()))
         }
     }
 
@@ -57,6 +55,7 @@ impl TeamScope {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::auth::{Caller, Role};
 
     fn caller(team: &str, role: Role) -> Caller {
         Caller {

@@ -872,7 +872,12 @@ fn make_rename_order(lower: &str, raw: &str) -> Option<Order> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .all(|w| MAKE_TAILS.contains(&w));
-    (tail_ok && !super::clause_plan::words(&object[..open]).is_empty()).then(|| Order {
+    let head_has_words = object[..open]
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| {
+            w.len() > 2 && !["the", "one", "that", "this"].contains(&w.to_lowercase().as_str())
+        });
+    (tail_ok && head_has_words).then(|| Order {
         does: Does::Rename,
         verb: None,
         object: object.to_string(),
