@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 /// Kills (SIGKILL) every live process whose environment names `dir` (a worker's Chromium
 /// and its children: their `HOME` is the profile folder inside it); returns how many.
-pub(crate) fn kill_marked(dir: &str) -> usize {
+fn kill_marked(dir: &str) -> usize {
     let procs = live_with_env(&format!("MARK={dir}"));
     for (pid, _, _) in &procs {
         let _ = std::process::Command::new("kill")
@@ -85,20 +85,16 @@ fn job(site: &Site, farm: &Farm, n: usize, check: &str) -> Value {
     })
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_sick_device_is_quarantined_released_and_app_failures_blame_the_app() {
-    let site = Site::todomvc().await;
-    let mut farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
-    let healthy = format!("{}-0", farm.worker_id);
+/// Starts a second worker whose Chromium dies now and every 2 s after (a browser that keeps
+/// crashing); returns its device id and the task that keeps killing it (abort it at the end).
+pub(crate) async fn start_sick_worker(farm: &mut Farm) -> (String, tokio::task::JoinHandle<()>) {
     let admin = farm.admin_token.clone();
     let sick_worker = farm.start_worker("sick", &admin).await;
-    let sick = format!("{sick_worker}-0");
     let sick_dir = std::env::temp_dir()
         .join(format!("argus-test-worker-{sick_worker}"))
         .join("chromium")
         .display()
         .to_string();
-    // Its Chromium dies now and every 2 s after (a browser that keeps crashing).
     let deadline = Instant::now() + Duration::from_secs(30);
     while kill_marked(&sick_dir) == 0 {
         assert!(
@@ -107,13 +103,21 @@ async fn a_sick_device_is_quarantined_released_and_app_failures_blame_the_app() 
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let killer_dir = sick_dir.clone();
     let killer = tokio::spawn(async move {
         loop {
             tokio::time::sleep(Duration::from_secs(2)).await;
-            kill_marked(&killer_dir);
+            kill_marked(&sick_dir);
         }
     });
+    (format!("{sick_worker}-0"), killer)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_sick_device_is_quarantined_released_and_app_failures_blame_the_app() {
+    let site = Site::todomvc().await;
+    let mut farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
+    let healthy = format!("{}-0", farm.worker_id);
+    let (sick, killer) = start_sick_worker(&mut farm).await;
 
     // (a) Jobs that pass on a healthy device: the sick one (first in id order) eats some,
     // each a `device` failure, until it is quarantined; the rest pass on the healthy one.

@@ -7,14 +7,14 @@
 //! follows). Out-of-range `retry_elsewhere` (job or suite) is a
 //! 4xx envelope naming the field, with nothing stored.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use argus_tests::site::Site;
 use argus_tests::{Farm, FarmOptions};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::device_health::kill_marked;
+use super::device_health::start_sick_worker;
 
 async fn get_json(farm: &Farm, path: &str) -> Value {
     farm.http
@@ -53,26 +53,7 @@ async fn device_failures_pass_on_another_device_and_are_flaky() {
     let site = Site::todomvc().await;
     let mut farm = Farm::start(FarmOptions::default().allowing(&site.base_url)).await;
     let healthy = format!("{}-0", farm.worker_id);
-    let admin = farm.admin_token.clone();
-    let sick_worker = farm.start_worker("sick", &admin).await;
-    let sick = format!("{sick_worker}-0");
-    let sick_dir = std::env::temp_dir()
-        .join(format!("argus-test-worker-{sick_worker}"))
-        .join("chromium")
-        .display()
-        .to_string();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while kill_marked(&sick_dir) == 0 {
-        assert!(Instant::now() < deadline, "no Chromium of {sick_worker}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    let killer_dir = sick_dir.clone();
-    let killer = tokio::spawn(async move {
-        loop {
-            tokio::time::sleep(Duration::from_secs(2)).await;
-            kill_marked(&killer_dir);
-        }
-    });
+    let (sick, killer) = start_sick_worker(&mut farm).await;
     let suite = json!({
         "name": "retry elsewhere",
         "retry_elsewhere": 1,
