@@ -27,7 +27,8 @@ fn kill_marked(dir: &str) -> usize {
     procs.len()
 }
 
-async fn get_json(farm: &Farm, path: &str) -> Value {
+/// `GET path` on the farm's coordinator, as JSON.
+pub(crate) async fn get_json(farm: &Farm, path: &str) -> Value {
     farm.http
         .get(format!("{}{path}", farm.base_url))
         .send()
@@ -75,7 +76,8 @@ async fn post(client: &reqwest::Client, url: String, body: Option<&str>) -> (u16
     (code, r.json().await.unwrap_or(Value::Null))
 }
 
-fn job(site: &Site, farm: &Farm, n: usize, check: &str) -> Value {
+/// Web job `n`: open a TodoMVC of its own and assert the screen shows `check`.
+pub(crate) fn job(site: &Site, farm: &Farm, n: usize, check: &str) -> Value {
     json!({
         "platform": "web",
         "name": format!("job {n}"),

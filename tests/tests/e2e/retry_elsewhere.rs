@@ -14,28 +14,7 @@ use argus_tests::{Farm, FarmOptions};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::device_health::start_sick_worker;
-
-async fn get_json(farm: &Farm, path: &str) -> Value {
-    farm.http
-        .get(format!("{}{path}", farm.base_url))
-        .send()
-        .await
-        .expect("get")
-        .json()
-        .await
-        .expect("json")
-}
-
-fn job(site: &Site, farm: &Farm, n: usize, check: &str) -> Value {
-    json!({
-        "platform": "web",
-        "name": format!("job {n}"),
-        "start_url": site.example_url("vanillajs", &format!("r{n}-{}", farm.token)),
-        "instruction": format!("assert screen contains \"{check}\""),
-        "timeout_s": 60,
-    })
-}
+use super::device_health::{get_json, job, start_sick_worker};
 
 /// Waits for run `run` to end, then returns its detail as JSON.
 async fn ended(farm: &Farm, run: Uuid) -> Value {
