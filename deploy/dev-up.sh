@@ -546,6 +546,30 @@ if [[ ${ARGUS_SKIP_CHARTJS:-0} != 1 ]]; then
     fi
 fi
 
+# ------------------------------------------------------- junitparser ----
+# PyPI junitparser (pure Python, one wheel; imported straight from the wheel, no venv), for
+# the e2e tests that read a suite's JUnit as CI tools read it. Pinned and sha256-checked.
+JUNITPARSER_VERSION=5.0.3
+JUNITPARSER_SHA256=553535b8cd1672a9c8bd2c7326ae1ae69279267fbc562106b5aa44d3c5f769af
+JUNITPARSER_WHL=$ARGUS_HOME/junitparser/junitparser-$JUNITPARSER_VERSION-py3-none-any.whl
+if [[ ${ARGUS_SKIP_JUNITPARSER:-0} != 1 ]]; then
+    if [[ -f $JUNITPARSER_WHL ]] && [[ "$(sha256sum "$JUNITPARSER_WHL" | cut -d' ' -f1)" == "$JUNITPARSER_SHA256" ]]; then
+        log "junitparser $JUNITPARSER_VERSION present in $JUNITPARSER_WHL"
+    else
+        command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1 \
+            || apt_install python3 python3-pip
+        jtmp=$(mktemp -d)
+        quiet python3 -m pip download --no-deps --only-binary=:all: -d "$jtmp" \
+            "junitparser==$JUNITPARSER_VERSION" || die "pip download junitparser failed"
+        got=$(sha256sum "$jtmp/$(basename "$JUNITPARSER_WHL")" | cut -d' ' -f1)
+        [[ $got == "$JUNITPARSER_SHA256" ]] || die "junitparser sha256 mismatch: $got"
+        mkdir -p "$(dirname "$JUNITPARSER_WHL")"
+        install -m 0644 "$jtmp/$(basename "$JUNITPARSER_WHL")" "$JUNITPARSER_WHL"
+        rm -rf "$jtmp"
+        log "junitparser $JUNITPARSER_VERSION installed in $JUNITPARSER_WHL"
+    fi
+fi
+
 # ------------------------------------------------------------- env ----
 ENV_LINES=(
     "ARGUS_DATABASE_URL=postgres://postgres@$PG_HOST:$PG_PORT/$PG_DB"
@@ -558,6 +582,7 @@ ENV_LINES=(
     "ARGUS_CHROMIUM=$CHROMIUM_BIN"
     "ARGUS_TODOMVC_DIR=$TODOMVC_DIR"
     "ARGUS_CHARTJS=$CHARTJS_FILE"
+    "ARGUS_JUNITPARSER=$JUNITPARSER_WHL"
 )
 mkdir -p "$(dirname "$ENV_FILE")"
 {

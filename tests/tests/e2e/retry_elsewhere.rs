@@ -166,6 +166,75 @@ async fn an_app_failure_is_tried_on_both_devices_and_stays_app() {
         c["attempts"].get("next_attempt").is_none(),
         "a fourth attempt: {c}"
     );
+
+    // In a suite (`retry_elsewhere` set on the suite): `app` in the API, the grid and the
+    // JUnit as junitparser reads it.
+    suite_case_failing_everywhere_is_app(&farm, &site).await;
+}
+
+/// A suite whose one case fails the same check on both devices: the suite's API, its page's
+/// grid and its JUnit (read by PyPI junitparser) all say `app`.
+async fn suite_case_failing_everywhere_is_app(farm: &Farm, site: &Site) {
+    let Some(wheel) = argus_tests::junit_read::wheel() else {
+        argus_tests::require::require("junitparser", false, "run deploy/dev-up.sh");
+        return;
+    };
+    let suite = json!({
+        "name": format!("fails everywhere {}", farm.token),
+        "retry_elsewhere": 1,
+        "jobs": [job(site, farm, 40, "no such text")],
+    });
+    let (code, created) = post(farm, "/api/v1/suites", &suite).await;
+    assert_eq!(code, 201, "{created}");
+    let suite_id = created["suite_id"].as_str().expect("suite_id");
+    let first = id(&created["jobs"][0]["run_id"]).expect("run_id");
+    let a = ended(farm, first).await;
+    let b = ended(
+        farm,
+        id(&a["attempts"]["next_attempt"]).unwrap_or_else(|| panic!("no retry: {a}")),
+    )
+    .await;
+    assert_ne!(a["device_id"], b["device_id"], "{a} {b}");
+    let v = get_json(farm, &format!("/api/v1/suites/{suite_id}")).await;
+    assert_eq!(
+        (&v["jobs"][0]["status"], &v["jobs"][0]["failure_class"]),
+        (&json!("failed"), &json!("app")),
+        "{v}"
+    );
+    let page = farm
+        .http
+        .get(format!("{}/suites/{suite_id}", farm.base_url))
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("html");
+    assert!(
+        page.contains("<span class=\"badge failure-class\">app</span>"),
+        "{page}"
+    );
+    let xml = farm
+        .http
+        .get(format!(
+            "{}/api/v1/suites/{suite_id}/junit.xml",
+            farm.base_url
+        ))
+        .send()
+        .await
+        .expect("junit")
+        .text()
+        .await
+        .expect("xml");
+    let cases = argus_tests::junit_read::cases(&wheel, &xml);
+    assert_eq!(cases.len(), 1, "{cases:?}");
+    let results = cases[0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), 1, "{cases:?}");
+    assert_eq!(
+        (&results[0]["kind"], &results[0]["type"]),
+        (&json!("failure"), &json!("app")),
+        "{cases:?}"
+    );
 }
 
 async fn post(farm: &Farm, path: &str, body: &Value) -> (u16, Value) {
