@@ -10,6 +10,7 @@ use image::RgbImage;
 
 use crate::fusion::{PixelCandidate, PixelKind};
 use crate::geometry::Rect;
+use crate::glyph_shape::{ink_box, is_times_sign, operator_by_shape};
 use crate::glyphs::{glyph_boxes, Glyph, GlyphParams};
 use crate::ocr::{prep, OcrEngine, OcrError};
 
@@ -69,6 +70,10 @@ fn crop_box(b: &Rect, typical_h: f64, iw: u32, ih: u32) -> Option<prep::PxRect> 
 /// least this sure replaces it.
 pub const BAR_CONF: f32 = 0.6;
 
+/// Confidence given to an operator told by its shape ([`operator_by_shape`]): the shape
+/// decides over the recognizer, which reads `÷` as `+` and a lone `.` as `:`.
+pub const SHAPE_CONF: f32 = 0.9;
+
 /// Whether `b` is a lone horizontal bar among glyphs `typical_h` tall: shorter than
 /// [`SMALL_GLYPH`] × `typical_h`, at least twice as wide as tall and narrower than
 /// `typical_h`. The recognizer reads a lone `-` key as `"` or `一` or nothing (tuning part of
@@ -87,6 +92,52 @@ fn typical_height(glyphs: &[Glyph]) -> f64 {
         .collect();
     h.sort_by(f64::total_cmp);
     h.get(h.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Readings of the letter `x` that are the sign `×` by where they stand on their row
+/// ([`is_times_sign`], on each candidate's ink box): renamed `×`. Candidates of more than
+/// [`GLYPH_MAX_CHARS`] characters are lines of text, not keys, and left out of the rows.
+pub fn mark_times_signs(img: &RgbImage, cands: &mut [PixelCandidate]) {
+    let short = |c: &PixelCandidate| {
+        let n = c.text.trim().chars().count();
+        n > 0 && n <= GLYPH_MAX_CHARS
+    };
+    if !cands
+        .iter()
+        .any(|c| c.text.trim().eq_ignore_ascii_case("x"))
+    {
+        return;
+    }
+    let inks: Vec<Option<Rect>> = cands
+        .iter()
+        .map(|c| short(c).then(|| ink_box(img, &c.bbox_px)).flatten())
+        .collect();
+    let mut heights: Vec<f64> = cands
+        .iter()
+        .zip(&inks)
+        .filter(|(c, _)| c.text.trim().chars().count() == 1)
+        .filter_map(|(_, r)| r.map(|r| r.h))
+        .filter(|h| *h >= 6.0)
+        .collect();
+    heights.sort_by(f64::total_cmp);
+    let Some(typical_h) = heights.get(heights.len() / 2).copied() else {
+        return;
+    };
+    for i in 0..cands.len() {
+        let Some(x) = inks[i] else { continue };
+        if !cands[i].text.trim().eq_ignore_ascii_case("x") {
+            continue;
+        }
+        let row: Vec<Rect> = inks
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .filter_map(|(_, r)| *r)
+            .collect();
+        if is_times_sign(&x, &row, typical_h) {
+            cands[i].text = "×".to_string();
+        }
+    }
 }
 
 /// Glyph candidates in `areas` (device px) of `img`: boxes [`glyph_boxes`] finds outside
@@ -122,6 +173,15 @@ pub fn read_glyphs(
         }
     }
     let texts = engine.read_lines(&crops)?;
+    let by_shape: Vec<Option<(Rect, &str)>> = glyphs
+        .iter()
+        .map(|g| {
+            g.alt
+                .into_iter()
+                .chain(std::iter::once(g.rect))
+                .find_map(|r| operator_by_shape(img, &r, SMALL_GLYPH * typical_h).map(|op| (r, op)))
+        })
+        .collect();
     let mut best: Vec<Option<(Rect, String, f32)>> = glyphs
         .iter()
         .map(|g| is_bar(&g.rect, typical_h).then(|| (g.rect, "-".to_string(), BAR_CONF)))
@@ -131,6 +191,11 @@ pub fn read_glyphs(
         let fits = !t.is_empty() && t.chars().count() <= GLYPH_MAX_CHARS;
         if fits && conf >= GLYPH_MIN_CONF && best[i].as_ref().is_none_or(|b| conf > b.2) {
             best[i] = Some((r, t, conf));
+        }
+    }
+    for (b, shape) in best.iter_mut().zip(&by_shape) {
+        if let Some((r, op)) = shape {
+            *b = Some((*r, (*op).to_string(), SHAPE_CONF));
         }
     }
     Ok(best

@@ -67,20 +67,20 @@ impl Default for GlyphParams {
 /// One edge component: box (area px, inclusive) and pixel count, and how many of its pixels
 /// lie within 2 px of its box's edges.
 #[derive(Debug, Clone, Copy)]
-struct Comp {
-    x0: usize,
-    y0: usize,
-    x1: usize,
-    y1: usize,
+pub(crate) struct Comp {
+    pub(crate) x0: usize,
+    pub(crate) y0: usize,
+    pub(crate) x1: usize,
+    pub(crate) y1: usize,
     near_edge: usize,
     n: usize,
 }
 
 impl Comp {
-    fn w(&self) -> usize {
+    pub(crate) fn w(&self) -> usize {
         self.x1 - self.x0 + 1
     }
-    fn h(&self) -> usize {
+    pub(crate) fn h(&self) -> usize {
         self.y1 - self.y0 + 1
     }
     fn holds(&self, o: &Comp) -> bool {
@@ -121,8 +121,9 @@ pub(crate) fn edges(
     edge
 }
 
-/// 8-connected components of `edge` (w wide).
-fn components(edge: &[bool], w: usize) -> Vec<Comp> {
+/// 8-connected components of `edge` (w wide); also of a glyph's ink
+/// ([`crate::glyph_shape`]).
+pub(crate) fn components(edge: &[bool], w: usize) -> Vec<Comp> {
     let h = edge.len() / w.max(1);
     let mut seen = vec![false; edge.len()];
     let (mut out, mut stack, mut pixels) = (Vec::new(), Vec::new(), Vec::new());

@@ -44,6 +44,7 @@ pub mod fusion;
 pub mod geometry;
 #[cfg(feature = "ocr")]
 pub mod glyph_read;
+pub mod glyph_shape;
 pub mod glyphs;
 pub mod harmony;
 pub mod ink;

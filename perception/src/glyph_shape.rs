@@ -1,0 +1,239 @@
+//! Operator glyphs told by their shape, where a text recognizer guesses: `÷` (a bar with a dot
+//! above and one below, which the recognizer reads as `+` or nothing), `=` (two stacked bars),
+//! a lone `.` (read as `:` or nothing once its crop is grown to key height), and `×` against
+//! the letter `x` (the same strokes; typography tells them apart: a letter stands on the
+//! baseline its row's digits and capitals stand on, the sign is centred on the math axis,
+//! above it).
+//!
+//! Parts are the 8-connected components of the glyph's ink: pixels whose luma differs from
+//! the glyph box's border (its background, the median of the box grown by 2 px's edge row
+//! and column) by more than [`INK_DELTA`]. All in device px.
+
+use image::RgbImage;
+
+use crate::geometry::Rect;
+use crate::glyphs::{components, Comp};
+
+/// Luma difference from the background above which a pixel is ink (0..=255): anti-aliased
+/// strokes of 11 px text on a coloured key keep their cores above it.
+pub const INK_DELTA: i32 = 70;
+
+/// A part is a bar when at least this many times as wide as tall.
+const BAR_ASPECT: f64 = 2.0;
+
+/// Luma of every pixel of `r` (clipped to the image), row by row; `(w, h, luma)`.
+fn luma_of(img: &RgbImage, r: &Rect) -> (usize, usize, Vec<i32>) {
+    let (iw, ih) = img.dimensions();
+    let x0 = r.x.floor().clamp(0.0, f64::from(iw)) as u32;
+    let y0 = r.y.floor().clamp(0.0, f64::from(ih)) as u32;
+    let x1 = r.right().ceil().clamp(0.0, f64::from(iw)) as u32;
+    let y1 = r.bottom().ceil().clamp(0.0, f64::from(ih)) as u32;
+    let (w, h) = (
+        x1.saturating_sub(x0) as usize,
+        y1.saturating_sub(y0) as usize,
+    );
+    let mut luma = Vec::with_capacity(w * h);
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let p = img.get_pixel(x, y).0;
+            luma.push(
+                (299 * i32::from(p[0]) + 587 * i32::from(p[1]) + 114 * i32::from(p[2])) / 1000,
+            );
+        }
+    }
+    (w, h, luma)
+}
+
+/// The ink parts of glyph box `g`, in the coordinates of `g` grown by 2 px, top to bottom;
+/// parts touching that grown box's edge (a key's outline) are left out.
+fn parts(img: &RgbImage, g: &Rect) -> Vec<Comp> {
+    let grown = g.grown(2.0);
+    let (w, h, luma) = luma_of(img, &grown);
+    if w < 3 || h < 3 {
+        return Vec::new();
+    }
+    let mut border: Vec<i32> = (0..w)
+        .flat_map(|x| [luma[x], luma[(h - 1) * w + x]])
+        .chain((0..h).flat_map(|y| [luma[y * w], luma[y * w + w - 1]]))
+        .collect();
+    border.sort_unstable();
+    let bg = border[border.len() / 2];
+    let ink: Vec<bool> = luma.iter().map(|l| (l - bg).abs() > INK_DELTA).collect();
+    let mut out: Vec<Comp> = components(&ink, w)
+        .into_iter()
+        .filter(|c| c.x0 > 0 && c.y0 > 0 && c.x1 + 1 < w && c.y1 + 1 < h)
+        .collect();
+    out.sort_by_key(|c| c.y0);
+    out
+}
+
+fn is_bar(c: &Comp) -> bool {
+    c.w() as f64 >= BAR_ASPECT * c.h() as f64
+}
+
+/// Whether `a` is a dot over (or under) bar `bar`: no wider than half the bar, not a bar
+/// itself, its centre within a fifth of the bar's width of the bar's centre.
+fn dot_on(a: &Comp, bar: &Comp) -> bool {
+    let centre = |c: &Comp| (c.x0 + c.x1) as f64 / 2.0;
+    !is_bar(a)
+        && a.w() as f64 <= 0.5 * bar.w() as f64
+        && (centre(a) - centre(bar)).abs() <= 0.2 * bar.w() as f64
+}
+
+/// The operator glyph box `g` of `img` draws by its shape alone, if any: `÷`, `=` or, for a
+/// box holding one round part of ink less than `small_h` px tall and wide, `.`.
+pub fn operator_by_shape(img: &RgbImage, g: &Rect, small_h: f64) -> Option<&'static str> {
+    let p = parts(img, g);
+    match p.as_slice() {
+        [top, bar, bottom] if is_bar(bar) && dot_on(top, bar) && dot_on(bottom, bar) => {
+            (top.y1 < bar.y0 && bar.y1 < bottom.y0).then_some("÷")
+        }
+        [a, b] if is_bar(a) && is_bar(b) => {
+            let (wa, wb) = (a.w() as f64, b.w() as f64);
+            let aligned = (a.x0 as f64 - b.x0 as f64).abs() <= 0.25 * wa.max(wb);
+            (a.y1 < b.y0 && aligned && wa.min(wb) >= 0.7 * wa.max(wb)).then_some("=")
+        }
+        [dot] if (dot.h() as f64) < small_h && (dot.w() as f64) < small_h => {
+            let aspect = dot.w() as f64 / dot.h() as f64;
+            (0.5..=2.0).contains(&aspect).then_some(".")
+        }
+        _ => None,
+    }
+}
+
+/// The tight box of the ink inside `r` of `img` (device px): the union of its ink parts.
+pub fn ink_box(img: &RgbImage, r: &Rect) -> Option<Rect> {
+    let p = parts(img, r);
+    let x0 = p.iter().map(|c| c.x0).min()?;
+    let y0 = p.iter().map(|c| c.y0).min()?;
+    let x1 = p.iter().map(|c| c.x1).max()?;
+    let y1 = p.iter().map(|c| c.y1).max()?;
+    let (gx, gy) = (r.x.floor() - 2.0, r.y.floor() - 2.0);
+    Some(Rect::new(
+        gx + x0 as f64,
+        gy + y0 as f64,
+        (x1 - x0 + 1) as f64,
+        (y1 - y0 + 1) as f64,
+    ))
+}
+
+/// The baseline of `row` (ink boxes of glyphs on one row): the bottom most of them share,
+/// within `tol` px (letters without descenders, digits and capitals all stand on it).
+fn baseline(row: &[&Rect], tol: f64) -> Option<f64> {
+    row.iter()
+        .map(|r| {
+            let n = row
+                .iter()
+                .filter(|o| (o.bottom() - r.bottom()).abs() <= tol)
+                .count();
+            (n, r.bottom())
+        })
+        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)))
+        .map(|(_, b)| b)
+}
+
+/// Whether ink box `x`, read as the letter `x`, is the sign `×` by where it stands among
+/// `row` (ink boxes of the other glyphs read, any row; those overlapping `x` vertically and at
+/// least half of `typical_h` tall are its row): its bottom is above the row's baseline
+/// ([`baseline`]) by more than 8% of `typical_h`, and its centre is within 15% of `typical_h`
+/// of the median centre of the row's glyphs at least 0.8 × `typical_h` tall standing on that
+/// baseline (digits, capitals). `false` when the row has no such glyph to measure against.
+pub fn is_times_sign(x: &Rect, row: &[Rect], typical_h: f64) -> bool {
+    if typical_h <= 0.0 {
+        return false;
+    }
+    let tol = (0.06 * typical_h).max(1.0);
+    let mates: Vec<&Rect> = row
+        .iter()
+        .filter(|r| r.h >= 0.5 * typical_h && r.y < x.bottom() && x.y < r.bottom())
+        .collect();
+    let Some(base) = baseline(&mates, tol) else {
+        return false;
+    };
+    let mut centres: Vec<f64> = mates
+        .iter()
+        .filter(|r| r.h >= 0.8 * typical_h && (r.bottom() - base).abs() <= tol)
+        .map(|r| r.y + r.h / 2.0)
+        .collect();
+    if centres.is_empty() {
+        return false;
+    }
+    centres.sort_by(f64::total_cmp);
+    let centre = centres[centres.len() / 2];
+    base - x.bottom() > 0.08 * typical_h && ((x.y + x.h / 2.0) - centre).abs() <= 0.15 * typical_h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canvas() -> RgbImage {
+        RgbImage::from_pixel(60, 60, image::Rgb([240, 240, 240]))
+    }
+
+    fn fill(img: &mut RgbImage, x: u32, y: u32, w: u32, h: u32) {
+        for yy in y..y + h {
+            for xx in x..x + w {
+                img.put_pixel(xx, yy, image::Rgb([20, 20, 20]));
+            }
+        }
+    }
+
+    #[test]
+    fn a_bar_between_two_dots_is_a_division_sign() {
+        let mut img = canvas();
+        fill(&mut img, 28, 18, 3, 3);
+        fill(&mut img, 22, 25, 15, 2);
+        fill(&mut img, 28, 31, 3, 3);
+        let g = Rect::new(22.0, 18.0, 15.0, 16.0);
+        assert_eq!(operator_by_shape(&img, &g, 8.0), Some("÷"));
+        // The same strokes with the dots off to one side are not.
+        let mut off = canvas();
+        fill(&mut off, 22, 18, 3, 3);
+        fill(&mut off, 22, 25, 15, 2);
+        fill(&mut off, 34, 31, 3, 3);
+        assert_eq!(operator_by_shape(&off, &g, 8.0), None);
+    }
+
+    #[test]
+    fn two_stacked_bars_are_equals_and_a_lone_small_dot_is_a_point() {
+        let mut img = canvas();
+        fill(&mut img, 20, 22, 16, 2);
+        fill(&mut img, 20, 29, 16, 2);
+        assert_eq!(
+            operator_by_shape(&img, &Rect::new(20.0, 22.0, 16.0, 9.0), 8.0),
+            Some("=")
+        );
+        let mut dot = canvas();
+        fill(&mut dot, 30, 30, 3, 3);
+        assert_eq!(
+            operator_by_shape(&dot, &Rect::new(30.0, 30.0, 3.0, 3.0), 8.0),
+            Some(".")
+        );
+        // A tall single stroke is no operator this reads.
+        let mut one = canvas();
+        fill(&mut one, 30, 15, 3, 20);
+        assert_eq!(
+            operator_by_shape(&one, &Rect::new(30.0, 15.0, 3.0, 20.0), 8.0),
+            None
+        );
+    }
+
+    #[test]
+    fn an_x_on_the_baseline_is_a_letter_and_one_on_the_axis_a_sign() {
+        // Digits 20 px tall standing on y = 40 (their centre at 30), and a `g` hanging below.
+        let row = [
+            Rect::new(0.0, 20.0, 10.0, 20.0),
+            Rect::new(40.0, 20.0, 10.0, 20.0),
+            Rect::new(60.0, 26.0, 10.0, 18.0),
+        ];
+        let letter = Rect::new(20.0, 26.0, 11.0, 14.0);
+        assert!(!is_times_sign(&letter, &row, 20.0));
+        let sign = Rect::new(20.0, 24.0, 11.0, 12.0);
+        assert!(is_times_sign(&sign, &row, 20.0));
+        assert!(
+            !is_times_sign(&sign, &[], 20.0),
+            "nothing to measure against"
+        );
+    }
+}
