@@ -2,7 +2,7 @@
 """Generates the perception evaluation sets: UI text pages and keypad pages, each rendered in
 Chromium (headless `--screenshot`) and in GTK 3 (python3-gi under Xvfb, gtk_page.py).
 
-    perception/sets/generate.py OUT_DIR [--only text|keypad] [--part tune|held]
+    perception/sets/generate.py OUT_DIR [--only text|keypad] [--part tune|tune_more|held]
 
 Everything is drawn from seeded random generators; nothing is picked by hand. Seeds are split:
 the **tuning** part (seeds TUNE_SEEDS) may be looked at while tuning the pixel channel, the
@@ -259,8 +259,10 @@ def write_json(page, path):
 
 
 def plan(part):
-    """(set, renderer, seed, page) for one part; seeds drawn from the part's range in order."""
-    seeds = iter(TUNE_SEEDS if part == "tune" else HELD_SEEDS)
+    """(set, renderer, seed, page) for one part; seeds drawn from the part's range in order.
+    `tune_more` is a second, larger tuning part (keypads as many as the held-out part has) from
+    the upper half of the tuning seeds."""
+    seeds = iter({"tune": TUNE_SEEDS, "tune_more": TUNE_SEEDS[500:]}.get(part, HELD_SEEDS))
     out = []
     for renderer in ["chromium", "gtk"]:
         for size in TEXT_SIZES:
@@ -269,7 +271,7 @@ def plan(part):
                 s = next(seeds)
                 out.append(("text", renderer, s, text_page(s, font, size)))
         for size_class in KEY_CLASSES:
-            for _ in range(4 if part == "held" else 1):
+            for _ in range(1 if part == "tune" else 4):
                 s = next(seeds)
                 out.append(("keypad", renderer, s, keypad_page(s, size_class)))
     return out
@@ -279,7 +281,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out")
     ap.add_argument("--only", choices=["text", "keypad"])
-    ap.add_argument("--part", choices=["tune", "held"])
+    ap.add_argument("--part", choices=["tune", "tune_more", "held"])
     a = ap.parse_args()
     scratch = tempfile.mkdtemp(prefix="argus-sets-")
     try:

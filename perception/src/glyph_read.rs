@@ -94,28 +94,24 @@ fn typical_height(glyphs: &[Glyph]) -> f64 {
     h.get(h.len() / 2).copied().unwrap_or(0.0)
 }
 
-/// Readings of the letter `x` that are the sign `×` by where they stand on their row
-/// ([`is_times_sign`], on each candidate's ink box): renamed `×`. Candidates of more than
+/// Settles the one-character readings of `cands` (every channel's, after the glyph pass):
+/// look-alikes by their row ([`crate::key_rows::settle`]); an operator its ink's shape draws
+/// ([`operator_by_shape`]: OCR's detector reads a lone `÷` as `+`); the letter `x` renamed `×`
+/// where it stands like the sign ([`is_times_sign`], on ink boxes). Readings of more than
 /// [`GLYPH_MAX_CHARS`] characters are lines of text, not keys, and left out of the rows.
-pub fn mark_times_signs(img: &RgbImage, cands: &mut [PixelCandidate]) {
-    let short = |c: &PixelCandidate| {
-        let n = c.text.trim().chars().count();
-        n > 0 && n <= GLYPH_MAX_CHARS
-    };
-    if !cands
-        .iter()
-        .any(|c| c.text.trim().eq_ignore_ascii_case("x"))
-    {
-        return;
-    }
+pub fn settle_keys(img: &RgbImage, cands: &mut [PixelCandidate]) {
+    crate::key_rows::settle(cands);
+    let chars = |c: &PixelCandidate| c.text.trim().chars().count();
     let inks: Vec<Option<Rect>> = cands
         .iter()
-        .map(|c| short(c).then(|| ink_box(img, &c.bbox_px)).flatten())
+        .map(|c| (1..=GLYPH_MAX_CHARS).contains(&chars(c)))
+        .zip(cands.iter())
+        .map(|(short, c)| short.then(|| ink_box(img, &c.bbox_px)).flatten())
         .collect();
     let mut heights: Vec<f64> = cands
         .iter()
         .zip(&inks)
-        .filter(|(c, _)| c.text.trim().chars().count() == 1)
+        .filter(|(c, _)| chars(c) == 1)
         .filter_map(|(_, r)| r.map(|r| r.h))
         .filter(|h| *h >= 6.0)
         .collect();
@@ -124,7 +120,14 @@ pub fn mark_times_signs(img: &RgbImage, cands: &mut [PixelCandidate]) {
         return;
     };
     for i in 0..cands.len() {
-        let Some(x) = inks[i] else { continue };
+        let Some(ink) = inks[i] else { continue };
+        if chars(&cands[i]) != 1 {
+            continue;
+        }
+        if let Some(op) = operator_by_shape(img, &ink, SMALL_GLYPH * typical_h) {
+            cands[i].text = op.to_string();
+            continue;
+        }
         if !cands[i].text.trim().eq_ignore_ascii_case("x") {
             continue;
         }
@@ -134,7 +137,7 @@ pub fn mark_times_signs(img: &RgbImage, cands: &mut [PixelCandidate]) {
             .filter(|(j, _)| *j != i)
             .filter_map(|(_, r)| *r)
             .collect();
-        if is_times_sign(&x, &row, typical_h) {
+        if is_times_sign(&ink, &row, typical_h) {
             cands[i].text = "×".to_string();
         }
     }
@@ -176,9 +179,8 @@ pub fn read_glyphs(
     let by_shape: Vec<Option<(Rect, &str)>> = glyphs
         .iter()
         .map(|g| {
-            g.alt
-                .into_iter()
-                .chain(std::iter::once(g.rect))
+            std::iter::once(g.rect)
+                .chain(g.alt)
                 .find_map(|r| operator_by_shape(img, &r, SMALL_GLYPH * typical_h).map(|op| (r, op)))
         })
         .collect();

@@ -1,6 +1,7 @@
 //! Operator glyphs told by their shape, where a text recognizer guesses: `÷` (a bar with a dot
 //! above and one below, which the recognizer reads as `+` or nothing), `=` (two stacked bars),
-//! a lone `.` (read as `:` or nothing once its crop is grown to key height), and `×` against
+//! a lone `.` or `-` (read as `:`, `.` or nothing once the crop is grown to key height), `/`
+//! (read as `1` or nothing), and `×` against
 //! the letter `x` (the same strokes; typography tells them apart: a letter stands on the
 //! baseline its row's digits and capitals stand on, the sign is centred on the math axis,
 //! above it).
@@ -44,13 +45,23 @@ fn luma_of(img: &RgbImage, r: &Rect) -> (usize, usize, Vec<i32>) {
     (w, h, luma)
 }
 
-/// The ink parts of glyph box `g`, in the coordinates of `g` grown by 2 px, top to bottom;
-/// parts touching that grown box's edge (a key's outline) are left out.
-fn parts(img: &RgbImage, g: &Rect) -> Vec<Comp> {
+/// The ink of glyph box `g` grown by 2 px: its mask (row by row, `w` wide) and its parts,
+/// top to bottom; parts touching the grown box's edge (a key's outline) are left out.
+struct Ink {
+    mask: Vec<bool>,
+    w: usize,
+    parts: Vec<Comp>,
+}
+
+fn ink_of(img: &RgbImage, g: &Rect) -> Ink {
     let grown = g.grown(2.0);
     let (w, h, luma) = luma_of(img, &grown);
     if w < 3 || h < 3 {
-        return Vec::new();
+        return Ink {
+            mask: Vec::new(),
+            w,
+            parts: Vec::new(),
+        };
     }
     let mut border: Vec<i32> = (0..w)
         .flat_map(|x| [luma[x], luma[(h - 1) * w + x]])
@@ -58,13 +69,62 @@ fn parts(img: &RgbImage, g: &Rect) -> Vec<Comp> {
         .collect();
     border.sort_unstable();
     let bg = border[border.len() / 2];
-    let ink: Vec<bool> = luma.iter().map(|l| (l - bg).abs() > INK_DELTA).collect();
-    let mut out: Vec<Comp> = components(&ink, w)
+    let mask: Vec<bool> = luma.iter().map(|l| (l - bg).abs() > INK_DELTA).collect();
+    let mut parts: Vec<Comp> = components(&mask, w)
         .into_iter()
         .filter(|c| c.x0 > 0 && c.y0 > 0 && c.x1 + 1 < w && c.y1 + 1 < h)
         .collect();
-    out.sort_by_key(|c| c.y0);
-    out
+    parts.sort_by_key(|c| c.y0);
+    Ink { mask, w, parts }
+}
+
+fn parts(img: &RgbImage, g: &Rect) -> Vec<Comp> {
+    ink_of(img, g).parts
+}
+
+/// Mean x of the ink of part `c`'s rows `rows` (part-relative), and the width of that ink.
+fn ink_span(ink: &Ink, c: &Comp, rows: std::ops::Range<usize>) -> Option<(f64, usize)> {
+    let (mut sum, mut n, mut lo, mut hi) = (0usize, 0usize, usize::MAX, 0usize);
+    for y in rows.map(|r| c.y0 + r) {
+        for x in c.x0..=c.x1 {
+            if ink.mask[y * ink.w + x] {
+                (sum, n, lo, hi) = (sum + x, n + 1, lo.min(x), hi.max(x));
+            }
+        }
+    }
+    (n > 0).then(|| (sum as f64 / n as f64, hi - lo + 1))
+}
+
+/// Whether part `c` is a slash: taller than wide (0.2–0.9 of its height), the ink of its top
+/// fifth and of its bottom fifth each at most half its width, the top's right of the
+/// bottom's by at least 40% of its width (a `1` stands straight; a `7`'s top is its width).
+fn is_slash(ink: &Ink, c: &Comp) -> bool {
+    let (w, h) = (c.w() as f64, c.h() as f64);
+    let band = (c.h() / 5).max(1);
+    if !(0.2 * h..=0.9 * h).contains(&w) || c.h() < 6 {
+        return false;
+    }
+    let (Some((top, tw)), Some((bottom, bw))) = (
+        ink_span(ink, c, 0..band),
+        ink_span(ink, c, c.h() - band..c.h()),
+    ) else {
+        return false;
+    };
+    tw as f64 <= 0.5 * w && bw as f64 <= 0.5 * w && top - bottom >= 0.4 * w
+}
+
+/// Whether `outer` holding `dot` is a monospace font's dotted zero: the ring taller than wide
+/// (0.4–0.85 of its height wide: a round key's outline is as wide as tall), the dot 12–40% of
+/// its height and centred in it (within 15% of its sides).
+fn is_dotted_zero(outer: &Comp, dot: &Comp) -> bool {
+    let (w, h) = (outer.w() as f64, outer.h() as f64);
+    let held = dot.x0 > outer.x0 && dot.x1 < outer.x1 && dot.y0 > outer.y0 && dot.y1 < outer.y1;
+    let dx = (dot.x0 + dot.x1) as f64 / 2.0 - (outer.x0 + outer.x1) as f64 / 2.0;
+    let dy = (dot.y0 + dot.y1) as f64 / 2.0 - (outer.y0 + outer.y1) as f64 / 2.0;
+    held && (0.4 * h..=0.85 * h).contains(&w)
+        && (0.12 * h..=0.4 * h).contains(&(dot.h() as f64))
+        && dx.abs() <= 0.15 * w
+        && dy.abs() <= 0.15 * h
 }
 
 fn is_bar(c: &Comp) -> bool {
@@ -80,11 +140,13 @@ fn dot_on(a: &Comp, bar: &Comp) -> bool {
         && (centre(a) - centre(bar)).abs() <= 0.2 * bar.w() as f64
 }
 
-/// The operator glyph box `g` of `img` draws by its shape alone, if any: `÷`, `=` or, for a
-/// box holding one round part of ink less than `small_h` px tall and wide, `.`.
+/// The key glyph box `g` of `img` draws by its shape alone, if any: `÷`, `=`, `/`, a dotted
+/// `0` (a ring around a centred dot, which the recognizer reads as nothing), and
+/// for one part of ink less than `small_h` px tall, `-` (a bar at least 0.6 × `small_h` wide)
+/// or `.` (round, also less than `small_h` wide).
 pub fn operator_by_shape(img: &RgbImage, g: &Rect, small_h: f64) -> Option<&'static str> {
-    let p = parts(img, g);
-    match p.as_slice() {
+    let ink = ink_of(img, g);
+    match ink.parts.as_slice() {
         [top, bar, bottom] if is_bar(bar) && dot_on(top, bar) && dot_on(bottom, bar) => {
             (top.y1 < bar.y0 && bar.y1 < bottom.y0).then_some("÷")
         }
@@ -93,6 +155,11 @@ pub fn operator_by_shape(img: &RgbImage, g: &Rect, small_h: f64) -> Option<&'sta
             let aligned = (a.x0 as f64 - b.x0 as f64).abs() <= 0.25 * wa.max(wb);
             (a.y1 < b.y0 && aligned && wa.min(wb) >= 0.7 * wa.max(wb)).then_some("=")
         }
+        [outer, dot] if is_dotted_zero(outer, dot) => Some("0"),
+        [bar] if is_bar(bar) && (bar.h() as f64) < small_h && bar.w() as f64 >= 0.6 * small_h => {
+            Some("-")
+        }
+        [slash] if is_slash(&ink, slash) => Some("/"),
         [dot] if (dot.h() as f64) < small_h && (dot.w() as f64) < small_h => {
             let aspect = dot.w() as f64 / dot.h() as f64;
             (0.5..=2.0).contains(&aspect).then_some(".")
@@ -209,6 +276,34 @@ mod tests {
         assert_eq!(
             operator_by_shape(&dot, &Rect::new(30.0, 30.0, 3.0, 3.0), 8.0),
             Some(".")
+        );
+        let mut bar = canvas();
+        fill(&mut bar, 24, 30, 9, 2);
+        assert_eq!(
+            operator_by_shape(&bar, &Rect::new(24.0, 30.0, 9.0, 2.0), 8.0),
+            Some("-")
+        );
+        let mut slash = canvas();
+        for i in 0..20 {
+            fill(&mut slash, 36 - i / 2, 15 + i, 2, 1);
+        }
+        assert_eq!(
+            operator_by_shape(&slash, &Rect::new(26.0, 15.0, 12.0, 20.0), 8.0),
+            Some("/")
+        );
+        // A ring with a dot in its middle is a monospace zero; a round key around a dot is not.
+        let mut zero = canvas();
+        fill(&mut zero, 24, 15, 12, 20);
+        let mut face = zero.clone();
+        for y in 17..33 {
+            for x in 26..34 {
+                face.put_pixel(x, y, image::Rgb([240, 240, 240]));
+            }
+        }
+        fill(&mut face, 29, 23, 2, 4);
+        assert_eq!(
+            operator_by_shape(&face, &Rect::new(24.0, 15.0, 12.0, 20.0), 8.0),
+            Some("0")
         );
         // A tall single stroke is no operator this reads.
         let mut one = canvas();

@@ -178,7 +178,10 @@ fn group(comps: &[Comp], p: &GlyphParams) -> Vec<Comp> {
         let over_y = a.y1.min(b.y1) as f64 - a.y0.max(b.y0) as f64 + 1.0;
         let tall = a.h().max(b.h()) as f64;
         let over_x = -gap_x;
-        let stacked = over_x > 0.0 && (a.y0.max(b.y0) as f64 - a.y1.min(b.y1) as f64) < 0.6 * tall;
+        // Stacked parts: the gap is measured against the larger side of the larger part, so
+        // the flat bars of `=` and `÷` (2 px tall, 4 px apart) stay one glyph.
+        let size = tall.max(a.w().max(b.w()) as f64);
+        let stacked = over_x > 0.0 && (a.y0.max(b.y0) as f64 - a.y1.min(b.y1) as f64) < 0.6 * size;
         (over_y > 0.0 && gap_x <= p.join_gap * tall) || stacked
     };
     loop {

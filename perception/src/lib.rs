@@ -48,6 +48,7 @@ pub mod glyph_shape;
 pub mod glyphs;
 pub mod harmony;
 pub mod ink;
+pub mod key_rows;
 pub mod layout;
 pub mod observation;
 pub mod occlusion;

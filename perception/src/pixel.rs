@@ -12,7 +12,7 @@ use image::RgbImage;
 
 use crate::fusion::PixelCandidate;
 use crate::geometry::Rect;
-use crate::glyph_read::{mark_times_signs, read_glyphs};
+use crate::glyph_read::{read_glyphs, settle_keys};
 use crate::ink::{ink_bands, InkParams};
 use crate::ocr::{OcrConfig, OcrEngine, OcrError, RecParams, SessionOptions};
 use crate::vision::{anchors, AnchorParams};
@@ -95,7 +95,7 @@ pub fn candidates_in(
     // Only OCR's boxes: a tree element over a region (an opaque canvas) may hold keys.
     let read: Vec<Rect> = out.iter().map(|c| c.bbox_px).collect();
     out.extend(read_glyphs(engine, img, bands, &read, REGION_MARGIN_PX)?);
-    mark_times_signs(img, &mut out);
+    settle_keys(img, &mut out);
     let mut exclude: Vec<Rect> = known.to_vec();
     exclude.extend(out.iter().map(|c| c.bbox_px));
     let params = AnchorParams::default();
