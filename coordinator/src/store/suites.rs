@@ -32,11 +32,12 @@ pub async fn insert(
     .execute(&mut *tx)
     .await?;
     let mut out = Vec::new();
-    for (spec, cell) in jobs {
+    for (pos, (spec, cell)) in jobs.iter().enumerate() {
         let meta = JobMeta {
             team_id: team.to_string(),
             suite_id: Some(id),
             matrix_cell: Some(cell.clone()),
+            suite_position: i32::try_from(pos).ok(),
             ..Default::default()
         };
         let (job, run) = jobs::insert(&mut *tx, spec, &meta).await?;
@@ -166,7 +167,7 @@ pub async fn view(
                    where s.run_id = r.id and s.attempt_id = r.attempt_id and s.ok = false
                    order by s.step limit 1) f on true
             where j.suite_id = $1
-            order by j.created_at, j.id, r.created_at, r.id"#,
+            order by j.suite_position nulls last, j.created_at, j.id, r.created_at, r.id"#,
         id
     )
     .fetch_all(pool)

@@ -157,6 +157,12 @@ async fn suites_are_made_run_again_and_edited_from_the_dashboard() {
         "each case links its run's report"
     );
 
+    assert_eq!(
+        page.eval("[...document.querySelectorAll('#matrix tr')].map(r => r.firstElementChild.textContent + '|' + r.children[1].textContent.trim().split(/\\s/)[0]).join(' / ')")
+            .await,
+        json!("job|rack=a / login [USER=alice]|queued / login [USER=bob]|queued / search [USER=alice]|queued / search [USER=bob]|queued"),
+        "the grid in submission order: cases, then rows; cells as given"
+    );
     let (status, s) = get(&farm, &format!("/api/v1/suites/{id}")).await;
     assert_eq!(status, 200, "{s}");
     assert_eq!(s["name"], json!("form suite"));
