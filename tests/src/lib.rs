@@ -318,12 +318,7 @@ impl Farm {
     ) -> String {
         let worker_id = format!("{name}-{}", self.token);
         let dir = std::env::temp_dir().join(format!("argus-test-worker-{worker_id}"));
-        let wcfg = self.worker_config(
-            worker_id.clone(),
-            api_token.to_string(),
-            slots,
-            dir.clone(),
-        );
+        let wcfg = self.worker_config(worker_id.clone(), api_token.to_string(), slots, dir.clone());
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(argus_worker::service::run_until(wcfg, async move {
             let _ = rx.await;

@@ -197,5 +197,8 @@ async fn form_suite_effect(farm: &Farm) {
         .expect("junit");
     assert_eq!(r.status().as_u16(), 200);
     let xml = r.text().await.expect("xml");
-    assert!(xml.contains("ping [WHO=Ann]") && !xml.contains("<failure"), "{xml}");
+    assert!(
+        xml.contains("ping [WHO=Ann]") && !xml.contains("<failure"),
+        "{xml}"
+    );
 }
