@@ -372,7 +372,7 @@ mod tests {
                 typed += 1;
             }
         }
-        assert_eq!(typed, 29, "operations walked");
+        assert_eq!(typed, 30, "operations walked");
         let text = doc.to_string();
         for (i, _) in text.match_indices("#/components/schemas/") {
             let name: String = text[i + "#/components/schemas/".len()..]
