@@ -4,6 +4,9 @@
 use askama::Template;
 use chrono::{DateTime, Utc};
 
+mod suite_form;
+pub use suite_form::{CaseView, NewSuitePage, SuiteCase, SuiteForm};
+
 use crate::store::runs::{RunFilter, RunSummary};
 use crate::store::suites::{SuiteJob, SuiteView};
 use crate::store::workers::DeviceRow;

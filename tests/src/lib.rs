@@ -306,9 +306,20 @@ impl Farm {
     /// host of the farm would; returns its worker id (`<name>-<farm token>`) once its slot
     /// is registered. It stops when the farm is dropped.
     pub async fn start_worker(&mut self, name: &str, api_token: &str) -> String {
+        self.start_worker_with_slots(name, api_token, 1).await
+    }
+
+    /// [`Farm::start_worker`] with `slots` device slots (web: browser contexts of one
+    /// Chromium), for runs that start other runs and wait for them.
+    pub async fn start_worker_with_slots(
+        &mut self,
+        name: &str,
+        api_token: &str,
+        slots: u32,
+    ) -> String {
         let worker_id = format!("{name}-{}", self.token);
         let dir = std::env::temp_dir().join(format!("argus-test-worker-{worker_id}"));
-        let wcfg = self.worker_config(worker_id.clone(), api_token.to_string(), 1, dir.clone());
+        let wcfg = self.worker_config(worker_id.clone(), api_token.to_string(), slots, dir.clone());
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(argus_worker::service::run_until(wcfg, async move {
             let _ = rx.await;

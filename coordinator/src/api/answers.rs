@@ -78,6 +78,7 @@ pub(crate) fn suite_view(v: &store::suites::SuiteView) -> Result<SuiteView, ApiE
         name: v.name.clone(),
         team_id: v.team_id.clone(),
         created_at: v.created_at,
+        spec: v.spec.clone(),
         verdict: v.verdict,
         passed: v.passed as u64,
         failed: v.failed as u64,

@@ -1,13 +1,12 @@
-//! Dashboard pages: runs with filters (`/`), devices, suites (verdict matrix, history with
-//! pass-rate), a cancel button (the SSE feed that keeps a live report current is
-//! [`super::live`]); the new-job form is [`super::new_job_page`], the schedules page
-//! [`super::schedule_pages`]. Forms post plain `application/x-www-form-urlencoded`; the
+//! Dashboard pages: runs with filters (`/`), devices, a cancel button (the SSE feed that
+//! keeps a live report current is [`super::live`]); the new-job form is
+//! [`super::new_job_page`], the schedules page [`super::schedule_pages`], the suites pages
+//! and the New suite form [`super::suite_pages`]. Forms post plain `application/x-www-form-urlencoded`; the
 //! only script is the new-job form's "add row" buttons.
 //! Every form carries the session's CSRF token (hidden `csrf` field) that `auth::authenticate`
 //! checks, and only same-origin posts are accepted.
 
 use super::page_render::html;
-use argus_protocol::SuiteVerdict;
 use axum::extract::{Path, State};
 use axum::response::{Html, Redirect};
 use axum::routing::{get, post};
@@ -31,8 +30,7 @@ pub(super) fn router() -> Router<AppState> {
             get(super::new_job_page::new_job).post(super::new_job_page::create_job),
         )
         .merge(super::schedule_pages::router())
-        .route("/suites", get(suites_page))
-        .route("/suites/{id}", get(suite_page))
+        .merge(super::suite_pages::router())
         .route("/runs/{id}/cancel", post(cancel))
         .route("/runs/{id}/replay/clear", post(clear_replay))
 }
@@ -74,63 +72,6 @@ async fn devices(
         visible_runs,
         health,
         health_events,
-    })
-}
-
-async fn suites_page(
-    State(st): State<AppState>,
-    User(caller): User,
-    Extension(csrf): Extension<Csrf>,
-) -> Result<Html<String>, ApiError> {
-    let suites = store::suites::recent(&st.pool, &caller.scope(), 100).await?;
-    html(SuitesPage {
-        csrf: csrf.0,
-        suites,
-    })
-}
-
-async fn suite_page(
-    State(st): State<AppState>,
-    User(caller): User,
-    Extension(csrf): Extension<Csrf>,
-    Path(id): Path<String>,
-) -> Result<Html<String>, ApiError> {
-    let suite = super::suites::load(&st, &caller, &id).await?;
-    let (cells, rows) = matrix(&suite);
-    let mut history = Vec::new();
-    let (mut passed, mut total) = (0, 0);
-    let scope = caller.scope();
-    for (hid, created) in store::suites::history(&st.pool, &suite.team_id, &suite.name, 10).await? {
-        if let Some(v) = store::suites::view(&st.pool, hid, &scope).await? {
-            let rate = if v.jobs.is_empty() {
-                0.0
-            } else {
-                v.passed as f64 / v.jobs.len() as f64
-            };
-            if v.verdict != SuiteVerdict::Running {
-                total += 1;
-                passed += usize::from(v.verdict == SuiteVerdict::Passed);
-            }
-            history.push((
-                hid,
-                created.format("%Y-%m-%d %H:%M").to_string(),
-                v.verdict.to_string(),
-                format!("{:.0}%", rate * 100.0),
-            ));
-        }
-    }
-    let pass_rate = if total == 0 {
-        "—".to_string()
-    } else {
-        format!("{passed}/{total} suites passed")
-    };
-    html(SuitePage {
-        csrf: csrf.0,
-        suite: &suite,
-        cells,
-        rows,
-        history,
-        pass_rate,
     })
 }
 

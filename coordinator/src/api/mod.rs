@@ -14,6 +14,7 @@ mod insights;
 mod job_form;
 mod jobs;
 mod live;
+mod matrix_lines;
 mod new_job_page;
 pub mod openapi;
 mod page_headers;
@@ -22,6 +23,8 @@ mod pages;
 mod runs;
 mod schedule_pages;
 mod schedules;
+mod suite_form;
+mod suite_pages;
 mod suites;
 mod workers;
 

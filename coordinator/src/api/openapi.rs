@@ -54,6 +54,7 @@ use crate::error::ApiError;
         super::schedules::run,
         super::suites::create,
         super::suites::show,
+        super::suites::run_again,
         super::suites::junit,
         super::builds::show,
         super::workers::heartbeat,
@@ -223,6 +224,7 @@ mod tests {
             "POST /api/v1/schedules/{id}/run",
             "POST /api/v1/suites",
             "GET /api/v1/suites/{id}",
+            "POST /api/v1/suites/{id}/run",
             "GET /api/v1/suites/{id}/junit.xml",
             "GET /api/v1/insights/builds",
             "POST /api/v1/workers/heartbeat",
@@ -370,7 +372,7 @@ mod tests {
                 typed += 1;
             }
         }
-        assert_eq!(typed, 29, "operations walked");
+        assert_eq!(typed, 30, "operations walked");
         let text = doc.to_string();
         for (i, _) in text.match_indices("#/components/schemas/") {
             let name: String = text[i + "#/components/schemas/".len()..]

@@ -3,9 +3,7 @@
 //! function as its `/api/v1/schedules…` operation; every form carries the session's CSRF
 //! token. A refused form is shown again as typed with the message next to its field.
 
-use std::collections::BTreeMap;
-
-use argus_protocol::{MissedTicks, Selector};
+use argus_protocol::MissedTicks;
 use axum::extract::{Form, Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -13,6 +11,7 @@ use axum::routing::{get, post};
 use axum::{Extension, Router};
 use chrono::Utc;
 
+use super::matrix_lines::{cell_line, parse_cell};
 use super::page_render::{form_error, html};
 use crate::auth::{Caller, Csrf, User};
 use crate::error::ApiError;
@@ -66,60 +65,6 @@ async fn schedule_lines(st: &AppState, caller: &Caller) -> Result<Vec<ScheduleLi
             }
         })
         .collect())
-}
-
-/// The comma-separated parts of a matrix line, trimmed; a comma inside `[…]` (the list
-/// of an `in` constraint) does not split.
-fn top_level_parts(line: &str) -> Vec<&str> {
-    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0);
-    for (i, c) in line.char_indices() {
-        match c {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            ',' if depth <= 0 => {
-                parts.push(&line[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&line[start..]);
-    parts
-        .into_iter()
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .collect()
-}
-
-/// One matrix line, `k=v, k2>=13, k3 in [a, b]` → a cell: plain `k=v` parts are labels,
-/// the other constraints go to `require` (checked when the schedule is validated).
-fn parse_cell(line: &str) -> Result<Selector, String> {
-    let mut sel = Selector::default();
-    let mut labels = BTreeMap::new();
-    for part in top_level_parts(line) {
-        let plain = !part.contains("!=")
-            && !part.contains(">=")
-            && !part.contains("<=")
-            && !part.contains(" in ")
-            && !part.contains('>')
-            && !part.contains('<');
-        match part.split_once('=') {
-            Some((k, v)) if plain => {
-                labels.insert(k.trim().to_string(), v.trim().to_string());
-            }
-            _ if !plain => sel.require.push(part.to_string()),
-            _ => return Err(format!("{part:?} is not key=value")),
-        }
-    }
-    sel.labels = labels;
-    Ok(sel)
-}
-
-/// The cell as a matrix line, the inverse of [`parse_cell`].
-fn cell_line(sel: &Selector) -> String {
-    let mut parts: Vec<String> = sel.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    parts.extend(sel.require.iter().cloned());
-    parts.join(", ")
 }
 
 /// The schedule the form describes (not yet validated). `base` is the stored template of
@@ -343,19 +288,4 @@ async fn resume(
 ) -> Result<Redirect, ApiError> {
     super::schedules::set_paused(&st, &caller, &id, false).await?;
     Ok(Redirect::to("/schedules"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn matrix_lines_round_trip_labels_and_constraints() {
-        let sel = parse_cell("model=Pixel 7,os_version>=13, team in [a, b]").unwrap();
-        assert_eq!(sel.labels.len(), 1);
-        assert_eq!(sel.labels["model"], "Pixel 7");
-        assert_eq!(sel.require, vec!["os_version>=13", "team in [a, b]"]);
-        assert_eq!(parse_cell(&cell_line(&sel)).unwrap(), sel);
-        assert!(parse_cell("just words").is_err());
-    }
 }

@@ -18,6 +18,8 @@ pub struct JobMeta {
     pub schedule_id: Option<Uuid>,
     /// Matrix cell label (e.g. `model=Pixel 7`) for suites and schedules.
     pub matrix_cell: Option<String>,
+    /// Place among its suite's jobs (0-based, submission order), for suites.
+    pub suite_position: Option<i32>,
 }
 
 /// Stores a validated job and its first queued run with one statement (atomic on its own,
@@ -43,8 +45,8 @@ where
         "with j as (
              insert into jobs (id, spec, platform, selector_labels, selector_require, name,
                                team_id, suite_id, schedule_id, matrix_cell, replay_key,
-                               app_build)
-             values ($1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14, $15)
+                               app_build, suite_position)
+             values ($1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14, $15, $16)
              returning id, team_id)
          insert into runs (id, job_id, status, team_id, priority, queue_deadline)
          select $2, j.id, 'queued', j.team_id, $12, now() + make_interval(secs => $13::float8)
@@ -63,7 +65,8 @@ where
         spec.priority,
         queue_timeout_s,
         crate::store::replay::key(&meta.team_id, spec),
-        spec.app_build.as_deref()
+        spec.app_build.as_deref(),
+        meta.suite_position
     )
     .execute(conn)
     .await?;

@@ -1,8 +1,8 @@
 //! Suites: a named batch of jobs (job × device-matrix cell) stored in one transaction, and
 //! their aggregate verdict computed from each job's runs.
 
-use argus_protocol::JobSpec;
 use argus_protocol::SuiteVerdict;
+use argus_protocol::{JobSpec, SuiteSpec};
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -10,30 +10,34 @@ use uuid::Uuid;
 use super::jobs::{self, JobMeta};
 use super::TeamScope;
 
-/// Creates the suite and one job per `(spec, cell)`; returns the suite id and
+/// Creates the suite (keeping `def`, the definition it was made from, for "run again" and
+/// "edit") and one job per `(spec, cell)`, all in one transaction; returns the suite id and
 /// `(job_id, run_id, cell)` per job.
 pub async fn insert(
     pool: &PgPool,
     team: &str,
-    name: &str,
+    def: &SuiteSpec,
     jobs: &[(JobSpec, String)],
 ) -> Result<(Uuid, Vec<(Uuid, Uuid, String)>), sqlx::Error> {
     let id = Uuid::new_v4();
+    let spec = serde_json::to_value(def).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
     let mut tx = pool.begin().await?;
     sqlx::query!(
-        "insert into suites (id, team_id, name) values ($1, $2, $3)",
+        "insert into suites (id, team_id, name, spec) values ($1, $2, $3, $4)",
         id,
         team,
-        name
+        def.name,
+        spec
     )
     .execute(&mut *tx)
     .await?;
     let mut out = Vec::new();
-    for (spec, cell) in jobs {
+    for (pos, (spec, cell)) in jobs.iter().enumerate() {
         let meta = JobMeta {
             team_id: team.to_string(),
             suite_id: Some(id),
             matrix_cell: Some(cell.clone()),
+            suite_position: i32::try_from(pos).ok(),
             ..Default::default()
         };
         let (job, run) = jobs::insert(&mut *tx, spec, &meta).await?;
@@ -90,6 +94,9 @@ pub struct SuiteView {
     pub name: String,
     pub team_id: String,
     pub created_at: DateTime<Utc>,
+    /// The definition it was made from; `None` for suites made before definitions were
+    /// kept (migration 0018).
+    pub spec: Option<SuiteSpec>,
     /// `running` while any latest run is not terminal, else `passed` when all succeeded,
     /// else `failed` (an `unverified` case is not a pass: the suite fails).
     pub verdict: SuiteVerdict,
@@ -129,7 +136,7 @@ pub async fn view(
     scope: &TeamScope,
 ) -> Result<Option<SuiteView>, sqlx::Error> {
     let head = sqlx::query!(
-        "select name, team_id, created_at from suites
+        "select name, team_id, created_at, spec from suites
           where id = $1 and ($2::text is null or team_id = $2)",
         id,
         scope.team()
@@ -140,6 +147,8 @@ pub async fn view(
         return Ok(None);
     };
     let (name, team_id, created_at) = (head.name, head.team_id, head.created_at);
+    // A definition that no longer parses (a field since removed) only loses "run again".
+    let spec = head.spec.and_then(|v| serde_json::from_value(v).ok());
     let rows = sqlx::query_as!(
         JobRunRow,
         r#"select j.id as job_id, j.name, j.matrix_cell, r.id as run_id, r.status, r.error,
@@ -158,7 +167,7 @@ pub async fn view(
                    where s.run_id = r.id and s.attempt_id = r.attempt_id and s.ok = false
                    order by s.step limit 1) f on true
             where j.suite_id = $1
-            order by j.created_at, j.id, r.created_at, r.id"#,
+            order by j.suite_position nulls last, j.created_at, j.id, r.created_at, r.id"#,
         id
     )
     .fetch_all(pool)
@@ -180,6 +189,7 @@ pub async fn view(
         name,
         team_id,
         created_at,
+        spec,
         verdict,
         passed,
         failed: done - passed - unverified,

@@ -67,6 +67,10 @@ pub struct SuiteView {
     pub team_id: String,
     /// When it was submitted.
     pub created_at: DateTime<Utc>,
+    /// The definition it was made from (the `POST /api/v1/suites` body); absent for suites
+    /// made before definitions were kept. `POST /api/v1/suites/{id}/run` runs it again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<super::SuiteSpec>,
     /// `running` while any latest run has not ended, else `passed` when all succeeded,
     /// else `failed` (an `unverified` case is not a pass).
     pub verdict: SuiteVerdict,

@@ -22,7 +22,7 @@ fn set(name: &str, i: usize, value: &str) -> String {
 }
 
 /// Clicks `sel` (a submit button) and waits for the next page to load.
-async fn click_and_load(page: &Page, sel: &str) {
+pub(crate) async fn click_and_load(page: &Page, sel: &str) {
     page.eval(&format!(
         "document.querySelector({}).click(); true",
         json!(sel)
@@ -36,7 +36,7 @@ async fn click_and_load(page: &Page, sel: &str) {
     .await;
 }
 
-async fn count(farm: &Farm, sql: &str) -> i64 {
+pub(crate) async fn count(farm: &Farm, sql: &str) -> i64 {
     let n: (i64,) = sqlx::query_as(sql)
         .fetch_one(&farm.pool)
         .await
@@ -44,7 +44,7 @@ async fn count(farm: &Farm, sql: &str) -> i64 {
     n.0
 }
 
-async fn get(farm: &Farm, path: &str) -> (u16, Value) {
+pub(crate) async fn get(farm: &Farm, path: &str) -> (u16, Value) {
     let r = farm
         .http
         .get(format!("{}{path}", farm.base_url))
@@ -55,7 +55,7 @@ async fn get(farm: &Farm, path: &str) -> (u16, Value) {
     (status, r.json().await.unwrap_or(Value::Null))
 }
 
-async fn sign_in(farm: &Farm, page: &Page) {
+pub(crate) async fn sign_in(farm: &Farm, page: &Page) {
     page.goto(&format!("{}/login", farm.base_url)).await;
     page.submit_form("form", &[("token", &farm.admin_token)])
         .await;

@@ -7,7 +7,9 @@
 //! "dogfood patrol" and the job "dogfood target" through the API; runs the suite with the
 //! real `argus suite run --var DASH=<dashboard> --junit <path>`; and asserts the suite
 //! passed, every case with it, and each case's effect through the API: the job made with
-//! the New job form carries its two vars, the schedule is paused.
+//! the New job form carries its two vars, the schedule is paused, the suite made with the
+//! New suite form passed with its data row's var on its one case (the worker has two
+//! slots: that suite's case runs while the dogfood case waits for its verdict).
 
 use std::path::Path;
 use std::time::Duration;
@@ -102,7 +104,9 @@ async fn argus_runs_its_own_dashboard_suite() {
     .allowing(&dash);
     farm.options.model.env_secrets = vec![("DASH_TOKEN".into(), farm.admin_token.clone())];
     let admin = farm.admin_token.clone();
-    farm.start_worker("dogfood", &admin).await;
+    // Two slots: the suite the "create and run a suite" case makes runs on the second
+    // while that case waits on the first for its verdict.
+    farm.start_worker_with_slots("dogfood", &admin, 2).await;
     let schedule = create_schedule(&farm).await;
     let target = farm
         .submit(&json!({"name": "dogfood target", "platform": "web",
@@ -128,7 +132,7 @@ async fn argus_runs_its_own_dashboard_suite() {
     assert_eq!(code, Some(0), "argus suite run failed:\n{stdout}\n{errors}");
     assert_eq!(verdict, "passed", "{suite}");
     let cases = suite["jobs"].as_array().expect("jobs");
-    assert_eq!(cases.len(), 4, "{suite}");
+    assert_eq!(cases.len(), 5, "{suite}");
     for c in cases {
         assert_eq!(c["status"], json!("succeeded"), "case {c}");
     }
@@ -162,4 +166,39 @@ async fn argus_runs_its_own_dashboard_suite() {
     );
     let (_, s) = get(&farm, &format!("/api/v1/schedules/{schedule}")).await;
     assert_eq!(s["paused"], json!(true), "{s}");
+    form_suite_effect(&farm).await;
+}
+
+/// The suite made with the New suite form: exactly one, passed, its definition and its
+/// one case (the data row's var on the job) as typed, through the API.
+async fn form_suite_effect(farm: &Farm) {
+    let (id,): (uuid::Uuid,) = sqlx::query_as("select id from suites where name = $1")
+        .bind("dogfood form suite")
+        .fetch_one(&farm.pool)
+        .await
+        .expect("exactly one suite made with the form");
+    let (status, s) = get(farm, &format!("/api/v1/suites/{id}")).await;
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(s["verdict"], json!("passed"), "{s}");
+    assert_eq!(s["spec"]["vars_matrix"], json!([{"WHO": "Ann"}]), "{s}");
+    let cases = s["jobs"].as_array().expect("jobs");
+    assert_eq!(cases.len(), 1, "{s}");
+    assert_eq!(cases[0]["name"], json!("ping [WHO=Ann]"), "{s}");
+    assert_eq!(cases[0]["status"], json!("succeeded"), "{s}");
+    let job_id = cases[0]["job_id"].as_str().expect("job_id");
+    let (_, job) = get(farm, &format!("/api/v1/jobs/{job_id}")).await;
+    assert_eq!(job["spec"]["vars"], json!({"WHO": "Ann"}), "{job}");
+    assert_eq!(job["spec"]["instruction"], json!("wait 1s"), "{job}");
+    let r = farm
+        .http
+        .get(format!("{}/api/v1/suites/{id}/junit.xml", farm.base_url))
+        .send()
+        .await
+        .expect("junit");
+    assert_eq!(r.status().as_u16(), 200);
+    let xml = r.text().await.expect("xml");
+    assert!(
+        xml.contains("ping [WHO=Ann]") && !xml.contains("<failure"),
+        "{xml}"
+    );
 }

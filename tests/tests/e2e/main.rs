@@ -59,6 +59,7 @@ mod served_bytes;
 mod shipped_layouts;
 mod shipped_worker_runs;
 mod step_language;
+mod suite_forms;
 mod team_scope;
 mod team_secrets;
 mod teardown;
