@@ -64,7 +64,11 @@ pub(crate) async fn wait_health(farm: &Farm, id: &str, want: &str, limit: Durati
     }
 }
 
-pub(crate) async fn post(client: &reqwest::Client, url: String, body: Option<&str>) -> (u16, Value) {
+pub(crate) async fn post(
+    client: &reqwest::Client,
+    url: String,
+    body: Option<&str>,
+) -> (u16, Value) {
     let mut r = client.post(url);
     if let Some(b) = body {
         r = r

@@ -110,7 +110,10 @@ async fn a_passing_probe_brings_back_a_device_the_health_rule_quarantined() {
             .count(),
     );
     assert!(ran_on_sick >= 2, "{probes:?}");
-    assert!(ran_on_sick + 1 >= queued_or_ended, "at most one outstanding: {probes:?}");
+    assert!(
+        ran_on_sick + 1 >= queued_or_ended,
+        "at most one outstanding: {probes:?}"
+    );
 
     // (1) The killing stops: the next probe passes on that device and releases it.
     killer.abort();
@@ -144,7 +147,10 @@ async fn a_passing_probe_brings_back_a_device_the_health_rule_quarantined() {
         "{v}"
     );
     assert_eq!(v["spec"]["name"], format!("health probe: {sick}"), "{v}");
-    assert!(farm.report_html(probe).await.contains("id=\"health-probe\""));
+    assert!(farm
+        .report_html(probe)
+        .await
+        .contains("id=\"health-probe\""));
 
     // No probe ever ran on another device; none is left over.
     let (elsewhere, outstanding): (i64, i64) = sqlx::query_as(
@@ -222,4 +228,75 @@ async fn a_quarantine_by_hand_gets_no_probe() {
             .await
             .expect("actor");
     assert!(actor.starts_with("admin"), "{actor}");
+}
+
+/// The claim alone (`argus_claim_batch`, no worker): a probe goes to its own quarantined
+/// device once that slot is free and live, never to another free slot of its class, and a
+/// normal run never to the quarantined device.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_claim_gives_a_probe_to_its_device_only() {
+    use argus_coordinator::store::claim::claim_batch;
+    use argus_coordinator::store::probes;
+    let farm = crate::bare_farm().await;
+    // Heard from long ago (sim-a) and a minute ago (sim-b): the farm's own dispatcher (15 s
+    // device TTL) leaves both alone; the claims below take slots heard from within 600 s.
+    farm.register_sim_device("sim-a", "web", json!({"team": "qa"}), 3600)
+        .await;
+    farm.register_sim_device("sim-b", "web", json!({"team": "qa"}), 60)
+        .await;
+    sqlx::query(
+        "insert into device_health (device_id, state, reason, actor)
+         values ('sim-a', 'quarantined', 'test', 'health')",
+    )
+    .execute(&farm.pool)
+    .await
+    .expect("quarantine");
+    // The farm's probe task may make it first; either way there is exactly one.
+    probes::schedule(&farm.pool, "sim-a", 60)
+        .await
+        .expect("schedule");
+    assert_eq!(
+        probes::schedule(&farm.pool, "sim-a", 60).await.ok(),
+        Some(None)
+    );
+    let probe = probes_of(&farm, "sim-a").await;
+    assert_eq!(probe.len(), 1, "{probe:?}");
+    let probe = probe[0].0;
+
+    // sim-a is not live: the probe waits; the free sim-b does not take it.
+    let c = claim_batch(&farm.pool, 600, 30, 10).await.expect("claim");
+    assert!(c.is_empty(), "{c:?}");
+    // A normal run goes to sim-b, never to the quarantined sim-a.
+    let normal = farm
+        .submit(&json!({"platform": "web", "instruction": "wait 1ms"}))
+        .await;
+    sqlx::query("update devices set last_seen = now() - interval '60 s' where id = 'sim-a'")
+        .execute(&farm.pool)
+        .await
+        .expect("sim-a live");
+    let mut c: Vec<(uuid::Uuid, String)> = claim_batch(&farm.pool, 600, 30, 10)
+        .await
+        .expect("claim")
+        .into_iter()
+        .map(|c| (c.run_id, c.device_id))
+        .collect();
+    c.sort_by(|a, b| a.1.cmp(&b.1));
+    assert_eq!(
+        c,
+        [(probe, "sim-a".to_string()), (normal, "sim-b".to_string())]
+    );
+    // The probe failed; sim-a is free, sim-b busy: a new normal run waits.
+    sqlx::query("update runs set status = 'errored', finished_at = now() where id = $1;")
+        .bind(probe)
+        .execute(&farm.pool)
+        .await
+        .expect("probe over");
+    sqlx::query("update devices set current_run_id = null where id = 'sim-a'")
+        .execute(&farm.pool)
+        .await
+        .expect("free");
+    farm.submit(&json!({"platform": "web", "instruction": "wait 2ms"}))
+        .await;
+    let c = claim_batch(&farm.pool, 600, 30, 10).await.expect("claim");
+    assert!(c.is_empty(), "{c:?}");
 }
