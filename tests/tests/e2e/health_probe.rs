@@ -117,7 +117,12 @@ async fn a_passing_probe_brings_back_a_device_the_health_rule_quarantined() {
 
     // (1) The killing stops: the next probe passes on that device and releases it.
     killer.abort();
+    let stopped = Instant::now();
     let d = wait_health(&farm, &sick, "healthy", Duration::from_secs(60)).await;
+    eprintln!(
+        "released by a probe {:.1} s after the killing stopped (interval {INTERVAL_S} s)",
+        stopped.elapsed().as_secs_f64()
+    );
     assert_eq!(
         d["health"]["window"]["runs"], 0,
         "a release starts a clean window and probes never count: {d}"
@@ -251,10 +256,22 @@ async fn the_claim_gives_a_probe_to_its_device_only() {
     .execute(&farm.pool)
     .await
     .expect("quarantine");
-    // The farm's probe task may make it first; either way there is exactly one.
-    probes::schedule(&farm.pool, "sim-a", 60)
-        .await
-        .expect("schedule");
+    // Eight schedulers at once (as eight coordinators would), besides the farm's own probe
+    // task: exactly one probe is made; the others find it made or the row held.
+    let mut tasks = Vec::new();
+    for _ in 0..8 {
+        let pool = farm.pool.clone();
+        tasks.push(tokio::spawn(async move {
+            probes::schedule(&pool, "sim-a", 60).await
+        }));
+    }
+    for t in tasks {
+        match t.await.expect("task") {
+            Ok(_) => {}
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {}
+            Err(e) => panic!("schedule: {e}"),
+        }
+    }
     assert_eq!(
         probes::schedule(&farm.pool, "sim-a", 60).await.ok(),
         Some(None)
