@@ -56,6 +56,13 @@ pub struct CoordinatorConfig {
     #[arg(long, env = "ARGUS_EVENT_MAX_DELIVERIES", default_value_t = 5,
           value_parser = clap::value_parser!(i64).range(1..))]
     pub event_max_deliveries: i64,
+    /// Health probes of a quarantined device (issue 27): how long after a probe ended
+    /// (failed, errored, timed out) the next one is made, s. A device the health evaluation
+    /// quarantined gets its first probe at once; one quarantined by hand gets none. Default 60,
+    /// at least 1.
+    #[arg(long, env = "ARGUS_HEALTH_PROBE_INTERVAL_S", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub health_probe_interval_s: u64,
     /// Largest accepted request body, bytes. Default 1 MiB.
     #[arg(long, env = "ARGUS_MAX_BODY_BYTES", default_value_t = 1024 * 1024)]
     pub max_body_bytes: usize,

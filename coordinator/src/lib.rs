@@ -7,7 +7,8 @@
 //! ([`dispatcher::run`], with its assignment publisher), the lease reaper
 //! ([`reaper_task::run`], also ends queued runs past their deadline), the event appliers
 //! ([`applier::run`], [`applier::APPLIERS`] of them) and the scheduler
-//! ([`scheduler::run`], fires due schedules). They share only [`AppState`]; all coordination between several
+//! ([`scheduler::run`], fires due schedules) and the health prober ([`health_probe::run`],
+//! queues a probe for each device the health evaluation quarantined). They share only [`AppState`]; all coordination between several
 //! coordinators happens in SQL (`FOR UPDATE SKIP LOCKED`, attempt-id fencing) and in
 //! JetStream (one shared durable consumer, deduplicated publishes). On SIGTERM/SIGINT the
 //! tasks finish their current pass and stop, and the server drains ([`drain`]).
@@ -20,6 +21,7 @@ pub mod config;
 pub mod dispatcher;
 pub mod drain;
 pub mod error;
+pub mod health_probe;
 pub mod ingest;
 pub mod junit;
 pub mod label_sets;
@@ -126,6 +128,7 @@ pub async fn serve(
             stop.clone(),
         )),
         tokio::spawn(scheduler::run(state.clone(), stop.clone())),
+        tokio::spawn(health_probe::run(state.clone(), stop.clone())),
     ];
     for _ in 0..applier::APPLIERS {
         tasks.push(tokio::spawn(applier::run(

@@ -71,6 +71,11 @@ pub struct RunDetail {
     /// see the protocol's `failure` module); absent for every other status.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_class: Option<crate::FailureClass>,
+    /// Set only on a health probe (the short built-in job the coordinator runs on a device
+    /// its health evaluation quarantined; its success releases the device): the device it
+    /// checks. Probes belong to team `argus-system`, which only admins see.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_device: Option<String>,
     /// Its place in the job's attempt chain (earlier and later attempts, devices avoided,
     /// flaky).
     #[serde(default)]
@@ -96,6 +101,7 @@ impl RunDetail {
             expectations: Vec::new(),
             verdict: None,
             failure_class: None,
+            probe_device: None,
             attempts: Default::default(),
         }
     }

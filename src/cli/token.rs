@@ -118,6 +118,12 @@ pub async fn run(args: TokenArgs) -> anyhow::Result<ExitCode> {
             {
                 anyhow::bail!("team {team:?} must be 1–64 letters, digits, `-` or `_`");
             }
+            if team == argus_coordinator::store::probes::PROBE_TEAM {
+                anyhow::bail!(
+                    "team {team:?} is reserved for the coordinator's own jobs (health probes; \
+                     admins see them); pick another team name"
+                );
+            }
             let pool = argus_coordinator::store::connect(&database_url, 1).await?;
             let token = argus_coordinator::auth::generate();
             let expires_at = expires_in.map(|d| Utc::now() + d);

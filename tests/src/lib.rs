@@ -97,6 +97,8 @@ pub struct FarmOptions {
     pub allow_hosts: String,
     /// The coordinator's per-token limits. Default: none (tests poll fast).
     pub limits: argus_coordinator::config::ReadLimits,
+    /// The coordinator's `health_probe_interval_s`. Default 60 (the flag's).
+    pub health_probe_interval_s: u64,
 }
 
 impl FarmOptions {
@@ -129,6 +131,7 @@ impl Default for FarmOptions {
             model: Default::default(),
             allow_hosts: String::new(),
             limits: argus_coordinator::config::ReadLimits::off(),
+            health_probe_interval_s: 60,
         }
     }
 }
@@ -203,6 +206,7 @@ impl Farm {
             lease_s: options.lease_s,
             device_ttl_s: 15,
             dispatch_interval_ms: 200,
+            health_probe_interval_s: options.health_probe_interval_s,
             event_max_deliveries: 5,
             max_body_bytes: 1024 * 1024,
             auth: "on".into(),

@@ -3,14 +3,14 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::anyhow;
 use argus_protocol::{DeviceInfo, Platform};
 
 use crate::config::{DriverConfig, WorkerConfig};
 use crate::device::prelude::*;
-use crate::device::web::browser::Browser;
+use crate::device::web::browser::LaunchOptions;
+use crate::device::web::relaunch::Relaunch;
 use crate::device::web::{Viewport, WebDevice};
 
 /// A device and the labels it registers with (`platform` and the driver's own: model, OS
@@ -319,17 +319,15 @@ async fn open_web(
             "the object store",
         )
         .await;
-    let browser = Arc::new(
-        Browser::launch_as(
-            &cfg.browser.chromium,
-            &dir.join("chromium"),
-            policy,
-            cfg.browser.dialogs,
-            Some(&cfg.browser.browser_user),
-        )
+    let opts = LaunchOptions {
+        dialogs: cfg.browser.dialogs,
+        sandbox_user: Some(cfg.browser.browser_user.clone()),
+        ..Default::default()
+    };
+    let relaunch = Relaunch::launch(&cfg.browser.chromium, &dir.join("chromium"), policy, opts)
         .await
-        .map_err(|e| anyhow!(e.to_string()))?,
-    );
+        .map_err(|e| anyhow!(e.to_string()))?;
+    let browser = relaunch.current().await;
     let version = browser
         .cdp
         .call(None, "Browser.getVersion", serde_json::json!({}))
@@ -344,7 +342,7 @@ async fn open_web(
     };
     let mut out: Vec<(DeviceInfo, Box<dyn Device>)> = Vec::new();
     for i in 0..cfg.slots.max(1) {
-        let dev = WebDevice::new(browser.clone(), viewport);
+        let dev = WebDevice::relaunching(relaunch.clone(), viewport).await;
         let (w, h) = dev.screen_px();
         let mut labels = cfg.labels.clone();
         labels.insert("platform".into(), "web".into());

@@ -35,6 +35,7 @@ pub(crate) fn run_summary(r: store::runs::RunSummary) -> Result<RunSummary, ApiE
         device_id: r.device_id,
         error: r.error,
         failure_class: r.failure_class.as_deref().and_then(FailureClass::parse),
+        probe_device: r.probe_device,
         team_id: r.team_id,
         suite_id: r.suite_id,
         schedule_id: r.schedule_id,

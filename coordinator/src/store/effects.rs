@@ -283,7 +283,7 @@ async fn runs_finished(
                 as u(id, att, status, error, at, verdict, class)
           where r.id = u.id and r.attempt_id = u.att
             and r.status in ('queued', 'assigned', 'running')
-         returning r.id, r.device_id",
+         returning r.id, r.device_id, r.probe_device, r.status",
         &ids,
         &atts,
         &statuses as _,
@@ -294,9 +294,20 @@ async fn runs_finished(
     )
     .fetch_all(&mut *tx)
     .await?;
-    // the health of the devices these runs ended on (quarantine after device failures)
-    let devices: Vec<String> = ended.iter().filter_map(|r| r.device_id.clone()).collect();
+    // the health of the devices these runs ended on (quarantine after device failures); a
+    // health probe does not count, one that passed releases its device
+    let devices: Vec<String> = ended
+        .iter()
+        .filter(|r| r.probe_device.is_none())
+        .filter_map(|r| r.device_id.clone())
+        .collect();
     crate::store::health::evaluate(&mut *tx, &devices).await?;
+    let probes_passed: Vec<(Uuid, String)> = ended
+        .iter()
+        .filter(|r| r.status == RunStatus::Succeeded.as_str())
+        .filter_map(|r| Some((r.id, r.probe_device.clone()?)))
+        .collect();
+    crate::store::probes::passed(&mut *tx, &probes_passed).await?;
     let ended: Vec<Uuid> = ended.into_iter().map(|r| r.id).collect();
     // the slot is freed whether or not the status changed (a cancelled or reaped run's
     // worker still reports its end)

@@ -6,8 +6,9 @@
 //! The rules ([`decide`], pure):
 //! - **quarantine**: the device's [`QUARANTINE_STREAK`] latest runs all ended with class
 //!   `device`. A quarantined device receives no assignments (the claim skips it,
-//!   `coordinator/sql/claim.sql`) and stays so until an admin releases it ([`set_by_hand`]);
-//!   the evaluation never lifts a quarantine.
+//!   `coordinator/sql/claim.sql`) and stays so until a health probe passes on it
+//!   (`store/probes.rs`: only a quarantine this evaluation made is probed) or an admin
+//!   releases it ([`set_by_hand`]); the evaluation never lifts a quarantine.
 //! - **suspect**: at least [`SUSPECT_MIN_FAILURES`] `device` failures in its window and a
 //!   `device` failure rate at least [`SUSPECT_MARGIN`] above its class's (the other devices
 //!   with the same platform and labels, over their own windows; 0 without peers). Back to
@@ -17,7 +18,8 @@
 //!   device).
 //!
 //! The window ([`WINDOW`] runs) holds only runs that ended after the device's last release
-//! (`device_health.window_from`), so a released device starts clean. Every state change is
+//! (`device_health.window_from`), so a released device starts clean, and never a health
+//! probe (`runs.probe_device`): a probe is the device's test, not a user's run. Every state change is
 //! a row of `device_health_events` with its reason and actor. [`evaluate`] runs inside the
 //! applier's (and the reaper's) transaction, after the runs' ends are written; it locks the
 //! `device_health` rows it changes in device id order.
@@ -162,6 +164,7 @@ pub async fn evaluate(tx: &mut PgConnection, devices: &[String]) -> Result<(), s
                    or exists (select 1 from (select r.failure_class from runs r
                                               where r.device_id = d.id
                                                 and r.finished_at is not null
+                                                and r.probe_device is null
                                                 and r.finished_at
                                                     > coalesce(h.window_from, '-infinity')
                                               order by r.finished_at desc limit $2) w
@@ -195,7 +198,7 @@ async fn evaluate_one(tx: &mut PgConnection, id: &str) -> Result<(), sqlx::Error
     .await?;
     let classes = sqlx::query_scalar!(
         "select failure_class from runs
-          where device_id = $1 and finished_at is not null
+          where device_id = $1 and finished_at is not null and probe_device is null
             and finished_at > coalesce($2, '-infinity'::timestamptz)
           order by finished_at desc limit $3",
         id,
@@ -226,6 +229,7 @@ async fn class_rate(tx: &mut PgConnection, id: &str) -> Result<Option<f64>, sqlx
              join devices o on o.platform = d.platform and o.labels = d.labels and o.id <> d.id
              cross join lateral (select r.failure_class from runs r
                                   where r.device_id = o.id and r.finished_at is not null
+                                    and r.probe_device is null
                                   order by r.finished_at desc limit $2) w
             where d.id = $1"#,
         id,
@@ -236,9 +240,10 @@ async fn class_rate(tx: &mut PgConnection, id: &str) -> Result<Option<f64>, sqlx
     Ok((r.runs > 0).then(|| r.device as f64 / r.runs as f64))
 }
 
-/// Moves `id`'s (locked) row to `to` with `reason` and records the change by `actor`;
+/// Moves `id`'s (locked) row to `to` with `reason` and records the change by `actor` (kept
+/// as the row's `actor`: a quarantine by [`ACTOR_HEALTH`] is probed, `store/probes.rs`);
 /// `reset` also restarts its window (a release).
-async fn change(
+pub(crate) async fn change(
     tx: &mut PgConnection,
     id: &str,
     to: HealthState,
@@ -247,7 +252,7 @@ async fn change(
     reset: bool,
 ) -> Result<(), sqlx::Error> {
     let from = sqlx::query_scalar!(
-        "update device_health h set state = $2, reason = $3, since = now(),
+        "update device_health h set state = $2, reason = $3, since = now(), actor = $5,
                 window_from = case when $4 then now() else h.window_from end
            from (select state from device_health where device_id = $1) old
           where h.device_id = $1
@@ -255,7 +260,8 @@ async fn change(
         id,
         to.as_str(),
         reason,
-        reset
+        reset,
+        actor
     )
     .fetch_one(&mut *tx)
     .await?;
@@ -352,6 +358,7 @@ pub async fn of_devices(
                         count(*) filter (where w.failure_class = 'app') as app
                    from (select r.failure_class from runs r
                           where r.device_id = d.id and r.finished_at is not null
+                            and r.probe_device is null
                             and r.finished_at > coalesce(h.window_from, '-infinity')
                           order by r.finished_at desc limit $2) w) c"#,
         ids,

@@ -1,6 +1,8 @@
 //! Reading the farm's history for the insights page: pass rate per day grouped by suite,
 //! platform or device; runs that passed on retry (flaky); the slowest steps. Every query is
-//! limited to one team unless the caller is an admin (`team = None`).
+//! limited to one team unless the caller is an admin (`team = None`). Health probes (the
+//! coordinator's own jobs, `store/probes.rs`) are left out of pass rates and slow steps: a
+//! device quarantined for a day would otherwise add a probe a minute to its platform's.
 
 use super::TeamScope;
 use chrono::{DateTime, Utc};
@@ -65,6 +67,7 @@ pub async fn pass_rates(
           where ($1::text is null or r.team_id = $1)
             and r.finished_at >= $2
             and r.status in ('succeeded', 'unverified', 'failed', 'timed_out')
+            and r.probe_device is null
             and g.grp is not null
           group by 1, 2
           order by 2, 1"#,
@@ -157,7 +160,7 @@ pub async fn slowest_steps(
            join runs r on r.id = s.run_id and r.attempt_id = s.attempt_id
            join jobs j on j.id = r.job_id
           where ($1::text is null or r.team_id = $1)
-            and r.created_at >= $2 and s.duration_ms is not null
+            and r.created_at >= $2 and s.duration_ms is not null and r.probe_device is null
           group by 1, 2, 3
           order by 5 desc
           limit $3"#,

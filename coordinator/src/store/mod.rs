@@ -12,6 +12,7 @@ pub mod health;
 pub mod identities;
 pub mod insights;
 pub mod jobs;
+pub mod probes;
 pub mod reaper;
 pub mod replay;
 pub mod runs;

@@ -27,6 +27,7 @@ struct RunRow {
     expectations: Json<Vec<Expectation>>,
     verdict: Option<Json<Verdict>>,
     failure_class: Option<String>,
+    probe_device: Option<String>,
 }
 
 /// One step of an attempt; `duration_ms` in milliseconds.
@@ -51,7 +52,7 @@ pub async fn detail(
                   r.error, r.device_id, r.worker_id, r.screen_w_px, r.screen_h_px, r.created_at,
                   r.started_at, r.finished_at, r.team_id,
                   r.expectations as "expectations: Json<Vec<Expectation>>",
-                  r.verdict as "verdict: Json<Verdict>", r.failure_class
+                  r.verdict as "verdict: Json<Verdict>", r.failure_class, r.probe_device
              from runs r join jobs j on j.id = r.job_id where r.id = $1"#,
         id
     )
@@ -74,6 +75,7 @@ pub async fn detail(
     d.expectations = row.expectations.0;
     d.verdict = row.verdict.map(|v| v.0);
     d.failure_class = row.failure_class.as_deref().and_then(FailureClass::parse);
+    d.probe_device = row.probe_device;
     d.attempts = crate::store::attempts::of_run(pool, row.id).await?;
     if let Some(attempt) = row.attempt_id {
         let steps = sqlx::query_as!(
@@ -156,6 +158,8 @@ pub struct RunSummary {
     pub error: Option<String>,
     /// `app`, `device` or `infra` for a failed, errored or lost run.
     pub failure_class: Option<String>,
+    /// The quarantined device a health probe checks; `None` for every other run.
+    pub probe_device: Option<String>,
     pub team_id: String,
     pub suite_id: Option<Uuid>,
     pub schedule_id: Option<Uuid>,
@@ -193,7 +197,7 @@ pub async fn list(
     sqlx::query_as!(
         RunSummary,
         "select r.id, r.job_id, r.status, j.platform, j.name, r.device_id, r.error,
-                r.failure_class, r.team_id, j.suite_id, j.schedule_id, j.matrix_cell, r.retry_of, r.created_at, r.finished_at
+                r.failure_class, r.probe_device, r.team_id, j.suite_id, j.schedule_id, j.matrix_cell, r.retry_of, r.created_at, r.finished_at
            from runs r join jobs j on j.id = r.job_id
           where ($1::text is null or r.team_id = $1)
             and ($2::text is null or r.status = $2)

@@ -134,6 +134,10 @@ pub struct RunSummary {
     /// Who is to blame, for a `failed`, `errored` or `lost` run (`app`, `device`, `infra`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_class: Option<crate::FailureClass>,
+    /// Set only on a health probe: the quarantined device it checks (see the run detail's
+    /// `probe_device`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_device: Option<String>,
     /// The team it belongs to.
     pub team_id: String,
     /// The suite it is part of.

@@ -185,6 +185,7 @@ async fn three_node_nats_cluster_two_coordinators_survive_a_node_loss() {
         lease_s: 30,
         device_ttl_s: 15,
         dispatch_interval_ms: 200,
+        health_probe_interval_s: 60,
         event_max_deliveries: 5,
         max_body_bytes: 1024 * 1024,
         auth: "on".into(),

@@ -1,6 +1,6 @@
 //! Pins issue 27, telling a broken app from a sick device, on real services and real
-//! Chromium: two web workers of one slot each, the second one's Chromium killed (every 2 s,
-//! found through `/proc`) once its device is registered. Its runs end `errored` with
+//! Chromium: two web workers of one slot each, the second one's Chromium killed (now and
+//! every 250 ms, found through `/proc`) once its device is registered. Its runs end `errored` with
 //! failure class `device`; within 5 of them the device is `quarantined` with a reason and
 //! an event, and later jobs all run on the healthy worker and pass. An admin release brings
 //! it back (it receives a run again). A job whose check fails on the healthy device is an
@@ -40,7 +40,7 @@ pub(crate) async fn get_json(farm: &Farm, path: &str) -> Value {
 }
 
 /// The `devices` entry of `id` in `GET /api/v1/devices`.
-async fn device(farm: &Farm, id: &str) -> Value {
+pub(crate) async fn device(farm: &Farm, id: &str) -> Value {
     let list = get_json(farm, "/api/v1/devices").await;
     list["devices"]
         .as_array()
@@ -52,7 +52,7 @@ async fn device(farm: &Farm, id: &str) -> Value {
 }
 
 /// Waits (at most `limit`) until device `id`'s health state is `want`.
-async fn wait_health(farm: &Farm, id: &str, want: &str, limit: Duration) -> Value {
+pub(crate) async fn wait_health(farm: &Farm, id: &str, want: &str, limit: Duration) -> Value {
     let deadline = Instant::now() + limit;
     loop {
         let d = device(farm, id).await;
@@ -64,7 +64,11 @@ async fn wait_health(farm: &Farm, id: &str, want: &str, limit: Duration) -> Valu
     }
 }
 
-async fn post(client: &reqwest::Client, url: String, body: Option<&str>) -> (u16, Value) {
+pub(crate) async fn post(
+    client: &reqwest::Client,
+    url: String,
+    body: Option<&str>,
+) -> (u16, Value) {
     let mut r = client.post(url);
     if let Some(b) = body {
         r = r
@@ -87,8 +91,14 @@ pub(crate) fn job(site: &Site, farm: &Farm, n: usize, check: &str) -> Value {
     })
 }
 
-/// Starts a second worker whose Chromium dies now and every 2 s after (a browser that keeps
-/// crashing); returns its device id and the task that keeps killing it (abort it at the end).
+/// Starts a second worker whose Chromium dies now and every [`KILL_EVERY`] after (a browser
+/// that keeps crashing); returns its device id and the task that keeps killing it (abort it
+/// to make the device well again: its worker starts a dead browser again before a run).
+/// How often the sick worker's Chromium is killed: shorter than any run takes, so a browser
+/// its worker starts again before a run never lives to the run's end (at 2 s, a short run
+/// sometimes passed between two kills).
+const KILL_EVERY: Duration = Duration::from_millis(250);
+
 pub(crate) async fn start_sick_worker(farm: &mut Farm) -> (String, tokio::task::JoinHandle<()>) {
     let admin = farm.admin_token.clone();
     let sick_worker = farm.start_worker("sick", &admin).await;
@@ -107,7 +117,7 @@ pub(crate) async fn start_sick_worker(farm: &mut Farm) -> (String, tokio::task::
     }
     let killer = tokio::spawn(async move {
         loop {
-            tokio::time::sleep(Duration::from_secs(2)).await;
+            tokio::time::sleep(KILL_EVERY).await;
             kill_marked(&sick_dir);
         }
     });

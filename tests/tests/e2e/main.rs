@@ -34,6 +34,7 @@ mod export_steps;
 mod farm;
 mod faults;
 mod harmony;
+mod health_probe;
 mod heartbeat_refresh;
 mod include_bomb;
 mod input_hygiene;

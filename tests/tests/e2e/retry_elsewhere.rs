@@ -1,5 +1,5 @@
 //! Pins issue 27 item 2, retry on another device, on real services and real Chromium: two
-//! web workers of one slot each. With the second one's Chromium killed every 2 s, a suite
+//! web workers of one slot each. With the second one's Chromium killed every 250 ms, a suite
 //! of jobs with `retry_elsewhere: 1` passes: every job ends with a succeeded attempt on the
 //! healthy device; each attempt the sick device ate is a `device` failure marked flaky, and
 //! its retry avoided the sick device. A check that fails everywhere is tried on both devices,

@@ -120,6 +120,11 @@ impl Cdp {
         }))
     }
 
+    /// Whether the socket closed (the browser is gone): every call fails from then on.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
     /// Subscribes to events from now on.
     pub fn events(&self) -> broadcast::Receiver<CdpEvent> {
         self.events.subscribe()

@@ -24,6 +24,7 @@ mod egress;
 pub mod guard;
 pub mod lookup;
 pub mod policy;
+pub mod relaunch;
 mod screen;
 mod select_option;
 mod tree;
@@ -79,6 +80,8 @@ pub struct WebDevice {
     owner: Owner,
     viewport: Viewport,
     session: Option<Session>,
+    /// Starts a launched browser again when it died (see [`Self::revive`]); `None`: never.
+    relaunch: Option<Arc<relaunch::Relaunch>>,
 }
 
 impl WebDevice {
@@ -88,7 +91,36 @@ impl WebDevice {
             owner: Owner::Launched(browser),
             viewport,
             session: None,
+            relaunch: None,
         }
+    }
+
+    /// A slot on `relaunch`'s browser, which is started again when it died before a run
+    /// begins (a crashed browser does not keep its slots broken).
+    pub async fn relaunching(relaunch: Arc<relaunch::Relaunch>, viewport: Viewport) -> WebDevice {
+        WebDevice {
+            owner: Owner::Launched(relaunch.current().await),
+            viewport,
+            session: None,
+            relaunch: Some(relaunch),
+        }
+    }
+
+    /// Before a run: when this slot's launched browser died, takes a live one from its
+    /// [`relaunch::Relaunch`] (starting it) and drops the dead one's session.
+    ///
+    /// Errors: the relaunch's (a `device` failure of the run that begins).
+    async fn revive(&mut self) -> Result<(), DeviceError> {
+        let (Owner::Launched(b), Some(r)) = (&self.owner, &self.relaunch) else {
+            return Ok(());
+        };
+        if !b.cdp.is_closed() {
+            return Ok(());
+        }
+        let fresh = r.clone().alive().await?;
+        self.session = None;
+        self.owner = Owner::Launched(fresh);
+        Ok(())
     }
 
     /// A device on an app Argus did not start, over its browser-level CDP connection
@@ -100,6 +132,7 @@ impl WebDevice {
             owner: Owner::Attached { cdp, http, guard },
             viewport,
             session: None,
+            relaunch: None,
         }
     }
 
@@ -258,6 +291,7 @@ impl System for WebDevice {
     }
 
     async fn begin(&mut self) -> Result<(), DeviceError> {
+        self.revive().await?;
         self.end().await?;
         if matches!(self.owner, Owner::Attached { .. }) {
             return self.attach_newest().await;
