@@ -45,6 +45,19 @@ pub struct RunsPage<'a> {
     pub platforms: Vec<String>,
 }
 
+/// `/devices/{id}/quarantine`: an admin's reason for a quarantine by hand.
+#[derive(Template)]
+#[template(path = "device_quarantine.html")]
+pub struct QuarantinePage {
+    /// The session's CSRF token for the form.
+    pub csrf: String,
+    pub device_id: String,
+    /// The reason as typed (kept when the form comes back refused).
+    pub reason: String,
+    /// Why the last post was refused (the API's message and hint), shown at the field.
+    pub error: Option<String>,
+}
+
 /// `/devices`.
 #[derive(Template)]
 #[template(path = "devices.html")]
@@ -59,9 +72,22 @@ pub struct DevicesPage<'a> {
     pub health: std::collections::HashMap<String, argus_protocol::api::DeviceHealth>,
     /// The latest health state changes, newest first.
     pub health_events: Vec<argus_protocol::api::HealthEvent>,
+    /// Whether the caller is an admin: each device row gets a Quarantine (with a reason) or
+    /// Release button.
+    pub admin: bool,
+    /// `(device id, message)` of an admin action just refused, shown in that device's row.
+    pub error: Option<(String, String)>,
 }
 
 impl DevicesPage<'_> {
+    /// The refusal to show in device `id`'s row, if any.
+    pub fn error_for(&self, id: &str) -> Option<&str> {
+        self.error
+            .as_ref()
+            .filter(|(d, _)| d == id)
+            .map(|(_, m)| m.as_str())
+    }
+
     /// The health of device `id` (never evaluated: `healthy`, empty window).
     pub fn health_of(&self, id: &str) -> argus_protocol::api::DeviceHealth {
         self.health

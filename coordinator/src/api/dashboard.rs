@@ -1,4 +1,5 @@
-//! Dashboard pages: runs with filters (`/`), devices, a cancel button (the SSE feed that
+//! Dashboard pages: runs with filters (`/`), devices (an admin's quarantine and release
+//! buttons: [`super::device_pages`]), a cancel button (the SSE feed that
 //! keeps a live report current is [`super::live`]); the new-job form is
 //! [`super::new_job_page`], the schedules page [`super::schedule_pages`], the suites pages
 //! and the New suite form [`super::suite_pages`]. Forms post plain `application/x-www-form-urlencoded`; the
@@ -59,6 +60,17 @@ async fn devices(
     User(caller): User,
     Extension(csrf): Extension<Csrf>,
 ) -> Result<Html<String>, ApiError> {
+    devices_page(&st, &caller, csrf.0, None).await
+}
+
+/// The devices page; `error`: `(device id, message)` of an admin action it refused, shown in
+/// that device's row.
+pub(super) async fn devices_page(
+    st: &AppState,
+    caller: &crate::auth::Caller,
+    csrf: String,
+    error: Option<(String, String)>,
+) -> Result<Html<String>, ApiError> {
     let devices = store::workers::devices(&st.pool, st.cfg.device_ttl_s).await?;
     // A busy device links its run only for the run's own team.
     let busy: Vec<uuid::Uuid> = devices.iter().filter_map(|d| d.current_run_id).collect();
@@ -67,11 +79,13 @@ async fn devices(
     let health = store::health::of_devices(&st.pool, &ids).await?;
     let health_events = store::health::events(&st.pool, HEALTH_EVENTS_SHOWN).await?;
     html(DevicesPage {
-        csrf: csrf.0,
+        csrf,
         devices: &devices,
         visible_runs,
         health,
         health_events,
+        admin: caller.role == crate::auth::Role::Admin,
+        error,
     })
 }
 

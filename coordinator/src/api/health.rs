@@ -27,7 +27,7 @@ use crate::AppState;
 /// Longest reason, in characters.
 pub const MAX_REASON_CHARS: usize = 500;
 /// The reason a release without a body records.
-const DEFAULT_RELEASE_REASON: &str = "released by an admin";
+pub(super) const DEFAULT_RELEASE_REASON: &str = "released by an admin";
 /// Rows `GET /api/v1/device-health-events` answers when `limit` is not given.
 const DEFAULT_LIMIT: i64 = 100;
 /// Most rows one call answers.
@@ -91,7 +91,7 @@ pub(super) async fn release(
 }
 
 /// The reason trimmed, or the 422 envelope of why it cannot be stored.
-fn checked_reason(reason: &str) -> Result<String, ApiError> {
+pub(super) fn checked_reason(reason: &str) -> Result<String, ApiError> {
     let r = reason.trim();
     let n = r.chars().count();
     if n == 0 || n > MAX_REASON_CHARS {
@@ -109,7 +109,7 @@ fn checked_reason(reason: &str) -> Result<String, ApiError> {
 }
 
 /// Applies an admin's change and answers it (see the module docs for the statuses).
-async fn set(
+pub(super) async fn set(
     st: &AppState,
     caller: &Caller,
     id: &str,

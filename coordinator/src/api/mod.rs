@@ -6,6 +6,7 @@ mod artifacts;
 mod builds;
 mod dashboard;
 mod dead_events;
+mod device_pages;
 mod devices;
 pub mod envelope;
 mod health;
@@ -56,6 +57,7 @@ pub fn router(state: AppState) -> Router {
         .merge(artifacts::router())
         .merge(pages::router())
         .merge(dashboard::router())
+        .merge(device_pages::router())
         .merge(live::router())
         .merge(insights::router())
         .merge(builds::router())

@@ -10,7 +10,10 @@
 //!   refuses the dashboard cookie (401); with the token, the dashboard's cancel works (303);
 //! - `/logout` ends the session: the old cookie no longer opens pages;
 //! - the schedules page's pause, run now, edit and delete forms without the token are 403s
-//!   that change nothing; with it, pause works.
+//!   that change nothing; with it, pause works;
+//! - the Devices page's quarantine and release forms: 403 without the token or from a user's
+//!   session, the reason's refusal at its field, 404 for an unknown device, nothing changed;
+//!   an admin with the token quarantines and releases.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -379,4 +382,106 @@ async fn schedule_forms_need_the_csrf_token() {
     assert_eq!(r.status().as_u16(), 303);
     let paused = format!("select count(*) from schedules where id = '{id}' and paused");
     assert_eq!(count(&farm, &paused).await, 1);
+}
+
+/// The Devices page's admin forms (issue 27): without the CSRF token, from a user's session,
+/// with an empty reason or for an unknown device they are refused and nothing changes; an
+/// admin with the token quarantines with a reason and releases.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn device_forms_need_the_csrf_token_an_admin_and_a_reason() {
+    let farm = crate::bare_farm().await;
+    let dev = "csrf-rack-1";
+    farm.register_sim_device(dev, "ios", json!({}), 0).await;
+    let admin = session::create(&farm.pool, admin_token_id(&farm).await)
+        .await
+        .expect("session");
+    let user_id = argus_coordinator::auth::create_token(
+        &farm.pool,
+        "qa",
+        "user".parse().expect("role"),
+        "csrf user",
+        &argus_coordinator::auth::generate(),
+    )
+    .await
+    .expect("user token");
+    let user = session::create(&farm.pool, user_id)
+        .await
+        .expect("user session");
+    let base = &farm.base_url;
+    let post = |s: &session::Session, path: String, body: String| {
+        client()
+            .post(format!("{base}{path}"))
+            .header("cookie", format!("{}={}", session::COOKIE, s.cookie))
+            .header("origin", base.as_str())
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+    };
+    let events = "select count(*) from device_health_events";
+    let quarantine = format!("/devices/{dev}/quarantine");
+    // No token; a user's session with its token: 403 envelopes.
+    let r = post(&admin, quarantine.clone(), "reason=x".into())
+        .send()
+        .await
+        .expect("post");
+    assert_forbidden(r.status().as_u16(), &r.json().await.unwrap_or(Value::Null));
+    let r = post(
+        &user,
+        quarantine.clone(),
+        format!("csrf={}&reason=x", user.csrf),
+    )
+    .send()
+    .await
+    .expect("post");
+    assert_forbidden(r.status().as_u16(), &r.json().await.unwrap_or(Value::Null));
+    // An empty reason: the form again, the API's message at the field.
+    let r = post(
+        &admin,
+        quarantine.clone(),
+        format!("csrf={}&reason=+", admin.csrf),
+    )
+    .send()
+    .await
+    .expect("post");
+    assert_eq!(r.status().as_u16(), 422);
+    let page = r.text().await.expect("page");
+    assert!(
+        page.contains("id=\"error-reason\"") && page.contains("reason has 0 characters"),
+        "{page}"
+    );
+    // An unknown device: 404, its message on the page.
+    let r = post(
+        &admin,
+        "/devices/no-such-device/quarantine".into(),
+        format!("csrf={}&reason=gone", admin.csrf),
+    )
+    .send()
+    .await
+    .expect("post");
+    assert_eq!(r.status().as_u16(), 404);
+    assert_eq!(count(&farm, events).await, 0, "nothing changed");
+    // An admin with the token: quarantined with the reason, then released.
+    let r = post(
+        &admin,
+        quarantine,
+        format!("csrf={}&reason=rack+power+check", admin.csrf),
+    )
+    .send()
+    .await
+    .expect("post");
+    assert_eq!(r.status().as_u16(), 303);
+    let held = format!(
+        "select count(*) from device_health where device_id = '{dev}' and state = 'quarantined'"
+    );
+    assert_eq!(count(&farm, &held).await, 1);
+    let r = post(
+        &admin,
+        format!("/devices/{dev}/release"),
+        format!("csrf={}", admin.csrf),
+    )
+    .send()
+    .await
+    .expect("post");
+    assert_eq!(r.status().as_u16(), 303);
+    assert_eq!(count(&farm, &held).await, 0);
+    assert_eq!(count(&farm, events).await, 2);
 }

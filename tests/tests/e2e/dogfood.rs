@@ -108,6 +108,10 @@ async fn argus_runs_its_own_dashboard_suite() {
     // while that case waits on the first for its verdict.
     farm.start_worker_with_slots("dogfood", &admin, 2).await;
     let schedule = create_schedule(&farm).await;
+    // The device the Devices page case quarantines and releases: no worker behind it, on a
+    // platform no dogfood job asks for.
+    farm.register_sim_device(SIM_DEVICE, "ios", json!({}), 0)
+        .await;
     let target = farm
         .submit(&json!({"name": "dogfood target", "platform": "web",
             "instruction": format!("open {dash}/login\nwait 2s\nassert screen contains \"API token\""),
@@ -132,7 +136,7 @@ async fn argus_runs_its_own_dashboard_suite() {
     assert_eq!(code, Some(0), "argus suite run failed:\n{stdout}\n{errors}");
     assert_eq!(verdict, "passed", "{suite}");
     let cases = suite["jobs"].as_array().expect("jobs");
-    assert_eq!(cases.len(), 5, "{suite}");
+    assert_eq!(cases.len(), 6, "{suite}");
     for c in cases {
         assert_eq!(c["status"], json!("succeeded"), "case {c}");
     }
@@ -167,6 +171,44 @@ async fn argus_runs_its_own_dashboard_suite() {
     let (_, s) = get(&farm, &format!("/api/v1/schedules/{schedule}")).await;
     assert_eq!(s["paused"], json!(true), "{s}");
     form_suite_effect(&farm).await;
+    device_case_effect(&farm).await;
+}
+
+/// The device case 6 quarantines and releases.
+const SIM_DEVICE: &str = "dogfood-rack-7";
+
+/// Case 6's effect through the API: the device was quarantined by an admin with the reason
+/// typed, then released, and is healthy now.
+async fn device_case_effect(farm: &Farm) {
+    let (_, events) = get(farm, "/api/v1/device-health-events").await;
+    let mine: Vec<&Value> = events["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["device_id"] == SIM_DEVICE)
+        .collect();
+    assert_eq!(mine.len(), 2, "{events}");
+    assert_eq!(
+        (&mine[0]["to"], &mine[0]["reason"]),
+        (&json!("healthy"), &json!("released by an admin")),
+        "{events}"
+    );
+    assert_eq!(
+        (&mine[1]["to"], &mine[1]["reason"]),
+        (&json!("quarantined"), &json!("dogfood: power supply check")),
+        "{events}"
+    );
+    assert!(
+        mine.iter()
+            .all(|e| e["actor"].as_str().is_some_and(|a| a.starts_with("admin"))),
+        "{events}"
+    );
+    let (_, devices) = get(farm, "/api/v1/devices").await;
+    let d = devices["devices"]
+        .as_array()
+        .and_then(|a| a.iter().find(|d| d["device_id"] == SIM_DEVICE))
+        .unwrap_or_else(|| panic!("{SIM_DEVICE} listed: {devices}"));
+    assert_eq!(d["health"]["state"], json!("healthy"), "{d}");
 }
 
 /// The suite made with the New suite form: exactly one, passed, its definition and its
