@@ -14,6 +14,7 @@ mod insights;
 mod job_form;
 mod jobs;
 mod live;
+mod live_screen;
 mod new_job_page;
 pub mod openapi;
 mod page_headers;
@@ -54,6 +55,7 @@ pub fn router(state: AppState) -> Router {
         .merge(pages::router())
         .merge(dashboard::router())
         .merge(live::router())
+        .merge(live_screen::router())
         .merge(insights::router())
         .merge(builds::router())
         .fallback(not_found)

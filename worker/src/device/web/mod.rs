@@ -25,6 +25,7 @@ pub mod guard;
 pub mod lookup;
 pub mod policy;
 mod screen;
+mod screencast;
 mod select_option;
 mod tree;
 
@@ -35,7 +36,7 @@ use argus_protocol::{Key, Platform};
 use async_trait::async_trait;
 use serde_json::json;
 
-use super::{Act, ActError, Capture, Channel, DeviceError, Input, Observe, System};
+use super::{Act, ActError, Capture, Channel, DeviceError, Input, Observe, Screencast, System};
 use browser::Browser;
 use cdp::Cdp;
 
@@ -131,6 +132,14 @@ impl WebDevice {
         match self.notes_key() {
             Some(key) => self.guard().take_notes(key),
             None => Vec::new(),
+        }
+    }
+
+    /// The browser connection, shared.
+    fn cdp_shared(&self) -> Arc<Cdp> {
+        match &self.owner {
+            Owner::Launched(b) => b.cdp.clone(),
+            Owner::Attached { cdp, .. } => cdp.clone(),
         }
     }
 
@@ -377,6 +386,14 @@ impl System for WebDevice {
 
     fn take_notes(&mut self) -> Vec<String> {
         self.drain_notes()
+    }
+
+    fn screencast(&self) -> Option<Box<dyn Screencast>> {
+        let s = self.session.as_ref()?;
+        Some(Box::new(screencast::PageCast::new(
+            self.cdp_shared(),
+            s.session_id.clone(),
+        )))
     }
 }
 
