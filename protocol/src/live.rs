@@ -25,7 +25,7 @@ pub struct FrameMeta {
     pub step: Option<u32>,
     /// That step's text as written (secrets already redacted, as in its event).
     pub text: Option<String>,
-    /// The last action's target, device px `[x, y, width, height]`.
+    /// The last target an action of the run was aimed at, device px `[x, y, width, height]`.
     pub target_px: Option<[f64; 4]>,
     /// The screen's size in device px `[width, height]`: the space of `target_px` (a viewer
     /// scales it to the frame's own size).

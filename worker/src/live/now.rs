@@ -16,7 +16,9 @@ pub struct Now {
     pub step: Option<u32>,
     /// Its text as written (redacted like its event).
     pub text: Option<String>,
-    /// The last action's target, device px `[x, y, width, height]`; cleared by a new step.
+    /// The last target an action was aimed at, device px `[x, y, width, height]` (kept
+    /// through later steps that aim at nothing, such as a wait, so the viewer sees where the
+    /// run last acted).
     pub target_px: Option<[f64; 4]>,
 }
 
@@ -40,11 +42,8 @@ impl NowSink {
 fn note(now: &mut Now, body: &EventBody) {
     match body {
         EventBody::StepStarted { step, text } => {
-            *now = Now {
-                step: Some(*step),
-                text: Some(text.clone()),
-                target_px: None,
-            };
+            now.step = Some(*step);
+            now.text = Some(text.clone());
         }
         EventBody::ActionFinished(r) => {
             if let Some(t) = &r.target {
@@ -70,7 +69,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_step_clears_the_last_target() {
+    fn a_step_moves_on_and_keeps_the_last_target() {
         let mut now = Now {
             target_px: Some([1.0, 1.0, 2.0, 2.0]),
             ..Now::default()
@@ -84,6 +83,6 @@ mod tests {
         );
         assert_eq!(now.step, Some(2));
         assert_eq!(now.text.as_deref(), Some("wait 2 s"));
-        assert_eq!(now.target_px, None);
+        assert_eq!(now.target_px, Some([1.0, 1.0, 2.0, 2.0]));
     }
 }

@@ -1,0 +1,150 @@
+//! Pins the live screen (`GET /runs/{id}/screen`) on a real farm (coordinator, web worker,
+//! Chromium): a running web job nobody watches publishes no frame at all on the NATS frame
+//! subject; a user of another team gets 404; a viewer receives JPEG frames (≥ 2 within
+//! 1.5 s) whose metadata names the step running; after the viewer leaves, no frame is
+//! published from one lease + 1 s later until the run ends; a viewer of an ended run gets
+//! `end` and the stream closes. Frames are counted on NATS by the test's own subscription,
+//! not by the coordinator.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use argus_tests::live_view::{clock_site, slow_script, Seen, Viewer};
+use argus_tests::{Farm, FarmOptions};
+use futures::StreamExt;
+use serde_json::json;
+
+/// Arrival times of the frames published for the farm's runs.
+type Arrivals = Arc<Mutex<Vec<Instant>>>;
+
+async fn count_frames(farm: &Farm, run: uuid::Uuid) -> Arrivals {
+    let nats = async_nats::connect(&farm.services.nats_url)
+        .await
+        .expect("nats");
+    let mut sub = nats
+        .subscribe(farm.subjects.live_frame("*", &run))
+        .await
+        .expect("subscribe");
+    nats.flush().await.expect("flush");
+    let seen: Arrivals = Arc::default();
+    let s = seen.clone();
+    tokio::spawn(async move {
+        let _keep = nats;
+        while sub.next().await.is_some() {
+            s.lock().unwrap().push(Instant::now());
+        }
+    });
+    seen
+}
+
+async fn wait_running(farm: &Farm, run: uuid::Uuid) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let d: serde_json::Value = farm
+            .http
+            .get(format!("{}/api/v1/runs/{run}", farm.base_url))
+            .send()
+            .await
+            .expect("GET run")
+            .json()
+            .await
+            .expect("json");
+        if d["status"] == "running" && d["steps"].as_array().is_some_and(|s| s.len() >= 2) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "run never got going: {d}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn frames_flow_only_while_watched_and_only_to_the_team() {
+    let page = clock_site().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&page)).await;
+    let run = farm
+        .submit(&json!({
+            "platform": "web",
+            "start_url": page,
+            "instruction": slow_script(14),
+        }))
+        .await;
+    let frames = count_frames(&farm, run).await;
+    wait_running(&farm, run).await;
+
+    // Nobody watches: nothing is published.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        frames.lock().unwrap().len(),
+        0,
+        "frames sent with no viewer"
+    );
+
+    // Another team's user does not see the run, live or not.
+    let other = farm.client_for("other-team", "user").await;
+    assert_eq!(
+        Viewer::open(&other, &farm.base_url, run).await.err(),
+        Some(404)
+    );
+
+    // A viewer gets frames of the running step.
+    let mut viewer = Viewer::open(&farm.http, &farm.base_url, run)
+        .await
+        .expect("viewer");
+    let first = tokio::time::timeout(Duration::from_secs(5), viewer.next())
+        .await
+        .expect("a first frame within 5 s");
+    assert!(matches!(first, Some(Seen::Frame(_))), "{first:?}");
+    let window = Instant::now();
+    let mut got = Vec::new();
+    while window.elapsed() < Duration::from_millis(1500) {
+        let left = Duration::from_millis(1500).saturating_sub(window.elapsed());
+        match tokio::time::timeout(left, viewer.next()).await {
+            Ok(Some(Seen::Frame(f))) => got.push(f),
+            Ok(other) => panic!("stream ended early: {other:?}"),
+            Err(_) => break,
+        }
+    }
+    assert!(got.len() >= 2, "{} frames in 1.5 s", got.len());
+    for f in &got {
+        assert_eq!(&f.jpeg[..3], b"\xff\xd8\xff", "not a JPEG");
+        assert_eq!(f.meta.screen_px, [1280, 800]);
+        let step = f.meta.step.expect("the step running");
+        assert!(step >= 2, "step {step}");
+        assert_eq!(f.meta.text.as_deref(), Some("wait 1s"));
+        let t = f.meta.target_px.expect("the Go button, the last target");
+        assert!(t[2] > 0.0 && t[3] > 0.0, "{t:?}");
+    }
+
+    // The viewer leaves: from one lease + 1 s on, nothing more until the run ends.
+    drop(viewer);
+    let closed = Instant::now();
+    let quiet_from = closed + argus_worker::live::LEASE + Duration::from_secs(1);
+    let d = farm.wait_run(run, Duration::from_secs(60)).await;
+    assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
+    let ended = Instant::now();
+    assert!(
+        ended > quiet_from + Duration::from_secs(2),
+        "the run ended too soon after the viewer left to show anything"
+    );
+    let late: Vec<_> = frames
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|t| **t >= quiet_from)
+        .map(|t| t.duration_since(closed))
+        .collect();
+    assert!(late.is_empty(), "frames after the viewer left: {late:?}");
+    assert!(
+        frames.lock().unwrap().len() >= 3,
+        "the viewer's frames were on NATS"
+    );
+
+    // A viewer of an ended run is told so, and the stream closes.
+    let mut viewer = Viewer::open(&farm.http, &farm.base_url, run)
+        .await
+        .expect("viewer");
+    let end = tokio::time::timeout(Duration::from_secs(5), viewer.next()).await;
+    assert!(matches!(end, Ok(Some(Seen::End))), "{end:?}");
+    let closed = tokio::time::timeout(Duration::from_secs(5), viewer.next()).await;
+    assert!(matches!(closed, Ok(None)), "{closed:?}");
+}
