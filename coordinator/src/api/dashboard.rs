@@ -1,4 +1,4 @@
-//! Dashboard pages: runs with filters (`/`), devices, suites (verdict matrix, history with
+//! Dashboard pages: runs with filters (`/`), devices (one device: [`super::device_page`]), suites (verdict matrix, history with
 //! pass-rate), a cancel button (the SSE feed that keeps a live report current is
 //! [`super::live`]); the new-job form is [`super::new_job_page`], the schedules page
 //! [`super::schedule_pages`]. Forms post plain `application/x-www-form-urlencoded`; the
@@ -26,6 +26,7 @@ pub(super) fn router() -> Router<AppState> {
     Router::new()
         .route("/", get(runs))
         .route("/devices", get(devices))
+        .route("/devices/{id}", get(super::device_page::device))
         .route(
             "/jobs/new",
             get(super::new_job_page::new_job).post(super::new_job_page::create_job),

@@ -6,6 +6,7 @@ mod artifacts;
 mod builds;
 mod dashboard;
 mod dead_events;
+mod device_page;
 mod devices;
 pub mod envelope;
 mod health;

@@ -3,14 +3,19 @@
 //! subject; a user of another team gets 404; a viewer receives JPEG frames (≥ 2 within
 //! 1.5 s) whose metadata names the step running; after the viewer leaves, no frame is
 //! published from one lease + 1 s later until the run ends; a viewer of an ended run gets
-//! `end` and the stream closes. Frames are counted on NATS by the test's own subscription,
-//! not by the coordinator.
+//! `end` and the stream closes. In real Chromium, the run's report page plays the frames
+//! with the step, keeps the same live image while its timeline updates in place, the device
+//! page shows the same stream and the device's runs, and once the page is closed no frame is
+//! published from one lease + 1 s later until the run ends. Frames are counted on NATS by the
+//! test's own subscription, not by the coordinator.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use argus_tests::live_view::{clock_site, slow_script, Seen, Viewer};
 use argus_tests::{Farm, FarmOptions};
+
+use crate::dashboard::Page;
 use futures::StreamExt;
 use serde_json::json;
 
@@ -117,23 +122,7 @@ async fn frames_flow_only_while_watched_and_only_to_the_team() {
 
     // The viewer leaves: from one lease + 1 s on, nothing more until the run ends.
     drop(viewer);
-    let closed = Instant::now();
-    let quiet_from = closed + argus_worker::live::LEASE + Duration::from_secs(1);
-    let d = farm.wait_run(run, Duration::from_secs(60)).await;
-    assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
-    let ended = Instant::now();
-    assert!(
-        ended > quiet_from + Duration::from_secs(2),
-        "the run ended too soon after the viewer left to show anything"
-    );
-    let late: Vec<_> = frames
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|t| **t >= quiet_from)
-        .map(|t| t.duration_since(closed))
-        .collect();
-    assert!(late.is_empty(), "frames after the viewer left: {late:?}");
+    quiet_after(&farm, run, &frames, Instant::now()).await;
     assert!(
         frames.lock().unwrap().len() >= 3,
         "the viewer's frames were on NATS"
@@ -147,4 +136,111 @@ async fn frames_flow_only_while_watched_and_only_to_the_team() {
     assert!(matches!(end, Ok(Some(Seen::End))), "{end:?}");
     let closed = tokio::time::timeout(Duration::from_secs(5), viewer.next()).await;
     assert!(matches!(closed, Ok(None)), "{closed:?}");
+}
+
+/// Asserts that no frame arrived from one lease + 1 s after `left` until the run ended
+/// (the run must last 2 s beyond that).
+async fn quiet_after(farm: &Farm, run: uuid::Uuid, frames: &Arrivals, left: Instant) {
+    let quiet_from = left + argus_worker::live::LEASE + Duration::from_secs(1);
+    let d = farm.wait_run(run, Duration::from_secs(60)).await;
+    assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
+    assert!(
+        Instant::now() > quiet_from + Duration::from_secs(2),
+        "the run ended too soon after the viewer left to show anything"
+    );
+    let late: Vec<_> = frames
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|t| **t >= quiet_from)
+        .map(|t| t.duration_since(left))
+        .collect();
+    assert!(late.is_empty(), "frames after the viewer left: {late:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_report_page_plays_the_screen_until_it_is_closed() {
+    let site = clock_site().await;
+    let farm = Farm::start(FarmOptions::default().allowing(&site)).await;
+    let run = farm
+        .submit(&json!({"platform": "web", "start_url": site, "instruction": slow_script(16)}))
+        .await;
+    let frames = count_frames(&farm, run).await;
+    let page = Page::open(
+        &farm.services.chromium,
+        &farm.worker_dir.with_extension("viewer"),
+    )
+    .await;
+    page.goto(&format!("{}/login", farm.base_url)).await;
+    page.submit_form("form", &[("token", &farm.admin_token)])
+        .await;
+    wait_running(&farm, run).await;
+    page.goto(&format!("{}/runs/{run}", farm.base_url)).await;
+    page.wait_for(
+        "document.getElementById('live-img').src.startsWith('data:image/jpeg') && \
+         document.getElementById('live-img').naturalWidth > 0 && \
+         document.getElementById('live-step').textContent.includes('wait 1s') && \
+         !document.getElementById('live-box').hidden",
+        Duration::from_secs(10),
+    )
+    .await;
+    page.shot("live-screen").await;
+    // The timeline moves on in place; the live image is the same element, still playing.
+    page.eval("window.__live = document.getElementById('live-img'); window.__step = document.getElementById('live-step').textContent; window.__steps = document.querySelectorAll('details.step').length; true").await;
+    page.wait_for(
+        "document.querySelectorAll('details.step').length > window.__steps && \
+         document.getElementById('live-step').textContent !== window.__step",
+        Duration::from_secs(6),
+    )
+    .await;
+    let same = page
+        .eval("document.getElementById('live-img') === window.__live && document.getElementById('run-status').textContent === 'running'")
+        .await;
+    assert_eq!(
+        same,
+        json!(true),
+        "the live screen was rebuilt or the page left"
+    );
+
+    // The device page shows the same stream and the device's runs.
+    let device = farm
+        .http
+        .get(format!("{}/api/v1/runs/{run}", farm.base_url))
+        .send()
+        .await
+        .expect("run")
+        .json::<serde_json::Value>()
+        .await
+        .expect("json")["device_id"]
+        .as_str()
+        .expect("device")
+        .to_string();
+    let html = farm
+        .http
+        .get(format!("{}/devices/{device}", farm.base_url))
+        .send()
+        .await
+        .expect("device page")
+        .text()
+        .await
+        .expect("body");
+    assert!(
+        html.contains(&format!("data-src=\"/runs/{run}/screen\"")),
+        "{html}"
+    );
+    assert!(html.contains(&format!("href=\"/runs/{run}\"")), "{html}");
+
+    page.close().await;
+    let closed = Instant::now();
+    quiet_after(&farm, run, &frames, closed).await;
+    let before_close = frames
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|t| **t < closed)
+        .count();
+    assert!(
+        before_close >= 5,
+        "{before_close} frames while the page was open"
+    );
 }
