@@ -32,6 +32,17 @@ pub struct FrameMeta {
     pub screen_px: [u32; 2],
 }
 
+/// Why a run's screen is not streamed at all, if it is not: a job that references a secret
+/// (`${secret.NAME}` anywhere in it). Recorded screenshots mask the fields holding a
+/// secret; live frames are not masked, and a secret typed into a field would show while it
+/// is typed — so such a run has no live screen, on the worker and the coordinator alike.
+pub fn withheld(spec: &crate::JobSpec) -> Option<&'static str> {
+    let text = serde_json::to_string(spec).ok()?;
+    text.contains("${secret.").then_some(
+        "this job uses secrets: its screen is not streamed live (live frames are not masked)",
+    )
+}
+
 /// One frame as published: meta length (u32 BE), meta JSON, JPEG.
 pub fn encode(meta: &FrameMeta, jpeg: &[u8]) -> Result<Vec<u8>, serde_json::Error> {
     let m = serde_json::to_vec(meta)?;
@@ -54,6 +65,18 @@ pub fn decode(msg: &[u8]) -> Option<(FrameMeta, &[u8])> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_job_with_a_secret_is_not_streamed() {
+        let mut spec = crate::JobSpec::script(
+            crate::Platform::Web,
+            None,
+            "type \"${secret.PW}\" into \"Password\"".into(),
+        );
+        assert!(withheld(&spec).is_some());
+        spec.instruction = "tap \"Go\"".into();
+        assert!(withheld(&spec).is_none());
+    }
 
     #[test]
     fn a_frame_round_trips_and_garbage_is_refused() {

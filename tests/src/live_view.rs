@@ -25,6 +25,8 @@ pub enum Seen {
     Frame(Box<Viewed>),
     /// The run ended.
     End,
+    /// The run's screen is not streamed, and why.
+    Off(String),
 }
 
 /// An open live-screen stream.
@@ -88,6 +90,7 @@ fn parse(block: &[u8]) -> Option<Seen> {
     }
     match event {
         "end" => Some(Seen::End),
+        "off" => Some(Seen::Off(data)),
         "frame" => {
             let v: serde_json::Value = serde_json::from_str(&data).ok()?;
             let jpeg = base64::engine::general_purpose::STANDARD

@@ -171,7 +171,8 @@ pub async fn execute(
                 None,
             ),
             Ok(()) => {
-                let _live = input.live.as_ref().and_then(|link| {
+                let watched = argus_protocol::live::withheld(&input.spec).is_none();
+                let _live = input.live.as_ref().filter(|_| watched).and_then(|link| {
                     let cast = dev.screencast()?;
                     let (sw, sh) = dev.screen_px();
                     Some(crate::live::spawn(link, input.run_id, cast, [sw, sh]))

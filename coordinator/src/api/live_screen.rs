@@ -1,7 +1,9 @@
 //! `GET /runs/{id}/screen`: the live screen of a running run, as server-sent events. Each
 //! `frame` event is JSON `{"jpeg": <base64>, "meta": <FrameMeta>}`
 //! ([`argus_protocol::live::FrameMeta`]: capture time, step, target box, screen size); an
-//! `end` event says the run has ended (then the stream closes).
+//! `end` event says the run has ended (then the stream closes); an `off` event says why the
+//! run's screen is not streamed at all ([`argus_protocol::live::withheld`]: the job uses
+//! secrets) and the stream closes.
 //!
 //! While the stream is open its relay task renews the run's watch lease once a second
 //! (`<prefix>.live.watch.<worker>.<run>`, core NATS) — the worker holding the run streams
@@ -53,6 +55,8 @@ enum Relay {
     Frame(Arc<String>),
     /// The run ended.
     Ended,
+    /// The run's screen is not streamed (why).
+    Off(&'static str),
 }
 
 /// Aborts the relay when the viewer's stream is dropped.
@@ -75,7 +79,14 @@ async fn screen(
         Err(refused) => return Ok(*refused),
     };
     let (tx, rx) = watch::channel(Relay::Waiting);
-    let relay = AbortOnDrop(tokio::spawn(relay(st, run.run_id, tx)));
+    let relay = match argus_protocol::live::withheld(&run.spec) {
+        // Said once; the stream then ends (the relay is gone).
+        Some(why) => {
+            tx.send_replace(Relay::Off(why));
+            AbortOnDrop(tokio::spawn(async move { drop(tx) }))
+        }
+        None => AbortOnDrop(tokio::spawn(relay(st, run.run_id, tx))),
+    };
     let stream = futures::stream::unfold(
         (rx, relay, permit, false),
         |(mut rx, relay, permit, done)| async move {
@@ -89,6 +100,7 @@ async fn screen(
                     Relay::Waiting => continue,
                     Relay::Frame(data) => (Event::default().event("frame").data(&*data), false),
                     Relay::Ended => (Event::default().event("end").data("ended"), true),
+                    Relay::Off(why) => (Event::default().event("off").data(why), true),
                 };
                 return Some((Ok::<_, Infallible>(ev.0), (rx, relay, permit, ev.1)));
             }

@@ -3,7 +3,8 @@
 //! subject; a user of another team gets 404; a viewer receives JPEG frames (≥ 2 within
 //! 1.5 s) whose metadata names the step running; after the viewer leaves, no frame is
 //! published from one lease + 1 s later until the run ends; a viewer of an ended run gets
-//! `end` and the stream closes. In real Chromium, the run's report page plays the frames
+//! `end` and the stream closes; a job that uses a secret is never streamed (`off`). In real
+//! Chromium, the run's report page plays the frames
 //! with the step, keeps the same live image while its timeline updates in place, the device
 //! page shows the same stream and the device's runs, and once the page is closed no frame is
 //! published from one lease + 1 s later until the run ends. Frames are counted on NATS by the
@@ -127,6 +128,25 @@ async fn frames_flow_only_while_watched_and_only_to_the_team() {
         frames.lock().unwrap().len() >= 3,
         "the viewer's frames were on NATS"
     );
+
+    // A job that uses a secret has no live screen: the viewer is told why, and that is all.
+    let secret_run = farm
+        .submit(&json!({
+            "platform": "web",
+            "start_url": page,
+            "instruction": "type \"${secret.LIVE_PW}\" into \"Name\"",
+        }))
+        .await;
+    let mut viewer = Viewer::open(&farm.http, &farm.base_url, secret_run)
+        .await
+        .expect("viewer");
+    let off = tokio::time::timeout(Duration::from_secs(5), viewer.next()).await;
+    assert!(
+        matches!(&off, Ok(Some(Seen::Off(why))) if why.contains("secrets")),
+        "{off:?}"
+    );
+    let closed = tokio::time::timeout(Duration::from_secs(5), viewer.next()).await;
+    assert!(matches!(closed, Ok(None)), "{closed:?}");
 
     // A viewer of an ended run is told so, and the stream closes.
     let mut viewer = Viewer::open(&farm.http, &farm.base_url, run)
