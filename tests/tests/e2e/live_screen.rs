@@ -264,3 +264,79 @@ async fn the_report_page_plays_the_screen_until_it_is_closed() {
         "{before_close} frames while the page was open"
     );
 }
+
+/// A phone behind the ADB stand-in: the inbox fixture's tree, a solid 1080 × 2400 screen.
+fn phone() -> argus_tests::adb_peer::Responder {
+    let xml = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../perception/tests/fixtures/android_inbox.xml"
+    ))
+    .expect("android fixture");
+    let png = argus_tests::adb_peer::solid_png(1080, 2400);
+    Arc::new(move |cmd: &str| -> (Vec<u8>, u8) {
+        let out = match cmd {
+            "wm size" => b"Physical size: 1080x2400\n".to_vec(),
+            "wm density" => b"Physical density: 420\n".to_vec(),
+            "getprop ro.product.model" => b"Pixel 7\n".to_vec(),
+            "getprop ro.build.version.release" => b"14\n".to_vec(),
+            c if c.starts_with("uiautomator dump") => {
+                b"UI hierchary dumped to: /data/local/tmp/argus-window.xml\n".to_vec()
+            }
+            c if c.starts_with("cat /data/local/tmp/") => xml.clone().into_bytes(),
+            "screencap -p" => png.clone(),
+            _ => Vec::new(),
+        };
+        (out, 0)
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_android_run_is_watched_through_periodic_screenshots() {
+    let peer = argus_tests::adb_peer::AdbPeer::start(&["emulator-5554"], true, phone()).await;
+    let farm = Farm::start(FarmOptions {
+        platform: argus_protocol::Platform::Android,
+        drivers: argus_worker::DriverConfig {
+            serial: Some("emulator-5554".into()),
+            adb_server: peer.addr,
+            ..argus_worker::DriverConfig::default()
+        },
+        ..Default::default()
+    })
+    .await;
+    let mut script = String::from("wait 1s");
+    for _ in 0..12 {
+        script.push_str("\nwait 1s");
+    }
+    let run = farm
+        .submit(&json!({"platform": "android", "instruction": script}))
+        .await;
+    let frames = count_frames(&farm, run).await;
+    wait_running(&farm, run).await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(
+        frames.lock().unwrap().len(),
+        0,
+        "frames sent with no viewer"
+    );
+
+    let mut viewer = Viewer::open(&farm.http, &farm.base_url, run)
+        .await
+        .expect("viewer");
+    let mut got = Vec::new();
+    let window = Instant::now();
+    while got.len() < 2 && window.elapsed() < Duration::from_secs(4) {
+        let left = Duration::from_secs(4).saturating_sub(window.elapsed());
+        if let Ok(Some(Seen::Frame(f))) = tokio::time::timeout(left, viewer.next()).await {
+            got.push(f);
+        }
+    }
+    assert!(got.len() >= 2, "{} frames in 4 s", got.len());
+    for f in &got {
+        assert_eq!(&f.jpeg[..3], b"\xff\xd8\xff", "not a JPEG");
+        assert_eq!(f.meta.screen_px, [1080, 2400]);
+        assert_eq!(f.meta.text.as_deref(), Some("wait 1s"));
+        assert_eq!(argus_tests::jpeg_size(&f.jpeg), Some((346, 768)));
+    }
+    drop(viewer);
+    quiet_after(&farm, run, &frames, Instant::now()).await;
+}

@@ -22,6 +22,7 @@ pub mod desktop;
 pub mod electron;
 pub mod harmony;
 pub mod ios;
+pub mod periodic;
 pub mod web;
 
 pub use channel::Channel;
