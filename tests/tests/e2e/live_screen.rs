@@ -8,7 +8,8 @@
 //! with the step, keeps the same live image while its timeline updates in place, the device
 //! page shows the same stream and the device's runs, and once the page is closed no frame is
 //! published from one lease + 1 s later until the run ends. Frames are counted on NATS by the
-//! test's own subscription, not by the coordinator.
+//! test's own subscription, not by the coordinator. Android and iOS runs (device stand-ins)
+//! are watched through a screenshot a second, with the same guarantees.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -303,15 +304,28 @@ async fn an_android_run_is_watched_through_periodic_screenshots() {
         ..Default::default()
     })
     .await;
+    watched_by_screenshots(&farm, "android", [1080, 2400], (346, 768)).await;
+}
+
+/// A `platform` run of 17 `wait 1s` steps: no frame without a viewer, then ≥ 2 frames of
+/// `screen_px` as JPEGs of `jpeg_px` within 8 s for one (1 a second is asked; a debug build
+/// decodes and shrinks a phone's PNG in about a second, and tests run side by side), none
+/// after it leaves.
+async fn watched_by_screenshots(
+    farm: &Farm,
+    platform: &str,
+    screen_px: [u32; 2],
+    jpeg_px: (u32, u32),
+) {
     let mut script = String::from("wait 1s");
-    for _ in 0..12 {
+    for _ in 0..16 {
         script.push_str("\nwait 1s");
     }
     let run = farm
-        .submit(&json!({"platform": "android", "instruction": script}))
+        .submit(&json!({"platform": platform, "instruction": script}))
         .await;
-    let frames = count_frames(&farm, run).await;
-    wait_running(&farm, run).await;
+    let frames = count_frames(farm, run).await;
+    wait_running(farm, run).await;
     tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(
         frames.lock().unwrap().len(),
@@ -324,19 +338,45 @@ async fn an_android_run_is_watched_through_periodic_screenshots() {
         .expect("viewer");
     let mut got = Vec::new();
     let window = Instant::now();
-    while got.len() < 2 && window.elapsed() < Duration::from_secs(4) {
-        let left = Duration::from_secs(4).saturating_sub(window.elapsed());
+    while got.len() < 2 && window.elapsed() < Duration::from_secs(8) {
+        let left = Duration::from_secs(8).saturating_sub(window.elapsed());
         if let Ok(Some(Seen::Frame(f))) = tokio::time::timeout(left, viewer.next()).await {
             got.push(f);
         }
     }
-    assert!(got.len() >= 2, "{} frames in 4 s", got.len());
+    assert!(got.len() >= 2, "{} frames in 8 s", got.len());
     for f in &got {
         assert_eq!(&f.jpeg[..3], b"\xff\xd8\xff", "not a JPEG");
-        assert_eq!(f.meta.screen_px, [1080, 2400]);
+        assert_eq!(f.meta.screen_px, screen_px);
         assert_eq!(f.meta.text.as_deref(), Some("wait 1s"));
-        assert_eq!(argus_tests::jpeg_size(&f.jpeg), Some((346, 768)));
+        assert_eq!(argus_tests::jpeg_size(&f.jpeg), Some(jpeg_px));
     }
     drop(viewer);
-    quiet_after(&farm, run, &frames, Instant::now()).await;
+    quiet_after(farm, run, &frames, Instant::now()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_ios_run_is_watched_through_periodic_screenshots() {
+    let wda = argus_tests::wda_peer::WdaPeer::start(argus_tests::wda_peer::Screen {
+        size_pt: (390.0, 844.0),
+        scale: 3.0,
+        source: r#"<?xml version="1.0" encoding="UTF-8"?>
+<XCUIElementTypeApplication type="XCUIElementTypeApplication" name="Shop" label="Shop" enabled="true" visible="true" accessible="false" x="0" y="0" width="390" height="844" index="0">
+  <XCUIElementTypeStaticText type="XCUIElementTypeStaticText" value="Welcome" name="Welcome" label="Welcome" enabled="true" visible="true" accessible="true" x="100" y="40" width="200" height="24" index="0"/>
+</XCUIElementTypeApplication>"#
+            .into(),
+        png: argus_tests::adb_peer::solid_png(1170, 2532),
+    })
+    .await;
+    let farm = Farm::start(FarmOptions {
+        platform: argus_protocol::Platform::Ios,
+        drivers: argus_worker::DriverConfig {
+            wda_url: wda.url.clone(),
+            bundle_id: Some("com.example.shop".into()),
+            ..argus_worker::DriverConfig::default()
+        },
+        ..Default::default()
+    })
+    .await;
+    watched_by_screenshots(&farm, "ios", [1170, 2532], (355, 768)).await;
 }
