@@ -58,6 +58,20 @@ pub struct QuarantinePage {
     pub error: Option<String>,
 }
 
+/// `/devices/{id}`: one device, its live screen while it runs one of the caller's team's
+/// runs, and its recent runs.
+#[derive(Template)]
+#[template(path = "device.html")]
+pub struct DevicePage<'a> {
+    /// The session's CSRF token for the page's forms (empty without a session).
+    pub csrf: String,
+    pub device: &'a DeviceRow,
+    /// The run it is running now, when the caller's team may see it.
+    pub live_run: Option<uuid::Uuid>,
+    /// Its runs the caller's team may see, newest first.
+    pub runs: Vec<RunSummary>,
+}
+
 /// `/devices`.
 #[derive(Template)]
 #[template(path = "devices.html")]

@@ -3,7 +3,7 @@
 //! Everything here is plain data plus pure functions: the job spec and its validation
 //! ([`job`]), the script step language ([`script`]), the run events a worker streams back
 //! ([`events`]), the assignment and heartbeat messages ([`assignment`]), the NATS subject and
-//! stream names ([`subjects`]), the API error envelope ([`error`]), the API bodies clients read
+//! stream names ([`subjects`]), the live screen's frames ([`live`]), the API error envelope ([`error`]), the API bodies clients read
 //! back ([`api`]) and the run detail that both the coordinator and the local runner render
 //! reports from ([`run_view`]), and the one shape of everything done on a device ([`action`])
 //! with the model's tool set generated from it ([`tool`]). No I/O lives here.
@@ -17,6 +17,7 @@ pub mod expect;
 pub mod failure;
 pub mod job;
 pub mod key;
+pub mod live;
 pub mod nav;
 pub mod platform;
 pub mod replay;

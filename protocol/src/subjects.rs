@@ -56,6 +56,27 @@ impl Subjects {
         format!("{}.events.*", self.prefix)
     }
 
+    /// Core-NATS subject (no stream) on which coordinators renew the watch lease of a run
+    /// someone is watching, once a second: `<prefix>.live.watch.<worker_id>.<run_id>`. The
+    /// worker holding the run streams its screen while leases keep coming.
+    pub fn live_watch(&self, worker_id: &str, run_id: &uuid::Uuid) -> String {
+        format!("{}.live.watch.{worker_id}.{run_id}", self.prefix)
+    }
+
+    /// What one worker subscribes to for its runs' watch leases:
+    /// `<prefix>.live.watch.<worker_id>.*`.
+    pub fn live_watch_all(&self, worker_id: &str) -> String {
+        format!("{}.live.watch.{worker_id}.*", self.prefix)
+    }
+
+    /// Core-NATS subject of one run's live frames ([`crate::live`]), published by the worker
+    /// holding it: `<prefix>.live.frame.<worker_id>.<run_id>`. A coordinator relays only the
+    /// subject of the worker the run is assigned to, and NATS permissions can pin each worker
+    /// user to its own `<prefix>.live.frame.<worker_id>.*`.
+    pub fn live_frame(&self, worker_id: &str, run_id: &uuid::Uuid) -> String {
+        format!("{}.live.frame.{worker_id}.{run_id}", self.prefix)
+    }
+
     /// Durable consumer name of one worker on the assignment stream.
     pub fn worker_consumer(&self, worker_id: &str) -> String {
         format!("worker-{worker_id}")
@@ -85,6 +106,16 @@ mod tests {
         let s = Subjects::new("t1").unwrap();
         assert_eq!(s.assign_stream(), "T1_ASSIGN");
         assert_eq!(s.assign("w-1"), "t1.assign.w-1");
+        let run = uuid::Uuid::nil();
+        assert_eq!(
+            s.live_frame("w-1", &run),
+            format!("t1.live.frame.w-1.{run}")
+        );
+        assert_eq!(
+            s.live_watch("w-1", &run),
+            format!("t1.live.watch.w-1.{run}")
+        );
+        assert_eq!(s.live_watch_all("w-1"), "t1.live.watch.w-1.*");
         assert!(Subjects::new("a.b").is_err());
         assert!(is_valid_worker_id("host_1-a"));
         assert!(!is_valid_worker_id("a.b"));

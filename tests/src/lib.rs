@@ -10,6 +10,7 @@ pub mod adb_peer;
 pub mod chat_stub;
 pub mod hdc_stub;
 pub mod junit_read;
+pub mod live_view;
 pub mod proc_list;
 pub mod procs;
 pub mod require;

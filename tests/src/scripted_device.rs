@@ -245,6 +245,7 @@ pub async fn run_scripted_with(
         agent,
         pixel: Default::default(),
         replay: None,
+        live: None,
     };
     argus_worker::executor::execute(
         &input,

@@ -46,6 +46,9 @@ pub struct RunInput {
     /// The stored replay script the assignment carried (learned replay; `llm` / `vlm` jobs
     /// that read the cache), replayed before any model call.
     pub replay: Option<String>,
+    /// Where the run's live screen goes while someone watches ([`crate::live`]); `None`
+    /// for local runs.
+    pub live: Option<crate::live::Link>,
 }
 
 /// The steps of a job: `open start_url` (if any) then the parsed script (its `repeat` / `if`
@@ -168,6 +171,12 @@ pub async fn execute(
                 None,
             ),
             Ok(()) => {
+                let watched = argus_protocol::live::withheld(&input.spec).is_none();
+                let _live = input.live.as_ref().filter(|_| watched).and_then(|link| {
+                    let cast = dev.screencast()?;
+                    let (sw, sh) = dev.screen_px();
+                    Some(crate::live::spawn(link, input.run_id, cast, [sw, sh]))
+                });
                 let mut exec = start(&mut *dev, &mut uploads, em, input, cancel.clone());
                 let limit = Duration::from_secs(input.spec.timeout_s);
                 let res = tokio::time::timeout(limit, exec.run_to_verdict(&steps, &cancel)).await;

@@ -10,7 +10,8 @@
 //! Task ownership: [`service::run`] owns the device slots and the assignment consumer; one
 //! heartbeat task posts the slots and held leases to the coordinator; each run is one task
 //! holding its slot's lock from `begin` to `end`, and one upload task ([`uploads`]) storing
-//! that run's screenshots off the actions' path. [`local::run_local`] runs one job
+//! that run's screenshots off the actions' path; while someone watches a run, one live task
+//! ([`live`]) streams its screen. [`local::run_local`] runs one job
 //! in-process with no services (`argus run`).
 //!
 //! Every observation goes through the perception stage ([`perceive`]): devices capture their
@@ -24,6 +25,7 @@ pub mod config;
 pub mod device;
 pub mod executor;
 pub mod icon_names;
+pub mod live;
 pub mod local;
 pub mod model;
 pub mod perceive;

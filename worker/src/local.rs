@@ -77,6 +77,7 @@ pub async fn run_local(
         agent,
         pixel: crate::perceive::PixelChannel::load_async(drivers).await,
         replay: None,
+        live: None,
     };
     let created = Utc::now();
     execute(

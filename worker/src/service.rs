@@ -71,13 +71,20 @@ pub async fn run_until(
 struct Started {
     slots: HashMap<String, Slot>,
     running: Running,
+    deps: RunDeps,
+    consumer: pull::Stream,
+    _hb_guard: AbortOnDrop,
+}
+
+/// What every run of this worker shares.
+struct RunDeps {
     store: Arc<dyn ArtifactStore>,
     sink: Arc<dyn EventSink>,
     agent: crate::model::AgentEnv,
     /// The pixel channel (OCR models loaded once, shared by the slots).
     pixel: crate::perceive::PixelChannel,
-    consumer: pull::Stream,
-    _hb_guard: AbortOnDrop,
+    /// The live screen's connection (each run gets its own [`crate::live::Link::now`]).
+    live: crate::live::Link,
 }
 
 /// Opens the devices, registers them, and opens the assignment consumer.
@@ -114,6 +121,7 @@ async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
         .nats_auth
         .connect(&cfg.nats_url, &format!("argus-worker-{worker_id}"))
         .await?;
+    let live_nats = nats.clone();
     let js = jetstream::new(nats);
     let running: Running = Arc::new(Mutex::new(HashMap::new()));
     let http = reqwest::Client::builder()
@@ -154,14 +162,23 @@ async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
         .await
         .context("cannot pull assignments")?;
     let sink: Arc<dyn EventSink> = Arc::new(NatsSink::new(js.clone(), subjects.clone()));
+    let live = crate::live::Link {
+        nats: live_nats,
+        subjects: subjects.clone(),
+        worker_id: worker_id.clone(),
+        now: Default::default(),
+    };
     tracing::info!(worker_id, slots = slots.len(), "worker ready");
     Ok(Started {
         slots,
         running,
-        store,
-        sink,
-        agent,
-        pixel,
+        deps: RunDeps {
+            store,
+            sink,
+            agent,
+            pixel,
+            live,
+        },
         consumer,
         _hb_guard,
     })
@@ -198,10 +215,7 @@ async fn serve(
     let Started {
         slots,
         running,
-        store,
-        sink,
-        agent,
-        pixel,
+        deps,
         mut consumer,
         _hb_guard,
     } = started;
@@ -229,7 +243,7 @@ async fn serve(
                     tracing::warn!(error = %e, "assignment ack failed");
                 }
                 match serde_json::from_slice::<Assignment>(&msg.payload) {
-                    Ok(a) => accept(a, &slots, &running, &store, &sink, &agent, &pixel),
+                    Ok(a) => accept(a, &slots, &running, &deps),
                     Err(e) => tracing::error!(error = %e, "unreadable assignment dropped"),
                 }
             }
@@ -273,15 +287,7 @@ async fn wait_for_stream(
     Err(anyhow!("stream {name} does not exist"))
 }
 
-fn accept(
-    a: Assignment,
-    slots: &HashMap<String, Slot>,
-    running: &Running,
-    store: &Arc<dyn ArtifactStore>,
-    sink: &Arc<dyn EventSink>,
-    agent: &crate::model::AgentEnv,
-    pixel: &crate::perceive::PixelChannel,
-) {
+fn accept(a: Assignment, slots: &HashMap<String, Slot>, running: &Running, deps: &RunDeps) {
     let cancel = Arc::new(AtomicBool::new(false));
     if let Ok(mut r) = running.lock() {
         r.insert(
@@ -294,12 +300,20 @@ fn accept(
     }
     let slot = slots.get(&a.device_id).cloned();
     let running = running.clone();
-    let store = store.clone();
-    let sink = sink.clone();
+    let store = deps.store.clone();
+    // The run's live screen reads its step and target off its events.
+    let live = crate::live::Link {
+        now: Default::default(),
+        ..deps.live.clone()
+    };
+    let sink: Arc<dyn EventSink> = Arc::new(crate::live::now::NowSink::new(
+        deps.sink.clone(),
+        live.now.clone(),
+    ));
     // The run sees its job's team's secrets only.
-    let mut agent = agent.clone();
+    let mut agent = deps.agent.clone();
     agent.secrets = Arc::new(agent.secrets.for_team(&a.team));
-    let pixel = pixel.clone();
+    let pixel = deps.pixel.clone();
     tokio::spawn(async move {
         let input = RunInput {
             run_id: a.run_id,
@@ -309,6 +323,7 @@ fn accept(
             agent,
             pixel,
             replay: a.replay.clone(),
+            live: Some(live),
         };
         match slot {
             Some(slot) => {

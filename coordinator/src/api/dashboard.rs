@@ -1,6 +1,6 @@
-//! Dashboard pages: runs with filters (`/`), devices (an admin's quarantine and release
-//! buttons: [`super::device_pages`]), a cancel button (the SSE feed that
-//! keeps a live report current is [`super::live`]); the new-job form is
+//! Dashboard pages: runs with filters (`/`), devices (one device: [`super::device_page`]; an
+//! admin's quarantine and release buttons: [`super::device_actions`]), a cancel button (the
+//! SSE feed that keeps a live report current is [`super::live`]); the new-job form is
 //! [`super::new_job_page`], the schedules page [`super::schedule_pages`], the suites pages
 //! and the New suite form [`super::suite_pages`]. Forms post plain `application/x-www-form-urlencoded`; the
 //! only script is the new-job form's "add row" buttons.
@@ -26,6 +26,7 @@ pub(super) fn router() -> Router<AppState> {
     Router::new()
         .route("/", get(runs))
         .route("/devices", get(devices))
+        .route("/devices/{id}", get(super::device_page::device))
         .route(
             "/jobs/new",
             get(super::new_job_page::new_job).post(super::new_job_page::create_job),

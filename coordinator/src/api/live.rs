@@ -1,7 +1,8 @@
 //! `GET /runs/{id}/live`: the SSE feed that keeps an open report current. It sends the run's
 //! live key (`<status>:<actions>:<expectations>`, [`crate::report::verdict::live_key`]) at
-//! once and again whenever it changes, and ends when the run ends; the page reloads on a
-//! change.
+//! once and again whenever it changes, and ends when the run ends; on a change the page
+//! fetches itself and swaps its timeline in place (keeping the live screen of
+//! [`super::live_screen`] playing), and reloads once the run has ended.
 //!
 //! Cost: every [`POLL`] one small indexed query ([`store::runs::live_key`]) — the feed used
 //! to load the whole run (every action record) twice a second. A token holds at most

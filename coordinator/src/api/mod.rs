@@ -6,7 +6,8 @@ mod artifacts;
 mod builds;
 mod dashboard;
 mod dead_events;
-mod device_pages;
+mod device_actions;
+mod device_page;
 mod devices;
 pub mod envelope;
 mod health;
@@ -15,6 +16,7 @@ mod insights;
 mod job_form;
 mod jobs;
 mod live;
+mod live_screen;
 mod matrix_lines;
 mod new_job_page;
 pub mod openapi;
@@ -57,8 +59,9 @@ pub fn router(state: AppState) -> Router {
         .merge(artifacts::router())
         .merge(pages::router())
         .merge(dashboard::router())
-        .merge(device_pages::router())
+        .merge(device_actions::router())
         .merge(live::router())
+        .merge(live_screen::router())
         .merge(insights::router())
         .merge(builds::router())
         .fallback(not_found)

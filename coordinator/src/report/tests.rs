@@ -234,6 +234,13 @@ fn a_live_report_keeps_its_refresh_script_intact() {
     run.status = RunStatus::Running;
     let html = render_report(&run, &coordinator()).unwrap();
     // Minimized whitespace must not join the script's comment lines with its code.
-    assert!(html.contains("rendered with.\n(function () {"), "{html}");
+    assert!(html.contains("the page reloads.\n(function () {"), "{html}");
     assert!(html.contains("new EventSource(location.pathname + \"/live\")"));
+    // The live screen: its own stream, its script intact too.
+    assert!(html.contains(&format!("data-src=\"/runs/{}/screen\"", run.run_id)));
+    assert!(html.contains("any frame size.\n(function () {"), "{html}");
+    // An ended run has no live screen (the page's refresh reloads when it is gone).
+    run.status = RunStatus::Succeeded;
+    let html = render_report(&run, &coordinator()).unwrap();
+    assert!(!html.contains("live-screen"));
 }

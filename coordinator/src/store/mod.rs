@@ -6,6 +6,7 @@ pub mod attempts;
 pub mod builds;
 pub mod claim;
 pub mod dead_events;
+pub mod device_runs;
 pub mod effects;
 pub mod events;
 pub mod health;

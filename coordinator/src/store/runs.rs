@@ -146,6 +146,21 @@ pub async fn live_key(pool: &PgPool, id: Uuid) -> Result<Option<(RunStatus, Stri
     }))
 }
 
+/// A run's status and the worker it is assigned to (`None` while queued): the live screen
+/// relays that worker's frames only. `None` when there is no such run.
+pub async fn holder(
+    pool: &PgPool,
+    id: Uuid,
+) -> Result<Option<(RunStatus, Option<String>)>, sqlx::Error> {
+    let row = sqlx::query!("select status, worker_id from runs where id = $1", id)
+        .fetch_optional(pool)
+        .await?;
+    Ok(row.map(|r| {
+        let status = RunStatus::parse(&r.status).unwrap_or(RunStatus::Errored);
+        (status, r.worker_id)
+    }))
+}
+
 /// One line of the runs list.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RunSummary {

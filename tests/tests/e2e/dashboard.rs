@@ -137,6 +137,23 @@ impl Page {
         .await;
     }
 
+    /// Closes the page's tab (its connections with it).
+    pub(crate) async fn close(&self) {
+        let info = self
+            .cdp
+            .call(Some(&self.session), "Target.getTargetInfo", json!({}))
+            .await
+            .expect("target info");
+        self.cdp
+            .call(
+                None,
+                "Target.closeTarget",
+                json!({"targetId": info["targetInfo"]["targetId"]}),
+            )
+            .await
+            .expect("close the page");
+    }
+
     pub(crate) async fn shot(&self, name: &str) {
         let dir = std::env::var("ARGUS_SHOTS_DIR").unwrap_or_else(|_| {
             format!("{}/../target/dashboard-shots", env!("CARGO_MANIFEST_DIR"))

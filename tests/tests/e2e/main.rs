@@ -39,6 +39,7 @@ mod heartbeat_refresh;
 mod include_bomb;
 mod input_hygiene;
 mod ios;
+mod live_screen;
 mod nats_permissions;
 mod nav_fail_closed;
 mod nav_policy;

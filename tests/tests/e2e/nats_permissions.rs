@@ -3,6 +3,9 @@
 //! pull its own consumer, ack, and publish run events — and cannot create a consumer on
 //! another worker's subject, subscribe to another worker's assignments, or publish an
 //! assignment (the stream's message for web-2 is unchanged, read back by the coordinator).
+//! The live screen: it hears its own runs' watch leases and its frames reach the
+//! coordinator; it hears no other worker's leases and cannot publish on another worker's
+//! frame subject.
 
 use std::time::Duration;
 
@@ -160,5 +163,46 @@ async fn a_worker_user_reaches_only_its_own_assignments() {
         b"probe",
         "a worker published an assignment"
     );
+    live_screen_subjects(&subjects, &coord_client, &wc).await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `msg` published by `from` on `subject` reaches a subscriber `to` of it (`false`: not
+/// within 2 s).
+async fn reaches(
+    from: &async_nats::Client,
+    to: &async_nats::Client,
+    subject: String,
+    msg: &'static str,
+) -> bool {
+    let mut sub = to.subscribe(subject.clone()).await.expect("subscribe call");
+    to.flush().await.expect("flush");
+    let _ = from.publish(subject, msg.into()).await;
+    let _ = from.flush().await;
+    let got = tokio::time::timeout(Duration::from_secs(2), sub.next()).await;
+    matches!(got, Ok(Some(m)) if &m.payload[..] == msg.as_bytes())
+}
+
+async fn live_screen_subjects(
+    subjects: &Subjects,
+    coord: &async_nats::Client,
+    worker: &async_nats::Client,
+) {
+    let run = uuid::Uuid::new_v4();
+    assert!(
+        reaches(coord, worker, subjects.live_watch("web-1", &run), "watch").await,
+        "worker-web-1 does not hear its own watch lease"
+    );
+    assert!(
+        reaches(worker, coord, subjects.live_frame("web-1", &run), "frame").await,
+        "worker-web-1's frame does not reach the coordinator"
+    );
+    assert!(
+        !reaches(coord, worker, subjects.live_watch("web-2", &run), "watch").await,
+        "worker-web-1 hears web-2's watch leases"
+    );
+    assert!(
+        !reaches(worker, coord, subjects.live_frame("web-2", &run), "forged").await,
+        "worker-web-1 published frames as web-2"
+    );
 }

@@ -7,7 +7,9 @@ use std::collections::HashSet;
 use argus_coordinator::auth::{tokens, Caller, Role};
 use argus_coordinator::store::insights::{self, GroupBy};
 use argus_coordinator::store::runs::RunFilter;
-use argus_coordinator::store::{jobs, replay, runs, schedules, suites, verdicts, TeamScope};
+use argus_coordinator::store::{
+    device_runs, jobs, replay, runs, schedules, suites, verdicts, TeamScope,
+};
 use argus_protocol::RunStatus;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -127,6 +129,26 @@ async fn a_team_scope_sees_none_of_another_teams_rows() {
         .await
         .expect("detail")
         .is_some());
+
+    // One device's runs (its page).
+    sqlx::query("update runs set device_id = 'scope-dev' where id = any($1)")
+        .bind(vec![a.run, b.run])
+        .execute(pool)
+        .await
+        .expect("device ids");
+    let on = |rows: Vec<runs::RunSummary>| rows.into_iter().map(|r| r.id).collect::<HashSet<_>>();
+    assert_eq!(
+        on(device_runs::on_device(pool, &sa, "scope-dev", 100)
+            .await
+            .expect("device runs")),
+        HashSet::from([a.run])
+    );
+    assert_eq!(
+        on(device_runs::on_device(pool, &all, "scope-dev", 100)
+            .await
+            .expect("device runs")),
+        HashSet::from([a.run, b.run])
+    );
 
     // Jobs and their replay entries.
     assert!(jobs::get(pool, b.job, &sa).await.expect("job").is_none());

@@ -22,6 +22,7 @@ pub mod desktop;
 pub mod electron;
 pub mod harmony;
 pub mod ios;
+pub mod periodic;
 pub mod web;
 
 pub use channel::Channel;
@@ -152,6 +153,34 @@ pub trait System: Send {
     fn take_notes(&mut self) -> Vec<String> {
         Vec::new()
     }
+
+    /// A live view of the run's screen, once [`System::begin`] has run (web: the page's CDP
+    /// screencast); `None` where the platform has none yet. It works beside the run, never
+    /// through `&mut self`, so watching never waits for an action.
+    fn screencast(&self) -> Option<Box<dyn Screencast>> {
+        None
+    }
+}
+
+/// One live frame: a JPEG and when the device produced it.
+#[derive(Debug, Clone)]
+pub struct LiveShot {
+    /// The JPEG bytes.
+    pub jpeg: Vec<u8>,
+    /// Capture time, ms since the Unix epoch.
+    pub captured_at_ms: i64,
+}
+
+/// A stream of the screen's frames while started (see `crate::live`).
+#[async_trait]
+pub trait Screencast: Send {
+    /// Starts producing frames: JPEG, at most `max_w_px` × `max_h_px`, `quality` 1–100.
+    async fn start(&mut self, max_w_px: u32, max_h_px: u32, quality: u8)
+        -> Result<(), DeviceError>;
+    /// The next frame; `None` once the device or its session is gone. Cancel-safe.
+    async fn next(&mut self) -> Option<LiveShot>;
+    /// Stops producing frames (best effort).
+    async fn stop(&mut self);
 }
 
 /// What a device captured at one instant, before perception: its tree, normalized into the

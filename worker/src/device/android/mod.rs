@@ -19,7 +19,8 @@ pub use actions::{input_text_arg, keycode, open_command, ADB_IME};
 pub use screen::{parse_geometry, Geometry};
 pub use tree::{cat_command, dump_command, DUMP_PATH, DUMP_TRIES};
 
-use super::{Act, ActError, Capture, DeviceError, Input, Observe, System};
+use super::periodic::{Grab, PeriodicCast, EVERY};
+use super::{Act, ActError, Capture, DeviceError, Input, Observe, Screencast, System};
 use adb::Adb;
 
 /// One Android phone.
@@ -78,6 +79,16 @@ impl AndroidDevice {
 impl System for AndroidDevice {
     fn platform(&self) -> Platform {
         Platform::Android
+    }
+
+    /// A screenshot a second (`screencap -p` over a clone of the ADB connection).
+    fn screencast(&self) -> Option<Box<dyn Screencast>> {
+        let adb = self.adb.clone();
+        let grab: Grab = std::sync::Arc::new(move || {
+            let adb = adb.clone();
+            Box::pin(async move { screen::screenshot(&adb).await })
+        });
+        Some(Box::new(PeriodicCast::new(grab, EVERY)))
     }
 
     async fn begin(&mut self) -> Result<(), DeviceError> {

@@ -19,7 +19,8 @@ use serde_json::json;
 pub use actions::{key_char, touch_actions};
 pub use screen::Geometry;
 
-use super::{Act, ActError, Capture, DeviceError, Input, Observe, System};
+use super::periodic::{Grab, PeriodicCast, EVERY};
+use super::{Act, ActError, Capture, DeviceError, Input, Observe, Screencast, System};
 use wda::Wda;
 
 /// One iPhone / iPad behind WDA.
@@ -72,6 +73,16 @@ impl IosDevice {
 impl System for IosDevice {
     fn platform(&self) -> Platform {
         Platform::Ios
+    }
+
+    /// A screenshot a second (WDA `GET /screenshot` over a clone of the client).
+    fn screencast(&self) -> Option<Box<dyn Screencast>> {
+        let wda = self.wda.clone();
+        let grab: Grab = std::sync::Arc::new(move || {
+            let wda = wda.clone();
+            Box::pin(async move { screen::screenshot(&wda).await })
+        });
+        Some(Box::new(PeriodicCast::new(grab, EVERY)))
     }
 
     async fn begin(&mut self) -> Result<(), DeviceError> {

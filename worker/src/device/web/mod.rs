@@ -26,6 +26,7 @@ pub mod lookup;
 pub mod policy;
 pub mod relaunch;
 mod screen;
+mod screencast;
 mod select_option;
 mod tree;
 
@@ -36,7 +37,7 @@ use argus_protocol::{Key, Platform};
 use async_trait::async_trait;
 use serde_json::json;
 
-use super::{Act, ActError, Capture, Channel, DeviceError, Input, Observe, System};
+use super::{Act, ActError, Capture, Channel, DeviceError, Input, Observe, Screencast, System};
 use browser::Browser;
 use cdp::Cdp;
 
@@ -164,6 +165,14 @@ impl WebDevice {
         match self.notes_key() {
             Some(key) => self.guard().take_notes(key),
             None => Vec::new(),
+        }
+    }
+
+    /// The browser connection, shared.
+    fn cdp_shared(&self) -> Arc<Cdp> {
+        match &self.owner {
+            Owner::Launched(b) => b.cdp.clone(),
+            Owner::Attached { cdp, .. } => cdp.clone(),
         }
     }
 
@@ -411,6 +420,14 @@ impl System for WebDevice {
 
     fn take_notes(&mut self) -> Vec<String> {
         self.drain_notes()
+    }
+
+    fn screencast(&self) -> Option<Box<dyn Screencast>> {
+        let s = self.session.as_ref()?;
+        Some(Box::new(screencast::PageCast::new(
+            self.cdp_shared(),
+            s.session_id.clone(),
+        )))
     }
 }
 
