@@ -8,7 +8,9 @@
 //! * The suite page: a suite of one passing and one failing case shows both with their
 //!   status, the failing one's failure class, step text and a thumbnail whose URL serves an
 //!   image; its JUnit carries the failing step and a screenshot link in the `<failure>`; its
-//!   jobs' `app_build` (given in the suite) shows in the builds insights by suite name.
+//!   jobs' `app_build` (given in the suite) shows in the builds insights by suite name; the
+//!   same page opened in real Chromium (signed in) shows the blame and the failing step, and
+//!   its thumbnail loads.
 
 use std::time::Duration;
 
@@ -274,4 +276,26 @@ async fn the_suite_page_shows_each_case_with_its_failing_step_and_screenshot() {
         .cloned()
         .unwrap_or_default();
     assert_eq!(adds["first_failing_build"], "2.0.0", "{v}");
+
+    // The same page in real Chromium, signed in: the grid shows the blame and the failing
+    // step, and the thumbnail of the after-screenshot loads.
+    let page = crate::dashboard::Page::open(
+        &farm.services.chromium,
+        &farm.worker_dir.with_extension("viewer"),
+    )
+    .await;
+    crate::dashboard_forms::sign_in(&farm, &page).await;
+    page.goto(&format!("{}/suites/{id}", farm.base_url)).await;
+    page.wait_for(
+        "(() => { const i = document.querySelector('img.thumb'); \
+          return i !== null && i.complete && i.naturalWidth > 0; })()",
+        Duration::from_secs(10),
+    )
+    .await;
+    let shown = page.eval("document.body.innerText").await;
+    let shown = shown.as_str().unwrap_or_default();
+    for want in ["app", "failed", "succeeded", "step 4", "no such todo"] {
+        assert!(shown.contains(want), "no {want:?} shown: {shown}");
+    }
+    page.close().await;
 }
