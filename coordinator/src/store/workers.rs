@@ -184,6 +184,25 @@ pub struct DeviceRow {
     pub online: bool,
 }
 
+impl DeviceRow {
+    /// The labels as `key=value` texts, sorted by key (a value that is not a string shown as
+    /// its JSON), for the dashboard's label chips.
+    pub fn label_pairs(&self) -> Vec<String> {
+        let Some(map) = self.labels.0.as_object() else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = map
+            .iter()
+            .map(|(k, v)| match v.as_str() {
+                Some(s) => format!("{k}={s}"),
+                None => format!("{k}={v}"),
+            })
+            .collect();
+        out.sort();
+        out
+    }
+}
+
 /// All devices, with `online` = heard from within `ttl_s`.
 pub async fn devices(pool: &PgPool, ttl_s: u64) -> Result<Vec<DeviceRow>, sqlx::Error> {
     sqlx::query_as!(

@@ -330,12 +330,15 @@ async fn dashboard_form_live_report_inline_errors_and_schedules() {
         .contains("todomvc from the dashboard"));
     page.shot("runs").await;
     page.goto(&format!("{}/devices", farm.base_url)).await;
-    assert!(page
+    let devices = page
         .eval("document.getElementById('devices').innerText")
-        .await
-        .as_str()
-        .unwrap_or("")
-        .contains("idle"));
+        .await;
+    let devices = devices.as_str().unwrap_or("");
+    // Idle, and its labels as `key=value` chips, not raw JSON.
+    assert!(
+        devices.contains("idle") && devices.contains("browser=chromium") && !devices.contains('{'),
+        "{devices}"
+    );
     page.shot("devices").await;
 
     // A schedule from the form: a bad cron is an inline error, a good one lists fire times.
