@@ -34,8 +34,8 @@
 # held_out_8, held_out_9 and held_out_10 had been looked at; no longer clean: it was run and
 # looked at, at 4a0e344), nor `held_out_12` (round 12: 10 more, written the same way after
 # held_out, held_out_2, held_out_3, held_out_4, held_out_5, held_out_6, held_out_7, held_out_8,
-# held_out_9, held_out_10 and held_out_11 had been looked at; the clean one now:
-# DO NOT TUNE ON held_out_12).
+# held_out_9, held_out_10 and held_out_11 had been looked at; no longer clean: it was run
+# and looked at, at b09d210). No split is clean now: the next blind figure needs a round 13.
 # The default split is held_out.
 #
 # What it does: services from deploy/dev-up.sh (reused when they answer; it also installs
