@@ -229,10 +229,11 @@ pub(super) fn spec_from_form(f: &JobForm) -> Result<JobSpec, ApiError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
+    /// Form pairs from string slices (the suite form's tests use it too).
+    pub(in crate::api) fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
         p.iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()

@@ -221,12 +221,7 @@ pub(super) fn form_from_spec(s: &SuiteSpec) -> SuiteForm {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
-        p.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::api::job_form::tests::pairs;
 
     #[test]
     fn cases_rows_and_cells_become_the_suite_and_back() {

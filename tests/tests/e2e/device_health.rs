@@ -27,6 +27,21 @@ fn kill_marked(dir: &str) -> usize {
     procs.len()
 }
 
+/// Suite `suite_id`'s JUnit XML as the API serves it.
+pub(crate) async fn junit_xml(farm: &Farm, suite_id: &str) -> String {
+    farm.http
+        .get(format!(
+            "{}/api/v1/suites/{suite_id}/junit.xml",
+            farm.base_url
+        ))
+        .send()
+        .await
+        .expect("junit")
+        .text()
+        .await
+        .expect("xml")
+}
+
 /// `GET path` on the farm's coordinator, as JSON.
 pub(crate) async fn get_json(farm: &Farm, path: &str) -> Value {
     farm.http
@@ -239,18 +254,7 @@ async fn a_sick_device_is_quarantined_released_and_app_failures_blame_the_app() 
             "the report names the blame"
         );
     }
-    let xml = farm
-        .http
-        .get(format!(
-            "{}/api/v1/suites/{suite_id}/junit.xml",
-            farm.base_url
-        ))
-        .send()
-        .await
-        .expect("junit")
-        .text()
-        .await
-        .expect("xml");
+    let xml = junit_xml(&farm, &suite_id).await;
     assert_eq!(xml.matches("type=\"app\"").count(), 3, "{xml}");
     let h = device(&farm, &healthy).await;
     assert_eq!(h["health"]["state"], "healthy", "{h}");

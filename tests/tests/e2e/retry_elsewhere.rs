@@ -14,7 +14,7 @@ use argus_tests::{Farm, FarmOptions};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::device_health::{get_json, job, start_sick_worker};
+use super::device_health::{get_json, job, junit_xml, start_sick_worker};
 
 /// Waits for run `run` to end, then returns its detail as JSON.
 async fn ended(farm: &Farm, run: Uuid) -> Value {
@@ -214,18 +214,7 @@ async fn suite_case_failing_everywhere_is_app(farm: &Farm, site: &Site) {
         page.contains("<span class=\"badge failure-class\">app</span>"),
         "{page}"
     );
-    let xml = farm
-        .http
-        .get(format!(
-            "{}/api/v1/suites/{suite_id}/junit.xml",
-            farm.base_url
-        ))
-        .send()
-        .await
-        .expect("junit")
-        .text()
-        .await
-        .expect("xml");
+    let xml = junit_xml(farm, suite_id).await;
     let cases = argus_tests::junit_read::cases(&wheel, &xml);
     assert_eq!(cases.len(), 1, "{cases:?}");
     let results = cases[0]["results"].as_array().expect("results");
