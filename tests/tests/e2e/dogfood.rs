@@ -7,7 +7,8 @@
 //! "dogfood patrol" and the job "dogfood target" through the API; runs the suite with the
 //! real `argus suite run --var DASH=<dashboard> --junit <path>`; and asserts the suite
 //! passed, every case with it, and each case's effect through the API: the job made with
-//! the New job form carries its two vars, the schedule is paused, the suite made with the
+//! the New job form carries its two vars and its label and its run succeeded (the case
+//! watched it finish on its report), the schedule is paused, the suite made with the
 //! New suite form passed with its data row's var on its one case (the worker has two
 //! slots: that suite's case runs while the dogfood case waits for its verdict).
 
@@ -104,9 +105,9 @@ async fn argus_runs_its_own_dashboard_suite() {
     .allowing(&dash);
     farm.options.model.env_secrets = vec![("DASH_TOKEN".into(), farm.admin_token.clone())];
     let admin = farm.admin_token.clone();
-    // Two slots: the suite the "create and run a suite" case makes runs on the second
-    // while that case waits on the first for its verdict.
-    farm.start_worker_with_slots("dogfood", &admin, 2).await;
+    // Three slots: the job the "new job form" case makes and the suite the "create and run
+    // a suite" case makes run on another slot while those cases wait for them.
+    farm.start_worker_with_slots("dogfood", &admin, 3).await;
     let schedule = create_schedule(&farm).await;
     // The device the Devices page case quarantines and releases: no worker behind it, on a
     // platform no dogfood job asks for.
@@ -165,9 +166,11 @@ async fn argus_runs_its_own_dashboard_suite() {
     assert_eq!(job["spec"]["instruction"], json!("wait 1s"), "{job}");
     assert_eq!(
         job["spec"]["selector"]["labels"],
-        json!({"rack": "nowhere"}),
+        json!({"browser": "chromium"}),
         "{job}"
     );
+    assert_eq!(job["runs"][0]["status"], json!("succeeded"), "{job}");
+    assert_eq!(job["spec"]["priority"], json!(50), "{job}");
     let (_, s) = get(&farm, &format!("/api/v1/schedules/{schedule}")).await;
     assert_eq!(s["paused"], json!(true), "{s}");
     form_suite_effect(&farm).await;
