@@ -160,7 +160,11 @@ fn spec_of(dev: &TryTarget, form: &TryForm) -> Result<(JobSpec, usize), ApiError
         ));
     }
     let platform = Platform::parse(&dev.platform).ok_or_else(|| {
-        ApiError::Internal(anyhow::anyhow!("device {} has platform {:?}", dev.id, dev.platform))
+        ApiError::Internal(anyhow::anyhow!(
+            "device {} has platform {:?}",
+            dev.id,
+            dev.platform
+        ))
     })?;
     let start_url = Some(form.start_url.trim().to_string())
         .filter(|u| platform == Platform::Web && !u.is_empty());

@@ -135,7 +135,10 @@ mod tests {
 
     #[test]
     fn the_tried_line_comes_last_and_refusals_name_their_field() {
-        assert_eq!(instruction(&form("", " tap \"A\" ")), ("tap \"A\"".into(), 0));
+        assert_eq!(
+            instruction(&form("", " tap \"A\" ")),
+            ("tap \"A\"".into(), 0)
+        );
         let (all, n) = instruction(&form("tap \"A\"\ntap \"B\"\n\n", "tap \"C\""));
         assert_eq!((all.as_str(), n), ("tap \"A\"\ntap \"B\"\ntap \"C\"", 2));
         assert_eq!(field_of("instruction[line 3]", 2), "step");

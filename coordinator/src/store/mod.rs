@@ -20,8 +20,8 @@ pub mod runs;
 pub mod schedules;
 pub mod scope;
 pub mod suites;
-pub mod try_target;
 pub mod teams;
+pub mod try_target;
 pub mod verdicts;
 pub mod workers;
 
