@@ -5,8 +5,9 @@
 //! - a team user tries `type "…" into "…"` on the *second* worker's device (the farm's own is
 //!   idle too): the run goes there and only there (`runs.only_device`), and the page shows the
 //!   resolved target and an after-screenshot that loads (200, `image/jpeg`);
-//! - "Add to steps so far" gives the form with the line appended; a second try replays it
-//!   (the page's state has the todo the first line typed, and the run has both steps);
+//! - "Add to steps so far" gives the form with the line appended; a second try, on the farm's
+//!   own device, runs there and replays it (the page's state has the todo the first line
+//!   typed, and the run has both steps);
 //! - "New job from these steps" opens the New job form prefilled with the start URL and both
 //!   lines;
 //! - refusals store nothing: no CSRF token 403; an unknown step-language verb 422 at the step
@@ -234,10 +235,12 @@ async fn a_try_runs_on_its_device_shows_its_target_and_becomes_a_job() {
         form.contains("buy milk") && form.contains("value=\"\" placeholder"),
         "{form}"
     );
+    // This one on the farm's own device (serving every team): it must run there.
+    let own = format!("{}-0", farm.worker_id);
     let url2 = site.app_url("try-two");
     let (s, loc, body) = qa
         .try_step(
-            &second,
+            &own,
             &[
                 ("start_url", &url2),
                 ("steps", TYPE_LINE),
@@ -250,7 +253,7 @@ async fn a_try_runs_on_its_device_shows_its_target_and_becomes_a_job() {
     let run2 = run_of(&loc);
     let html = qa.ended(&loc).await;
     let detail = farm.wait_run(run2, Duration::from_secs(10)).await;
-    assert_eq!(detail.device_id.as_deref(), Some(second.as_str()));
+    assert_eq!(detail.device_id.as_deref(), Some(own.as_str()));
     let texts: Vec<&str> = detail.steps.iter().map(|s| s.text.as_str()).collect();
     // the start page's `open`, the replayed line, the tried one
     assert_eq!(texts.len(), 3, "{texts:?}");
