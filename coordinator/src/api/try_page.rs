@@ -10,7 +10,8 @@
 //!
 //! Refusals (the API's envelope at the field it names, nothing stored): a bad line (422 at
 //! the step or the steps so far), a device that is offline, busy, quarantined or serves
-//! another team (409 at the form). A device the caller may not see is 404, like an unknown
+//! another team, or a team at its concurrency quota (409 at the form; the claim of addressed
+//! runs counts no quota, so the try is refused here instead). A device the caller may not see is 404, like an unknown
 //! one: a user sees the devices that serve every team or its own, an admin every device.
 
 use argus_protocol::{ErrorCode, ErrorEnvelope, JobSpec, Platform};
@@ -136,6 +137,8 @@ fn check_idle(dev: &TryTarget) -> Result<(), ApiError> {
         "device is busy — try when it is idle"
     } else if !dev.serves_caller {
         "device does not serve your team — try on one of your team's devices"
+    } else if dev.team_at_quota {
+        "your team runs as many runs as its quota allows — try when one has ended"
     } else {
         return Ok(());
     };

@@ -22,6 +22,9 @@ pub struct TryTarget {
     pub quarantined: bool,
     /// It serves the caller's team (every team, or that team by name): its runs may go there.
     pub serves_caller: bool,
+    /// The caller's team runs as many runs as its quota (`teams.max_concurrent`) allows: the
+    /// claim of addressed runs does not count quotas, so a try is refused then instead.
+    pub team_at_quota: bool,
 }
 
 /// The device `id` when the caller may see it: an admin sees every device, anyone else the
@@ -43,10 +46,17 @@ pub async fn target(
                    or exists (select 1 from runs q
                                where q.only_device = d.id and q.status = 'queued')) as "busy!",
                   exists (select 1 from device_health h
-                           where h.device_id = d.id and h.state = 'quarantined') as "quarantined!"
+                           where h.device_id = d.id and h.state = 'quarantined') as "quarantined!",
+                  exists (select 1 from teams t
+                           where t.id = $3 and t.max_concurrent is not null
+                             and t.max_concurrent <= (select count(*) from runs x
+                                                       where x.team_id = t.id
+                                                         and x.status in ('assigned', 'running')))
+                      as "team_at_quota!"
              from devices d where d.id = $1"#,
         id,
-        ttl_s as f64
+        ttl_s as f64,
+        team
     )
     .fetch_optional(pool)
     .await?;
@@ -66,5 +76,6 @@ pub async fn target(
         online: r.online,
         busy: r.busy,
         quarantined: r.quarantined,
+        team_at_quota: r.team_at_quota,
     }))
 }

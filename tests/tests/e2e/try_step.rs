@@ -12,7 +12,8 @@
 //!   lines;
 //! - refusals store nothing: no CSRF token 403; an unknown step-language verb 422 at the step
 //!   field (a bad line among the steps so far: at that field); an unknown device 404, another
-//!   team's user 404 (page and post); a busy, offline or quarantined device 409 at the form;
+//!   team's user 404 (page and post); a busy, offline or quarantined device, or a team at its
+//!   concurrency quota, 409 at the form;
 //! - the claim alone: a try goes to its own device only, never to another free slot, and
 //!   never while its device is quarantined.
 
@@ -331,6 +332,15 @@ async fn refusals(farm: &Farm, qa: &Dash, second: &str, some_run: uuid::Uuid) {
             "{dev}: {s} {html}"
         );
     }
+    // a team at its concurrency quota (the addressed claim counts none): refused here
+    farm.register_sim_device("try-quota", "web", json!({}), 0)
+        .await;
+    sqlx::query("update teams set max_concurrent = 0 where id = 'qa'")
+        .execute(&farm.pool)
+        .await
+        .expect("quota");
+    let (s, _, html) = qa.try_step("try-quota", &ok, true).await;
+    assert!(s == 409 && html.contains("quota"), "{s} {html}");
     assert_eq!(count(farm, "select count(*) from jobs").await, jobs);
 }
 
