@@ -197,6 +197,7 @@ async fn a_try_runs_on_its_device_shows_its_target_and_becomes_a_job() {
 
     // First try: one line on a fresh TodoMVC page.
     let url1 = site.app_url("try-one");
+    let posted = Instant::now();
     let (s, loc, body) = qa
         .try_step(
             &second,
@@ -207,6 +208,10 @@ async fn a_try_runs_on_its_device_shows_its_target_and_becomes_a_job() {
     assert_eq!(s, 303, "{body}");
     let run1 = run_of(&loc);
     let html = qa.ended(&loc).await;
+    println!(
+        "try: {:.1} s from the post to the result shown (page polled every 0.5 s)",
+        posted.elapsed().as_secs_f64()
+    );
     let (device, only, status): (Option<String>, Option<String>, String) =
         sqlx::query_as("select device_id, only_device, status from runs where id = $1")
             .bind(run1)
