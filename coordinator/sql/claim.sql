@@ -7,7 +7,7 @@
 -- statement must therefore be repeatable (`create or replace`). A change of a function's
 -- arguments or result columns needs a migration that drops the old function first
 -- (`create or replace` cannot change them). The tables, indexes and
--- argus_selector_match it relies on are the migrations' (0001 to 0017); the versions of
+-- argus_selector_match it relies on are the migrations' (0001 to 0019); the versions of
 -- argus_claim_batch in migrations 0003, 0005, 0006, 0011 and 0013 are history, replaced
 -- by this file on connect.
 --
@@ -21,9 +21,10 @@
 -- into `held`, the quarantined ids (few; an empty array costs nothing). A run with devices to
 -- avoid (`runs.avoid_devices`, migration 0016: a `retry_elsewhere` attempt) is paired only
 -- with a slot outside its list (argus_claim_pair); one no slot of the class may take stays
--- queued for another class or a later claim. A health probe (`runs.probe_device`, migration
--- 0017) is claimed first, by argus_claim_probes, and only by the device it probes, even a
--- quarantined one; the class candidates skip probes, so no other device takes one.
+-- queued for another class or a later claim. A run addressed to one device
+-- (`runs.only_device`, migration 0019: a health probe, migration 0017, or a dashboard try) is
+-- claimed first, by argus_claim_addressed, and only by that device (a probe even while it is
+-- quarantined, a try never); the class candidates skip them, so no other device takes one.
 
 -- argus_claim_pair(run_ids, dev_ids, dev_workers): pairs the runs (best first) with the
 -- class's locked slots: positionally when no run has devices to avoid (the common case,
@@ -96,7 +97,7 @@ begin
        and $2 @> j.selector_labels
        and (j.selector_require = '[]'::jsonb or argus_selector_match($2, j.selector_require))
        and not (r.team_id = any ($3))
-       and r.probe_device is null
+       and r.only_device is null
      order by r.priority desc, r.created_at, r.id
      limit $4
      for update of r skip locked
@@ -105,31 +106,39 @@ begin
 end
 $$;
 
--- argus_claim_probes(ttl_s, lease_s, max_n, only_device): assigns up to max_n queued health
--- probes, each to the one device it probes (`runs.probe_device`) when that slot is free and
--- live, quarantined or not; the same assignment as argus_claim_batch's. Costs one look-up
--- in the partial index runs_probe_outstanding when no probe is queued (the common case).
-create or replace function argus_claim_probes(ttl_s float8, lease_s float8, max_n integer,
-                                              only_device text default null)
+-- argus_claim_addressed(ttl_s, lease_s, max_n, only_device): assigns up to max_n queued
+-- runs addressed to one device (`runs.only_device`, migration 0019), each to that device
+-- when its slot is free and live and serves the run's team; the same assignment as
+-- argus_claim_batch's. A health probe (`runs.probe_device` set too, migration 0017) may take
+-- its device while it is quarantined (and belongs to team argus-system, which no device
+-- serves by name); any other addressed run (a dashboard try) never takes a quarantined one.
+-- Costs one look-up in the partial index runs_addressed_queued when none is queued (the
+-- common case).
+create or replace function argus_claim_addressed(ttl_s float8, lease_s float8, max_n integer,
+                                                 only_device text default null)
 returns table (run_id uuid, job_id uuid, attempt_id uuid, worker_id text, device_id text,
                lease_expires_at timestamptz, spec jsonb)
 language plpgsql volatile as $$
 #variable_conflict use_column
 begin
     if max_n <= 0 or not exists (select 1 from runs q
-                                  where q.probe_device is not null and q.status = 'queued') then
+                                  where q.only_device is not null and q.status = 'queued') then
         return;
     end if;
     return query
     with m as (
         select x.id as d, x.worker_id as w, q.id as r
-          from runs q join devices x on x.id = q.probe_device
-         where q.probe_device is not null and q.status = 'queued'
+          from runs q join devices x on x.id = q.only_device
+         where q.only_device is not null and q.status = 'queued'
            and q.not_before <= now()
            and x.current_run_id is null
            and x.last_seen > now() - make_interval(secs => ttl_s)
            and (only_device is null or x.id = only_device)
            and (x.serves_all or x.serves_team is not null)
+           and (q.probe_device is not null
+                or ((x.serves_all or x.serves_team = q.team_id)
+                    and not exists (select 1 from device_health h
+                                     where h.device_id = x.id and h.state = 'quarantined')))
          order by q.created_at, q.id
          limit max_n
          for update of q, x skip locked
@@ -179,9 +188,9 @@ begin
     if not exists (select 1 from runs q where q.status = 'queued' and q.not_before <= now()) then
         return;
     end if;
-    -- health probes first, each on its own device (quarantined or not)
+    -- runs addressed to one device first (health probes, tries), each on its own device
     return query
-    select * from argus_claim_probes(ttl_s, lease_s, max_n, only_device);
+    select * from argus_claim_addressed(ttl_s, lease_s, max_n, only_device);
     get diagnostics n = row_count;
     left_n := left_n - coalesce(n, 0);
     select coalesce(array_agg(h.device_id), '{}') into held
@@ -207,7 +216,7 @@ begin
               from runs q join jobs j on j.id = q.job_id
              where (select count(*) from free) > 4
                and q.status = 'queued' and q.not_before <= now()
-               and q.probe_device is null
+               and q.only_device is null
         )
         select f.platform, f.labels, f.serves_all, f.serves_team, f.n_free from free f
          where (select count(*) from free) <= 4

@@ -6,6 +6,8 @@ use chrono::{DateTime, Utc};
 
 mod suite_form;
 pub use suite_form::{CaseView, NewSuitePage, SuiteCase, SuiteForm};
+mod try_step;
+pub use try_step::{TriedAction, TryForm, TryPage, TryResult};
 
 use crate::store::runs::{RunFilter, RunSummary};
 use crate::store::suites::{SuiteJob, SuiteView};

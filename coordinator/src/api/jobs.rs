@@ -89,11 +89,23 @@ pub(crate) async fn submit(
     caller: &crate::auth::Caller,
     spec: &JobSpec,
 ) -> Result<(uuid::Uuid, uuid::Uuid, Option<String>), ApiError> {
+    submit_to(st, caller, spec, None).await
+}
+
+/// [`submit`], with the first run addressed to `only_device` when given (a dashboard try:
+/// only that device's claim takes it, `runs.only_device`). Same validation, same refusals.
+pub(crate) async fn submit_to(
+    st: &AppState,
+    caller: &crate::auth::Caller,
+    spec: &JobSpec,
+    only_device: Option<&str>,
+) -> Result<(uuid::Uuid, uuid::Uuid, Option<String>), ApiError> {
     spec.validate()?;
     super::hygiene::check_spec("", spec)?;
     let warning = unmatched_warning(st, spec).await?;
     let meta = store::jobs::JobMeta {
         team_id: caller.team_id.clone(),
+        only_device: only_device.map(str::to_string),
         ..Default::default()
     };
     let (job_id, run_id) = store::jobs::insert(&st.pool, spec, &meta).await?;

@@ -29,6 +29,8 @@ mod schedules;
 mod suite_form;
 mod suite_pages;
 mod suites;
+mod try_page;
+mod try_result;
 mod workers;
 
 use argus_protocol::api::Health;
@@ -64,6 +66,7 @@ pub fn router(state: AppState) -> Router {
         .merge(live_screen::router())
         .merge(insights::router())
         .merge(builds::router())
+        .merge(try_page::router())
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

@@ -1,11 +1,12 @@
-//! `/jobs/new`: the dashboard's form for every job kind (script / llm / vlm with the model
+//! `/jobs/new`: the dashboard's form for every job kind (prefilled from the query: see
+//! [`new_job`]) (script / llm / vlm with the model
 //! endpoint, vars, secret references, cache policy, retries, priority, timeouts, selector
 //! labels, expectations). A post builds the spec ([`super::job_form`]) and submits it
 //! through the API's own path ([`super::jobs::submit`]); a refusal re-shows the form as
 //! typed with the API's message next to the field it names, and nothing is stored.
 
 use argus_protocol::job::{DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT_S};
-use axum::extract::{Form, State};
+use axum::extract::{Form, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::Extension;
@@ -17,12 +18,15 @@ use crate::error::ApiError;
 use crate::views::{platforms, JobForm, NewJobPage};
 use crate::AppState;
 
-/// The empty form with the spec's defaults filled in.
+/// The form with the spec's defaults filled in, and what the query prefills: `name`,
+/// `platform`, `mode`, `start_url`, `instruction` (the "try a step" page's "New job from
+/// these steps" link); other keys are ignored.
 pub(super) async fn new_job(
     _caller: User,
     Extension(csrf): Extension<Csrf>,
+    Query(prefill): Query<Vec<(String, String)>>,
 ) -> Result<Html<String>, ApiError> {
-    let form = JobForm {
+    let mut form = JobForm {
         platform: "web".into(),
         mode: "script".into(),
         timeout_s: DEFAULT_TIMEOUT_S.to_string(),
@@ -31,6 +35,16 @@ pub(super) async fn new_job(
         priority: "0".into(),
         ..Default::default()
     };
+    for (k, v) in prefill {
+        match k.as_str() {
+            "name" => form.name = v,
+            "platform" => form.platform = v,
+            "mode" => form.mode = v,
+            "start_url" => form.start_url = v,
+            "instruction" => form.instruction = v,
+            _ => {}
+        }
+    }
     html(NewJobPage {
         csrf: csrf.0,
         form: &form,

@@ -20,6 +20,9 @@ pub struct JobMeta {
     pub matrix_cell: Option<String>,
     /// Place among its suite's jobs (0-based, submission order), for suites.
     pub suite_position: Option<i32>,
+    /// The one device that may take the first run (`runs.only_device`, migration 0019): a
+    /// health probe's device or a dashboard try's; `None` for every other job.
+    pub only_device: Option<String>,
 }
 
 /// Stores a validated job and its first queued run with one statement (atomic on its own,
@@ -48,8 +51,9 @@ where
                                app_build, suite_position)
              values ($1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $14, $15, $16)
              returning id, team_id)
-         insert into runs (id, job_id, status, team_id, priority, queue_deadline)
-         select $2, j.id, 'queued', j.team_id, $12, now() + make_interval(secs => $13::float8)
+         insert into runs (id, job_id, status, team_id, priority, queue_deadline, only_device)
+         select $2, j.id, 'queued', j.team_id, $12, now() + make_interval(secs => $13::float8),
+                $17
            from j",
         job_id,
         run_id,
@@ -66,7 +70,8 @@ where
         queue_timeout_s,
         crate::store::replay::key(&meta.team_id, spec),
         spec.app_build.as_deref(),
-        meta.suite_position
+        meta.suite_position,
+        meta.only_device.as_deref()
     )
     .execute(conn)
     .await?;

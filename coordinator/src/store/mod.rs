@@ -21,6 +21,7 @@ pub mod schedules;
 pub mod scope;
 pub mod suites;
 pub mod teams;
+pub mod try_target;
 pub mod verdicts;
 pub mod workers;
 

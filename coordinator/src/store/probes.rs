@@ -1,8 +1,9 @@
 //! Health probes (issue 27 item 3): the short built-in job that brings a quarantined device
 //! back by itself. A device the health evaluation quarantined (`device_health.actor` =
-//! `health`) gets one probe run addressed to it alone (`runs.probe_device`, migration 0017);
-//! the claim hands that run to that device even while it is quarantined and to no other
-//! (`argus_claim_probes`, `coordinator/sql/claim.sql`). A probe that succeeds releases the
+//! `health`) gets one probe run addressed to it alone (`runs.only_device`, migration 0019,
+//! with `runs.probe_device`, migration 0017, marking it a probe); the claim hands that run to
+//! that device even while it is quarantined and to no other (`argus_claim_addressed`,
+//! `coordinator/sql/claim.sql`). A probe that succeeds releases the
 //! device ([`passed`], in the applier's transaction); one that fails, errors, is lost or
 //! times out in the queue leaves it quarantined, and the next probe is made once the last
 //! one has been over for the probe interval ([`due`], [`schedule`]; the task is
@@ -132,6 +133,7 @@ pub async fn schedule(
     };
     let meta = JobMeta {
         team_id: PROBE_TEAM.to_string(),
+        only_device: Some(device.to_string()),
         ..Default::default()
     };
     let (_, run_id) = insert(&mut *tx, &spec(platform, device), &meta).await?;

@@ -10,11 +10,15 @@
 //! the New job form carries its two vars and its label and its run succeeded (the case
 //! watched it finish on its report), the schedule is paused, the suite made with the
 //! New suite form passed with its data row's var on its one case (the worker has two
-//! slots: that suite's case runs while the dogfood case waits for its verdict).
+//! slots: that suite's case runs while the dogfood case waits for its verdict), and a user of
+//! team dogfood-try tried one step on its team's own idle device (a second worker, one slot,
+//! serving that team alone) from the dashboard: it ran there, succeeded and aimed at its
+//! target.
 
 use std::path::Path;
 use std::time::Duration;
 
+use argus_coordinator::auth::Role;
 use argus_tests::procs::argus_bin;
 use argus_tests::{Farm, FarmOptions};
 use serde_json::{json, Value};
@@ -54,8 +58,13 @@ async fn create_schedule(farm: &Farm) -> String {
 }
 
 /// Runs `argus suite run` on the dogfood suite, submitted to the farm's coordinator, its
-/// jobs given `DASH=<dash>`; `(exit code, stdout)`.
-async fn run_suite(farm: &Farm, dash: &str, junit: &Path) -> (Option<i32>, String) {
+/// jobs given `DASH=<dash>` and `TRY_DEVICE=<case 7's device>`; `(exit code, stdout)`.
+async fn run_suite(
+    farm: &Farm,
+    dash: &str,
+    try_device: &str,
+    junit: &Path,
+) -> (Option<i32>, String) {
     let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("dogfood/dashboard.suite.json");
     let mut cmd = tokio::process::Command::new(argus_bin());
     cmd.args(["suite", "run"])
@@ -63,6 +72,7 @@ async fn run_suite(farm: &Farm, dash: &str, junit: &Path) -> (Option<i32>, Strin
         .args(["--server", &farm.base_url, "--junit"])
         .arg(junit)
         .args(["--var", &format!("DASH={dash}")])
+        .args(["--var", &format!("TRY_DEVICE={try_device}")])
         .env("ARGUS_API_TOKEN", &farm.admin_token)
         .kill_on_drop(true);
     let out = tokio::time::timeout(Duration::from_secs(600), cmd.output())
@@ -103,11 +113,25 @@ async fn argus_runs_its_own_dashboard_suite() {
         ..farm.options.clone()
     }
     .allowing(&dash);
-    farm.options.model.env_secrets = vec![("DASH_TOKEN".into(), farm.admin_token.clone())];
+    let try_user = argus_coordinator::auth::generate();
+    argus_coordinator::auth::create_token(&farm.pool, TRY_TEAM, Role::User, "try", &try_user)
+        .await
+        .expect("try user token");
+    farm.options.model.env_secrets = vec![
+        ("DASH_TOKEN".into(), farm.admin_token.clone()),
+        ("DASH_TRY_TOKEN".into(), try_user),
+    ];
     let admin = farm.admin_token.clone();
     // Three slots: the job the "new job form" case makes and the suite the "create and run
     // a suite" case makes run on another slot while those cases wait for them.
     farm.start_worker_with_slots("dogfood", &admin, 3).await;
+    // Case 7's device: one slot serving team dogfood-try alone, so no case runs there and it
+    // is idle when that case tries a step on it.
+    let try_worker = argus_coordinator::auth::generate();
+    argus_coordinator::auth::create_token(&farm.pool, TRY_TEAM, Role::Worker, "try", &try_worker)
+        .await
+        .expect("try worker token");
+    let try_device = format!("{}-0", farm.start_worker("trier", &try_worker).await);
     let schedule = create_schedule(&farm).await;
     // The device the Devices page case quarantines and releases: no worker behind it, on a
     // platform no dogfood job asks for.
@@ -120,7 +144,7 @@ async fn argus_runs_its_own_dashboard_suite() {
         .await;
 
     let junit = std::env::temp_dir().join(format!("argus-dogfood-{}.xml", farm.token));
-    let (code, stdout) = run_suite(&farm, &dash, &junit).await;
+    let (code, stdout) = run_suite(&farm, &dash, &try_device, &junit).await;
     let suite_id = stdout
         .lines()
         .find_map(|l| l.strip_prefix("suite ")?.split(':').next())
@@ -137,7 +161,7 @@ async fn argus_runs_its_own_dashboard_suite() {
     assert_eq!(code, Some(0), "argus suite run failed:\n{stdout}\n{errors}");
     assert_eq!(verdict, "passed", "{suite}");
     let cases = suite["jobs"].as_array().expect("jobs");
-    assert_eq!(cases.len(), 6, "{suite}");
+    assert_eq!(cases.len(), 7, "{suite}");
     for c in cases {
         assert_eq!(c["status"], json!("succeeded"), "case {c}");
     }
@@ -175,6 +199,39 @@ async fn argus_runs_its_own_dashboard_suite() {
     assert_eq!(s["paused"], json!(true), "{s}");
     form_suite_effect(&farm).await;
     device_case_effect(&farm).await;
+    try_case_effect(&farm, &try_device).await;
+}
+
+/// The team of case 7's user and device.
+const TRY_TEAM: &str = "dogfood-try";
+
+/// Case 7's effect through the API: exactly one try, of team dogfood-try, addressed to its
+/// device, ran there and succeeded, its one tried action aimed at the "Sign in" button with
+/// an after-screenshot stored.
+async fn try_case_effect(farm: &Farm, device: &str) {
+    let (run, team, only): (uuid::Uuid, String, Option<String>) = sqlx::query_as(
+        "select r.id, r.team_id, r.only_device from runs r join jobs j on j.id = r.job_id
+          where j.name = $1",
+    )
+    .bind("try: tap “Sign in”")
+    .fetch_one(&farm.pool)
+    .await
+    .expect("exactly one try made from the page");
+    assert_eq!((team.as_str(), only.as_deref()), (TRY_TEAM, Some(device)));
+    let (_, d) = get(farm, &format!("/api/v1/runs/{run}")).await;
+    assert_eq!(
+        (&d["status"], &d["device_id"]),
+        (&json!("succeeded"), &json!(device)),
+        "{d}"
+    );
+    let last = d["steps"]
+        .as_array()
+        .and_then(|s| s.last())
+        .and_then(|s| s["actions"].as_array()?.last().cloned())
+        .unwrap_or_else(|| panic!("the tried step's action: {d}"));
+    assert_eq!(last["target"]["name"], json!("Sign in"), "{last}");
+    let key = last["after_key"].as_str().expect("after-screenshot");
+    assert!(farm.s3_get(key).await.is_some(), "{key} stored");
 }
 
 /// The device case 6 quarantines and releases.

@@ -67,6 +67,7 @@ mod team_secrets;
 mod teardown;
 mod todomvc;
 mod token_scope;
+mod try_step;
 mod typing;
 mod verdicts;
 mod worker_exit;
