@@ -91,19 +91,12 @@ pub struct DevicesPage<'a> {
     /// Whether the caller is an admin: each device row gets a Quarantine (with a reason) or
     /// Release button.
     pub admin: bool,
-    /// `(device id, message)` of an admin action just refused, shown in that device's row.
+    /// `(device id, message)` of an admin action just refused, shown above the table (the
+    /// page then does not reload itself).
     pub error: Option<(String, String)>,
 }
 
 impl DevicesPage<'_> {
-    /// The refusal to show in device `id`'s row, if any.
-    pub fn error_for(&self, id: &str) -> Option<&str> {
-        self.error
-            .as_ref()
-            .filter(|(d, _)| d == id)
-            .map(|(_, m)| m.as_str())
-    }
-
     /// The health of device `id` (never evaluated: `healthy`, empty window).
     pub fn health_of(&self, id: &str) -> argus_protocol::api::DeviceHealth {
         self.health

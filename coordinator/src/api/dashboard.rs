@@ -64,8 +64,8 @@ async fn devices(
     devices_page(&st, &caller, csrf.0, None).await
 }
 
-/// The devices page; `error`: `(device id, message)` of an admin action it refused, shown in
-/// that device's row.
+/// The devices page; `error`: `(device id, message)` of an admin action it refused, shown
+/// above the table (the page then does not reload itself).
 pub(super) async fn devices_page(
     st: &AppState,
     caller: &crate::auth::Caller,

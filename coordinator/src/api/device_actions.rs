@@ -5,8 +5,8 @@
 //! extractor: a user's post is a 403 envelope); the form's CSRF token is checked by
 //! `auth::authenticate` like every dashboard form. Done: back to `/devices`. Refused (an
 //! empty or too long reason, a device already in that state, an unknown device): the form
-//! again with the API's message at the reason (a release: the devices page with it in that
-//! device's row), with the envelope's status; nothing changed.
+//! again with the API's message at the reason (a release: the devices page with it above the
+//! table, not reloading itself), with the envelope's status; nothing changed.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -40,10 +40,22 @@ pub(super) struct HealthForm {
 }
 
 async fn quarantine_form(
-    Admin(_): Admin,
+    State(st): State<AppState>,
+    Admin(caller): Admin,
     Extension(csrf): Extension<Csrf>,
     Path(id): Path<String>,
 ) -> Result<Html<String>, ApiError> {
+    let known = crate::store::try_target::target(
+        &st.pool,
+        &id,
+        st.cfg.device_ttl_s,
+        &caller.scope(),
+        &caller.team_id,
+    )
+    .await?;
+    if known.is_none() {
+        return Err(ApiError::not_found("device", &id));
+    }
     html(QuarantinePage {
         csrf: csrf.0,
         device_id: id,
@@ -107,7 +119,7 @@ async fn release(
     answer(&st, &caller, csrf, id, res.map(|_| ())).await
 }
 
-/// Back to the devices page, or the page again with the refusal in device `id`'s row.
+/// Back to the devices page, or the page again with the refusal above its table.
 async fn answer(
     st: &AppState,
     caller: &Caller,

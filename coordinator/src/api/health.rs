@@ -81,13 +81,25 @@ pub(super) async fn release(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<DeviceHealthChanged>, ApiError> {
     let body = super::envelope::read_body(body, st.cfg.max_body_bytes, BODY_HINT)?;
-    let reason = if body.iter().all(u8::is_ascii_whitespace) {
-        DEFAULT_RELEASE_REASON.to_string()
+    let given = if body.iter().all(u8::is_ascii_whitespace) {
+        None
     } else {
-        let change: HealthChange = super::parse_body(&body, BODY_HINT)?;
-        checked_reason(&change.reason)?
+        super::parse_body::<ReleaseBody>(&body, BODY_HINT)?.reason
+    };
+    let reason = match given {
+        None => DEFAULT_RELEASE_REASON.to_string(),
+        Some(r) => checked_reason(&r)?,
     };
     set(&st, &caller, &id, HealthState::Healthy, &reason).await
+}
+
+/// A release's body: `{"reason": "…"}`, the reason optional (`{}` and `{"reason": null}`
+/// release with the default reason).
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReleaseBody {
+    #[serde(default)]
+    reason: Option<String>,
 }
 
 /// The reason trimmed, or the 422 envelope of why it cannot be stored.

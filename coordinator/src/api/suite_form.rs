@@ -69,13 +69,15 @@ pub(super) fn form_from_pairs(pairs: Vec<(String, String)>) -> (SuiteForm, bool)
     (f, add_case)
 }
 
-/// A case with nothing typed (platform, mode and limits keep their defaults).
+/// A case with nothing typed (platform, mode and limits keep their defaults): dropped. An
+/// edited case whose name, start URL, steps, expectations and vars were all emptied is
+/// dropped too, whatever its stored spec (the hidden `base`) holds: that is how Edit removes
+/// a case.
 fn is_blank(c: &SuiteCase) -> bool {
     let f = &c.form;
-    c.base.trim().is_empty()
-        && [&f.name, &f.start_url, &f.instruction, &f.expectations]
-            .iter()
-            .all(|t| t.trim().is_empty())
+    [&f.name, &f.start_url, &f.instruction, &f.expectations]
+        .iter()
+        .all(|t| t.trim().is_empty())
         && f.vars.is_empty()
 }
 
@@ -289,6 +291,28 @@ mod tests {
         assert_eq!(edited.jobs[0].priority, 9);
         assert_eq!(edited.jobs[0].retry_elsewhere, 1);
         assert_eq!(edited.jobs[0].selector.labels["rack"], "a");
+    }
+
+    #[test]
+    fn an_edited_case_emptied_of_name_url_and_steps_is_removed() {
+        let mut kept = JobSpec::script(argus_protocol::Platform::Web, None, "wait 2s".into());
+        kept.priority = 7;
+        let base = serde_json::to_string(&kept).unwrap();
+        let (f, _) = form_from_pairs(pairs(&[
+            ("name", "n"),
+            ("jobs[0].name", "a"),
+            ("jobs[0].platform", "web"),
+            ("jobs[0].instruction", "wait 1s"),
+            // Case 2 as Edit shows it (its stored spec in `base`), with every field emptied.
+            ("jobs[1].base", &base),
+            ("jobs[1].platform", "web"),
+            ("jobs[1].name", ""),
+            ("jobs[1].start_url", ""),
+            ("jobs[1].instruction", ""),
+        ]));
+        let edited = spec_from_form(&f).unwrap();
+        assert_eq!(edited.jobs.len(), 1, "{edited:?}");
+        assert_eq!(edited.jobs[0].instruction, "wait 1s");
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub(super) fn router() -> Router<AppState> {
         .route("/suites", get(suites_page))
         .route("/suites/new", get(new_suite).post(create))
         .route("/suites/{id}", get(suite_page))
+        // The API's JUnit, for the signed-in dashboard (the API takes no session cookie).
+        .route("/suites/{id}/junit.xml", get(super::suites::junit))
         .route("/suites/{id}/edit", get(edit))
         .route("/suites/{id}/run", post(run_again))
 }

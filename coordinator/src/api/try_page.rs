@@ -76,6 +76,20 @@ async fn show(
     let (form, result) = match &q.run {
         Some(run) => {
             let run = visible_detail(&st, &caller, run).await?;
+            // Only a try of this device is its result: a try's job is named `try: …` and,
+            // once claimed, ran here.
+            let is_try = run
+                .spec
+                .name
+                .as_deref()
+                .is_some_and(|n| n.starts_with("try: "))
+                && run.device_id.as_deref().is_none_or(|d| d == id);
+            if !is_try {
+                return Err(ApiError::not_found(
+                    "try of this device",
+                    &run.run_id.to_string(),
+                ));
+            }
             let form = form_of(&run);
             let result = result_of(&run, &form);
             (form, Some(result))

@@ -458,6 +458,29 @@ async fn device_forms_need_the_csrf_token_an_admin_and_a_reason() {
     .await
     .expect("post");
     assert_eq!(r.status().as_u16(), 404);
+    let r = client()
+        .get(format!("{base}/devices/no-such-device/quarantine"))
+        .header("cookie", format!("{}={}", session::COOKIE, admin.cookie))
+        .send()
+        .await
+        .expect("get");
+    assert_eq!(r.status().as_u16(), 404, "no form for an unknown device");
+    // Releasing a healthy device: 409, the refusal shown above the table, and the page
+    // does not reload itself (a reload would GET the post's URL).
+    let r = post(
+        &admin,
+        format!("/devices/{dev}/release"),
+        format!("csrf={}", admin.csrf),
+    )
+    .send()
+    .await
+    .expect("post");
+    assert_eq!(r.status().as_u16(), 409);
+    let page = r.text().await.expect("page");
+    assert!(
+        page.contains("id=\"action-error\"") && !page.contains("http-equiv=\"refresh\""),
+        "{page}"
+    );
     assert_eq!(count(&farm, events).await, 0, "nothing changed");
     // An admin with the token: quarantined with the reason, then released.
     let r = post(

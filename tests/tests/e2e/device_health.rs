@@ -369,7 +369,8 @@ async fn bad_health_requests_answer_envelopes_and_change_nothing() {
     );
     let (got, v) = post(&farm.http, url("sim-h", "quarantine"), reason).await;
     assert_eq!((got, &v["code"]), (409, &json!("conflict")), "{v}");
-    let (got, v) = post(&farm.http, url("sim-h", "release"), None).await;
+    // The reason is optional for a release: `{}` releases with the default reason.
+    let (got, v) = post(&farm.http, url("sim-h", "release"), Some("{}")).await;
     assert_eq!(
         (got, &v["health"]["state"]),
         (200, &json!("healthy")),
@@ -379,6 +380,10 @@ async fn bad_health_requests_answer_envelopes_and_change_nothing() {
     assert_eq!(
         events["events"].as_array().map(Vec::len),
         Some(2),
+        "{events}"
+    );
+    assert_eq!(
+        events["events"][0]["reason"], "released by an admin",
         "{events}"
     );
 }

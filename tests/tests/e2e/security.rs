@@ -55,6 +55,7 @@ fn all_routes(id: &str) -> Vec<(&'static str, String)> {
         ("POST", format!("/schedules/{id}/delete")),
         ("GET", "/suites".into()),
         ("GET", format!("/suites/{id}")),
+        ("GET", format!("/suites/{id}/junit.xml")),
         ("POST", format!("/runs/{id}/cancel")),
         ("GET", format!("/runs/{id}/live")),
         ("GET", format!("/runs/{id}")),

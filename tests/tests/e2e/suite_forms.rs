@@ -148,7 +148,19 @@ async fn suites_are_made_run_again_and_edited_from_the_dashboard() {
     assert_eq!(
         page.eval("document.getElementById('junit').getAttribute('href')")
             .await,
-        json!(format!("/api/v1/suites/{id}/junit.xml"))
+        json!(format!("/suites/{id}/junit.xml"))
+    );
+    // The link serves the XML to the signed-in page (the API itself takes no cookie).
+    let xml = page
+        .eval(
+            "fetch(document.getElementById('junit').href)\
+             .then(r => r.status + ' ' + r.headers.get('content-type')).catch(e => String(e))",
+        )
+        .await;
+    assert!(
+        xml.as_str()
+            .is_some_and(|x| x.starts_with("200 application/xml")),
+        "{xml}"
     );
     assert_eq!(
         page.eval("document.querySelectorAll('#matrix a.case-link[href^=\"/runs/\"]').length")
