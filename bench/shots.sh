@@ -134,7 +134,7 @@ for run in open(runs_file).read().split():
 print(f"runs: {len(totals)}, actions per run: {sorted(set(n_actions))}, load average before {load_before}, after {load_after}")
 print(f"run time (started → finished): median {statistics.median(totals):.0f} ms, range {min(totals):.0f}–{max(totals):.0f} ms")
 print(f"per action: screenshot_ms median {statistics.median(shot):.1f}, p90 {pct(shot, 0.9):.1f}; upload_ms median {statistics.median(up):.1f}, p90 {pct(up, 0.9):.1f}")
-print(f"per action, for context: perceive_ms median {statistics.median(perceive):.1f}, act_ms median {statistics.median(act):.1f}")
+print(f"per action, for context: perceive_ms median {statistics.median(perceive):.1f} (max {max(perceive):.1f}), act_ms median {statistics.median(act):.1f}")
 print(f"per run: screenshot+upload on the action path {statistics.median([sum(x) for x in zip(shot, up)]) * statistics.median(n_actions):.0f} ms (median per action × actions)")
 print(f"stored per run: median {statistics.median(bytes_) / 1024:.0f} KiB in {len(set(keys_all)) // len(totals)} objects for {2 * statistics.median(n_actions):.0f} screenshot keys; served as {sorted(types)}")
 PY
