@@ -218,6 +218,7 @@ impl Session {
         self.end_run().await;
         if let Some(mut x) = self.xvfb.take() {
             x.stop(Duration::from_secs(2)).await;
+            remove_display_files(&self.env.display);
         }
         let dirs = [self.runtime.take(), self.slot_root.take(), self.dir.take()];
         for d in dirs.into_iter().flatten() {
@@ -284,4 +285,18 @@ async fn start_xvfb(
         super::xauth::admit(&display, &cookie, &u.name).await?;
     }
     Ok((xvfb, display))
+}
+
+/// Removes the socket and lock file of display `display` (`:N`) that this session's Xvfb
+/// leaves behind when it had to be killed (SIGKILL after the grace: a loaded machine) and
+/// could not remove them itself; a stale socket would look like a live display. Called
+/// only for a display this session started.
+fn remove_display_files(display: &str) {
+    let n = display.trim_start_matches(':');
+    if n.is_empty() || !n.chars().all(|c| c.is_ascii_digit()) {
+        return;
+    }
+    for f in [format!("/tmp/.X11-unix/X{n}"), format!("/tmp/.X{n}-lock")] {
+        let _ = std::fs::remove_file(f);
+    }
 }
