@@ -97,6 +97,11 @@ impl From<SpecError> for ApiError {
     }
 }
 
+/// The HTTP status an envelope answers with (its code's).
+pub fn status_of(env: &ErrorEnvelope) -> StatusCode {
+    StatusCode::from_u16(env.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let env = match self {
@@ -118,8 +123,7 @@ impl IntoResponse for ApiError {
                 )
             }
         };
-        let status = StatusCode::from_u16(env.code.http_status())
-            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status = status_of(&env);
         (status, Json(env)).into_response()
     }
 }

@@ -39,10 +39,9 @@ pub fn fold(s: &str) -> String {
     s.trim()
         .chars()
         .map(|c| match c {
-            '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
             '一' | '—' | '–' | '−' => '-',
             '。' | '·' => '.',
-            _ => c,
+            _ => crate::key_rows::half_width_char(c),
         })
         .collect()
 }

@@ -13,7 +13,7 @@
 use image::RgbImage;
 
 use crate::geometry::Rect;
-use crate::glyphs::{components, Comp};
+use crate::glyphs::{components, luma_of_px, Comp};
 
 /// Luma difference from the background above which a pixel is ink (0..=255): anti-aliased
 /// strokes of 11 px text on a coloured key keep their cores above it.
@@ -36,10 +36,7 @@ fn luma_of(img: &RgbImage, r: &Rect) -> (usize, usize, Vec<i32>) {
     let mut luma = Vec::with_capacity(w * h);
     for y in y0..y1 {
         for x in x0..x1 {
-            let p = img.get_pixel(x, y).0;
-            luma.push(
-                (299 * i32::from(p[0]) + 587 * i32::from(p[1]) + 114 * i32::from(p[2])) / 1000,
-            );
+            luma.push(luma_of_px(&img.get_pixel(x, y).0));
         }
     }
     (w, h, luma)

@@ -91,6 +91,11 @@ impl Comp {
     }
 }
 
+/// Luma of one RGB pixel (BT.601 integer weights), 0..=255; also [`crate::glyph_shape`]'s.
+pub(crate) fn luma_of_px(px: &[u8]) -> i32 {
+    (299 * i32::from(px[0]) + 587 * i32::from(px[1]) + 114 * i32::from(px[2])) / 1000
+}
+
 /// Sobel edge map of `area` (w × h px at x0, y0 in `img`): `true` where the luma gradient's
 /// |gx| + |gy| exceeds `t` (the one-pixel border stays `false`). Also the edge pass of
 /// [`crate::vision`].
@@ -105,8 +110,7 @@ pub(crate) fn edges(
     for y in 0..h {
         let row = &raw[(y0 + y) * stride + x0 * 3..(y0 + y) * stride + (x0 + w) * 3];
         for (x, px) in row.chunks_exact(3).enumerate() {
-            luma[y * w + x] =
-                (299 * i32::from(px[0]) + 587 * i32::from(px[1]) + 114 * i32::from(px[2])) / 1000;
+            luma[y * w + x] = luma_of_px(px);
         }
     }
     let mut edge = vec![false; w * h];

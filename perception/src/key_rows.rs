@@ -27,14 +27,18 @@ const TWINS: [(&str, char); 6] = [
     ("qg", '9'),
 ];
 
-/// Full-width forms (U+FF01..=U+FF5E) of `s` as ASCII.
+/// `c` as ASCII when it is a full-width form (U+FF01..=U+FF5E), else `c`. Also the glyph
+/// pass's look-alike folding ([`crate::glyph_read`]).
+pub fn half_width_char(c: char) -> char {
+    match c {
+        '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
+        _ => c,
+    }
+}
+
+/// Full-width forms of `s` as ASCII ([`half_width_char`]).
 fn half_width(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
-            _ => c,
-        })
-        .collect()
+    s.chars().map(half_width_char).collect()
 }
 
 /// The one character of `c`'s text, if it has exactly one (trimmed).

@@ -94,10 +94,9 @@ async fn quarantine(
 /// The HTTP status of a refusal's envelope (422 when it has none).
 fn status_of(e: &ApiError) -> StatusCode {
     match e {
-        ApiError::Client(env) => StatusCode::from_u16(env.code.http_status()).ok(),
-        _ => None,
+        ApiError::Client(env) => crate::error::status_of(env),
+        _ => StatusCode::UNPROCESSABLE_ENTITY,
     }
-    .unwrap_or(StatusCode::UNPROCESSABLE_ENTITY)
 }
 
 async fn release(
