@@ -196,6 +196,15 @@ pub enum Action {
     /// Fail unless exactly `count` elements show `text` (the `assert_contains` matching, per
     /// element: see the worker's `checks` module for which text of an element counts).
     AssertCount { text: String, count: u32 },
+    /// Fail unless exactly `count` list items are on screen in the `checked` state (`None`:
+    /// in any state). A list item is a named checkbox or switch other than a select-all one
+    /// ("Mark all as complete", "全选"): a todo's, a task's, a setting's toggle (see the
+    /// worker's `checks` module). Reads states; never taps.
+    AssertItems {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        checked: Option<bool>,
+        count: u32,
+    },
     /// The current (model-planned) step is done.
     Finish { summary: String },
     /// The current step cannot be done.
@@ -240,6 +249,8 @@ pub enum ActionKind {
     AssertValue,
     /// [`Action::AssertCount`]
     AssertCount,
+    /// [`Action::AssertItems`]
+    AssertItems,
     /// [`Action::Finish`]
     Finish,
     /// [`Action::Fail`]
@@ -248,7 +259,7 @@ pub enum ActionKind {
 
 impl ActionKind {
     /// Every kind, in the order the model's tool list shows them.
-    pub const ALL: [ActionKind; 19] = [
+    pub const ALL: [ActionKind; 20] = [
         ActionKind::Tap,
         ActionKind::DoubleTap,
         ActionKind::LongPress,
@@ -266,6 +277,7 @@ impl ActionKind {
         ActionKind::AssertChecked,
         ActionKind::AssertValue,
         ActionKind::AssertCount,
+        ActionKind::AssertItems,
         ActionKind::Finish,
         ActionKind::Fail,
     ];
@@ -290,6 +302,7 @@ impl ActionKind {
             ActionKind::AssertChecked => "assert_checked",
             ActionKind::AssertValue => "assert_value",
             ActionKind::AssertCount => "assert_count",
+            ActionKind::AssertItems => "assert_items",
             ActionKind::Finish => "finish",
             ActionKind::Fail => "fail",
         }
@@ -330,6 +343,9 @@ impl ActionKind {
                 "Check a text field or dropdown holds exactly a value (empty text: the field is empty)."
             }
             ActionKind::AssertCount => "Check how many elements on screen show a text.",
+            ActionKind::AssertItems => {
+                "Check how many list items (checkbox rows) are checked, not checked, or listed at all."
+            }
             ActionKind::Finish => "The current step is done.",
             ActionKind::Fail => "The current step cannot be done; say why.",
         }
@@ -359,6 +375,7 @@ impl ActionKind {
                 | ActionKind::AssertChecked
                 | ActionKind::AssertValue
                 | ActionKind::AssertCount
+                | ActionKind::AssertItems
         )
     }
 
@@ -374,6 +391,7 @@ impl ActionKind {
                 | ActionKind::AssertChecked
                 | ActionKind::AssertValue
                 | ActionKind::AssertCount
+                | ActionKind::AssertItems
                 | ActionKind::Finish
                 | ActionKind::Fail
         )
@@ -401,6 +419,7 @@ impl Action {
             Action::AssertChecked { .. } => ActionKind::AssertChecked,
             Action::AssertValue { .. } => ActionKind::AssertValue,
             Action::AssertCount { .. } => ActionKind::AssertCount,
+            Action::AssertItems { .. } => ActionKind::AssertItems,
             Action::Finish { .. } => ActionKind::Finish,
             Action::Fail { .. } => ActionKind::Fail,
         }
@@ -480,10 +499,38 @@ impl Action {
                     if *count == 1 { "time" } else { "times" }
                 )
             }
+            Action::AssertItems { checked, count } => items_line(*checked, *count),
             Action::Finish { summary } => format!("finish: {summary}"),
             Action::Fail { reason } => format!("fail: {reason}"),
         }
     }
+}
+
+/// `assert 2 items are checked` / `assert 1 item is not checked` / `assert 6 items are
+/// listed`: the step-language line of [`Action::AssertItems`].
+pub fn items_line(checked: Option<bool>, count: u32) -> String {
+    let (noun, verb) = if count == 1 {
+        ("item", "is")
+    } else {
+        ("items", "are")
+    };
+    let state = match checked {
+        Some(true) => "checked",
+        Some(false) => "not checked",
+        None => "listed",
+    };
+    format!("assert {count} {noun} {verb} {state}")
+}
+
+/// The Chinese line of [`Action::AssertItems`]: `断言 共有 2 项已勾选` / `断言 共有 3 项未勾选`
+/// / `断言 共有 6 项`.
+pub fn items_line_zh(checked: Option<bool>, count: u32) -> String {
+    let state = match checked {
+        Some(true) => "已勾选",
+        Some(false) => "未勾选",
+        None => "",
+    };
+    format!("断言 共有 {count} 项{state}")
 }
 
 #[cfg(test)]

@@ -172,6 +172,7 @@ pub fn render(action: &Action) -> Option<String> {
             quote(text)?,
             if *count == 1 { "time" } else { "times" }
         ),
+        Action::AssertItems { checked, count } => crate::action::items_line(*checked, *count),
         Action::Finish { .. } | Action::Fail { .. } => return None,
     })
 }
@@ -317,6 +318,7 @@ pub fn render_zh(action: &Action) -> Option<String> {
         Action::AssertCount { text, count } => {
             format!("断言 页面包含 {} {count} 次", quote(text)?)
         }
+        Action::AssertItems { checked, count } => crate::action::items_line_zh(*checked, *count),
         Action::Finish { .. } | Action::Fail { .. } => return None,
     })
 }
@@ -485,6 +487,11 @@ mod tests {
             (aim.clone(), prop_oneof![Just(String::new()), text()])
                 .prop_map(|(target, value)| Action::AssertValue { target, value }),
             (text(), 0u32..1000).prop_map(|(text, count)| Action::AssertCount { text, count }),
+            (
+                prop_oneof![Just(None), any::<bool>().prop_map(Some)],
+                0u32..1000
+            )
+                .prop_map(|(checked, count)| Action::AssertItems { checked, count }),
         ]
     }
 

@@ -91,6 +91,11 @@ fn own_props(kind: ActionKind) -> (Value, Vec<&'static str>) {
             json!({"text": text, "count": {"type": "integer", "minimum": 0}}),
             vec!["text", "count"],
         ),
+        ActionKind::AssertItems => (
+            json!({"count": {"type": "integer", "minimum": 0},
+                   "checked": {"type": "boolean", "description": "true: checked items; false: not checked; leave out: all items"}}),
+            vec!["count"],
+        ),
         ActionKind::Finish => (json!({"summary": {"type": "string"}}), vec![]),
         ActionKind::Fail => (json!({"reason": {"type": "string"}}), vec!["reason"]),
     }
@@ -289,7 +294,8 @@ pub fn parse_call(mode: Mode, name: &str, arguments: &Value) -> Result<Action, S
         | ActionKind::AssertNotContains
         | ActionKind::AssertChecked
         | ActionKind::AssertValue
-        | ActionKind::AssertCount => assertion(kind, mode, a)?,
+        | ActionKind::AssertCount
+        | ActionKind::AssertItems => assertion(kind, mode, a)?,
         ActionKind::Finish => Action::Finish {
             summary: a["summary"].as_str().unwrap_or_default().to_string(),
         },
@@ -327,6 +333,16 @@ fn assertion(kind: ActionKind, mode: Mode, a: &Value) -> Result<Action, String> 
             }
             Action::AssertCount {
                 text: s(a, "text")?.to_string(),
+                count: count as u32,
+            }
+        }
+        ActionKind::AssertItems => {
+            let count = num(a, "count")?;
+            if count < 0.0 || count.fract() != 0.0 || count > f64::from(u32::MAX) {
+                return Err("`count` must be a whole number ≥ 0".into());
+            }
+            Action::AssertItems {
+                checked: a["checked"].as_bool(),
                 count: count as u32,
             }
         }

@@ -18,6 +18,9 @@
 //!   element in its row already shows it (its label, counted once, as the text). Images,
 //!   dialogs and containers show nothing of their own. So two todos "buy milk" and "buy
 //!   bread" count 2 for `"buy"`, and a row "buy milk" with its checkbox counts 1.
+//! - **Items**: `assert 2 items are checked` counts the screen's list items — its named
+//!   checkboxes and switches (a todo's toggle carries its row's text), but select-all ones
+//!   ("Mark all as complete", "全选", [`is_all_toggle`]) — in the state asked (or all of them).
 
 use argus_perception::elements::collapse_ws;
 use argus_perception::{Element, Observation, Role, Tri};
@@ -163,6 +166,69 @@ pub fn count(obs: &Observation, text: &str, want: u32) -> Result<String, String>
     Err(format!(
         "{} {text:?}, not {want}{}",
         times(found.len()),
+        if listed.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", listed.join(", "))
+        }
+    ))
+}
+
+/// `check every item`-like toggles ("Mark all as complete", "Select all", "全选", "全部完成")
+/// are no list items.
+pub fn is_all_toggle(name: &str) -> bool {
+    let lower = name.to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w == "all")
+        || name.contains("全部")
+        || name.contains("全选")
+}
+
+/// The screen's list items (see the module docs), in screen order.
+pub fn list_items(obs: &Observation) -> Vec<&Element> {
+    obs.elements
+        .iter()
+        .filter(|e| matches!(e.role, Role::Checkbox | Role::Switch))
+        .filter(|e| !e.name.trim().is_empty() && !is_all_toggle(&e.name))
+        .collect()
+}
+
+/// `assert N items are checked | not checked | listed` (`checked`: `Some(true)`,
+/// `Some(false)`, `None`): `Ok` with a detail line, or the count seen and the items.
+pub fn items(obs: &Observation, checked: Option<bool>, want: u32) -> Result<String, String> {
+    let all = list_items(obs);
+    let found: Vec<&Element> = all
+        .iter()
+        .copied()
+        .filter(|e| checked.is_none_or(|c| e.checked.is_yes() == c))
+        .collect();
+    let state = match checked {
+        Some(true) => " checked",
+        Some(false) => " not checked",
+        None => "",
+    };
+    let said = |n: usize| {
+        format!(
+            "{n} list item{}{state} (of {})",
+            if n == 1 { "" } else { "s" },
+            all.len()
+        )
+    };
+    if found.len() == want as usize {
+        return Ok(said(found.len()));
+    }
+    let mut listed: Vec<String> = found
+        .iter()
+        .take(MAX_LISTED)
+        .map(|e| format!("{:?}", e.name.trim()))
+        .collect();
+    if found.len() > MAX_LISTED {
+        listed.push(format!("… {} more", found.len() - MAX_LISTED));
+    }
+    Err(format!(
+        "{}, not {want}{}",
+        said(found.len()),
         if listed.is_empty() {
             String::new()
         } else {
@@ -319,5 +385,38 @@ mod tests {
         assert!(count(&o, "nothing here", 0).is_ok());
         let e = count(&o, "nothing here", 1).unwrap_err();
         assert!(e.starts_with("0 elements"), "{e}");
+    }
+
+    #[test]
+    fn items_count_named_toggles_by_state_but_select_all() {
+        let tick = |name: &'static str, y: f64, on: bool| N {
+            checked: if on { Tri::Yes } else { Tri::No },
+            ..n(Role::Checkbox, name, Rect::new(0.0, y, 200.0, 20.0))
+        };
+        let o = obs(vec![
+            tick("Mark all as complete", 0.0, false),
+            tick("buy milk", 40.0, true),
+            tick("walk dog", 80.0, false),
+            tick("pay rent", 120.0, true),
+            n(
+                Role::Button,
+                "Clear completed",
+                Rect::new(0.0, 160.0, 100.0, 20.0),
+            ),
+        ]);
+        assert_eq!(list_items(&o).len(), 3);
+        assert!(items(&o, Some(true), 2).is_ok());
+        assert!(items(&o, Some(false), 1).is_ok());
+        assert!(items(&o, None, 3).is_ok());
+        let e = items(&o, Some(true), 1).unwrap_err();
+        assert!(
+            e.contains("2 list items checked (of 3), not 1")
+                && e.contains("\"buy milk\"")
+                && e.contains("\"pay rent\""),
+            "{e}"
+        );
+        let e = items(&o, None, 4).unwrap_err();
+        assert!(e.starts_with("3 list items (of 3), not 4"), "{e}");
+        assert!(is_all_toggle("Select-all") && is_all_toggle("全选") && !is_all_toggle("call Al"));
     }
 }

@@ -20,6 +20,9 @@
 //! assert "Remember me" is not checked     断言 "记住我" 未勾选
 //! assert "Email" has value "a@b.c"        断言 "邮箱" 的值为 "a@b.c"
 //! assert "Email" is empty                 断言 "邮箱" 为空
+//! assert 2 items are checked              断言 共有 2 项已勾选
+//! assert 3 items are not checked          断言 共有 3 项未勾选
+//! assert 6 items are listed               断言 共有 6 项
 //! repeat 3 times:                         重复 3 次:
 //!   press Enter                             按 回车
 //! if screen contains "Cookies":           如果 页面包含 "Cookies":
@@ -50,6 +53,7 @@ use crate::target::{Relation, Target};
 
 mod blocks;
 mod gesture;
+mod items;
 mod target;
 pub mod vars;
 pub use blocks::{
@@ -212,10 +216,11 @@ type LineResult<T> = Result<T, (String, String)>;
 const GRAMMAR_HINT: &str = "steps are: open URL | tap \"X\" | double tap \"X\" | long press \"X\" \
 [for 2s] | swipe up|down|left|right [on \"X\"] | scroll until \"X\" is visible | go back | type \"text\" into \"X\" | press KEY | check \"X\" | \
 wait for \"X\" | wait 2s | assert screen contains \"X\" [2 times] | assert screen does not contain \"X\" | \
-assert \"X\" is [not] checked | assert \"X\" has value \"v\" | assert \"X\" is empty | ai: \
+assert \"X\" is [not] checked | assert \"X\" has value \"v\" | assert \"X\" is empty | \
+assert 2 items are checked|not checked|listed | ai: \
 <instruction for the model> | repeat 3 times: | if screen contains \"X\": | else: | include FILE \
 (or 打开 / 点击 / 双击 / 长按 / 上滑 / 在 \"X\" 输入 \"…\" / 按 / 勾选 / 等待 / 断言 页面包含 [2 次] / 断言 页面不包含 / \
-断言 \"X\" 已勾选 / 断言 \"X\" 未勾选 / 断言 \"X\" 的值为 \"v\" / 断言 \"X\" 为空 / \
+断言 \"X\" 已勾选 / 断言 \"X\" 未勾选 / 断言 \"X\" 的值为 \"v\" / 断言 \"X\" 为空 / 断言 共有 2 项已勾选 / \
 重复 3 次: / 如果 页面包含 \"X\": / 否则: / 引入 FILE)";
 
 fn err<T>(message: impl Into<String>, hint: impl Into<String>) -> LineResult<T> {
@@ -423,10 +428,10 @@ fn parse_line(line: &str) -> LineResult<Step> {
         }
     }
     if let Some(rest) = strip_kw(line, "assert").or_else(|| strip_kw(line, "verify")) {
-        return parse_assert(rest, &ASSERT_EN);
+        return items::parse_en(rest).unwrap_or_else(|| parse_assert(rest, &ASSERT_EN));
     }
     if let Some(rest) = strip_cjk(line, "断言").or_else(|| strip_cjk(line, "检查")) {
-        return parse_assert(rest, &ASSERT_ZH);
+        return items::parse_zh(rest).unwrap_or_else(|| parse_assert(rest, &ASSERT_ZH));
     }
     err(
         format!("not a step: {}", first_word(line)),

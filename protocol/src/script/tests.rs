@@ -807,6 +807,12 @@ fn malformed_checks_say_what_is_wrong() {
             "count goes with",
         ),
         (r#"assert "Remember me" is chekced"#, "is checked"),
+        ("assert 2 items checked", "expected `are`"),
+        (
+            "assert 2 items are ticked",
+            "`checked`, `not checked` or `listed`",
+        ),
+        ("assert 2 items are checked now", "unexpected words"),
     ] {
         let e = Script::parse(line).unwrap_err();
         assert!(e.message.contains(says), "{line}: {}", e.message);
@@ -823,6 +829,8 @@ fn the_new_checks_are_job_expectations() {
         r#"断言 "邮箱" 为空"#,
         r#"assert screen contains "Delete" 2 times"#,
         r#"断言 页面包含 "删除" 2 次"#,
+        "assert 2 items are checked",
+        "断言 共有 3 项未勾选",
     ] {
         let a = crate::expect::parse_expectation(line).unwrap_or_else(|e| panic!("{line}: {e:?}"));
         assert!(
@@ -831,9 +839,48 @@ fn the_new_checks_are_job_expectations() {
                 Action::AssertChecked { .. }
                     | Action::AssertValue { .. }
                     | Action::AssertCount { .. }
+                    | Action::AssertItems { .. }
             ),
             "{line}: {a:?}"
         );
         assert!(a.kind().checks() && !a.kind().acts(), "{line}");
     }
+}
+
+#[test]
+fn item_counts_parse_in_both_languages() {
+    for (line, checked, count) in [
+        ("assert 2 items are checked", Some(true), 2),
+        ("assert 1 item is not checked", Some(false), 1),
+        ("assert 3 items are unchecked", Some(false), 3),
+        ("assert 6 items are listed", None, 6),
+        ("assert 0 items are checked", Some(true), 0),
+        ("断言 共有 2 项已勾选", Some(true), 2),
+        ("断言 有 3 条未勾选", Some(false), 3),
+        ("断言 共 6 项", None, 6),
+        ("断言 4个已选中", Some(true), 4),
+    ] {
+        assert_eq!(
+            one(line),
+            Step::Act(Action::AssertItems { checked, count }),
+            "{line}"
+        );
+    }
+    // Written back (reports, step files) as they parse.
+    for (checked, count) in [(Some(true), 2), (Some(false), 1), (None, 6)] {
+        let a = Action::AssertItems { checked, count };
+        assert_eq!(
+            one(&crate::action::items_line(checked, count)),
+            Step::Act(a.clone())
+        );
+        assert_eq!(
+            one(&crate::action::items_line_zh(checked, count)),
+            Step::Act(a)
+        );
+    }
+    // A count of a text is still the other check.
+    assert!(matches!(
+        one(r#"断言 有 "删除" 2 次"#),
+        Step::Act(Action::AssertCount { .. })
+    ));
 }

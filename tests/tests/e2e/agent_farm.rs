@@ -353,3 +353,44 @@ async fn llm_on_todomvc(
         .await;
     farm.wait_run(run_id, Duration::from_secs(180)).await
 }
+
+/// A check clause that counts list items ("make sure exactly one is ticked and that there
+/// are three entries") becomes `assert N items …` expectations, checked on real TodoMVC: the
+/// right count passes, a wrong one fails naming it and the count seen. The select-all toggle
+/// ("Mark all as complete") is no item. Argus reads every clause itself: no model call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_clause_that_counts_items_is_checked_on_the_list() {
+    let site = Site::todomvc().await;
+    let stub = ChatStub::start(Vec::new()).await;
+    let mut opts = FarmOptions::default().allowing(&site.base_url);
+    opts.model.endpoints = vec![stub.base_url.clone()];
+    let farm = Farm::start(opts).await;
+    let add = "Add \"oil the hinges\", \"sweep the yard\" and \"mend the fence\", tick off \"sweep the yard\",";
+    let right = format!(
+        "{add} then make sure exactly one item is ticked and that there are three entries."
+    );
+    let d = llm_on_todomvc(
+        &farm,
+        &site,
+        &stub,
+        &format!("count-ok-{}", farm.token),
+        &right,
+    )
+    .await;
+    let lines: Vec<&str> = d.expectations.iter().map(|e| e.line.as_str()).collect();
+    assert!(lines.contains(&"assert 1 item is checked"), "{lines:?}");
+    assert!(lines.contains(&"assert 3 items are listed"), "{lines:?}");
+    assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
+    let wrong = format!("{add} then double-check that two items are ticked.");
+    let token = format!("count-bad-{}", farm.token);
+    let d = llm_on_todomvc(&farm, &site, &stub, &token, &wrong).await;
+    let page = site.state(&token).expect("page reported");
+    assert_eq!(page.items.iter().filter(|i| i.completed).count(), 1);
+    assert_eq!(d.status.as_str(), "failed", "{:?}", d.error);
+    let why = d.error.clone().unwrap_or_default();
+    assert!(
+        why.contains("assert 2 items are checked") && why.contains("1 list item checked (of 3)"),
+        "{why}"
+    );
+    assert!(stub.requests().is_empty(), "the model was asked");
+}

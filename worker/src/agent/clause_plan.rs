@@ -28,6 +28,7 @@ use super::clauses;
 use super::effects::{self, Does};
 use super::plan_step::{PlanStep, StepKind};
 use super::{conditions, positions};
+use crate::checks::is_all_toggle;
 use crate::resolve::{is_toggle, takes_text};
 use argus_perception::{Observation, Role};
 
@@ -965,12 +966,6 @@ fn list_items(obs: &Observation) -> Vec<(String, bool)> {
         }
     }
     items
-}
-
-/// `check every item`-like toggles ("Mark all as complete", "全选") are no list items.
-fn is_all_toggle(name: &str) -> bool {
-    let lower = name.to_lowercase();
-    lower.split_whitespace().any(|w| w == "all") || name.contains("全部") || name.contains("全选")
 }
 
 /// "Rent's paid, so tick it off" / "clear them so it disappears": `so` starts a clause.

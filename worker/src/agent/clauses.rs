@@ -211,7 +211,7 @@ pub fn reads_as_check(step: &str) -> bool {
 }
 
 /// Words that end a Chinese clause saying when ("都弄好后", "改完以后"); a lead word may follow.
-const WHEN_ZH: &[&str] = &["之后", "以后", "后", "完了", "好了"];
+const WHEN_ZH: &[&str] = &["之后", "以后", "后", "完了", "好了", "的时候", "时"];
 
 /// `body` after a leading Chinese "when" phrase that a [`LEADS_ZH`] word follows
 /// ("都弄好后核对一下…" → "核对一下…"); `body` itself otherwise.
@@ -474,22 +474,6 @@ pub(super) fn quote_line(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
-/// Number words a count may be written in, as the digits a counter shows.
-pub(super) const NUMBER_WORDS: &[(&str, &str)] = &[
-    ("no", "0"),
-    ("zero", "0"),
-    ("one", "1"),
-    ("two", "2"),
-    ("three", "3"),
-    ("four", "4"),
-    ("five", "5"),
-    ("six", "6"),
-    ("seven", "7"),
-    ("eight", "8"),
-    ("nine", "9"),
-    ("ten", "10"),
-];
-
 /// A count of what is left, as a counter shows it: "… that 3 items are left" / "there is
 /// one task remaining" → `3 items left` / `1 task remaining` (the copula dropped, a number
 /// word as digits). Only `left` / `remaining`: a count of what is "shown" or "listed" has
@@ -513,7 +497,11 @@ fn count_left(clause: &str) -> Option<String> {
     let digits = if n.chars().all(|c| c.is_ascii_digit()) {
         n.to_string()
     } else {
-        NUMBER_WORDS.iter().find(|(w, _)| w == n)?.1.to_string()
+        super::count_items::NUMBER_WORDS
+            .iter()
+            .find(|(w, _)| w == n)?
+            .1
+            .to_string()
     };
     (noun.chars().all(char::is_alphabetic) && !["is", "are"].contains(&noun))
         .then(|| format!("{digits} {noun} {}", words[at]))
@@ -551,6 +539,10 @@ fn checks_of(clause: &str) -> Vec<String> {
             "assert screen contains"
         };
         return vec![format!("{verb} {}", quote_line(&left))];
+    }
+    let counted = super::count_items::item_counts(clause);
+    if !counted.is_empty() {
+        return counted;
     }
     for d in DISPLAY {
         let noun = |at: usize| {
@@ -758,7 +750,10 @@ mod tests {
         // "…, and that 'x' is still ticked" goes on with the check before it.
         assert_eq!(
             checks("Make sure there are three entries and that 'x' is still ticked"),
-            vec![vec![], vec!["assert \"x\" is checked".to_string()]]
+            vec![
+                vec!["assert 3 items are listed".to_string()],
+                vec!["assert \"x\" is checked".to_string()]
+            ]
         );
     }
 }

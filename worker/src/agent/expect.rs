@@ -118,6 +118,9 @@ pub(crate) fn quick_holds(check: &Action, obs: &Observation) -> Option<bool> {
             Some(obs.contains_text(text))
         }
         Action::AssertNotContains { text } => Some(!obs.contains_text(text)),
+        Action::AssertItems { checked, count } => {
+            Some(crate::checks::items(obs, *checked, *count).is_ok())
+        }
         _ => None,
     }
 }

@@ -26,6 +26,7 @@ pub mod cjk;
 pub mod clause_plan;
 pub mod clauses;
 pub mod conditions;
+pub mod count_items;
 pub mod effects;
 pub(crate) mod expect;
 pub mod focus;

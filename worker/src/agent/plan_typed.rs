@@ -450,7 +450,7 @@ pub fn names_the_clause(line: &str, clauses: &str) -> bool {
     };
     let mut said = super::clause_plan::words(clauses);
     let lower = clauses.to_lowercase();
-    for (word, digit) in super::clauses::NUMBER_WORDS {
+    for (word, digit) in super::count_items::NUMBER_WORDS {
         if lower
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| w == *word)

@@ -159,6 +159,9 @@ impl RunCtx<'_> {
             Action::AssertCount { text, count } => {
                 Acted::done(checked_out(out, checks::count(obs, text, *count)))
             }
+            Action::AssertItems { checked, count } => {
+                Acted::done(checked_out(out, checks::items(obs, *checked, *count)))
+            }
             Action::AssertChecked { target, .. } | Action::AssertValue { target, .. } => {
                 Acted::done(self.assert_element(out, action, target, obs, t).await)
             }

@@ -1,0 +1,303 @@
+//! A check clause that counts list items ("make sure there are six entries and three of them
+//! are still open", "double-check that exactly two are ticked", "没打勾的应该正好三条") read as
+//! `assert N items are checked | not checked | listed` lines ([`argus_protocol::Action::AssertItems`]).
+//!
+//! A count is a number (digits, or a number word up to twelve / 一…十二) that counts list
+//! things: in English followed by an item noun ("entries", "items", "tasks", "ones", …, with
+//! at most two words between: "two ticked items") or by "of them"; in Chinese followed by a
+//! classifier (条 / 项 / 件 / 个). Its state is the state word of its own part of the clause
+//! (split at "and", commas, 其中 …): ticked / done / completed → checked; open / unticked /
+//! not done / still to do → not checked; none → every item (`listed`), but then only with a
+//! word that makes it a total ("there are", "exactly", "in total", 一共, 共, 有 …), so "the 2
+//! new items are at the bottom" counts nothing. A number after "the", "these", "those" or
+//! "my" names items, it does not count them. "N items left" is a counter's text, read by
+//! `clauses::checks_of` before this.
+
+/// Number words a count may be written in, as the digits a counter shows.
+pub(super) const NUMBER_WORDS: &[(&str, &str)] = &[
+    ("no", "0"),
+    ("zero", "0"),
+    ("one", "1"),
+    ("two", "2"),
+    ("three", "3"),
+    ("four", "4"),
+    ("five", "5"),
+    ("six", "6"),
+    ("seven", "7"),
+    ("eight", "8"),
+    ("nine", "9"),
+    ("ten", "10"),
+];
+
+/// Number words past [`NUMBER_WORDS`].
+const MORE_NUMBERS: &[(&str, &str)] = &[("eleven", "11"), ("twelve", "12")];
+/// English nouns that name list things.
+const NOUNS: &[&str] = &[
+    "items", "item", "entries", "entry", "todos", "todo", "tasks", "task", "things", "thing",
+    "ones", "rows", "row", "lines", "line", "chores", "errands", "jobs",
+];
+/// English words of the checked state.
+const DONE: &[&str] = &[
+    "ticked",
+    "checked",
+    "done",
+    "completed",
+    "complete",
+    "finished",
+    "crossed",
+    "marked",
+];
+/// English words of the unchecked state.
+const OPEN: &[&str] = &[
+    "open",
+    "unticked",
+    "unchecked",
+    "undone",
+    "outstanding",
+    "pending",
+    "incomplete",
+    "unfinished",
+    "active",
+    "todo",
+];
+/// English words that make a count a total.
+const TOTAL: &[&str] = &[
+    "there",
+    "exactly",
+    "total",
+    "all",
+    "altogether",
+    "only",
+    "just",
+    "has",
+    "have",
+    "contains",
+];
+/// English negations (apostrophes dropped).
+const NOT: &[&str] = &[
+    "not", "arent", "isnt", "dont", "doesnt", "havent", "hasnt", "wasnt", "werent", "never",
+];
+/// Words after which a number names items rather than counts them.
+const NAMING: &[&str] = &[
+    "the", "these", "those", "my", "your", "our", "first", "last",
+];
+/// Chinese classifiers of list things.
+const CLASSIFIERS: &[char] = &['条', '项', '件', '个'];
+/// Chinese words of the unchecked state (tried before [`DONE_ZH`]: 没完成 holds 完成).
+const OPEN_ZH: &[&str] = &[
+    "没打勾",
+    "未打勾",
+    "没勾",
+    "未勾",
+    "没有勾",
+    "没完成",
+    "未完成",
+    "没做",
+    "还没",
+    "没办",
+    "待办",
+    "开着",
+];
+/// Chinese words of the checked state.
+const DONE_ZH: &[&str] = &[
+    "打勾",
+    "打了勾",
+    "勾选",
+    "勾上",
+    "完成",
+    "做完",
+    "办完",
+    "划掉",
+];
+/// Chinese words that make a count a total.
+const TOTAL_ZH: &[&str] = &["一共", "总共", "共", "总计", "只有", "只剩", "正好", "有"];
+
+/// The `assert N items …` lines of `clause` (see the module docs); empty when it counts
+/// nothing.
+pub fn item_counts(clause: &str) -> Vec<String> {
+    if clause.chars().any(super::cjk::is_cjk) {
+        return counts_zh(clause);
+    }
+    let lower = clause.to_lowercase().replace(['’', '\''], "");
+    let mut out = Vec::new();
+    for part in parts_en(&lower) {
+        let words: Vec<&str> = part
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        if let Some(line) = count_en(&words) {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// `lower` split at " and ", ";" and commas.
+fn parts_en(lower: &str) -> Vec<String> {
+    lower
+        .replace(" and ", ",")
+        .replace(" but ", ",")
+        .split([',', ';'])
+        .map(str::to_string)
+        .collect()
+}
+
+/// A number word or digits as a count.
+fn number_en(w: &str) -> Option<u32> {
+    if w.chars().all(|c| c.is_ascii_digit()) {
+        return w.parse().ok();
+    }
+    NUMBER_WORDS
+        .iter()
+        .chain(MORE_NUMBERS)
+        .find(|(n, _)| *n == w)
+        .and_then(|(_, d)| d.parse().ok())
+}
+
+/// The line of one English part (its words), if it counts items.
+fn count_en(words: &[&str]) -> Option<String> {
+    let (at, n) = words
+        .iter()
+        .enumerate()
+        .find_map(|(i, w)| number_en(w).map(|n| (i, n)))?;
+    if at > 0 && NAMING.contains(&words[at - 1]) {
+        return None;
+    }
+    let after = &words[at + 1..];
+    let of_them =
+        after.len() >= 2 && after[0] == "of" && ["them", "those", "these"].contains(&after[1]);
+    let noun = after.iter().take(3).position(|w| NOUNS.contains(w));
+    if !of_them && noun.is_none() {
+        return None;
+    }
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
+    let negated = has(NOT);
+    let state = if has(OPEN) || has(DONE) && negated || words.windows(2).any(|p| p == ["to", "do"])
+    {
+        Some(false)
+    } else if has(DONE) {
+        Some(true)
+    } else {
+        None
+    };
+    if state.is_none() && !(has(TOTAL) || of_them) {
+        return None;
+    }
+    Some(argus_protocol::action::items_line(state, n))
+}
+
+/// The lines of a Chinese clause.
+fn counts_zh(clause: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for part in clause
+        .split(['，', ',', '；', ';', '、'])
+        .flat_map(|p| p.split("其中"))
+    {
+        if let Some(line) = count_zh(part) {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// The count of one Chinese part: a number before a classifier, and the state it names.
+fn count_zh(part: &str) -> Option<String> {
+    let chars: Vec<char> = part.chars().collect();
+    let (at, n) = (0..chars.len()).find_map(|i| {
+        let (n, len) = number_zh(&chars[i..])?;
+        CLASSIFIERS.contains(chars.get(i + len)?).then_some((i, n))
+    })?;
+    let before: String = chars[..at].iter().collect();
+    if ["这", "那", "前", "后", "第"]
+        .iter()
+        .any(|d| before.ends_with(d))
+        && n != 1
+    {
+        return None;
+    }
+    let state = if OPEN_ZH.iter().any(|w| part.contains(w)) {
+        Some(false)
+    } else if DONE_ZH.iter().any(|w| part.contains(w)) {
+        Some(true)
+    } else {
+        None
+    };
+    if state.is_none() && !TOTAL_ZH.iter().any(|w| before.contains(w)) {
+        return None;
+    }
+    Some(argus_protocol::action::items_line(state, n))
+}
+
+/// A Chinese count at the start of `c` (digits, or 一…十二 with 两) and its length in chars.
+fn number_zh(c: &[char]) -> Option<(u32, usize)> {
+    let digits: String = c.iter().take_while(|d| d.is_ascii_digit()).collect();
+    if !digits.is_empty() {
+        return Some((digits.parse().ok()?, digits.chars().count()));
+    }
+    let unit = |d: char| {
+        "零一二三四五六七八九"
+            .find(d)
+            .map(|b| (b / 3) as u32)
+            .or((d == '两').then_some(2))
+    };
+    match (c.first().copied(), c.get(1).copied()) {
+        (Some('十'), Some(d)) if unit(d).is_some_and(|u| u > 0) => Some((10 + unit(d)?, 2)),
+        (Some('十'), _) => Some((10, 1)),
+        (Some(d), _) => unit(d).filter(|u| *u > 0).map(|u| (u, 1)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_in_english_by_state_and_as_a_total() {
+        assert_eq!(
+            item_counts("make sure there are six entries and three of them are still open"),
+            [
+                "assert 6 items are listed",
+                "assert 3 items are not checked"
+            ]
+        );
+        assert_eq!(
+            item_counts("double-check that exactly two items are ticked"),
+            ["assert 2 items are checked"]
+        );
+        assert_eq!(
+            item_counts("verify that 4 tasks aren't done yet"),
+            ["assert 4 items are not checked"]
+        );
+        assert_eq!(
+            item_counts("make sure only one entry is completed"),
+            ["assert 1 item is checked"]
+        );
+    }
+
+    #[test]
+    fn numbers_that_name_or_do_not_count_items_give_nothing() {
+        assert!(item_counts("make sure the 2 new items are at the bottom").is_empty());
+        assert!(item_counts("check that version 2 shows").is_empty());
+        assert!(item_counts("make sure it says 3 items").is_empty());
+        assert!(item_counts("confirm the year is 1999").is_empty());
+    }
+
+    #[test]
+    fn counts_in_chinese() {
+        assert_eq!(
+            item_counts("检查：没打勾的应该正好三条"),
+            ["assert 3 items are not checked"]
+        );
+        assert_eq!(
+            item_counts("确认一共五条，其中两条已完成"),
+            ["assert 5 items are listed", "assert 2 items are checked"]
+        );
+        assert_eq!(
+            item_counts("确保整张单子只剩年检这一条没打勾"),
+            ["assert 1 item is not checked"]
+        );
+        assert!(item_counts("确认前两条还在").is_empty());
+        assert!(item_counts("确认页面显示欢迎").is_empty());
+    }
+}
