@@ -33,7 +33,7 @@ use crate::resolve::{is_toggle, takes_text};
 use argus_perception::{Observation, Role};
 
 /// A plan read from the instruction (see the module docs).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Read {
     /// Step-language lines, in the order of the clauses.
     pub steps: Vec<String>,
@@ -43,6 +43,39 @@ pub struct Read {
     /// Check lines of the end state the plan leaves the items it touches in ([`end_state`]):
     /// empty when a clause stays a free step (what the model does is not foreseen).
     pub effects: Vec<String>,
+    /// The clauses read as descriptions that may yet order something, for the model to map
+    /// clause by clause ([`super::clause_map`]), in order; each has a placeholder in `steps`.
+    pub free: Vec<FreeClause>,
+}
+
+impl Read {
+    /// The plan with the clauses read as descriptions ([`FreeClause::described`]) left
+    /// out: what it is when no model maps them.
+    pub fn without_asks(mut self) -> Read {
+        for f in self.free.clone().into_iter().rev().filter(|f| f.described) {
+            self.steps.remove(f.step);
+            for g in self.free.iter_mut().filter(|g| g.step > f.step) {
+                g.step -= 1;
+            }
+        }
+        self.free.retain(|f| !f.described);
+        self
+    }
+}
+
+/// A clause asked of the model on its own, with its placeholder step in [`Read::steps`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FreeClause {
+    /// Its index in [`Read::steps`].
+    pub step: usize,
+    /// The clause as written.
+    pub clause: String,
+    /// Up to two clauses said before it, nearest last (what a pronoun in it speaks of).
+    pub before: Vec<String>,
+    /// Read as a description that may yet order something ([`may_order`]): left out, as a
+    /// description, when the model does not map it. (Always so today: a clause whose order
+    /// does not read stays a free step the model acts out.)
+    pub described: bool,
 }
 
 /// English words a description starts with (its subject): imperatives start with a verb.
@@ -274,6 +307,7 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
             steps: Vec::new(),
             already: 0,
             effects: Vec::new(),
+            free: Vec::new(),
         },
         read_any: false,
         uncertain: false,
@@ -355,8 +389,19 @@ impl Reader<'_> {
         // A state said of something ("most of this is handled"), not an imperative.
         let said = order.as_ref().is_some_and(|o| o.verb.is_none()) && describes(&seg);
         let continued = self.after_check && clauses::continues_check(&self.split[k].1);
+        let after_a_check = self.after_check;
         self.after_check = clauses::reads_as_check(&seg) || continued;
-        if self.after_check || describes(&seg) && order.is_none() {
+        if self.after_check {
+            return Some(());
+        }
+        if describes(&seg) && order.is_none() {
+            // "make sure there are six, and three of them are still open": the check's.
+            let goes_on = after_a_check && self.split[k].1.trim_start().starts_with("and ");
+            if !goes_on && may_order(&self.split[k].1) {
+                // Not plainly a description either ("bin that entry", "two new ones: 'a'"):
+                // the model maps it, clause by clause.
+                self.ask(k);
+            }
             return Some(());
         }
         match self.gate.take() {
@@ -448,6 +493,23 @@ impl Reader<'_> {
         }
         // An order Argus cannot read: the model acts it out when its turn comes.
         self.free(&seg, &seg);
+    }
+
+    /// Clause `k`, read as a description that may yet order something, for the model to map
+    /// on its own: a placeholder step that the model's answer replaces, or that goes (see
+    /// [`FreeClause::described`]). Item states stay known: the plan is read as if it were a
+    /// description, and its effects that name an item the answer touches are dropped then.
+    fn ask(&mut self, k: usize) {
+        self.out.free.push(FreeClause {
+            step: self.out.steps.len(),
+            clause: self.split[k].1.trim().to_string(),
+            before: self.split[k.saturating_sub(2)..k]
+                .iter()
+                .map(|(_, raw)| raw.trim().to_string())
+                .collect(),
+            described: true,
+        });
+        self.out.steps.push(self.segs[k].trim().to_string());
     }
 
     /// `text` (for clause `seg`) left to the model: states are no longer known after it.
@@ -957,7 +1019,7 @@ pub fn state_check(clause: &str, obs: &Observation, added: &[String]) -> Option<
 }
 
 /// The screen's list items: its named toggles but "all" ones, with their state.
-fn list_items(obs: &Observation) -> Vec<(String, bool)> {
+pub fn list_items(obs: &Observation) -> Vec<(String, bool)> {
     let mut items: Vec<(String, bool)> = Vec::new();
     for e in obs.elements.iter().filter(|e| is_toggle(e)) {
         let name = e.name.trim();
@@ -1065,6 +1127,58 @@ fn describes(seg: &str) -> bool {
         || SUBORDINATORS.contains(&first.as_str())
         || first.ends_with("'s")
 }
+
+/// Whether a clause read as a description may still order something: it quotes a text not
+/// at its start ("Two new ones: 'a' and 'b'"), or (English) it starts with no subject, no subordinator
+/// and no possessive ("bin that entry", "bump the version …"), the way imperatives start.
+fn may_order(raw: &str) -> bool {
+    let s = raw.trim();
+    if s.starts_with(['"', '\'', '“', '‘', '「']) || s.ends_with([':', '：']) {
+        // The quoted item is the subject ("'X' got ticked by mistake"); a heading.
+        return false;
+    }
+    if KEEPS_ZH.iter().any(|w| s.contains(w)) {
+        return false;
+    }
+    if !clauses::quoted(s).is_empty() {
+        return true;
+    }
+    if s.chars().any(effects::is_cjk) {
+        return false;
+    }
+    let words: Vec<String> = s
+        .split_whitespace()
+        .map(|w| {
+            w.to_lowercase()
+                .replace('’', "'")
+                .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_string()
+        })
+        .collect();
+    let Some(first) = words
+        .iter()
+        .find(|w| !["but", "and", "then", "so", "also", "now"].contains(&w.as_str()))
+    else {
+        return false;
+    };
+    words.len() >= 3
+        && !words.iter().any(|w| KEEPS.contains(&w.as_str()))
+        && !SUBJECTS.contains(&first.as_str())
+        && !SUBORDINATORS.contains(&first.as_str())
+        && !first.ends_with("'s")
+        && !first.ends_with("'re")
+        && !first.ends_with("'ve")
+        && !first.ends_with("'ll")
+        && !["which", "who", "whose", "where", "otherwise"].contains(&first.as_str())
+}
+
+/// Words of a clause that keeps or forbids ("don't tick the scheduling one", "keep that",
+/// "the payroll one stays open"): never asked of the model as an order ([`may_order`]).
+const KEEPS: &[&str] = &[
+    "don't", "dont", "do", "not", "never", "no", "leave", "keep", "keeps", "stay", "stays", "touch",
+];
+/// Chinese words of such a clause.
+const KEEPS_ZH: &[&str] = &["别", "不要", "不用", "先放着", "保留", "留着", "不动"];
 
 /// A typed step.
 fn step(kind: StepKind, target: &str, text: &str) -> PlanStep {
@@ -1479,7 +1593,7 @@ pub(super) fn submits_a_form(obs: &Observation) -> bool {
 }
 
 /// The name (else placeholder) of the screen's one text field that is not a password box.
-fn one_text_field(obs: &Observation) -> Option<String> {
+pub fn one_text_field(obs: &Observation) -> Option<String> {
     let mut fields = obs
         .elements
         .iter()
@@ -1896,7 +2010,7 @@ mod tests {
     }
 
     fn steps(instruction: &str, obs: &Observation) -> Option<Vec<String>> {
-        read(instruction, obs).map(|r| r.steps)
+        read(instruction, obs).map(|r| r.without_asks().steps)
     }
 
     #[test]

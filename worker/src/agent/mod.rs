@@ -23,6 +23,7 @@
 
 pub mod check_every;
 pub mod cjk;
+pub mod clause_map;
 pub mod clause_plan;
 pub mod clauses;
 pub mod conditions;

@@ -243,10 +243,14 @@ impl Exec<'_, AgentState> {
         // A first plan every clause of which reads needs the model only for the checkable
         // clauses Argus could not map itself.
         // Not after a replay handed over: part of the job is done, which the model is told.
-        let read = match (&obs, previous) {
+        let mut read = match (&obs, previous) {
             (Ok(o), None) if self.st.replay_note.is_none() => super::clause_plan::read(task, o),
             _ => None,
         };
+        let mut mapped = String::new();
+        if let (Some(r), Ok(o)) = (read.as_mut(), &obs) {
+            mapped = self.map_free(r, o, &mut usage).await;
+        }
         let read_first = read.is_some();
         let res = match self.st.model.as_ref() {
             _ if read.is_some() && !ask_expect => Some(None),
@@ -267,6 +271,7 @@ impl Exec<'_, AgentState> {
             (Some(res), None) => self.planned(task, res, obs.as_ref().ok(), previous.is_none()),
             (None, None) => (false, Some("no plan".into()), Vec::new(), "no plan".into()),
         };
+        detail.push_str(&mapped);
         if let (true, Ok(o), None) = (ok && !read_first, &obs, previous) {
             if super::form_fill::leaves_untyped(&plan, o, task) {
                 let values = self.form_values(task, o, &mut usage).await;
@@ -379,6 +384,92 @@ impl Exec<'_, AgentState> {
             v = ask => v,
             _ = cancelled(&cancel) => Vec::new(),
         }
+    }
+
+    /// The free steps of a read plan the model maps clause by clause ([`super::clause_map`]):
+    /// each becomes the lines of its answer (none for `none`); an unusable answer leaves it
+    /// free, or drops it when it was read as a description. Returns a note for the plan record.
+    async fn map_free(
+        &mut self,
+        read: &mut super::clause_plan::Read,
+        obs: &Observation,
+        usage: &mut ModelUsage,
+    ) -> String {
+        use super::clause_map as cm;
+        if read.free.is_empty() {
+            return String::new();
+        }
+        let Some(c) = self.st.model.as_ref() else {
+            // No model to ask: what was read as a description stays one.
+            *read = std::mem::take(read).without_asks();
+            return String::new();
+        };
+        let field = super::clause_plan::one_text_field(obs);
+        let start = super::clause_plan::list_items(obs);
+        let cancel = self.ctx.cancel.clone();
+        let (mut n_mapped, mut n_none, mut n_left) = (0, 0, 0);
+        // Last first: replacing a step keeps the earlier indices.
+        for f in read.free.clone().into_iter().rev() {
+            let mut items = start.clone();
+            for line in &read.steps[..f.step] {
+                if let Some(argus_protocol::Action::Type { text, .. }) =
+                    super::plan_fix::as_script_line(line)
+                {
+                    items.push((text, false));
+                }
+            }
+            let text = self
+                .ctx
+                .env
+                .secrets
+                .redact(&cm::prompt(&items, &f.before, &f.clause));
+            let messages = vec![
+                json!({"role": "system", "content": cm::SYSTEM}),
+                json!({"role": "user", "content": text}),
+            ];
+            let schema = cm::schema(&items);
+            let ask = c.json(
+                messages,
+                "clause",
+                &schema,
+                |v| cm::parse(v, &items, field.as_deref()),
+                cm::MAX_TOKENS,
+                usage,
+            );
+            let answer = tokio::select! {
+                r = ask => r.ok(),
+                _ = cancelled(&cancel) => None,
+            };
+            let lines: Option<Vec<String>> = answer.and_then(|steps| {
+                steps
+                    .iter()
+                    .map(|s| s.lines())
+                    .collect::<Result<Vec<_>, _>>()
+                    .ok()
+                    .map(|v| v.concat())
+            });
+            match lines {
+                Some(l) => {
+                    if l.is_empty() {
+                        n_none += 1;
+                    } else {
+                        n_mapped += 1;
+                    }
+                    // The reader's end states did not foresee this clause's steps.
+                    let named = cm::named(&l);
+                    read.effects
+                        .retain(|e| !named.iter().any(|n| e.contains(&format!("\"{n}\""))));
+                    read.steps.splice(f.step..=f.step, l);
+                }
+                None if f.described => {
+                    n_none += 1;
+                    read.steps.remove(f.step);
+                }
+                None => n_left += 1,
+            }
+        }
+        read.free.clear();
+        format!("; the model mapped {n_mapped} clause(s) the reader could not read, found {n_none} to ask for nothing, left {n_left} as free steps")
     }
 
     /// The planner's result as (ok, error, steps, the plan record's detail). A first plan the
