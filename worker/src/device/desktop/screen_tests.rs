@@ -1,7 +1,8 @@
 //! Pins that the two routes of `screen::Grabber` give the same RGB bytes: on a real Xvfb
 //! painted with a known pattern, the MIT-SHM grab, a second one through the kept segment and
 //! the core `GetImage` grab all equal the pattern; on an Xvfb started without MIT-SHM
-//! (`-extension MIT-SHM`) the grabber falls back to core `GetImage` and reads the same.
+//! (`-extension MIT-SHM`) the grabber falls back to core `GetImage` and reads the same; so
+//! it does on a display reached over TCP (a remote display: no fd crosses, the attach fails).
 //!
 //! Skipped (with a message) when Xvfb is missing: `deploy/dev-up.sh` installs it.
 
@@ -32,12 +33,18 @@ impl Drop for Xvfb {
     }
 }
 
-/// Starts `Xvfb -displayfd 1` at `W`×`H`×24 with `extra` arguments; `None` (and a message)
-/// when Xvfb is not installed.
+/// Starts `Xvfb -displayfd 1` at `W`×`H`×24 with `extra` arguments (`-nolisten tcp` unless
+/// they say `-listen`); `None` (and a message) when Xvfb is not installed.
 fn xvfb(extra: &[&str]) -> Option<Xvfb> {
+    let tcp = if extra.contains(&"-listen") {
+        &[][..]
+    } else {
+        &["-nolisten", "tcp"][..]
+    };
     let child = Command::new("Xvfb")
         .args(["-displayfd", "1", "-screen", "0", &format!("{W}x{H}x24")])
-        .args(["-nolisten", "tcp", "-noreset"])
+        .args(tcp)
+        .arg("-noreset")
         .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -165,4 +172,17 @@ fn a_server_without_mit_shm_grabs_through_core() {
     let img = g.grab().expect("core grab");
     assert!(img.as_raw() == &pattern_rgb()[..], "fallback grab differs");
     assert!(!g.uses_shm());
+}
+
+#[test]
+fn a_display_over_tcp_grabs_through_core() {
+    let Some(x) = xvfb(&["-listen", "tcp"]) else {
+        return;
+    };
+    paint(&x.display);
+    let tcp = format!("127.0.0.1{}", x.display);
+    let mut g = Grabber::connect(&tcp).expect("connect over TCP");
+    assert!(!g.uses_shm(), "no fd crosses TCP: the attach must fail");
+    let img = g.grab().expect("core grab over TCP");
+    assert!(img.as_raw() == &pattern_rgb()[..], "grab over TCP differs");
 }
