@@ -21,8 +21,8 @@ use crate::device::DeviceError;
 
 /// How a [`Grabber`] reads the screen.
 enum Route {
-    /// `ShmGetImage` into a segment, made at the first grab (`None` until then or after a
-    /// size change).
+    /// `ShmGetImage` into a segment of the screen's size, made at connect and remade when
+    /// the size changes (`None` only between the two).
     Shm(Option<Segment>),
     /// Core `GetImage` (the server lacks MIT-SHM, or the attach failed).
     Core,
@@ -39,7 +39,8 @@ pub(super) struct Grabber {
 
 impl Grabber {
     /// Connects to `display` and picks the route: MIT-SHM when the server has `ShmAttachFd`
-    /// and a test segment attaches, else core `GetImage` (logged at debug level with why).
+    /// and a segment of the screen's size attaches, else core `GetImage` (logged at debug
+    /// level with why).
     /// Errors: the display cannot be reached or has no screen.
     pub(super) fn connect(display: &str) -> Result<Grabber, DeviceError> {
         let mut g = Grabber::connect_core(display)?;
@@ -50,8 +51,7 @@ impl Grabber {
                 Ok(g)
             }
             Err(why) => {
-                let dpy = display;
-                tracing::debug!(display = %dpy, %why, "X frames through core GetImage");
+                tracing::debug!(display = %g.display, %why, "X frames through core GetImage");
                 // A failed fd send can leave the connection mid-request: start clean.
                 drop(g);
                 Grabber::connect_core(display)
