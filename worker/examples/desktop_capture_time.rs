@@ -5,9 +5,10 @@
 //!
 //! - `capture`: [`Observe::capture`] — the AT-SPI walk over D-Bus and the normalization to a
 //!   tree, what every observation of a desktop worker costs;
-//! - `screenshot`: [`Observe::screenshot`] — X `GetImage` of the root window + PNG encoding,
-//!   what the worker takes every step for the report;
-//! - `frame`: [`Observe::frame`] — X `GetImage` to RGB pixels, no PNG: the screenshot the
+//! - `screenshot`: [`Observe::screenshot`] — a grab of the root window (MIT-SHM
+//!   `ShmGetImage` into a kept segment; core `GetImage` where the server lacks it) + PNG
+//!   encoding, what the worker takes every step for the report;
+//! - `frame`: [`Observe::frame`] — the same grab to RGB pixels, no PNG: the screenshot the
 //!   pixel channel takes for itself whenever it runs (on top of the report's);
 //!
 //! wall ms each; medians and all runs are written as JSON to the path in the first argument.

@@ -13,7 +13,10 @@ mod actions;
 mod owned;
 mod run_env;
 mod screen;
+#[cfg(test)]
+mod screen_tests;
 pub mod session;
+mod shm;
 pub mod slot_user;
 mod tree;
 mod window;
@@ -54,6 +57,9 @@ pub struct DesktopDevice {
     screen: (u32, u32),
     /// Where the pointer was last put (screen px): keys go to the window under it.
     pointer: Option<(f64, f64)>,
+    /// The display connection (and MIT-SHM segment) screenshots and frames are grabbed
+    /// through, kept between grabs; `None` until the first or after one failed.
+    grabber: Option<screen::Grabber>,
 }
 
 impl DesktopDevice {
@@ -68,6 +74,7 @@ impl DesktopDevice {
             refs: Refs::new(),
             screen,
             pointer: None,
+            grabber: None,
         }
     }
 
@@ -75,6 +82,7 @@ impl DesktopDevice {
     pub async fn shutdown(&mut self) {
         self.stop_app().await;
         self.a11y = None;
+        self.grabber = None;
         self.session.stop().await;
     }
 
@@ -240,18 +248,29 @@ impl Observe for DesktopDevice {
     }
 
     async fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
-        let display = self.session.env.display.clone();
-        tokio::task::spawn_blocking(move || screen::capture(&display))
+        let img = self.grab().await?;
+        let (w, h) = img.dimensions();
+        tokio::task::spawn_blocking(move || screen::encode_png(img.as_raw(), w, h))
             .await
             .map_err(|e| DeviceError::Failed(format!("screenshot task: {e}")))?
-            .map(|(png, _, _)| png)
     }
 
     async fn frame(&mut self) -> Result<image::RgbImage, DeviceError> {
+        self.grab().await
+    }
+}
+
+impl DesktopDevice {
+    /// The whole screen as RGB through the kept [`screen::Grabber`] (connected, or connected
+    /// again, on a blocking thread).
+    async fn grab(&mut self) -> Result<image::RgbImage, DeviceError> {
         let display = self.session.env.display.clone();
-        tokio::task::spawn_blocking(move || screen::grab(&display))
+        let cached = self.grabber.take();
+        let (kept, img) = tokio::task::spawn_blocking(move || screen::grab_with(cached, &display))
             .await
-            .map_err(|e| DeviceError::Failed(format!("frame task: {e}")))?
+            .map_err(|e| DeviceError::Failed(format!("frame task: {e}")))?;
+        self.grabber = kept;
+        img
     }
 }
 
