@@ -354,6 +354,25 @@ const PRESS_EN: &[&str] = &[
 ];
 const PRESS_ZH: &[&str] = &["点击", "点", "按", "提交"];
 
+/// Words before a Chinese negation that take it back ("不是叫你别提交": it is not an order
+/// not to submit).
+const UNSAID_ZH: &[&str] = &["不是叫你", "不是让你", "不是要你", "不是说", "并不是"];
+
+/// Whether the English text before a negation takes it back ("this is not telling you not
+/// to submit", "it doesn't mean don't send it").
+fn unsaid_en(before: &str) -> bool {
+    let b = before.trim_end();
+    [
+        "not telling you",
+        "not asking you",
+        "doesn't mean",
+        "does not mean",
+        "not saying",
+    ]
+    .iter()
+    .any(|u| b.ends_with(u) || b.ends_with(&format!("{u} to")))
+}
+
 /// Names of the controls `task` says not to press: the word after a press verb that follows a
 /// negation in the same clause ("… but hold off on clicking Login" → `login`; "don't submit
 /// it" → `submit`; "先别点 Submit" → `submit`), lower-case.
@@ -363,8 +382,15 @@ pub fn forbidden_presses(task: &str) -> Vec<String> {
         .iter()
         .flat_map(|s| effects::split_but(s))
     {
+        // A quoted text is what to type ("输入“先别提交，等审批”"), not an order.
+        let seg = super::clauses::without_quotes(&seg);
         let lower = seg.to_lowercase();
-        if let Some(at) = NOT_EN.iter().filter_map(|n| lower.find(n)).min() {
+        if let Some(at) = NOT_EN
+            .iter()
+            .filter_map(|n| lower.find(n))
+            .filter(|&at| !unsaid_en(&lower[..at]))
+            .min()
+        {
             let rest = &lower[at..];
             if let Some((p, verb)) = PRESS_EN
                 .iter()
@@ -387,7 +413,12 @@ pub fn forbidden_presses(task: &str) -> Vec<String> {
                 }
             }
         }
-        if let Some(at) = NOT_ZH.iter().filter_map(|n| seg.find(n)).min() {
+        if let Some(at) = NOT_ZH
+            .iter()
+            .filter_map(|n| seg.find(n))
+            .filter(|&at| !UNSAID_ZH.iter().any(|u| seg[..at].ends_with(u)))
+            .min()
+        {
             let rest = &seg[at..];
             if let Some((p, verb)) = PRESS_ZH
                 .iter()
@@ -847,5 +878,21 @@ mod tests {
         assert_eq!(out[0], "type \"j.okafor\" into \"Username\"");
         // Two longer tokens hold it: left alone.
         assert_eq!(whole_token("a.b or a.c", "a"), None);
+    }
+
+    #[test]
+    fn a_quoted_text_or_a_taken_back_negation_forbids_no_press() {
+        assert!(forbidden_presses(
+            "输入框里填“先别提交，等审批”。这句话只是要填的字，不是叫你别提交：填完照样点 Submit。"
+        )
+        .is_empty());
+        assert!(forbidden_presses(
+            "Type 'do not submit yet' in the box; that's not telling you not to submit, so click Submit."
+        )
+        .is_empty());
+        assert_eq!(
+            forbidden_presses("Fill it in, but don't click Submit."),
+            ["submit"]
+        );
     }
 }
