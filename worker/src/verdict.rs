@@ -24,9 +24,20 @@ pub(crate) struct Checked {
     pub(crate) held: Vec<(String, u32, u32, Option<u64>)>,
     /// The first that did not: (line, why, step, action, observation).
     pub(crate) failed: Option<(String, String, u32, u32, Option<u64>)>,
-    /// How many of `held` are effects the instruction names (`ExpectationSource::Effect`):
-    /// they do not earn `succeeded` on their own.
+    /// How many of `held` are effects the instruction names (`ExpectationSource::Effect`),
+    /// or counts of list items read from it ([`weak_count`]): they do not earn `succeeded`
+    /// on their own.
     pub(crate) held_effects: usize,
+}
+
+/// Whether `e` is a count of list items read from the instruction ("make sure three are
+/// still open"): it can fail a run, never pass one alone — the right count with the wrong
+/// items ticked holds too (measured: a run that unticked and ticked the wrong two of five
+/// todos kept "没打勾的应该正好三条" true). A job's own count expectation is the user's word
+/// and counts in full.
+fn weak_count(e: &crate::agent::expect::Expected) -> bool {
+    matches!(e.check, argus_protocol::Action::AssertItems { .. })
+        && e.exp.source != ExpectationSource::Job
 }
 
 /// The verdict of a run whose steps all passed.
@@ -193,7 +204,7 @@ impl Exec<'_, AgentState> {
                     checked
                         .held
                         .push((e.exp.line.clone(), step, 0, self.rec.last_observation));
-                    if e.exp.source == ExpectationSource::Effect {
+                    if e.exp.source == ExpectationSource::Effect || weak_count(e) {
                         checked.held_effects += 1;
                     }
                 }

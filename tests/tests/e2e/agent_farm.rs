@@ -356,8 +356,9 @@ async fn llm_on_todomvc(
 
 /// A check clause that counts list items ("make sure exactly one is ticked and that there
 /// are three entries") becomes `assert N items …` expectations, checked on real TodoMVC: the
-/// right count passes, a wrong one fails naming it and the count seen. The select-all toggle
-/// ("Mark all as complete") is no item. Argus reads every clause itself: no model call.
+/// right counts hold but earn no pass alone (`unverified`), with the counter's text as well
+/// they do (`succeeded`), a wrong count fails naming it and the count seen. The select-all
+/// toggle ("Mark all as complete") is no item. Argus reads every clause itself: no model call.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_clause_that_counts_items_is_checked_on_the_list() {
     let site = Site::todomvc().await;
@@ -380,6 +381,19 @@ async fn a_clause_that_counts_items_is_checked_on_the_list() {
     let lines: Vec<&str> = d.expectations.iter().map(|e| e.line.as_str()).collect();
     assert!(lines.contains(&"assert 1 item is checked"), "{lines:?}");
     assert!(lines.contains(&"assert 3 items are listed"), "{lines:?}");
+    // Counts held, but the right count holds with the wrong items too: no pass on them alone.
+    assert_eq!(d.status.as_str(), "unverified", "{:?}", d.error);
+    let named = format!(
+        "{add} then make sure exactly one item is ticked and that the footer says 2 items left."
+    );
+    let d = llm_on_todomvc(
+        &farm,
+        &site,
+        &stub,
+        &format!("count-named-{}", farm.token),
+        &named,
+    )
+    .await;
     assert_eq!(d.status.as_str(), "succeeded", "{:?}", d.error);
     let wrong = format!("{add} then double-check that two items are ticked.");
     let token = format!("count-bad-{}", farm.token);
@@ -392,7 +406,10 @@ async fn a_clause_that_counts_items_is_checked_on_the_list() {
         why.contains("assert 2 items are checked") && why.contains("1 list item checked (of 3)"),
         "{why}"
     );
-    assert!(stub.requests().is_empty(), "the model was asked");
+    assert!(
+        stub.requests_except_checks().is_empty(),
+        "the model was asked for more than the judge"
+    );
 }
 
 /// A clause the reader cannot read ("bin that entry": a verb outside its lexicon, a pronoun)
