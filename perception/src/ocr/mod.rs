@@ -27,6 +27,7 @@ pub mod cls;
 pub mod det;
 pub mod prep;
 pub mod rec;
+pub mod same_ink;
 pub mod session;
 
 use std::path::{Path, PathBuf};

@@ -15,6 +15,7 @@ use ort::session::Session;
 use ort::value::Tensor;
 
 use super::prep;
+use super::same_ink;
 use super::OcrError;
 
 /// Input height, px.
@@ -38,6 +39,9 @@ pub struct RecParams {
     /// pads every batch to at least [`REC_MIN_W`]; the network is fully convolutional in
     /// width, so a smaller floor saves the compute spent on padding for short labels.
     pub min_width: u32,
+    /// Read crops that show the same ink once per call ([`super::same_ink`]; default true):
+    /// the same text, less recognition on screens that repeat words.
+    pub same_ink_once: bool,
 }
 
 impl RecParams {
@@ -57,6 +61,7 @@ impl Default for RecParams {
             batch: 6,
             text_score: 0.5,
             min_width: REC_MIN_W,
+            same_ink_once: true,
         }
     }
 }
@@ -130,7 +135,9 @@ impl Dictionary {
 /// A crop's index and its `(text, confidence)`.
 type Read = (usize, (String, f32));
 
-/// Recognizes every crop; returns `(text, confidence)` per crop, in input order. Crops are
+/// Recognizes every crop; returns `(text, confidence)` per crop, in input order. With
+/// [`RecParams::same_ink_once`], a crop showing the same ink as an earlier one
+/// ([`same_ink`]) is not run but given that one's reading. Crops are
 /// grouped by input height ([`RecParams::height_for`]), sorted by aspect ratio within a group
 /// and batched, so padding stays small. With several `sessions`, batches are dealt out to them
 /// in turn and run on scoped threads, one per session.
@@ -140,8 +147,29 @@ pub fn recognize(
     crops: &[RgbImage],
     p: &RecParams,
 ) -> Result<Vec<(String, f32)>, OcrError> {
+    if !p.same_ink_once {
+        return recognize_all(sessions, dict, crops, (0..crops.len()).collect(), p);
+    }
+    let kind = same_ink::first_of_kind(crops);
+    let firsts: Vec<usize> = (0..crops.len()).filter(|&i| kind[i] == i).collect();
+    let mut out = recognize_all(sessions, dict, crops, firsts, p)?;
+    for (i, &k) in kind.iter().enumerate() {
+        if k != i {
+            out[i] = out[k].clone();
+        }
+    }
+    Ok(out)
+}
+
+/// [`recognize`] of the crops `order` names, each run (the others' readings stay empty).
+fn recognize_all(
+    sessions: &mut [Session],
+    dict: &Dictionary,
+    crops: &[RgbImage],
+    mut order: Vec<usize>,
+    p: &RecParams,
+) -> Result<Vec<(String, f32)>, OcrError> {
     let ratio = prep::aspect;
-    let mut order: Vec<usize> = (0..crops.len()).collect();
     order.sort_by(|&a, &b| {
         p.height_for(crops[a].height())
             .cmp(&p.height_for(crops[b].height()))
