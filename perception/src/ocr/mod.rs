@@ -8,7 +8,8 @@
 //!    counter-clockwise);
 //! 3. [`cls`] (optional, on by default): upside-down crops are turned 180°;
 //! 4. [`rec`]: CRNN recognition batched by width, CTC greedy decoding with the dictionary
-//!    from the rec model's `character` metadata; lines below `text_score` are dropped.
+//!    from the rec model's `character` metadata; lines below `text_score` are dropped. Crops
+//!    that show the same ink are run once and share the reading ([`same_ink`]).
 //!
 //! Files (installed by `deploy/models.sh` into [`models_dir`]): [`RUNTIME_LIB`], [`DET_MODEL`],
 //! [`REC_MODEL`], [`CLS_MODEL`], and optionally [`DET_MODEL_FOLDED`] / [`REC_MODEL_FOLDED`]:
