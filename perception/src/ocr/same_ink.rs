@@ -8,8 +8,9 @@
 //! the same pixels, on the same background colour. Detection boxes the same word a pixel or
 //! two differently, so whole crops rarely match; the ink does. Everything outside the ink box
 //! is within [`INK_DELTA`] of one background colour, so what the recognizer sees differs only
-//! in how much of that margin surrounds the ink. A crop with no ink has no key and is read on
-//! its own. This is within one frame only: nothing is remembered between calls.
+//! in how much of that margin surrounds the ink. A crop with no ink, or with the ink of a lone
+//! glyph ([`MIN_INK_ASPECT`]), has no key and is read on its own. This is within one call
+//! only: nothing is remembered between frames.
 
 use std::collections::HashMap;
 
@@ -18,6 +19,14 @@ use image::RgbImage;
 /// Largest per-channel difference (0..=255) from the background that is still background
 /// (the same threshold as [`crate::ink::InkParams`]'s default).
 pub const INK_DELTA: u8 = 24;
+
+/// Ink narrower than this many times its height (a lone glyph or two: a key, a day number)
+/// has no key and is always read on its own. A lone glyph's reading depends on the margin
+/// around it, so two readings of the same key are two chances, and the keypad pass settles
+/// each key by its own reading: sharing them lost 4 of 1,045 keys on the keypad set's
+/// `tune_more` part (a `%` read as nothing, a `0` as `o`, twice instead of once). Such crops
+/// are short and cheap to read.
+pub const MIN_INK_ASPECT: u32 = 2;
 
 /// For each crop, the index of the first crop with the same ink ([`ink_key`]); a crop without
 /// ink, or the first of its kind, maps to itself.
@@ -35,7 +44,7 @@ pub fn first_of_kind(crops: &[RgbImage]) -> Vec<usize> {
 
 /// The crop's ink as a key: the background colour (3 bytes), width and height of the tight
 /// ink box (4 bytes each, little endian), then its RGB pixels row by row. `None` when the crop
-/// has no ink.
+/// has no ink or its ink is narrower than [`MIN_INK_ASPECT`] × its height.
 pub fn ink_key(crop: &RgbImage) -> Option<Vec<u8>> {
     let bg = border_mode(crop)?;
     let (w, h) = crop.dimensions();
@@ -55,6 +64,9 @@ pub fn ink_key(crop: &RgbImage) -> Option<Vec<u8>> {
         return None;
     }
     let (iw, ih) = (x1 - x0 + 1, y1 - y0 + 1);
+    if iw < MIN_INK_ASPECT * ih {
+        return None;
+    }
     let mut key = Vec::with_capacity(11 + (iw * ih * 3) as usize);
     key.extend_from_slice(&bg);
     key.extend_from_slice(&iw.to_le_bytes());
@@ -94,11 +106,11 @@ fn border_mode(crop: &RgbImage) -> Option<[u8; 3]> {
 mod tests {
     use super::*;
 
-    /// A `w`×`h` white crop with a black bar at `(x, y)`, 3×2 px.
+    /// A `w`×`h` white crop with a black bar at `(x, y)`, 6×2 px.
     fn crop(w: u32, h: u32, x: u32, y: u32) -> RgbImage {
         let mut c = RgbImage::from_pixel(w, h, image::Rgb([255, 255, 255]));
         for dy in 0..2 {
-            for dx in 0..3 {
+            for dx in 0..6 {
                 c.put_pixel(x + dx, y + dy, image::Rgb([0, 0, 0]));
             }
         }
@@ -109,6 +121,16 @@ mod tests {
     fn same_ink_at_other_margins_is_one_kind() {
         let crops = [crop(10, 8, 2, 2), crop(12, 9, 5, 4), crop(10, 8, 2, 2)];
         assert_eq!(first_of_kind(&crops), vec![0, 0, 0]);
+    }
+
+    #[test]
+    fn a_lone_glyph_is_read_on_its_own() {
+        let mut dot = RgbImage::from_pixel(10, 8, image::Rgb([255, 255, 255]));
+        dot.put_pixel(4, 4, image::Rgb([0, 0, 0]));
+        dot.put_pixel(5, 4, image::Rgb([0, 0, 0]));
+        dot.put_pixel(4, 3, image::Rgb([0, 0, 0]));
+        assert_eq!(ink_key(&dot), None);
+        assert_eq!(first_of_kind(&[dot.clone(), dot]), vec![0, 1]);
     }
 
     #[test]
@@ -124,7 +146,7 @@ mod tests {
     fn another_background_is_another_kind() {
         let mut dark = RgbImage::from_pixel(10, 8, image::Rgb([0, 0, 80]));
         for dy in 0..2 {
-            for dx in 0..3 {
+            for dx in 0..6 {
                 dark.put_pixel(2 + dx, 2 + dy, image::Rgb([0, 0, 0]));
             }
         }
