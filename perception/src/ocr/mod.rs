@@ -103,7 +103,7 @@ pub struct OcrConfig {
     /// ONNX Runtime session options.
     pub session: SessionOptions,
     /// Recognition sessions run side by side, each on its own thread with one intra-op
-    /// thread, batches dealt out in turn (0 or 1: one session with
+    /// thread, each taking the next batch left, largest first (0 or 1: one session with
     /// [`SessionOptions::intra_threads`]). Rec is many small operators per batch, which
     /// split across cores better by batch than inside each operator.
     pub rec_workers: usize,
