@@ -1,7 +1,7 @@
 //! Crops that show the same ink are read once: a screen repeats itself (a terminal's
 //! permission and owner columns, a table's units, a list's "Edit" buttons, a calendar's
 //! weekdays), and the recognizer is the pixel channel's largest cost — on a 1280×800 terminal
-//! listing of `ls -la`, 83 of 161 text boxes repeated another's ink, 46% of recognition input.
+//! listing of `ls -la`, 82 of 161 text boxes repeat another's ink, 46% of recognition input.
 //!
 //! Two crops are the same when the tight box of their ink (pixels more than [`INK_DELTA`] away
 //! from the crop's background, the most frequent colour on its border) has the same size and
