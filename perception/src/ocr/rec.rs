@@ -10,11 +10,14 @@
 //! then a space. Decoding: argmax per step, drop repeats and blanks; the confidence is the mean
 //! probability of the kept steps.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use image::RgbImage;
 use ort::session::Session;
 use ort::value::Tensor;
 
 use super::prep;
+use super::same_ink;
 use super::OcrError;
 
 /// Input height, px.
@@ -38,6 +41,9 @@ pub struct RecParams {
     /// pads every batch to at least [`REC_MIN_W`]; the network is fully convolutional in
     /// width, so a smaller floor saves the compute spent on padding for short labels.
     pub min_width: u32,
+    /// Read crops that show the same ink once per call ([`super::same_ink`]; default true):
+    /// the same text, less recognition on screens that repeat words.
+    pub same_ink_once: bool,
 }
 
 impl RecParams {
@@ -57,6 +63,7 @@ impl Default for RecParams {
             batch: 6,
             text_score: 0.5,
             min_width: REC_MIN_W,
+            same_ink_once: true,
         }
     }
 }
@@ -130,18 +137,41 @@ impl Dictionary {
 /// A crop's index and its `(text, confidence)`.
 type Read = (usize, (String, f32));
 
-/// Recognizes every crop; returns `(text, confidence)` per crop, in input order. Crops are
+/// Recognizes every crop; returns `(text, confidence)` per crop, in input order. With
+/// [`RecParams::same_ink_once`], a crop showing the same ink as an earlier one
+/// ([`same_ink`]) is not run but given that one's reading. Crops are
 /// grouped by input height ([`RecParams::height_for`]), sorted by aspect ratio within a group
-/// and batched, so padding stays small. With several `sessions`, batches are dealt out to them
-/// in turn and run on scoped threads, one per session.
+/// and batched, so padding stays small. With several `sessions`, each runs on a scoped thread
+/// of its own and takes the next batch left (largest first) whenever it is free.
 pub fn recognize(
     sessions: &mut [Session],
     dict: &Dictionary,
     crops: &[RgbImage],
     p: &RecParams,
 ) -> Result<Vec<(String, f32)>, OcrError> {
+    if !p.same_ink_once {
+        return recognize_all(sessions, dict, crops, (0..crops.len()).collect(), p);
+    }
+    let kind = same_ink::first_of_kind(crops);
+    let firsts: Vec<usize> = (0..crops.len()).filter(|&i| kind[i] == i).collect();
+    let mut out = recognize_all(sessions, dict, crops, firsts, p)?;
+    for (i, &k) in kind.iter().enumerate() {
+        if k != i {
+            out[i] = out[k].clone();
+        }
+    }
+    Ok(out)
+}
+
+/// [`recognize`] of the crops `order` names, each run (the others' readings stay empty).
+fn recognize_all(
+    sessions: &mut [Session],
+    dict: &Dictionary,
+    crops: &[RgbImage],
+    mut order: Vec<usize>,
+    p: &RecParams,
+) -> Result<Vec<(String, f32)>, OcrError> {
     let ratio = prep::aspect;
-    let mut order: Vec<usize> = (0..crops.len()).collect();
     order.sort_by(|&a, &b| {
         p.height_for(crops[a].height())
             .cmp(&p.height_for(crops[b].height()))
@@ -164,17 +194,20 @@ pub fn recognize(
         }
         return Ok(out);
     }
-    // Worker k takes batches k, k + n, k + 2n, … (batches grow in width, so turns balance).
+    // Largest batches first, each worker taking the next one left when it is free: a worker
+    // that the OS leaves waiting (the cores are shared) holds back one batch, not every n-th.
+    let mut queue = batches;
+    queue.sort_by(|a, b| batch_cost(crops, b, p).total_cmp(&batch_cost(crops, a, p)));
+    let next = AtomicUsize::new(0);
+    let (queue, next) = (&queue, &next);
     let results: Vec<Result<Vec<Read>, OcrError>> = std::thread::scope(|sc| {
         let handles: Vec<_> = sessions
             .iter_mut()
             .take(n)
-            .enumerate()
-            .map(|(k, s)| {
-                let mine: Vec<&[usize]> = batches.iter().skip(k).step_by(n).copied().collect();
+            .map(|s| {
                 sc.spawn(move || {
                     let mut got = Vec::new();
-                    for b in mine {
+                    while let Some(b) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
                         got.extend(
                             b.iter()
                                 .copied()
@@ -199,6 +232,20 @@ pub fn recognize(
         }
     }
     Ok(out)
+}
+
+/// What a batch costs the recognizer, in input px: its height × its width (the widest crop's,
+/// at that height) × its crops.
+fn batch_cost(crops: &[RgbImage], batch: &[usize], p: &RecParams) -> f32 {
+    let Some(&first) = batch.first() else {
+        return 0.0;
+    };
+    let h = p.height_for(crops[first].height()) as f32;
+    let widest = batch
+        .iter()
+        .map(|&i| prep::aspect(&crops[i]))
+        .fold(p.min_width as f32 / REC_H as f32, f32::max);
+    h * h * widest * batch.len() as f32
 }
 
 /// One inference call over `crops[batch]` (all of one input height): `(text, confidence)`

@@ -40,7 +40,9 @@
 //! printed, and whether the folded models ([`ocr::REC_MODEL_FOLDED`]) ran). For before/after
 //! comparisons: `ARGUS_BENCH_FOLDED=0` loads the unfolded models, `ARGUS_BENCH_INK=0` reads
 //! regions whole (no blank skipping), `ARGUS_BENCH_REC_SMALL_H=0` turns off the small-text
-//! recognition height, `ARGUS_BENCH_REC_BATCH` / `ARGUS_BENCH_REC_MIN_W` set those. Wall-clock
+//! recognition height, `ARGUS_BENCH_REC_BATCH` / `ARGUS_BENCH_REC_MIN_W` set those,
+//! `ARGUS_BENCH_SAME_INK=0` runs every crop even where an earlier one shows the same ink
+//! ([`ocr::same_ink`]). Wall-clock
 //! and CPU medians of [`OBSERVE_RUNS`] runs after a warm-up.
 
 use std::path::Path;
@@ -253,6 +255,9 @@ pub fn engine_config() -> argus_perception::ocr::OcrConfig {
         .and_then(|v| v.parse::<u32>().ok())
     {
         config.rec.small_text_height = (h > 0).then_some(h);
+    }
+    if std::env::var("ARGUS_BENCH_SAME_INK").as_deref() == Ok("0") {
+        config.rec.same_ink_once = false;
     }
     if std::env::var("ARGUS_BENCH_FOLDED").as_deref() == Ok("0") {
         config.use_folded = false;
