@@ -24,7 +24,10 @@ pub const MAX_TOKENS: u32 = 160;
 /// The operations a clause may map to, as the prompt names them.
 const OPS: &[&str] = &["check", "uncheck", "delete", "rename", "add", "none"];
 
-/// The user message: the items (`(text, done)`), up to two clauses said before, the clause.
+/// The user message: what the operations are and that only the clause is mapped, the items
+/// (`(text, done)`), the clauses said before it (only when it has a pronoun: measured with
+/// Qwen2.5-Coder-1.5B, "Two new ones: 'a' and 'b'" after "…: bin that entry" was mapped to
+/// the delete again), the clause.
 pub fn prompt(items: &[(String, bool)], before: &[String], clause: &str) -> String {
     let listed = if items.is_empty() {
         "(the list is empty)".to_string()
@@ -35,7 +38,7 @@ pub fn prompt(items: &[(String, bool)], before: &[String], clause: &str) -> Stri
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let said = if before.is_empty() {
+    let said = if before.is_empty() || !has_pronoun(clause) {
         String::new()
     } else {
         format!(
@@ -48,9 +51,20 @@ pub fn prompt(items: &[(String, bool)], before: &[String], clause: &str) -> Stri
         )
     };
     format!(
-        "The list now ([x] = done):\n{listed}\n\n{said}Clause: «{}»\n\nOperations: check (mark an item done), uncheck (mark an item not done), delete (remove an item), rename (change an item's text to \"text\"), add (a new item whose text is \"text\"), none (the clause only explains, describes or asks for nothing on the list). A pronoun or \"that one\" / \"that entry\" means the item the clauses just before speak of. Answer {{\"steps\": [{{\"do\": operation, \"item\": the item exactly as listed (\"\" for add and none), \"text\": the new text for rename and add (else \"\")}}]}}.",
+        "Operations on the list: check (mark an item done), uncheck (mark an item not done), delete (remove an item), rename (change an item's text to \"text\"), add (a new item whose text is \"text\"), none.\nMap ONLY the clause below to operations. The clauses said before it are context: they say what \"it\" / \"that one\" / \"that entry\" means; never map them again. A clause that only tells a fact, a reason, or what someone did or decided, without asking for a change to the list, is none. New item names quoted in the clause are added.\n\nThe list now ([x] = done):\n{listed}\n\n{said}Clause: «{}»\n\nAnswer {{\"steps\": [{{\"do\": operation, \"item\": the item exactly as listed (\"\" for add and none), \"text\": the new text for rename and add (else \"\")}}]}}.",
         clause.trim()
     )
+}
+
+/// Whether `clause` has a pronoun or demonstrative that needs the clauses before it.
+fn has_pronoun(clause: &str) -> bool {
+    let lower = clause.to_lowercase();
+    lower.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        [
+            "it", "its", "that", "this", "those", "these", "them", "they",
+        ]
+        .contains(&w)
+    }) || ['它', '那', '这'].iter().any(|c| clause.contains(*c))
 }
 
 /// The answer's JSON schema: `item` is one of `items` (or empty).
@@ -115,6 +129,7 @@ pub fn parse(
                 out.push(step(StepKind::Type, field, text));
                 out.push(step(StepKind::Press, "", "Enter"));
             }
+            StepKind::Rename if known()?.eq_ignore_ascii_case(text) => {}
             _ => out.push(step(kind, &known()?, text)),
         }
     }

@@ -1163,6 +1163,7 @@ fn may_order(raw: &str) -> bool {
     };
     words.len() >= 3
         && !words.iter().any(|w| KEEPS.contains(&w.as_str()))
+        && !told(&words)
         && !SUBJECTS.contains(&first.as_str())
         && !SUBORDINATORS.contains(&first.as_str())
         && !first.ends_with("'s")
@@ -1170,6 +1171,25 @@ fn may_order(raw: &str) -> bool {
         && !first.ends_with("'ve")
         && !first.ends_with("'ll")
         && !["which", "who", "whose", "where", "otherwise"].contains(&first.as_str())
+}
+
+/// Whether English `words` (lower case) start as a statement: a subject and its finite verb —
+/// the second word, after adverbs like "still", is a past form (-ed), a third-person form
+/// (-s) or a copula ("Legal vetoed the photo", "Ana still wants to swap two songs", "smoke
+/// tests are green"). An imperative's second word is its object ("bin that entry", "bump the
+/// version").
+fn told(words: &[String]) -> bool {
+    const ADVERBS: &[&str] = &[
+        "still", "already", "just", "also", "never", "really", "finally",
+    ];
+    const FINITE: &[&str] = &[
+        "is", "are", "was", "were", "has", "have", "had", "got", "did",
+    ];
+    let Some(verb) = words[1..].iter().find(|w| !ADVERBS.contains(&w.as_str())) else {
+        return false;
+    };
+    FINITE.contains(&verb.as_str())
+        || verb.len() > 3 && (verb.ends_with("ed") || verb.ends_with('s') && !verb.ends_with("ss"))
 }
 
 /// Words of a clause that keeps or forbids ("don't tick the scheduling one", "keep that",
