@@ -93,7 +93,7 @@ pub(crate) fn decide(
     let earned = checked.held.len().saturating_sub(checked.held_effects);
     if earned == 0 && checked.held_effects > 0 && mode != Mode::Script {
         let basis = format!(
-            "no expectation to check: the instruction has no checkable clause (confirm…, make sure…, should show…, 确认…) and the job no `expectations`; the {} effect(s) it names held, and the model's \"done\" is only a claim",
+            "no expectation to check: the instruction has no checkable clause (confirm…, make sure…, should show…, 确认…) but counts of list items, and the job no `expectations`; the {} effect(s) and count(s) it names held (they can fail a run, never pass one), and the model's \"done\" is only a claim",
             checked.held_effects
         );
         return (
@@ -470,7 +470,7 @@ mod tests {
         };
         let (s, e, _) = decide(Mode::Llm, &effects_only, &[], None);
         assert_eq!(s, RunStatus::Unverified);
-        assert!(e.unwrap_or_default().contains("1 effect(s) it names held"));
+        assert!(e.unwrap_or_default().contains("1 effect(s) and count(s) it names held"));
         let (s, e, v) = decide(Mode::Script, &failed, &[], None);
         assert_eq!(s, RunStatus::Failed);
         assert!(e

@@ -412,36 +412,37 @@ async fn a_clause_that_counts_items_is_checked_on_the_list() {
     );
 }
 
-/// A clause the reader cannot read ("bin that entry": a verb outside its lexicon, a pronoun)
-/// is asked of the model on its own — the list as the plan leaves it by then, the clause said
-/// before it, the clause — and the answer, an operation on an item named as listed, runs as a
-/// step-language line (the delete button found under the pointer, on real TodoMVC). The
-/// page's own probe says which todo went.
+/// A clause the reader takes for a description but that brings a new text ("from now on
+/// call it 'X'": a verb outside its lexicon, a pronoun) is asked of the model on its own —
+/// the list as the plan leaves it by then, the clause said before it, the clause — and the
+/// answer, an operation on an item named as listed, runs as step-language lines (a rename in
+/// place, on real TodoMVC). The page's own probe says what the todo is called at the end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_clause_the_reader_cannot_read_is_mapped_by_the_model_alone() {
     let site = Site::todomvc().await;
-    let answer = json!({"steps": [{"do": "delete", "item": "oil the hinges", "text": ""}]});
+    let answer =
+        json!({"steps": [{"do": "rename", "item": "oil the hinges", "text": "check the hinges"}]});
     let stub = ChatStub::start(vec![Reply::Content(answer.to_string())]).await;
     let mut opts = FarmOptions::default().allowing(&site.base_url);
     opts.model.endpoints = vec![stub.base_url.clone()];
     let farm = Farm::start(opts).await;
-    let instruction =
-        "Add 'oil the hinges' and 'mend the fence'. The hinges turned out fine, so bin that entry.";
+    let instruction = "Add 'oil the hinges' and 'mend the fence'. The hinges may be fine already, so from now on call it 'check the hinges'.";
     let token = format!("ask-{}", farm.token);
     let d = llm_on_todomvc(&farm, &site, &stub, &token, instruction).await;
     let page = site.state(&token).expect("page reported");
+    let texts: Vec<&str> = page.items.iter().map(|i| i.text.as_str()).collect();
     assert_eq!(
-        page.items,
-        vec![Item {
-            text: "mend the fence".into(),
-            completed: false
-        }],
+        texts,
+        ["check the hinges", "mend the fence"],
         "{:?}",
         d.error
     );
     let asked = stub.requests();
     let first = asked.first().expect("the model was asked").to_string();
-    assert!(first.contains("bin that entry»"), "{first}");
+    assert!(first.contains("call it 'check the hinges'»"), "{first}");
     assert!(first.contains("- [ ] oil the hinges"), "{first}");
-    assert!(first.contains("«The hinges turned out fine»"), "{first}");
+    assert!(
+        first.contains("«The hinges may be fine already»"),
+        "{first}"
+    );
 }

