@@ -412,8 +412,8 @@ async fn a_clause_that_counts_items_is_checked_on_the_list() {
     );
 }
 
-/// A clause the reader takes for a description but that brings a new text ("from now on
-/// call it 'X'": a verb outside its lexicon, a pronoun) is asked of the model on its own —
+/// A clause the reader takes for a description but that brings a new text ("so label it
+/// 'X' for us": a verb outside its lexicon, a pronoun) is asked of the model on its own —
 /// the list as the plan leaves it by then, the clause said before it, the clause — and the
 /// answer, an operation on an item named as listed, runs as step-language lines (a rename in
 /// place, on real TodoMVC). The page's own probe says what the todo is called at the end.
@@ -426,7 +426,7 @@ async fn a_clause_the_reader_cannot_read_is_mapped_by_the_model_alone() {
     let mut opts = FarmOptions::default().allowing(&site.base_url);
     opts.model.endpoints = vec![stub.base_url.clone()];
     let farm = Farm::start(opts).await;
-    let instruction = "Add 'oil the hinges' and 'mend the fence'. The hinges may be fine already, so from now on call it 'check the hinges'.";
+    let instruction = "Add 'oil the hinges' and 'mend the fence'. The hinges may be fine already, so label it 'check the hinges' for us.";
     let token = format!("ask-{}", farm.token);
     let d = llm_on_todomvc(&farm, &site, &stub, &token, instruction).await;
     let page = site.state(&token).expect("page reported");
@@ -439,7 +439,10 @@ async fn a_clause_the_reader_cannot_read_is_mapped_by_the_model_alone() {
     );
     let asked = stub.requests();
     let first = asked.first().expect("the model was asked").to_string();
-    assert!(first.contains("call it 'check the hinges'»"), "{first}");
+    assert!(
+        first.contains("label it 'check the hinges' for us»"),
+        "{first}"
+    );
     assert!(first.contains("- [ ] oil the hinges"), "{first}");
     assert!(
         first.contains("«The hinges may be fine already»"),
