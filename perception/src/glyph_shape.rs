@@ -128,12 +128,12 @@ fn is_bar(c: &Comp) -> bool {
     c.w() as f64 >= BAR_ASPECT * c.h() as f64
 }
 
-/// Whether `a` is a dot over (or under) bar `bar`: no wider than half the bar, not a bar
-/// itself, its centre within a fifth of the bar's width of the bar's centre.
+/// Whether `a` is a dot over (or under) bar `bar`: no wider than half the bar (a small
+/// font's dot may be 2 × 1 px, a bar by its aspect), its centre within a fifth of the bar's
+/// width of the bar's centre.
 fn dot_on(a: &Comp, bar: &Comp) -> bool {
     let centre = |c: &Comp| (c.x0 + c.x1) as f64 / 2.0;
-    !is_bar(a)
-        && a.w() as f64 <= 0.5 * bar.w() as f64
+    a.w() as f64 <= 0.5 * bar.w() as f64
         && (centre(a) - centre(bar)).abs() <= 0.2 * bar.w() as f64
 }
 
@@ -257,6 +257,13 @@ mod tests {
         fill(&mut off, 22, 25, 15, 2);
         fill(&mut off, 34, 31, 3, 3);
         assert_eq!(operator_by_shape(&off, &g, 8.0), None);
+        // A small font's: dots of 2 × 1 px over a 6 px bar.
+        let mut small = canvas();
+        fill(&mut small, 26, 20, 2, 1);
+        fill(&mut small, 24, 23, 6, 1);
+        fill(&mut small, 26, 26, 2, 1);
+        let g = Rect::new(24.0, 20.0, 6.0, 7.0);
+        assert_eq!(operator_by_shape(&small, &g, 4.0), Some("÷"));
     }
 
     #[test]

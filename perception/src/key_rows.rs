@@ -3,10 +3,12 @@
 //! `2`/`Z`, `9`/`q`) and sometimes answers a digit in its full-width form (`５`). Keys of one
 //! row of a keypad are of one kind — a calculator's row is digits (and operators), a keyboard's
 //! row letters — so a look-alike among at least [`MIN_MATES`] keys of the other kind, and none
-//! of its own, is read as its twin of that kind.
+//! of its own, is read as its twin of that kind. The letter `x` among at least [`MIN_MATES`]
+//! digits and operators and no letter is the sign `×`: many fonts (DejaVu Sans among them)
+//! draw `×` as an `x` standing where the letter stands, so only its row tells them apart.
 //!
 //! A row is the other one-character readings whose boxes overlap the key's vertically by at
-//! least half of the shorter one's height and are 0.7–1.4 × as tall (a second keypad beside
+//! least half of the shorter one's height and are 0.7–1.4 × as tall (an `x`: 0.5–1.4) (a second keypad beside
 //! it, drawn at another size, is another row), cut where the step to the next key is much
 //! wider than the row's usual step (a second keypad beside it at the same size). Boxes in
 //! device px.
@@ -16,6 +18,13 @@ use crate::geometry::Rect;
 
 /// Fewest keys of one kind on a row for a look-alike to be read as that kind.
 pub const MIN_MATES: usize = 2;
+
+/// The multiplication sign, which the letter `x` on a row of digits and operators stands for.
+pub const TIMES: char = '×';
+
+fn is_x(c: char) -> bool {
+    matches!(c, 'x' | 'X')
+}
 
 /// Look-alike pairs: (letter forms, digit).
 const TWINS: [(&str, char); 6] = [
@@ -48,17 +57,29 @@ fn single(c: &PixelCandidate) -> Option<char> {
     it.next().is_none().then_some(first)
 }
 
-fn same_row(a: &Rect, b: &Rect) -> bool {
+/// Whether `b` stands on `a`'s row: overlapping it vertically by at least half the shorter's
+/// height, `a`'s height `ratio` × `b`'s.
+fn same_row(a: &Rect, b: &Rect, ratio: std::ops::RangeInclusive<f64>) -> bool {
     let over = a.bottom().min(b.bottom()) - a.y.max(b.y);
-    let ratio = a.h / b.h.max(1.0);
-    over >= 0.5 * a.h.min(b.h) && (0.7..=1.4).contains(&ratio)
+    over >= 0.5 * a.h.min(b.h) && ratio.contains(&(a.h / b.h.max(1.0)))
 }
+
+/// Highest height ratio of a key to its letter and digit row mates ([`same_row`]).
+const ROW_MAX: f64 = 1.4;
+
+/// Lowest height ratio of a key to its row mates ([`same_row`]); an `x` (a `×` drawn small
+/// and centred on the math axis, 0.6 × a digit's height in serif fonts) may be as low as
+/// [`TIMES_RATIO`].
+const ROW_RATIO: f64 = 0.7;
+
+/// Lowest height ratio of an `x` to its row mates.
+const TIMES_RATIO: f64 = 0.5;
 
 /// The keys of `row` (indices into `cands`, `i` among them) on the same keypad as `i`: sorted
 /// by centre x, the run around `i` whose steps are at most [`MAX_STEP`] × the row's median
 /// step (a wider step is the space between two keypads side by side).
-fn segment(cands: &[PixelCandidate], mut row: Vec<(usize, char)>, i: usize) -> Vec<(usize, char)> {
-    let cx = |k: &(usize, char)| cands[k.0].bbox_px.x + cands[k.0].bbox_px.w / 2.0;
+fn segment(cands: &[PixelCandidate], mut row: Vec<Key>, i: usize) -> Vec<Key> {
+    let cx = |k: &Key| cands[k.0].bbox_px.x + cands[k.0].bbox_px.w / 2.0;
     row.sort_by(|a, b| cx(a).total_cmp(&cx(b)));
     let steps: Vec<f64> = row.windows(2).map(|w| cx(&w[1]) - cx(&w[0])).collect();
     let mut sorted = steps.clone();
@@ -102,6 +123,81 @@ fn twin(ch: char, to_digit: bool, lower: bool) -> Option<char> {
     })
 }
 
+/// A key on the page: its index in the candidates and its one character (`None` for a key of
+/// 2..=[`KEY_MAX_CHARS`] characters, like `sin`, which places a row but is of no kind).
+type Key = (usize, Option<char>);
+
+/// Longest reading taken for a key (the glyph pass's longest, `DEG`, `CE/C`).
+pub const KEY_MAX_CHARS: usize = 6;
+
+fn key_of(i: usize, c: &PixelCandidate) -> Option<Key> {
+    let n = c.text.trim().chars().count();
+    if n == 1 {
+        Some((i, single(c)))
+    } else {
+        (2..=KEY_MAX_CHARS).contains(&n).then_some((i, None))
+    }
+}
+
+/// The keys of `i`'s row on its keypad ([`same_row`], [`segment`]); a letter or digit mate
+/// is 0.7–1.4 × as tall as `i` (0.5–1.4 for an `x`: [`TIMES_RATIO`]), an operator or a longer
+/// key any height (a `.` or `-` glyph is small; only its place counts).
+fn row_of(cands: &[PixelCandidate], keys: &[Key], i: usize, ch: char) -> Vec<Key> {
+    let lowest = if is_x(ch) { TIMES_RATIO } else { ROW_RATIO };
+    let row: Vec<Key> = keys
+        .iter()
+        .filter(|(j, m)| {
+            let ratio = match m {
+                Some(m) if m.is_alphanumeric() => lowest..=ROW_MAX,
+                _ => 0.0..=f64::INFINITY,
+            };
+            *j == i || same_row(&cands[i].bbox_px, &cands[*j].bbox_px, ratio)
+        })
+        .copied()
+        .collect();
+    segment(cands, row, i)
+}
+
+/// Counts of a key's row mates by kind.
+#[derive(Default)]
+struct Mates {
+    digits: usize,
+    letters: usize,
+    lower: usize,
+    ops: usize,
+}
+
+/// The kinds of the one-character mates of key `ch` on `row` (another `x` beside an `x` says
+/// nothing of which one this is, and counts as neither).
+fn mates(row: &[Key], i: usize, ch: char) -> Mates {
+    let mut n = Mates::default();
+    for m in row.iter().filter(|(j, _)| *j != i).filter_map(|k| k.1) {
+        if m.is_ascii_digit() {
+            n.digits += 1;
+        } else if is_x(ch) && is_x(m) {
+        } else if m.is_alphabetic() {
+            n.letters += 1;
+            n.lower += usize::from(m.is_lowercase());
+        } else {
+            n.ops += 1;
+        }
+    }
+    n
+}
+
+/// What key `ch` reads as among `n` mates (module docs), if not itself.
+fn settled(ch: char, n: &Mates) -> Option<char> {
+    if is_x(ch) && n.letters == 0 && n.digits + n.ops >= MIN_MATES {
+        Some(TIMES)
+    } else if ch.is_alphabetic() && n.letters == 0 && n.digits >= MIN_MATES {
+        twin(ch, true, false)
+    } else if ch.is_ascii_digit() && n.digits == 0 && n.letters >= MIN_MATES {
+        twin(ch, false, 2 * n.lower > n.letters)
+    } else {
+        None
+    }
+}
+
 /// Settles every one-character reading of `cands`: full-width forms to ASCII, then
 /// look-alikes by their row (module docs).
 pub fn settle(cands: &mut [PixelCandidate]) {
@@ -110,38 +206,19 @@ pub fn settle(cands: &mut [PixelCandidate]) {
             c.text = half_width(c.text.trim());
         }
     }
-    let keys: Vec<(usize, char)> = cands
+    let keys: Vec<Key> = cands
         .iter()
         .enumerate()
-        .filter_map(|(i, c)| single(c).map(|ch| (i, ch)))
+        .filter_map(|(i, c)| key_of(i, c))
         .collect();
-    let mut renamed: Vec<(usize, char)> = Vec::new();
-    for &(i, ch) in &keys {
-        let row: Vec<(usize, char)> = keys
-            .iter()
-            .filter(|(j, _)| *j == i || same_row(&cands[i].bbox_px, &cands[*j].bbox_px))
-            .copied()
-            .collect();
-        let (mut digits, mut letters, mut lower) = (0, 0, 0);
-        for (_, m) in segment(cands, row, i).into_iter().filter(|(j, _)| *j != i) {
-            if m.is_ascii_digit() {
-                digits += 1;
-            } else if m.is_alphabetic() {
-                letters += 1;
-                lower += usize::from(m.is_lowercase());
-            }
-        }
-        let to = if ch.is_alphabetic() && letters == 0 && digits >= MIN_MATES {
-            twin(ch, true, false)
-        } else if ch.is_ascii_digit() && digits == 0 && letters >= MIN_MATES {
-            twin(ch, false, 2 * lower > letters)
-        } else {
-            None
-        };
-        if let Some(t) = to {
-            renamed.push((i, t));
-        }
-    }
+    let renamed: Vec<(usize, char)> = keys
+        .iter()
+        .filter_map(|&(i, ch)| ch.map(|ch| (i, ch)))
+        .filter_map(|(i, ch)| {
+            let n = mates(&row_of(cands, &keys, i, ch), i, ch);
+            settled(ch, &n).map(|t| (i, t))
+        })
+        .collect();
     for (i, t) in renamed {
         cands[i].text = t.to_string();
     }
@@ -186,11 +263,22 @@ mod tests {
             key("H", 160.0, 180.0, 20.0),
             key("S", 200.0, 180.0, 20.0),
             key("T", 240.0, 180.0, 20.0),
+            // An `x` among digits and operators is the times sign; among letters a letter.
+            key("9", 0.0, 240.0, 20.0),
+            key("x", 40.0, 240.0, 20.0),
+            key("+", 80.0, 240.0, 20.0),
+            key("X", 120.0, 243.0, 13.0),
+            key("z", 0.0, 300.0, 20.0),
+            key("x", 40.0, 300.0, 20.0),
+            key("c", 80.0, 300.0, 20.0),
         ];
         settle(&mut c);
         assert_eq!(
             texts(&c),
-            ["7", "8", "0", "5", "q", "w", "o", "p", "S", "4", "-", "5", "H", "S", "T"]
+            [
+                "7", "8", "0", "5", "q", "w", "o", "p", "S", "4", "-", "5", "H", "S", "T", "9",
+                "×", "+", "×", "z", "x", "c"
+            ]
         );
     }
 
