@@ -20,6 +20,21 @@ use crate::ocr::{prep, OcrEngine, OcrError};
 /// 0.5–0.75.
 pub const GLYPH_MIN_CONF: f32 = 0.5;
 
+/// Lowest confidence for a reading of one letter or digit, which its row then settles
+/// ([`crate::key_rows`]): 12 px glyphs on the keypad set's tuning part read `0` as `o` at 0.49,
+/// `U` as `u` and a serif `×` as `X` at 0.44 (`tune_more`: 0.965 → 0.971 of the keys).
+/// Punctuation stays at [`GLYPH_MIN_CONF`]: a `-` read at 0.4–0.5 was a backquote.
+pub const GLYPH_MIN_CONF_ALNUM: f32 = 0.4;
+
+/// The confidence a glyph reading `t` needs to be kept.
+fn min_conf(t: &str) -> f32 {
+    let mut it = t.chars();
+    match (it.next(), it.next()) {
+        (Some(c), None) if c.is_alphanumeric() => GLYPH_MIN_CONF_ALNUM,
+        _ => GLYPH_MIN_CONF,
+    }
+}
+
 /// Longest glyph reading kept, chars (a few-letter key like `DEG`; a longer one is text
 /// detection's to find).
 pub const GLYPH_MAX_CHARS: usize = 6;
@@ -190,7 +205,7 @@ pub fn read_glyphs(
     for ((i, r), (t, conf)) in jobs.into_iter().zip(texts) {
         let t = fold(&t);
         let fits = !t.is_empty() && t.chars().count() <= GLYPH_MAX_CHARS;
-        if fits && conf >= GLYPH_MIN_CONF && best[i].as_ref().is_none_or(|b| conf > b.2) {
+        if fits && conf >= min_conf(&t) && best[i].as_ref().is_none_or(|b| conf > b.2) {
             best[i] = Some((r, t, conf));
         }
     }

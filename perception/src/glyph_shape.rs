@@ -8,7 +8,9 @@
 //!
 //! Parts are the 8-connected components of the glyph's ink: pixels whose luma differs from
 //! the glyph box's border (its background, the median of the box grown by 2 px's edge row
-//! and column) by more than [`INK_DELTA`]. All in device px.
+//! and column) by more than [`INK_DELTA`], or by more than half the strongest pixel's
+//! difference where that is lower (faint thin strokes; never below [`INK_DELTA_MIN`]). All in
+//! device px.
 
 use image::RgbImage;
 
@@ -18,6 +20,11 @@ use crate::glyphs::{components, luma_of_px, Comp};
 /// Luma difference from the background above which a pixel is ink (0..=255): anti-aliased
 /// strokes of 11 px text on a coloured key keep their cores above it.
 pub const INK_DELTA: i32 = 70;
+
+/// Lowest ink threshold: where the glyph's strongest pixel differs from the background by
+/// less than 2 × [`INK_DELTA`] (a 1 px stroke of a 12 px font, anti-aliased across two
+/// pixels, peaks near 90 on a coloured key), the threshold is half that peak, down to this.
+pub const INK_DELTA_MIN: i32 = 35;
 
 /// A part is a bar when at least this many times as wide as tall.
 const BAR_ASPECT: f64 = 2.0;
@@ -66,7 +73,9 @@ fn ink_of(img: &RgbImage, g: &Rect) -> Ink {
         .collect();
     border.sort_unstable();
     let bg = border[border.len() / 2];
-    let mask: Vec<bool> = luma.iter().map(|l| (l - bg).abs() > INK_DELTA).collect();
+    let peak = luma.iter().map(|l| (l - bg).abs()).max().unwrap_or(0);
+    let delta = INK_DELTA.min(peak / 2).max(INK_DELTA_MIN);
+    let mask: Vec<bool> = luma.iter().map(|l| (l - bg).abs() > delta).collect();
     let mut parts: Vec<Comp> = components(&mask, w)
         .into_iter()
         .filter(|c| c.x0 > 0 && c.y0 > 0 && c.x1 + 1 < w && c.y1 + 1 < h)
@@ -133,8 +142,7 @@ fn is_bar(c: &Comp) -> bool {
 /// width of the bar's centre.
 fn dot_on(a: &Comp, bar: &Comp) -> bool {
     let centre = |c: &Comp| (c.x0 + c.x1) as f64 / 2.0;
-    a.w() as f64 <= 0.5 * bar.w() as f64
-        && (centre(a) - centre(bar)).abs() <= 0.2 * bar.w() as f64
+    a.w() as f64 <= 0.5 * bar.w() as f64 && (centre(a) - centre(bar)).abs() <= 0.2 * bar.w() as f64
 }
 
 /// The key glyph box `g` of `img` draws by its shape alone, if any: `÷`, `=`, `/`, a dotted
@@ -293,6 +301,35 @@ mod tests {
         }
         assert_eq!(
             operator_by_shape(&slash, &Rect::new(26.0, 15.0, 12.0, 20.0), 8.0),
+            Some("/")
+        );
+        // A 12 px serif slash, light on a coloured key: its cores only 80–89 off the
+        // background, its steps split across two pixels of 37–63 (a threshold of 70 cut it
+        // into three parts).
+        let mut faint = RgbImage::from_pixel(40, 40, image::Rgb([100, 100, 100]));
+        let steps = [
+            (2, 63),
+            (2, 89),
+            (2, 82),
+            (1, 50),
+            (2, 40),
+            (1, 86),
+            (1, 87),
+            (0, 37),
+            (1, 53),
+            (0, 80),
+            (0, 89),
+        ];
+        let mut y = 15;
+        for (i, (x, d)) in steps.iter().enumerate() {
+            let v = 100 + d;
+            faint.put_pixel(20 + x, y, image::Rgb([v, v, v]));
+            if i != 3 && i != 7 {
+                y += 1;
+            }
+        }
+        assert_eq!(
+            operator_by_shape(&faint, &Rect::new(19.0, 14.0, 5.0, 11.0), 3.0),
             Some("/")
         );
         // A ring with a dot in its middle is a monospace zero; a round key around a dot is not.

@@ -2,16 +2,21 @@
 //! confuses shapes a digit and a letter share (`0`/`O`/`o`, `1`/`I`/`l`, `5`/`S`, `8`/`B`,
 //! `2`/`Z`, `9`/`q`) and sometimes answers a digit in its full-width form (`５`). Keys of one
 //! row of a keypad are of one kind — a calculator's row is digits (and operators), a keyboard's
-//! row letters — so a look-alike among at least [`MIN_MATES`] keys of the other kind, and none
-//! of its own, is read as its twin of that kind. The letter `x` among at least [`MIN_MATES`]
-//! digits and operators and no letter is the sign `×`: many fonts (DejaVu Sans among them)
-//! draw `×` as an `x` standing where the letter stands, so only its row tells them apart.
+//! row letters — so a look-alike is read as its twin of the other kind where its row holds
+//! none of its own kind for sure and enough of the other: a letter among at least
+//! [`MIN_MATES`] digits, a digit among at least [`MIN_MATES`] letters that are no look-alikes.
+//! A look-alike mate is itself in question and vetoes nothing (a calculator row `o × 2 9`
+//! read `o x 2 9`: the `x` does not keep the `o` a letter). The letter `x` among at least
+//! [`MIN_MATES`] digits and operators and no sure letter is the sign `×`: many fonts (DejaVu
+//! Sans among them) draw `×` as an `x` standing where the letter stands, so only its row tells
+//! them apart.
 //!
-//! A row is the other one-character readings whose boxes overlap the key's vertically by at
-//! least half of the shorter one's height and are 0.7–1.4 × as tall (an `x`: 0.5–1.4) (a second keypad beside
-//! it, drawn at another size, is another row), cut where the step to the next key is much
-//! wider than the row's usual step (a second keypad beside it at the same size). Boxes in
-//! device px.
+//! A row is the other keys (readings of 1..=[`KEY_MAX_CHARS`] characters) whose boxes overlap
+//! the key's vertically by at least half of the shorter one's height — letters and digits
+//! 0.7–1.4 × as tall (an `x`, often drawn small, 0.5–1.4; a second keypad beside it, drawn at
+//! another size, is another row), operators and longer keys any height — cut where the step
+//! to the next key is much wider than the row's usual step (a second keypad beside it at the
+//! same size). Boxes in device px.
 
 use crate::fusion::PixelCandidate;
 use crate::geometry::Rect;
@@ -158,26 +163,34 @@ fn row_of(cands: &[PixelCandidate], keys: &[Key], i: usize, ch: char) -> Vec<Key
     segment(cands, row, i)
 }
 
-/// Counts of a key's row mates by kind.
+/// Counts of a key's row mates by kind. A look-alike (a [`TWINS`] form or an `x`) is itself in
+/// question, so it never vetoes the other kind: `sure_letters` leaves out the letters that
+/// have a digit twin and `x`, `sure_digits` the digits that have a letter twin.
 #[derive(Default)]
 struct Mates {
     digits: usize,
-    letters: usize,
+    sure_digits: usize,
+    sure_letters: usize,
     lower: usize,
     ops: usize,
 }
 
-/// The kinds of the one-character mates of key `ch` on `row` (another `x` beside an `x` says
-/// nothing of which one this is, and counts as neither).
-fn mates(row: &[Key], i: usize, ch: char) -> Mates {
+/// Whether `c` is one of a look-alike pair ([`TWINS`]) or an `x` (the sign `×`).
+fn in_question(c: char) -> bool {
+    is_x(c) || TWINS.iter().any(|(l, d)| l.contains(c) || *d == c)
+}
+
+/// The kinds of the one-character mates of key `i` on `row`.
+fn mates(row: &[Key], i: usize) -> Mates {
     let mut n = Mates::default();
     for m in row.iter().filter(|(j, _)| *j != i).filter_map(|k| k.1) {
+        let sure = usize::from(!in_question(m));
         if m.is_ascii_digit() {
             n.digits += 1;
-        } else if is_x(ch) && is_x(m) {
+            n.sure_digits += sure;
         } else if m.is_alphabetic() {
-            n.letters += 1;
-            n.lower += usize::from(m.is_lowercase());
+            n.sure_letters += sure;
+            n.lower += sure * usize::from(m.is_lowercase());
         } else {
             n.ops += 1;
         }
@@ -187,12 +200,12 @@ fn mates(row: &[Key], i: usize, ch: char) -> Mates {
 
 /// What key `ch` reads as among `n` mates (module docs), if not itself.
 fn settled(ch: char, n: &Mates) -> Option<char> {
-    if is_x(ch) && n.letters == 0 && n.digits + n.ops >= MIN_MATES {
+    if is_x(ch) && n.sure_letters == 0 && n.digits + n.ops >= MIN_MATES {
         Some(TIMES)
-    } else if ch.is_alphabetic() && n.letters == 0 && n.digits >= MIN_MATES {
+    } else if ch.is_alphabetic() && n.sure_letters == 0 && n.digits >= MIN_MATES {
         twin(ch, true, false)
-    } else if ch.is_ascii_digit() && n.digits == 0 && n.letters >= MIN_MATES {
-        twin(ch, false, 2 * n.lower > n.letters)
+    } else if ch.is_ascii_digit() && n.sure_digits == 0 && n.sure_letters >= MIN_MATES {
+        twin(ch, false, 2 * n.lower > n.sure_letters)
     } else {
         None
     }
@@ -215,7 +228,7 @@ pub fn settle(cands: &mut [PixelCandidate]) {
         .iter()
         .filter_map(|&(i, ch)| ch.map(|ch| (i, ch)))
         .filter_map(|(i, ch)| {
-            let n = mates(&row_of(cands, &keys, i, ch), i, ch);
+            let n = mates(&row_of(cands, &keys, i, ch), i);
             settled(ch, &n).map(|t| (i, t))
         })
         .collect();
@@ -268,6 +281,11 @@ mod tests {
             key("x", 40.0, 240.0, 20.0),
             key("+", 80.0, 240.0, 20.0),
             key("X", 120.0, 243.0, 13.0),
+            // Look-alikes veto nothing: `o` and `x` among digits are `0` and `×`.
+            key("o", 0.0, 360.0, 20.0),
+            key("x", 40.0, 363.0, 13.0),
+            key("2", 80.0, 360.0, 20.0),
+            key("9", 120.0, 360.0, 20.0),
             key("z", 0.0, 300.0, 20.0),
             key("x", 40.0, 300.0, 20.0),
             key("c", 80.0, 300.0, 20.0),
@@ -277,7 +295,7 @@ mod tests {
             texts(&c),
             [
                 "7", "8", "0", "5", "q", "w", "o", "p", "S", "4", "-", "5", "H", "S", "T", "9",
-                "×", "+", "×", "z", "x", "c"
+                "×", "+", "×", "0", "×", "2", "9", "z", "x", "c"
             ]
         );
     }
