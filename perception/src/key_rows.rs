@@ -16,7 +16,10 @@
 //! 0.7–1.4 × as tall (an `x`, often drawn small, 0.5–1.4; a second keypad beside it, drawn at
 //! another size, is another row), operators and longer keys any height — cut where the step
 //! to the next key is much wider than the row's usual step (a second keypad beside it at the
-//! same size). Boxes in device px.
+//! same size). Where the row holds fewer than [`MIN_MATES`] letters and digits (a keypad two
+//! keys wide, a row of long keys and operators) and does not settle the key, its column does,
+//! alike: keys centred within half a glyph's height of it across, cut at wide steps. Boxes in
+//! device px.
 
 use crate::fusion::PixelCandidate;
 use crate::geometry::Rect;
@@ -80,20 +83,35 @@ const ROW_RATIO: f64 = 0.7;
 /// Lowest height ratio of an `x` to its row mates.
 const TIMES_RATIO: f64 = 0.5;
 
-/// The keys of `row` (indices into `cands`, `i` among them) on the same keypad as `i`: sorted
-/// by centre x, the run around `i` whose steps are at most [`MAX_STEP`] × the row's median
-/// step (a wider step is the space between two keypads side by side).
-fn segment(cands: &[PixelCandidate], mut row: Vec<Key>, i: usize) -> Vec<Key> {
-    let cx = |k: &Key| cands[k.0].bbox_px.x + cands[k.0].bbox_px.w / 2.0;
-    row.sort_by(|a, b| cx(a).total_cmp(&cx(b)));
-    let steps: Vec<f64> = row.windows(2).map(|w| cx(&w[1]) - cx(&w[0])).collect();
+/// Which way a line of keys runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Line {
+    Row,
+    Column,
+}
+
+/// The centre of `r` along `line`.
+fn centre(r: &Rect, line: Line) -> f64 {
+    match line {
+        Line::Row => r.x + r.w / 2.0,
+        Line::Column => r.y + r.h / 2.0,
+    }
+}
+
+/// The keys of `keys` (indices into `cands`, `i` among them) on the same keypad as `i`: sorted
+/// by centre along `line`, the run around `i` whose steps are at most [`MAX_STEP`] × the
+/// line's median step (a wider step is the space between two keypads side by side).
+fn segment(cands: &[PixelCandidate], mut keys: Vec<Key>, i: usize, line: Line) -> Vec<Key> {
+    let c = |k: &Key| centre(&cands[k.0].bbox_px, line);
+    keys.sort_by(|a, b| c(a).total_cmp(&c(b)));
+    let steps: Vec<f64> = keys.windows(2).map(|w| c(&w[1]) - c(&w[0])).collect();
     let mut sorted = steps.clone();
     sorted.sort_by(f64::total_cmp);
     let Some(median) = sorted.get(sorted.len() / 2).copied() else {
-        return row;
+        return keys;
     };
-    let Some(at) = row.iter().position(|k| k.0 == i) else {
-        return row;
+    let Some(at) = keys.iter().position(|k| k.0 == i) else {
+        return keys;
     };
     let near = |s: f64| s <= MAX_STEP * median;
     let mut lo = at;
@@ -104,7 +122,7 @@ fn segment(cands: &[PixelCandidate], mut row: Vec<Key>, i: usize) -> Vec<Key> {
     while hi < steps.len() && near(steps[hi]) {
         hi += 1;
     }
-    row[lo..=hi].to_vec()
+    keys[lo..=hi].to_vec()
 }
 
 /// Widest step between neighbouring keys of one keypad, as a multiple of the row's median.
@@ -144,23 +162,35 @@ fn key_of(i: usize, c: &PixelCandidate) -> Option<Key> {
     }
 }
 
-/// The keys of `i`'s row on its keypad ([`same_row`], [`segment`]); a letter or digit mate
-/// is 0.7–1.4 × as tall as `i` (0.5–1.4 for an `x`: [`TIMES_RATIO`]), an operator or a longer
-/// key any height (a `.` or `-` glyph is small; only its place counts).
-fn row_of(cands: &[PixelCandidate], keys: &[Key], i: usize, ch: char) -> Vec<Key> {
+/// Whether `b` stands in `a`'s column: centres at most half the taller one's height apart
+/// across (glyphs are centred on their keys), `a`'s height `ratio` × `b`'s.
+fn same_column(a: &Rect, b: &Rect, ratio: std::ops::RangeInclusive<f64>) -> bool {
+    let apart = (centre(a, Line::Row) - centre(b, Line::Row)).abs();
+    apart <= 0.5 * a.h.max(b.h) && ratio.contains(&(a.h / b.h.max(1.0)))
+}
+
+/// The keys of `i`'s row (or column) on its keypad ([`same_row`], [`same_column`],
+/// [`segment`]); a letter or digit mate is 0.7–1.4 × as tall as `i` (0.5–1.4 for an `x`:
+/// [`TIMES_RATIO`]), an operator or a longer key any height (a `.` or `-` glyph is small; only
+/// its place counts).
+fn line_of(cands: &[PixelCandidate], keys: &[Key], i: usize, ch: char, line: Line) -> Vec<Key> {
     let lowest = if is_x(ch) { TIMES_RATIO } else { ROW_RATIO };
-    let row: Vec<Key> = keys
+    let along = match line {
+        Line::Row => same_row,
+        Line::Column => same_column,
+    };
+    let mates: Vec<Key> = keys
         .iter()
         .filter(|(j, m)| {
             let ratio = match m {
                 Some(m) if m.is_alphanumeric() => lowest..=ROW_MAX,
                 _ => 0.0..=f64::INFINITY,
             };
-            *j == i || same_row(&cands[i].bbox_px, &cands[*j].bbox_px, ratio)
+            *j == i || along(&cands[i].bbox_px, &cands[*j].bbox_px, ratio)
         })
         .copied()
         .collect();
-    segment(cands, row, i)
+    segment(cands, mates, i, line)
 }
 
 /// Counts of a key's row mates by kind. A look-alike (a [`TWINS`] form or an `x`) is itself in
@@ -170,6 +200,7 @@ fn row_of(cands: &[PixelCandidate], keys: &[Key], i: usize, ch: char) -> Vec<Key
 struct Mates {
     digits: usize,
     sure_digits: usize,
+    letters: usize,
     sure_letters: usize,
     lower: usize,
     ops: usize,
@@ -189,6 +220,7 @@ fn mates(row: &[Key], i: usize) -> Mates {
             n.digits += 1;
             n.sure_digits += sure;
         } else if m.is_alphabetic() {
+            n.letters += 1;
             n.sure_letters += sure;
             n.lower += sure * usize::from(m.is_lowercase());
         } else {
@@ -228,8 +260,14 @@ pub fn settle(cands: &mut [PixelCandidate]) {
         .iter()
         .filter_map(|&(i, ch)| ch.map(|ch| (i, ch)))
         .filter_map(|(i, ch)| {
-            let n = mates(&row_of(cands, &keys, i, ch), i);
-            settled(ch, &n).map(|t| (i, t))
+            let row = mates(&line_of(cands, &keys, i, ch, Line::Row), i);
+            if row.digits + row.letters >= MIN_MATES {
+                return settled(ch, &row).map(|t| (i, t));
+            }
+            let column = mates(&line_of(cands, &keys, i, ch, Line::Column), i);
+            settled(ch, &row)
+                .or_else(|| settled(ch, &column))
+                .map(|t| (i, t))
         })
         .collect();
     for (i, t) in renamed {
@@ -262,33 +300,33 @@ mod tests {
             key("8", 40.0, 10.0, 20.0),
             key("o", 80.0, 11.0, 18.0),
             key("５", 120.0, 10.0, 20.0),
-            // A keyboard row below: letters, one read as a digit.
-            key("q", 0.0, 60.0, 20.0),
-            key("w", 40.0, 60.0, 20.0),
-            key("0", 80.0, 60.0, 20.0),
-            key("p", 120.0, 60.0, 20.0),
+            // A keyboard row (each case its own keypad): letters, one read as a digit.
+            key("q", 1000.0, 60.0, 20.0),
+            key("w", 1040.0, 60.0, 20.0),
+            key("0", 1080.0, 60.0, 20.0),
+            key("p", 1120.0, 60.0, 20.0),
             // A row of one letter beside a digit is left alone (too few mates).
-            key("S", 0.0, 120.0, 20.0),
-            key("4", 40.0, 120.0, 20.0),
+            key("S", 2000.0, 120.0, 20.0),
+            key("4", 2040.0, 120.0, 20.0),
             // Two keypads side by side: a digit pad, then after a wide gap a letter pad.
-            key("-", 0.0, 180.0, 20.0),
-            key("5", 40.0, 180.0, 20.0),
-            key("H", 160.0, 180.0, 20.0),
-            key("S", 200.0, 180.0, 20.0),
-            key("T", 240.0, 180.0, 20.0),
+            key("-", 3000.0, 180.0, 20.0),
+            key("5", 3040.0, 180.0, 20.0),
+            key("H", 3160.0, 180.0, 20.0),
+            key("S", 3200.0, 180.0, 20.0),
+            key("T", 3240.0, 180.0, 20.0),
             // An `x` among digits and operators is the times sign; among letters a letter.
-            key("9", 0.0, 240.0, 20.0),
-            key("x", 40.0, 240.0, 20.0),
-            key("+", 80.0, 240.0, 20.0),
-            key("X", 120.0, 243.0, 13.0),
+            key("9", 4000.0, 240.0, 20.0),
+            key("x", 4040.0, 240.0, 20.0),
+            key("+", 4080.0, 240.0, 20.0),
+            key("X", 4120.0, 243.0, 13.0),
             // Look-alikes veto nothing: `o` and `x` among digits are `0` and `×`.
-            key("o", 0.0, 360.0, 20.0),
-            key("x", 40.0, 363.0, 13.0),
-            key("2", 80.0, 360.0, 20.0),
-            key("9", 120.0, 360.0, 20.0),
-            key("z", 0.0, 300.0, 20.0),
-            key("x", 40.0, 300.0, 20.0),
-            key("c", 80.0, 300.0, 20.0),
+            key("o", 5000.0, 360.0, 20.0),
+            key("x", 5040.0, 363.0, 13.0),
+            key("2", 5080.0, 360.0, 20.0),
+            key("9", 5120.0, 360.0, 20.0),
+            key("z", 6000.0, 300.0, 20.0),
+            key("x", 6040.0, 300.0, 20.0),
+            key("c", 6080.0, 300.0, 20.0),
         ];
         settle(&mut c);
         assert_eq!(
@@ -298,6 +336,23 @@ mod tests {
                 "×", "+", "×", "0", "×", "2", "9", "z", "x", "c"
             ]
         );
+    }
+
+    #[test]
+    fn a_key_its_row_cannot_settle_takes_the_kind_of_its_column() {
+        // A keypad two keys wide: `o` has one digit beside it, three above and below.
+        let mut c = vec![
+            key("7", 0.0, 0.0, 20.0),
+            key("8", 40.0, 0.0, 20.0),
+            key("4", 0.0, 40.0, 20.0),
+            key("5", 40.0, 40.0, 20.0),
+            key("o", 0.0, 81.0, 18.0),
+            key("2", 40.0, 80.0, 20.0),
+            key("1", 0.0, 120.0, 20.0),
+            key("3", 40.0, 120.0, 20.0),
+        ];
+        settle(&mut c);
+        assert_eq!(texts(&c), ["7", "8", "4", "5", "0", "2", "1", "3"]);
     }
 
     #[test]
