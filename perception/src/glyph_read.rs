@@ -21,10 +21,13 @@ use crate::ocr::{prep, OcrEngine, OcrError};
 pub const GLYPH_MIN_CONF: f32 = 0.5;
 
 /// Lowest confidence for a reading of one letter or digit, which its row then settles
-/// ([`crate::key_rows`]): 12 px glyphs on the keypad set's tuning part read `0` as `o` at 0.49,
-/// `U` as `u` and a serif `×` as `X` at 0.44 (`tune_more`: 0.965 → 0.971 of the keys).
+/// ([`crate::key_rows`]): 12 px glyphs on the keypad set's tuning parts read `0` as `o` at
+/// 0.49, `U` as `u` and a serif `×` as `X` at 0.44, a dotted monospace `0` as `0` at 0.38 and
+/// `I` as `1` at 0.36; every letter or digit read at 0.35–0.5 there was the key's own glyph
+/// or its look-alike but `=` read `8`, which its shape then names ([`operator_by_shape`])
+/// (`tune_more`: 0.965 → 0.971 at 0.4, 0.989 → 0.991 at 0.35).
 /// Punctuation stays at [`GLYPH_MIN_CONF`]: a `-` read at 0.4–0.5 was a backquote.
-pub const GLYPH_MIN_CONF_ALNUM: f32 = 0.4;
+pub const GLYPH_MIN_CONF_ALNUM: f32 = 0.35;
 
 /// The confidence a glyph reading `t` needs to be kept.
 fn min_conf(t: &str) -> f32 {

@@ -4,8 +4,8 @@
 //! row of a keypad are of one kind — a calculator's row is digits (and operators), a keyboard's
 //! row letters — so a look-alike is read as its twin of the other kind where its row holds
 //! none of its own kind for sure and enough of the other: a letter among at least
-//! [`MIN_MATES`] digits, a digit among at least [`MIN_MATES`] letters that are no look-alikes.
-//! A look-alike mate is itself in question and vetoes nothing (a calculator row `o × 2 9`
+//! [`MIN_MATES`] digits and operators, one of them a digit (a calculator row `= 9 o . %`); a
+//! digit among at least [`MIN_MATES`] letters that are no look-alikes. A look-alike mate is itself in question and vetoes nothing (a calculator row `o × 2 9`
 //! read `o x 2 9`: the `x` does not keep the `o` a letter). The letter `x` among at least
 //! [`MIN_MATES`] digits and operators and no sure letter is the sign `×`: many fonts (DejaVu
 //! Sans among them) draw `×` as an `x` standing where the letter stands, so only its row tells
@@ -13,13 +13,13 @@
 //!
 //! A row is the other keys (readings of 1..=[`KEY_MAX_CHARS`] characters) whose boxes overlap
 //! the key's vertically by at least half of the shorter one's height — letters and digits
-//! 0.7–1.4 × as tall (an `x`, often drawn small, 0.5–1.4; a second keypad beside it, drawn at
-//! another size, is another row), operators and longer keys any height — cut where the step
-//! to the next key is much wider than the row's usual step (a second keypad beside it at the
-//! same size). Where the row holds fewer than [`MIN_MATES`] letters and digits (a keypad two
-//! keys wide, a row of long keys and operators) and does not settle the key, its column does,
-//! alike: keys centred within half a glyph's height of it across, cut at wide steps. Boxes in
-//! device px.
+//! 0.7–1.4 × as tall as the key (0.5–1.4 when the key is an `x`, perhaps a small `×`; a second
+//! keypad beside it, drawn at another size, is another row), operators, an `x` and longer keys
+//! any height — cut where the step to the next key is much wider than the row's usual step (a
+//! second keypad beside it at the same size). Where the row holds fewer than [`MIN_MATES`]
+//! letters and digits (a keypad two keys wide, a row of long keys and operators) and does not
+//! settle the key, its column does, alike: keys centred within half a glyph's height of it
+//! across, cut at wide steps. Boxes in device px.
 
 use crate::fusion::PixelCandidate;
 use crate::geometry::Rect;
@@ -171,8 +171,8 @@ fn same_column(a: &Rect, b: &Rect, ratio: std::ops::RangeInclusive<f64>) -> bool
 
 /// The keys of `i`'s row (or column) on its keypad ([`same_row`], [`same_column`],
 /// [`segment`]); a letter or digit mate is 0.7–1.4 × as tall as `i` (0.5–1.4 for an `x`:
-/// [`TIMES_RATIO`]), an operator or a longer key any height (a `.` or `-` glyph is small; only
-/// its place counts).
+/// [`TIMES_RATIO`]), an operator, an `x` (perhaps a small `×`) or a longer key any height (a
+/// `.` or `-` glyph is small; only its place counts).
 fn line_of(cands: &[PixelCandidate], keys: &[Key], i: usize, ch: char, line: Line) -> Vec<Key> {
     let lowest = if is_x(ch) { TIMES_RATIO } else { ROW_RATIO };
     let along = match line {
@@ -183,7 +183,7 @@ fn line_of(cands: &[PixelCandidate], keys: &[Key], i: usize, ch: char, line: Lin
         .iter()
         .filter(|(j, m)| {
             let ratio = match m {
-                Some(m) if m.is_alphanumeric() => lowest..=ROW_MAX,
+                Some(m) if m.is_alphanumeric() && !is_x(*m) => lowest..=ROW_MAX,
                 _ => 0.0..=f64::INFINITY,
             };
             *j == i || along(&cands[i].bbox_px, &cands[*j].bbox_px, ratio)
@@ -234,7 +234,11 @@ fn mates(row: &[Key], i: usize) -> Mates {
 fn settled(ch: char, n: &Mates) -> Option<char> {
     if is_x(ch) && n.sure_letters == 0 && n.digits + n.ops >= MIN_MATES {
         Some(TIMES)
-    } else if ch.is_alphabetic() && n.sure_letters == 0 && n.digits >= MIN_MATES {
+    } else if ch.is_alphabetic()
+        && n.sure_letters == 0
+        && n.digits >= 1
+        && n.digits + n.ops >= MIN_MATES
+    {
         twin(ch, true, false)
     } else if ch.is_ascii_digit() && n.sure_digits == 0 && n.sure_letters >= MIN_MATES {
         twin(ch, false, 2 * n.lower > n.sure_letters)
@@ -324,6 +328,11 @@ mod tests {
             key("x", 5040.0, 363.0, 13.0),
             key("2", 5080.0, 360.0, 20.0),
             key("9", 5120.0, 360.0, 20.0),
+            // A calculator row of one digit and operators.
+            key("=", 7000.0, 360.0, 20.0),
+            key("9", 7040.0, 360.0, 20.0),
+            key("o", 7080.0, 361.0, 18.0),
+            key(".", 7120.0, 375.0, 4.0),
             key("z", 6000.0, 300.0, 20.0),
             key("x", 6040.0, 300.0, 20.0),
             key("c", 6080.0, 300.0, 20.0),
@@ -333,7 +342,7 @@ mod tests {
             texts(&c),
             [
                 "7", "8", "0", "5", "q", "w", "o", "p", "S", "4", "-", "5", "H", "S", "T", "9",
-                "×", "+", "×", "0", "×", "2", "9", "z", "x", "c"
+                "×", "+", "×", "0", "×", "2", "9", "=", "9", "0", ".", "z", "x", "c"
             ]
         );
     }
