@@ -1,5 +1,5 @@
 //! One-character readings settled by the row they stand in. A recognizer trained on text
-//! confuses shapes a digit and a letter share (`0`/`O`/`o`, `1`/`I`/`l`, `5`/`S`, `8`/`B`,
+//! confuses shapes a digit and a letter share (`0`/`O`/`o`/`θ`, `1`/`I`/`l`, `5`/`S`, `8`/`B`,
 //! `2`/`Z`, `9`/`q`) and sometimes answers a digit in its full-width form (`５`). Keys of one
 //! row of a keypad are of one kind — a calculator's row is digits (and operators), a keyboard's
 //! row letters — so a look-alike is read as its twin of the other kind where its row holds
@@ -13,7 +13,7 @@
 //!
 //! A row is the other keys (readings of 1..=[`KEY_MAX_CHARS`] characters) whose boxes overlap
 //! the key's vertically by at least half of the shorter one's height — letters and digits
-//! 0.7–1.4 × as tall as the key (0.5–1.4 when the key is an `x`, perhaps a small `×`; a second
+//! 0.6–1.67 × as tall as the key (0.5–1.67 when the key is an `x`, perhaps a small `×`; a second
 //! keypad beside it, drawn at another size, is another row), operators, an `x` and longer keys
 //! any height — cut where the step to the next key is much wider than the row's usual step (a
 //! second keypad beside it at the same size). Where the row holds fewer than [`MIN_MATES`]
@@ -34,9 +34,9 @@ fn is_x(c: char) -> bool {
     matches!(c, 'x' | 'X')
 }
 
-/// Look-alike pairs: (letter forms, digit).
+/// Look-alike pairs: (letter forms, digit). A monospace font's dotted zero reads as `θ`.
 const TWINS: [(&str, char); 6] = [
-    ("oOQD", '0'),
+    ("oOQDθ", '0'),
     ("IlL|", '1'),
     ("Ss", '5'),
     ("B", '8'),
@@ -72,13 +72,16 @@ fn same_row(a: &Rect, b: &Rect, ratio: std::ops::RangeInclusive<f64>) -> bool {
     over >= 0.5 * a.h.min(b.h) && ratio.contains(&(a.h / b.h.max(1.0)))
 }
 
-/// Highest height ratio of a key to its letter and digit row mates ([`same_row`]).
-const ROW_MAX: f64 = 1.4;
+/// Highest height ratio of a key to its letter and digit row mates ([`same_row`]): 1 /
+/// [`ROW_RATIO`].
+const ROW_MAX: f64 = 1.67;
 
-/// Lowest height ratio of a key to its row mates ([`same_row`]); an `x` (a `×` drawn small
-/// and centred on the math axis, 0.6 × a digit's height in serif fonts) may be as low as
-/// [`TIMES_RATIO`].
-const ROW_RATIO: f64 = 0.7;
+/// Lowest height ratio of a key to its letter and digit row mates ([`same_row`]), on ink
+/// boxes: a lower-case `o` stands about 0.72 × as tall as a `k` in DejaVu Sans (0.7 split
+/// lower-case keyboard rows on the tuning part), and a second keypad drawn at another size
+/// differs by more. An `x` (a `×` drawn small and centred on the math axis, 0.6 × a digit's
+/// height in serif fonts) may be as low as [`TIMES_RATIO`].
+const ROW_RATIO: f64 = 0.6;
 
 /// Lowest height ratio of an `x` to its row mates.
 const TIMES_RATIO: f64 = 0.5;
@@ -101,8 +104,8 @@ fn centre(r: &Rect, line: Line) -> f64 {
 /// The keys of `keys` (indices into `cands`, `i` among them) on the same keypad as `i`: sorted
 /// by centre along `line`, the run around `i` whose steps are at most [`MAX_STEP`] × the
 /// line's median step (a wider step is the space between two keypads side by side).
-fn segment(cands: &[PixelCandidate], mut keys: Vec<Key>, i: usize, line: Line) -> Vec<Key> {
-    let c = |k: &Key| centre(&cands[k.0].bbox_px, line);
+fn segment(boxes: &[Rect], mut keys: Vec<Key>, i: usize, line: Line) -> Vec<Key> {
+    let c = |k: &Key| centre(&boxes[k.0], line);
     keys.sort_by(|a, b| c(a).total_cmp(&c(b)));
     let steps: Vec<f64> = keys.windows(2).map(|w| c(&w[1]) - c(&w[0])).collect();
     let mut sorted = steps.clone();
@@ -170,10 +173,10 @@ fn same_column(a: &Rect, b: &Rect, ratio: std::ops::RangeInclusive<f64>) -> bool
 }
 
 /// The keys of `i`'s row (or column) on its keypad ([`same_row`], [`same_column`],
-/// [`segment`]); a letter or digit mate is 0.7–1.4 × as tall as `i` (0.5–1.4 for an `x`:
+/// [`segment`]); a letter or digit mate is 0.6–1.67 × as tall as `i` (0.5–1.67 for an `x`:
 /// [`TIMES_RATIO`]), an operator, an `x` (perhaps a small `×`) or a longer key any height (a
 /// `.` or `-` glyph is small; only its place counts).
-fn line_of(cands: &[PixelCandidate], keys: &[Key], i: usize, ch: char, line: Line) -> Vec<Key> {
+fn line_of(boxes: &[Rect], keys: &[Key], i: usize, ch: char, line: Line) -> Vec<Key> {
     let lowest = if is_x(ch) { TIMES_RATIO } else { ROW_RATIO };
     let along = match line {
         Line::Row => same_row,
@@ -186,11 +189,11 @@ fn line_of(cands: &[PixelCandidate], keys: &[Key], i: usize, ch: char, line: Lin
                 Some(m) if m.is_alphanumeric() && !is_x(*m) => lowest..=ROW_MAX,
                 _ => 0.0..=f64::INFINITY,
             };
-            *j == i || along(&cands[i].bbox_px, &cands[*j].bbox_px, ratio)
+            *j == i || along(&boxes[i], &boxes[*j], ratio)
         })
         .copied()
         .collect();
-    segment(cands, mates, i, line)
+    segment(boxes, mates, i, line)
 }
 
 /// Counts of a key's row mates by kind. A look-alike (a [`TWINS`] form or an `x`) is itself in
@@ -247,9 +250,21 @@ fn settled(ch: char, n: &Mates) -> Option<char> {
     }
 }
 
-/// Settles every one-character reading of `cands`: full-width forms to ASCII, then
-/// look-alikes by their row (module docs).
+/// Settles every one-character reading of `cands` by the boxes of their candidates
+/// ([`settle_in`]).
 pub fn settle(cands: &mut [PixelCandidate]) {
+    let boxes: Vec<Rect> = cands.iter().map(|c| c.bbox_px).collect();
+    settle_in(cands, &boxes);
+}
+
+/// Settles every one-character reading of `cands`: full-width forms to ASCII, then
+/// look-alikes by their row (module docs), rows found on `boxes` (one per candidate, device
+/// px: the tight box of its ink where known — text detection's boxes are padded, a glyph's
+/// are not, and their heights are compared).
+pub fn settle_in(cands: &mut [PixelCandidate], boxes: &[Rect]) {
+    if boxes.len() != cands.len() {
+        return;
+    }
     for c in cands.iter_mut() {
         if single(c).is_some() {
             c.text = half_width(c.text.trim());
@@ -264,11 +279,11 @@ pub fn settle(cands: &mut [PixelCandidate]) {
         .iter()
         .filter_map(|&(i, ch)| ch.map(|ch| (i, ch)))
         .filter_map(|(i, ch)| {
-            let row = mates(&line_of(cands, &keys, i, ch, Line::Row), i);
+            let row = mates(&line_of(boxes, &keys, i, ch, Line::Row), i);
             if row.digits + row.letters >= MIN_MATES {
                 return settled(ch, &row).map(|t| (i, t));
             }
-            let column = mates(&line_of(cands, &keys, i, ch, Line::Column), i);
+            let column = mates(&line_of(boxes, &keys, i, ch, Line::Column), i);
             settled(ch, &row)
                 .or_else(|| settled(ch, &column))
                 .map(|t| (i, t))
