@@ -114,8 +114,9 @@ fn typical_height(glyphs: &[Glyph]) -> f64 {
 /// Settles the one-character readings of `cands` (every channel's, after the glyph pass):
 /// look-alikes by their row on their ink boxes ([`crate::key_rows::settle_in`]); an operator
 /// its ink's shape draws ([`operator_by_shape`]: OCR's detector reads a lone `÷` as `+`); the
-/// letter `x` renamed `×` where it stands like the sign ([`is_times_sign`], on ink boxes). Readings of more than
-/// [`GLYPH_MAX_CHARS`] characters are lines of text, not keys, and left out of the rows.
+/// letter `x` renamed `×` where it stands like the sign ([`is_times_sign`], on ink boxes).
+/// Readings of more than [`GLYPH_MAX_CHARS`] characters are lines of text, not keys, and left
+/// out of the rows.
 pub fn settle_keys(img: &RgbImage, cands: &mut [PixelCandidate]) {
     let chars = |c: &PixelCandidate| c.text.trim().chars().count();
     let inks: Vec<Option<Rect>> = cands
