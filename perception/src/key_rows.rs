@@ -5,8 +5,9 @@
 //! row letters — so a look-alike is read as its twin of the other kind where its row holds
 //! none of its own kind for sure and enough of the other: a letter among at least
 //! [`MIN_MATES`] digits and operators, one of them a digit (a calculator row `= 9 o . %`); a
-//! digit among at least [`MIN_MATES`] letters that are no look-alikes. A look-alike mate is itself in question and vetoes nothing (a calculator row `o × 2 9`
-//! read `o x 2 9`: the `x` does not keep the `o` a letter). The letter `x` among at least
+//! digit among at least [`MIN_MATES`] letters that are no look-alikes. A look-alike mate is
+//! itself in question and vetoes nothing (a calculator row `o × 2 9` read `o x 2 9`: the `x`
+//! does not keep the `o` a letter). The letter `x` among at least
 //! [`MIN_MATES`] digits and operators and no sure letter is the sign `×`: many fonts (DejaVu
 //! Sans among them) draw `×` as an `x` standing where the letter stands, so only its row tells
 //! them apart.
