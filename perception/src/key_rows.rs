@@ -102,7 +102,7 @@ fn centre(r: &Rect, line: Line) -> f64 {
     }
 }
 
-/// The keys of `keys` (indices into `cands`, `i` among them) on the same keypad as `i`: sorted
+/// The keys of `keys` (indices into `boxes`, `i` among them) on the same keypad as `i`: sorted
 /// by centre along `line`, the run around `i` whose steps are at most [`MAX_STEP`] × the
 /// line's median step (a wider step is the space between two keypads side by side).
 fn segment(boxes: &[Rect], mut keys: Vec<Key>, i: usize, line: Line) -> Vec<Key> {
@@ -261,7 +261,8 @@ pub fn settle(cands: &mut [PixelCandidate]) {
 /// Settles every one-character reading of `cands`: full-width forms to ASCII, then
 /// look-alikes by their row (module docs), rows found on `boxes` (one per candidate, device
 /// px: the tight box of its ink where known — text detection's boxes are padded, a glyph's
-/// are not, and their heights are compared).
+/// are not, and their heights are compared). Nothing changes when `boxes` is not one per
+/// candidate.
 pub fn settle_in(cands: &mut [PixelCandidate], boxes: &[Rect]) {
     if boxes.len() != cands.len() {
         return;
