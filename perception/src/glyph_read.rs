@@ -20,6 +20,24 @@ use crate::ocr::{prep, OcrEngine, OcrError};
 /// 0.5–0.75.
 pub const GLYPH_MIN_CONF: f32 = 0.5;
 
+/// Lowest confidence for a reading of one letter or digit, which its row then settles
+/// ([`crate::key_rows`]): 12 px glyphs on the keypad set's tuning parts read `0` as `o` at
+/// 0.49, `U` as `u` and a serif `×` as `X` at 0.44, a dotted monospace `0` as `0` at 0.38 and
+/// `I` as `1` at 0.36; every letter or digit read at 0.35–0.5 there was the key's own glyph
+/// or its look-alike but `=` read `8`, which its shape then names ([`operator_by_shape`])
+/// (`tune_more`: 0.965 → 0.971 at 0.4, 0.989 → 0.991 at 0.35).
+/// Punctuation stays at [`GLYPH_MIN_CONF`]: a `-` read at 0.4–0.5 was a backquote.
+pub const GLYPH_MIN_CONF_ALNUM: f32 = 0.35;
+
+/// The confidence a glyph reading `t` needs to be kept.
+fn min_conf(t: &str) -> f32 {
+    let mut it = t.chars();
+    match (it.next(), it.next()) {
+        (Some(c), None) if c.is_alphanumeric() => GLYPH_MIN_CONF_ALNUM,
+        _ => GLYPH_MIN_CONF,
+    }
+}
+
 /// Longest glyph reading kept, chars (a few-letter key like `DEG`; a longer one is text
 /// detection's to find).
 pub const GLYPH_MAX_CHARS: usize = 6;
@@ -94,12 +112,12 @@ fn typical_height(glyphs: &[Glyph]) -> f64 {
 }
 
 /// Settles the one-character readings of `cands` (every channel's, after the glyph pass):
-/// look-alikes by their row ([`crate::key_rows::settle`]); an operator its ink's shape draws
-/// ([`operator_by_shape`]: OCR's detector reads a lone `÷` as `+`); the letter `x` renamed `×`
-/// where it stands like the sign ([`is_times_sign`], on ink boxes). Readings of more than
-/// [`GLYPH_MAX_CHARS`] characters are lines of text, not keys, and left out of the rows.
+/// look-alikes by their row on their ink boxes ([`crate::key_rows::settle_in`]); an operator
+/// its ink's shape draws ([`operator_by_shape`]: OCR's detector reads a lone `÷` as `+`); the
+/// letter `x` renamed `×` where it stands like the sign ([`is_times_sign`], on ink boxes).
+/// Readings of more than [`GLYPH_MAX_CHARS`] characters are lines of text, not keys, and left
+/// out of the rows.
 pub fn settle_keys(img: &RgbImage, cands: &mut [PixelCandidate]) {
-    crate::key_rows::settle(cands);
     let chars = |c: &PixelCandidate| c.text.trim().chars().count();
     let inks: Vec<Option<Rect>> = cands
         .iter()
@@ -107,6 +125,12 @@ pub fn settle_keys(img: &RgbImage, cands: &mut [PixelCandidate]) {
         .zip(cands.iter())
         .map(|(short, c)| short.then(|| ink_box(img, &c.bbox_px)).flatten())
         .collect();
+    let boxes: Vec<Rect> = cands
+        .iter()
+        .zip(&inks)
+        .map(|(c, ink)| ink.unwrap_or(c.bbox_px))
+        .collect();
+    crate::key_rows::settle_in(cands, &boxes);
     let mut heights: Vec<f64> = cands
         .iter()
         .zip(&inks)
@@ -190,7 +214,7 @@ pub fn read_glyphs(
     for ((i, r), (t, conf)) in jobs.into_iter().zip(texts) {
         let t = fold(&t);
         let fits = !t.is_empty() && t.chars().count() <= GLYPH_MAX_CHARS;
-        if fits && conf >= GLYPH_MIN_CONF && best[i].as_ref().is_none_or(|b| conf > b.2) {
+        if fits && conf >= min_conf(&t) && best[i].as_ref().is_none_or(|b| conf > b.2) {
             best[i] = Some((r, t, conf));
         }
     }

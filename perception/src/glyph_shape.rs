@@ -8,7 +8,9 @@
 //!
 //! Parts are the 8-connected components of the glyph's ink: pixels whose luma differs from
 //! the glyph box's border (its background, the median of the box grown by 2 px's edge row
-//! and column) by more than [`INK_DELTA`]. All in device px.
+//! and column) by more than [`INK_DELTA`], or by more than half the strongest pixel's
+//! difference where that is lower (faint thin strokes; never below [`INK_DELTA_MIN`]). All in
+//! device px.
 
 use image::RgbImage;
 
@@ -18,6 +20,11 @@ use crate::glyphs::{components, luma_of_px, Comp};
 /// Luma difference from the background above which a pixel is ink (0..=255): anti-aliased
 /// strokes of 11 px text on a coloured key keep their cores above it.
 pub const INK_DELTA: i32 = 70;
+
+/// Lowest ink threshold: where the glyph's strongest pixel differs from the background by
+/// less than 2 × [`INK_DELTA`] (a 1 px stroke of a 12 px font, anti-aliased across two
+/// pixels, peaks near 90 on a coloured key), the threshold is half that peak, down to this.
+pub const INK_DELTA_MIN: i32 = 35;
 
 /// A part is a bar when at least this many times as wide as tall.
 const BAR_ASPECT: f64 = 2.0;
@@ -50,7 +57,21 @@ struct Ink {
     parts: Vec<Comp>,
 }
 
-fn ink_of(img: &RgbImage, g: &Rect) -> Ink {
+/// How dark (or light) a pixel must be to be ink.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Cut {
+    /// [`INK_DELTA`], or half the peak where that is lower (module docs).
+    Usual,
+    /// [`STRICT_SHARE`] × the peak: only the cores of strokes.
+    Strict,
+}
+
+/// Share of the peak contrast a pixel needs under [`Cut::Strict`]: a small font's `÷` dot
+/// sits one anti-aliased pixel (36–86 off the background, against a peak of 154) from its
+/// bar and joins it under the usual cut.
+pub const STRICT_SHARE: f64 = 0.6;
+
+fn ink_of(img: &RgbImage, g: &Rect, cut: Cut) -> Ink {
     let grown = g.grown(2.0);
     let (w, h, luma) = luma_of(img, &grown);
     if w < 3 || h < 3 {
@@ -66,7 +87,12 @@ fn ink_of(img: &RgbImage, g: &Rect) -> Ink {
         .collect();
     border.sort_unstable();
     let bg = border[border.len() / 2];
-    let mask: Vec<bool> = luma.iter().map(|l| (l - bg).abs() > INK_DELTA).collect();
+    let peak = luma.iter().map(|l| (l - bg).abs()).max().unwrap_or(0);
+    let delta = match cut {
+        Cut::Usual => INK_DELTA.min(peak / 2).max(INK_DELTA_MIN),
+        Cut::Strict => (STRICT_SHARE * f64::from(peak)) as i32,
+    };
+    let mask: Vec<bool> = luma.iter().map(|l| (l - bg).abs() > delta).collect();
     let mut parts: Vec<Comp> = components(&mask, w)
         .into_iter()
         .filter(|c| c.x0 > 0 && c.y0 > 0 && c.x1 + 1 < w && c.y1 + 1 < h)
@@ -76,7 +102,7 @@ fn ink_of(img: &RgbImage, g: &Rect) -> Ink {
 }
 
 fn parts(img: &RgbImage, g: &Rect) -> Vec<Comp> {
-    ink_of(img, g).parts
+    ink_of(img, g, Cut::Usual).parts
 }
 
 /// Mean x of the ink of part `c`'s rows `rows` (part-relative), and the width of that ink.
@@ -128,25 +154,46 @@ fn is_bar(c: &Comp) -> bool {
     c.w() as f64 >= BAR_ASPECT * c.h() as f64
 }
 
-/// Whether `a` is a dot over (or under) bar `bar`: no wider than half the bar, not a bar
-/// itself, its centre within a fifth of the bar's width of the bar's centre.
+/// Whether `a` is a dot over (or under) bar `bar`: no wider than half the bar (a small
+/// font's dot may be 2 × 1 px, a bar by its aspect), its centre within a fifth of the bar's
+/// width of the bar's centre.
 fn dot_on(a: &Comp, bar: &Comp) -> bool {
     let centre = |c: &Comp| (c.x0 + c.x1) as f64 / 2.0;
-    !is_bar(a)
-        && a.w() as f64 <= 0.5 * bar.w() as f64
-        && (centre(a) - centre(bar)).abs() <= 0.2 * bar.w() as f64
+    a.w() as f64 <= 0.5 * bar.w() as f64 && (centre(a) - centre(bar)).abs() <= 0.2 * bar.w() as f64
 }
 
 /// The key glyph box `g` of `img` draws by its shape alone, if any: `÷`, `=`, `/`, a dotted
 /// `0` (a ring around a centred dot, which the recognizer reads as nothing), and
 /// for one part of ink less than `small_h` px tall, `-` (a bar at least 0.6 × `small_h` wide)
-/// or `.` (round, also less than `small_h` wide).
+/// or `.` (round, also less than `small_h` wide). A `÷` whose dot joins its bar under the
+/// usual cut is looked for again under [`Cut::Strict`] (only `÷`: a `+` whose stem is faint
+/// would lose it there and pass for `-`).
 pub fn operator_by_shape(img: &RgbImage, g: &Rect, small_h: f64) -> Option<&'static str> {
-    let ink = ink_of(img, g);
-    match ink.parts.as_slice() {
-        [top, bar, bottom] if is_bar(bar) && dot_on(top, bar) && dot_on(bottom, bar) => {
-            (top.y1 < bar.y0 && bar.y1 < bottom.y0).then_some("÷")
+    let ink = ink_of(img, g, Cut::Usual);
+    by_parts(&ink, small_h).or_else(|| {
+        let strict = ink_of(img, g, Cut::Strict);
+        is_division(&strict.parts).then_some("÷")
+    })
+}
+
+/// Whether `parts` (top to bottom) are a bar with a dot centred above and one below, apart.
+fn is_division(parts: &[Comp]) -> bool {
+    match parts {
+        [top, bar, bottom] => {
+            is_bar(bar)
+                && dot_on(top, bar)
+                && dot_on(bottom, bar)
+                && top.y1 < bar.y0
+                && bar.y1 < bottom.y0
         }
+        _ => false,
+    }
+}
+
+/// [`operator_by_shape`] on the parts of `ink`.
+fn by_parts(ink: &Ink, small_h: f64) -> Option<&'static str> {
+    match ink.parts.as_slice() {
+        p if is_division(p) => Some("÷"),
         [a, b] if is_bar(a) && is_bar(b) => {
             let (wa, wb) = (a.w() as f64, b.w() as f64);
             let aligned = (a.x0 as f64 - b.x0 as f64).abs() <= 0.25 * wa.max(wb);
@@ -156,7 +203,7 @@ pub fn operator_by_shape(img: &RgbImage, g: &Rect, small_h: f64) -> Option<&'sta
         [bar] if is_bar(bar) && (bar.h() as f64) < small_h && bar.w() as f64 >= 0.6 * small_h => {
             Some("-")
         }
-        [slash] if is_slash(&ink, slash) => Some("/"),
+        [slash] if is_slash(ink, slash) => Some("/"),
         [dot] if (dot.h() as f64) < small_h && (dot.w() as f64) < small_h => {
             let aspect = dot.w() as f64 / dot.h() as f64;
             (0.5..=2.0).contains(&aspect).then_some(".")
@@ -257,6 +304,28 @@ mod tests {
         fill(&mut off, 22, 25, 15, 2);
         fill(&mut off, 34, 31, 3, 3);
         assert_eq!(operator_by_shape(&off, &g, 8.0), None);
+        // A small font's: dots of 2 × 1 px over a 6 px bar.
+        let mut small = canvas();
+        fill(&mut small, 26, 20, 2, 1);
+        fill(&mut small, 24, 23, 6, 1);
+        fill(&mut small, 26, 26, 2, 1);
+        let g = Rect::new(24.0, 20.0, 6.0, 7.0);
+        assert_eq!(operator_by_shape(&small, &g, 4.0), Some("÷"));
+        // A 13 px one on a blue key: each dot joined to the bar by an anti-aliased pixel.
+        let mut joined = RgbImage::from_pixel(40, 40, image::Rgb([100, 100, 100]));
+        let px = |img: &mut RgbImage, x: u32, y: u32, d: u8| {
+            img.put_pixel(x, y, image::Rgb([100 + d, 100 + d, 100 + d]))
+        };
+        px(&mut joined, 20, 15, 131);
+        px(&mut joined, 20, 16, 73);
+        for x in 17..25 {
+            px(&mut joined, x, 17, 154);
+        }
+        px(&mut joined, 20, 19, 41);
+        px(&mut joined, 20, 20, 131);
+        px(&mut joined, 20, 21, 41);
+        let g = Rect::new(17.0, 15.0, 8.0, 7.0);
+        assert_eq!(operator_by_shape(&joined, &g, 4.0), Some("÷"));
     }
 
     #[test]
@@ -286,6 +355,35 @@ mod tests {
         }
         assert_eq!(
             operator_by_shape(&slash, &Rect::new(26.0, 15.0, 12.0, 20.0), 8.0),
+            Some("/")
+        );
+        // A 12 px serif slash, light on a coloured key: its cores only 80–89 off the
+        // background, its steps split across two pixels of 37–63 (a threshold of 70 cut it
+        // into three parts).
+        let mut faint = RgbImage::from_pixel(40, 40, image::Rgb([100, 100, 100]));
+        let steps = [
+            (2, 63),
+            (2, 89),
+            (2, 82),
+            (1, 50),
+            (2, 40),
+            (1, 86),
+            (1, 87),
+            (0, 37),
+            (1, 53),
+            (0, 80),
+            (0, 89),
+        ];
+        let mut y = 15;
+        for (i, (x, d)) in steps.iter().enumerate() {
+            let v = 100 + d;
+            faint.put_pixel(20 + x, y, image::Rgb([v, v, v]));
+            if i != 3 && i != 7 {
+                y += 1;
+            }
+        }
+        assert_eq!(
+            operator_by_shape(&faint, &Rect::new(19.0, 14.0, 5.0, 11.0), 3.0),
             Some("/")
         );
         // A ring with a dot in its middle is a monospace zero; a round key around a dot is not.
