@@ -470,7 +470,9 @@ mod tests {
         };
         let (s, e, _) = decide(Mode::Llm, &effects_only, &[], None);
         assert_eq!(s, RunStatus::Unverified);
-        assert!(e.unwrap_or_default().contains("1 effect(s) and count(s) it names held"));
+        assert!(e
+            .unwrap_or_default()
+            .contains("1 effect(s) and count(s) it names held"));
         let (s, e, v) = decide(Mode::Script, &failed, &[], None);
         assert_eq!(s, RunStatus::Failed);
         assert!(e
