@@ -155,23 +155,24 @@ pub fn count(obs: &Observation, text: &str, want: u32) -> Result<String, String>
     if found.len() == want as usize {
         return Ok(format!("{} {text:?}", times(found.len())));
     }
-    let mut listed: Vec<String> = found
-        .iter()
-        .take(MAX_LISTED)
-        .map(|e| e.describe())
-        .collect();
-    if found.len() > MAX_LISTED {
-        listed.push(format!("… {} more", found.len() - MAX_LISTED));
-    }
     Err(format!(
         "{} {text:?}, not {want}{}",
         times(found.len()),
-        if listed.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", listed.join(", "))
-        }
+        listing(&found, Element::describe)
     ))
+}
+
+/// `": a, b, … N more"` naming at most [`MAX_LISTED`] of `found` (each by `name`), or `""`.
+fn listing(found: &[&Element], name: impl Fn(&Element) -> String) -> String {
+    let mut listed: Vec<String> = found.iter().take(MAX_LISTED).map(|e| name(e)).collect();
+    if found.len() > MAX_LISTED {
+        listed.push(format!("… {} more", found.len() - MAX_LISTED));
+    }
+    if listed.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", listed.join(", "))
+    }
 }
 
 /// `check every item`-like toggles ("Mark all as complete", "Select all", "全选", "全部完成")
@@ -218,22 +219,10 @@ pub fn items(obs: &Observation, checked: Option<bool>, want: u32) -> Result<Stri
     if found.len() == want as usize {
         return Ok(said(found.len()));
     }
-    let mut listed: Vec<String> = found
-        .iter()
-        .take(MAX_LISTED)
-        .map(|e| format!("{:?}", e.name.trim()))
-        .collect();
-    if found.len() > MAX_LISTED {
-        listed.push(format!("… {} more", found.len() - MAX_LISTED));
-    }
     Err(format!(
         "{}, not {want}{}",
         said(found.len()),
-        if listed.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", listed.join(", "))
-        }
+        listing(&found, |e| format!("{:?}", e.name.trim()))
     ))
 }
 
