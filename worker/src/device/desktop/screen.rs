@@ -61,14 +61,7 @@ impl Grabber {
 
     /// A connection to `display` that grabs with core `GetImage` only.
     pub(super) fn connect_core(display: &str) -> Result<Grabber, DeviceError> {
-        let (conn, n) = x11rb::connect(Some(display))
-            .map_err(|e| DeviceError::Failed(format!("X display {display}: connect: {e}")))?;
-        let root = conn
-            .setup()
-            .roots
-            .get(n)
-            .ok_or_else(|| DeviceError::Failed(format!("X display {display} has no screen")))?
-            .root;
+        let (conn, root) = connect_root(display)?;
         Ok(Grabber {
             display: display.to_string(),
             conn,
@@ -288,4 +281,20 @@ pub(crate) fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>, DeviceEr
         writer.write_image_data(rgb).map_err(fail)?;
     }
     Ok(out)
+}
+
+/// A connection to `display` and its first screen's root window (the desktop driver's one way
+/// to open the display: grabs, the topmost window).
+pub(super) fn connect_root(
+    display: &str,
+) -> Result<(x11rb::rust_connection::RustConnection, u32), DeviceError> {
+    let (conn, n) = x11rb::connect(Some(display))
+        .map_err(|e| DeviceError::Failed(format!("X display {display}: connect: {e}")))?;
+    let root = conn
+        .setup()
+        .roots
+        .get(n)
+        .ok_or_else(|| DeviceError::Failed(format!("X display {display} has no screen")))?
+        .root;
+    Ok((conn, root))
 }

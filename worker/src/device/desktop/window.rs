@@ -3,7 +3,6 @@
 //! topmost one is, so key strokes can be sent to it. With no window manager, X keyboard focus
 //! follows the pointer, so "the focused window" is the one under the pointer.
 
-use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt, MapState};
 
 use crate::device::DeviceError;
@@ -17,13 +16,7 @@ pub(super) fn topmost(display: &str) -> Result<Option<(i32, i32, u32, u32)>, Dev
     let fail = |what: &str, e: &dyn std::fmt::Display| {
         DeviceError::Failed(format!("X display {display}: {what}: {e}"))
     };
-    let (conn, n) = x11rb::connect(Some(display)).map_err(|e| fail("connect", &e))?;
-    let root = conn
-        .setup()
-        .roots
-        .get(n)
-        .ok_or_else(|| DeviceError::Failed(format!("X display {display} has no screen")))?
-        .root;
+    let (conn, root) = super::screen::connect_root(display)?;
     let tree = conn
         .query_tree(root)
         .map_err(|e| fail("QueryTree", &e))?
