@@ -27,7 +27,7 @@
 use super::clauses;
 use super::effects::{self, Does};
 use super::plan_step::{PlanStep, StepKind};
-use super::{conditions, positions};
+use super::{conditions, positions, should_state};
 use crate::checks::is_all_toggle;
 use crate::resolve::{is_toggle, takes_text};
 use argus_perception::{Observation, Role};
@@ -367,7 +367,8 @@ impl Reader<'_> {
     /// Reads clause `k`; `None` when a step it reads cannot be written as a line.
     fn clause(&mut self, k: usize) -> Option<()> {
         let seg = self.segs[k].clone();
-        let before: Vec<&str> = self.segs[..k].iter().rev().map(String::as_str).collect();
+        let said_before: Vec<String> = self.segs[..k].iter().rev().cloned().collect();
+        let before: Vec<&str> = said_before.iter().map(String::as_str).collect();
         match conditions::condition(&seg) {
             Ok(Some(c)) => {
                 self.gate = Some(gate_of(&c, &seg, &before, &self.items, self.uncertain));
@@ -379,12 +380,18 @@ impl Reader<'_> {
             }
             Ok(None) => {}
         }
+        if retracted(&seg) || self.segs.get(k + 1).is_some_and(|n| cancels(n)) {
+            // "刚想说顺便勾上，不行": said, then taken back.
+            return Some(());
+        }
         if conditions::keeps(&seg) {
             // "leave it where it is": nothing to do.
             self.gate = None;
             return Some(());
         }
-        let order = effects::order_of(&seg).or_else(|| self.continued_order(k));
+        let order = effects::order_of(&seg)
+            .or_else(|| self.continued_order(k))
+            .or_else(|| undo_order(&seg, &before));
         self.last = order.as_ref().map(|o| o.does);
         // A state said of something ("most of this is handled"), not an imperative.
         let said = order.as_ref().is_some_and(|o| o.verb.is_none()) && describes(&seg);
@@ -392,6 +399,10 @@ impl Reader<'_> {
         let after_a_check = self.after_check;
         self.after_check = clauses::reads_as_check(&seg) || continued;
         if self.after_check {
+            // "so it should be open again": the state is given, then checked.
+            if let Some((does, subject)) = should_state::order(&seg, &self.split[k].1) {
+                self.given(does, &subject, &seg, &before)?;
+            }
             return Some(());
         }
         if describes(&seg) && order.is_none() {
@@ -433,6 +444,27 @@ impl Reader<'_> {
             self.unread(k, said);
             return Some(());
         };
+        self.write(steps)
+    }
+
+    /// The order of a check clause ([`should_state::order`]) on the item `subject` names;
+    /// nothing when it names none (the clause stays a check only).
+    fn given(&mut self, does: Does, subject: &str, seg: &str, before: &[&str]) -> Option<()> {
+        let mut cx = Ctx {
+            before,
+            items: &mut self.items,
+            deleted: &mut self.deleted,
+            obs: self.obs,
+            uncertain: self.uncertain,
+        };
+        match item_steps(does, subject, seg, &mut cx) {
+            Some(steps) => self.write(steps),
+            None => Some(()),
+        }
+    }
+
+    /// Writes the steps of one clause (`None`: an order whose effect already holds).
+    fn write(&mut self, steps: Vec<Option<PlanStep>>) -> Option<()> {
         for s in steps {
             match s {
                 Some(s) => {
@@ -810,6 +842,10 @@ const ZH_PREAMBLE_VERBS: &[&str] = &[
     "弄弄",
     "看看",
     "理理",
+    "理一理",
+    "捋一捋",
+    "整理整理",
+    "调一调",
     "整理下",
     "处理下",
 ];
@@ -825,6 +861,14 @@ const EN_LIST_VERBS: &[&str] = &[
     "go over",
     "populate",
     "work through",
+    "tidy",
+    "tidy up",
+    "sort out",
+    "clean up",
+    "straighten out",
+    "fix up",
+    "organise",
+    "organize",
 ];
 /// What such a verb may be said of.
 const EN_LIST_OBJECTS: &[&str] = &[
@@ -853,7 +897,12 @@ const PREAMBLES: &[&str] = &[
 fn preamble(seg: &str, items: &[(String, bool)]) -> bool {
     if seg.chars().any(effects::is_cjk) {
         // "清单帮我过一遍", "列表改一下": the list as a whole, nothing done to an item yet.
-        return ZH_LIST_NOUNS.iter().any(|w| seg.contains(w))
+        // "你帮我理一理": a verb of going over, with no object at all, is said of the list.
+        let bare = ZH_PREAMBLE_VERBS
+            .iter()
+            .any(|w| seg.trim_end_matches(['。', '！', '吧', '啊']).ends_with(w))
+            && ["帮我", "你"].iter().any(|w| seg.starts_with(w));
+        return (bare || ZH_LIST_NOUNS.iter().any(|w| seg.contains(w)))
             && ZH_PREAMBLE_VERBS.iter().any(|w| seg.contains(w))
             && clauses::quoted(seg).is_empty()
             && (effects::order_of(seg).is_none() || by_chars(seg, items).is_none());
@@ -1034,57 +1083,151 @@ pub fn list_items(obs: &Observation) -> Vec<(String, bool)> {
 fn split_so(seg: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = seg.to_string();
-    while let Some(at) = [" so ", ": ", "：", "（", "(", " - ", " – ", " — "]
-        .iter()
-        .filter_map(|w| rest.find(w).map(|i| (i, w.len())))
-        .filter(|(i, n)| {
-            // "edit 'x' so it says 'y'": what it should say is the order's own.
-            let lower = rest[i + n..].to_lowercase();
-            if rest[*i..].starts_with(" so ")
-                && [
-                    "it says",
-                    "it reads",
-                    "that it",
-                    "it shows",
-                    "it's",
-                    "its ",
-                    "it becomes",
-                    "it will say",
-                    "it'll say",
-                    "the text",
-                    "the title",
-                    "the name",
-                ]
-                .iter()
-                .any(|w| lower.starts_with(w))
-            {
-                return false;
-            }
-            // "dentist booking: done": the state after a colon is the clause's own.
-            let after = &rest[i + n..];
-            let state = after
-                .trim()
-                .trim_end_matches(['.', '!', ';'])
-                .to_lowercase();
-            if rest[*i..].starts_with([':', '：'])
-                && (effects::DONE_WORDS.contains(&state.as_str())
-                    || ["not done", "not finished", "undone", "open", "to do"]
-                        .contains(&state.as_str()))
-            {
-                return false;
-            }
-            // "add these: 'a', 'b' and 'c'": the items after a colon are the order's.
-            !(rest[*i..].starts_with([':', '：'])
-                && effects::starts_with_item(after)
-                && effects::is_only_items(after))
-        })
-        .min()
+    while let Some(at) = [
+        " so ",
+        ": ",
+        "：",
+        "（",
+        "(",
+        " - ",
+        " – ",
+        " — ",
+        ", which means ",
+    ]
+    .iter()
+    .filter_map(|w| rest.find(w).map(|i| (i, w.len())))
+    .filter(|(i, n)| {
+        // "edit 'x' so it says 'y'": what it should say is the order's own.
+        let lower = rest[i + n..].to_lowercase();
+        if rest[*i..].starts_with(" so ")
+            && [
+                "it says",
+                "it reads",
+                "that it",
+                "it shows",
+                "it's",
+                "its ",
+                "it becomes",
+                "it will say",
+                "it'll say",
+                "the text",
+                "the title",
+                "the name",
+            ]
+            .iter()
+            .any(|w| lower.starts_with(w))
+        {
+            return false;
+        }
+        // "dentist booking: done": the state after a colon is the clause's own.
+        let after = &rest[i + n..];
+        let state = after
+            .trim()
+            .trim_end_matches(['.', '!', ';'])
+            .to_lowercase();
+        if rest[*i..].starts_with([':', '：'])
+            && (effects::DONE_WORDS.contains(&state.as_str())
+                || ["not done", "not finished", "undone", "open", "to do"]
+                    .contains(&state.as_str()))
+        {
+            return false;
+        }
+        // "add these: 'a', 'b' and 'c'": the items after a colon are the order's.
+        !(rest[*i..].starts_with([':', '：'])
+            && effects::starts_with_item(after)
+            && effects::is_only_items(after))
+    })
+    .min()
     {
         out.push(rest[..at.0].to_string());
         rest = rest[at.0 + at.1..].to_string();
     }
     out.push(rest.trim_end_matches([')', '）']).to_string());
     out
+}
+
+/// Leads of an order the speaker only meant to give ("I was going to add …", "本来还想记一条…").
+const RETRACTED: &[&str] = &[
+    "i was going to",
+    "i was about to",
+    "i almost",
+    "i nearly",
+    "i thought about",
+    "i'd thought about",
+    "i had planned to",
+    "i'd planned to",
+    "本来还想",
+    "本来想",
+    "本想",
+    "原本想",
+    "原来想",
+    "刚想说",
+    "刚想",
+    "差点",
+    "我本来想",
+    "我还想过",
+];
+/// A clause that takes back the one before it ("算了", "never mind").
+const CANCELS: &[&str] = &[
+    "never mind",
+    "scratch that",
+    "forget that",
+    "no wait",
+    "actually no",
+    "算了",
+    "不行",
+    "不对",
+    "还是算了",
+];
+
+/// "undo that" after a clause that says an item is (wrongly) done or open: the state taken
+/// back, on the item the clauses before name ("it's wrongly shown as done; undo that").
+fn undo_order(seg: &str, before: &[&str]) -> Option<effects::Order> {
+    let lower = seg.trim().trim_end_matches(['.', '!']).to_lowercase();
+    let verb = ["undo", "revert", "reverse", "take back"]
+        .iter()
+        .find(|v| lower.starts_with(**v))?;
+    let object = lower[verb.len()..].trim();
+    if !["that", "it", "this", "that one", "that tick", "the tick"].contains(&object) {
+        return None;
+    }
+    let said = before.first()?.to_lowercase();
+    let has = |set: &[&str]| {
+        set.iter().any(|w| {
+            said.split(|c: char| !c.is_alphanumeric())
+                .collect::<Vec<_>>()
+                .join(" ")
+                .contains(w)
+        })
+    };
+    let does = if has(effects::UNDONE_WORDS) {
+        Does::Check
+    } else if has(effects::DONE_WORDS) || has(&["ticked off", "marked"]) {
+        Does::Uncheck
+    } else {
+        return None;
+    };
+    Some(effects::Order {
+        does,
+        verb: None,
+        object: "that".into(),
+    })
+}
+
+/// Whether clause `seg` only says what the speaker meant to order ([`RETRACTED`]).
+fn retracted(seg: &str) -> bool {
+    let lower = seg.trim().to_lowercase().replace('’', "'");
+    RETRACTED.iter().any(|r| lower.starts_with(r))
+}
+
+/// Whether clause `seg` is nothing but a take-back of the clause before ([`CANCELS`]).
+fn cancels(seg: &str) -> bool {
+    let lower = seg
+        .trim()
+        .trim_matches(|c: char| !c.is_alphanumeric() && !effects::is_cjk(c))
+        .to_lowercase()
+        .replace(',', "");
+    CANCELS.iter().any(|c| lower == *c)
 }
 
 /// Whether a clause only describes (see [`SUBJECTS`], [`ZH_ORDER_WORDS`], [`IMPERATIVES`]).
@@ -1235,6 +1378,11 @@ fn zh_demonstrative(head: &str) -> bool {
         "这项",
         "那一条",
         "这一条",
+        // "同时把名字改成“X”": the name of the item just spoken of.
+        "名字",
+        "文字",
+        "标题",
+        "内容",
     ]
     .iter()
     .any(|w| head.contains(w))
@@ -1994,6 +2142,66 @@ mod tests {
 
     fn steps(instruction: &str, obs: &Observation) -> Option<Vec<String>> {
         read(instruction, obs).map(|r| r.without_asks().steps)
+    }
+
+    #[test]
+    fn orders_said_as_states_undos_take_backs_and_placements_read() {
+        let obs = list(&[
+            ("wash the car", true),
+            ("water the ferns", false),
+            ("post the parcel", true),
+        ]);
+        // A check clause joined to a reason gives its state; "worded 'x'" renames the item
+        // the clauses before speak of.
+        assert_eq!(
+            steps(
+                "Somebody ticked the parcel too early, so it should be open again and worded 'post the big parcel'.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "uncheck \"post the parcel\"",
+                "double tap \"post the parcel\"",
+                "type \"post the big parcel\" into \"post the parcel\"",
+                "press Enter",
+            ]
+        );
+        // "undo that" takes back the state the clause before says.
+        assert_eq!(
+            steps("The car is marked done by mistake; undo that.", &obs).unwrap(),
+            vec!["uncheck \"wash the car\""]
+        );
+        // Said, then taken back: nothing; "throw … on" adds, "… can go completely" deletes.
+        assert_eq!(
+            steps(
+                "I was going to add 'buy a hose', never mind. Throw 'buy soap' on there. The ferns one can go completely.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "type \"buy soap\" into \"New item\"",
+                "press Enter",
+                "tap \"Delete\" in the row of \"water the ferns\"",
+            ]
+        );
+        let zh = list(&[("洗车", false), ("浇花", false)]);
+        assert_eq!(
+            steps(
+                "本来想把洗车那条勾掉，算了。浇花那条的名字换成“给花浇水”。",
+                &zh
+            )
+            .unwrap(),
+            vec![
+                "double tap \"浇花\"",
+                "type \"给花浇水\" into \"浇花\"",
+                "press Enter",
+            ]
+        );
+        // A check on its own never makes its own state.
+        assert_eq!(
+            steps("Untick the car. The ferns one should be ticked.", &obs).unwrap(),
+            vec!["uncheck \"wash the car\""]
+        );
     }
 
     #[test]

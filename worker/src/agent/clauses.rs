@@ -40,6 +40,10 @@ const LEADS: &[&str] = &[
     "be sure that",
     "see that",
     "expect",
+    "sanity check",
+    "sanity-check",
+    "quick check",
+    "final check",
 ];
 /// Chinese lead words.
 const LEADS_ZH: &[&str] = &[
@@ -141,10 +145,13 @@ const UNCHECKED: &[&str] = &[
 const CHECKED_ZH: &[&str] = &["已勾选", "已选中", "已完成", "勾选", "选中", "完成"];
 const UNCHECKED_ZH: &[&str] = &["未勾选", "未选中", "未完成", "取消勾选"];
 
-/// The checkable clauses of `instruction`, in order.
+/// The checkable clauses of `instruction`, in order. A check clause that says nothing of its
+/// own is left out when the one after it goes on with it ("sanity check before you stop: six
+/// entries, two ticked") or when it points back at the checks before it ("confirm that's
+/// what the list shows").
 pub fn checkable(instruction: &str) -> Vec<Clause> {
     let mut after_check = false;
-    segments(instruction)
+    let found: Vec<(Clause, bool)> = segments(instruction)
         .into_iter()
         .filter_map(|seg| {
             let body = strip_fillers(&seg);
@@ -154,15 +161,67 @@ pub fn checkable(instruction: &str) -> Vec<Clause> {
                 || LEADS_ZH.iter().any(|l| body.starts_with(l))
                 || SHOULD.iter().any(|s| lower.contains(s))
                 || SHOULD_ZH.iter().any(|s| body.contains(s));
-            // "make sure X, and that Y" / "确认…，而且…": the second half is the check's too.
-            let goes_on = after_check && continues_check(&seg);
+            // "make sure X, and that Y" / "确认…，而且…" / "…: six entries, two ticked": the
+            // second half is the check's too.
+            let counts = !led && !super::count_items::item_counts(body).is_empty();
+            let goes_on = after_check && (continues_check(&seg) || counts);
             after_check = led || goes_on;
-            (led || goes_on).then(|| Clause {
-                checks: checks_of(body),
-                text: body.to_string(),
+            (led || goes_on).then(|| {
+                let c = Clause {
+                    checks: checks_of(body),
+                    text: body.to_string(),
+                };
+                (c, goes_on && counts)
             })
         })
-        .collect()
+        .collect();
+    let mut out: Vec<Clause> = Vec::new();
+    for (i, (c, _)) in found.iter().enumerate() {
+        // "Sanity check before you stop: six entries, …": a heading of the counts after it.
+        let heads = found.get(i + 1).is_some_and(|(_, counted)| *counted)
+            && [':', '：']
+                .iter()
+                .any(|colon| instruction.contains(&format!("{}{colon}", c.text.trim())));
+        let empty = c.checks.is_empty();
+        if empty && (heads || !out.is_empty() && points_back(&c.text)) {
+            continue;
+        }
+        out.push(c.clone());
+    }
+    out
+}
+
+/// Whether a check clause only points back at the checks before it ("confirm that's what the
+/// list shows", "确认一下是这样").
+fn points_back(text: &str) -> bool {
+    let lower = text.to_lowercase().replace('’', "'");
+    let body = LEADS
+        .iter()
+        .find_map(|l| lower.strip_prefix(l))
+        .unwrap_or(&lower)
+        .trim_start();
+    let body = body
+        .strip_prefix("that ")
+        .filter(|b| b.starts_with("that"))
+        .unwrap_or(body);
+    [
+        "that's what",
+        "that is what",
+        "that's how",
+        "that is how",
+        "this is what",
+        "it looks like that",
+        "that's the case",
+        "that's right",
+        "all of that",
+        "all that",
+    ]
+    .iter()
+    .any(|p| body.starts_with(p) && (body.len() == p.len() || body[p.len()..].starts_with(' ')))
+        && quoted(body).is_empty()
+        || ["是这样", "没问题", "都对", "对不对", "是不是这样"]
+            .iter()
+            .any(|w| text.contains(w) && text.chars().count() <= 10)
 }
 
 /// Whether a clause, after a check clause, goes on with it: "and that …", "而且 …".
@@ -656,6 +715,20 @@ mod tests {
                 "assert \"b\" is not checked".to_string()
             ]]
         );
+    }
+
+    #[test]
+    fn a_heading_of_counts_and_a_check_that_points_back_are_left_out() {
+        let c = checkable("Quick check when you're done: four rows, one ticked. Verify that's what the page shows.");
+        let lines: Vec<_> = c.iter().flat_map(|c| c.checks.clone()).collect();
+        assert_eq!(
+            lines,
+            vec!["assert 4 items are listed", "assert 1 item is checked"]
+        );
+        assert_eq!(c.len(), 2, "{c:?}");
+        // Not a heading: a check of its own with "and that" after it stays, unmapped.
+        let c = checkable("make sure it all looks right and that nothing is ticked");
+        assert_eq!(c.len(), 2, "{c:?}");
     }
 
     #[test]

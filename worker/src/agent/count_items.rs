@@ -9,7 +9,9 @@
 //! (split at "and", commas, 其中 …): ticked / done / completed → checked; open / unticked /
 //! not done / still to do → not checked; none → every item (`listed`), but then only with a
 //! word that makes it a total ("there are", "exactly", "in total", 一共, 共, 有 …), so "the 2
-//! new items are at the bottom" counts nothing. A number after "the", "these", "those" or
+//! new items are at the bottom" counts nothing. A part that is nothing but a count ("…: six
+//! entries, two ticked") is one, with or without a noun. A part that is nothing but a count ("…: six
+//! entries, two ticked") is one, with or without a noun. A number after "the", "these", "those" or
 //! "my" names items, it does not count them. "N items left" is a counter's text, read by
 //! `clauses::checks_of` before this.
 
@@ -110,7 +112,9 @@ const DONE_ZH: &[&str] = &[
     "划掉",
 ];
 /// Chinese words that make a count a total.
-const TOTAL_ZH: &[&str] = &["一共", "总共", "共", "总计", "只有", "只剩", "正好", "有"];
+const TOTAL_ZH: &[&str] = &[
+    "一共", "总共", "共", "总计", "只有", "只剩", "剩", "正好", "有",
+];
 
 /// The `assert N items …` lines of `clause` (see the module docs); empty when it counts
 /// nothing.
@@ -132,12 +136,12 @@ pub fn item_counts(clause: &str) -> Vec<String> {
     out
 }
 
-/// `lower` split at " and ", ";" and commas.
+/// `lower` split at " and ", ";", colons and commas.
 fn parts_en(lower: &str) -> Vec<String> {
     lower
         .replace(" and ", ",")
         .replace(" but ", ",")
-        .split([',', ';'])
+        .split([',', ';', ':'])
         .map(str::to_string)
         .collect()
 }
@@ -166,11 +170,18 @@ fn count_en(words: &[&str]) -> Option<String> {
     let after = &words[at + 1..];
     let of_them =
         after.len() >= 2 && after[0] == "of" && ["them", "those", "these"].contains(&after[1]);
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
+    // "six entries, two ticked": a part that is nothing but a count is one.
+    let bare = at == 0
+        && after.len() <= 2
+        && !after.is_empty()
+        && after
+            .iter()
+            .all(|w| NOUNS.contains(w) || DONE.contains(w) || OPEN.contains(w));
     let noun = after.iter().take(3).position(|w| NOUNS.contains(w));
-    if !of_them && noun.is_none() {
+    if !of_them && !bare && noun.is_none() {
         return None;
     }
-    let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
     let negated = has(NOT);
     let state = if has(OPEN) || has(DONE) && negated || words.windows(2).any(|p| p == ["to", "do"])
     {
@@ -180,7 +191,7 @@ fn count_en(words: &[&str]) -> Option<String> {
     } else {
         None
     };
-    if state.is_none() && !(has(TOTAL) || of_them) {
+    if state.is_none() && !(has(TOTAL) || of_them || bare) {
         return None;
     }
     Some(argus_protocol::action::items_line(state, n))
@@ -273,6 +284,11 @@ mod tests {
             item_counts("make sure only one entry is completed"),
             ["assert 1 item is checked"]
         );
+        // Counts said bare, after a colon.
+        assert_eq!(
+            item_counts("quick check when you're finished: five rows, one open"),
+            ["assert 5 items are listed", "assert 1 item is not checked"]
+        );
     }
 
     #[test]
@@ -281,6 +297,7 @@ mod tests {
         assert!(item_counts("check that version 2 shows").is_empty());
         assert!(item_counts("make sure it says 3 items").is_empty());
         assert!(item_counts("confirm the year is 1999").is_empty());
+        assert!(item_counts("check the total: 3 apples").is_empty());
     }
 
     #[test]

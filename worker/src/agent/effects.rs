@@ -57,6 +57,7 @@ const EN: &[(&str, Does)] = &[
     ("scrap", Does::Delete),
     ("ditch", Does::Delete),
     ("scratch", Does::Delete),
+    ("bin", Does::Delete),
     ("toss", Does::Delete),
     ("add", Does::Add),
     ("stick", Does::Add),
@@ -68,9 +69,16 @@ const EN: &[(&str, Does)] = &[
     ("put", Does::Add),
     ("check", Does::Check),
     ("rename", Does::Rename),
+    ("call it", Does::Rename),
     ("reword", Does::Rename),
     ("retitle", Does::Rename),
     ("replace", Does::Rename),
+    // "… and worded 'x'", "have it read 'x'": the item of the clauses before.
+    ("worded", Does::Rename),
+    ("have it read", Does::Rename),
+    ("have it say", Does::Rename),
+    ("make it read", Does::Rename),
+    ("make it say", Does::Rename),
     ("amend", Does::Rename),
     ("modify", Does::Rename),
     ("alter", Does::Rename),
@@ -146,6 +154,8 @@ pub(super) const EN_FILLERS: &[&str] = &[
     "you could ",
     "you may ",
     "feel free to ",
+    "but ",
+    "from now on ",
 ];
 
 /// Chinese verbs (anywhere in an imperative clause; the uncheck ones are looked for first,
@@ -179,6 +189,9 @@ const ZH: &[(&str, Does)] = &[
     ("改为", Does::Rename),
     ("重命名", Does::Rename),
     ("改成", Does::Rename),
+    ("换成", Does::Rename),
+    ("替换成", Does::Rename),
+    ("换为", Does::Rename),
     ("勾掉", Does::Check),
     ("划掉", Does::Check),
     ("勾选", Does::Check),
@@ -223,6 +236,9 @@ const ZH: &[(&str, Does)] = &[
     ("加一个", Does::Add),
     ("再加", Does::Add),
     ("再添", Does::Add),
+    // "要加的是“X”".
+    ("加的是", Does::Add),
+    ("添的是", Does::Add),
     // The bare verb last: "那条直接删了吧".
     ("删", Does::Delete),
 ];
@@ -634,10 +650,28 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
             });
         }
         let marks = lower.starts_with("mark ") || lower.starts_with("set ");
-        return (marks && DONE_WORDS.iter().any(has)).then_some(Order {
+        // "mark that one off": the particle after the object.
+        let off = lower.starts_with("mark ") && lower.trim_end().ends_with(" off");
+        return (marks && (off || DONE_WORDS.iter().any(has))).then_some(Order {
             does: Does::Check,
             verb: None,
             object,
+        });
+    }
+    // "throw 'x' on the end" adds, "chuck that one out" deletes: the particle decides.
+    if let Some(verb) = ["throw ", "chuck "].iter().find(|v| lower.starts_with(**v)) {
+        let has = |w: &str| lower.contains(&format!(" {w} ")) || lower.ends_with(&format!(" {w}"));
+        let does = if has("out") || has("away") {
+            Does::Delete
+        } else if ["on", "onto", "in", "into", "at"].iter().any(|w| has(w)) {
+            Does::Add
+        } else {
+            return None;
+        };
+        return Some(Order {
+            does,
+            verb: None,
+            object: after(verb.len()),
         });
     }
     // "cross that one off": the particle comes after the object.
@@ -1109,10 +1143,19 @@ fn passive_order(raw: &str) -> Option<Order> {
                 });
             }
         }
-        if after
-            .split_whitespace()
-            .all(|w| ["now", "too", "then", "already"].contains(&w))
-        {
+        // "the canisters entry can go completely".
+        if after.split_whitespace().all(|w| {
+            [
+                "now",
+                "too",
+                "then",
+                "already",
+                "completely",
+                "entirely",
+                "altogether",
+            ]
+            .contains(&w.trim_end_matches(['.', '!']))
+        }) {
             return Some(Order {
                 does: Does::Delete,
                 verb: None,

@@ -47,6 +47,7 @@ pub mod prompts;
 pub mod reflect;
 pub(crate) mod replay;
 pub mod run;
+mod should_state;
 pub(crate) mod state;
 pub mod step_done;
 pub(crate) mod turn;
