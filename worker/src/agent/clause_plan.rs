@@ -391,7 +391,8 @@ impl Reader<'_> {
         }
         let order = effects::order_of(&seg)
             .or_else(|| self.continued_order(k))
-            .or_else(|| undo_order(&seg, &before));
+            .or_else(|| undo_order(&seg, &before))
+            .or_else(|| new_items_order(&seg));
         self.last = order.as_ref().map(|o| o.does);
         // A state said of something ("most of this is handled"), not an imperative.
         let said = order.as_ref().is_some_and(|o| o.verb.is_none()) && describes(&seg);
@@ -511,7 +512,10 @@ impl Reader<'_> {
             // "Add a new one, 'pick up ice'": the items come in the next clause.
             return;
         }
-        if heading(&seg, &self.split[k].1, self.instruction) || preamble(&seg, &self.items) {
+        if heading(&seg, &self.split[k].1, self.instruction)
+            || preamble(&seg, &self.items)
+            || reports_zh(&seg)
+        {
             // "Fix that: …": what to do comes after the colon.
             return;
         }
@@ -1212,6 +1216,42 @@ fn undo_order(seg: &str, before: &[&str]) -> Option<effects::Order> {
         verb: None,
         object: "that".into(),
     })
+}
+
+/// "Two new ones: 'a' and 'b'", "再加两条：“a”和“b”": a heading of new items before a colon,
+/// the items after it, is an add of those items.
+fn new_items_order(seg: &str) -> Option<effects::Order> {
+    let at = seg.find([':', '：'])?;
+    let (head, tail) = (&seg[..at], &seg[at..]);
+    let tail = tail.trim_start_matches([':', '：']).trim();
+    if !(effects::starts_with_item(tail) && effects::is_only_items(tail)) {
+        return None;
+    }
+    let lower = head.trim().to_lowercase();
+    let en = lower
+        .split_whitespace()
+        .any(|w| ["new", "more", "extra", "additional"].contains(&w))
+        && lower.split_whitespace().count() <= 5;
+    let zh = ["加", "添", "记", "新"].iter().any(|w| head.contains(w))
+        && ['条', '项', '个', '件'].iter().any(|c| head.contains(*c))
+        && !["删", "去掉", "拿掉", "勾"]
+            .iter()
+            .any(|w| head.contains(w));
+    (en || zh).then(|| effects::Order {
+        does: Does::Add,
+        verb: None,
+        object: tail.to_string(),
+    })
+}
+
+/// Whether an unread Chinese clause reports what happened ("团建改成线上搞了"): it ends with
+/// 了, quotes nothing and asks nothing (no 把 / 请 / 帮我 …).
+fn reports_zh(seg: &str) -> bool {
+    let body = seg.trim().trim_end_matches(['。', '！', '，', '.', '!']);
+    body.chars().any(effects::is_cjk)
+        && body.ends_with('了')
+        && clauses::quoted(body).is_empty()
+        && !ZH_ORDER_WORDS.iter().any(|w| body.contains(w))
 }
 
 /// Whether clause `seg` only says what the speaker meant to order ([`RETRACTED`]).
@@ -2196,6 +2236,29 @@ mod tests {
                 "type \"给花浇水\" into \"浇花\"",
                 "press Enter",
             ]
+        );
+        // New items under a heading; a report of what happened; no longer counted done.
+        assert_eq!(
+            steps(
+                "A couple of new entries: 'oil the hinge' and 'sweep the yard'.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "type \"oil the hinge\" into \"New item\"",
+                "press Enter",
+                "type \"sweep the yard\" into \"New item\"",
+                "press Enter",
+            ]
+        );
+        assert_eq!(
+            steps(
+                "洗车的事推迟了。浇花那条又加了一盆，所以它现在不算完成。",
+                &zh
+            )
+            .map(|s| s.len()),
+            None,
+            "浇花 is open already: nothing to do"
         );
         // A check on its own never makes its own state.
         assert_eq!(

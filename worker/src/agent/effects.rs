@@ -161,6 +161,11 @@ pub(super) const EN_FILLERS: &[&str] = &[
 /// Chinese verbs (anywhere in an imperative clause; the uncheck ones are looked for first,
 /// since `未完成` contains `完成`).
 const ZH: &[(&str, Does)] = &[
+    // "所以它现在不算完成": it no longer counts as done.
+    ("不算完成", Does::Uncheck),
+    ("不算已完成", Does::Uncheck),
+    ("不能算完成", Does::Uncheck),
+    ("不算做完", Does::Uncheck),
     ("改回未完成", Does::Uncheck),
     ("标成未完成", Does::Uncheck),
     ("标为未完成", Does::Uncheck),
