@@ -27,7 +27,7 @@
 use super::clauses;
 use super::effects::{self, Does};
 use super::plan_step::{PlanStep, StepKind};
-use super::{conditions, positions, should_state};
+use super::{conditions, implied, positions, should_state};
 use crate::checks::is_all_toggle;
 use crate::resolve::{is_toggle, takes_text};
 use argus_perception::{Observation, Role};
@@ -407,6 +407,14 @@ impl Reader<'_> {
             return Some(());
         }
         if describes(&seg) && order.is_none() {
+            // "the defence room is booked": the item's own verb, done.
+            let implied = (!implied::held_back(self.instruction))
+                .then(|| implied::state(&seg, &self.items))
+                .flatten();
+            if let Some((item, done)) = implied {
+                let does = if done { Does::Check } else { Does::Uncheck };
+                return self.given(does, &format!("\"{item}\""), &seg, &before);
+            }
             // "make sure there are six, and three of them are still open": the check's.
             let goes_on = after_a_check && self.split[k].1.trim_start().starts_with("and ");
             if !goes_on && may_order(&self.split[k].1, &self.items) {
@@ -2670,8 +2678,13 @@ mod tests {
         );
         // Only checks and descriptions: nothing to plan.
         assert_eq!(
-            steps("The fence is fixed. Make sure 2 items are left.", &obs),
+            steps("The fence looks fine. Make sure 2 items are left.", &obs),
             None
+        );
+        // A description that says the item's own verb is done ticks it.
+        assert_eq!(
+            steps("The fence is fixed. Make sure 2 items are left.", &obs).unwrap(),
+            vec!["check \"fix the fence\""]
         );
     }
     #[test]

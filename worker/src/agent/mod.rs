@@ -32,6 +32,7 @@ pub mod effects;
 pub(crate) mod expect;
 pub mod focus;
 pub mod form_fill;
+mod implied;
 pub mod judge;
 pub(crate) mod learn;
 pub mod plan;

@@ -290,6 +290,8 @@ pub(super) fn except(object: &str, before: &[&str]) -> Option<String> {
             "others",
             "the rest",
             "everything else",
+            "whatever else",
+            "anything else",
             "all else",
             "the remaining",
         ]
@@ -400,6 +402,14 @@ mod tests {
             Some("交房租")
         );
         assert_eq!(except("把它勾上", &["除了交房租"]), None);
+        assert_eq!(
+            except(
+                "whatever else is open",
+                &["all of it is sorted except the gutters"]
+            )
+            .as_deref(),
+            Some("the gutters")
+        );
         assert!(all_but("tick off everything"));
         assert!(!all_but("complete 'a'"));
     }
