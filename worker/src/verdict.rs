@@ -236,7 +236,7 @@ impl Exec<'_, AgentState> {
             &unmapped,
             self.st.claim.clone(),
         );
-        let decided = self.with_planner_checks(self.with_named_presses(decided));
+        let decided = self.with_unsure(self.with_planner_checks(self.with_named_presses(decided)));
         if decided.0 != RunStatus::Unverified
             || self.ctx.spec.mode == Mode::Script
             || !self.ctx.env.config.judge
@@ -272,6 +272,27 @@ impl Exec<'_, AgentState> {
             Some(why) if status == RunStatus::Succeeded => {
                 let basis = format!(
                     "{}, but a check step the planner added did not hold: {why}",
+                    v.basis
+                );
+                v.basis = basis.clone();
+                (RunStatus::Unverified, Some(basis), v)
+            }
+            _ => (status, error, v),
+        }
+    }
+
+    /// A run that would end `succeeded` on a read plan that left an item as it was though a
+    /// description names it (`AgentState::unsure`) ends `unverified`, naming the clause:
+    /// whether it asked for a change Argus cannot tell.
+    fn with_unsure(
+        &self,
+        decided: (RunStatus, Option<String>, Verdict),
+    ) -> (RunStatus, Option<String>, Verdict) {
+        let (status, error, mut v) = decided;
+        match self.st.unsure.first() {
+            Some((clause, item)) if status == RunStatus::Succeeded => {
+                let basis = format!(
+                    "{}, but the instruction's clause {clause:?} speaks of {item:?}, which the plan left as it was: whether it asks for a change Argus cannot tell",
                     v.basis
                 );
                 v.basis = basis.clone();

@@ -124,6 +124,25 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
     found
 }
 
+/// Whether `clause` tells of a change ("the shoes came yesterday", "Legal vetoed the photo",
+/// "押金退回来了"): an English past form ([`base_of`]: `-ed` or irregular) or state word,
+/// or a Chinese 了 / 过 / 好 / 完.
+pub(super) fn tells_a_change(clause: &str) -> bool {
+    if clause.chars().any(super::cjk::is_cjk) {
+        return ["了", "过", "好", "完"].iter().any(|w| clause.contains(w));
+    }
+    let lower = clause.to_lowercase().replace('’', "'");
+    lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .any(|w| {
+            base_of(w).is_some()
+                || [
+                    "came", "went", "arrived", "done", "finished", "ready", "over",
+                ]
+                .contains(&w)
+        })
+}
+
 /// The base verb of a past form (`booked` → `book`, `patched` → `patch`, `paid` → `pay`).
 fn base_of(tok: &str) -> Option<String> {
     if let Some((_, b)) = IRREGULAR.iter().find(|(p, _)| *p == tok) {

@@ -551,6 +551,7 @@ impl Exec<'_, AgentState> {
             )),
             None => {}
         }
+        self.st.unsure = read.unsure.clone();
         let taken = self.take_end_state(&read.effects);
         // A check of a toggle on an item the read plan deletes cannot hold ("…neither is
         // marked done" mapped for every item, the deleted one too).

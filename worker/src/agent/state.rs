@@ -28,6 +28,9 @@ pub(crate) struct AgentState {
     pub(crate) expected: Vec<Expected>,
     /// Checkable clauses of the instruction nobody has turned into a check yet.
     pub(crate) unmapped: Vec<String>,
+    /// Descriptions naming an item the read plan leaves as it was (clause, item): they cap
+    /// the verdict at `unverified` (see `agent::clause_plan::Read::unsure`).
+    pub(crate) unsure: Vec<(String, String)>,
     /// The model's last claim that the job (or its last step) is done.
     pub(crate) claim: Option<String>,
     /// Check steps the planner added that did not hold (`plan[i]: why`): they cap the
