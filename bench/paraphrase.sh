@@ -41,7 +41,8 @@
 # was run and looked at, at 93e8feb), nor `held_out_14` (round 14: 10 more, written the same way
 # after held_out, held_out_2, held_out_3, held_out_4, held_out_5, held_out_6, held_out_7,
 # held_out_8, held_out_9, held_out_10, held_out_11, held_out_12 and held_out_13 had been looked
-# at; not run yet when round 15 was written, so still clean: DO NOT TUNE ON held_out_14), nor
+# at; not run yet when round 15 was written; no longer clean: it was run and looked at, at
+# 7713a26), nor
 # `held_out_15` (round 15: 10 more, written the same way after held_out, held_out_2, held_out_3,
 # held_out_4, held_out_5, held_out_6, held_out_7, held_out_8, held_out_9, held_out_10,
 # held_out_11, held_out_12 and held_out_13 had been looked at, before held_out_14 was run;
