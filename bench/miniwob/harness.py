@@ -559,11 +559,15 @@ def report(rows, episodes):
 
     tpe = f"{mean([r['prompt_tokens'] + r['completion_tokens'] for r in a]):.0f}" if a else "na"
     peer_tpe = f"{mean([r['prompt_tokens'] + r['completion_tokens'] for r in p]):.0f}" if p else "na"
-    # Model calls of the acting turns (not the plan): seconds and prompt tokens per call,
-    # median over every such call of every episode (rows from before this field: "na").
-    acting = [c for r in a for c in (r.get("per_call") or []) if c[0] != "plan"]
+    # Model calls of the acting turns (not the plan, not the run's one judge call, which is
+    # reported on its own): seconds and prompt tokens per call, median over every such call
+    # of every episode (rows from before this field: "na").
+    calls = [c for r in a for c in (r.get("per_call") or [])]
+    acting = [c for c in calls if c[0] not in ("plan", "judge")]
     call_s = f"{median([c[1] for c in acting]) / 1000.0:.1f}" if acting else "na"
     call_tok = f"{median([c[2] for c in acting]):.0f}" if acting else "na"
+    judging = [c for c in calls if c[0] == "judge"]
+    judge_s = f"{median([c[1] for c in judging]) / 1000.0:.1f}" if judging else "na"
     planning = [c for r in a for c in (r.get("per_call") or []) if c[0] == "plan"]
     plan_tok = f"{median([c[2] for c in planning]):.0f}" if planning else "na"
     fp, passed = false_passes(a)
@@ -573,7 +577,8 @@ def report(rows, episodes):
         f"miniwob_success={rate(a)} peer_success={rate(p)} episodes={len(episodes)} "
         f"s_per_episode={spe(a)} peer_s_per_episode={spe(p)} tokens_per_episode={tpe} peer_tokens_per_episode={peer_tpe} "
         f"false_pass_rate={fpr} false_passes={fp} {counts} "
-        f"model_s_per_action_call={call_s} prompt_tokens_per_action_call={call_tok} prompt_tokens_per_plan_call={plan_tok}"
+        f"model_s_per_action_call={call_s} prompt_tokens_per_action_call={call_tok} prompt_tokens_per_plan_call={plan_tok} "
+        f"model_s_per_judge_call={judge_s}"
     )
 
 
