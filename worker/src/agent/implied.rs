@@ -79,6 +79,9 @@ pub(super) fn held_back(instruction: &str) -> bool {
 /// The item of `items` that `clause` says is done (`true`) or not done (`false`), if it
 /// says so plainly (see the module docs).
 pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, bool)> {
+    if clause.chars().any(super::cjk::is_cjk) {
+        return state_zh(clause, items);
+    }
     let lower = clause.to_lowercase().replace('’', "'");
     let toks: Vec<&str> = lower
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
@@ -122,6 +125,49 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
         }
     }
     found
+}
+
+/// Chinese markers of a finished action right after its verb ("签了", "订上了", "交过了").
+const DONE_ZH: &[&str] = &[
+    "了", "好了", "完了", "过了", "上了", "掉了", "好", "完", "过",
+];
+/// Chinese words that make such a clause no report of the item's own action done.
+const NOT_ZH: &[&str] = &[
+    "没", "未", "不", "别", "被", "要", "得", "想", "打算", "准备",
+];
+
+/// The Chinese form of [`state`]: the item's first character (its verb: 签 of 签租房合同, 订
+/// of 订酒店) followed by a [`DONE_ZH`] marker ("合同今天签了", "酒店已经按协议价订上了"), and
+/// two more characters of the item in the clause, naming one item only; never with a
+/// [`NOT_ZH`] word in the clause ("还没签", "被退回来了", "要签了").
+fn state_zh(clause: &str, items: &[(String, bool)]) -> Option<(String, bool)> {
+    if NOT_ZH.iter().any(|w| clause.contains(w)) {
+        return None;
+    }
+    let hits: Vec<&String> = items
+        .iter()
+        .map(|(name, _)| name)
+        .filter(|name| {
+            let mut chars = name.chars();
+            let Some(verb) = chars.next() else {
+                return false;
+            };
+            let rest: Vec<char> = chars.filter(|c| super::cjk::is_cjk(*c)).collect();
+            let shared = rest
+                .iter()
+                .filter(|c| **c != verb && clause.contains(**c))
+                .count();
+            let done = clause.match_indices(verb).any(|(i, v)| {
+                let after = &clause[i + v.len()..];
+                DONE_ZH.iter().any(|d| after.starts_with(d))
+            });
+            super::cjk::is_cjk(verb) && done && shared >= 2
+        })
+        .collect();
+    match hits.as_slice() {
+        [one] => Some(((*one).clone(), true)),
+        _ => None,
+    }
 }
 
 /// Whether `clause` tells of a change ("the shoes came yesterday", "Legal vetoed the photo",
@@ -191,6 +237,25 @@ mod tests {
             state("the library card hasn't been renewed yet", &items()),
             Some(("renew the library card".into(), false))
         );
+    }
+
+    #[test]
+    fn a_chinese_report_of_the_items_own_verb_done() {
+        let zh: Vec<(String, bool)> = [("签租房合同", false), ("订酒店", false), ("交押金", false)]
+            .iter()
+            .map(|(n, d)| (n.to_string(), *d))
+            .collect();
+        assert_eq!(
+            state("合同今天签了", &zh),
+            Some(("签租房合同".into(), true))
+        );
+        assert_eq!(
+            state("酒店已经按公司协议价订上了", &zh),
+            Some(("订酒店".into(), true))
+        );
+        assert_eq!(state("合同还没签", &zh), None);
+        assert_eq!(state("押金也转过去了", &zh), None);
+        assert_eq!(state("酒店要订了", &zh), None);
     }
 
     #[test]
