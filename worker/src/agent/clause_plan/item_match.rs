@@ -1,0 +1,351 @@
+//! Which list items a text names: a quote, its words, its Chinese characters, each part of
+//! an "and" list, a position among the items just added, or a pronoun and the clauses
+//! before it; and the state an object picks its items by.
+
+use super::stems::{same_word, words};
+use crate::agent::effects::{self, Does};
+use crate::agent::{clauses, positions};
+
+/// The item a quoted text names: the one whose name is that text (case-insensitive), else
+/// the unique best by words.
+pub(super) fn find_item(q: &str, items: &[(String, bool)]) -> Option<String> {
+    let key = q.trim().to_lowercase();
+    if let Some((n, _)) = items.iter().find(|(n, _)| n.to_lowercase() == key) {
+        return Some(n.clone());
+    }
+    by_words(q, items, None).and_then(|mut v| (v.len() == 1).then(|| v.remove(0)))
+}
+
+/// Whether an object speaks of the items that are done ("the completed ones", "whatever is
+/// already done", "打了勾的").
+pub(super) fn names_done(object: &str) -> bool {
+    let lower = object.to_lowercase();
+    effects::DONE_WORDS
+        .iter()
+        .any(|w| lower.split(|c: char| !c.is_alphanumeric()).any(|x| x == *w))
+        || [
+            "已完成",
+            "打了勾",
+            "打勾的",
+            "完成的",
+            "勾选的",
+            "做完的",
+            "弄完的",
+            "搞定的",
+            "办完的",
+        ]
+        .iter()
+        .any(|w| object.contains(w))
+}
+
+/// The state an order's object picks its items by: `Some(false)` for "everything still
+/// open" (an [`effects::UNDONE_WORDS`] phrase), `Some(true)` for "everything that's ticked
+/// off" ([`names_done`]), `None` when it names no state.
+pub(super) fn state_named(object: &str) -> Option<bool> {
+    let spaced: String = object
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let spaced = format!(
+        " {} ",
+        spaced.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
+    let undone = effects::UNDONE_WORDS
+        .iter()
+        .any(|w| spaced.contains(&format!(" {w} ")))
+        || ["未完成", "没完成", "没勾", "未勾"]
+            .iter()
+            .any(|w| object.contains(w));
+    if undone {
+        Some(false)
+    } else {
+        names_done(object).then_some(true)
+    }
+}
+
+/// Whether an object that names no item speaks of items named before: no English word of
+/// meaning left ("that one", "it", "both of them"); in Chinese a demonstrative (这条, 那个,
+/// 它), or, but for deleting (清除已完成的 names a button), any object ("把勾去掉").
+pub(super) fn pronoun(object: &str, does: Does) -> bool {
+    if object.chars().any(effects::is_cjk) {
+        // "删了吧": nothing but particles is the item just spoken of.
+        let plain = [
+            "直接", "干脆", "马上", "立刻", "赶紧", "顺便", "一并", "可以", "帮我",
+        ]
+        .iter()
+        .fold(object.to_string(), |o, w| o.replace(w, ""));
+        let bare = plain
+            .chars()
+            .filter(|c| effects::is_cjk(*c))
+            .all(|c| "了吧呢啊吗呀嘛就也都把给掉它".contains(c));
+        return does != Does::Delete
+            || bare
+            || ["这", "那", "它"].iter().any(|w| object.contains(w));
+    }
+    // "those two", "both": a count of items named before is no word of meaning.
+    words(object)
+        .iter()
+        .all(|w| ["two", "three", "four", "both", "those", "these", "them"].contains(&w.as_str()))
+}
+
+/// How many items a pronoun speaks of: `Some(1)` for it / that one / 这条, `Some(n)` for
+/// both / two / 两, `None` for them / these (every item that matches).
+pub(super) fn plural(object: &str) -> Option<usize> {
+    let lower = object.to_lowercase();
+    let has = |w: &str| lower.split(|c: char| !c.is_alphanumeric()).any(|x| x == w);
+    // "tick both the ferns and the bills", split at its "and": this part names one.
+    let both_named = lower
+        .split_once("both ")
+        .is_some_and(|(_, r)| !r.trim_start().starts_with("of") && !words(r).is_empty());
+    if both_named {
+        return Some(1);
+    }
+    if has("both") || has("two") || object.contains('两') {
+        return Some(2);
+    }
+    if has("three") || object.contains('三') {
+        return Some(3);
+    }
+    if has("them") || has("these") || has("those") || object.contains("它们") {
+        return None;
+    }
+    Some(1)
+}
+
+/// "the first two are sorted now": the `k` items a run of positions names as a clause's
+/// subject (before its copula), for "those two" after it.
+fn run_subject(seg: &str, items: &[(String, bool)], k: usize) -> Option<Vec<String>> {
+    let lower = seg.to_lowercase();
+    let subject = [" are ", " were ", "'re "]
+        .iter()
+        .filter_map(|c| lower.find(c))
+        .min()
+        .and_then(|at| seg.get(..at))?;
+    positions::by_positions(subject, items).filter(|run| run.len() == k)
+}
+
+/// Items the clauses before (nearest first) speak of: the nearest clause that names some, by
+/// its quoted items, else by its words ("the bread's been bought, so tick it off" speaks of
+/// the bread even when an earlier clause quoted another item). A plural that wants more
+/// takes them from several clauses ("会议室还没订，测试用例只更新了一半，这两条…").
+pub(super) fn by_context(
+    before: &[&str],
+    items: &[(String, bool)],
+    n: Option<usize>,
+) -> Option<Vec<String>> {
+    if let Some(run) = n.filter(|k| *k > 1).and_then(|k| {
+        before
+            .iter()
+            .take(3)
+            .find_map(|seg| run_subject(seg, items, k))
+    }) {
+        return Some(run);
+    }
+    let mut found: Vec<String> = Vec::new();
+    for seg in before {
+        let quoted: Vec<String> = clauses::quoted(seg)
+            .iter()
+            .filter_map(|q| find_item(q, items))
+            .collect();
+        let hits = if quoted.is_empty() {
+            by_words(seg, items, n.filter(|k| *k == 1))
+                .or_else(|| {
+                    (n == Some(1))
+                        .then(|| {
+                            by_chars(seg, items).or_else(|| positions::by_position(seg, items))
+                        })
+                        .flatten()
+                        .map(|one| vec![one])
+                })
+                .unwrap_or_default()
+        } else {
+            quoted
+        };
+        for h in hits {
+            if !found.contains(&h) {
+                found.push(h);
+            }
+        }
+        match n {
+            Some(k) if found.len() >= k => break,
+            None if !found.is_empty() => break,
+            _ => {}
+        }
+    }
+    found.sort_by_key(|f| items.iter().position(|(n, _)| n == f));
+    match n {
+        Some(n) if found.len() == n => Some(found),
+        None if !found.is_empty() => Some(found),
+        _ => None,
+    }
+}
+
+/// The items `text`'s words name: the unique best-scoring one for `Some(1)`, every item that
+/// shares a word otherwise (exactly `n` of them for `Some(n)`); `None` when nothing matches.
+pub(super) fn by_words(
+    text: &str,
+    items: &[(String, bool)],
+    n: Option<usize>,
+) -> Option<Vec<String>> {
+    let want = words(text);
+    if want.is_empty() {
+        return None;
+    }
+    let scored: Vec<(usize, &String)> = items
+        .iter()
+        .map(|(name, _)| {
+            (
+                words(name)
+                    .iter()
+                    .filter(|w| want.iter().any(|x| same_word(x, w)))
+                    .count(),
+                name,
+            )
+        })
+        .filter(|(s, _)| *s > 0)
+        .collect();
+    let best = scored.iter().map(|(s, _)| *s).max()?;
+    match n {
+        Some(1) => {
+            let top: Vec<&String> = scored
+                .iter()
+                .filter(|(s, _)| *s == best)
+                .map(|(_, n)| *n)
+                .collect();
+            (top.len() == 1).then(|| vec![top[0].clone()])
+        }
+        Some(k) => (scored.len() == k).then(|| scored.iter().map(|(_, n)| (*n).clone()).collect()),
+        None => Some(scored.iter().map(|(_, n)| (*n).clone()).collect()),
+    }
+}
+
+/// Chinese characters that carry no item's meaning (particles, pronouns, aspect words).
+const ZH_FUNCTION_CHARS: &str =
+    "了的已经把这那条个一下吧就也都还没不是在我你他她它们给让被去来过着呢啊吗要再和跟与又很太先后";
+
+/// The one item sharing the most meaning-bearing Chinese characters with `text` (a clause
+/// that words the item in another order: "花已经浇过了" names 浇花), when character pairs
+/// found none; `None` when no item shares one or several tie.
+pub(super) fn by_chars(text: &str, items: &[(String, bool)]) -> Option<String> {
+    let want: Vec<char> = text
+        .chars()
+        .filter(|c| effects::is_cjk(*c) && !ZH_FUNCTION_CHARS.contains(*c))
+        .collect();
+    if want.is_empty() {
+        return None;
+    }
+    let scored: Vec<(usize, &String)> = items
+        .iter()
+        .map(|(name, _)| {
+            let mut seen: Vec<char> = Vec::new();
+            for c in name.chars().filter(|c| want.contains(c)) {
+                if !seen.contains(&c) {
+                    seen.push(c);
+                }
+            }
+            (seen.len(), name)
+        })
+        // One shared character (买 of 买水果 in "把新的买回来了") is no evidence.
+        .filter(|(k, _)| *k > 1)
+        .collect();
+    let best = scored.iter().map(|(k, _)| *k).max()?;
+    let mut top = scored.iter().filter(|(k, _)| *k == best);
+    let one = top.next()?;
+    top.next().is_none().then(|| one.1.clone())
+}
+
+/// The items an object joined by "and" / "," / 和 / 、 names, one per part, when every part
+/// (two or more) names exactly one item and no two the same.
+pub(super) fn each_part(object: &str, items: &[(String, bool)]) -> Option<Vec<String>> {
+    let mut parts = vec![object.to_string()];
+    for sep in [" and ", ", ", ",", "，", "、", "和", "跟", "与"] {
+        parts = parts
+            .iter()
+            .flat_map(|p| p.split(sep).map(str::to_string).collect::<Vec<_>>())
+            .collect();
+    }
+    let parts: Vec<&String> = parts.iter().filter(|p| !words(p).is_empty()).collect();
+    if parts.len() < 2 {
+        return None;
+    }
+    let mut out: Vec<String> = Vec::new();
+    for p in parts {
+        let one = by_words(p, items, Some(1))?.pop()?;
+        if out.contains(&one) {
+            return None;
+        }
+        out.push(one);
+    }
+    Some(out)
+}
+
+/// The item a position names among those the clause before added ("add 'a' and 'b' —
+/// scratch the second one" speaks of b): `before` nearest first; `None` when that clause
+/// added fewer than two quoted items or `object` names no position.
+pub(super) fn among_added(object: &str, before: &[&str]) -> Option<String> {
+    let prior = before.first()?;
+    let order = effects::order_of(prior)?;
+    if order.does != Does::Add {
+        return None;
+    }
+    let added: Vec<(String, bool)> = clauses::quoted(prior)
+        .into_iter()
+        .map(|q| (q, false))
+        .collect();
+    if added.len() < 2 {
+        return None;
+    }
+    positions::by_position(object, &added)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{list, steps};
+
+    #[test]
+    fn pronouns_and_paraphrases_find_their_items() {
+        let obs = list(&[("fix the fence", false), ("email the landlord", false)]);
+        assert_eq!(
+            steps("The landlord got his email, so cross that one off.", &obs).unwrap(),
+            vec!["check \"email the landlord\""]
+        );
+        assert_eq!(
+            steps("Tick off the fence job", &obs).unwrap(),
+            vec!["check \"fix the fence\""]
+        );
+        assert_eq!(
+            steps("'fix the fence' is done by my neighbour. Remove it.", &obs).unwrap(),
+            vec!["tap \"Delete\" in the row of \"fix the fence\""]
+        );
+        let zh = list(&[("修水管", true), ("订机票", true), ("写报告", false)]);
+        assert_eq!(
+            steps("水管其实还没修好，机票也没订成，这两条都得重新打开。", &zh).unwrap(),
+            vec!["uncheck \"修水管\"", "uncheck \"订机票\""]
+        );
+    }
+
+    #[test]
+    fn the_nearest_clause_decides_a_pronoun() {
+        let obs = list(&[("call the plumber", false), ("buy bread", false)]);
+        assert_eq!(
+            steps(
+                "Not the plumber after all: change that entry to read 'call the electrician'. The bread's been bought as well, so tick it off.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "double tap \"call the plumber\"",
+                "type \"call the electrician\" into \"call the plumber\"",
+                "press Enter",
+                "check \"buy bread\""
+            ]
+        );
+    }
+}

@@ -1,0 +1,672 @@
+//! The typed steps of one order: an add, a rename, a tick, untick or delete of the items it
+//! names, a clearing button; and the orders said without a verb ("undo that", "two new
+//! ones: …").
+
+use super::item_match::{
+    among_added, by_chars, by_context, by_words, each_part, find_item, names_done, plural, pronoun,
+    state_named,
+};
+use super::screen::{button_for, one_text_field, submits_a_form};
+use super::stems::{words, ALL_WORDS};
+use crate::agent::effects::{self, Does};
+use crate::agent::plan_step::{PlanStep, StepKind};
+use crate::agent::{clauses, positions};
+use argus_perception::Observation;
+
+/// "undo that" after a clause that says an item is (wrongly) done or open: the state taken
+/// back, on the item the clauses before name ("it's wrongly shown as done; undo that").
+pub(super) fn undo_order(seg: &str, before: &[&str]) -> Option<effects::Order> {
+    let lower = seg.trim().trim_end_matches(['.', '!']).to_lowercase();
+    let verb = ["undo", "revert", "reverse", "take back"]
+        .iter()
+        .find(|v| lower.starts_with(**v))?;
+    let object = lower[verb.len()..].trim();
+    if !["that", "it", "this", "that one", "that tick", "the tick"].contains(&object) {
+        return None;
+    }
+    let said = before.first()?.to_lowercase();
+    let has = |set: &[&str]| {
+        set.iter().any(|w| {
+            said.split(|c: char| !c.is_alphanumeric())
+                .collect::<Vec<_>>()
+                .join(" ")
+                .contains(w)
+        })
+    };
+    let does = if has(effects::UNDONE_WORDS) {
+        Does::Check
+    } else if has(effects::DONE_WORDS) || has(&["ticked off", "marked"]) {
+        Does::Uncheck
+    } else {
+        return None;
+    };
+    Some(effects::Order {
+        does,
+        verb: None,
+        object: "that".into(),
+    })
+}
+
+/// "Two new ones: 'a' and 'b'", "再加两条：“a”和“b”": a heading of new items before a colon,
+/// the items after it, is an add of those items.
+pub(super) fn new_items_order(seg: &str) -> Option<effects::Order> {
+    let at = seg.find([':', '：'])?;
+    let (head, tail) = (&seg[..at], &seg[at..]);
+    let tail = tail.trim_start_matches([':', '：']).trim();
+    if !(effects::starts_with_item(tail) && effects::is_only_items(tail)) {
+        return None;
+    }
+    let lower = head.trim().to_lowercase();
+    let en = lower
+        .split_whitespace()
+        .any(|w| ["new", "more", "extra", "additional"].contains(&w))
+        && lower.split_whitespace().count() <= 5;
+    let zh = ["加", "添", "记", "新"].iter().any(|w| head.contains(w))
+        && ['条', '项', '个', '件'].iter().any(|c| head.contains(*c))
+        && !["删", "去掉", "拿掉", "勾"]
+            .iter()
+            .any(|w| head.contains(w));
+    (en || zh).then(|| effects::Order {
+        does: Does::Add,
+        verb: None,
+        object: tail.to_string(),
+    })
+}
+
+/// A typed step.
+fn step(kind: StepKind, target: &str, text: &str) -> PlanStep {
+    PlanStep {
+        kind,
+        target: target.to_string(),
+        text: text.to_string(),
+    }
+}
+
+/// What an order reads against: the clauses before it (nearest first), the items known so
+/// far (updated as the plan goes), the screen, and whether an item's state is still known.
+pub(super) struct Ctx<'a> {
+    pub(super) before: &'a [&'a str],
+    pub(super) items: &'a mut Vec<(String, bool)>,
+    /// Items the plan has deleted so far ("the plant entry can go: delete it" deletes once).
+    pub(super) deleted: &'a mut Vec<(String, bool)>,
+    pub(super) obs: &'a Observation,
+    pub(super) uncertain: bool,
+}
+
+/// The typed steps of one order (`None` in the list: its effect already holds), updating
+/// the known items; `None` when it cannot be read.
+pub(super) fn order_steps(
+    does: Does,
+    object: &str,
+    seg: &str,
+    cx: &mut Ctx<'_>,
+) -> Option<Vec<Option<PlanStep>>> {
+    match does {
+        Does::Add => add_steps(object, cx),
+        Does::Rename => rename_steps(object, cx),
+        Does::Check | Does::Uncheck | Does::Delete => item_steps(does, object, seg, cx),
+    }
+}
+
+/// An add: each quoted text typed into the one text field and submitted with Enter.
+fn add_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
+    let quoted = clauses::quoted(object);
+    if quoted.is_empty() {
+        return None;
+    }
+    if submits_a_form(cx.obs) {
+        // A form's field is filled and sent with its button, not submitted as a new item.
+        return None;
+    }
+    let field = one_text_field(cx.obs)?;
+    let mut out = Vec::new();
+    for t in quoted {
+        if !cx.uncertain && cx.items.iter().any(|(n, _)| *n == t) {
+            out.push(None);
+            continue;
+        }
+        cx.items.push((t.clone(), false));
+        out.push(Some(step(StepKind::Type, &field, &t)));
+        out.push(Some(step(StepKind::Press, "", "Enter")));
+    }
+    Some(out)
+}
+
+/// Whether a Chinese object points back at an item by a demonstrative ("把那条的内容改成",
+/// "把它的名字改成"): the item of the nearest clause before that names one.
+fn zh_demonstrative(head: &str) -> bool {
+    [
+        "那条",
+        "这条",
+        "它",
+        "那个",
+        "这个",
+        "那项",
+        "这项",
+        "那一条",
+        "这一条",
+        // "同时把名字改成“X”": the name of the item just spoken of.
+        "名字",
+        "文字",
+        "标题",
+        "内容",
+    ]
+    .iter()
+    .any(|w| head.contains(w))
+}
+
+/// A rename: `'old' to 'new'`, or `it to 'new'` with the old item from the context.
+fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
+    let quoted = clauses::quoted(object);
+    let (old, new) = match quoted.as_slice() {
+        [old, new] => (find_item(old, cx.items)?, new.clone()),
+        [new] if words(&clauses::without_quotes(object)).is_empty() => (
+            by_context(cx.before, cx.items, Some(1))?.pop()?,
+            new.clone(),
+        ),
+        // "rename the ferns task to 'X'", "把浇花那条改成“X”": the old item by the words
+        // before the new name.
+        [new] => {
+            let head = object
+                .split(['"', '\'', '“', '‘', '「'])
+                .next()
+                .unwrap_or("");
+            let lower = head.to_lowercase();
+            let head = [" to ", " into ", " as ", " so it says ", " so it reads "]
+                .iter()
+                .filter_map(|w| lower.rfind(w))
+                .min()
+                .map_or(head, |i| &head[..i]);
+            let at = positions::by_position(head, cx.items).map(|one| vec![one]);
+            let old = match at.or_else(|| by_words(head, cx.items, Some(1))) {
+                Some(mut found) => found.pop()?,
+                None if words(head).is_empty() || zh_demonstrative(head) => {
+                    by_context(cx.before, cx.items, Some(1))?.pop()?
+                }
+                None => return None,
+            };
+            (old, new.clone())
+        }
+        _ => return None,
+    };
+    if let Some(it) = cx.items.iter_mut().find(|(n, _)| *n == old) {
+        it.0 = new.clone();
+    }
+    Some(vec![Some(step(StepKind::Rename, &old, &new))])
+}
+
+/// An object that picks among items by their state, "whichever of those two isn't ticked
+/// yet" / "any of them that are still open", as the items it picks among ("those two",
+/// "them"): the order's own state check leaves out the ones already so. Other objects as
+/// they are.
+fn whichever(object: &str) -> String {
+    let lower = object.to_lowercase();
+    let lead = [
+        "whichever one of ",
+        "whichever ones of ",
+        "whichever of ",
+        "any of ",
+        "any one of ",
+    ]
+    .iter()
+    .find_map(|w| lower.trim_start().starts_with(w).then_some(w.len()));
+    let Some(len) = lead else {
+        return object.to_string();
+    };
+    let start = lower.len() - lower.trim_start().len() + len;
+    let rest = &lower[start..];
+    let end = [
+        " isn't", " is ", " aren't", " are ", " that ", " which ", " not ",
+    ]
+    .iter()
+    .filter_map(|w| rest.find(w))
+    .min()
+    .unwrap_or(rest.len());
+    object
+        .get(start..start + end)
+        .map_or_else(|| object.to_string(), str::to_string)
+}
+
+/// The items a tick, untick or delete names (see the module docs), or the steps that stand
+/// for them when none does ("all" → `check every item`; a clearing button).
+fn item_targets(
+    does: Does,
+    object: &str,
+    seg: &str,
+    cx: &mut Ctx<'_>,
+) -> Result<Vec<String>, Option<Vec<Option<PlanStep>>>> {
+    // "untick the car one because it's supposed to rain all week": the reason names nothing.
+    let object = &without_reason(object);
+    // "tick whichever of those two isn't ticked yet": those two (one already in that state
+    // is left out as already done).
+    let object = &whichever(object);
+    if let Some(kept) = positions::except(object, cx.before) {
+        // "tick everything except the rent": every item the exception does not name; "get
+        // rid of everything that's ticked off, except the vet one": of the items in the
+        // state the order names, every one the exception does not name.
+        let state = state_named(&object.replacen(&kept, " ", 1));
+        let kept = named_by(&kept, cx.items)?;
+        return Ok(cx
+            .items
+            .iter()
+            .filter(|(n, done)| !kept.contains(n) && state.is_none_or(|s| *done == s))
+            .map(|(n, _)| n.clone())
+            .collect());
+    }
+    let quoted = clauses::quoted(object);
+    let lower = clauses::without_quotes(object).to_lowercase();
+    let all = ALL_WORDS
+        .iter()
+        .any(|w| lower.split_whitespace().any(|x| x == *w) || (w.len() > 3 && lower.contains(w)));
+    if !quoted.is_empty() {
+        return quoted
+            .iter()
+            .map(|q| find_item(q, cx.items))
+            .collect::<Option<Vec<_>>>()
+            .ok_or(None);
+    }
+    if all && does != Does::Delete {
+        let kind = if does == Does::Check {
+            StepKind::CheckAll
+        } else {
+            StepKind::UncheckAll
+        };
+        // Every item is in that state now ("tick them all, then untick 'x'" unticks x).
+        for it in cx.items.iter_mut() {
+            it.1 = does == Does::Check;
+        }
+        return Err(Some(vec![Some(step(kind, "", ""))]));
+    }
+    if does == Does::Delete && names_done(object) {
+        return Err(clear_done(seg, cx));
+    }
+    let named = |items: &[(String, bool)]| {
+        among_added(object, cx.before)
+            .filter(|one| items.iter().any(|(n, _)| n == one))
+            .or_else(|| positions::by_position(object, items))
+            .map(|one| vec![one])
+            .or_else(|| positions::by_positions(object, items))
+            .or_else(|| by_words(object, items, plural(object)))
+            .or_else(|| {
+                (plural(object) == Some(1))
+                    .then(|| by_chars(object, items))
+                    .flatten()
+                    .map(|one| vec![one])
+            })
+            .or_else(|| {
+                pronoun(object, does)
+                    .then(|| by_context(cx.before, items, plural(object)))
+                    .flatten()
+            })
+    };
+    if let Some(found) = named(cx.items) {
+        return Ok(found);
+    }
+    // "tick off the bread and the rent", "把交电费和取快递都勾上": each part names one item.
+    if let Some(found) = each_part(object, cx.items) {
+        return Ok(found);
+    }
+    if does == Does::Delete && named(cx.deleted).is_some() {
+        // Deleted by an earlier clause of the plan already.
+        return Err(Some(vec![None]));
+    }
+    Err((does == Does::Delete && !pronoun(object, does))
+        .then(|| button_for(seg, cx.obs))
+        .flatten()
+        .map(|b| vec![Some(step(StepKind::Tap, &b, ""))]))
+}
+
+/// The items `text` names by quotes, by position, by words (each part of an "and" list one
+/// item) or by characters; `Err(None)` (the order does not read) when it names none.
+fn named_by(
+    text: &str,
+    items: &[(String, bool)],
+) -> Result<Vec<String>, Option<Vec<Option<PlanStep>>>> {
+    let quoted = clauses::quoted(text);
+    if !quoted.is_empty() {
+        return quoted
+            .iter()
+            .map(|q| find_item(q, items))
+            .collect::<Option<Vec<_>>>()
+            .ok_or(None);
+    }
+    positions::by_position(text, items)
+        .map(|one| vec![one])
+        .or_else(|| by_words(text, items, Some(1)))
+        .or_else(|| each_part(text, items))
+        .or_else(|| by_chars(text, items).map(|one| vec![one]))
+        .ok_or(None)
+}
+
+/// `object` cut before a clause that gives a reason or a time ("because …", "since …").
+fn without_reason(object: &str) -> String {
+    let lower = object.to_lowercase();
+    [
+        " because ",
+        " since ",
+        " as it ",
+        " so that ",
+        " when ",
+        " once ",
+        " 因为",
+        "因为",
+    ]
+    .iter()
+    .filter_map(|w| lower.find(w))
+    .min()
+    .and_then(|at| object.get(..at))
+    .unwrap_or(object)
+    .to_string()
+}
+
+/// A tick, untick or delete of the items the order names.
+pub(super) fn item_steps(
+    does: Does,
+    object: &str,
+    seg: &str,
+    cx: &mut Ctx<'_>,
+) -> Option<Vec<Option<PlanStep>>> {
+    let targets = match item_targets(does, object, seg, cx) {
+        Ok(t) => t,
+        Err(steps) => return steps,
+    };
+    let mut out = Vec::new();
+    for t in targets {
+        let pos = cx.items.iter().position(|(n, _)| *n == t)?;
+        if does == Does::Delete {
+            cx.deleted.push(cx.items.remove(pos));
+            out.push(Some(step(StepKind::Delete, &t, "")));
+            continue;
+        }
+        let want = does == Does::Check;
+        if cx.items[pos].1 == want && !cx.uncertain {
+            out.push(None);
+        } else {
+            cx.items[pos].1 = want;
+            let kind = if want {
+                StepKind::Check
+            } else {
+                StepKind::Uncheck
+            };
+            out.push(Some(step(kind, &t, "")));
+        }
+    }
+    Some(out)
+}
+
+/// "clear the completed ones": the Clear button if one shows, else the items the plan
+/// knows are done.
+fn clear_done(seg: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
+    if let Some(b) = button_for(seg, cx.obs) {
+        if !cx.uncertain {
+            // The done items leave the list ("clear completed, then tick the rest" ticks
+            // what is left).
+            let (gone, kept): (Vec<_>, Vec<_>) = cx.items.drain(..).partition(|(_, d)| *d);
+            *cx.items = kept;
+            cx.deleted.extend(gone);
+        }
+        return Some(vec![Some(step(StepKind::Tap, &b, ""))]);
+    }
+    let done: Vec<String> = cx
+        .items
+        .iter()
+        .filter(|(_, d)| *d)
+        .map(|(n, _)| n.clone())
+        .collect();
+    if done.is_empty() || cx.uncertain {
+        return None;
+    }
+    cx.items.retain(|(_, d)| !d);
+    Some(
+        done.iter()
+            .map(|n| Some(step(StepKind::Delete, n, "")))
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::read;
+    use super::super::test_support::{list, steps};
+
+    #[test]
+    fn runs_of_positions_state_exceptions_make_renames_and_absent_items_read() {
+        let obs = list(&[
+            ("wash the car", true),
+            ("water the ferns", false),
+            ("post the parcel", true),
+            ("buy socks", false),
+            ("call the dentist", true),
+        ]);
+        // An exception after a comma keeps its clause; the state picks among the items.
+        assert_eq!(
+            steps(
+                "Delete everything that's done, except the dentist one.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "tap \"Delete\" in the row of \"wash the car\"",
+                "tap \"Delete\" in the row of \"post the parcel\"",
+            ]
+        );
+        // A run of positions; "whichever of those two isn't done" picks among them.
+        assert_eq!(
+            steps("Untick the last two.", &obs).unwrap(),
+            vec!["uncheck \"call the dentist\""]
+        );
+        assert_eq!(
+            steps(
+                "The top two are handled now, so tick whichever of those two isn't done yet.",
+                &obs
+            )
+            .unwrap(),
+            vec!["check \"water the ferns\""]
+        );
+        assert_eq!(
+            steps("前两条都勾上", &obs).unwrap(),
+            vec!["check \"water the ferns\""]
+        );
+        // "make X 'Y' instead" renames; "X shouldn't be on there" deletes.
+        assert_eq!(
+            steps("make the socks one 'buy wool socks' instead", &obs).unwrap(),
+            vec![
+                "double tap \"buy socks\"",
+                "type \"buy wool socks\" into \"buy socks\"",
+                "press Enter",
+            ]
+        );
+        assert_eq!(
+            steps("the parcel shouldn't be on the list at all", &obs).unwrap(),
+            vec!["tap \"Delete\" in the row of \"post the parcel\""]
+        );
+        // Preambles order nothing; a Chinese demonstrative renames the item just spoken of;
+        // someone else's finished work describes.
+        assert_eq!(
+            steps("let's update the list. tick the ferns", &obs).unwrap(),
+            vec!["check \"water the ferns\""]
+        );
+        let zh = list(&[("洗车", false), ("寄包裹", false), ("买袜子", false)]);
+        assert_eq!(
+            steps(
+                "这张单子帮我改改。寄包裹推到明天了，把那条的内容改成“明天寄包裹”。",
+                &zh
+            )
+            .unwrap(),
+            vec![
+                "double tap \"寄包裹\"",
+                "type \"明天寄包裹\" into \"寄包裹\"",
+                "press Enter",
+            ]
+        );
+        assert_eq!(
+            steps("邻居已经帮我洗好了。买袜子那条删掉。", &zh).unwrap(),
+            vec!["tap \"Delete\" in the row of \"买袜子\""]
+        );
+    }
+
+    #[test]
+    fn adds_renames_clears_and_skips_what_holds() {
+        let obs = list(&[("fix the fence", true), ("email the landlord", false)]);
+        let r = read(
+            "Clear the finished ones, then add 'walk the dog' and tick off 'email the landlord'. Make sure 1 item is left.",
+            &obs,
+        )
+        .unwrap();
+        assert_eq!(
+            r.steps,
+            vec![
+                "tap \"Clear done\"",
+                "type \"walk the dog\" into \"New item\"",
+                "press Enter",
+                "check \"email the landlord\""
+            ]
+        );
+        let r = read("Tick off 'fix the fence' and 'email the landlord'.", &obs).unwrap();
+        assert_eq!(r.steps, vec!["check \"email the landlord\""]);
+        assert_eq!(r.already, 1, "the fence was ticked already");
+        // Nothing left to do: the model decides (it sees the screen).
+        assert_eq!(read("Tick off 'fix the fence'.", &obs), None);
+        assert_eq!(
+            steps(
+                "'email the landlord' is vague: reword it to 'email the landlord about rent'",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "double tap \"email the landlord\"",
+                "type \"email the landlord about rent\" into \"email the landlord\"",
+                "press Enter"
+            ]
+        );
+        assert_eq!(
+            steps("顺便再记一条“买牛奶”。", &obs).unwrap(),
+            vec!["type \"买牛奶\" into \"New item\"", "press Enter"]
+        );
+    }
+
+    #[test]
+    fn passive_orders_gerunds_after_by_and_item_lists_read() {
+        let obs = list(&[
+            ("renew the lease", false),
+            ("cancel the magazine subscription", true),
+            ("mow the lawn", true),
+        ]);
+        // A passive order names its item before the modal; "shouldn't have a tick" unticks.
+        assert_eq!(
+            steps(
+                "I renewed the lease yesterday, so that one can be marked complete. The magazine one shouldn't have a tick; I never got round to cancelling it.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "check \"renew the lease\"",
+                "uncheck \"cancel the magazine subscription\""
+            ]
+        );
+        // "set it back to open": `back` and `open` name no item; `cancelling` is `cancel`.
+        assert_eq!(
+            steps(
+                "I never got round to cancelling the magazine, so set it back to open.",
+                &obs
+            )
+            .unwrap(),
+            vec!["uncheck \"cancel the magazine subscription\""]
+        );
+        // "… can go" deletes (once, with the pronoun after it); a gerund after `by` is the
+        // order.
+        assert_eq!(
+            steps("The lawn entry can go now: delete it.", &obs).unwrap(),
+            vec!["tap \"Delete\" in the row of \"mow the lawn\""]
+        );
+        assert_eq!(
+            steps("Tidy up by getting rid of whatever is already done.", &obs).unwrap(),
+            vec!["tap \"Clear done\""]
+        );
+        // Items after a colon, split at their commas, are the add's; "take … off" deletes.
+        assert_eq!(
+            steps(
+                "Put these on the list: 'oil the gate', 'buy nails' and 'sand the deck'. Then take 'buy nails' off again.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "type \"oil the gate\" into \"New item\"",
+                "press Enter",
+                "type \"buy nails\" into \"New item\"",
+                "press Enter",
+                "type \"sand the deck\" into \"New item\"",
+                "press Enter",
+                "tap \"Delete\" in the row of \"buy nails\""
+            ]
+        );
+        assert_eq!(
+            steps(
+                "Start a shopping list with two todos: 'eggs' and 'flour'.",
+                &list(&[])
+            )
+            .unwrap()
+            .len(),
+            4
+        );
+        let zh = list(&[("交水费", false), ("洗车", false)]);
+        assert_eq!(
+            steps("水费昨天交过了，给它打上勾。另外再添一条：“买灯泡”。", &zh).unwrap(),
+            vec![
+                "check \"交水费\"",
+                "type \"买灯泡\" into \"New item\"",
+                "press Enter"
+            ]
+        );
+    }
+
+    #[test]
+    fn states_set_by_other_verbs_and_items_worded_otherwise() {
+        let obs = list(&[
+            ("water the ferns", false),
+            ("renew car insurance", true),
+            ("email the accountant", false),
+        ]);
+        let cases = [
+            (
+                "Flip 'water the ferns' to done.",
+                vec!["check \"water the ferns\""],
+            ),
+            (
+                "Move the insurance one back to active.",
+                vec!["uncheck \"renew car insurance\""],
+            ),
+            (
+                "The insurance got refused, get it off the list.",
+                vec!["tap \"Delete\" in the row of \"renew car insurance\""],
+            ),
+            (
+                "Rename the ferns task to 'water the ferns and the orchid'.",
+                vec![
+                    "double tap \"water the ferns\"",
+                    "type \"water the ferns and the orchid\" into \"water the ferns\"",
+                    "press Enter",
+                ],
+            ),
+            (
+                "Tick both the ferns and the accountant ones.",
+                vec![
+                    "check \"water the ferns\"",
+                    "check \"email the accountant\"",
+                ],
+            ),
+        ];
+        for (t, want) in cases {
+            assert_eq!(steps(t, &obs).unwrap(), want, "{t}");
+        }
+        let zh = list(&[("浇花", false), ("续车险", true), ("剪头发", true)]);
+        let cases = [
+            ("花已经浇过了，标记一下。", vec!["check \"浇花\""]),
+            ("把剪头发那条改回没做完。", vec!["uncheck \"剪头发\""]),
+            ("把已完成的都清掉。", vec!["tap \"Clear done\""]),
+        ];
+        for (t, want) in cases {
+            assert_eq!(steps(t, &zh).unwrap(), want, "{t}");
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! What the screen offers a read plan: its list items, its one text field, a form's send
+//! button, the button a clause's verb names, and a check clause's state of a named item.
+
+use super::item_match::{by_words, names_done};
+use super::stems::ALL_WORDS;
+use crate::agent::clauses;
+use crate::agent::effects::{self, Does};
+use crate::checks::is_all_toggle;
+use crate::resolve::{is_toggle, takes_text};
+use argus_perception::{Observation, Role};
+
+/// Words of a check clause that say an item is not done, then that it is (after a
+/// negation, "not done" is the first kind).
+const STATE_UNDONE: &[&str] = &[
+    "unticked",
+    "unchecked",
+    "not ticked",
+    "not checked",
+    "not done",
+    "not completed",
+    "incomplete",
+    "unfinished",
+    "open",
+    "active",
+    "未完成",
+    "未勾选",
+    "没勾",
+    "没有勾",
+];
+
+const STATE_DONE: &[&str] = &[
+    "ticked",
+    "checked",
+    "done",
+    "completed",
+    "complete",
+    "finished",
+    "已完成",
+    "已勾选",
+    "勾上",
+];
+
+/// A check clause that names one list item by its words, not by quotes, and the state it
+/// must be in ("the dentist appointment is still unticked") as that toggle's check on `obs`
+/// (`assert "book a dentist appointment" is not checked`; the items the instruction adds,
+/// `added`, count too); `None` when it names no state,
+/// quotes its item (see [`clauses::checkable`]) or its words name no one item.
+pub fn state_check(clause: &str, obs: &Observation, added: &[String]) -> Option<String> {
+    if !clauses::quoted(clause).is_empty() {
+        return None;
+    }
+    let lower = format!(" {} ", clause.to_lowercase().replace('’', "'"));
+    let has = |w: &&str| {
+        if w.chars().any(effects::is_cjk) {
+            lower.contains(w)
+        } else {
+            lower
+                .split(|c: char| !c.is_alphanumeric())
+                .collect::<Vec<_>>()
+                .join(" ")
+                .contains(&format!(" {w} "))
+        }
+    };
+    let done = if STATE_UNDONE.iter().any(has) {
+        false
+    } else if STATE_DONE.iter().any(has) && !lower.contains("n't ") && !lower.contains(" not ") {
+        true
+    } else {
+        return None;
+    };
+    let mut items = list_items(obs);
+    items.extend(added.iter().map(|a| (a.clone(), false)));
+    let item = by_words(clause, &items, Some(1))?.pop()?;
+    let state = if done { "is checked" } else { "is not checked" };
+    Some(format!("assert {} {state}", clauses::quote_line(&item)))
+}
+
+/// The screen's list items: its named toggles but "all" ones, with their state.
+pub fn list_items(obs: &Observation) -> Vec<(String, bool)> {
+    let mut items: Vec<(String, bool)> = Vec::new();
+    for e in obs.elements.iter().filter(|e| is_toggle(e)) {
+        let name = e.name.trim();
+        if !name.is_empty() && !is_all_toggle(name) && !items.iter().any(|(n, _)| n == name) {
+            items.push((name.to_string(), e.checked.is_yes()));
+        }
+    }
+    items
+}
+
+/// Names a form's send button starts with (lower-case; Chinese anywhere in the name).
+const SUBMITS: &[&str] = &[
+    "submit", "send", "save", "log in", "login", "sign in", "sign up", "search", "register", "ok",
+    "提交", "登录", "发送", "保存", "搜索", "注册", "确定",
+];
+
+/// Whether the screen is a form sent by a button ([`SUBMITS`]): its text field takes a
+/// value, not a new list item.
+pub(in crate::agent) fn submits_a_form(obs: &Observation) -> bool {
+    obs.elements.iter().any(|e| {
+        let n = e.name.trim().to_lowercase();
+        e.role == Role::Button
+            && SUBMITS.iter().any(|w| {
+                if w.chars().any(effects::is_cjk) {
+                    n.contains(w)
+                } else {
+                    n == *w || n.starts_with(&format!("{w} "))
+                }
+            })
+    })
+}
+
+/// The name (else placeholder) of the screen's one text field that is not a password box.
+pub fn one_text_field(obs: &Observation) -> Option<String> {
+    let mut fields = obs
+        .elements
+        .iter()
+        .filter(|e| takes_text(e) && e.role != Role::Combobox && !e.password.is_yes());
+    let f = fields.next()?;
+    if fields.next().is_some() {
+        return None;
+    }
+    let name = f.name.trim();
+    let label = if name.is_empty() {
+        f.placeholder.as_deref().unwrap_or("").trim()
+    } else {
+        name
+    };
+    (!label.is_empty()).then(|| label.to_string())
+}
+
+/// Lead words that frame a clause rather than name its action ("start by …", "try to …").
+const FRAMING: &[&str] = &[
+    "start", "begin", "first", "try", "go", "make", "let", "please", "now", "then", "and",
+];
+
+/// The one button whose name starts with the clause's verb ("clear …" → `Clear completed`;
+/// a Chinese verb anywhere in the name). Used at plan time for an order, and when a free
+/// step's turn comes ([`verb_button`]): a button that shows only once an item is done is
+/// found then.
+pub fn button_for(seg: &str, obs: &Observation) -> Option<String> {
+    let lower = seg.trim().to_lowercase();
+    let order = effects::order_of(seg);
+    // The order's own verb ("start by wiping out …" → `wipe`), else the clause's first word.
+    let verb = match order.as_ref().and_then(|o| o.verb) {
+        Some(v) => v.split_whitespace().next()?.to_string(),
+        None => lower.split_whitespace().next()?.to_string(),
+    };
+    if FRAMING.contains(&verb.as_str()) {
+        return None;
+    }
+    let zh: Vec<&str> = ["清除", "删除", "清空", "删掉"]
+        .into_iter()
+        .filter(|v| seg.contains(v))
+        .collect();
+    let one = |word: &str| {
+        let mut hits = obs.elements.iter().filter(|e| {
+            e.role == Role::Button && {
+                let n = e.name.trim().to_lowercase();
+                n.split_whitespace().next() == Some(word) || zh.iter().any(|v| n.contains(v))
+            }
+        });
+        let b = hits.next()?;
+        hits.next().is_none().then(|| b.name.trim().to_string())
+    };
+    // A clearing verb that starts no button's name ("wipe out", "purge") names the one
+    // `Clear …` button: the usual word of a list's bulk removal — when the clause speaks of
+    // the done items or of all ("wipe out the finished ones"), not of one it fails to name
+    // ("scratch the second one").
+    let bulk = names_done(seg)
+        || ALL_WORDS
+            .iter()
+            .any(|w| lower.split(|c: char| !c.is_alphanumeric()).any(|x| x == *w));
+    one(&verb).or_else(|| {
+        order
+            .is_some_and(|o| o.does == Does::Delete && bulk)
+            .then(|| one("clear"))
+            .flatten()
+    })
+}
+
+/// The tap a free step that clears or deletes what no quote names becomes when its verb
+/// starts the name of exactly one button on the screen now ("clear the finished items" →
+/// `tap "Clear completed"`, a button that shows only once an item is done). Other verbs are
+/// left to the model: "sign in as alice" has a value to type before its button.
+pub fn verb_button(step: &str, obs: &Observation) -> Option<String> {
+    let order = effects::order_of(step)?;
+    if order.does != Does::Delete || !clauses::quoted(step).is_empty() {
+        return None;
+    }
+    let name = button_for(step, obs)?;
+    Some(format!("tap {}", clauses::quote_line(&name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{list, steps};
+    use super::*;
+
+    #[test]
+    fn a_check_naming_an_item_by_its_words_checks_that_toggle() {
+        let obs = list(&[("renew the lease", false), ("mow the lawn", true)]);
+        assert_eq!(
+            state_check(
+                "Double-check the lease one is still unticked when you're done",
+                &obs,
+                &[]
+            )
+            .as_deref(),
+            Some("assert \"renew the lease\" is not checked")
+        );
+        assert_eq!(
+            state_check("make sure the lawn stays done", &obs, &[]).as_deref(),
+            Some("assert \"mow the lawn\" is checked")
+        );
+        assert_eq!(state_check("make sure 2 items are left", &obs, &[]), None);
+        assert_eq!(
+            state_check("make sure 'mow the lawn' is done", &obs, &[]),
+            None
+        );
+        assert_eq!(state_check("make sure the garage is done", &obs, &[]), None);
+    }
+
+    #[test]
+    fn presses_of_clearing_words_others_after_an_exception_and_scratch() {
+        let obs = list(&[
+            ("oil the gate", true),
+            ("renew the insurance", false),
+            ("ring grandma", false),
+        ]);
+        assert_eq!(
+            steps("then hit clear completed.", &obs).unwrap(),
+            vec!["tap \"Clear done\""]
+        );
+        assert_eq!(
+            steps(
+                "Pretty much everything is finished except grandma, she's away. Tick the rest.",
+                &obs
+            )
+            .unwrap(),
+            vec!["check \"renew the insurance\""]
+        );
+        assert_eq!(
+            steps("Scratch the insurance one.", &obs).unwrap(),
+            vec!["tap \"Delete\" in the row of \"renew the insurance\""]
+        );
+    }
+
+    #[test]
+    fn a_reason_names_no_items_and_added_items_can_be_checked() {
+        let obs = list(&[("wash the car", true), ("oil the gate", true)]);
+        assert_eq!(
+            steps("Untick the car one because it might rain all week.", &obs).unwrap(),
+            vec!["uncheck \"wash the car\""]
+        );
+        assert_eq!(
+            state_check(
+                "check that the deck one is the only thing still open",
+                &list(&[]),
+                &["sand the deck".to_string()]
+            )
+            .as_deref(),
+            Some("assert \"sand the deck\" is not checked")
+        );
+    }
+}

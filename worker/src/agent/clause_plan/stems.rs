@@ -1,0 +1,164 @@
+//! Words of meaning: English stems and Chinese character pairs ([`words`]), whether two
+//! are one word ([`same_word`]), and the words that make an object all of them.
+
+use crate::agent::effects;
+
+/// Words that carry no item's meaning (pronouns, articles, list words; with them the state
+/// words of [`effects::DONE_WORDS`]).
+const STOP: &[&str] = &[
+    "completely",
+    "entirely",
+    "altogether",
+    "fully",
+    "anymore",
+    "thanks",
+    "ok",
+    "okay",
+    "a",
+    "an",
+    "the",
+    "to",
+    "of",
+    "in",
+    "on",
+    "at",
+    "for",
+    "and",
+    "or",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "has",
+    "have",
+    "had",
+    "it",
+    "its",
+    "that",
+    "this",
+    "one",
+    "ones",
+    "so",
+    "then",
+    "my",
+    "me",
+    "i",
+    "you",
+    "your",
+    "please",
+    "can",
+    "could",
+    "would",
+    "will",
+    "with",
+    "as",
+    "by",
+    "up",
+    "off",
+    "out",
+    "from",
+    "list",
+    "item",
+    "items",
+    "todo",
+    "todos",
+    "entry",
+    "entries",
+    "task",
+    "tasks",
+    "thing",
+    "already",
+    "just",
+    "now",
+    "also",
+    "them",
+    "these",
+    "those",
+    "there",
+    "both",
+    "two",
+    "too",
+    "again",
+    "new",
+    "instead",
+    "which",
+    "what",
+    "all",
+    "read",
+    "reads",
+    "say",
+    "says",
+    "not",
+    "really",
+    "still",
+    "yet",
+    "back",
+    "open",
+    "undone",
+    "incomplete",
+    "unfinished",
+    "active",
+    "unticked",
+    "unchecked",
+];
+
+/// Words that make an object "all of them".
+pub(super) const ALL_WORDS: &[&str] = &[
+    "all",
+    "every",
+    "everything",
+    "each",
+    "whatever",
+    "全部",
+    "所有",
+];
+
+/// Meaning-bearing words of `text`: English stems not in [`STOP`], and Chinese character
+/// pairs.
+pub(in crate::agent) fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let lower = text.to_lowercase().replace('’', "'");
+    for w in lower.split(|c: char| !(c.is_alphanumeric() || c == '\'') || effects::is_cjk(c)) {
+        let w = w.trim_matches('\'');
+        let w = w.strip_suffix("'s").unwrap_or(w);
+        if w.is_empty() || STOP.contains(&w) || effects::DONE_WORDS.contains(&w) {
+            continue;
+        }
+        out.push(stem(w));
+    }
+    let cjk: Vec<char> = text.chars().collect();
+    for pair in cjk.windows(2) {
+        if pair.iter().all(|c| effects::is_cjk(*c)) {
+            out.push(pair.iter().collect());
+        }
+    }
+    out
+}
+
+/// Whether two stems are one word: equal, or one a prefix of the other by at most two
+/// letters, both of five or more ("cancell" of "cancelling" and "cancel").
+pub(in crate::agent) fn same_word(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short.chars().count() >= 5 && long.starts_with(short) && long.len() - short.len() <= 2
+}
+
+/// A crude English stem: `-ing`, `-ed`, `-es`/`-s` dropped from longer words, then a final
+/// `-e` ("filing" and "file" share `fil`).
+fn stem(w: &str) -> String {
+    for (suffix, min) in [("ing", 6), ("ed", 5), ("es", 5), ("s", 4)] {
+        if w.len() >= min {
+            if let Some(s) = w.strip_suffix(suffix) {
+                return s.to_string();
+            }
+        }
+    }
+    match w.strip_suffix('e') {
+        Some(s) if w.len() >= 4 => s.to_string(),
+        _ => w.to_string(),
+    }
+}
