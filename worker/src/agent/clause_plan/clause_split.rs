@@ -92,6 +92,7 @@ fn split_so(seg: &str) -> Vec<String> {
         " - ",
         " – ",
         " — ",
+        "——",
         ", which means ",
     ]
     .iter()

@@ -27,9 +27,11 @@
 mod clause_kind;
 mod clause_split;
 mod end_checks;
+mod implied;
 mod item_match;
 mod order_steps;
 mod screen;
+mod should_state;
 mod stems;
 #[cfg(test)]
 mod test_support;
@@ -37,7 +39,7 @@ mod test_support;
 use super::clauses;
 use super::effects::{self, Does};
 use super::plan_step::{PlanStep, StepKind};
-use super::{conditions, implied, positions, should_state};
+use super::{conditions, positions};
 use argus_perception::Observation;
 use clause_kind::{
     cancels, describes, heading, joins, may_order, preamble, reports_zh, retracted, KEEPS, KEEPS_ZH,
@@ -45,7 +47,7 @@ use clause_kind::{
 use clause_split::clauses_of;
 use end_checks::{end_state, names_many, unnamed_untouched};
 use item_match::{by_chars, by_context, by_words, plural, pronoun};
-use order_steps::{item_steps, new_items_order, order_steps, undo_order, Ctx};
+use order_steps::{item_steps, name_order, new_items_order, order_steps, undo_order, Ctx};
 
 pub use end_checks::unnamed_guard;
 pub(super) use screen::submits_a_form;
@@ -127,6 +129,7 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
         },
         described: Vec::new(),
         gated: Vec::new(),
+        implied_at: Vec::new(),
         read_any: false,
         uncertain: false,
         last: None,
@@ -169,6 +172,9 @@ struct Reader<'a> {
     /// Clauses read as descriptions, and orders a condition decided, for [`unsure`].
     described: Vec<usize>,
     gated: Vec<usize>,
+    /// Steps read from a description ([`implied::state`]): (line in `out.steps`, index in
+    /// `typed`); dropped at the end when another step touches the same item.
+    implied_at: Vec<(usize, usize)>,
 }
 
 impl Reader<'_> {
@@ -200,7 +206,8 @@ impl Reader<'_> {
         let order = effects::order_of(&seg)
             .or_else(|| self.continued_order(k))
             .or_else(|| undo_order(&seg, &before))
-            .or_else(|| new_items_order(&seg));
+            .or_else(|| new_items_order(&seg))
+            .or_else(|| name_order(&seg));
         self.last = order.as_ref().map(|o| o.does);
         // A state said of something ("most of this is handled"), not an imperative.
         let said = order.as_ref().is_some_and(|o| o.verb.is_none()) && describes(&seg);
@@ -215,13 +222,23 @@ impl Reader<'_> {
             return Some(());
         }
         if describes(&seg) && order.is_none() {
-            // "the defence room is booked": the item's own verb, done.
-            let implied = (!implied::held_back(self.instruction))
+            // "the defence room is booked": the item's own verb, done — unless the next
+            // clause orders what to do ("房租早就交了，那条直接删了吧").
+            let ordered_next = self
+                .segs
+                .get(k + 1)
+                .is_some_and(|n| effects::order_of(n).is_some());
+            let implied = (!implied::held_back(self.instruction) && !ordered_next)
                 .then(|| implied::state(&seg, &self.items))
                 .flatten();
             if let Some((item, done)) = implied {
                 let does = if done { Does::Check } else { Does::Uncheck };
-                return self.given(does, &format!("\"{item}\""), &seg, &before);
+                let (line, typed) = (self.out.steps.len(), self.typed.len());
+                self.given(does, &format!("\"{item}\""), &seg, &before)?;
+                if self.typed.len() == typed + 1 && self.out.steps.len() == line + 1 {
+                    self.implied_at.push((line, typed));
+                }
+                return Some(());
             }
             // "make sure there are six, and three of them are still open": the check's.
             let goes_on = after_a_check && self.split[k].1.trim_start().starts_with("and ");
@@ -382,6 +399,21 @@ impl Reader<'_> {
     /// no clause left to the model may touch many, every item no clause names as it was
     /// (the model's collateral damage fails the run instead of passing it).
     fn finish(&mut self) {
+        // "清单早列完了" beside a rename of that item, "房租早就交了" beside its delete: the
+        // description was the reason for them, not a tick.
+        for &(line, t) in self.implied_at.iter().rev() {
+            let item = self.typed[t].target.clone();
+            let other = self.typed.iter().enumerate().any(|(j, s)| {
+                j != t && s.target == item && matches!(s.kind, StepKind::Delete | StepKind::Rename)
+            });
+            if other {
+                self.out.steps.remove(line);
+                self.typed.remove(t);
+                for f in self.out.free.iter_mut().filter(|f| f.step > line) {
+                    f.step -= 1;
+                }
+            }
+        }
         // A description beside an order a condition decided ("the shoes came yesterday, so
         // if they aren't ticked yet, tick them") is that order's reason.
         let described: Vec<usize> = self
@@ -594,6 +626,19 @@ mod tests {
         );
         let r = read("The parcel stays as it is. Untick the car.", &obs).unwrap();
         assert!(r.unsure.is_empty(), "{r:?}");
+        // A new name on its own after "改个名字"; a report beside a rename is its reason.
+        assert_eq!(
+            steps(
+                "浇花那条改个名字，叫“给花浇水”——花早就浇完了，只是名字不对。",
+                &zh
+            )
+            .unwrap(),
+            vec![
+                "double tap \"浇花\"",
+                "type \"给花浇水\" into \"浇花\"",
+                "press Enter",
+            ]
+        );
         // A check on its own never makes its own state.
         assert_eq!(
             steps("Untick the car. The ferns one should be ticked.", &obs).unwrap(),

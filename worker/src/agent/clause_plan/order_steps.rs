@@ -47,6 +47,23 @@ pub(super) fn undo_order(seg: &str, before: &[&str]) -> Option<effects::Order> {
     })
 }
 
+/// "叫“整理待产包”" after "那条改个名字": a new name alone, for the item the clauses before
+/// name.
+pub(super) fn name_order(seg: &str) -> Option<effects::Order> {
+    let s = seg.trim();
+    let lead = ["就叫", "改叫", "叫做", "叫"]
+        .iter()
+        .find(|l| s.starts_with(**l))?;
+    let rest = s[lead.len()..].trim_start();
+    (rest.starts_with(['“', '"', '「', '‘']) && clauses::quoted(rest).len() == 1).then(|| {
+        effects::Order {
+            does: Does::Rename,
+            verb: None,
+            object: rest.to_string(),
+        }
+    })
+}
+
 /// "Two new ones: 'a' and 'b'", "再加两条：“a”和“b”": a heading of new items before a colon,
 /// the items after it, is an add of those items.
 pub(super) fn new_items_order(seg: &str) -> Option<effects::Order> {

@@ -6,7 +6,7 @@
 //! check on its own ("the box should be ticked", "make sure the rent is done") stays a check
 //! and never makes the state it checks — else a run could make its own evidence.
 
-use super::effects::{Does, DONE_WORDS, UNDONE_WORDS};
+use super::super::effects::{Does, DONE_WORDS, UNDONE_WORDS};
 
 /// Modals before the state ("should be", "needs to be").
 const MODALS: &[&str] = &[

@@ -12,7 +12,7 @@
 //! did that this morning" was dropped as a description, the item stayed open, and the run's
 //! one check (of another item) passed it: a false pass.
 
-use super::clause_plan::{same_word, words};
+use super::{same_word, words};
 
 /// Words after which a past form says the state ("is booked", "got paid", "has been sent").
 const LINKS: &[&str] = &[
@@ -79,7 +79,7 @@ pub(super) fn held_back(instruction: &str) -> bool {
 /// The item of `items` that `clause` says is done (`true`) or not done (`false`), if it
 /// says so plainly (see the module docs).
 pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, bool)> {
-    if clause.chars().any(super::cjk::is_cjk) {
+    if clause.chars().any(super::super::cjk::is_cjk) {
         return state_zh(clause, items);
     }
     let lower = clause.to_lowercase().replace('’', "'");
@@ -152,7 +152,7 @@ fn state_zh(clause: &str, items: &[(String, bool)]) -> Option<(String, bool)> {
             let Some(verb) = chars.next() else {
                 return false;
             };
-            let rest: Vec<char> = chars.filter(|c| super::cjk::is_cjk(*c)).collect();
+            let rest: Vec<char> = chars.filter(|c| super::super::cjk::is_cjk(*c)).collect();
             let shared = rest
                 .iter()
                 .filter(|c| **c != verb && clause.contains(**c))
@@ -161,7 +161,7 @@ fn state_zh(clause: &str, items: &[(String, bool)]) -> Option<(String, bool)> {
                 let after = &clause[i + v.len()..];
                 DONE_ZH.iter().any(|d| after.starts_with(d))
             });
-            super::cjk::is_cjk(verb) && done && shared >= 2
+            super::super::cjk::is_cjk(verb) && done && shared >= 2
         })
         .collect();
     match hits.as_slice() {
@@ -174,7 +174,7 @@ fn state_zh(clause: &str, items: &[(String, bool)]) -> Option<(String, bool)> {
 /// "押金退回来了"): an English past form ([`base_of`]: `-ed` or irregular) or state word,
 /// or a Chinese 了 / 过 / 好 / 完.
 pub(super) fn tells_a_change(clause: &str) -> bool {
-    if clause.chars().any(super::cjk::is_cjk) {
+    if clause.chars().any(super::super::cjk::is_cjk) {
         return ["了", "过", "好", "完"].iter().any(|w| clause.contains(w));
     }
     let lower = clause.to_lowercase().replace('’', "'");
