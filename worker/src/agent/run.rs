@@ -229,6 +229,16 @@ impl Exec<'_, AgentState> {
         if let (Ok(o), None) = (&obs, previous) {
             self.map_states(task, o);
         }
+        // A first plan every clause of which reads needs the model only for the checkable
+        // clauses Argus could not map itself.
+        // Not after a replay handed over: part of the job is done, which the model is told.
+        let mut read = match (&obs, previous) {
+            (Ok(o), None) if self.st.replay_note.is_none() => super::clause_plan::read(task, o),
+            _ => None,
+        };
+        if let Some(r) = &read {
+            self.map_given(&r.checks);
+        }
         let ask_expect = previous.is_none() && !self.st.unmapped.is_empty();
         let messages = self.planner_messages(task, obs.as_ref().ok(), failures, previous);
         let mut usage = ModelUsage::default();
@@ -240,13 +250,6 @@ impl Exec<'_, AgentState> {
         }
         let cancel = self.ctx.cancel.clone();
         let schema = super::plan::schema(ask_expect);
-        // A first plan every clause of which reads needs the model only for the checkable
-        // clauses Argus could not map itself.
-        // Not after a replay handed over: part of the job is done, which the model is told.
-        let mut read = match (&obs, previous) {
-            (Ok(o), None) if self.st.replay_note.is_none() => super::clause_plan::read(task, o),
-            _ => None,
-        };
         let mut mapped = String::new();
         if let (Some(r), Ok(o)) = (read.as_mut(), &obs) {
             mapped = self.map_free(r, o, &mut usage).await;
@@ -303,6 +306,20 @@ impl Exec<'_, AgentState> {
                 Ok(plan)
             }
             Some(e) => Err(StepFail::Infra(format!("planning failed: {e}"))),
+        }
+    }
+
+    /// Check clauses the read plan gave the state of ("so it should be open again"), mapped
+    /// to the check line of that state on the item it resolved (`Read::checks`).
+    fn map_given(&mut self, checks: &[(String, String)]) {
+        for (seg, line) in checks {
+            let seg = seg.trim();
+            let Some(at) = self.st.unmapped.iter().position(|c| c.contains(seg)) else {
+                continue;
+            };
+            let clause = self.st.unmapped.remove(at);
+            let found = super::expect::from_clause(&clause, std::slice::from_ref(line));
+            self.add_expected(found);
         }
     }
 

@@ -72,6 +72,9 @@ pub struct Read {
     /// names (clause, item): whether they ask for a change Argus cannot tell, so the run
     /// they plan may not end `succeeded` ([`unsure`]).
     pub unsure: Vec<(String, String)>,
+    /// Check clauses that gave their state ([`should_state`]) and the check line of that
+    /// state on the item's last name: (clause, line), for the run's expectations.
+    pub checks: Vec<(String, String)>,
 }
 
 impl Read {
@@ -126,7 +129,9 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
             effects: Vec::new(),
             free: Vec::new(),
             unsure: Vec::new(),
+            checks: Vec::new(),
         },
+        given_checks: Vec::new(),
         described: Vec::new(),
         gated: Vec::new(),
         implied_at: Vec::new(),
@@ -175,6 +180,8 @@ struct Reader<'a> {
     /// Steps read from a description ([`implied::state`]): (line in `out.steps`, index in
     /// `typed`); dropped at the end when another step touches the same item.
     implied_at: Vec<(usize, usize)>,
+    /// Check clauses that gave their state: (clause, index in `typed` of the step).
+    given_checks: Vec<(String, usize)>,
 }
 
 impl Reader<'_> {
@@ -217,7 +224,11 @@ impl Reader<'_> {
         if self.after_check {
             // "so it should be open again": the state is given, then checked.
             if let Some((does, subject)) = should_state::order(&seg, &self.split[k].1) {
+                let t = self.typed.len();
                 self.given(does, &subject, &seg, &before)?;
+                if self.typed.len() == t + 1 {
+                    self.given_checks.push((seg.clone(), t));
+                }
             }
             return Some(());
         }
@@ -399,6 +410,23 @@ impl Reader<'_> {
     /// no clause left to the model may touch many, every item no clause names as it was
     /// (the model's collateral damage fails the run instead of passing it).
     fn finish(&mut self) {
+        // "so it should be open again": the state it gave, on the item's last name.
+        for (clause, t) in &self.given_checks {
+            let s = &self.typed[*t];
+            let mut name = s.target.clone();
+            for r in self.typed[t + 1..].iter() {
+                if r.kind == StepKind::Rename && r.target == name {
+                    name = r.text.clone();
+                }
+            }
+            let state = if s.kind == StepKind::Check {
+                "is checked"
+            } else {
+                "is not checked"
+            };
+            let line = format!("assert {} {state}", clauses::quote_line(&name));
+            self.out.checks.push((clause.clone(), line));
+        }
         // "清单早列完了" beside a rename of that item, "房租早就交了" beside its delete: the
         // description was the reason for them, not a tick.
         for &(line, t) in self.implied_at.iter().rev() {
@@ -556,6 +584,18 @@ mod tests {
                 "type \"post the big parcel\" into \"post the parcel\"",
                 "press Enter",
             ]
+        );
+        let r = read(
+            "Somebody ticked the parcel too early, so it should be open again and worded 'post the big parcel'.",
+            &obs,
+        )
+        .unwrap();
+        assert_eq!(
+            r.checks,
+            vec![(
+                "it should be open again".to_string(),
+                "assert \"post the big parcel\" is not checked".to_string()
+            )]
         );
         // "undo that" takes back the state the clause before says.
         assert_eq!(
