@@ -7,7 +7,7 @@
 -- statement must therefore be repeatable (`create or replace`). A change of a function's
 -- arguments or result columns needs a migration that drops the old function first
 -- (`create or replace` cannot change them). The tables, indexes and
--- argus_selector_match it relies on are the migrations' (0001 to 0019); the versions of
+-- argus_selector_match it relies on are the migrations' (0001 to 0020); the versions of
 -- argus_claim_batch in migrations 0003, 0005, 0006, 0011 and 0013 are history, replaced
 -- by this file on connect.
 --
@@ -159,11 +159,23 @@ begin
 end
 $$;
 
+-- Its plans may not read a whole table or sort what an index walk returns in order
+-- (enable_seqscan, enable_bitmapscan and enable_sort off while it runs; every statement
+-- has an index path): statistics lag behind a queue that drains and slots that change
+-- (the bench analyzes runs while all are queued; devices are never analyzed while
+-- autovacuum is off), and with them the planner chose a sequential scan that read every
+-- finished run before the first queued one, and a read and sort of a whole class of
+-- 10,000 slots instead of the devices_class walk that stops after the first n free ones.
+-- jit off too: the planner's penalty for a disabled plan node (a sort with no other way to
+-- order a CTE's rows) lifts the estimated cost above jit_above_cost, and compiling the
+-- plan took over a second a claim.
 create or replace function argus_claim_batch(ttl_s float8, lease_s float8, max_n integer,
                                   only_device text default null)
 returns table (run_id uuid, job_id uuid, attempt_id uuid, worker_id text, device_id text,
                lease_expires_at timestamptz, spec jsonb)
-language plpgsql volatile as $$
+language plpgsql volatile
+set enable_seqscan = off set enable_bitmapscan = off set enable_sort = off set jit = off
+as $$
 #variable_conflict use_column
 declare
     cls record;
@@ -185,7 +197,13 @@ declare
     pair_workers text[];
     pair_runs uuid[];
 begin
-    if not exists (select 1 from runs q where q.status = 'queued' and q.not_before <= now()) then
+    -- The due runs, counted once (at most max_n): each walk of runs_queued from its head
+    -- steps over the entries of every run claimed since the last VACUUM, so the claim walks
+    -- it here and in the candidate query only (it walked it three times per class).
+    select count(*) into n_due
+      from (select 1 from runs q where q.status = 'queued' and q.not_before <= now()
+             limit max_n) d;
+    if n_due = 0 then
         return;
     end if;
     -- runs addressed to one device first (health probes, tries), each on its own device
@@ -193,6 +211,7 @@ begin
     select * from argus_claim_addressed(ttl_s, lease_s, max_n, only_device);
     get diagnostics n = row_count;
     left_n := left_n - coalesce(n, 0);
+    n_due := n_due - coalesce(n, 0);
     select coalesce(array_agg(h.device_id), '{}') into held
       from device_health h where h.state = 'quarantined';
     quotas := exists (select 1 from teams t where t.max_concurrent is not null);
@@ -201,16 +220,40 @@ begin
         perform pg_advisory_xact_lock(7306813395581925699);
     end if;
     for cls in
-        with free as materialized (
-            select x.platform, x.labels, x.serves_all, x.serves_team,
-                   count(*)::integer as n_free, max(x.last_seen) as seen
-              from devices x
-             where x.current_run_id is null
-               and x.last_seen > now() - make_interval(secs => ttl_s)
-               and (only_device is null or x.id = only_device)
-               and (x.serves_all or x.serves_team is not null)
-               and not (x.id = any (held))
-             group by x.platform, x.labels, x.serves_all, x.serves_team
+        -- the classes of registered slots, one index descent each (a skip scan of
+        -- devices_class, migration 0020), not a read of every slot: a farm of 10,000 identical
+        -- slots is one class and two descents
+        with recursive k as (
+            (select x.platform, md5(x.labels::text)::uuid as lh, x.serves_all,
+                    coalesce(x.serves_team, '') as team
+               from devices x
+              order by x.platform, md5(x.labels::text)::uuid, x.serves_all,
+                       coalesce(x.serves_team, '')
+              limit 1)
+            union all
+            select n.* from k, lateral (
+                select x.platform, md5(x.labels::text)::uuid, x.serves_all,
+                       coalesce(x.serves_team, '')
+                  from devices x
+                 where (x.platform, md5(x.labels::text)::uuid, x.serves_all,
+                        coalesce(x.serves_team, ''))
+                       > (k.platform, k.lh, k.serves_all, k.team)
+                 order by 1, 2, 3, 4
+                 limit 1) n
+        ), free as materialized (
+            -- each class with a free live slot (the walk stops at the first), and its labels
+            select k.platform, k.lh, k.serves_all, k.team, f.labels,
+                   nullif(k.team, '') as serves_team
+              from k, lateral (
+                  select x.labels from devices x
+                   where x.platform = k.platform and md5(x.labels::text)::uuid = k.lh
+                     and x.serves_all = k.serves_all and coalesce(x.serves_team, '') = k.team
+                     and x.current_run_id is null
+                     and x.last_seen > now() - make_interval(secs => ttl_s)
+                     and (only_device is null or x.id = only_device)
+                     and (x.serves_all or x.serves_team is not null)
+                     and not (x.id = any (held))
+                   limit 1) f
         ), sel as materialized (
             select distinct j.platform, j.selector_labels, j.selector_require, q.team_id
               from runs q join jobs j on j.id = q.job_id
@@ -218,7 +261,7 @@ begin
                and q.status = 'queued' and q.not_before <= now()
                and q.only_device is null
         )
-        select f.platform, f.labels, f.serves_all, f.serves_team, f.n_free from free f
+        select f.platform, f.lh, f.labels, f.serves_all, f.team, f.serves_team from free f
          where (select count(*) from free) <= 4
             or exists (select 1 from sel s
                         where s.platform = f.platform
@@ -226,31 +269,30 @@ begin
                           and f.labels @> s.selector_labels
                           and (s.selector_require = '[]'::jsonb
                                or argus_selector_match(f.labels, s.selector_require)))
-         order by f.seen desc
+         order by f.platform, f.lh, f.serves_all, f.team
     loop
-        exit when left_n <= 0 or visits >= max_n;
+        exit when left_n <= 0 or visits >= max_n or n_due <= 0;
         visits := visits + 1;
         -- Slots first, then runs: the claimer holding a class's slots takes the best runs
         -- nobody else holds (taking runs first let a racing claimer that won the slots hand
         -- out younger, lower-priority runs while the best stayed locked by the loser: seen
         -- in 6 of 20 runs of the racing-claimer test). Only as many slots are locked as
         -- runs are due at all (a claim with 1,000 idle slots and one queued run: 1.43 ms,
-        -- 1.55 ms when every free slot was locked; most of it is reading the free slots).
-        want := least(cls.n_free, left_n);
-        select count(*) into n_due
-          from (select 1 from runs q where q.status = 'queued' and q.not_before <= now()
-                 limit want) d;
-        exit when n_due = 0;
+        -- 1.55 ms when every free slot was locked; most of it is reading the free slots):
+        -- n_due, the count at the start less what this call claimed since (runs another
+        -- claimer took meanwhile only make it lock a few slots it then leaves).
+        want := left_n;
         select array_agg(s.id), array_agg(s.worker_id) into dev_ids, dev_workers
           from (select x.id, x.worker_id from devices x
-                 where x.platform = cls.platform and x.labels = cls.labels
+                 where x.platform = cls.platform and md5(x.labels::text)::uuid = cls.lh
                    and x.serves_all = cls.serves_all
-                   and x.serves_team is not distinct from cls.serves_team
+                   and coalesce(x.serves_team, '') = cls.team
+                   and x.labels = cls.labels
                    and x.current_run_id is null
                    and x.last_seen > now() - make_interval(secs => ttl_s)
                    and (only_device is null or x.id = only_device)
                    and not (x.id = any (held))
-                 order by x.id
+                 order by x.id collate "C"
                  limit least(want, n_due)
                  for update skip locked) s;
         claimed_here := 0;
@@ -295,16 +337,18 @@ begin
             if n = 0 and coalesce(cardinality(run_ids), 0) > 0 then
                 select array_agg(s.id), array_agg(s.worker_id) into dev_ids, dev_workers
                   from (select x.id, x.worker_id from devices x
-                         where x.platform = cls.platform and x.labels = cls.labels
+                         where x.platform = cls.platform
+                           and md5(x.labels::text)::uuid = cls.lh
                            and x.serves_all = cls.serves_all
-                           and x.serves_team is not distinct from cls.serves_team
+                           and coalesce(x.serves_team, '') = cls.team
+                           and x.labels = cls.labels
                            and x.current_run_id is null
                            and x.last_seen > now() - make_interval(secs => ttl_s)
                            and (only_device is null or x.id = only_device)
                            and not (x.id = any (held)) and not (x.id = any (dev_ids))
                            and exists (select 1 from runs q where q.id = any (run_ids)
                                           and not (x.id = any (q.avoid_devices)))
-                         order by x.id
+                         order by x.id collate "C"
                          limit cardinality(run_ids)
                          for update skip locked) s;
                 continue;
@@ -324,12 +368,16 @@ begin
                 returning r.id, r.job_id, r.attempt_id, r.worker_id, r.device_id,
                           r.lease_expires_at
             ), mark as (
-                update devices x set current_run_id = m.r from m where x.id = m.d
+                -- `x.id = any (…)`: primary-key look-ups (joined to m alone, the planner
+                -- read every slot of a large farm for a hash join)
+                update devices x set current_run_id = m.r from m
+                 where x.id = m.d and x.id = any (pair_devs)
             )
             select upd.id, upd.job_id, upd.attempt_id, upd.worker_id, upd.device_id,
                    upd.lease_expires_at, j.spec
               from upd join jobs j on j.id = upd.job_id;
             left_n := left_n - n;
+            n_due := n_due - n;
             claimed_here := claimed_here + n;
             select array_agg(x.d order by x.i), array_agg(x.w order by x.i)
               into dev_ids, dev_workers
@@ -338,9 +386,6 @@ begin
             -- another try only helps when a quota cut runs this class could have had
             exit when n_cand = cardinality(run_ids) or coalesce(cardinality(dev_ids), 0) = 0;
         end loop;
-        exit when claimed_here > 0
-              and not exists (select 1 from runs q
-                               where q.status = 'queued' and q.not_before <= now());
     end loop;
 end
 $$;

@@ -199,6 +199,35 @@ pub async fn attach_teams(pool: &PgPool, claimed: &mut [Claimed]) -> Result<(), 
     Ok(())
 }
 
+/// Frees the slot run `run_id` holds: the slot `device_id` (the run's, found by primary key)
+/// when it still holds the run; without a device id, whichever slot holds it (a read of
+/// every slot: no index holds `current_run_id`, migration 0020, so that claims and ends
+/// update slot rows in place). Returns whether a slot was freed. Errors: the database's.
+pub async fn free_slot(
+    conn: &mut sqlx::PgConnection,
+    run_id: Uuid,
+    device_id: Option<&str>,
+) -> Result<bool, sqlx::Error> {
+    let n = match device_id {
+        Some(d) => sqlx::query!(
+            "update devices set current_run_id = null where id = $1 and current_run_id = $2",
+            d,
+            run_id
+        )
+        .execute(&mut *conn)
+        .await?
+        .rows_affected(),
+        None => sqlx::query!(
+            "update devices set current_run_id = null where current_run_id = $1",
+            run_id
+        )
+        .execute(&mut *conn)
+        .await?
+        .rows_affected(),
+    };
+    Ok(n > 0)
+}
+
 /// Puts a claimed run back in the queue when its assignment could not be published
 /// (fenced by attempt id) and frees its slot.
 pub async fn unclaim(pool: &PgPool, c: &Claimed) -> Result<bool, sqlx::Error> {

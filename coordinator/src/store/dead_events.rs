@@ -106,13 +106,11 @@ pub async fn park(pool: &PgPool, p: &Parked<'_>) -> Result<bool, sqlx::Error> {
         .await?;
         if matches!(ev.body, EventBody::RunFinished { .. }) {
             // The worker is done with the run: its slot is free, as after an applied end.
-            let r = sqlx::query!(
-                "update devices set current_run_id = null where current_run_id = $1",
-                ev.run_id
-            )
-            .execute(&mut *tx)
-            .await?;
-            freed = r.rows_affected() > 0;
+            let device = sqlx::query_scalar!("select device_id from runs where id = $1", ev.run_id)
+                .fetch_optional(&mut *tx)
+                .await?
+                .flatten();
+            freed = crate::store::claim::free_slot(&mut tx, ev.run_id, device.as_deref()).await?;
         }
     }
     tx.commit().await?;

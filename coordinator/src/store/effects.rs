@@ -8,7 +8,8 @@
 //! or `running` run; a terminal status only on a non-terminal run). Within one kind the
 //! result is the one events applied one at a time in `seq` order give: for steps and
 //! actions the last event wins; for a run's start and end the first (later ones change
-//! nothing).
+//! nothing). A run whose start and end arrive in one batch (a short run, or one whose events
+//! queued up) is started and ended by one UPDATE of its row, with the same result.
 
 use std::collections::BTreeMap;
 
@@ -107,6 +108,12 @@ pub async fn write(
             }
         }
     }
+    // A run whose start and end are both in this batch is written once, by its end (one
+    // row version instead of two: `runs` updates are not HOT, each one costs index entries).
+    let folded: BTreeMap<RunKey, Start> = finished
+        .keys()
+        .filter_map(|k| Some((*k, started.remove(k)?)))
+        .collect();
     runs_started(tx, &started).await?;
     crate::store::verdicts::expectations(tx, &expectations).await?;
     steps_started(tx, &step_text).await?;
@@ -116,9 +123,13 @@ pub async fn write(
     // for jobs that write the cache (`replay::learned` decides)
     crate::store::verdicts::steps_scripts(tx, &learned).await?;
     crate::store::replay::learned(tx, &learned).await?;
-    runs_finished(tx, &finished).await
+    runs_finished(tx, &finished, &folded).await
 }
 
+/// Marks the runs of `started` running. `r.id = any ($1)` besides the join: it makes the
+/// plan primary-key look-ups whatever the statistics say (planned when few runs were
+/// active, the join walked every entry of `runs_active_team`, dead ones included while
+/// vacuum had not run: 39 ms a batch in `dispatch-bench` with 10,000 devices).
 async fn runs_started(
     tx: &mut PgConnection,
     started: &BTreeMap<RunKey, Start>,
@@ -136,7 +147,8 @@ async fn runs_started(
                 screen_w_px = u.w, screen_h_px = u.h
            from unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::int4[], $5::int4[])
                 as u(id, att, at, w, h)
-          where r.id = u.id and r.attempt_id = u.att and r.status in ('assigned', 'running')",
+          where r.id = u.id and r.attempt_id = u.att and r.status in ('assigned', 'running')
+            and r.id = any ($1)",
         &ids,
         &atts,
         &ats,
@@ -258,13 +270,30 @@ async fn steps_finished(
     Ok(())
 }
 
+/// Ends the runs of `finished`; a run with an entry in `folded` (its start came in the same
+/// batch) is started in the same UPDATE, with the effect [`runs_started`] would have had
+/// first: `started_at` (kept once set) and the screen size, only while the run was
+/// `assigned` or `running`.
 async fn runs_finished(
     tx: &mut PgConnection,
     finished: &BTreeMap<RunKey, End<'_>>,
+    folded: &BTreeMap<RunKey, Start>,
 ) -> Result<Vec<(Uuid, RunStatus)>, sqlx::Error> {
     if finished.is_empty() {
         return Ok(Vec::new());
     }
+    let start_ats: Vec<Option<DateTime<Utc>>> = finished
+        .keys()
+        .map(|k| folded.get(k).map(|s| s.0))
+        .collect();
+    let start_ws: Vec<Option<i32>> = finished
+        .keys()
+        .map(|k| folded.get(k).map(|s| s.1))
+        .collect();
+    let start_hs: Vec<Option<i32>> = finished
+        .keys()
+        .map(|k| folded.get(k).map(|s| s.2))
+        .collect();
     let ids: Vec<Uuid> = finished.keys().map(|k| k.0).collect();
     let atts: Vec<Uuid> = finished.keys().map(|k| k.1).collect();
     let statuses: Vec<&str> = finished.values().map(|v| v.0.as_str()).collect();
@@ -277,12 +306,18 @@ async fn runs_finished(
     let classes: Vec<Option<&str>> = finished.values().map(|v| v.4.map(|c| c.as_str())).collect();
     let ended = sqlx::query!(
         "update runs r set status = u.status, error = u.error, finished_at = u.at,
-                lease_expires_at = null, verdict = u.verdict, failure_class = u.class
+                lease_expires_at = null, verdict = u.verdict, failure_class = u.class,
+                started_at = case when u.s_at is not null and r.status in ('assigned', 'running')
+                                  then coalesce(r.started_at, u.s_at) else r.started_at end,
+                screen_w_px = case when u.s_at is not null and r.status in ('assigned', 'running')
+                                   then u.w else r.screen_w_px end,
+                screen_h_px = case when u.s_at is not null and r.status in ('assigned', 'running')
+                                   then u.h else r.screen_h_px end
            from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[],
-                       $6::jsonb[], $7::text[])
-                as u(id, att, status, error, at, verdict, class)
+                       $6::jsonb[], $7::text[], $8::timestamptz[], $9::int4[], $10::int4[])
+                as u(id, att, status, error, at, verdict, class, s_at, w, h)
           where r.id = u.id and r.attempt_id = u.att
-            and r.status in ('queued', 'assigned', 'running')
+            and r.status in ('queued', 'assigned', 'running') and r.id = any ($1)
          returning r.id, r.device_id, r.probe_device, r.status",
         &ids,
         &atts,
@@ -290,7 +325,10 @@ async fn runs_finished(
         &errors as _,
         &ats,
         &verdicts as _,
-        &classes as _
+        &classes as _,
+        &start_ats as _,
+        &start_ws as _,
+        &start_hs as _
     )
     .fetch_all(&mut *tx)
     .await?;
@@ -310,9 +348,13 @@ async fn runs_finished(
     crate::store::probes::passed(&mut *tx, &probes_passed).await?;
     let ended: Vec<Uuid> = ended.into_iter().map(|r| r.id).collect();
     // the slot is freed whether or not the status changed (a cancelled or reaped run's
-    // worker still reports its end)
+    // worker still reports its end); found by the runs' device_id (primary-key look-ups:
+    // no index holds current_run_id, so the update is HOT, migration 0020; `any (array(…))`
+    // because a join to runs made the planner read every slot for a hash join)
     sqlx::query!(
-        "update devices set current_run_id = null where current_run_id = any($1)",
+        "update devices set current_run_id = null
+          where id = any (array(select r.device_id from runs r where r.id = any($1)))
+            and current_run_id = any($1)",
         &ids
     )
     .execute(&mut *tx)

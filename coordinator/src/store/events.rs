@@ -146,7 +146,10 @@ async fn insert_rows(
 }
 
 /// Locks the slots this batch frees (the runs of its new `run_finished` events) up front in
-/// id order, the order heartbeats lock them in, so the two never deadlock.
+/// id order, the order heartbeats lock them in, so the two never deadlock. A run's slot is
+/// found by the run's `device_id` (the slot's primary key): a claim sets the slot's
+/// `current_run_id` and the run's `device_id` together, and a run's `device_id` is only
+/// cleared together with its slot (the reaper's re-queue, `unclaim`).
 async fn lock_finishing_slots(
     tx: &mut PgConnection,
     evs: &[RunEvent],
@@ -162,7 +165,10 @@ async fn lock_finishing_slots(
         .collect();
     if !finishing.is_empty() {
         sqlx::query!(
-            "select id from devices where current_run_id = any($1) order by id for update",
+            "select id from devices
+              where id = any (array(select r.device_id from runs r where r.id = any($1)))
+                and current_run_id = any($1)
+              order by id for update",
             &finishing
         )
         .fetch_all(&mut *tx)

@@ -183,12 +183,7 @@ pub async fn reap(pool: &PgPool, limit: i64) -> Result<(u64, u64), sqlx::Error> 
             .await?;
             requeued += 1;
         }
-        sqlx::query!(
-            "update devices set current_run_id = null where current_run_id = $1",
-            run_id
-        )
-        .execute(&mut *tx)
-        .await?;
+        crate::store::claim::free_slot(&mut tx, run_id, row.device_id.as_deref()).await?;
     }
     // a lost run is a `device` failure of its device (its worker vanished mid-run)
     crate::store::health::evaluate(&mut tx, &lost_on).await?;
