@@ -46,7 +46,7 @@
 # `held_out_15` (round 15: 10 more, written the same way after held_out, held_out_2, held_out_3,
 # held_out_4, held_out_5, held_out_6, held_out_7, held_out_8, held_out_9, held_out_10,
 # held_out_11, held_out_12 and held_out_13 had been looked at, before held_out_14 was run;
-# clean: DO NOT TUNE ON held_out_15).
+# no longer clean: it was run and looked at, at 58701e9). No split is clean now.
 # The default split is held_out.
 #
 # What it does: services from deploy/dev-up.sh (reused when they answer; it also installs
