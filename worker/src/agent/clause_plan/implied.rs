@@ -91,6 +91,7 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
     let negated = lower
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .any(|w| NOT.contains(&w) || w.ends_with("n't"));
+    let said = words(clause);
     let mut found: Option<(String, bool)> = None;
     for (i, tok) in toks.iter().enumerate() {
         let Some(base) = base_of(tok) else { continue };
@@ -103,17 +104,17 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
         if !led {
             continue;
         }
-        let said = words(clause);
         let hits: Vec<&String> = items
             .iter()
             .filter(|(name, _)| {
-                let mut w = words(name).into_iter();
                 let Some(verb) = name.split_whitespace().next() else {
                     return false;
                 };
-                let rest: Vec<String> = w.by_ref().skip(1).collect();
                 same_word(&base, &verb.to_lowercase())
-                    && rest.iter().any(|r| said.iter().any(|s| same_word(r, s)))
+                    && words(name)
+                        .iter()
+                        .skip(1)
+                        .any(|r| said.iter().any(|s| same_word(r, s)))
             })
             .map(|(name, _)| name)
             .collect();
