@@ -89,8 +89,9 @@ pub fn schema(items: &[(String, bool)]) -> Value {
 }
 
 /// The typed steps of an answer, checked against `items`; `Ok(vec![])` for `none`. `field`
-/// is the list's new-item field (`add` types into it). An operation naming no listed item,
-/// or an `add` / `rename` with no text, makes the whole answer an error.
+/// is the list's new-item field (`add` types into it); an `add` of an item already listed is
+/// left out. An operation naming no listed item, or an `add` / `rename` with no text, makes
+/// the whole answer an error.
 pub fn parse(
     v: &Value,
     items: &[(String, bool)],
@@ -124,6 +125,9 @@ pub fn parse(
             return Err(format!("{op} without its text"));
         }
         match kind {
+            // An item already on the list is not added again: the clause told of it (a
+            // small model answers "add" for "the new shoes are bought, that one's done").
+            StepKind::Type if items.iter().any(|(t, _)| same_title(t, text)) => {}
             StepKind::Type => {
                 let field = field.ok_or("add, but the screen has no one new-item field")?;
                 out.push(step(StepKind::Type, field, text));
@@ -134,6 +138,17 @@ pub fn parse(
         }
     }
     Ok(out)
+}
+
+/// Whether two item titles are the same but for case and runs of spaces.
+fn same_title(a: &str, b: &str) -> bool {
+    let norm = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    norm(a) == norm(b)
 }
 
 /// The quoted names in step-language `lines` (the items they touch).
@@ -194,6 +209,13 @@ mod tests {
             .contains("not on the list"));
         let bad = json!({"steps": [{"do": "rename", "item": "print the setlist", "text": ""}]});
         assert!(parse(&bad, &items(), None).is_err());
+        let again =
+            json!({"steps": [{"do": "add", "item": "", "text": items()[0].0.to_uppercase()}]});
+        assert_eq!(
+            parse(&again, &items(), Some("New")).unwrap(),
+            vec![],
+            "already listed"
+        );
         let add = json!({"steps": [{"do": "add", "item": "", "text": "x"}]});
         assert!(parse(&add, &items(), None).is_err(), "no field to add into");
     }

@@ -10,7 +10,6 @@
 //! not done / still to do → not checked; none → every item (`listed`), but then only with a
 //! word that makes it a total ("there are", "exactly", "in total", 一共, 共, 有 …), so "the 2
 //! new items are at the bottom" counts nothing. A part that is nothing but a count ("…: six
-//! entries, two ticked") is one, with or without a noun. A part that is nothing but a count ("…: six
 //! entries, two ticked") is one, with or without a noun. A number after "the", "these", "those" or
 //! "my" names items, it does not count them. "N items left" is a counter's text, read by
 //! `clauses::checks_of` before this.
@@ -74,6 +73,9 @@ const TOTAL: &[&str] = &[
     "has",
     "have",
     "contains",
+    // "verify that three items remain".
+    "remain",
+    "remaining",
 ];
 /// English negations (apostrophes dropped).
 const NOT: &[&str] = &[

@@ -59,6 +59,8 @@ const EN: &[(&str, Does)] = &[
     ("scratch", Does::Delete),
     ("bin", Does::Delete),
     ("toss", Does::Delete),
+    // "lose the hotel line".
+    ("lose", Does::Delete),
     ("add", Does::Add),
     ("stick", Does::Add),
     ("pop", Does::Add),
@@ -165,6 +167,7 @@ const ZH: &[(&str, Does)] = &[
     ("不算完成", Does::Uncheck),
     ("不算已完成", Does::Uncheck),
     ("不能算完成", Does::Uncheck),
+    ("不算办完", Does::Uncheck),
     ("不算做完", Does::Uncheck),
     ("改回未完成", Does::Uncheck),
     ("标成未完成", Does::Uncheck),
@@ -187,6 +190,12 @@ const ZH: &[(&str, Does)] = &[
     ("设成已完成", Does::Check),
     ("标记成已完成", Does::Check),
     ("标记完成", Does::Check),
+    // "这三条都算办完了": they count as done.
+    ("算办完", Does::Check),
+    ("算做完", Does::Check),
+    ("算搞定", Does::Check),
+    ("算是办完", Does::Check),
+    ("算是做完", Does::Check),
     ("改名为", Does::Rename),
     ("改名叫", Does::Rename),
     ("改叫", Does::Rename),
@@ -237,6 +246,9 @@ const ZH: &[(&str, Does)] = &[
     ("添上", Does::Add),
     ("创建", Does::Add),
     ("添一条", Does::Add),
+    ("补一条", Does::Add),
+    ("补一个", Does::Add),
+    ("补一项", Does::Add),
     ("添一个", Does::Add),
     ("加一个", Does::Add),
     ("再加", Does::Add),
@@ -728,6 +740,10 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
         });
     }
     gerund_order(&lower, raw)
+        .or_else(|| super::order_idioms::goes_in_as(&lower))
+        .or_else(|| super::order_idioms::fix_wording(&lower, raw))
+        .or_else(|| super::order_idioms::make_say(&lower, raw))
+        .or_else(|| super::order_idioms::off_my_plate(&lower))
         .or_else(|| by_gerund(raw))
         .or_else(|| passive_order(raw))
         .or_else(|| stative_order(raw))
@@ -775,9 +791,25 @@ const STATIVE_DONE: &[&str] = &[
     "taken care of",
     "dealt with",
     "handled",
+    // "so that's one down".
+    "one down",
+    "out of the way",
+    "over with",
 ];
 /// Words a [`stative_order`] may end with.
-const STATE_TAILS: &[&str] = &["now", "too", "already", "then", "as well", "yet"];
+const STATE_TAILS: &[&str] = &[
+    "now",
+    "too",
+    "already",
+    "then",
+    "as well",
+    "yet",
+    "any more",
+    "anymore",
+    "any longer",
+    "either",
+    "after all",
+];
 
 /// A sentence saying an item is done, read as the order to tick it: "so that's done" (the
 /// item just named), "the pharmacy run is finished now" (the item by its words); with a

@@ -208,6 +208,7 @@ pub fn cue_value(task: &str, field: &str) -> Option<String> {
         let Some(v) = rest.clone().next() else {
             continue;
         };
+        let glued = rest.clone().count() < tokens.len() - i - 1;
         let v = v.trim_end_matches([',', '.', ';', '!', '?', ')']);
         if let Some(q) = super::clauses::quoted(&tokens[i + 1..].join(" ")).first() {
             if v.starts_with(['"', '\'', '“', '‘']) {
@@ -220,11 +221,23 @@ pub fn cue_value(task: &str, field: &str) -> Option<String> {
                 "the", "a", "an", "and", "it", "in", "twice", "again", "same", "that",
             ]
             .contains(&plain.as_str());
-        if !v.is_empty() && !common {
+        // Right after the field's word with no glue between, a plain word is the clause's
+        // verb ("the username follows the company format"), not a value: only a token that
+        // looks typed counts there.
+        if !v.is_empty() && !common && (glued || looks_typed(v)) {
             return Some(v.to_string());
         }
     }
     None
+}
+
+/// Whether a token looks like something typed rather than a word of the sentence: it holds
+/// a digit, a capital letter or a [`super::plan_typed`] joiner-like symbol, and no Chinese
+/// punctuation (a run of Chinese after a field's name is the clause going on).
+fn looks_typed(v: &str) -> bool {
+    !v.contains(['，', '。', '；', '、', '：'])
+        && v.chars()
+            .any(|c| c.is_ascii_digit() || c.is_uppercase() || ".@_&#+-/$%!*".contains(c))
 }
 
 /// The values kept: for each field the value held word for word, then a value given to
@@ -463,6 +476,19 @@ mod tests {
         );
         assert_eq!(cue_value("type the password twice", "Password"), None);
         assert_eq!(cue_value("a thriller from 1994", "Genre"), None);
+        assert_eq!(
+            cue_value("The username follows our usual pattern", "Username"),
+            None
+        );
+        assert_eq!(cue_value("The year comes after 1990", "Year"), None);
+        assert_eq!(
+            cue_value("上面的 Password 框填一样的，点提交", "Password"),
+            None
+        );
+        assert_eq!(
+            cue_value("log in with username K_Obi", "Username").as_deref(),
+            Some("K_Obi")
+        );
         assert!(parse(&json!(["x"]), &["a"]).is_err());
         assert_eq!(
             parse(&json!({"a": " v ", "b": null}), &["a", "b"]).unwrap(),

@@ -343,14 +343,16 @@ impl Exec<'_, AgentState> {
 
     /// The values the instruction gives the form on `obs` ([`super::form_fill`]): one model
     /// call for the whole form, one more for each field (at most three) whose value it
-    /// missed or made up, then the field's name as a cue; none when the screen is no form or
-    /// the run is cancelled.
+    /// missed or made up, one more for each field (at most three) still without one, asking
+    /// for the value worked out where the instruction describes it ([`super::form_derive`]),
+    /// then the field's name as a cue; none when the screen is no form or the run is cancelled.
     async fn form_values(
         &mut self,
         task: &str,
         obs: &Observation,
         usage: &mut ModelUsage,
     ) -> Vec<(String, String)> {
+        use super::form_derive as fd;
         use super::form_fill as ff;
         let fields = ff::fields(obs);
         let Some(c) = self.st.model.as_ref().filter(|_| !fields.is_empty()) else {
@@ -372,7 +374,7 @@ impl Exec<'_, AgentState> {
                 .await
                 .unwrap_or_default();
             let mut values = Vec::new();
-            let mut asked = 0;
+            let (mut asked, mut derived) = (0, 0);
             for name in &names {
                 let mut v = ff::held(&whole, name, task);
                 if v.is_none() && asked < 3 {
@@ -390,6 +392,22 @@ impl Exec<'_, AgentState> {
                         .await
                         .unwrap_or_default();
                     v = ff::held(&answer, name, task);
+                }
+                if v.is_none() && derived < 3 {
+                    derived += 1;
+                    v = c
+                        .json(
+                            fd::messages(&redacted, name, &fields),
+                            "form_value_derived",
+                            &fd::schema(),
+                            fd::parse,
+                            FORM_MAX_TOKENS,
+                            usage,
+                        )
+                        .await
+                        .ok()
+                        .flatten()
+                        .filter(|v| fd::built_from(task, v));
                 }
                 if let Some(v) = v.or_else(|| ff::cue_value(task, name)) {
                     values.push((name.to_string(), v));

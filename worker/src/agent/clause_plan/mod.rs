@@ -27,12 +27,16 @@
 mod clause_kind;
 mod clause_split;
 mod end_checks;
+#[cfg(test)]
+mod idiom_tests;
 mod implied;
 mod item_match;
+mod later_text;
 mod order_steps;
 mod screen;
 mod should_state;
 mod stems;
+mod substitute;
 #[cfg(test)]
 mod test_support;
 
@@ -132,6 +136,7 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
             checks: Vec::new(),
         },
         given_checks: Vec::new(),
+        taken: Vec::new(),
         described: Vec::new(),
         gated: Vec::new(),
         implied_at: Vec::new(),
@@ -182,6 +187,8 @@ struct Reader<'a> {
     implied_at: Vec<(usize, usize)>,
     /// Check clauses that gave their state: (clause, index in `typed` of the step).
     given_checks: Vec<(String, usize)>,
+    /// Clauses an earlier order took as its own ([`later_text`]).
+    taken: Vec<usize>,
 }
 
 impl Reader<'_> {
@@ -210,11 +217,24 @@ impl Reader<'_> {
             self.gate = None;
             return Some(());
         }
-        let order = effects::order_of(&seg)
+        if self.taken.contains(&k) {
+            // The text of an add said before ([`later_text`]).
+            return Some(());
+        }
+        let mut order = effects::order_of(&seg)
             .or_else(|| self.continued_order(k))
             .or_else(|| undo_order(&seg, &before))
             .or_else(|| new_items_order(&seg))
             .or_else(|| name_order(&seg));
+        if let Some(o) = order
+            .as_mut()
+            .filter(|o| o.does == Does::Add && clauses::quoted(&o.object).is_empty())
+        {
+            if let Some((j, text)) = later_text::text_for_add(&self.segs, k) {
+                o.object = clauses::quote_line(&text);
+                self.taken.push(j);
+            }
+        }
         self.last = order.as_ref().map(|o| o.does);
         // A state said of something ("most of this is handled"), not an imperative.
         let said = order.as_ref().is_some_and(|o| o.verb.is_none()) && describes(&seg);

@@ -8,6 +8,7 @@ use super::item_match::{
 };
 use super::screen::{button_for, one_text_field, submits_a_form};
 use super::stems::{words, ALL_WORDS};
+use super::substitute;
 use crate::agent::effects::{self, Does};
 use crate::agent::plan_step::{PlanStep, StepKind};
 use crate::agent::{clauses, positions};
@@ -172,7 +173,8 @@ fn zh_demonstrative(head: &str) -> bool {
     .any(|w| head.contains(w))
 }
 
-/// A rename: `'old' to 'new'`, or `it to 'new'` with the old item from the context.
+/// A rename: `'old' to 'new'`, or `it to 'new'` with the old item from the context, or a
+/// swap of one word of a title ([`substitute`]).
 fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
     let quoted = clauses::quoted(object);
     let (old, new) = match quoted.as_slice() {
@@ -203,6 +205,23 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
                 None => return None,
             };
             (old, new.clone())
+        }
+        // "make it say 80 instead of 60", "fix the wording" after "…production, not staging":
+        // one word of the title swapped.
+        [] => {
+            let (from, to) = substitute::pair(object, true).or_else(|| {
+                // The clauses before, nearest first, joined as said ("…for production" +
+                // "not staging" was one sentence).
+                let said = |n: usize| {
+                    let mut near: Vec<&str> = cx.before.iter().take(n).copied().collect();
+                    near.reverse();
+                    near.join(", ")
+                };
+                substitute::generic(object)
+                    .then(|| (1..=3).find_map(|n| substitute::pair(&said(n), false)))
+                    .flatten()
+            })?;
+            substitute::apply(cx.items, &from, &to)?
         }
         _ => return None,
     };

@@ -102,6 +102,7 @@ const STOP: &[&str] = &[
     "active",
     "unticked",
     "unchecked",
+    "either",
 ];
 
 /// Words that make an object "all of them".
@@ -119,7 +120,8 @@ pub(super) const ALL_WORDS: &[&str] = &[
 /// pairs.
 pub(in crate::agent) fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let lower = text.to_lowercase().replace('’', "'");
+    // "remove that one as well": the phrase adds nothing, "well" alone may (a well to dig).
+    let lower = format!(" {} ", text.to_lowercase().replace('’', "'")).replace(" as well ", " ");
     for w in lower.split(|c: char| !(c.is_alphanumeric() || c == '\'') || effects::is_cjk(c)) {
         let w = w.trim_matches('\'');
         let w = w.strip_suffix("'s").unwrap_or(w);

@@ -1,0 +1,76 @@
+//! The reader on orders said as idioms, swaps and texts given later, in words other than
+//! any paraphrase set's.
+
+use super::test_support::{list, steps};
+
+#[test]
+fn idioms_swaps_and_later_texts_read_as_orders() {
+    let obs = list(&[
+        ("order 12 chairs", false),
+        ("hire the sound system", true),
+        ("book a caterer", false),
+        ("draft the seating plan", false),
+    ]);
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "The caterer confirmed by phone, so that's one down.",
+            &["check \"book a caterer\""],
+        ),
+        (
+            "The speakers came with the venue, so lose the sound system line.",
+            &["tap \"Delete\" in the row of \"hire the sound system\""],
+        ),
+        (
+            "The sound system has a fault, so it isn't done any more either.",
+            &["uncheck \"hire the sound system\""],
+        ),
+        (
+            "More guests than planned: change 12 to 16.",
+            &[
+                "double tap \"order 12 chairs\"",
+                "type \"order 16 chairs\" into \"order 12 chairs\"",
+                "press Enter",
+            ],
+        ),
+        (
+            "Someone misheard: the plan is for dinner, not seating. Fix the title.",
+            &[
+                "double tap \"draft the seating plan\"",
+                "type \"draft the dinner plan\" into \"draft the seating plan\"",
+                "press Enter",
+            ],
+        ),
+        (
+            "Add 'print name cards' and it can go in as done.",
+            &[
+                "type \"print name cards\" into \"New item\"",
+                "press Enter",
+                "check \"print name cards\"",
+            ],
+        ),
+        (
+            "Mia took over the seating plan, so it's off my plate.",
+            &["tap \"Delete\" in the row of \"draft the seating plan\""],
+        ),
+        (
+            "Add one for the flowers. I nearly wrote roses, but call it 'buy tulips'.",
+            &["type \"buy tulips\" into \"New item\"", "press Enter"],
+        ),
+    ];
+    for (t, want) in cases {
+        assert_eq!(steps(t, &obs).unwrap(), *want, "{t}");
+    }
+}
+
+#[test]
+fn chinese_counts_as_done_and_later_texts_read() {
+    let obs = list(&[("买饮料", false), ("订场地", false), ("发通知", false)]);
+    assert_eq!(
+        steps("饮料买好了，场地也订下了，这两条都算办完了。", &obs).unwrap(),
+        ["check \"买饮料\"", "check \"订场地\""]
+    );
+    assert_eq!(
+        steps("再补一条买气球的：先写成“买十个气球”。", &obs).unwrap(),
+        ["type \"买十个气球\" into \"New item\"", "press Enter"]
+    );
+}

@@ -1,0 +1,76 @@
+//! The text of an add said without it, given by a later clause: "再补一条借椅子的：本来想写借十把
+//! 折叠椅，不过来的人多，写成“借二十把折叠椅”", "add one for the chairs — I'd have said ten, but
+//! make it 'borrow twenty chairs'".
+//!
+//! Why: such an add had no quoted text, so it did not read, and the clause that gives the
+//! text has no verb of adding; the model (Qwen2.5-Coder-1.5B) then added nothing.
+
+use crate::agent::clauses;
+
+/// Words that give the text of the thing just spoken of.
+const WRITES: &[&str] = &[
+    "写成",
+    "写作",
+    "写为",
+    "记成",
+    "记作",
+    "就写",
+    "叫",
+    "write it as",
+    "write it down as",
+    "word it",
+    "call it",
+    "make it",
+    "put it down as",
+    "name it",
+    "title it",
+    "have it say",
+    "have it read",
+];
+
+/// How many clauses after the add the text may come.
+const REACH: usize = 3;
+
+/// The clause after `k` (within [`REACH`]) that gives the add's text, and the text: one
+/// quoted text and a [`WRITES`] word outside the quotes.
+pub(super) fn text_for_add(segs: &[String], k: usize) -> Option<(usize, String)> {
+    segs.iter()
+        .enumerate()
+        .skip(k + 1)
+        .take(REACH)
+        .find_map(|(j, seg)| {
+            let quoted = clauses::quoted(seg);
+            let [text] = quoted.as_slice() else {
+                return None;
+            };
+            let outside = clauses::without_quotes(seg).to_lowercase();
+            WRITES
+                .iter()
+                .any(|w| outside.contains(w))
+                .then(|| (j, text.clone()))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_later_clause_that_writes_a_quoted_text_gives_it() {
+        let segs: Vec<String> = [
+            "再加一条买灯笼的",
+            "我本来想写买两个",
+            "写成“买四个灯笼”",
+            "别的不动",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(text_for_add(&segs, 0), Some((2, "买四个灯笼".to_string())));
+        let far: Vec<String> = ["add one", "a", "b", "c", "call it 'x'"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(text_for_add(&far, 0), None, "too far");
+        let other: Vec<String> = ["add one", "tick 'y'"].map(String::from).to_vec();
+        assert_eq!(text_for_add(&other, 0), None, "no writing word");
+    }
+}

@@ -1,0 +1,180 @@
+//! English orders said as idioms rather than by a verb of the lexicon ([`super::effects`]):
+//! "it can go in as completed", "fix the wording", "make that item say 80 instead of 60".
+
+use super::effects::{Does, Order, DONE_WORDS, UNDONE_WORDS};
+
+/// "it can go in as completed", "that one should be added as done": the item just spoken
+/// of (just added, most often) in the state named at the end — a pronoun, a modal, a verb
+/// of entering it, "as" and a [`DONE_WORDS`] / [`UNDONE_WORDS`] state.
+pub(super) fn goes_in_as(lower: &str) -> Option<Order> {
+    let l = lower.trim().trim_end_matches(['.', '!', ' ']);
+    let (head, state) = l.rsplit_once(" as ")?;
+    let state = state.trim_start_matches("already ");
+    let rest = ["that one ", "this one ", "it ", "that ", "this "]
+        .iter()
+        .find_map(|p| head.strip_prefix(p))?;
+    let verb = [
+        "can ",
+        "should ",
+        "could ",
+        "may ",
+        "will ",
+        "must ",
+        "needs to ",
+        "has to ",
+    ]
+    .iter()
+    .find_map(|m| rest.strip_prefix(m))?
+    .trim();
+    let enters = [
+        "go",
+        "go in",
+        "go on",
+        "go on the list",
+        "go onto the list",
+        "go in the list",
+        "be added",
+        "be put in",
+        "be entered",
+        "be listed",
+        "start",
+        "start out",
+    ]
+    .contains(&verb);
+    let does = if UNDONE_WORDS.contains(&state) {
+        Does::Uncheck
+    } else if DONE_WORDS.contains(&state) {
+        Does::Check
+    } else {
+        return None;
+    };
+    enters.then(|| Order {
+        does,
+        verb: None,
+        object: " it".to_string(),
+    })
+}
+
+/// "fix the wording", "correct the name", "fix the typo in it": a rename whose new title a
+/// swap gives (in the clause or the one before: [`super::clause_plan`]'s substitution).
+pub(super) fn fix_wording(lower: &str, raw: &str) -> Option<Order> {
+    let verb = ["fix ", "correct ", "sort out "]
+        .iter()
+        .find(|v| lower.starts_with(**v))?;
+    let object = lower[verb.len()..].trim();
+    let names_title = ["wording", "name", "title", "spelling", "typo", "text"]
+        .iter()
+        .any(|w| {
+            object
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|x| x == *w)
+        });
+    names_title.then(|| Order {
+        does: Does::Rename,
+        verb: None,
+        object: raw.get(verb.len()..).unwrap_or("").to_string(),
+    })
+}
+
+/// "make that item say 80 instead of 60", "have it read 'live' rather than 'test'": a
+/// rename by a swap, unquoted.
+pub(super) fn make_say(lower: &str, raw: &str) -> Option<Order> {
+    if !["make ", "have "].iter().any(|v| lower.starts_with(v)) {
+        return None;
+    }
+    let at = [" say ", " read "]
+        .iter()
+        .find_map(|w| lower.find(w).map(|i| i + w.len()))?;
+    let swap = [" instead of ", " rather than ", ", not "]
+        .iter()
+        .any(|w| lower[at..].contains(w));
+    swap.then(|| Order {
+        does: Does::Rename,
+        verb: None,
+        object: raw.get(at..).unwrap_or("").to_string(),
+    })
+}
+
+/// Where an item that is no longer the speaker's to do goes ("so it's off my plate").
+const OFF: &[&str] = &[
+    "off my plate",
+    "off my list",
+    "off my hands",
+    "off the list",
+    "no longer mine",
+    "not mine any more",
+    "not mine anymore",
+];
+
+/// "so it's off my plate entirely", "that one is off the list now": the item just spoken of
+/// is deleted — a pronoun, a copula, then an [`OFF`] place and nothing but a few adverbs.
+pub(super) fn off_my_plate(lower: &str) -> Option<Order> {
+    let l = lower
+        .trim()
+        .trim_end_matches(['.', '!', ' '])
+        .replace('’', "'");
+    let rest = [
+        "that one is ",
+        "this one is ",
+        "it's ",
+        "it is ",
+        "that's ",
+        "that is ",
+        "this is ",
+    ]
+    .iter()
+    .find_map(|p| l.strip_prefix(p))?;
+    let place = OFF.iter().find(|o| rest.starts_with(**o))?;
+    let tail = rest[place.len()..].trim();
+    let adverbs = [
+        "",
+        "entirely",
+        "completely",
+        "now",
+        "altogether",
+        "for good",
+        "too",
+        "as well",
+    ];
+    adverbs.contains(&tail).then(|| Order {
+        does: Does::Delete,
+        verb: None,
+        object: " it".to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idioms_read_as_orders() {
+        let o = goes_in_as("it can go in as completed").unwrap();
+        assert_eq!((o.does, o.object.as_str()), (Does::Check, " it"));
+        assert_eq!(
+            goes_in_as("that one should be added as open").unwrap().does,
+            Does::Uncheck
+        );
+        assert!(goes_in_as("it can go as planned").is_none());
+        assert!(goes_in_as("it came in as a surprise").is_none());
+        assert_eq!(
+            fix_wording("fix the wording", "fix the wording")
+                .unwrap()
+                .does,
+            Does::Rename
+        );
+        assert!(fix_wording("fix the bike", "fix the bike").is_none());
+        let o = make_say("make it say 9 instead of 7", "make it say 9 instead of 7").unwrap();
+        assert_eq!(o.object, "9 instead of 7");
+        assert!(make_say("make it say hello", "make it say hello").is_none());
+        assert_eq!(
+            off_my_plate("it's off my plate entirely").unwrap().does,
+            Does::Delete
+        );
+        assert!(off_my_plate("it's off my plate but check it").is_none());
+        assert!(
+            off_my_plate("the printer is off the list").is_none(),
+            "only a pronoun"
+        );
+    }
+}
