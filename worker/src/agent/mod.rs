@@ -33,6 +33,7 @@ pub(crate) mod expect;
 pub mod focus;
 pub mod form_derive;
 pub mod form_fill;
+pub mod form_swap;
 pub mod judge;
 pub(crate) mod learn;
 pub mod order_idioms;

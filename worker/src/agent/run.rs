@@ -724,6 +724,16 @@ impl Exec<'_, AgentState> {
         };
         let (steps, forbidden) = super::plan_typed::without_forbidden_taps(steps, task);
         let (steps, respelt) = super::plan_typed::as_written(steps, task);
+        let form: Vec<String> = obs
+            .map(|o| {
+                super::form_fill::fields(o)
+                    .into_iter()
+                    .map(|f| f.name)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let (steps, swapped) = super::form_swap::swapped(steps, task, &form);
+        let respelt = respelt + swapped;
         let (steps, submitted) = super::plan_typed::adds_submitted(steps, task);
         let (steps, added) = super::plan_fix::repair(steps);
         let added = added + submitted;
@@ -735,7 +745,7 @@ impl Exec<'_, AgentState> {
         }
         if respelt > 0 {
             detail.push_str(&format!(
-                " ({respelt} typed text(s) spelt as the instruction spells them)"
+                " ({respelt} typed text(s) spelt as the instruction spells them, corrections it makes later included)"
             ));
         }
         if p.unwritable > 0 {
