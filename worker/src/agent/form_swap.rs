@@ -38,11 +38,14 @@ pub fn swaps(task: &str) -> Vec<(String, String)> {
             None if opens.contains(&c) && (c != '\'' || starts_word(task, i)) => {
                 open = Some((i, c))
             }
-            Some((at, o)) if closes.contains(&c) && pairs(o, c) && i > at + o.len_utf8() => {
-                if c != '\'' || ends_word(task, i) {
-                    quotes.push((at, i + c.len_utf8(), task[at + o.len_utf8()..i].to_string()));
-                    open = None;
-                }
+            Some((at, o))
+                if closes.contains(&c)
+                    && pairs(o, c)
+                    && i > at + o.len_utf8()
+                    && (c != '\'' || ends_word(task, i)) =>
+            {
+                quotes.push((at, i + c.len_utf8(), task[at + o.len_utf8()..i].to_string()));
+                open = None;
             }
             _ => {}
         }
