@@ -124,3 +124,71 @@ pub(crate) fn quick_holds(check: &Action, obs: &Observation) -> Option<bool> {
         _ => None,
     }
 }
+
+/// The renames a read plan makes, (old, new), from its `type "NEW" into "OLD"` lines whose
+/// target is a list item of `obs` (an item's edit box is named by the item).
+pub(crate) fn renames(steps: &[String], obs: &Observation) -> Vec<(String, String)> {
+    let items = super::clause_plan::list_items(obs);
+    steps
+        .iter()
+        .filter_map(|s| super::plan_typed::typing(s))
+        .filter_map(|(text, target)| Some((target?, text)))
+        .filter(|(old, _)| items.iter().any(|(n, _)| n == old))
+        .collect()
+}
+
+/// `e` with a check of an item's tick (`assert "OLD" is checked`) moved to the item's new
+/// name when the plan renames it: a check mapped on the screen before the plan ran names
+/// the item as it was. Whether it changed.
+pub(crate) fn follow_rename(e: &mut Expected, renames: &[(String, String)]) -> bool {
+    let Action::AssertChecked { .. } = &e.check else {
+        return false;
+    };
+    for (old, new) in renames {
+        let was = super::clauses::quote_line(old);
+        if let Some(rest) = e.exp.line.strip_prefix(&format!("assert {was} ")) {
+            let line = format!("assert {} {rest}", super::clauses::quote_line(new));
+            if let Ok(check) = argus_protocol::expect::parse_expectation(&line) {
+                e.exp.line = line;
+                e.check = check;
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tick_check_follows_the_item_to_its_new_name() {
+        let line = "assert \"mend the gate\" is not checked".to_string();
+        let mut e = Expected {
+            check: argus_protocol::expect::parse_expectation(&line).unwrap(),
+            exp: Expectation {
+                line,
+                source: ExpectationSource::Instruction,
+                clause: None,
+            },
+        };
+        let renames = vec![("mend the gate".to_string(), "paint the gate".to_string())];
+        assert!(follow_rename(&mut e, &renames));
+        assert_eq!(e.exp.line, "assert \"paint the gate\" is not checked");
+        assert!(!follow_rename(&mut e, &renames), "already moved");
+        let obs = crate::agent::test_screen(&[
+            (argus_perception::Role::Textfield, "New todo"),
+            (argus_perception::Role::Checkbox, "mend the gate"),
+        ]);
+        let steps = vec![
+            "double tap \"mend the gate\"".to_string(),
+            "type \"paint the gate\" into \"mend the gate\"".to_string(),
+            "type \"x\" into \"New todo\"".to_string(),
+        ];
+        assert_eq!(
+            super::renames(&steps, &obs),
+            [("mend the gate".into(), "paint the gate".into())]
+        );
+    }
+}

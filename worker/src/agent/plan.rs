@@ -323,6 +323,73 @@ pub fn without_repeated_typing(
     (out, skipped)
 }
 
+/// Words of an instruction that asks for an item twice on purpose.
+const AGAIN: &[&str] = &[
+    "again",
+    "twice",
+    "another copy",
+    "duplicate",
+    "second copy",
+    "两次",
+    "重复",
+    "再来一条一样",
+];
+
+/// `steps` without adds of an item the list already holds: a typing into the list's
+/// new-item field ([`super::clause_plan::one_text_field`]) of a text that a toggle on the
+/// screen is named by, with its `press Enter`, unless `task` asks for a copy ([`AGAIN`]).
+/// Returns the kept steps and how many adds were skipped. Measured: a re-plan of
+/// Qwen2.5-Coder-1.5B typed two listed items into the new-item box (duplicates at the end).
+pub fn without_listed_adds(
+    steps: Vec<String>,
+    task: &str,
+    obs: Option<&Observation>,
+) -> (Vec<String>, usize) {
+    let Some(obs) = obs else {
+        return (steps, 0);
+    };
+    let Some(field) = super::clause_plan::one_text_field(obs) else {
+        return (steps, 0);
+    };
+    let lower = task.to_lowercase();
+    if AGAIN.iter().any(|w| lower.contains(w)) {
+        return (steps, 0);
+    }
+    let items = super::clause_plan::list_items(obs);
+    let norm = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let mut out = Vec::new();
+    let mut skipped = 0;
+    let mut skip_enter = false;
+    for s in steps {
+        let line = super::plan_fix::as_script_line(&s);
+        if std::mem::take(&mut skip_enter)
+            && matches!(&line, Some(argus_protocol::Action::Key { .. }))
+            && s.to_lowercase().contains("enter")
+        {
+            continue;
+        }
+        if let Some(argus_protocol::Action::Type {
+            text,
+            target: argus_protocol::Aim::Target(t),
+        }) = &line
+        {
+            let listed = items.iter().any(|(n, _)| norm(n) == norm(text));
+            if listed && t.name.trim().eq_ignore_ascii_case(field.trim()) {
+                skipped += 1;
+                skip_enter = true;
+                continue;
+            }
+        }
+        out.push(s);
+    }
+    (out, skipped)
+}
+
 /// The check lines a stored script closes with (after its last acting line): the
 /// expectations of the run that learned it.
 pub fn closing_checks(script: &str) -> Vec<String> {
@@ -344,6 +411,26 @@ pub fn closing_checks(script: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_add_of_an_item_already_listed_is_skipped_with_its_enter() {
+        use argus_perception::Role;
+        let obs = crate::agent::test_screen(&[
+            (Role::Textfield, "New todo"),
+            (Role::Checkbox, "feed the fish"),
+        ]);
+        let plan = vec![
+            "type \"Feed the  fish\" into \"New todo\"".to_string(),
+            "press Enter".to_string(),
+            "type \"walk the dog\" into \"New todo\"".to_string(),
+            "press Enter".to_string(),
+        ];
+        let (kept, n) = without_listed_adds(plan.clone(), "tidy up", Some(&obs));
+        assert_eq!(n, 1);
+        assert_eq!(kept, plan[2..].to_vec());
+        let (kept, n) = without_listed_adds(plan.clone(), "add 'feed the fish' again", Some(&obs));
+        assert_eq!((kept.len(), n), (4, 0), "a copy asked for");
+    }
 
     #[test]
     fn a_free_plan_is_the_instruction_sentence_by_sentence() {

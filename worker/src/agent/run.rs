@@ -587,6 +587,19 @@ impl Exec<'_, AgentState> {
             None => {}
         }
         self.st.unsure = read.unsure.clone();
+        if let Some(o) = obs {
+            let renames = super::expect::renames(&read.steps, o);
+            let mut moved = 0;
+            for e in self.st.expected.iter_mut() {
+                moved += usize::from(super::expect::follow_rename(e, &renames));
+            }
+            if moved > 0 {
+                self.st.expectations_sent = usize::MAX;
+                detail.push_str(&format!(
+                    " ({moved} check(s) of an item the plan renames moved to its new name)"
+                ));
+            }
+        }
         let taken = self.take_end_state(&read.effects);
         // A check of a toggle on an item the read plan deletes cannot hold ("…neither is
         // marked done" mapped for every item, the deleted one too).
@@ -722,6 +735,8 @@ impl Exec<'_, AgentState> {
             }
             None => (steps, 0, false),
         };
+        let (steps, relisted) = super::plan::without_listed_adds(steps, task, obs);
+        let repeated = repeated + relisted;
         let (steps, forbidden) = super::plan_typed::without_forbidden_taps(steps, task);
         let (steps, respelt) = super::plan_typed::as_written(steps, task);
         let form: Vec<String> = obs
@@ -764,7 +779,7 @@ impl Exec<'_, AgentState> {
         }
         if repeated > 0 {
             detail.push_str(&format!(
-                " ({repeated} typing(s) this run already did, whose text the screen shows, skipped)"
+                " ({repeated} typing(s) this run already did, or adds of an item the list already holds, skipped)"
             ));
         }
         if added > 0 {

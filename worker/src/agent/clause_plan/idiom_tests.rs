@@ -69,6 +69,16 @@ fn chinese_counts_as_done_and_later_texts_read() {
         steps("饮料买好了，场地也订下了，这两条都算办完了。", &obs).unwrap(),
         ["check \"买饮料\"", "check \"订场地\""]
     );
+    let moved = list(&[("搬去三楼", false), ("订车", false)]);
+    assert_eq!(
+        steps("物业把我们从三楼调到了五楼，名字改成“搬去五楼”。", &moved).unwrap(),
+        [
+            "double tap \"搬去三楼\"",
+            "type \"搬去五楼\" into \"搬去三楼\"",
+            "press Enter"
+        ],
+        "what happened is the rename's reason"
+    );
     assert_eq!(
         steps("再补一条买气球的：先写成“买十个气球”。", &obs).unwrap(),
         ["type \"买十个气球\" into \"New item\"", "press Enter"]

@@ -396,8 +396,46 @@ impl Reader<'_> {
             // on it.
             return;
         }
+        if self.reason_for_next(k) {
+            // "老师把我从接力赛调去了跳远，名字改成“报名跳远”": what happened to the item the
+            // next clause changes is that change's reason, not an order of its own.
+            self.described.push(k);
+            return;
+        }
         // An order Argus cannot read: the model acts it out when its turn comes.
         self.free(&seg, &seg);
+    }
+
+    /// Whether unread clause `k` names one item (by its words or characters) that the next
+    /// clause's order changes, naming it again or pointing back at it.
+    fn reason_for_next(&self, k: usize) -> bool {
+        let seg = &self.segs[k];
+        let one = |t: &str| {
+            by_words(t, &self.items, Some(1))
+                .and_then(|v| v.into_iter().next())
+                .or_else(|| by_chars(t, &self.items))
+        };
+        let (Some(item), Some(next)) = (one(seg), self.segs.get(k + 1)) else {
+            return false;
+        };
+        let Some(order) = effects::order_of(next) else {
+            return false;
+        };
+        let object = clauses::without_quotes(&order.object);
+        one(&object).is_some_and(|i| i == item)
+            || pronoun(&object, order.does)
+            || [
+                "名字",
+                "那条",
+                "这条",
+                "它",
+                " it",
+                "that one",
+                "the name",
+                "the title",
+            ]
+            .iter()
+            .any(|w| object.contains(w))
     }
 
     /// Clause `k`, read as a description that may yet order something, for the model to map
