@@ -117,6 +117,18 @@ pub(super) const DONE_WORDS: &[&str] = &[
     "ticked",
     "checked",
 ];
+/// The order a state word sets: an [`UNDONE_WORDS`] one unticks, a [`DONE_WORDS`] one ticks
+/// (whole words only: "not done" is undone, "done" is done).
+pub(super) fn state_word(state: &str) -> Option<Does> {
+    if UNDONE_WORDS.contains(&state) {
+        Some(Does::Uncheck)
+    } else if DONE_WORDS.contains(&state) {
+        Some(Does::Check)
+    } else {
+        None
+    }
+}
+
 /// Words an imperative English clause may start with before its verb.
 pub(super) const EN_FILLERS: &[&str] = &[
     "now ",

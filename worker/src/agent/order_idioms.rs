@@ -1,11 +1,11 @@
 //! English orders said as idioms rather than by a verb of the lexicon ([`super::effects`]):
 //! "it can go in as completed", "fix the wording", "make that item say 80 instead of 60".
 
-use super::effects::{Does, Order, DONE_WORDS, UNDONE_WORDS};
+use super::effects::{Does, Order};
 
 /// "it can go in as completed", "that one should be added as done": the item just spoken
 /// of (just added, most often) in the state named at the end — a pronoun, a modal, a verb
-/// of entering it, "as" and a [`DONE_WORDS`] / [`UNDONE_WORDS`] state.
+/// of entering it, "as" and a state word ([`super::effects::state_word`]).
 pub(super) fn goes_in_as(lower: &str) -> Option<Order> {
     let l = lower.trim().trim_end_matches(['.', '!', ' ']);
     let (head, state) = l.rsplit_once(" as ")?;
@@ -41,13 +41,7 @@ pub(super) fn goes_in_as(lower: &str) -> Option<Order> {
         "start out",
     ]
     .contains(&verb);
-    let does = if UNDONE_WORDS.contains(&state) {
-        Does::Uncheck
-    } else if DONE_WORDS.contains(&state) {
-        Does::Check
-    } else {
-        return None;
-    };
+    let does = super::effects::state_word(state)?;
     enters.then(|| Order {
         does,
         verb: None,

@@ -6,7 +6,7 @@
 //! check on its own ("the box should be ticked", "make sure the rent is done") stays a check
 //! and never makes the state it checks — else a run could make its own evidence.
 
-use super::super::effects::{Does, DONE_WORDS, UNDONE_WORDS};
+use super::super::effects::{self, Does};
 
 /// Modals before the state ("should be", "needs to be").
 const MODALS: &[&str] = &[
@@ -57,13 +57,7 @@ pub(super) fn order(seg: &str, raw: &str) -> Option<(Does, String)> {
     }
     let state = state.strip_prefix("marked as ").unwrap_or(&state);
     let state = state.strip_prefix("marked ").unwrap_or(state);
-    let does = if UNDONE_WORDS.contains(&state) {
-        Does::Uncheck
-    } else if DONE_WORDS.contains(&state) {
-        Does::Check
-    } else {
-        return None;
-    };
+    let does = effects::state_word(state)?;
     Some((does, subject))
 }
 
