@@ -49,8 +49,8 @@
 # no longer clean: it was run and looked at, at 58701e9), nor `held_out_16` (round 16: 10 more,
 # written the same way after held_out, held_out_2, held_out_3, held_out_4, held_out_5,
 # held_out_6, held_out_7, held_out_8, held_out_9, held_out_10, held_out_11, held_out_12,
-# held_out_13, held_out_14 and held_out_15 had been looked at; the clean one now:
-# DO NOT TUNE ON held_out_16).
+# held_out_13, held_out_14 and held_out_15 had been looked at; no longer clean: it was run and
+# looked at, at 8a0c84c). No split is clean now.
 # The default split is held_out.
 #
 # What it does: services from deploy/dev-up.sh (reused when they answer; it also installs
