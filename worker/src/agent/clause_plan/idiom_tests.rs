@@ -84,3 +84,86 @@ fn chinese_counts_as_done_and_later_texts_read() {
         ["type \"买十个气球\" into \"New item\"", "press Enter"]
     );
 }
+
+#[test]
+fn swaps_later_texts_and_reasons_do_not_misread_other_orders() {
+    let obs = list(&[
+        ("buy bread", false),
+        ("pay rent", true),
+        ("fix tap", false),
+        ("dentist appointment Tuesday", false),
+        ("file the tax return", false),
+    ]);
+    let rename = |old: &str, new: &str| {
+        vec![
+            format!("double tap \"{old}\""),
+            format!("type \"{new}\" into \"{old}\""),
+            "press Enter".to_string(),
+        ]
+    };
+    // An unquoted rename whose old and new titles share words swaps the word that differs.
+    assert_eq!(
+        steps("Rename buy bread to buy rolls.", &obs).unwrap(),
+        rename("buy bread", "buy rolls")
+    );
+    assert_eq!(
+        steps("Make it say buy rolls instead of buy bread.", &obs).unwrap(),
+        rename("buy bread", "buy rolls")
+    );
+    // Several words to one: no word of the title is the one swapped.
+    let day = steps("Change the dentist appointment to Friday.", &obs);
+    assert!(
+        !day.iter().flatten().any(|s| s.contains("dentist Friday")),
+        "{day:?}"
+    );
+    // The quoted text of a later rename is not the text of an add said before it.
+    let later = steps(
+        "Add one for the plumber, then rename 'fix tap' and make it 'fix the kitchen tap'.",
+        &obs,
+    );
+    assert!(
+        !later
+            .iter()
+            .flatten()
+            .any(|s| s.contains("\"fix the kitchen tap\" into \"New item\"")),
+        "{later:?}"
+    );
+    // An unread order before an order on another (quoted) item is no reason of it.
+    for (t, free) in [
+        (
+            "Drag the tax return to the top. Then add 'call accountant' to the list.",
+            "Drag the tax return to the top",
+        ),
+        (
+            "Drag the tax return to the top. Then tick 'buy bread'.",
+            "Drag the tax return to the top",
+        ),
+    ] {
+        let got = steps(t, &obs).unwrap();
+        assert!(got.iter().any(|s| s == free), "{t}: {got:?}");
+    }
+}
+
+#[test]
+fn a_title_that_starts_with_a_verb_is_the_subject_not_the_order() {
+    let obs = list(&[("lose 2 kg", false), ("pay rent", true)]);
+    for t in ["Lose 2 kg is finally done.", "Lose 2 kg: done."] {
+        assert_eq!(steps(t, &obs).unwrap(), ["check \"lose 2 kg\""], "{t}");
+    }
+    let got = steps("Lose 2 kg, that's one down.", &obs);
+    assert!(
+        !got.iter().flatten().any(|s| s.contains("Delete")),
+        "{got:?}"
+    );
+    assert_eq!(
+        steps("Lose the 2 kg one, it's unrealistic.", &obs).unwrap(),
+        ["tap \"Delete\" in the row of \"lose 2 kg\""]
+    );
+}
+
+#[test]
+fn chinese_unread_order_before_an_add_stays_an_order() {
+    let obs = list(&[("买饮料", false), ("订场地", true), ("发通知", false)]);
+    let got = steps("把发通知挪到最上面。再加一条“买水”。", &obs).unwrap();
+    assert!(got.iter().any(|s| s.contains("挪到最上面")), "{got:?}");
+}

@@ -5,7 +5,7 @@
 //! Why: such an add had no quoted text, so it did not read, and the clause that gives the
 //! text has no verb of adding; the model (Qwen2.5-Coder-1.5B) then added nothing.
 
-use crate::agent::clauses;
+use crate::agent::{clauses, effects};
 
 /// Words that give the text of the thing just spoken of.
 const WRITES: &[&str] = &[
@@ -32,23 +32,22 @@ const WRITES: &[&str] = &[
 const REACH: usize = 3;
 
 /// The clause after `k` (within [`REACH`]) that gives the add's text, and the text: one
-/// quoted text and a [`WRITES`] word outside the quotes.
+/// quoted text and a [`WRITES`] word outside the quotes. The search ends at a clause with
+/// an order of its own ("then rename 'x'"): a text after it is that order's.
 pub(super) fn text_for_add(segs: &[String], k: usize) -> Option<(usize, String)> {
-    segs.iter()
-        .enumerate()
-        .skip(k + 1)
-        .take(REACH)
-        .find_map(|(j, seg)| {
-            let quoted = clauses::quoted(seg);
-            let [text] = quoted.as_slice() else {
-                return None;
-            };
-            let outside = clauses::without_quotes(seg).to_lowercase();
-            WRITES
-                .iter()
-                .any(|w| outside.contains(w))
-                .then(|| (j, text.clone()))
-        })
+    for (j, seg) in segs.iter().enumerate().skip(k + 1).take(REACH) {
+        let quoted = clauses::quoted(seg);
+        let outside = clauses::without_quotes(seg).to_lowercase();
+        if let [text] = quoted.as_slice() {
+            if WRITES.iter().any(|w| outside.contains(w)) {
+                return Some((j, text.clone()));
+            }
+        }
+        if effects::order_of(seg).is_some() {
+            return None;
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -72,5 +71,9 @@ mod tests {
         assert_eq!(text_for_add(&far, 0), None, "too far");
         let other: Vec<String> = ["add one", "tick 'y'"].map(String::from).to_vec();
         assert_eq!(text_for_add(&other, 0), None, "no writing word");
+        let renamed: Vec<String> = ["add one", "then rename 'y'", "and make it 'z'"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(text_for_add(&renamed, 0), None, "the rename's text");
     }
 }
