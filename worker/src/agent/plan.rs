@@ -298,21 +298,11 @@ pub fn without_repeated_typing(
                     .any(|l| l.trim().eq_ignore_ascii_case(text.trim()))
         })
     };
-    let mut out: Vec<String> = Vec::new();
+    let mut out = Vec::new();
     let mut skipped = 0;
     let mut skip_enter = false;
     for s in steps {
         let line = super::plan_fix::as_script_line(&s);
-        // Deleted or renamed away by a step before (a step in the item's row, a typing into
-        // its edit box): the add puts it back.
-        let gone = |text: &str| {
-            let q = super::clauses::quote_line(text).to_lowercase();
-            out.iter().any(|o| {
-                let o = o.to_lowercase();
-                o.contains(&format!("in the row of {q}"))
-                    || (o.starts_with("type ") && o.trim_end().ends_with(&format!("into {q}")))
-            })
-        };
         if skip_enter {
             skip_enter = false;
             if matches!(&line, Some(argus_protocol::Action::Key { .. }))
