@@ -167,3 +167,28 @@ fn chinese_unread_order_before_an_add_stays_an_order() {
     let got = steps("把发通知挪到最上面。再加一条“买水”。", &obs).unwrap();
     assert!(got.iter().any(|s| s.contains("挪到最上面")), "{got:?}");
 }
+
+#[test]
+fn counts_as_done_only_when_said_so_and_later_texts_not_another_items() {
+    let obs = list(&[("买饮料", false), ("订场地", true), ("发通知", false)]);
+    // A condition (才算) or a question (怎么能…？) ticks nothing.
+    for t in [
+        "发通知要等回复才算办完。",
+        "等老王回复了，发通知才算办完。",
+        "发通知怎么能算办完？",
+    ] {
+        let got = steps(t, &obs);
+        assert!(
+            !got.iter().flatten().any(|s| s.starts_with("check")),
+            "{t}: {got:?}"
+        );
+    }
+    // The quoted text of a clause about another listed item is that item's, not the add's.
+    let got = steps("再补一条买冰块的。发通知那条就叫“发群通知”。", &obs);
+    assert!(
+        !got.iter()
+            .flatten()
+            .any(|s| s.contains("\"发群通知\" into \"New item\"")),
+        "{got:?}"
+    );
+}

@@ -232,7 +232,7 @@ impl Reader<'_> {
             .as_mut()
             .filter(|o| o.does == Does::Add && clauses::quoted(&o.object).is_empty())
         {
-            if let Some((j, text)) = later_text::text_for_add(&self.segs, k) {
+            if let Some((j, text)) = later_text::text_for_add(&self.segs, k, &self.items) {
                 o.object = clauses::quote_line(&text);
                 self.taken.push(j);
             }
