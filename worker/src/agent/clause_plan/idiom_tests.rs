@@ -192,3 +192,27 @@ fn counts_as_done_only_when_said_so_and_later_texts_not_another_items() {
         "{got:?}"
     );
 }
+
+#[test]
+fn a_swap_about_something_else_renames_nothing() {
+    let obs = list(&[
+        ("limit TV time", false),
+        ("buy bread", false),
+        ("pay rent", true),
+    ]);
+    // "have the kids read …" is no "have it read …": the kids are no title.
+    let got = steps("Have the kids read a book instead of TV.", &obs);
+    assert!(
+        !got.iter().flatten().any(|s| s.starts_with("type")),
+        "{got:?}"
+    );
+    // A choice between two quoted items is no word swapped in a title.
+    let got = steps(
+        "Tick 'buy bread', not 'pay rent'. And fix the spelling.",
+        &obs,
+    );
+    assert!(
+        !got.iter().flatten().any(|s| s.contains("bread rent")),
+        "{got:?}"
+    );
+}
