@@ -216,3 +216,29 @@ fn a_swap_about_something_else_renames_nothing() {
         "{got:?}"
     );
 }
+
+#[test]
+fn an_unread_order_is_no_reason_for_the_next_one() {
+    let obs = list(&[("file the tax return", false), ("buy bread", false)]);
+    let got = steps("Drag the tax return to the top, then tick it.", &obs).unwrap();
+    assert!(
+        got.iter().any(|s| s == "Drag the tax return to the top"),
+        "{got:?}"
+    );
+    let zh = list(&[("买饮料", false), ("订场地", true), ("发通知", false)]);
+    let got = steps("把发通知挪到最上面，然后把它勾上。", &zh).unwrap();
+    assert!(got.iter().any(|s| s.contains("挪到最上面")), "{got:?}");
+    // What happened (a past form, 了) is still the reason.
+    assert_eq!(
+        steps(
+            "Sam moved the tax return to May, so rename it to 'file taxes in May'.",
+            &obs
+        )
+        .unwrap(),
+        [
+            "double tap \"file the tax return\"",
+            "type \"file taxes in May\" into \"file the tax return\"",
+            "press Enter"
+        ]
+    );
+}

@@ -440,10 +440,15 @@ impl Reader<'_> {
         }
     }
 
-    /// Whether unread clause `k` names one item (by its words or characters) that the next
-    /// clause's order changes, naming it again or pointing back at it.
+    /// Whether unread clause `k` tells what happened ([`implied::tells_a_change`]: a past
+    /// form, 了) to one item (by its words or characters) that the next clause's order
+    /// changes, naming it again or pointing back at it. An order Argus cannot read ("drag
+    /// the tax return to the top, then tick it") tells of no change: it stays an order.
     fn reason_for_next(&self, k: usize) -> bool {
         let seg = &self.segs[k];
+        if !implied::tells_a_change(seg) {
+            return false;
+        }
         let one = |t: &str| {
             by_words(t, &self.items, Some(1))
                 .and_then(|v| v.into_iter().next())
