@@ -159,6 +159,14 @@ fn a_title_that_starts_with_a_verb_is_the_subject_not_the_order() {
         steps("Lose the 2 kg one, it's unrealistic.", &obs).unwrap(),
         ["tap \"Delete\" in the row of \"lose 2 kg\""]
     );
+    // A title alone before an order on another item is still read as said.
+    assert_eq!(
+        steps("Lose 2 kg, then untick 'pay rent'.", &obs).unwrap(),
+        [
+            "tap \"Delete\" in the row of \"lose 2 kg\"",
+            "uncheck \"pay rent\""
+        ]
+    );
 }
 
 #[test]

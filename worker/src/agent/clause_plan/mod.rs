@@ -427,12 +427,15 @@ impl Reader<'_> {
         let as_subject = format!("{}{rest}", clauses::quote_line(title));
         match effects::order_of(&as_subject) {
             Some(o) => Some(Some(o)),
-            // Nothing but the title, and an order after it: the title is what it speaks of.
+            // Nothing but the title, and an order after it that points back at it ("…,
+            // that's one down"): the title is what that order speaks of.
             None if rest.trim_matches(|c: char| !c.is_alphanumeric()).is_empty()
-                && self
-                    .segs
-                    .get(k + 1)
-                    .is_some_and(|n| effects::order_of(n).is_some()) =>
+                && self.segs.get(k + 1).is_some_and(|n| {
+                    effects::order_of(n).is_some_and(|o| {
+                        clauses::quoted(&o.object).is_empty()
+                            && pronoun(&clauses::without_quotes(&o.object), o.does)
+                    })
+                }) =>
             {
                 Some(None)
             }
