@@ -90,7 +90,7 @@ pub fn schema(items: &[(String, bool)]) -> Value {
 
 /// The typed steps of an answer, checked against `items`; `Ok(vec![])` for `none`. `field`
 /// is the list's new-item field (`add` types into it); an `add` of an item already listed is
-/// left out. An operation naming no listed item, or an `add` / `rename` with no text, makes
+/// left out, unless the answer deletes or renames that item before. An operation naming no listed item, or an `add` / `rename` with no text, makes
 /// the whole answer an error.
 pub fn parse(
     v: &Value,
@@ -101,6 +101,8 @@ pub fn parse(
         .as_array()
         .ok_or("`steps` (an array) is missing")?;
     let mut out = Vec::new();
+    // Items this answer deletes or renames before: an add of one of them puts it back.
+    let mut gone: Vec<String> = Vec::new();
     for s in steps {
         let op = s["do"].as_str().unwrap_or_default();
         let item = s["item"].as_str().unwrap_or_default().trim();
@@ -127,14 +129,21 @@ pub fn parse(
         match kind {
             // An item already on the list is not added again: the clause told of it (a
             // small model answers "add" for "the new shoes are bought, that one's done").
-            StepKind::Type if items.iter().any(|(t, _)| same_title(t, text)) => {}
+            StepKind::Type
+                if items.iter().any(|(t, _)| same_title(t, text))
+                    && !gone.iter().any(|g| same_title(g, text)) => {}
             StepKind::Type => {
                 let field = field.ok_or("add, but the screen has no one new-item field")?;
                 out.push(step(StepKind::Type, field, text));
                 out.push(step(StepKind::Press, "", "Enter"));
             }
             StepKind::Rename if known()?.eq_ignore_ascii_case(text) => {}
-            _ => out.push(step(kind, &known()?, text)),
+            _ => {
+                if matches!(kind, StepKind::Delete | StepKind::Rename) {
+                    gone.push(known()?);
+                }
+                out.push(step(kind, &known()?, text))
+            }
         }
     }
     Ok(out)
@@ -215,6 +224,15 @@ mod tests {
             parse(&again, &items(), Some("New")).unwrap(),
             vec![],
             "already listed"
+        );
+        let readd = json!({"steps": [
+            {"do": "delete", "item": items()[0].0, "text": ""},
+            {"do": "add", "item": "", "text": items()[0].0}
+        ]});
+        assert_eq!(
+            parse(&readd, &items(), Some("New")).unwrap().len(),
+            3,
+            "deleted, then added back"
         );
         let add = json!({"steps": [{"do": "add", "item": "", "text": "x"}]});
         assert!(parse(&add, &items(), None).is_err(), "no field to add into");

@@ -632,6 +632,15 @@ fn order_zh(body: &str, outside: &str) -> Option<Order> {
     if ZH_NOT_ORDERS.iter().any(|w| rest.contains(w)) {
         return None;
     }
+    // "要等回复才算办完", "怎么能算办完？": when it would count as done, or a question
+    // whether it does — no order to tick.
+    if verb.starts_with('算')
+        && ["才", "怎么", "哪", "吗", "？", "?"]
+            .iter()
+            .any(|w| rest.contains(w))
+    {
+        return None;
+    }
     // "“X”那条是我手滑点成完成的": a 是…的 sentence tells how things are, it orders nothing.
     let trimmed = outside.trim_end_matches(['。', '，', '！', '.', ' ']);
     if trimmed.ends_with('的') && trimmed.contains('是') {

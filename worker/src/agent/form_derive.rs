@@ -59,22 +59,32 @@ pub fn parse(v: &Value) -> Result<Option<String>, String> {
 /// pieces that each start a word of the task, at most one a single letter (case aside:
 /// `rdelgado` from "Rosa Delgado",
 /// `lotus` from "Lotus"), every Chinese character is one the task uses, every run of digits
-/// is in the task or the task says a number (arithmetic on it), and every other character
-/// is one the task uses (`#`) or a space. A value the model made up from nothing (a word
-/// the task never starts, a number where it says none) is not.
+/// is in the task or the task says a number and a word of [`ARITHMETIC`] (a number worked
+/// out), and every other character is one the task uses (`#`) or a space. A value the model
+/// made up from nothing (a word the task never starts, a number the task neither says nor
+/// works out) is not.
 pub fn built_from(task: &str, value: &str) -> bool {
     let lower = task.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    let says_number = task.chars().any(|c| c.is_ascii_digit());
+    // A number not said word for word is worked out: the task says one and a word of
+    // arithmetic ([`ARITHMETIC`]).
+    let works_out = task.chars().any(|c| c.is_ascii_digit())
+        && ARITHMETIC.iter().any(|w| {
+            if w.is_ascii() {
+                words.contains(w)
+            } else {
+                lower.contains(w)
+            }
+        });
     let value = value.to_lowercase();
     let mut ok = !value.trim().is_empty();
     for run in runs(&value) {
         let first = run.chars().next().unwrap_or(' ');
         ok &= if first.is_ascii_digit() {
-            says_number
+            lower.contains(run.as_str()) || works_out
         } else if first.is_alphabetic() && !super::cjk::is_cjk(first) {
             splits_into_word_starts(&run, &words)
         } else if super::cjk::is_cjk(first) {
@@ -85,6 +95,14 @@ pub fn built_from(task: &str, value: &str) -> bool {
     }
     ok
 }
+
+/// Words that work a number out of another ("ten years after 1985", "1985 年出生，十年后").
+const ARITHMETIC: &[&str] = &[
+    "plus", "minus", "add", "subtract", "times", "double", "twice", "half", "sum", "total",
+    "after", "before", "later", "earlier", "older", "younger", "more", "less", "fewer", "next",
+    "previous", "年后", "年前", "之后", "以后", "之前", "以前", "加上", "减去", "乘以", "除以",
+    "翻倍", "一半",
+];
 
 /// `value` cut into runs of one class each: ASCII digits, non-Chinese letters, Chinese
 /// characters, anything else.
@@ -160,6 +178,11 @@ mod tests {
             "no number said"
         );
         assert!(built_from("born in 1985, ten years later", "1995"));
+        assert!(
+            !built_from("Sign me up as Jonas Berg, I have 2 kids", "5551234"),
+            "a number the task never says, and no arithmetic"
+        );
+        assert!(built_from("我 1985 年出生，十年后", "1995"));
         assert!(built_from("先写 Birch，再加星号 * 和 42", "Birch*42"));
         assert!(
             !built_from("先写 Birch 和 42", "Birch*42"),

@@ -26,7 +26,8 @@ const SWAP_WORDS: &[&str] = &[
 /// Words between two quoted texts that swap the second for the first ("'B' instead of 'A'").
 const SWAP_BACK: &[&str] = &[" instead of ", " rather than ", "而不是", "不是"];
 
-/// The (old, new) swaps `task` says with two quoted texts and a swap word between them.
+/// The (old, new) swaps `task` says with two quoted texts and a swap word between them,
+/// whose old text an earlier quoted text holds (the text it corrects).
 pub fn swaps(task: &str) -> Vec<(String, String)> {
     let opens = ['"', '“', '‘', '「', '\''];
     let closes = ['"', '”', '’', '」', '\''];
@@ -52,21 +53,27 @@ pub fn swaps(task: &str) -> Vec<(String, String)> {
     }
     quotes
         .windows(2)
-        .filter_map(|w| {
+        .enumerate()
+        .filter_map(|(i, w)| {
             let between = task[w[0].1..w[1].0].to_lowercase();
             if between.chars().count() > 12 {
                 return None;
             }
             let (a, b) = (w[0].2.clone(), w[1].2.clone());
             if SWAP_BACK.iter().any(|s| between.contains(s)) {
-                Some((b, a))
+                Some((i, (b, a)))
             } else if SWAP_WORDS.iter().any(|s| between.contains(s)) {
-                Some((a, b))
+                Some((i, (a, b)))
             } else {
                 None
             }
         })
-        .filter(|(a, b)| !a.is_empty() && a != b)
+        // A correction of a text said before: its old text is in an earlier quoted text
+        // ("'Happy birthday' to 'Anna'" sends, it corrects nothing).
+        .filter(|(i, (a, b))| {
+            !a.is_empty() && a != b && quotes[..*i].iter().any(|q| q.2.contains(a.as_str()))
+        })
+        .map(|(_, p)| p)
         .collect()
 }
 
@@ -158,5 +165,16 @@ mod tests {
             &fields,
         );
         assert_eq!(n, 0, "only the form's own fields");
+    }
+
+    #[test]
+    fn two_quoted_values_joined_by_to_are_no_correction() {
+        // Nothing quoted before holds 'Happy birthday!': the message goes to 'Anna'.
+        let task = "Send 'Happy birthday!' to 'anna@example.com'";
+        assert!(swaps(task).is_empty(), "{:?}", swaps(task));
+        let fields = vec!["Message".to_string(), "To".to_string()];
+        let plan = vec!["type \"Happy birthday!\" into \"Message\"".to_string()];
+        assert_eq!(swapped(plan.clone(), task, &fields), (plan, 0));
+        assert!(swaps("Fill 'Name' with 'Bob Lee'").is_empty());
     }
 }

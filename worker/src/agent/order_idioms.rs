@@ -76,9 +76,19 @@ pub(super) fn make_say(lower: &str, raw: &str) -> Option<Order> {
     if !["make ", "have "].iter().any(|v| lower.starts_with(v)) {
         return None;
     }
-    let at = [" say ", " read "]
+    let (subject_at, at) = [" say ", " read "]
         .iter()
-        .find_map(|w| lower.find(w).map(|i| i + w.len()))?;
+        .find_map(|w| lower.find(w).map(|i| (i, i + w.len())))?;
+    // The one made to say it is an entry: a pronoun, or words ending in a noun of one
+    // ("that item", "the flyer one"); "have the kids read a book instead of TV" is not.
+    let subject = lower[..subject_at].split_once(' ').map_or("", |(_, s)| s);
+    let entry = ["it", "that", "this"].contains(&subject)
+        || ["one", "item", "entry", "line", "task", "todo", "title"]
+            .iter()
+            .any(|n| subject.split_whitespace().next_back() == Some(*n));
+    if !entry {
+        return None;
+    }
     let swap = [" instead of ", " rather than ", ", not "]
         .iter()
         .any(|w| lower[at..].contains(w));
@@ -161,6 +171,13 @@ mod tests {
         let o = make_say("make it say 9 instead of 7", "make it say 9 instead of 7").unwrap();
         assert_eq!(o.object, "9 instead of 7");
         assert!(make_say("make it say hello", "make it say hello").is_none());
+        let o = make_say(
+            "make the flyer one say 9 instead of 7",
+            "make the flyer one say 9 instead of 7",
+        );
+        assert_eq!(o.unwrap().object, "9 instead of 7");
+        let kids = "have the kids read a book instead of tv";
+        assert!(make_say(kids, kids).is_none(), "no entry made to say it");
         assert_eq!(
             off_my_plate("it's off my plate entirely").unwrap().does,
             Does::Delete

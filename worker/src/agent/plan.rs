@@ -337,7 +337,8 @@ const AGAIN: &[&str] = &[
 
 /// `steps` without adds of an item the list already holds: a typing into the list's
 /// new-item field ([`super::clause_plan::one_text_field`]) of a text that a toggle on the
-/// screen is named by, with its `press Enter`, unless `task` asks for a copy ([`AGAIN`]).
+/// screen is named by, with its `press Enter`, unless `task` asks for a copy ([`AGAIN`]) or
+/// a step before deletes or renames that item (the add puts it back).
 /// Returns the kept steps and how many adds were skipped. Measured: a re-plan of
 /// Qwen2.5-Coder-1.5B typed two listed items into the new-item box (duplicates at the end).
 pub fn without_listed_adds(
@@ -362,11 +363,21 @@ pub fn without_listed_adds(
             .join(" ")
             .to_lowercase()
     };
-    let mut out = Vec::new();
+    let mut out: Vec<String> = Vec::new();
     let mut skipped = 0;
     let mut skip_enter = false;
     for s in steps {
         let line = super::plan_fix::as_script_line(&s);
+        // Deleted or renamed away by a step before (a step in the item's row, a typing into
+        // its edit box): the add puts it back.
+        let gone = |text: &str| {
+            let q = super::clauses::quote_line(text).to_lowercase();
+            out.iter().any(|o| {
+                let o = o.to_lowercase();
+                o.contains(&format!("in the row of {q}"))
+                    || (o.starts_with("type ") && o.trim_end().ends_with(&format!("into {q}")))
+            })
+        };
         if std::mem::take(&mut skip_enter)
             && matches!(&line, Some(argus_protocol::Action::Key { .. }))
             && s.to_lowercase().contains("enter")
@@ -378,7 +389,7 @@ pub fn without_listed_adds(
             target: argus_protocol::Aim::Target(t),
         }) = &line
         {
-            let listed = items.iter().any(|(n, _)| norm(n) == norm(text));
+            let listed = items.iter().any(|(n, _)| norm(n) == norm(text) && !gone(n));
             if listed && t.name.trim().eq_ignore_ascii_case(field.trim()) {
                 skipped += 1;
                 skip_enter = true;
@@ -430,6 +441,18 @@ mod tests {
         assert_eq!(kept, plan[2..].to_vec());
         let (kept, n) = without_listed_adds(plan.clone(), "add 'feed the fish' again", Some(&obs));
         assert_eq!((kept.len(), n), (4, 0), "a copy asked for");
+        // Deleted (or renamed away) first, then added: the add puts it back.
+        let moved = vec![
+            "tap \"Delete\" in the row of \"feed the fish\"".to_string(),
+            "type \"feed the fish\" into \"New todo\"".to_string(),
+            "press Enter".to_string(),
+        ];
+        let (kept, n) = without_listed_adds(
+            moved.clone(),
+            "move 'feed the fish' to the bottom: delete it and re-add it",
+            Some(&obs),
+        );
+        assert_eq!((kept, n), (moved, 0));
     }
 
     #[test]

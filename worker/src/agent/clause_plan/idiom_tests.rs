@@ -84,3 +84,169 @@ fn chinese_counts_as_done_and_later_texts_read() {
         ["type \"买十个气球\" into \"New item\"", "press Enter"]
     );
 }
+
+#[test]
+fn swaps_later_texts_and_reasons_do_not_misread_other_orders() {
+    let obs = list(&[
+        ("buy bread", false),
+        ("pay rent", true),
+        ("fix tap", false),
+        ("dentist appointment Tuesday", false),
+        ("file the tax return", false),
+    ]);
+    let rename = |old: &str, new: &str| {
+        vec![
+            format!("double tap \"{old}\""),
+            format!("type \"{new}\" into \"{old}\""),
+            "press Enter".to_string(),
+        ]
+    };
+    // An unquoted rename whose old and new titles share words swaps the word that differs.
+    assert_eq!(
+        steps("Rename buy bread to buy rolls.", &obs).unwrap(),
+        rename("buy bread", "buy rolls")
+    );
+    assert_eq!(
+        steps("Make it say buy rolls instead of buy bread.", &obs).unwrap(),
+        rename("buy bread", "buy rolls")
+    );
+    // Several words to one: no word of the title is the one swapped.
+    let day = steps("Change the dentist appointment to Friday.", &obs);
+    assert!(
+        !day.iter().flatten().any(|s| s.contains("dentist Friday")),
+        "{day:?}"
+    );
+    // The quoted text of a later rename is not the text of an add said before it.
+    let later = steps(
+        "Add one for the plumber, then rename 'fix tap' and make it 'fix the kitchen tap'.",
+        &obs,
+    );
+    assert!(
+        !later
+            .iter()
+            .flatten()
+            .any(|s| s.contains("\"fix the kitchen tap\" into \"New item\"")),
+        "{later:?}"
+    );
+    // An unread order before an order on another (quoted) item is no reason of it.
+    for (t, free) in [
+        (
+            "Drag the tax return to the top. Then add 'call accountant' to the list.",
+            "Drag the tax return to the top",
+        ),
+        (
+            "Drag the tax return to the top. Then tick 'buy bread'.",
+            "Drag the tax return to the top",
+        ),
+    ] {
+        let got = steps(t, &obs).unwrap();
+        assert!(got.iter().any(|s| s == free), "{t}: {got:?}");
+    }
+}
+
+#[test]
+fn a_title_that_starts_with_a_verb_is_the_subject_not_the_order() {
+    let obs = list(&[("lose 2 kg", false), ("pay rent", true)]);
+    for t in ["Lose 2 kg is finally done.", "Lose 2 kg: done."] {
+        assert_eq!(steps(t, &obs).unwrap(), ["check \"lose 2 kg\""], "{t}");
+    }
+    let got = steps("Lose 2 kg, that's one down.", &obs);
+    assert!(
+        !got.iter().flatten().any(|s| s.contains("Delete")),
+        "{got:?}"
+    );
+    assert_eq!(
+        steps("Lose the 2 kg one, it's unrealistic.", &obs).unwrap(),
+        ["tap \"Delete\" in the row of \"lose 2 kg\""]
+    );
+    // A title alone before an order on another item is still read as said.
+    assert_eq!(
+        steps("Lose 2 kg, then untick 'pay rent'.", &obs).unwrap(),
+        [
+            "tap \"Delete\" in the row of \"lose 2 kg\"",
+            "uncheck \"pay rent\""
+        ]
+    );
+}
+
+#[test]
+fn chinese_unread_order_before_an_add_stays_an_order() {
+    let obs = list(&[("买饮料", false), ("订场地", true), ("发通知", false)]);
+    let got = steps("把发通知挪到最上面。再加一条“买水”。", &obs).unwrap();
+    assert!(got.iter().any(|s| s.contains("挪到最上面")), "{got:?}");
+}
+
+#[test]
+fn counts_as_done_only_when_said_so_and_later_texts_not_another_items() {
+    let obs = list(&[("买饮料", false), ("订场地", true), ("发通知", false)]);
+    // A condition (才算) or a question (怎么能…？) ticks nothing.
+    for t in [
+        "发通知要等回复才算办完。",
+        "等老王回复了，发通知才算办完。",
+        "发通知怎么能算办完？",
+    ] {
+        let got = steps(t, &obs);
+        assert!(
+            !got.iter().flatten().any(|s| s.starts_with("check")),
+            "{t}: {got:?}"
+        );
+    }
+    // The quoted text of a clause about another listed item is that item's, not the add's.
+    let got = steps("再补一条买冰块的。发通知那条就叫“发群通知”。", &obs);
+    assert!(
+        !got.iter()
+            .flatten()
+            .any(|s| s.contains("\"发群通知\" into \"New item\"")),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn a_swap_about_something_else_renames_nothing() {
+    let obs = list(&[
+        ("limit TV time", false),
+        ("buy bread", false),
+        ("pay rent", true),
+    ]);
+    // "have the kids read …" is no "have it read …": the kids are no title.
+    let got = steps("Have the kids read a book instead of TV.", &obs);
+    assert!(
+        !got.iter().flatten().any(|s| s.starts_with("type")),
+        "{got:?}"
+    );
+    // A choice between two quoted items is no word swapped in a title.
+    let got = steps(
+        "Tick 'buy bread', not 'pay rent'. And fix the spelling.",
+        &obs,
+    );
+    assert!(
+        !got.iter().flatten().any(|s| s.contains("bread rent")),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn an_unread_order_is_no_reason_for_the_next_one() {
+    let obs = list(&[("file the tax return", false), ("buy bread", false)]);
+    let got = steps("Drag the tax return to the top, then tick it.", &obs).unwrap();
+    assert!(
+        got.iter().any(|s| s == "Drag the tax return to the top"),
+        "{got:?}"
+    );
+    let zh = list(&[("买饮料", false), ("订场地", true), ("发通知", false)]);
+    let got = steps("把发通知挪到最上面，然后把它勾上。", &zh).unwrap();
+    assert!(got.iter().any(|s| s.contains("挪到最上面")), "{got:?}");
+    // What happened (a past form, 了) is still the reason.
+    assert_eq!(
+        steps(
+            "Sam moved the tax return to May, so rename it to 'file taxes in May'.",
+            &obs
+        )
+        .unwrap(),
+        [
+            "double tap \"file the tax return\"",
+            "type \"file taxes in May\" into \"file the tax return\"",
+            "press Enter"
+        ]
+    );
+}

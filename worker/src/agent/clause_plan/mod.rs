@@ -221,7 +221,9 @@ impl Reader<'_> {
             // The text of an add said before ([`later_text`]).
             return Some(());
         }
-        let mut order = effects::order_of(&seg)
+        let mut order = self
+            .title_first(k)
+            .unwrap_or_else(|| effects::order_of(&seg))
             .or_else(|| self.continued_order(k))
             .or_else(|| undo_order(&seg, &before))
             .or_else(|| new_items_order(&seg))
@@ -230,7 +232,7 @@ impl Reader<'_> {
             .as_mut()
             .filter(|o| o.does == Does::Add && clauses::quoted(&o.object).is_empty())
         {
-            if let Some((j, text)) = later_text::text_for_add(&self.segs, k) {
+            if let Some((j, text)) = later_text::text_for_add(&self.segs, k, &self.items) {
                 o.object = clauses::quote_line(&text);
                 self.taken.push(j);
             }
@@ -406,10 +408,50 @@ impl Reader<'_> {
         self.free(&seg, &seg);
     }
 
-    /// Whether unread clause `k` names one item (by its words or characters) that the next
-    /// clause's order changes, naming it again or pointing back at it.
+    /// Clause `k` read with the listed title it starts with as the subject, when the
+    /// title's first word is the verb the clause would be read by ("lose 2 kg is finally
+    /// done" ticks `lose 2 kg`; "lose 2 kg, that's one down" names it for the next clause):
+    /// `None` when the clause starts with no such title.
+    fn title_first(&self, k: usize) -> Option<Option<effects::Order>> {
+        let seg = self.segs[k].trim();
+        let lower = seg.to_lowercase();
+        if lower.len() != seg.len() || effects::order_of(seg)?.verb.is_none() {
+            return None;
+        }
+        let (title, _) = self.items.iter().find(|(t, _)| {
+            lower.strip_prefix(&t.to_lowercase()).is_some_and(|r| {
+                !r.starts_with(|c: char| c.is_alphanumeric()) && t.split_whitespace().count() > 1
+            })
+        })?;
+        let rest = &seg[title.len()..];
+        let as_subject = format!("{}{rest}", clauses::quote_line(title));
+        match effects::order_of(&as_subject) {
+            Some(o) => Some(Some(o)),
+            // Nothing but the title, and an order after it that points back at it ("…,
+            // that's one down"): the title is what that order speaks of.
+            None if rest.trim_matches(|c: char| !c.is_alphanumeric()).is_empty()
+                && self.segs.get(k + 1).is_some_and(|n| {
+                    effects::order_of(n).is_some_and(|o| {
+                        clauses::quoted(&o.object).is_empty()
+                            && pronoun(&clauses::without_quotes(&o.object), o.does)
+                    })
+                }) =>
+            {
+                Some(None)
+            }
+            None => None,
+        }
+    }
+
+    /// Whether unread clause `k` tells what happened ([`implied::tells_a_change`]: a past
+    /// form, 了) to one item (by its words or characters) that the next clause's order
+    /// changes, naming it again or pointing back at it. An order Argus cannot read ("drag
+    /// the tax return to the top, then tick it") tells of no change: it stays an order.
     fn reason_for_next(&self, k: usize) -> bool {
         let seg = &self.segs[k];
+        if !implied::tells_a_change(seg) {
+            return false;
+        }
         let one = |t: &str| {
             by_words(t, &self.items, Some(1))
                 .and_then(|v| v.into_iter().next())
@@ -421,21 +463,28 @@ impl Reader<'_> {
         let Some(order) = effects::order_of(next) else {
             return false;
         };
-        let object = clauses::without_quotes(&order.object);
-        one(&object).is_some_and(|i| i == item)
-            || pronoun(&object, order.does)
-            || [
-                "名字",
-                "那条",
-                "这条",
-                "它",
-                " it",
-                "that one",
-                "the name",
-                "the title",
-            ]
+        // A quoted name is the next order's own item: the same one, or another.
+        if let Some(named) = clauses::quoted(&order.object)
             .iter()
-            .any(|w| object.contains(w))
+            .find_map(|q| self.items.iter().find(|(n, _)| n == q))
+        {
+            return named.0 == item;
+        }
+        let object = clauses::without_quotes(&order.object);
+        let lower = format!(" {} ", object.to_lowercase());
+        let back = ["it", "that one", "this one", "the name", "the title"]
+            .iter()
+            .any(|w| lower.contains(&format!(" {w} ")));
+        one(&object).is_some_and(|i| i == item)
+            || back
+            || ["名字", "那条", "这条", "它"]
+                .iter()
+                .any(|w| object.contains(w))
+            // An English object of nothing but "those two", "both" (a Chinese one of
+            // particles only is too loose: "再加一条“X”").
+            || (!object.chars().any(effects::is_cjk)
+                && !words(&object).is_empty()
+                && pronoun(&object, order.does))
     }
 
     /// Clause `k`, read as a description that may yet order something, for the model to map

@@ -211,9 +211,15 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
         [] => {
             let (from, to) = substitute::pair(object, true).or_else(|| {
                 // The clauses before, nearest first, joined as said ("…for production" +
-                // "not staging" was one sentence).
+                // "not staging" was one sentence), their quoted texts left out ("tick 'a',
+                // not 'b'" chooses between items, it swaps no word).
                 let said = |n: usize| {
-                    let mut near: Vec<&str> = cx.before.iter().take(n).copied().collect();
+                    let mut near: Vec<String> = cx
+                        .before
+                        .iter()
+                        .take(n)
+                        .map(|c| clauses::without_quotes(c))
+                        .collect();
                     near.reverse();
                     near.join(", ")
                 };

@@ -49,13 +49,34 @@ pub(super) fn pair(text: &str, to: bool) -> Option<(String, String)> {
     let lower = text.to_lowercase();
     let around = |sep: &str, new_first: bool| -> Option<(String, String)> {
         let at = lower.find(sep)?;
-        let left = last_token(&text[..at])?;
-        let right = first_token(&text[at + sep.len()..])?;
-        Some(if new_first {
-            (right, left)
-        } else {
-            (left, right)
-        })
+        let (left, right) = (tokens(&text[..at]), tokens(&text[at + sep.len()..]));
+        // "buy rolls instead of buy bread": the widest span of up to three words each side
+        // that differs in one word only ("rolls" for "bread"); one word each side at least.
+        let (l, r) = (1..=3.min(left.len()).min(right.len()))
+            .rev()
+            .find_map(|k| differing(&left[left.len() - k..], &right[..k]))?;
+        Some(if new_first { (r, l) } else { (l, r) })
+    };
+    // "change the bread to rolls", "rename buy bread to buy rolls": an order's whole object
+    // on each side of `to`, differing in one word; "the dentist appointment to Friday" (two
+    // words to one) swaps nothing.
+    let whole_to = || -> Option<(String, String)> {
+        let at = lower.find(" to ")?;
+        let mut left = tokens(&text[..at]);
+        while left
+            .first()
+            .is_some_and(|w| GENERIC.contains(&w.to_lowercase().as_str()))
+        {
+            left.remove(0);
+        }
+        let mut right = tokens(&text[at + " to ".len()..]);
+        while right
+            .last()
+            .is_some_and(|w| GENERIC.contains(&w.to_lowercase().as_str()))
+        {
+            right.pop();
+        }
+        differing(&left, &right)
     };
     let found = around(" instead of ", true)
         .or_else(|| around(" rather than ", true))
@@ -69,7 +90,7 @@ pub(super) fn pair(text: &str, to: bool) -> Option<(String, String)> {
             let old = first_token(&rest[..to_at]).filter(|_| !rest[..to_at].contains(' '))?;
             Some((old, first_token(&rest[to_at + " to ".len()..])?))
         })
-        .or_else(|| to.then(|| around(" to ", false)).flatten())?;
+        .or_else(|| to.then(whole_to).flatten())?;
     (!found.0.eq_ignore_ascii_case(&found.1)).then_some(found)
 }
 
@@ -115,9 +136,27 @@ fn swapped(title: &str, old: &str, new: &str) -> Option<String> {
     Some(format!("{}{new}{}", &title[..*i], &title[i + old.len()..]))
 }
 
-/// The last word of `text` (letters, digits, inner `-` `'` `.` `:` kept).
-fn last_token(text: &str) -> Option<String> {
-    text.split_whitespace().next_back().and_then(clean)
+/// The words of `text`, outer punctuation trimmed.
+fn tokens(text: &str) -> Vec<String> {
+    text.split_whitespace().filter_map(clean).collect()
+}
+
+/// The one word in which `a` and `b` differ once the words they start and end with alike
+/// (case aside) are left out: `None` unless one word on each side remains.
+fn differing(a: &[String], b: &[String]) -> Option<(String, String)> {
+    let same = |x: &String, y: &String| x.eq_ignore_ascii_case(y);
+    let pre = a.iter().zip(b).take_while(|(x, y)| same(x, y)).count();
+    let (a, b) = (&a[pre..], &b[pre..]);
+    let suf = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| same(x, y))
+        .count();
+    match (&a[..a.len() - suf], &b[..b.len() - suf]) {
+        ([x], [y]) => Some((x.clone(), y.clone())),
+        _ => None,
+    }
 }
 
 /// The first word of `text`.
