@@ -183,12 +183,72 @@ pub fn checkable(instruction: &str) -> Vec<Clause> {
                 .iter()
                 .any(|colon| instruction.contains(&format!("{}{colon}", c.text.trim())));
         let empty = c.checks.is_empty();
-        if empty && (heads || !out.is_empty() && points_back(&c.text)) {
+        // "全部弄完检查一下，打勾的应该一共三条": a bare lead before the check it introduces.
+        let leads_next = found.get(i + 1).is_some() && bare_lead(&c.text);
+        if empty && (heads || leads_next || !out.is_empty() && points_back(&c.text)) {
             continue;
         }
         out.push(c.clone());
     }
     out
+}
+
+/// Whether a shown text is only a word pointing at what was said before ("that", "exactly
+/// that", "the same", "it", "this text").
+fn points_at_before(rest: &str) -> bool {
+    const POINTERS: &[&str] = &[
+        "that",
+        "this",
+        "it",
+        "the same",
+        "same",
+        "exactly that",
+        "exactly this",
+        "just that",
+        "only that",
+        "exactly the same",
+        "that text",
+        "this text",
+        "the text above",
+        "exactly it",
+        "what i said",
+        "exactly what i said",
+    ];
+    let r = rest
+        .to_lowercase()
+        .trim()
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
+        .to_string();
+    POINTERS.contains(&r.as_str())
+}
+
+/// Whether a check clause is nothing but its lead word ("检查一下", "double-check",
+/// "verify everything"): it introduces the check clause after it.
+fn bare_lead(text: &str) -> bool {
+    let lower = text
+        .to_lowercase()
+        .trim()
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
+        .to_string();
+    let rest = LEADS
+        .iter()
+        .chain(LEADS_ZH)
+        .find_map(|l| lower.strip_prefix(l))
+        .map(str::trim);
+    rest.is_some_and(|r| {
+        [
+            "",
+            "一下",
+            "一遍",
+            "下",
+            "一番",
+            "everything",
+            "it all",
+            "all of it",
+            "the list",
+        ]
+        .contains(&r)
+    })
 }
 
 /// Whether a check clause only points back at the checks before it ("confirm that's what the
@@ -374,7 +434,8 @@ pub(super) fn segments(s: &str) -> Vec<String> {
             .take(12)
             .collect::<String>()
             .to_lowercase();
-        let split = (rest.starts_with(" then ") || rest.starts_with(" and "))
+        let split = (rest.starts_with(" then ")
+            || (rest.starts_with(" and ") && !marks_both(&cur, &chars[i..])))
             && !rest
                 .trim_start()
                 .split_once(' ')
@@ -394,6 +455,31 @@ pub(super) fn segments(s: &str) -> Vec<String> {
         .map(|x| x.trim().to_string())
         .filter(|x| !x.is_empty())
         .collect()
+}
+
+/// Whether an "and" at the start of `after` joins two objects of one `mark … <state>` /
+/// `set … <state>` order that `cur` began ("mark the badge and payroll entries complete"):
+/// the state word ends the sentence, so splitting there would leave the first half with none.
+fn marks_both(cur: &str, after: &[char]) -> bool {
+    let head = cur
+        .rsplit([':', '：'])
+        .next()
+        .unwrap_or(cur)
+        .trim_start()
+        .trim_start_matches(|c: char| c.is_ascii_digit() || "()-.*• ".contains(c))
+        .to_lowercase();
+    if !["mark ", "set "].iter().any(|v| head.starts_with(v)) {
+        return false;
+    }
+    let sentence: String = after
+        .iter()
+        .take_while(|c| !".;!?。；！？,，\n".contains(**c))
+        .collect();
+    let tail = sentence.trim().to_lowercase();
+    super::effects::DONE_WORDS
+        .iter()
+        .chain(super::effects::UNDONE_WORDS)
+        .any(|w| tail.ends_with(&format!(" {w}")))
 }
 
 /// The closing quote for an opening one at `i` (an apostrophe inside a word is not a quote).
@@ -622,7 +708,9 @@ fn checks_of(clause: &str) -> Vec<String> {
             // A verb with a particle is no display verb: "it shows up in the list".
             let words: Vec<&str> = rest.split_whitespace().collect();
             let phrasal = words.len() >= 2 && PARTICLES.contains(&words[0].to_lowercase().as_str());
-            if phrasal {
+            // "the box shows exactly that", "…reads the same": what it shows was said before,
+            // not here; no text to look for.
+            if phrasal || points_at_before(rest) {
                 continue;
             }
             if !rest.is_empty() && rest.split_whitespace().count() <= 8 {
@@ -686,6 +774,11 @@ mod tests {
             checkable("check 'walk the dog'").is_empty(),
             "ticking is an action"
         );
+        let c = checkable("Enter Hello there, confirm the box shows exactly that, then send");
+        assert!(c[0].checks.is_empty(), "{c:?}");
+        let c = checkable("都改好以后检查一下，打勾的应该一共三条");
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0].checks, ["assert 3 items are checked"]);
         let c = checkable("Add 'a', then tick it off. Confirm the counter reads 1 item left");
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].text, "Confirm the counter reads 1 item left");

@@ -764,6 +764,7 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
         .or_else(|| super::order_idioms::goes_in_as(&lower))
         .or_else(|| super::order_idioms::fix_wording(&lower, raw))
         .or_else(|| super::order_idioms::make_say(&lower, raw))
+        .or_else(|| super::order_idioms::turn_into(&lower, raw))
         .or_else(|| super::order_idioms::off_my_plate(&lower))
         .or_else(|| by_gerund(raw))
         .or_else(|| passive_order(raw))

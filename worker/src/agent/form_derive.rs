@@ -90,10 +90,49 @@ pub fn built_from(task: &str, value: &str) -> bool {
         } else if super::cjk::is_cjk(first) {
             run.chars().all(|c| lower.contains(c))
         } else {
-            run.chars().all(|c| c.is_whitespace() || lower.contains(c))
+            run.chars()
+                .all(|c| c.is_whitespace() || lower.contains(c) || named_symbol(&lower, c))
         };
     }
     ok
+}
+
+/// Names of the symbols people spell out ("a hyphen", "英文感叹号"): the symbol counts as
+/// said where its name is.
+const SYMBOL_NAMES: &[(char, &[&str])] = &[
+    ('!', &["exclamation", "bang", "感叹号", "叹号"]),
+    (
+        '-',
+        &[
+            "hyphen",
+            "dash",
+            "minus",
+            "连字符",
+            "横线",
+            "短横",
+            "减号",
+            "中划线",
+        ],
+    ),
+    ('_', &["underscore", "下划线"]),
+    ('#', &["hash", "pound sign", "number sign", "井号"]),
+    ('@', &["at sign", "at-sign", "艾特"]),
+    ('.', &["dot", "period", "full stop", "点号", "句点"]),
+    (':', &["colon", "冒号"]),
+    ('*', &["asterisk", "star", "星号"]),
+    ('+', &["plus", "加号"]),
+    ('/', &["slash", "斜杠", "斜线"]),
+    ('&', &["ampersand", "and sign", "和号"]),
+    ('$', &["dollar", "美元符号"]),
+    ('%', &["percent", "百分号"]),
+    ('?', &["question mark", "问号"]),
+];
+
+/// Whether `lower` (a task in lower case) names the symbol `c` ([`SYMBOL_NAMES`]).
+fn named_symbol(lower: &str, c: char) -> bool {
+    SYMBOL_NAMES
+        .iter()
+        .any(|(s, names)| *s == c && names.iter().any(|n| lower.contains(n)))
 }
 
 /// Words that work a number out of another ("ten years after 1985", "1985 年出生，十年后").
@@ -189,6 +228,12 @@ mod tests {
             "a symbol the task never uses"
         );
         assert!(built_from("书名叫《夜航》", "夜航"));
+        assert!(built_from("名字 Leo，接一个英文叹号", "Leo!"));
+        assert!(built_from("tag is wren, a hyphen, then 3", "wren-3"));
+        assert!(
+            !built_from("tag is wren, then 3", "wren-3"),
+            "no hyphen said"
+        );
         assert!(!built_from("书名叫《夜航》", "白昼"));
     }
 

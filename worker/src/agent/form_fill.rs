@@ -81,6 +81,7 @@ pub fn leaves_untyped(plan: &[String], obs: &Observation, task: &str) -> bool {
             }) => {
                 // A value the instruction holds only cut short, or not at all ("D:e2").
                 if super::plan_typed::cut_short(task, &text)
+                    || goes_on(task, &text)
                     || (gives_values(task)
                         && !task.to_lowercase().contains(&text.trim().to_lowercase()))
                 {
@@ -175,8 +176,55 @@ pub fn held(answers: &[(String, String)], field: &str, task: &str) -> Option<Str
         .iter()
         .filter(|(f, _)| f == field)
         .find_map(|(_, v)| {
-            super::plan_typed::spelt_in(task, v).filter(|v| !super::plan_typed::cut_short(task, v))
+            super::plan_typed::spelt_in(task, v)
+                .filter(|v| !super::plan_typed::cut_short(task, v) && !goes_on(task, v))
         })
+}
+
+/// Words right after a value that say more is joined to it ("oncall, then a hyphen, then
+/// 7", "Mia，紧跟她的生日 0412").
+const GOES_ON: &[&str] = &[
+    ", then",
+    " then ",
+    ", followed by",
+    " followed by",
+    ", plus",
+    " plus ",
+    ", and then",
+    " with a ",
+    ", with",
+    "，接",
+    "接一个",
+    "，后面",
+    "后面加",
+    "，紧跟",
+    "紧跟",
+    "，再加",
+    "再加",
+    "，然后",
+    "，加上",
+    "，最后加",
+    "最后加",
+];
+
+/// Whether `task` says more is joined to `value` right where it says it: every place it
+/// holds the value is followed (a bracketed aside skipped) by a [`GOES_ON`] word.
+pub fn goes_on(task: &str, value: &str) -> bool {
+    let value = value.trim();
+    if value.is_empty() || !task.contains(value) {
+        return false;
+    }
+    task.match_indices(value).all(|(i, _)| {
+        let mut rest = &task[i + value.len()..];
+        // "Mia（M 大写，后面两个字母小写），紧跟…": the aside says how to write it.
+        if let Some(r) = rest.strip_prefix(['(', '（']) {
+            rest = r.split_once([')', '）']).map_or(r, |(_, after)| after);
+        }
+        let after: String = rest.chars().take(16).collect::<String>().to_lowercase();
+        GOES_ON
+            .iter()
+            .any(|w| after.starts_with(w) || after.trim_start().starts_with(w.trim_start()))
+    })
 }
 
 /// Words between a field's name and its value ("the Year box holds just 1972", "directed
@@ -476,6 +524,20 @@ mod tests {
         );
         assert_eq!(cue_value("type the password twice", "Password"), None);
         assert_eq!(cue_value("a thriller from 1994", "Genre"), None);
+        assert!(goes_on("the login is wren, then a dash, then 9", "wren"));
+        assert!(goes_on("名字 Leo（L 大写），紧跟生日 0412", "Leo"));
+        assert!(!goes_on(
+            "the login is wren, and the password is Fog#1",
+            "wren"
+        ));
+        assert_eq!(
+            held(
+                &vals(&[("Username", "wren")]),
+                "Username",
+                "login wren, then a dash, then 9"
+            ),
+            None
+        );
         assert_eq!(
             cue_value("The username follows our usual pattern", "Username"),
             None

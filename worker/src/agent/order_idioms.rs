@@ -70,6 +70,21 @@ pub(super) fn fix_wording(lower: &str, raw: &str) -> Option<Order> {
     })
 }
 
+/// "turn that item into 'marinate the tofu'", "turn the lamb one into 'X'": a rename to the
+/// one quoted text after "into".
+pub(super) fn turn_into(lower: &str, raw: &str) -> Option<Order> {
+    let rest = lower.strip_prefix("turn ")?;
+    let at = rest.find(" into ")?;
+    let after = raw.get("turn ".len() + at + " into ".len()..)?.trim();
+    let quoted = super::clauses::quoted(after);
+    let starts_quoted = after.starts_with(['"', '\'', '“', '‘', '「']);
+    (quoted.len() == 1 && starts_quoted).then(|| Order {
+        does: Does::Rename,
+        verb: None,
+        object: raw.get("turn ".len()..).unwrap_or("").to_string(),
+    })
+}
+
 /// "make that item say 80 instead of 60", "have it read 'live' rather than 'test'": a
 /// rename by a swap, unquoted.
 pub(super) fn make_say(lower: &str, raw: &str) -> Option<Order> {
@@ -171,6 +186,10 @@ mod tests {
         let o = make_say("make it say 9 instead of 7", "make it say 9 instead of 7").unwrap();
         assert_eq!(o.object, "9 instead of 7");
         assert!(make_say("make it say hello", "make it say hello").is_none());
+        let t = "turn that one into 'grill the tofu'";
+        assert_eq!(turn_into(t, t).unwrap().does, Does::Rename);
+        let t = "turn the oven on";
+        assert!(turn_into(t, t).is_none());
         let o = make_say(
             "make the flyer one say 9 instead of 7",
             "make the flyer one say 9 instead of 7",

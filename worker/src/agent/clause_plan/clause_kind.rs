@@ -187,6 +187,8 @@ const EN_LIST_OBJECTS: &[&str] = &[
 /// the list", "a few updates please").
 const PREAMBLES: &[&str] = &[
     "following",
+    // "Change of plan for Saturday's dinner".
+    "change",
     "changes",
     "updates",
     "edits",
@@ -202,10 +204,12 @@ pub(super) fn preamble(seg: &str, items: &[(String, bool)]) -> bool {
     if seg.chars().any(effects::is_cjk) {
         // "清单帮我过一遍", "列表改一下": the list as a whole, nothing done to an item yet.
         // "你帮我理一理": a verb of going over, with no object at all, is said of the list.
+        // "毕业前要办的事帮我更新一下": a topic, then 帮我 and the verb, naming no item.
         let bare = ZH_PREAMBLE_VERBS
             .iter()
             .any(|w| seg.trim_end_matches(['。', '！', '吧', '啊']).ends_with(w))
-            && ["帮我", "你"].iter().any(|w| seg.starts_with(w));
+            && (["帮我", "你"].iter().any(|w| seg.starts_with(w))
+                || (seg.contains("帮我") && by_chars(seg, items).is_none()));
         return (bare || ZH_LIST_NOUNS.iter().any(|w| seg.contains(w)))
             && ZH_PREAMBLE_VERBS.iter().any(|w| seg.contains(w))
             && clauses::quoted(seg).is_empty()

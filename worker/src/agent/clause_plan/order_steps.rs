@@ -341,11 +341,13 @@ fn item_targets(
                     .flatten()
             })
     };
-    if let Some(found) = named(cx.items) {
+    // "tick off the bread and the rent", "mark the badge and payroll entries complete",
+    // "把交电费和取快递都勾上": each part names another item (a title holding "and" is one
+    // item: its parts name the same one, and this does not hold).
+    if let Some(found) = each_part(object, cx.items) {
         return Ok(found);
     }
-    // "tick off the bread and the rent", "把交电费和取快递都勾上": each part names one item.
-    if let Some(found) = each_part(object, cx.items) {
+    if let Some(found) = named(cx.items) {
         return Ok(found);
     }
     if does == Does::Delete && named(cx.deleted).is_some() {
