@@ -14,6 +14,9 @@
 //! - **idle**: the coordinators' CPU while 1,000 and 10,000 devices only heartbeat
 //!   ([`idle`]).
 //!
+//! `--latency-only`, `--dispatch-only <devices>` and `--idle-only <devices>` run one phase
+//! (with `--coordinators` counts) and print its rows.
+//!
 //! It also prints the `EXPLAIN` of the claim's per-class candidate query and checks that it
 //! walks the `runs_queued` index with no Sort. The last lines are machine-readable: the
 //! headline, and `done_when=` with each target of issue 25's dispatch item.
@@ -52,16 +55,21 @@ struct Cli {
     /// Length of the quiet window over which idle coordinator CPU is read, s. Default 10.
     #[arg(long, default_value_t = 10.0)]
     idle_s: f64,
-    /// Run only the latency phase (1 and 2 coordinators) and print its rows; no table
-    /// headline. For looking at submit→start alone.
+    /// Run only the latency phase (1 and 2 coordinators, or `--coordinators`) and print its
+    /// rows; no table headline. For looking at submit→start alone.
     #[arg(long)]
     latency_only: bool,
+    /// Run only the idle-CPU phase with these device counts (comma-separated), 1 coordinator
+    /// (or `--coordinators`); prints one row each.
+    #[arg(long, value_delimiter = ',')]
+    idle_only: Vec<usize>,
     /// Run only the dispatch phase, with these device counts (comma-separated) and
     /// `--coordinators`; prints one row each. For iterating on the dispatcher.
     #[arg(long, value_delimiter = ',')]
     dispatch_only: Vec<usize>,
-    /// Coordinator counts for `--dispatch-only` (comma-separated). Default 1.
-    #[arg(long, value_delimiter = ',', default_value = "1")]
+    /// Coordinator counts for `--dispatch-only`, `--idle-only` (default 1) and
+    /// `--latency-only` (default 1,2), comma-separated.
+    #[arg(long, value_delimiter = ',')]
     coordinators: Vec<usize>,
 }
 
@@ -81,6 +89,7 @@ enum Mode {
     All,
     Latency,
     Dispatch,
+    Idle,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -107,16 +116,26 @@ fn main() -> anyhow::Result<()> {
         Mode::Latency
     } else if !cli.dispatch_only.is_empty() {
         Mode::Dispatch
+    } else if !cli.idle_only.is_empty() {
+        Mode::Idle
     } else {
         Mode::All
+    };
+    let coordinators = |default: &[usize]| {
+        if cli.coordinators.is_empty() {
+            default.to_vec()
+        } else {
+            cli.coordinators.clone()
+        }
     };
     rt.block_on(async {
         let env = env().await?;
         let result = match mode {
-            Mode::Latency => latency_only(&env, lat).await,
+            Mode::Latency => latency_only(&env, lat, &coordinators(&[1, 2])).await,
             Mode::Dispatch => {
-                dispatch_only(&env, &cli.dispatch_only, &cli.coordinators, cli.window_s).await
+                dispatch_only(&env, &cli.dispatch_only, &coordinators(&[1]), cli.window_s).await
             }
+            Mode::Idle => idle_only(&env, &cli.idle_only, &coordinators(&[1]), cli.idle_s).await,
             Mode::All => {
                 let settings = report::Settings {
                     window_s: cli.window_s,
@@ -131,9 +150,13 @@ fn main() -> anyhow::Result<()> {
     })
 }
 
-/// `--latency-only`: the latency phase with 1 and 2 coordinators.
-async fn latency_only(env: &farm::Env, run: LatencyRun) -> anyhow::Result<()> {
-    for coords in [1usize, 2] {
+/// `--latency-only`: the latency phase with each coordinator count.
+async fn latency_only(
+    env: &farm::Env,
+    run: LatencyRun,
+    coordinators: &[usize],
+) -> anyhow::Result<()> {
+    for &coords in coordinators {
         let r = with_farm(env, coords, move |f| latency_phase(f, run)).await?;
         println!(
             "latency @{OFFERED_JOBS_PER_S}/s offered devices=1000 coordinators={coords}: \
@@ -144,6 +167,25 @@ async fn latency_only(env: &farm::Env, run: LatencyRun) -> anyhow::Result<()> {
             r.outcome.lost,
             procfs::loadavg()
         );
+    }
+    Ok(())
+}
+
+/// `--idle-only`: the coordinators' CPU while each device count only heartbeats.
+async fn idle_only(
+    env: &farm::Env,
+    devices: &[usize],
+    coordinators: &[usize],
+    idle_s: f64,
+) -> anyhow::Result<()> {
+    for &coords in coordinators {
+        for &n in devices {
+            let pct = with_farm(env, coords, move |f| idle::idle_cpu_phase(f, n, idle_s)).await?;
+            println!(
+                "idle devices={n} coordinators={coords}: {pct:.1}% of a core load {}",
+                procfs::loadavg()
+            );
+        }
     }
     Ok(())
 }

@@ -169,12 +169,23 @@ $$;
 -- jit off too: the planner's penalty for a disabled plan node (a sort with no other way to
 -- order a CTE's rows) lifts the estimated cost above jit_above_cost, and compiling the
 -- plan took over a second a claim.
+-- plan_cache_mode = force_generic_plan: each statement of these functions is planned once per
+-- connection, not on every call. By default PostgreSQL kept re-planning most of them with the
+-- call's values (a custom plan looked cheaper than the generic one), which was most of the
+-- cost of a claim that finds one run: at 500 submitted jobs/s a claim takes one or two
+-- runs, once per submit. Measured at 79bcfe6 with pgbench on a private PostgreSQL 15
+-- (1,000 identical slots, insert one job, claim, end it; synchronous_commit off, so CPU
+-- only; load 5 from other work): 0.91-1.17 ms a claim of one run before, 0.36-0.51 ms with
+-- it; a claim of 256 from 40,000 queued runs 8.0 -> 6.7 ms (1,000 slots) and 7.4-8.3 ->
+-- 7.4-7.9 ms (10,000 slots). With sequential and bitmap scans and sorts off the generic
+-- plans are the index walks the custom ones were.
 create or replace function argus_claim_batch(ttl_s float8, lease_s float8, max_n integer,
                                   only_device text default null)
 returns table (run_id uuid, job_id uuid, attempt_id uuid, worker_id text, device_id text,
                lease_expires_at timestamptz, spec jsonb)
 language plpgsql volatile
 set enable_seqscan = off set enable_bitmapscan = off set enable_sort = off set jit = off
+set plan_cache_mode = force_generic_plan
 as $$
 #variable_conflict use_column
 declare

@@ -179,16 +179,19 @@ pub async fn claim_batch(
     Ok(rows.into_iter().map(Claimed::from).collect())
 }
 
-/// Fills in each claimed run's team (one statement for the batch). A run whose row is
+/// Fills in each claimed run's team (one statement for the batch, by primary key). A run whose row is
 /// gone keeps an empty team, which resolves no secret on the worker.
 pub async fn attach_teams(pool: &PgPool, claimed: &mut [Claimed]) -> Result<(), sqlx::Error> {
     if claimed.is_empty() {
         return Ok(());
     }
     let ids: Vec<Uuid> = claimed.iter().map(|c| c.run_id).collect();
+    // primary-key look-ups whatever plan the connection cached (see `super::KEYED_BEGIN`)
+    let mut tx = super::begin_keyed(pool).await?;
     let rows = sqlx::query!("select id, team_id from runs where id = any($1)", &ids)
-        .fetch_all(pool)
+        .fetch_all(&mut *tx)
         .await?;
+    tx.commit().await?;
     let by_run: std::collections::HashMap<Uuid, String> =
         rows.into_iter().map(|r| (r.id, r.team_id)).collect();
     for c in claimed.iter_mut() {

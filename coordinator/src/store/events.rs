@@ -42,7 +42,8 @@ pub async fn apply_batch(pool: &PgPool, evs: &[RunEvent]) -> Result<Vec<Applied>
     if evs.is_empty() {
         return Ok(Vec::new());
     }
-    let mut tx = pool.begin().await?;
+    // key look-ups of the batch's runs and slots, whatever plans the connection cached
+    let mut tx = super::begin_keyed(pool).await?;
     let current = lock_attempts(&mut tx, evs).await?;
     let mut out = vec![Applied::Fenced; evs.len()];
     let live = current_attempts(evs, &current, &mut out);

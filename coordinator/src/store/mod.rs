@@ -53,6 +53,28 @@ pub async fn connect(url: &str, max: u32) -> anyhow::Result<PgPool> {
     Ok(pool)
 }
 
+/// The `BEGIN` of a transaction whose statements find rows by key: sequential scans off for
+/// the transaction (`set local`, sent with the `BEGIN` in one round trip), so every plan
+/// takes the index path its statement has.
+///
+/// Why: sqlx prepares each statement once per connection, and after five executions
+/// PostgreSQL keeps a generic plan when it looks no dearer than the custom ones. A
+/// statement first run while `runs` was small (a new farm's first minute) kept a generic
+/// plan that reads the whole table (`id = any($1)`: an unknown number of keys against a
+/// few pages), and nothing replaces it until `runs` is analyzed, which with autovacuum off
+/// is never (this dev machine's PostgreSQL). Measured at 79bcfe6 in
+/// `dispatch-bench --latency-only` (auto_explain): the applier's lock of a batch's runs read
+/// 14 buffers at the start and 110 after 3,500 runs, growing with the table, and so did the
+/// other set-wise run and slot statements of a batch and the dispatcher's team look-up.
+pub const KEYED_BEGIN: &str = "begin; set local enable_seqscan = off";
+
+/// Begins a transaction on `pool` with [`KEYED_BEGIN`]. Errors: the database's.
+pub async fn begin_keyed(
+    pool: &PgPool,
+) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+    pool.begin_with(KEYED_BEGIN).await
+}
+
 /// The URL without its password, for messages.
 pub fn redact(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
