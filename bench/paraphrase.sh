@@ -53,8 +53,8 @@
 # looked at, at 8a0c84c), nor `held_out_17` (round 17: 10 more, written the same way after
 # held_out, held_out_2, held_out_3, held_out_4, held_out_5, held_out_6, held_out_7,
 # held_out_8, held_out_9, held_out_10, held_out_11, held_out_12, held_out_13, held_out_14,
-# held_out_15 and held_out_16 had been looked at; the clean one now: DO NOT TUNE ON
-# held_out_17).
+# held_out_15 and held_out_16 had been looked at; no longer clean: run and looked at, at
+# fefeaa8). No split is clean now.
 # The default split is held_out.
 #
 # What it does: services from deploy/dev-up.sh (reused when they answer; it also installs
