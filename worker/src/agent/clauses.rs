@@ -468,6 +468,13 @@ fn marks_both(cur: &str, after: &[char]) -> bool {
         .trim_start()
         .trim_start_matches(|c: char| c.is_ascii_digit() || "()-.*• ".contains(c))
         .to_lowercase();
+    // "(a) mark …": a lettered marker.
+    let head = match head.split_once(") ") {
+        Some((m, rest)) if m.trim_start_matches('(').chars().count() <= 4 && !m.contains(' ') => {
+            rest.to_string()
+        }
+        _ => head,
+    };
     if !["mark ", "set "].iter().any(|v| head.starts_with(v)) {
         return false;
     }

@@ -220,11 +220,32 @@ pub(super) fn preamble(seg: &str, items: &[(String, bool)]) -> bool {
         .trim()
         .trim_end_matches(['.', '!'])
         .to_string();
-    let body = body.strip_prefix("let's ").unwrap_or(&body);
+    let body = [
+        "let's ",
+        "can you ",
+        "could you ",
+        "would you ",
+        "will you ",
+        "please ",
+    ]
+    .iter()
+    .find_map(|p| body.strip_prefix(p))
+    .unwrap_or(&body);
+    // "update the list", "sort out the allotment list": the list, by any name of up to
+    // three words.
+    let names_list = |r: &str| {
+        let w: Vec<&str> = r.split_whitespace().collect();
+        EN_LIST_OBJECTS.contains(&r)
+            || (w.len() >= 2
+                && w.len() <= 5
+                && ["the", "my", "our", "this"].contains(&w[0])
+                && w.last()
+                    .is_some_and(|l| ["list", "checklist", "to-do list"].contains(l)))
+    };
     let whole_list = EN_LIST_VERBS.iter().any(|v| {
         body.strip_prefix(v)
             .and_then(|r| r.strip_prefix(' '))
-            .is_some_and(|r| EN_LIST_OBJECTS.contains(&r.trim()))
+            .is_some_and(|r| names_list(r.trim().trim_end_matches('?')))
     });
     if whole_list {
         return true;
@@ -304,7 +325,27 @@ pub(super) fn reports_zh(seg: &str) -> bool {
     body.chars().any(effects::is_cjk)
         && body.ends_with('了')
         && clauses::quoted(body).is_empty()
-        && !ZH_ORDER_WORDS.iter().any(|w| body.contains(w))
+        && !ZH_ORDER_WORDS
+            .iter()
+            .any(|w| body.contains(w) && !lets_someone(body, w))
+}
+
+/// Whether 让 in `body` has someone else do a thing ("让她带去学校了": a report of what she
+/// was told to do, not an order to Argus).
+fn lets_someone(body: &str, word: &str) -> bool {
+    word == "让"
+        && [
+            "让她",
+            "让他",
+            "让孩子",
+            "让人",
+            "让家里人",
+            "让同事",
+            "让老公",
+            "让老婆",
+        ]
+        .iter()
+        .any(|w| body.contains(w))
 }
 
 /// Whether clause `seg` only says what the speaker meant to order ([`RETRACTED`]).

@@ -45,11 +45,24 @@ fn without_marker(seg: &str) -> &str {
             return r.trim_start();
         }
     }
+    // "a) ", "iv) ": a letter or a roman numeral before a bracket.
+    if let Some((n, r)) = t.split_once([')', '）']) {
+        if lettered(n) && r.starts_with(' ') {
+            return r.trim_start();
+        }
+    }
     t.strip_prefix(['(', '（'])
         .and_then(|r| r.split_once([')', '）']))
-        .filter(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        .filter(|(n, _)| !n.is_empty() && (n.chars().all(|c| c.is_ascii_digit()) || lettered(n)))
         .map(|(_, r)| r.trim_start())
         .unwrap_or(t)
+}
+
+/// Whether `n` is a list marker's letter: one ASCII letter, or a roman numeral up to viii.
+fn lettered(n: &str) -> bool {
+    let n = n.trim().to_lowercase();
+    (n.len() == 1 && n.chars().all(|c| c.is_ascii_lowercase()))
+        || ["ii", "iii", "iv", "vi", "vii", "viii"].contains(&n.as_str())
 }
 
 /// Whether a clause is nothing but joining words ("and", "then", "然后").

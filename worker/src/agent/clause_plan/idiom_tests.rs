@@ -60,6 +60,18 @@ fn idioms_swaps_and_later_texts_read_as_orders() {
     for (t, want) in cases {
         assert_eq!(steps(t, &obs).unwrap(), *want, "{t}");
     }
+    assert_eq!(
+        steps(
+            "Could you tidy up the party list? (a) mark the caterer entry and the seating entry as done; (b) remove the sound system one.",
+            &obs
+        )
+        .unwrap(),
+        [
+            "check \"book a caterer\"",
+            "check \"draft the seating plan\"",
+            "tap \"Delete\" in the row of \"hire the sound system\""
+        ]
+    );
 }
 
 #[test]
@@ -78,6 +90,11 @@ fn chinese_counts_as_done_and_later_texts_read() {
             "press Enter"
         ],
         "what happened is the rename's reason"
+    );
+    assert_eq!(
+        steps("场地换成学校礼堂了，这条用不着了，删掉。", &obs).unwrap(),
+        ["tap \"Delete\" in the row of \"订场地\""],
+        "a pointing reason before a bare delete"
     );
     assert_eq!(
         steps("再补一条买气球的：先写成“买十个气球”。", &obs).unwrap(),

@@ -275,7 +275,10 @@ impl Reader<'_> {
             }
             // "make sure there are six, and three of them are still open": the check's.
             let goes_on = after_a_check && self.split[k].1.trim_start().starts_with("and ");
-            if !goes_on && may_order(&self.split[k].1, &self.items) {
+            // "这条不需要了，删掉": a description the next clause's order acts on is its
+            // reason, not a clause for the model.
+            let reason = ordered_next && clauses::quoted(&seg).is_empty();
+            if !goes_on && !reason && may_order(&self.split[k].1, &self.items) {
                 // Not plainly a description either ("two new ones: 'a' and 'b'"): the
                 // model maps it, clause by clause.
                 self.ask(k);
@@ -457,6 +460,33 @@ impl Reader<'_> {
                 .and_then(|v| v.into_iter().next())
                 .or_else(|| by_chars(t, &self.items))
         };
+        // "这条不需要了，删掉": a clause pointing at the item just spoken of, then an order
+        // with nothing but particles for an object (not an add: its text is its own).
+        let points = [
+            "这条",
+            "那条",
+            "这个",
+            "那个",
+            "这一条",
+            "那一条",
+            "this one",
+            "that one",
+        ]
+        .iter()
+        .any(|w| seg.to_lowercase().contains(w));
+        if points && one(seg).is_none() {
+            let Some(order) = self.segs.get(k + 1).and_then(|n| effects::order_of(n)) else {
+                return false;
+            };
+            let object = clauses::without_quotes(&order.object);
+            return order.does != Does::Add
+                && clauses::quoted(&order.object).is_empty()
+                && words(&object).is_empty()
+                && object
+                    .chars()
+                    .filter(|c| effects::is_cjk(*c))
+                    .all(|c| "了吧呢啊把它掉就也都直接".contains(c));
+        }
         let (Some(item), Some(next)) = (one(seg), self.segs.get(k + 1)) else {
             return false;
         };
