@@ -45,7 +45,7 @@ struct Cli {
     /// Length of each dispatch measuring window, s (after 1 s of warm-up). Default 5.
     #[arg(long, default_value_t = 5.0)]
     window_s: f64,
-    /// Length of the 500 jobs/s latency run, s. Default 6.
+    /// Length of the 500 jobs/s latency run, s (`--latency-s`). Default 6.
     #[arg(long, default_value_t = 6.0)]
     latency_s: f64,
     /// Warm-up before the latency window, s, at the same rate and not measured (0: measure

@@ -74,6 +74,28 @@ pub fn with_closing_tap(
 
 /// The button name in the job's last clause `<verb> [on] [the] <name> [button]`.
 fn closing_name(job: &str) -> Option<String> {
+    closing_name_en(job).or_else(|| closing_name_zh(job))
+}
+
+/// A Chinese job's closing press: 点 / 点击 / 单击 / 按 and a button name to the end of
+/// the job ("…输完点 Submit。", "然后点击“保存”按钮").
+fn closing_name_zh(job: &str) -> Option<String> {
+    let job = job.trim().trim_end_matches(['.', '!', '。', '！']);
+    let job = job.strip_suffix("按钮").unwrap_or(job);
+    let (at, verb) = ["点击", "单击", "点", "按"]
+        .iter()
+        .filter_map(|v| job.rfind(v).map(|i| (i, *v)))
+        .max_by_key(|(i, v)| (*i, v.len()))?;
+    let rest = job.get(at + verb.len()..)?.trim();
+    let name = rest.trim_matches(['"', '“', '”', '「', '」']).trim();
+    let ok = !name.is_empty()
+        && name.chars().count() <= MAX_NAME_CHARS
+        && name.split_whitespace().count() <= MAX_NAME_WORDS
+        && !name.contains(['"', '\'', '“', '”', ',', ';', '，', '；', '、', '：']);
+    ok.then(|| name.to_string())
+}
+
+fn closing_name_en(job: &str) -> Option<String> {
     let job = job.trim().trim_end_matches(['.', '!']);
     // ASCII lowering keeps byte offsets, so `at` indexes `job` too.
     let lower = job.to_ascii_lowercase();
@@ -144,6 +166,9 @@ mod tests {
             Some("3rd tab".into()),
             "read, then matched to no button"
         );
+        assert_eq!(n("输入“早上好”，不加标点，写完点 Send。").as_deref(), Some("Send"));
+        assert_eq!(n("填好以后点击“保存”按钮").as_deref(), Some("保存"));
+        assert_eq!(n("写一句话，句尾不加标点"), None);
         assert_eq!(n("Type hello"), None);
         assert_eq!(
             n("Add the todo 'tap dance' and check it"),
