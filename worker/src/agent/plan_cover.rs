@@ -166,7 +166,10 @@ mod tests {
             Some("3rd tab".into()),
             "read, then matched to no button"
         );
-        assert_eq!(n("输入“早上好”，不加标点，写完点 Send。").as_deref(), Some("Send"));
+        assert_eq!(
+            n("输入“早上好”，不加标点，写完点 Send。").as_deref(),
+            Some("Send")
+        );
         assert_eq!(n("填好以后点击“保存”按钮").as_deref(), Some("保存"));
         assert_eq!(n("写一句话，句尾不加标点"), None);
         assert_eq!(n("Type hello"), None);
