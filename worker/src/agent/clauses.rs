@@ -483,9 +483,9 @@ fn marks_both(cur: &str, after: &[char]) -> bool {
         .take_while(|c| !".;!?。；！？,，\n".contains(**c))
         .collect();
     let tail = sentence.trim().to_lowercase();
-    super::effects::DONE_WORDS
+    super::order_kind::DONE_WORDS
         .iter()
-        .chain(super::effects::UNDONE_WORDS)
+        .chain(super::order_kind::UNDONE_WORDS)
         .any(|w| tail.ends_with(&format!(" {w}")))
 }
 

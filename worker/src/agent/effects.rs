@@ -18,16 +18,7 @@
 //! listed`: the check decides X, whatever filter the job chose).
 
 use super::clauses;
-
-/// What an action clause does to the items it quotes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Does {
-    Check,
-    Uncheck,
-    Delete,
-    Add,
-    Rename,
-}
+pub(super) use super::order_kind::{state_word, Does, Order, DONE_WORDS, UNDONE_WORDS};
 
 /// English verbs at the start of an imperative clause (lower-case, longest first where one
 /// is the prefix of another). `mark` is decided by the words after it.
@@ -90,45 +81,6 @@ const EN: &[(&str, Does)] = &[
     ("change", Does::Rename),
     ("edit", Does::Rename),
 ];
-/// Words after `mark` / `set` / `leave` (and a setter's state, [`state_setter_order`]) that say
-/// "not done" (checked before [`DONE_WORDS`]: `not done` holds `done`).
-pub(super) const UNDONE_WORDS: &[&str] = &[
-    "not done",
-    "undone",
-    "not completed",
-    "incomplete",
-    "unfinished",
-    "active",
-    "open",
-    "to do",
-    "todo",
-    "to-do",
-    "pending",
-    "unticked",
-    "unchecked",
-    "not finished",
-];
-/// Words after `mark` / `set` that say "done".
-pub(super) const DONE_WORDS: &[&str] = &[
-    "done",
-    "complete",
-    "completed",
-    "finished",
-    "ticked",
-    "checked",
-];
-/// The order a state word sets: an [`UNDONE_WORDS`] one unticks, a [`DONE_WORDS`] one ticks
-/// (whole words only: "not done" is undone, "done" is done).
-pub(super) fn state_word(state: &str) -> Option<Does> {
-    if UNDONE_WORDS.contains(&state) {
-        Some(Does::Uncheck)
-    } else if DONE_WORDS.contains(&state) {
-        Some(Does::Check)
-    } else {
-        None
-    }
-}
-
 /// Words an imperative English clause may start with before its verb.
 pub(super) const EN_FILLERS: &[&str] = &[
     "now ",
@@ -546,16 +498,6 @@ fn verb_of(body: &str) -> Option<Does> {
         Does::Check if !object_quoted && !list => None,
         d => Some(d),
     }
-}
-
-/// An imperative clause read by its verb: what it does, the English verb as written in the
-/// lexicon (`None` for Chinese and for `mark … done` forms) and the words after the verb
-/// (its object, quotes kept, in the clause's own case).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Order {
-    pub does: Does,
-    pub verb: Option<&'static str>,
-    pub object: String,
 }
 
 /// The order an imperative clause gives (see [`Order`]), if its verb is in the lexicon

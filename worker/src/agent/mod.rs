@@ -37,6 +37,7 @@ pub mod form_swap;
 pub mod judge;
 pub(crate) mod learn;
 pub mod order_idioms;
+pub(crate) mod order_kind;
 pub mod plan;
 pub mod plan_cover;
 pub mod plan_fix;

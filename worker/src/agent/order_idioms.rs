@@ -1,11 +1,11 @@
 //! English orders said as idioms rather than by a verb of the lexicon ([`super::effects`]):
 //! "it can go in as completed", "fix the wording", "make that item say 80 instead of 60".
 
-use super::effects::{Does, Order};
+use super::order_kind::{state_word, Does, Order};
 
 /// "it can go in as completed", "that one should be added as done": the item just spoken
 /// of (just added, most often) in the state named at the end — a pronoun, a modal, a verb
-/// of entering it, "as" and a state word ([`super::effects::state_word`]).
+/// of entering it, "as" and a state word ([`state_word`]).
 pub(super) fn goes_in_as(lower: &str) -> Option<Order> {
     let l = lower.trim().trim_end_matches(['.', '!', ' ']);
     let (head, state) = l.rsplit_once(" as ")?;
@@ -41,7 +41,7 @@ pub(super) fn goes_in_as(lower: &str) -> Option<Order> {
         "start out",
     ]
     .contains(&verb);
-    let does = super::effects::state_word(state)?;
+    let does = state_word(state)?;
     enters.then(|| Order {
         does,
         verb: None,
