@@ -137,6 +137,7 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
         },
         given_checks: Vec::new(),
         taken: Vec::new(),
+        pressed: false,
         described: Vec::new(),
         gated: Vec::new(),
         implied_at: Vec::new(),
@@ -189,6 +190,8 @@ struct Reader<'a> {
     given_checks: Vec<(String, usize)>,
     /// Clauses an earlier order took as its own ([`later_text`]).
     taken: Vec<usize>,
+    /// The last unread clause pressed a control ([`screen::pressed_control`]).
+    pressed: bool,
 }
 
 impl Reader<'_> {
@@ -400,6 +403,22 @@ impl Reader<'_> {
             // A state said of no item on the list describes; the model is not asked to act
             // on it.
             return;
+        }
+        if let Some(name) = screen::pressed_control(&seg, self.obs, self.pressed) {
+            // "click the Active filter", "then All again": a control the screen names so.
+            self.pressed = true;
+            self.uncertain = true;
+            self.read_any = true;
+            let tap = PlanStep {
+                kind: StepKind::Tap,
+                target: name,
+                text: String::new(),
+            };
+            if let Ok(lines) = tap.lines() {
+                self.out.steps.extend(lines);
+                self.typed.push(tap);
+                return;
+            }
         }
         if self.reason_for_next(k) {
             // "老师把我从接力赛调去了跳远，名字改成“报名跳远”": what happened to the item the

@@ -178,6 +178,44 @@ pub fn button_for(seg: &str, obs: &Observation) -> Option<String> {
     })
 }
 
+/// The control a clause presses by its name ("click the Active filter", "press Save", "then
+/// All again" after a press): a button, link or tab named exactly so (case aside), alone on
+/// the screen. `after_press`: the clause before pressed a control, so a bare name is one too.
+pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Option<String> {
+    let lower = seg.trim().trim_end_matches(['.', '!', '。']).to_lowercase();
+    let lower = lower.strip_prefix("then ").unwrap_or(&lower);
+    let verb = [
+        "click on ",
+        "click ",
+        "press ",
+        "tap on ",
+        "tap ",
+        "hit ",
+        "push ",
+    ]
+    .iter()
+    .find(|v| lower.starts_with(**v));
+    let mut name = match verb {
+        Some(v) => &lower[v.len()..],
+        None if after_press => lower,
+        None => return None,
+    };
+    name = name.strip_prefix("the ").unwrap_or(name);
+    for tail in [" again", " filter", " button", " tab", " link"] {
+        name = name.strip_suffix(tail).unwrap_or(name);
+    }
+    let name = name.trim().trim_matches(['"', '\'', '“', '”']);
+    if name.is_empty() {
+        return None;
+    }
+    let mut hits = obs.elements.iter().filter(|e| {
+        matches!(e.role, Role::Button | Role::Link | Role::Tab)
+            && e.name.trim().eq_ignore_ascii_case(name)
+    });
+    let one = hits.next()?;
+    hits.next().is_none().then(|| one.name.trim().to_string())
+}
+
 /// The tap a free step that clears or deletes what no quote names becomes when its verb
 /// starts the name of exactly one button on the screen now ("clear the finished items" →
 /// `tap "Clear completed"`, a button that shows only once an item is done). Other verbs are
@@ -195,6 +233,34 @@ pub fn verb_button(step: &str, obs: &Observation) -> Option<String> {
 mod tests {
     use super::super::test_support::{list, steps};
     use super::*;
+
+    #[test]
+    fn a_press_by_a_controls_name_taps_it() {
+        let obs = crate::agent::test_screen(&[
+            (Role::Link, "All"),
+            (Role::Link, "Active"),
+            (Role::Button, "Save"),
+            (Role::Checkbox, "walk the dog"),
+        ]);
+        let p = |s: &str, after: bool| pressed_control(s, &obs, after);
+        assert_eq!(
+            p("click the Active filter", false).as_deref(),
+            Some("Active")
+        );
+        assert_eq!(p("then All again", true).as_deref(), Some("All"));
+        assert_eq!(
+            p("All again", false),
+            None,
+            "a bare name only after a press"
+        );
+        assert_eq!(p("press the save button.", false).as_deref(), Some("Save"));
+        assert_eq!(p("click the Done filter", false), None, "no such control");
+        assert_eq!(
+            p("tap walk the dog", false),
+            None,
+            "a toggle is no control to press"
+        );
+    }
 
     #[test]
     fn a_check_naming_an_item_by_its_words_checks_that_toggle() {
