@@ -57,8 +57,8 @@
 # fefeaa8). `held_out_18` (round 18: 10 more, written the same way, blind to the agent, after
 # held_out, held_out_2, held_out_3, held_out_4, held_out_5, held_out_6, held_out_7,
 # held_out_8, held_out_9, held_out_10, held_out_11, held_out_12, held_out_13, held_out_14,
-# held_out_15, held_out_16 and held_out_17 had been looked at) is the clean one now: DO NOT
-# TUNE ON held_out_18.
+# held_out_15, held_out_16 and held_out_17 had been looked at): run once and looked at, at
+# c5fc555, so no longer clean. No split is clean now.
 # The default split is held_out.
 #
 # What it does: services from deploy/dev-up.sh (reused when they answer; it also installs
