@@ -404,7 +404,12 @@ impl Reader<'_> {
             // on it.
             return;
         }
-        if let Some(name) = screen::pressed_control(&seg, self.obs, self.pressed) {
+        // Only on a list's screen, the reader's own ground: elsewhere a bare "tap the target"
+        // stays the model's (a `vlm` job answers it with a point).
+        let press = (!self.start.is_empty())
+            .then(|| screen::pressed_control(&seg, self.obs, self.pressed))
+            .flatten();
+        if let Some(name) = press {
             // "click the Active filter", "then All again": a control the screen names so.
             self.pressed = true;
             self.uncertain = true;
