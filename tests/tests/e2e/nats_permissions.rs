@@ -167,21 +167,35 @@ async fn a_worker_user_reaches_only_its_own_assignments() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `msg` published by `from` on `subject` reaches a subscriber `to` of it (`false`: not
-/// within 2 s).
+/// `msg`, published by `from` on `subject` every 250 ms, reaches a subscriber `to` of it
+/// within `window` (`false`: it did not). Publishing again rather than once keeps a busy CI
+/// machine (a late SUB, a slow flush) from reading as a denied subject; a denied one never
+/// arrives however often it is sent.
 async fn reaches(
     from: &async_nats::Client,
     to: &async_nats::Client,
     subject: String,
     msg: &'static str,
+    window: Duration,
 ) -> bool {
     let mut sub = to.subscribe(subject.clone()).await.expect("subscribe call");
     to.flush().await.expect("flush");
-    let _ = from.publish(subject, msg.into()).await;
-    let _ = from.flush().await;
-    let got = tokio::time::timeout(Duration::from_secs(2), sub.next()).await;
-    matches!(got, Ok(Some(m)) if &m.payload[..] == msg.as_bytes())
+    let deadline = tokio::time::Instant::now() + window;
+    while tokio::time::Instant::now() < deadline {
+        let _ = from.publish(subject.clone(), msg.into()).await;
+        let _ = from.flush().await;
+        let got = tokio::time::timeout(Duration::from_millis(250), sub.next()).await;
+        if matches!(got, Ok(Some(m)) if &m.payload[..] == msg.as_bytes()) {
+            return true;
+        }
+    }
+    false
 }
+
+/// How long an allowed live-screen message may take to arrive (a loaded CI machine took over 2 s).
+const HEARD: Duration = Duration::from_secs(15);
+/// How long a denied one is sent and waited for before the subject counts as closed.
+const DENIED: Duration = Duration::from_secs(3);
 
 async fn live_screen_subjects(
     subjects: &Subjects,
@@ -190,19 +204,47 @@ async fn live_screen_subjects(
 ) {
     let run = uuid::Uuid::new_v4();
     assert!(
-        reaches(coord, worker, subjects.live_watch("web-1", &run), "watch").await,
+        reaches(
+            coord,
+            worker,
+            subjects.live_watch("web-1", &run),
+            "watch",
+            HEARD
+        )
+        .await,
         "worker-web-1 does not hear its own watch lease"
     );
     assert!(
-        reaches(worker, coord, subjects.live_frame("web-1", &run), "frame").await,
+        reaches(
+            worker,
+            coord,
+            subjects.live_frame("web-1", &run),
+            "frame",
+            HEARD
+        )
+        .await,
         "worker-web-1's frame does not reach the coordinator"
     );
     assert!(
-        !reaches(coord, worker, subjects.live_watch("web-2", &run), "watch").await,
+        !reaches(
+            coord,
+            worker,
+            subjects.live_watch("web-2", &run),
+            "watch",
+            DENIED
+        )
+        .await,
         "worker-web-1 hears web-2's watch leases"
     );
     assert!(
-        !reaches(worker, coord, subjects.live_frame("web-2", &run), "forged").await,
+        !reaches(
+            worker,
+            coord,
+            subjects.live_frame("web-2", &run),
+            "forged",
+            DENIED
+        )
+        .await,
         "worker-web-1 published frames as web-2"
     );
 }
