@@ -57,7 +57,26 @@ const LEADS_ZH: &[&str] = &[
     "看到",
 ];
 /// Words anywhere in a clause that make it a check ("the list should show …").
-const SHOULD: &[&str] = &[" should ", " must show", " must read", " must say"];
+const SHOULD: &[&str] = &[
+    " should ",
+    // "so that shouldn't be showing as done" (a state: [`negated_state`]).
+    " must show",
+    " must read",
+    " must say",
+];
+/// Whether a clause says what state something should not be in ("that shouldn't be showing
+/// as done", "it should not be ticked"): a negated modal and a state word after it ("the
+/// parcel shouldn't be on the list" names no state: it orders a delete).
+fn negated_state(lower: &str) -> bool {
+    [" shouldn't be ", " should not be "].iter().any(|m| {
+        lower.find(m).is_some_and(|i| {
+            lower[i + m.len()..]
+                .split(|c: char| !c.is_alphanumeric() && c != '-')
+                .any(|w| super::effects::state_word(w).is_some())
+        })
+    })
+}
+
 const SHOULD_ZH: &[&str] = &["应该显示", "应显示", "应当显示", "应该包含", "应包含"];
 /// Words a clause may start with before its lead word.
 const FILLERS: &[&str] = &[
@@ -160,6 +179,7 @@ pub fn checkable(instruction: &str) -> Vec<Clause> {
             let led = LEADS.iter().any(|l| starts_word(&lower[1..], l))
                 || LEADS_ZH.iter().any(|l| body.starts_with(l))
                 || SHOULD.iter().any(|s| lower.contains(s))
+                || negated_state(&lower)
                 || SHOULD_ZH.iter().any(|s| body.contains(s));
             // "make sure X, and that Y" / "确认…，而且…" / "…: six entries, two ticked": the
             // second half is the check's too.

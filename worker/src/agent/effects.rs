@@ -33,6 +33,9 @@ const EN: &[(&str, Does)] = &[
     ("untick", Does::Uncheck),
     ("un-tick", Does::Uncheck),
     ("uncheck", Does::Uncheck),
+    ("un-check", Does::Uncheck),
+    ("un-complete", Does::Uncheck),
+    ("uncomplete", Does::Uncheck),
     ("reopen", Does::Uncheck),
     ("re-open", Does::Uncheck),
     ("delete", Does::Delete),
@@ -976,7 +979,8 @@ fn tick_noun_order(lower: &str, raw: &str) -> Option<Order> {
         .filter_map(|n| {
             let at = rest.match_indices(n).map(|(i, _)| i).find(|&i| {
                 let before = rest[..i].trim();
-                let whole = rest[i + n.len()..].starts_with([' ', ',', '.'])
+                let tail = &rest[i + n.len()..];
+                let whole = (tail.is_empty() || tail.starts_with([' ', ',', '.', ';', '!']))
                     && (i == 0 || rest[..i].ends_with(' '));
                 let near = before.is_empty()
                     || det.contains(&before)

@@ -324,12 +324,14 @@ impl Exec<'_, AgentState> {
     }
 
     /// Checkable clauses that name a list item by its words and its state, mapped on the
-    /// first screen without the model ([`super::clause_plan::state_check`]).
+    /// first screen without the model ([`super::clause_plan::state_check`]), or say one is
+    /// gone ([`super::clause_plan::absence_check`]).
     fn map_states(&mut self, task: &str, obs: &Observation) {
         let added = super::effects::added(task);
         let mut left = Vec::new();
         for c in std::mem::take(&mut self.st.unmapped) {
             let found = super::clause_plan::state_check(&c, obs, &added)
+                .or_else(|| super::clause_plan::absence_check(&c, obs, &added))
                 .map(|line| super::expect::from_clause(&c, &[line]))
                 .unwrap_or_default();
             if found.is_empty() {

@@ -172,6 +172,26 @@ const EN_LIST_VERBS: &[&str] = &[
     "organize",
 ];
 
+/// Determiners a list's name starts with ("the allotment list", "her list").
+const LIST_DETERMINERS: &[&str] = &["the", "my", "our", "this", "her", "his", "their", "your"];
+
+/// A verb and a particle said around the list as a whole ("get her list straight", "bring
+/// the list up to date") ([`preamble`]).
+const EN_LIST_FRAMES: &[(&str, &str)] = &[
+    ("get ", " straight"),
+    ("get ", " sorted"),
+    ("get ", " sorted out"),
+    ("get ", " in order"),
+    ("get ", " up to date"),
+    ("put ", " in order"),
+    ("put ", " straight"),
+    ("set ", " straight"),
+    ("bring ", " up to date"),
+    ("sort ", " out"),
+    ("tidy ", " up"),
+    ("clean ", " up"),
+];
+
 /// What such a verb may be said of.
 const EN_LIST_OBJECTS: &[&str] = &[
     "it",
@@ -231,21 +251,32 @@ pub(super) fn preamble(seg: &str, items: &[(String, bool)]) -> bool {
     .iter()
     .find_map(|p| body.strip_prefix(p))
     .unwrap_or(&body);
-    // "update the list", "sort out the allotment list": the list, by any name of up to
-    // three words.
+    // "could you sort out the trip list for me?": who it is for says nothing of an item.
+    let body = body.trim_end_matches('?').trim_end();
+    let body = [" for me", " for us", " please", " for me please"]
+        .iter()
+        .find_map(|t| body.strip_suffix(t))
+        .unwrap_or(body)
+        .trim_end_matches(',');
+    // "update the list", "sort out the allotment list", "get her list straight": the list,
+    // by any name of up to three words.
     let names_list = |r: &str| {
         let w: Vec<&str> = r.split_whitespace().collect();
         EN_LIST_OBJECTS.contains(&r)
             || (w.len() >= 2
                 && w.len() <= 5
-                && ["the", "my", "our", "this"].contains(&w[0])
+                && LIST_DETERMINERS.contains(&w[0])
                 && w.last()
                     .is_some_and(|l| ["list", "checklist", "to-do list"].contains(l)))
     };
     let whole_list = EN_LIST_VERBS.iter().any(|v| {
         body.strip_prefix(v)
             .and_then(|r| r.strip_prefix(' '))
-            .is_some_and(|r| names_list(r.trim().trim_end_matches('?')))
+            .is_some_and(|r| names_list(r.trim()))
+    }) || EN_LIST_FRAMES.iter().any(|(verb, tail)| {
+        body.strip_prefix(verb)
+            .and_then(|r| r.strip_suffix(tail))
+            .is_some_and(|r| names_list(r.trim()))
     });
     if whole_list {
         return true;
@@ -327,7 +358,23 @@ pub(super) fn reports_zh(seg: &str) -> bool {
         && clauses::quoted(body).is_empty()
         && !ZH_ORDER_WORDS
             .iter()
-            .any(|w| body.contains(w) && !lets_someone(body, w))
+            .any(|w| says_word(body, w) && !lets_someone(body, w))
+}
+
+/// Whether `body` says the request word `w` itself, not inside a word it is part of
+/// (请 of 邀请函 / 申请 / 请假 asks nothing).
+fn says_word(body: &str, w: &str) -> bool {
+    if w != "请" {
+        return body.contains(w);
+    }
+    let chars: Vec<char> = body.chars().collect();
+    chars.iter().enumerate().any(|(i, c)| {
+        *c == '请'
+            && !(i > 0 && "邀申宴聘提恳敬约".contains(chars[i - 1]))
+            && !chars
+                .get(i + 1)
+                .is_some_and(|n| "假客柬帖教愿求款示".contains(*n))
+    })
 }
 
 /// Whether 让 in `body` has someone else do a thing ("让她带去学校了": a report of what she
@@ -370,7 +417,9 @@ pub(super) fn describes(seg: &str) -> bool {
     if s.chars().any(effects::is_cjk) {
         // "昨天只是把新的买回来了": a past time tells what happened, whatever its 把.
         let past = ZH_PAST.iter().any(|w| s.contains(w))
-            && !["请", "帮我", "麻烦", "给我"].iter().any(|w| s.contains(w));
+            && !["请", "帮我", "麻烦", "给我"]
+                .iter()
+                .any(|w| says_word(s, w));
         // "楼下师傅顺手帮我磨好了": someone did it already (a result at the end, no 把, and
         // someone before the 帮我), nothing to do.
         let body = s.trim_end_matches(['。', '！', '，', '.', '!']);
@@ -378,8 +427,8 @@ pub(super) fn describes(seg: &str) -> bool {
             && !s.contains('把')
             && !["请", "帮我", "麻烦", "给我"]
                 .iter()
-                .any(|w| s.starts_with(w));
-        return past || done_by_someone || !ZH_ORDER_WORDS.iter().any(|w| s.contains(w));
+                .any(|w| s.starts_with(w) && says_word(s, w));
+        return past || done_by_someone || !ZH_ORDER_WORDS.iter().any(|w| says_word(s, w));
     }
     let lead = s
         .split_whitespace()

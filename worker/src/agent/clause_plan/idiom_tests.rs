@@ -267,3 +267,69 @@ fn an_unread_order_is_no_reason_for_the_next_one() {
         ]
     );
 }
+
+#[test]
+fn ticks_taken_edits_opened_and_states_said_negated_read_as_orders() {
+    let obs = list(&[
+        ("renew the bike lock", true),
+        ("pump the tyres", false),
+        ("oil the chain of the bike", true),
+        ("fit new brake pads", false),
+    ]);
+    let cases: &[(&str, &[&str])] = &[
+        // A tick taken off by its noun presses no `Clear …` button.
+        (
+            "The lock key snapped, so that isn't finished: clear its tick.",
+            &["uncheck \"renew the bike lock\""],
+        ),
+        (
+            "Next, un-complete the row about oiling the chain.",
+            &["uncheck \"oil the chain of the bike\""],
+        ),
+        // The list as a whole, named with a particle after it, orders nothing.
+        (
+            "Race day tomorrow, so let's get my bike list sorted. The tyres are pumped, tick them.",
+            &["check \"pump the tyres\""],
+        ),
+        (
+            "Could you tidy the cycling list up for me? Tick the tyres.",
+            &["check \"pump the tyres\""],
+        ),
+        // A double click that opens the editor belongs to the rename after it, and the
+        // Enter said after it is the rename's own.
+        (
+            "Double-click 'fit new brake pads', change the title to 'fit new disc pads', hit Enter.",
+            &[
+                "double tap \"fit new brake pads\"",
+                "type \"fit new disc pads\" into \"fit new brake pads\"",
+                "press Enter",
+            ],
+        ),
+        // A negated state joined to a reason puts the other state.
+        (
+            "The chain squeaks again, so that one shouldn't be marked as done.",
+            &["uncheck \"oil the chain of the bike\""],
+        ),
+    ];
+    for (said, want) in cases {
+        assert_eq!(steps(said, &obs).unwrap_or_default(), *want, "{said}");
+    }
+    let zh = list(&[("寄婚礼邀请函", false), ("订酒店", true), ("试礼服", false)]);
+    let cases: &[(&str, &[&str])] = &[
+        // 请 inside 邀请函 asks nothing: the clause reports, the next one orders.
+        ("邀请函上周都发出去了，勾上。", &["check \"寄婚礼邀请函\""]),
+        // 顺便 before 改成 names no item: the one just spoken of is renamed.
+        (
+            "酒店那条其实还没订好，把勾去掉，顺便改成“订海边的酒店”。",
+            &[
+                "uncheck \"订酒店\"",
+                "double tap \"订酒店\"",
+                "type \"订海边的酒店\" into \"订酒店\"",
+                "press Enter",
+            ],
+        ),
+    ];
+    for (said, want) in cases {
+        assert_eq!(steps(said, &zh).unwrap_or_default(), *want, "{said}");
+    }
+}

@@ -55,7 +55,7 @@ use order_steps::{item_steps, name_order, new_items_order, order_steps, undo_ord
 
 pub use end_checks::unnamed_guard;
 pub(super) use screen::submits_a_form;
-pub use screen::{button_for, list_items, one_text_field, state_check, verb_button};
+pub use screen::{absence_check, button_for, list_items, one_text_field, state_check, verb_button};
 pub(super) use stems::{same_word, words};
 
 /// A plan read from the instruction (see the module docs).
@@ -154,6 +154,45 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     r.read_any.then_some(r.out)
 }
 
+/// Whether a clause only opens an item's editor ("double-click 'X'", "双击“X”"): a
+/// double click and its object, nothing else done.
+fn opens_for_edit(seg: &str) -> bool {
+    let lower = seg.trim().to_lowercase();
+    let rest = [
+        "double-click on ",
+        "double-click ",
+        "double click on ",
+        "double click ",
+        "double-tap ",
+        "double tap ",
+        "双击",
+    ]
+    .iter()
+    .find_map(|v| lower.strip_prefix(v));
+    rest.is_some_and(|r| effects::order_of(r).is_none())
+}
+
+/// Whether a clause only presses Enter ("press Enter", "commit with Enter", "hit return",
+/// "按回车").
+fn presses_enter(seg: &str) -> bool {
+    let lower = seg.trim().trim_end_matches(['.', '!', '。']).to_lowercase();
+    let lower = lower.strip_prefix("and ").unwrap_or(&lower);
+    [
+        "press enter",
+        "hit enter",
+        "press return",
+        "hit return",
+        "commit with enter",
+        "confirm with enter",
+        "save with enter",
+        "按回车",
+        "回车",
+        "按回车键",
+        "敲回车",
+    ]
+    .contains(&lower)
+}
+
 /// [`read`]'s state as it goes clause by clause.
 struct Reader<'a> {
     instruction: &'a str,
@@ -213,6 +252,20 @@ impl Reader<'_> {
         }
         if retracted(&seg) || self.segs.get(k + 1).is_some_and(|n| cancels(n)) {
             // "刚想说顺便勾上，不行": said, then taken back.
+            return Some(());
+        }
+        if opens_for_edit(&seg)
+            && self.segs.get(k + 1).is_some_and(|n| {
+                effects::order_of(n)
+                    .is_some_and(|o| o.does == Does::Rename && clauses::quoted(&o.object).len() < 2)
+            })
+        {
+            // "double-click 'X', change the text to 'Y'": the rename after it opens the
+            // editor itself.
+            return Some(());
+        }
+        if presses_enter(&seg) && self.out.steps.last().is_some_and(|s| s == "press Enter") {
+            // "…, press Enter" after a rename or add that ends with its own Enter.
             return Some(());
         }
         if conditions::keeps(&seg) {

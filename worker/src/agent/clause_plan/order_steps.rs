@@ -173,6 +173,19 @@ fn zh_demonstrative(head: &str) -> bool {
     .any(|w| head.contains(w))
 }
 
+/// Chinese adverbs that may lead a clause going on from the one before ("顺便改成…").
+const ZH_ADVERBS: &[&str] = &[
+    "顺便", "同时", "另外", "并且", "然后", "再", "还要", "也", "就", "顺手", "接着",
+];
+
+/// Whether an English object before a new title only names the title of the item spoken
+/// of ("change the text to 'X'", "set its wording to 'X'"): every word of it is a title noun.
+fn title_noun(head: &str) -> bool {
+    let w = words(head);
+    let nouns = words("text title wording name label description words content");
+    !w.is_empty() && w.iter().all(|x| nouns.contains(x))
+}
+
 /// A rename: `'old' to 'new'`, or `it to 'new'` with the old item from the context, or a
 /// swap of one word of a title ([`substitute`]).
 fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
@@ -196,10 +209,16 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
                 .filter_map(|w| lower.rfind(w))
                 .min()
                 .map_or(head, |i| &head[..i]);
+            // "顺便改成“X”", "同时把它改成": an adverb of going on names nothing.
+            let head = ZH_ADVERBS.iter().fold(head.trim().to_string(), |h, a| {
+                h.strip_prefix(a)
+                    .map_or(h.clone(), |r| r.trim().to_string())
+            });
+            let head = head.as_str();
             let at = positions::by_position(head, cx.items).map(|one| vec![one]);
             let old = match at.or_else(|| by_words(head, cx.items, Some(1))) {
                 Some(mut found) => found.pop()?,
-                None if words(head).is_empty() || zh_demonstrative(head) => {
+                None if words(head).is_empty() || zh_demonstrative(head) || title_noun(head) => {
                     by_context(cx.before, cx.items, Some(1))?.pop()?
                 }
                 None => return None,

@@ -75,6 +75,74 @@ pub fn state_check(clause: &str, obs: &Observation, added: &[String]) -> Option<
     Some(format!("assert {} {state}", clauses::quote_line(&item)))
 }
 
+/// Words saying a thing is no longer on the list ([`absence_check`]).
+const GONE_WORDS: &[&str] = &[
+    "no longer listed",
+    "no longer on the list",
+    "no longer in the list",
+    "no longer shows",
+    "no longer appears",
+    "not on the list",
+    "not in the list",
+    "isn't on the list",
+    "isn't in the list",
+    "is not on the list",
+    "not listed",
+    "isn't listed",
+    "is gone",
+    "has gone",
+    "are gone",
+    "doesn't appear",
+    "does not appear",
+    "doesn't show up",
+    "nowhere on the list",
+];
+
+/// A check clause that says an item named by its words, not by quotes, is no longer listed
+/// ("make sure there's no programme entry left", "check the gym one is gone") as the check
+/// that its title is off the screen; `None` when it names no absence, says a count or a
+/// state, or its words name no one item of `obs` (or of `added`).
+pub fn absence_check(clause: &str, obs: &Observation, added: &[String]) -> Option<String> {
+    if !clauses::quoted(clause).is_empty() || clause.chars().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let lower = clause
+        .to_lowercase()
+        .replace('’', "'")
+        .trim_end_matches(['.', '!'])
+        .to_string();
+    let words_of: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    // "there's no X left", "no X remains": "no" before the thing and "left" after it.
+    let no_left = words_of.iter().position(|w| *w == "no").is_some_and(|i| {
+        words_of[i + 1..]
+            .iter()
+            .any(|w| ["left", "remains", "remaining", "anymore"].contains(w))
+    });
+    let gone = GONE_WORDS.iter().any(|w| lower.contains(w));
+    let counted = [
+        "items", "item", "entries", "ones", "things", "todos", "tasks",
+    ]
+    .iter()
+    .any(|w| words_of.iter().any(|x| x == w) && lower.contains(" left"));
+    let stated = [STATE_DONE, STATE_UNDONE]
+        .concat()
+        .iter()
+        .any(|w| words_of.contains(w));
+    if !(no_left || gone) || counted || stated {
+        return None;
+    }
+    let mut items = list_items(obs);
+    items.extend(added.iter().map(|a| (a.clone(), false)));
+    let item = by_words(clause, &items, Some(1))?.pop()?;
+    Some(format!(
+        "assert screen does not contain {}",
+        clauses::quote_line(&item)
+    ))
+}
+
 /// The screen's list items: its named toggles but "all" ones, with their state.
 pub fn list_items(obs: &Observation) -> Vec<(String, bool)> {
     let mut items: Vec<(String, bool)> = Vec::new();
@@ -140,6 +208,14 @@ const FRAMING: &[&str] = &[
 pub fn button_for(seg: &str, obs: &Observation) -> Option<String> {
     let lower = seg.trim().to_lowercase();
     let order = effects::order_of(seg);
+    // "clear its tick", "remove the check mark from it": an order about one item's tick,
+    // read from an idiom (no verb of its own), presses no button its verb starts.
+    if order
+        .as_ref()
+        .is_some_and(|o| o.verb.is_none() && matches!(o.does, Does::Check | Does::Uncheck))
+    {
+        return None;
+    }
     // The order's own verb ("start by wiping out …" → `wipe`), else the clause's first word.
     let verb = match order.as_ref().and_then(|o| o.verb) {
         Some(v) => v.split_whitespace().next()?.to_string(),
@@ -326,6 +402,36 @@ mod tests {
             )
             .as_deref(),
             Some("assert \"sand the deck\" is not checked")
+        );
+    }
+
+    #[test]
+    fn an_item_said_to_be_gone_is_checked_off_the_screen() {
+        let obs = list(&[("book the venue", false), ("print the flyers", true)]);
+        assert_eq!(
+            absence_check("check that no flyer task remains", &obs, &[]).as_deref(),
+            Some("assert screen does not contain \"print the flyers\"")
+        );
+        assert_eq!(
+            absence_check("make sure the venue one is gone", &obs, &[]).as_deref(),
+            Some("assert screen does not contain \"book the venue\"")
+        );
+        // A count, a state, or no one item named: not this check.
+        assert_eq!(
+            absence_check("make sure no 2 items are left", &obs, &[]),
+            None
+        );
+        assert_eq!(
+            absence_check("make sure no flyer task is left unticked", &obs, &[]),
+            None
+        );
+        assert_eq!(
+            absence_check("make sure nothing else is gone", &obs, &[]),
+            None
+        );
+        assert_eq!(
+            absence_check("make sure the venue one is ticked", &obs, &[]),
+            None
         );
     }
 }

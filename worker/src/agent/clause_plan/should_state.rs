@@ -11,12 +11,23 @@ use super::super::effects::{self, Does};
 /// Modals before the state ("should be", "needs to be").
 const MODALS: &[&str] = &[
     "should be ",
+    "should show as ",
     "should now be ",
     "should be back to ",
     "needs to be ",
     "need to be ",
     "has to be ",
     "must be ",
+];
+/// Negated modals: the item is put in the other state ("so that shouldn't be showing as
+/// done").
+const NOT_MODALS: &[&str] = &[
+    "shouldn't be ",
+    "should not be ",
+    "shouldn't show as ",
+    "should not show as ",
+    "shouldn't still be ",
+    "mustn't be ",
 ];
 /// Words that may follow the state ("open again", "ticked now").
 const TAILS: &[&str] = &["again", "now", "too", "as well", "instead"];
@@ -40,10 +51,12 @@ pub(super) fn order(seg: &str, raw: &str) -> Option<(Does, String)> {
     if LEADS.iter().any(|l| lower.starts_with(l)) {
         return None;
     }
-    let (at, modal) = MODALS
+    let (at, modal, negated) = MODALS
         .iter()
-        .filter_map(|m| lower.find(m).map(|i| (i, m.len())))
-        .min()?;
+        .map(|m| (m, false))
+        .chain(NOT_MODALS.iter().map(|m| (m, true)))
+        .filter_map(|(m, n)| lower.find(m).map(|i| (i, m.len(), n)))
+        .min_by_key(|(i, len, _)| (*i, usize::MAX - len))?;
     let subject = seg.trim().get(..at)?.trim().to_string();
     let mut state = lower.get(at + modal..)?.trim().to_string();
     let mut changed = false;
@@ -55,9 +68,22 @@ pub(super) fn order(seg: &str, raw: &str) -> Option<(Does, String)> {
     if !(joined || changed) || subject.is_empty() {
         return None;
     }
-    let state = state.strip_prefix("marked as ").unwrap_or(&state);
-    let state = state.strip_prefix("marked ").unwrap_or(state);
-    let does = effects::state_word(state)?;
+    let state = [
+        "marked as ",
+        "marked ",
+        "showing as ",
+        "shown as ",
+        "listed as ",
+    ]
+    .iter()
+    .fold(state.as_str(), |st, p| st.strip_prefix(p).unwrap_or(st));
+    let does = match (effects::state_word(state)?, negated) {
+        (d, false) => d,
+        // "so that shouldn't be showing as done": the other state.
+        (Does::Check, true) => Does::Uncheck,
+        (Does::Uncheck, true) => Does::Check,
+        _ => return None,
+    };
     Some((does, subject))
 }
 
@@ -105,5 +131,28 @@ mod tests {
             None
         );
         assert_eq!(order("should be ticked", "and should be ticked"), None);
+    }
+
+    #[test]
+    fn a_negated_state_joined_to_a_reason_puts_the_other_state() {
+        assert_eq!(
+            order(
+                "that shouldn't be showing as done",
+                "so that shouldn't be showing as done"
+            ),
+            Some((Does::Uncheck, "that".into()))
+        );
+        assert_eq!(
+            order(
+                "the gym one should not be open",
+                "and the gym one should not be open"
+            ),
+            Some((Does::Check, "the gym one".into()))
+        );
+        // A check on its own stays a check.
+        assert_eq!(
+            order("it shouldn't be ticked", "it shouldn't be ticked"),
+            None
+        );
     }
 }
