@@ -1,0 +1,276 @@
+//! The reader on whole instructions: orders, states, checks, conditions and the clauses
+//! left to the model.
+
+use super::test_support::{list, steps};
+use super::*;
+
+#[test]
+fn orders_said_as_states_undos_take_backs_and_placements_read() {
+    let obs = list(&[
+        ("wash the car", true),
+        ("water the ferns", false),
+        ("post the parcel", true),
+    ]);
+    // A check clause joined to a reason gives its state; "worded 'x'" renames the item
+    // the clauses before speak of.
+    assert_eq!(
+        steps(
+            "Somebody ticked the parcel too early, so it should be open again and worded 'post the big parcel'.",
+            &obs
+        )
+        .unwrap(),
+        vec![
+            "uncheck \"post the parcel\"",
+            "double tap \"post the parcel\"",
+            "type \"post the big parcel\" into \"post the parcel\"",
+            "press Enter",
+        ]
+    );
+    let r = read(
+        "Somebody ticked the parcel too early, so it should be open again and worded 'post the big parcel'.",
+        &obs,
+    )
+    .unwrap();
+    assert_eq!(
+        r.checks,
+        vec![(
+            "it should be open again".to_string(),
+            "assert \"post the big parcel\" is not checked".to_string()
+        )]
+    );
+    // "undo that" takes back the state the clause before says.
+    assert_eq!(
+        steps("The car is marked done by mistake; undo that.", &obs).unwrap(),
+        vec!["uncheck \"wash the car\""]
+    );
+    // Said, then taken back: nothing; "throw … on" adds, "… can go completely" deletes.
+    assert_eq!(
+        steps(
+            "I was going to add 'buy a hose', never mind. Throw 'buy soap' on there. The ferns one can go completely.",
+            &obs
+        )
+        .unwrap(),
+        vec![
+            "type \"buy soap\" into \"New item\"",
+            "press Enter",
+            "tap \"Delete\" in the row of \"water the ferns\"",
+        ]
+    );
+    let zh = list(&[("洗车", false), ("浇花", false)]);
+    assert_eq!(
+        steps(
+            "本来想把洗车那条勾掉，算了。浇花那条的名字换成“给花浇水”。",
+            &zh
+        )
+        .unwrap(),
+        vec![
+            "double tap \"浇花\"",
+            "type \"给花浇水\" into \"浇花\"",
+            "press Enter",
+        ]
+    );
+    // New items under a heading; a report of what happened; no longer counted done.
+    assert_eq!(
+        steps(
+            "A couple of new entries: 'oil the hinge' and 'sweep the yard'.",
+            &obs
+        )
+        .unwrap(),
+        vec![
+            "type \"oil the hinge\" into \"New item\"",
+            "press Enter",
+            "type \"sweep the yard\" into \"New item\"",
+            "press Enter",
+        ]
+    );
+    assert_eq!(
+        steps(
+            "洗车的事推迟了。浇花那条又加了一盆，所以它现在不算完成。",
+            &zh
+        )
+        .map(|s| s.len()),
+        None,
+        "浇花 is open already: nothing to do"
+    );
+    // A description that tells of a change to an item the plan leaves alone: unsure.
+    let r = read(
+        "The parcel got returned to sender last week. Untick the car.",
+        &obs,
+    )
+    .unwrap();
+    assert_eq!(
+        r.unsure,
+        vec![(
+            "The parcel got returned to sender last week".to_string(),
+            "post the parcel".to_string()
+        )]
+    );
+    let r = read("The parcel stays as it is. Untick the car.", &obs).unwrap();
+    assert!(r.unsure.is_empty(), "{r:?}");
+    // A new name on its own after "改个名字"; a report beside a rename is its reason.
+    assert_eq!(
+        steps(
+            "浇花那条改个名字，叫“给花浇水”——花早就浇完了，只是名字不对。",
+            &zh
+        )
+        .unwrap(),
+        vec![
+            "double tap \"浇花\"",
+            "type \"给花浇水\" into \"浇花\"",
+            "press Enter",
+        ]
+    );
+    // A check on its own never makes its own state.
+    assert_eq!(
+        steps("Untick the car. The ferns one should be ticked.", &obs).unwrap(),
+        vec!["uncheck \"wash the car\""]
+    );
+}
+
+#[test]
+fn positions_exceptions_and_conditions_read() {
+    let obs = list(&[
+        ("oil the gate", false),
+        ("renew the insurance", true),
+        ("ring grandma", false),
+        ("pay the rent", false),
+    ]);
+    // Rows by position; "after that" is no subordinate clause.
+    assert_eq!(
+        steps(
+            "the second one isn't done yet. after that rename the bottom entry to 'pay rent early'",
+            &obs
+        )
+        .unwrap(),
+        vec![
+            "uncheck \"renew the insurance\"",
+            "double tap \"pay the rent\"",
+            "type \"pay rent early\" into \"pay the rent\"",
+            "press Enter"
+        ]
+    );
+    // An all with an exception ticks the others, one by one ("but" splits nothing).
+    assert_eq!(
+        steps("Tick everything but the grandma one.", &obs).unwrap(),
+        vec!["check \"oil the gate\"", "check \"pay the rent\""]
+    );
+    // A condition on a known state gates its order; "leave it alone" orders nothing.
+    let r = read(
+        "if the insurance is still open, tick it; if it's already done, leave it alone. If the gate one isn't ticked yet, delete it.",
+        &obs,
+    )
+    .unwrap();
+    assert_eq!(
+        r.steps,
+        vec!["tap \"Delete\" in the row of \"oil the gate\""]
+    );
+    assert_eq!(r.already, 1);
+    // A condition Argus cannot test goes to the model with its order.
+    assert_eq!(
+        steps(
+            "Tick 'oil the gate'. if the page is slow, remove 'ring grandma'",
+            &obs
+        )
+        .unwrap(),
+        vec![
+            "check \"oil the gate\"",
+            "if the page is slow, remove 'ring grandma'"
+        ]
+    );
+    let zh = list(&[("交房租", false), ("买牛奶", true), ("修自行车", false)]);
+    assert_eq!(
+        steps("第二条删掉，最后一条打勾。", &zh).unwrap(),
+        vec![
+            "tap \"Delete\" in the row of \"买牛奶\"",
+            "check \"修自行车\""
+        ]
+    );
+    assert_eq!(
+        steps("除了交房租，其他都勾上。", &zh).unwrap(),
+        vec!["check \"修自行车\""]
+    );
+    // A condition and its order in one Chinese clause, split at 就; 的话 marks one too.
+    assert_eq!(
+        steps(
+            "最下面那条：要是已经打勾了就删掉，没勾的话就给它勾上。第一条改名叫“交下月房租”。",
+            &zh
+        )
+        .unwrap(),
+        vec![
+            "check \"修自行车\"",
+            "double tap \"交房租\"",
+            "type \"交下月房租\" into \"交房租\"",
+            "press Enter"
+        ]
+    );
+}
+
+#[test]
+fn what_argus_cannot_read_is_a_free_step_in_its_place() {
+    let obs = list(&[("pay the rent", false), ("call mum", false)]);
+    // A verb outside the lexicon stays a free step, and a subordinate clause orders
+    // nothing.
+    assert_eq!(
+        steps(
+            "Rent's paid, so tick that one off and then sort the list by name. Once that's done, add 'buy eggs'.",
+            &obs
+        )
+        .unwrap(),
+        vec![
+            "check \"pay the rent\"",
+            "sort the list by name",
+            "type \"buy eggs\" into \"New item\"",
+            "press Enter"
+        ]
+    );
+    // A clearing verb with no button of its own names the `Clear …` one; at a free
+    // step's turn, the button then shown.
+    assert_eq!(
+        steps("Purge the finished items.", &obs).unwrap(),
+        vec!["tap \"Clear done\""]
+    );
+    assert_eq!(
+        verb_button("clear the finished items", &obs).as_deref(),
+        Some("tap \"Clear done\"")
+    );
+    assert_eq!(verb_button("clear 'pay the rent'", &obs), None);
+    assert_eq!(verb_button("Clearly sort the list", &obs), None);
+    assert_eq!(
+        verb_button("Start by wiping out whatever is done", &obs).as_deref(),
+        Some("tap \"Clear done\"")
+    );
+    let zh = list(&[("修水管", true), ("订机票", true), ("写报告", false)]);
+    assert_eq!(
+        steps("机票其实还没订好，把它的勾去掉。", &zh).unwrap(),
+        vec!["uncheck \"订机票\""]
+    );
+}
+
+#[test]
+fn what_does_not_read_is_left_to_the_model() {
+    let obs = list(&[("fix the fence", false), ("email the landlord", false)]);
+    // Nothing read: a verb outside the lexicon, an item nobody has, an ambiguous
+    // pronoun, a form.
+    assert_eq!(steps("Sort the list by name.", &obs), None);
+    assert_eq!(steps("Tick off the groceries.", &obs), None);
+    assert_eq!(
+        steps("Tick both of them off.", &list(&[("a", false)])),
+        None
+    );
+    assert_eq!(steps("Log in as 'ann' and press Submit.", &obs), None);
+    // One clause read, the other a free step.
+    assert_eq!(
+        steps("Sort the list by name, then tick off the fence.", &obs).unwrap(),
+        vec!["Sort the list by name", "check \"fix the fence\""]
+    );
+    // Only checks and descriptions: nothing to plan.
+    assert_eq!(
+        steps("The fence looks fine. Make sure 2 items are left.", &obs),
+        None
+    );
+    // A description that says the item's own verb is done ticks it.
+    assert_eq!(
+        steps("The fence is fixed. Make sure 2 items are left.", &obs).unwrap(),
+        vec!["check \"fix the fence\""]
+    );
+}
