@@ -173,7 +173,7 @@ pub fn checkable(instruction: &str) -> Vec<Clause> {
     let found: Vec<(Clause, bool)> = segments(instruction)
         .into_iter()
         .filter_map(|seg| {
-            let body = strip_fillers(&seg);
+            let body = after_label(strip_fillers(&seg));
             let lower = format!(" {} ", body.to_lowercase());
             let body = after_when_zh(body);
             let led = LEADS.iter().any(|l| starts_word(&lower[1..], l))
@@ -211,6 +211,35 @@ pub fn checkable(instruction: &str) -> Vec<Clause> {
         out.push(c.clone());
     }
     out
+}
+
+/// Labels a test case puts before its check ("Expected: confirm …", "预期结果：…").
+const LABELS: &[&str] = &[
+    "expected",
+    "expected result",
+    "expected outcome",
+    "expected behaviour",
+    "expected behavior",
+    "expectation",
+    "result",
+    "outcome",
+    "then",
+    "预期",
+    "预期结果",
+    "期望",
+    "期望结果",
+];
+
+/// `body` after a [`LABELS`] word and its colon; `body` itself otherwise.
+fn after_label(body: &str) -> &str {
+    let Some((head, rest)) = body.split_once([':', '：']) else {
+        return body;
+    };
+    if LABELS.contains(&head.trim().to_lowercase().as_str()) && !rest.trim().is_empty() {
+        rest.trim_start()
+    } else {
+        body
+    }
 }
 
 /// Whether a shown text is only a word pointing at what was said before ("that", "exactly
@@ -948,5 +977,15 @@ mod tests {
                 vec!["assert \"x\" is checked".to_string()]
             ]
         );
+    }
+
+    #[test]
+    fn a_check_after_a_test_case_label_is_a_check() {
+        let c = checkable("Add 'y'. Expected outcome: make sure the footer says 4 items left.");
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].checks, vec!["assert screen contains \"4 items left\""]);
+        // A label alone, or one that is no test case's, checks nothing.
+        assert!(checkable("Expected: nothing.").is_empty());
+        assert!(checkable("Groceries: milk and eggs.").is_empty());
     }
 }
