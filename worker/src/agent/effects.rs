@@ -955,6 +955,29 @@ const TICK_TAKERS: &[&str] = &[
 ];
 const TICK_GIVERS: &[&str] = &["put", "add", "give", "stick", "pop", "place"];
 
+/// Whether what follows "all the ticks" names every item: nothing, or the list as a whole
+/// ("… off", "… on the list", "… from them all"), not items of its own ("… off the milk").
+fn every_item(after_mark: &str) -> bool {
+    let tail = after_mark.trim().trim_end_matches(['.', '!', ';', ',']);
+    let tail = ["off of ", "off ", "from ", "on ", "in "]
+        .iter()
+        .find_map(|p| tail.strip_prefix(p))
+        .unwrap_or(if tail == "off" { "" } else { tail });
+    let tail = tail.strip_suffix(", please").unwrap_or(tail);
+    tail.is_empty()
+        || tail == "please"
+        || [
+            "everything",
+            "them",
+            "them all",
+            "all of them",
+            "every item",
+            "all items",
+        ]
+        .contains(&tail)
+        || (tail.split_whitespace().count() <= 4 && tail.ends_with(" list"))
+}
+
 /// An order about the tick itself, not the item: "take the tick off 'x'", "remove the check
 /// mark from it" (untick), "put a tick next to 'x'" / "give 'x' a tick" (tick); `lower` the
 /// clause in lower case (fillers gone) and `raw` as written. The object is what follows the
@@ -974,6 +997,16 @@ fn tick_noun_order(lower: &str, raw: &str) -> Option<Order> {
         verb.len() + (written[verb.len()..].len() - written[verb.len()..].trim_start().len());
     let rest = &written[rest_at..];
     let det = ["the", "a", "its", "that", "this", "their"];
+    // "clear all the ticks", "take every tick off": every item's tick.
+    let all = [
+        "all",
+        "all the",
+        "all of the",
+        "every",
+        "each",
+        "all their",
+        "all its",
+    ];
     let (mark_at, mark) = TICK_NOUNS
         .iter()
         .filter_map(|n| {
@@ -984,6 +1017,7 @@ fn tick_noun_order(lower: &str, raw: &str) -> Option<Order> {
                     && (i == 0 || rest[..i].ends_with(' '));
                 let near = before.is_empty()
                     || det.contains(&before)
+                    || (does == Does::Uncheck && all.contains(&before))
                     || (does == Does::Check && before.split_whitespace().count() <= 6);
                 whole && near
             })?;
@@ -991,6 +1025,14 @@ fn tick_noun_order(lower: &str, raw: &str) -> Option<Order> {
         })
         .min_by_key(|(at, n)| (*at, usize::MAX - n.len()))?;
     let after = mark_at + mark.len();
+    if all.contains(&rest[..mark_at].trim()) && every_item(&rest[after..]) {
+        // "clear all the ticks", "take every tick off the list": off every item.
+        return Some(Order {
+            does,
+            verb: None,
+            object: " everything".to_string(),
+        });
+    }
     let preps = [
         " off of ",
         " off ",

@@ -54,6 +54,7 @@ pub mod run;
 pub(crate) mod state;
 pub mod step_done;
 pub(crate) mod turn;
+mod typed_tail;
 
 /// A screen of `items` (role, name) stacked 40 px apart under one root, as the perception
 /// stage builds it: the unit tests' fixture for plan and verdict rules.

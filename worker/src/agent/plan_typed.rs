@@ -46,7 +46,8 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
                 .then(|| whole_token(task, &text))
                 .flatten();
             // "内容是：X。就这十二个字，前后不要加引号": the model copied how to write it too.
-            let described = described_tail(&text).filter(|head| task.contains(head.as_str()));
+            let described = super::typed_tail::described_tail(&text)
+                .filter(|head| task.contains(head.as_str()));
             let unstopped = says_no_full_stop(task)
                 .then(|| text.strip_suffix(['。', '.', '．']).map(str::to_string))
                 .flatten();
@@ -145,51 +146,6 @@ const LEAVE_OUT_BEFORE: &[&str] = &[
     "not ",
 ];
 const LEAVE_OUT_AFTER: &[&str] = &["不要", "不用", "别", "去掉", "省略", " off", " out"];
-
-/// Words that speak about a text rather than belong to it: how many characters, quotes,
-/// stops, spaces, case ([`described_tail`]).
-const ABOUT_TEXT: &[&str] = &[
-    "字",
-    "引号",
-    "句号",
-    "标点",
-    "空格",
-    "大写",
-    "小写",
-    "字母",
-    "符号",
-    "characters",
-    "letters",
-    "quotes",
-    "quotation",
-    "full stop",
-    "period",
-    "punctuation",
-    "spaces",
-    "capital",
-    "lower-case",
-    "lowercase",
-    "upper-case",
-    "uppercase",
-];
-
-/// The first sentence of a typed `text` whose next sentence speaks about the text itself
-/// ([`ABOUT_TEXT`]: "明早九点前寄到。就这十个字，不要句号" → "明早九点前寄到"): the model copied the
-/// instruction past the end of what to type. `None` when `text` is one sentence, or the
-/// rest is text of its own.
-fn described_tail(text: &str) -> Option<String> {
-    let ends = ['。', '！', '？'];
-    let at = text
-        .char_indices()
-        .find(|(i, c)| {
-            (ends.contains(c) && *i + c.len_utf8() < text.len())
-                || (['.', '!', '?'].contains(c) && text[i + 1..].starts_with(' '))
-        })
-        .map(|(i, _)| i)?;
-    let head = text[..at].trim();
-    let tail = text[at..].to_lowercase();
-    (!head.is_empty() && ABOUT_TEXT.iter().any(|w| tail.contains(w))).then(|| head.to_string())
-}
 
 /// Whether `task` says to leave the full stop out of what is typed: a [`FULL_STOPS`] word
 /// with a [`LEAVE_OUT_BEFORE`] word in the 16 characters before it or a [`LEAVE_OUT_AFTER`]

@@ -183,7 +183,6 @@ const EN_LIST_FRAMES: &[(&str, &str)] = &[
     ("get ", " sorted out"),
     ("get ", " in order"),
     ("get ", " up to date"),
-    ("put ", " in order"),
     ("put ", " straight"),
     ("set ", " straight"),
     ("bring ", " up to date"),
@@ -370,7 +369,7 @@ fn says_word(body: &str, w: &str) -> bool {
     let chars: Vec<char> = body.chars().collect();
     chars.iter().enumerate().any(|(i, c)| {
         *c == '请'
-            && !(i > 0 && "邀申宴聘提恳敬约".contains(chars[i - 1]))
+            && !(i > 0 && "邀申宴聘提约".contains(chars[i - 1]))
             && !chars
                 .get(i + 1)
                 .is_some_and(|n| "假客柬帖教愿求款示".contains(*n))
@@ -530,6 +529,18 @@ mod tests {
                 "press Enter"
             ]
         );
+    }
+
+    #[test]
+    fn polite_request_words_ask_and_a_list_put_in_order_is_sorted() {
+        // 恳请 / 敬请 are requests; 申请 is a word of its own.
+        assert!(super::says_word("恳请各位周五前交表", "请"));
+        assert!(super::says_word("敬请各位留意群公告", "请"));
+        assert!(!super::says_word("申请表交了", "请"));
+        // Putting a list in order sorts it: no preamble; getting it in order is one.
+        let items = vec![("pack the tent".to_string(), false)];
+        assert!(!super::preamble("Put the camping list in order.", &items));
+        assert!(super::preamble("Get the camping list in order.", &items));
     }
 
     #[test]

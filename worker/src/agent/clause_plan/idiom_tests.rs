@@ -333,3 +333,40 @@ fn ticks_taken_edits_opened_and_states_said_negated_read_as_orders() {
         assert_eq!(steps(said, &zh).unwrap_or_default(), *want, "{said}");
     }
 }
+
+#[test]
+fn every_tick_taken_a_negated_done_word_another_item_and_a_form_field_are_not_misread() {
+    let obs = list(&[
+        ("return the library books", true),
+        ("renew the passport", true),
+        ("book a haircut", false),
+    ]);
+    // Every tick taken off unticks every item; no `Clear …` button deletes the done ones.
+    for said in [
+        "Take all the ticks off.",
+        "Clear every checkmark on the list, please.",
+    ] {
+        assert_eq!(
+            steps(said, &obs).unwrap_or_default(),
+            ["uncheck every item"],
+            "{said}"
+        );
+    }
+    // "un-ticked" is the other state of "ticked": these are no done items to clear.
+    assert!(!steps("Un-ticked entries may be removed.", &obs)
+        .unwrap_or_default()
+        .iter()
+        .any(|s| s.contains("Clear")));
+    // "the other one" / "另外那条" is never the item just spoken of.
+    let other = steps(
+        "The passport is renewed; rename the other one to 'book a beard trim'.",
+        &obs,
+    )
+    .unwrap_or_default();
+    assert!(!other.iter().any(|s| s.contains("type")), "{other:?}");
+    let zh = list(&[("取快递", false), ("交电费", false)]);
+    assert_eq!(
+        steps("快递那条打勾，另外那条改成“交燃气费”。", &zh).unwrap_or_default(),
+        ["check \"取快递\"", "另外那条改成“交燃气费”"]
+    );
+}

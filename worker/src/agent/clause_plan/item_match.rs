@@ -20,9 +20,13 @@ pub(super) fn find_item(q: &str, items: &[(String, bool)]) -> Option<String> {
 /// already done", "打了勾的").
 pub(super) fn names_done(object: &str) -> bool {
     let lower = object.to_lowercase();
-    effects::DONE_WORDS
-        .iter()
-        .any(|w| lower.split(|c: char| !c.is_alphanumeric()).any(|x| x == *w))
+    // "un-checked", "non-completed": a hyphenated negation is the other state.
+    let parts: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .filter(|t| !["un-", "non-", "not-"].iter().any(|n| t.starts_with(n)))
+        .flat_map(|t| t.split('-'))
+        .collect();
+    effects::DONE_WORDS.iter().any(|w| parts.contains(w))
         || [
             "已完成",
             "打了勾",

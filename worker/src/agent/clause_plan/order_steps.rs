@@ -12,6 +12,7 @@ use super::substitute;
 use crate::agent::effects::{self, Does};
 use crate::agent::plan_step::{PlanStep, StepKind};
 use crate::agent::{clauses, positions};
+use crate::resolve::takes_text;
 use argus_perception::Observation;
 
 /// "undo that" after a clause that says an item is (wrongly) done or open: the state taken
@@ -179,11 +180,37 @@ const ZH_ADVERBS: &[&str] = &[
 ];
 
 /// Whether an English object before a new title only names the title of the item spoken
-/// of ("change the text to 'X'", "set its wording to 'X'"): every word of it is a title noun.
-fn title_noun(head: &str) -> bool {
+/// of ("change the text to 'X'", "set its wording to 'X'"): every word of it is a title noun,
+/// and no text field of `obs` is named by one (a form's "Description" box is no title).
+fn title_noun(head: &str, obs: &Observation) -> bool {
     let w = words(head);
     let nouns = words("text title wording name label description words content");
-    !w.is_empty() && w.iter().all(|x| nouns.contains(x))
+    let field_named = obs.elements.iter().filter(|e| takes_text(e)).any(|e| {
+        let name = format!("{} {}", e.name, e.placeholder.as_deref().unwrap_or(""));
+        words(&name).iter().any(|n| w.contains(n))
+    });
+    !w.is_empty() && w.iter().all(|x| nouns.contains(x)) && !field_named
+}
+
+/// Whether an object names an item other than the one spoken of ("另外那条", "另一条",
+/// "the other one"): never the item of the context.
+fn names_another(head: &str) -> bool {
+    let lower = head.to_lowercase();
+    [
+        "另外那",
+        "另外这",
+        "另外一",
+        "另外的",
+        "另一",
+        "其他",
+        "其它",
+        "别的",
+    ]
+    .iter()
+    .any(|w| head.contains(w))
+        || lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| ["other", "another"].contains(&w))
 }
 
 /// A rename: `'old' to 'new'`, or `it to 'new'` with the old item from the context, or a
@@ -192,10 +219,15 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
     let quoted = clauses::quoted(object);
     let (old, new) = match quoted.as_slice() {
         [old, new] => (find_item(old, cx.items)?, new.clone()),
-        [new] if words(&clauses::without_quotes(object)).is_empty() => (
-            by_context(cx.before, cx.items, Some(1))?.pop()?,
-            new.clone(),
-        ),
+        [new] if words(&clauses::without_quotes(object)).is_empty() => {
+            if names_another(&clauses::without_quotes(object)) {
+                return None;
+            }
+            (
+                by_context(cx.before, cx.items, Some(1))?.pop()?,
+                new.clone(),
+            )
+        }
         // "rename the ferns task to 'X'", "把浇花那条改成“X”": the old item by the words
         // before the new name.
         [new] => {
@@ -209,6 +241,7 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
                 .filter_map(|w| lower.rfind(w))
                 .min()
                 .map_or(head, |i| &head[..i]);
+            let another = names_another(head);
             // "顺便改成“X”", "同时把它改成": an adverb of going on names nothing.
             let head = ZH_ADVERBS.iter().fold(head.trim().to_string(), |h, a| {
                 h.strip_prefix(a)
@@ -218,7 +251,11 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
             let at = positions::by_position(head, cx.items).map(|one| vec![one]);
             let old = match at.or_else(|| by_words(head, cx.items, Some(1))) {
                 Some(mut found) => found.pop()?,
-                None if words(head).is_empty() || zh_demonstrative(head) || title_noun(head) => {
+                None if another => return None,
+                None if words(head).is_empty()
+                    || zh_demonstrative(head)
+                    || title_noun(head, cx.obs) =>
+                {
                     by_context(cx.before, cx.items, Some(1))?.pop()?
                 }
                 None => return None,
@@ -491,6 +528,24 @@ fn clear_done(seg: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>> {
 mod tests {
     use super::super::read;
     use super::super::test_support::{list, steps};
+
+    #[test]
+    fn a_title_noun_that_names_a_form_field_renames_nothing() {
+        use argus_perception::Role;
+        let form = crate::agent::test_screen(&[
+            (Role::Textfield, "Nickname"),
+            (Role::Textfield, "Title"),
+            (Role::Checkbox, "Email me reminders"),
+            (Role::Button, "Save"),
+        ]);
+        // The form's own "Title" box is no title of the box ticked before.
+        let got = steps(
+            "Tick 'Email me reminders', then change the title to 'Dr'.",
+            &form,
+        )
+        .unwrap_or_default();
+        assert!(!got.iter().any(|s| s.starts_with("double tap")), "{got:?}");
+    }
 
     #[test]
     fn runs_of_positions_state_exceptions_make_renames_and_absent_items_read() {

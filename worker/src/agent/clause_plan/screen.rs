@@ -61,7 +61,15 @@ pub fn state_check(clause: &str, obs: &Observation, added: &[String]) -> Option<
                 .contains(&format!(" {w} "))
         }
     };
+    // "shouldn't be open": a negation before an undone word that is not itself negated
+    // ("not done") names no state to check.
+    let negated = lower.contains("n't ") || lower.contains(" not ");
+    let undone =
+        |w: &&str| has(w) && (w.contains("not") || !negated || w.chars().any(effects::is_cjk));
     let done = if STATE_UNDONE.iter().any(has) {
+        if !STATE_UNDONE.iter().any(undone) {
+            return None;
+        }
         false
     } else if STATE_DONE.iter().any(has) && !lower.contains("n't ") && !lower.contains(" not ") {
         true
@@ -98,6 +106,55 @@ const GONE_WORDS: &[&str] = &[
     "nowhere on the list",
 ];
 
+/// Words that may follow [`GONE_WORDS`] ("is gone now", "no longer shows on the screen").
+const GONE_AFTER: &[&str] = &[
+    "now",
+    "too",
+    "either",
+    "already",
+    "anymore",
+    "any",
+    "more",
+    "longer",
+    "at",
+    "all",
+    "completely",
+    "entirely",
+    "for",
+    "good",
+    "up",
+    "over",
+    "from",
+    "on",
+    "in",
+    "off",
+    "the",
+    "list",
+    "screen",
+    "page",
+    "app",
+    "afterwards",
+    "after",
+    "that",
+    "this",
+];
+/// Words saying one copy of an item among several ([`absence_check`]).
+const MANY: &[&str] = &[
+    "duplicate",
+    "duplicates",
+    "duplicated",
+    "copy",
+    "copies",
+    "second",
+    "extra",
+    "another",
+    "other",
+    "twice",
+    "double",
+    "only",
+    "once",
+];
+
 /// A check clause that says an item named by its words, not by quotes, is no longer listed
 /// ("make sure there's no programme entry left", "check the gym one is gone") as the check
 /// that its title is off the screen; `None` when it names no absence, says a count or a
@@ -115,13 +172,25 @@ pub fn absence_check(clause: &str, obs: &Observation, added: &[String]) -> Optio
         .split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())
         .collect();
+    // Only time and place words may follow the words of absence: "the rent has gone
+    // through", "no X left in the fridge", "doesn't show up twice" say no absence.
+    let ends = |rest: &str| {
+        rest.split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .all(|w| GONE_AFTER.contains(&w))
+    };
     // "there's no X left", "no X remains": "no" before the thing and "left" after it.
     let no_left = words_of.iter().position(|w| *w == "no").is_some_and(|i| {
-        words_of[i + 1..]
-            .iter()
-            .any(|w| ["left", "remains", "remaining", "anymore"].contains(w))
+        words_of[i + 1..].iter().enumerate().any(|(k, w)| {
+            ["left", "remains", "remaining", "anymore"].contains(w)
+                && words_of[i + 2 + k..].iter().all(|w| GONE_AFTER.contains(w))
+        })
     });
-    let gone = GONE_WORDS.iter().any(|w| lower.contains(w));
+    let gone = GONE_WORDS
+        .iter()
+        .any(|w| lower.find(w).is_some_and(|at| ends(&lower[at + w.len()..])));
+    // "no duplicate X entry left", "the second X one is gone": one of several copies.
+    let one_of_many = words_of.iter().any(|w| MANY.contains(w));
     let counted = [
         "items", "item", "entries", "ones", "things", "todos", "tasks",
     ]
@@ -131,7 +200,7 @@ pub fn absence_check(clause: &str, obs: &Observation, added: &[String]) -> Optio
         .concat()
         .iter()
         .any(|w| words_of.contains(w));
-    if !(no_left || gone) || counted || stated {
+    if !(no_left || gone) || counted || stated || one_of_many {
         return None;
     }
     let mut items = list_items(obs);
@@ -432,6 +501,45 @@ mod tests {
         assert_eq!(
             absence_check("make sure the venue one is ticked", &obs, &[]),
             None
+        );
+    }
+
+    #[test]
+    fn gone_words_followed_by_more_or_said_of_a_copy_check_no_absence() {
+        let obs = list(&[("renew the lease", false), ("sell the sofa", true)]);
+        for said in [
+            // "gone" that goes on: a payment gone through, a price gone up.
+            "check the lease payment has gone through",
+            "make sure the sofa price has gone down",
+            // One copy of several: the item itself stays.
+            "make sure there's no duplicate sofa entry left",
+            "check that the lease one doesn't show up twice",
+            "make sure no second lease row remains",
+            // A place of its own after the words of absence.
+            "make sure no sofa is left in the spare room",
+        ] {
+            assert_eq!(absence_check(said, &obs, &[]), None, "{said}");
+        }
+        assert_eq!(
+            absence_check(
+                "make sure the sofa one is gone from the list now",
+                &obs,
+                &[]
+            )
+            .as_deref(),
+            Some("assert screen does not contain \"sell the sofa\"")
+        );
+    }
+
+    #[test]
+    fn a_negated_open_state_checks_nothing() {
+        let obs = list(&[("renew the lease", false), ("sell the sofa", true)]);
+        // "shouldn't be open" is no "is open": left to the model, not checked as open.
+        assert_eq!(state_check("the lease shouldn't be open", &obs, &[]), None);
+        assert_eq!(state_check("the sofa must not be active", &obs, &[]), None);
+        assert_eq!(
+            state_check("the lease is still not done", &obs, &[]).as_deref(),
+            Some("assert \"renew the lease\" is not checked")
         );
     }
 }

@@ -29,8 +29,19 @@ const NOT_MODALS: &[&str] = &[
     "shouldn't still be ",
     "mustn't be ",
 ];
-/// Words that may follow the state ("open again", "ticked now").
-const TAILS: &[&str] = &["again", "now", "too", "as well", "instead"];
+/// Words that may follow the state ("open again", "ticked now", "done yet", "open
+/// anymore").
+const TAILS: &[&str] = &[
+    "again",
+    "now",
+    "too",
+    "as well",
+    "instead",
+    "yet",
+    "anymore",
+    "any more",
+    "any longer",
+];
 /// Lead words of a check: a clause led by one only checks.
 const LEADS: &[&str] = &[
     "make sure",
@@ -148,6 +159,21 @@ mod tests {
                 "and the gym one should not be open"
             ),
             Some((Does::Check, "the gym one".into()))
+        );
+        // "yet" / "anymore" after the state say no other one.
+        assert_eq!(
+            order(
+                "the gym one shouldn't be marked done yet",
+                "so the gym one shouldn't be marked done yet"
+            ),
+            Some((Does::Uncheck, "the gym one".into()))
+        );
+        assert_eq!(
+            order(
+                "it shouldn't be open anymore",
+                "and it shouldn't be open anymore"
+            ),
+            Some((Does::Check, "it".into()))
         );
         // A check on its own stays a check.
         assert_eq!(
