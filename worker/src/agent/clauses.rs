@@ -695,6 +695,11 @@ fn count_left(clause: &str) -> Option<String> {
     }
     let noun = words[k];
     let n = words.get(k.checked_sub(1)?)?;
+    // "there's no bread left" says the bread is gone, it counts nothing a counter shows;
+    // "no items left" is the counter's "0 items left".
+    if *n == "no" && !super::count_items::NOUNS.contains(&noun) {
+        return None;
+    }
     let digits = if n.chars().all(|c| c.is_ascii_digit()) {
         n.to_string()
     } else {
@@ -987,5 +992,17 @@ mod tests {
         // A label alone, or one that is no test case's, checks nothing.
         assert!(checkable("Expected: nothing.").is_empty());
         assert!(checkable("Groceries: milk and eggs.").is_empty());
+    }
+
+    #[test]
+    fn no_thing_left_is_no_counter_text_unless_it_counts_items() {
+        assert_eq!(
+            checkable("Then check that there's no bread left.")[0].checks,
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            checkable("Then check that there are no items left.")[0].checks,
+            vec!["assert screen contains \"0 items left\""]
+        );
     }
 }

@@ -33,7 +33,7 @@ pub(super) const NUMBER_WORDS: &[(&str, &str)] = &[
 /// Number words past [`NUMBER_WORDS`].
 const MORE_NUMBERS: &[(&str, &str)] = &[("eleven", "11"), ("twelve", "12")];
 /// English nouns that name list things.
-const NOUNS: &[&str] = &[
+pub(super) const NOUNS: &[&str] = &[
     "items", "item", "entries", "entry", "todos", "todo", "tasks", "task", "things", "thing",
     "ones", "rows", "row", "lines", "line", "chores", "errands", "jobs",
 ];

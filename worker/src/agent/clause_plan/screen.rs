@@ -61,6 +61,13 @@ pub fn state_check(clause: &str, obs: &Observation, added: &[String]) -> Option<
                 .contains(&format!(" {w} "))
         }
     };
+    // "make sure the bread is gone from the done view": the state word names a view, the
+    // clause speaks of the item's absence.
+    if GONE_WORDS.iter().any(|w| lower.contains(w))
+        || ["deleted", "removed", "gone"].iter().any(&has)
+    {
+        return None;
+    }
     // "shouldn't be open": a negation before an undone word that is not itself negated
     // ("not done") names no state to check.
     let negated = lower.contains("n't ") || lower.contains(" not ");
@@ -476,6 +483,15 @@ mod tests {
 
     #[test]
     fn an_item_said_to_be_gone_is_checked_off_the_screen() {
+        let done_view = list(&[("buy bread", true), ("buy milk", false)]);
+        assert_eq!(
+            state_check(
+                "make sure the bread is gone from the done view",
+                &done_view,
+                &[]
+            ),
+            None
+        );
         let obs = list(&[("book the venue", false), ("print the flyers", true)]);
         assert_eq!(
             absence_check("check that no flyer task remains", &obs, &[]).as_deref(),
