@@ -283,12 +283,26 @@ impl Exec<'_, AgentState> {
 
     /// A run that would end `succeeded` on a read plan that left an item as it was though a
     /// description names it (`AgentState::unsure`) ends `unverified`, naming the clause:
-    /// whether it asked for a change Argus cannot tell.
+    /// whether it asked for a change Argus cannot tell. So does one whose read plan skipped
+    /// a free step the model could not carry out (`AgentState::skipped`).
     fn with_unsure(
         &self,
         decided: (RunStatus, Option<String>, Verdict),
     ) -> (RunStatus, Option<String>, Verdict) {
         let (status, error, mut v) = decided;
+        if let Some(step) = self
+            .st
+            .skipped
+            .first()
+            .filter(|_| status == RunStatus::Succeeded)
+        {
+            let basis = format!(
+                "{}, but the step {step:?} was skipped: the model could not carry it out",
+                v.basis
+            );
+            v.basis = basis.clone();
+            return (RunStatus::Unverified, Some(basis), v);
+        }
         match self.st.unsure.first() {
             Some((clause, item)) if status == RunStatus::Succeeded => {
                 let basis = format!(

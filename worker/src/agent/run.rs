@@ -116,6 +116,11 @@ impl Exec<'_, AgentState> {
                         self.stopped_early(plan.len() - i).await?;
                         return Ok(());
                     }
+                    if self.skips_free(&plan, i) {
+                        failures.extend(f);
+                        i += 1;
+                        continue;
+                    }
                     failures.extend(f);
                     replans += 1;
                     if replans > self.ctx.env.config.replans {
@@ -144,12 +149,30 @@ impl Exec<'_, AgentState> {
                         )));
                     }
                     nothing_left(&next, "re-plan", self.st.plan_dropped_acting)?;
+                    self.st.read_plan = false;
                     plan = next;
                     i = 0;
                 }
             }
         }
         Ok(())
+    }
+
+    /// Whether stuck step `i` of `plan` is a free step of the read plan that the model could
+    /// not carry out, with steps the reader read after it: it is skipped and recorded
+    /// ([`super::state::AgentState::skipped`]), so the run cannot pass, and the reader's own
+    /// steps still run. Measured: a re-plan after such a step (a model tapping a heading
+    /// for "switch to the Active filter") planned only two of the four steps left and lost
+    /// an untick the reader had read.
+    fn skips_free(&mut self, plan: &[String], i: usize) -> bool {
+        let free = |s: &String| super::plan_fix::as_script_line(s).is_none();
+        let skip = self.st.read_plan
+            && plan.get(i).is_some_and(free)
+            && plan[i + 1..].iter().any(|s| !free(s));
+        if skip {
+            self.st.skipped.push(plan[i].clone());
+        }
+        skip
     }
 
     /// Records that the run's expectations held when a step got stuck, so the `skipped`
@@ -269,6 +292,7 @@ impl Exec<'_, AgentState> {
                 .await;
             return Err(StepFail::Cancelled);
         };
+        self.st.read_plan = read.is_some();
         let (ok, err, mut plan, mut detail) = match (res, read) {
             (res, Some(r)) => self.read_plan(task, res, obs.as_ref().ok(), r),
             (Some(res), None) => self.planned(task, res, obs.as_ref().ok(), previous.is_none()),

@@ -31,6 +31,12 @@ pub(crate) struct AgentState {
     /// Descriptions naming an item the read plan leaves as it was (clause, item): they cap
     /// the verdict at `unverified` (see `agent::clause_plan::Read::unsure`).
     pub(crate) unsure: Vec<(String, String)>,
+    /// Free steps of the read plan the model could not carry out, skipped so the reader's
+    /// own steps after them still run: they cap the verdict at `unverified`.
+    pub(crate) skipped: Vec<String>,
+    /// Whether the plan being carried out is the one read from the instruction's clauses
+    /// (not a model's plan or re-plan).
+    pub(crate) read_plan: bool,
     /// The model's last claim that the job (or its last step) is done.
     pub(crate) claim: Option<String>,
     /// Check steps the planner added that did not hold (`plan[i]: why`): they cap the

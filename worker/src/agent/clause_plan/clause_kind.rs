@@ -407,6 +407,23 @@ pub(super) fn cancels(seg: &str) -> bool {
         .trim_matches(|c: char| !c.is_alphanumeric() && !effects::is_cjk(c))
         .to_lowercase()
         .replace(',', "");
+    // "actually scratch that", "oh wait, never mind", "哦不对": a lead word of taking back.
+    let lower = [
+        "actually ",
+        "oh ",
+        "wait ",
+        "no ",
+        "sorry ",
+        "oh wait ",
+        "um ",
+    ]
+    .iter()
+    .fold(lower, |l, w| {
+        l.strip_prefix(w).map_or(l.clone(), str::to_string)
+    });
+    let lower = ["其实", "哦", "啊"].iter().fold(lower, |l, w| {
+        l.strip_prefix(w).map_or(l.clone(), str::to_string)
+    });
     CANCELS.iter().any(|c| lower == *c)
 }
 

@@ -370,3 +370,47 @@ fn every_tick_taken_a_negated_done_word_another_item_and_a_form_field_are_not_mi
         ["check \"取快递\"", "另外那条改成“交燃气费”"]
     );
 }
+
+#[test]
+fn possessives_take_backs_and_renames_that_keep_the_old_title_read() {
+    let obs = list(&[
+        ("ask Omar to bring the projector", false),
+        ("book the hall", true),
+        ("print the tickets", false),
+    ]);
+    let cases: &[(&str, &[&str])] = &[
+        // "his" / "hers": the item of the person just named.
+        (
+            "Omar says he can bring it, so mark his as done.",
+            &["check \"ask Omar to bring the projector\""],
+        ),
+        // A take-back led by "actually" / "oh wait" cancels the order before it.
+        (
+            "Add 'buy cups'... oh wait, never mind, the hall has cups. Add 'buy napkins' instead.",
+            &["type \"buy napkins\" into \"New item\"", "press Enter"],
+        ),
+    ];
+    for (said, want) in cases {
+        assert_eq!(steps(said, &obs).unwrap_or_default(), *want, "{said}");
+    }
+    // A new title that keeps one item whole renames that item, though the nearest clause
+    // shares a word with another.
+    let zh = list(&[("背单词", false), ("整理书桌", false), ("交学费", true)]);
+    assert_eq!(
+        steps(
+            "单词光背不行，我还要顺便整理例句，把那条改成“背单词并整理例句”。",
+            &zh
+        )
+        .unwrap_or_default(),
+        [
+            "double tap \"背单词\"",
+            "type \"背单词并整理例句\" into \"背单词\"",
+            "press Enter"
+        ]
+    );
+    // "先删了": an adverb and a particle are the item just spoken of.
+    assert_eq!(
+        steps("学费那条现在交还太早，等通知再说，先删了。", &zh).unwrap_or_default(),
+        ["tap \"Delete\" in the row of \"交学费\""]
+    );
+}

@@ -81,7 +81,8 @@ pub(super) fn pronoun(object: &str, does: Does) -> bool {
     if object.chars().any(effects::is_cjk) {
         // "删了吧": nothing but particles is the item just spoken of.
         let plain = [
-            "直接", "干脆", "马上", "立刻", "赶紧", "顺便", "一并", "可以", "帮我",
+            "直接", "干脆", "马上", "立刻", "赶紧", "顺便", "一并", "可以", "帮我", "先", "还是",
+            "索性",
         ]
         .iter()
         .fold(object.to_string(), |o, w| o.replace(w, ""));
@@ -97,6 +98,37 @@ pub(super) fn pronoun(object: &str, does: Does) -> bool {
     words(object)
         .iter()
         .all(|w| ["two", "three", "four", "both", "those", "these", "them"].contains(&w.as_str()))
+        || possessive(object)
+}
+
+/// Whether an object is only a possessive pronoun ("Lena said yes, so tick hers", "his one
+/// too"): the item of the person just named.
+fn possessive(object: &str) -> bool {
+    let lower = object.to_lowercase();
+    let tokens: Vec<&str> = lower
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|t| !t.is_empty())
+        .collect();
+    tokens.iter().any(|t| ["hers", "his", "theirs"].contains(t))
+        && tokens.iter().all(|t| {
+            [
+                "hers",
+                "his",
+                "theirs",
+                "one",
+                "too",
+                "as",
+                "well",
+                "also",
+                "done",
+                "off",
+                "complete",
+                "completed",
+                "finished",
+                "ticked",
+            ]
+            .contains(t)
+        })
 }
 
 /// How many items a pronoun speaks of: `Some(1)` for it / that one / 这条, `Some(n)` for

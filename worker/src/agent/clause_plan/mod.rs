@@ -252,7 +252,7 @@ impl Reader<'_> {
             }
             Ok(None) => {}
         }
-        if retracted(&seg) || self.segs.get(k + 1).is_some_and(|n| cancels(n)) {
+        if retracted(&seg) || self.taken_back(k) {
             // "刚想说顺便勾上，不行": said, then taken back.
             return Some(());
         }
@@ -488,6 +488,32 @@ impl Reader<'_> {
         }
         // An order Argus cannot read: the model acts it out when its turn comes.
         self.free(&seg, &seg);
+    }
+
+    /// Whether the clause after `k` takes it back ("…, never mind"), a hesitation between
+    /// them aside ("…, oh wait, never mind").
+    fn taken_back(&self, k: usize) -> bool {
+        let hesitates = |s: &str| {
+            let l = s.trim().trim_end_matches(['.', '!', ',']).to_lowercase();
+            [
+                "oh",
+                "wait",
+                "oh wait",
+                "hmm",
+                "um",
+                "hang on",
+                "哦",
+                "等等",
+                "等一下",
+            ]
+            .contains(&l.as_str())
+        };
+        let mut next = self.segs.iter().skip(k + 1);
+        let mut n = next.next();
+        if n.is_some_and(|s| hesitates(s)) {
+            n = next.next();
+        }
+        n.is_some_and(|s| cancels(s))
     }
 
     /// Clause `k` read with the listed title it starts with as the subject, when the

@@ -174,6 +174,31 @@ fn zh_demonstrative(head: &str) -> bool {
     .any(|w| head.contains(w))
 }
 
+/// Share of `item`'s words (EN stems and CJK character pairs) that `title` holds.
+fn kept_share(title: &str, item: &str) -> f64 {
+    let have = words(title);
+    let of = words(item);
+    if of.is_empty() {
+        return 0.0;
+    }
+    of.iter().filter(|w| have.contains(w)).count() as f64 / of.len() as f64
+}
+
+/// The one item a new title keeps whole ("把那条改成“刷英语一真题并整理错题”" of
+/// 刷英语一真题), when the item the context gave (`near`) keeps under half of its words in
+/// it: a renamed title mostly keeps the old one, and the nearest clause may have named
+/// another item by a shared word only.
+fn kept_in(new: &str, near: &str, items: &[(String, bool)]) -> Option<String> {
+    if kept_share(new, near) >= 0.5 {
+        return None;
+    }
+    let mut whole = items
+        .iter()
+        .filter(|(n, _)| n != new && n != near && kept_share(new, n) >= 1.0);
+    let one = whole.next()?;
+    whole.next().is_none().then(|| one.0.clone())
+}
+
 /// Chinese adverbs that may lead a clause going on from the one before ("顺便改成…").
 const ZH_ADVERBS: &[&str] = &[
     "顺便", "同时", "另外", "并且", "然后", "再", "还要", "也", "就", "顺手", "接着",
@@ -256,7 +281,8 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
                     || zh_demonstrative(head)
                     || title_noun(head, cx.obs) =>
                 {
-                    by_context(cx.before, cx.items, Some(1))?.pop()?
+                    let near = by_context(cx.before, cx.items, Some(1))?.pop()?;
+                    kept_in(new, &near, cx.items).unwrap_or(near)
                 }
                 None => return None,
             };

@@ -344,6 +344,16 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
         "tap ",
         "hit ",
         "push ",
+        // "switch to the Active filter", "go back to All": a view chosen by its control.
+        "switch back to ",
+        "switch over to ",
+        "switch to ",
+        "go back to ",
+        "go to ",
+        "change the view to ",
+        "flip to ",
+        "select ",
+        "choose ",
     ]
     .iter()
     .find(|v| lower.starts_with(**v));
@@ -353,7 +363,7 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
         None => return None,
     };
     name = name.strip_prefix("the ").unwrap_or(name);
-    for tail in [" again", " filter", " button", " tab", " link"] {
+    for tail in [" again", " filter", " view", " button", " tab", " link"] {
         name = name.strip_suffix(tail).unwrap_or(name);
     }
     let name = name.trim().trim_matches(['"', '\'', '“', '”']);
@@ -400,6 +410,12 @@ mod tests {
             Some("Active")
         );
         assert_eq!(p("then All again", true).as_deref(), Some("All"));
+        assert_eq!(
+            p("Switch over to the Active view", false).as_deref(),
+            Some("Active")
+        );
+        assert_eq!(p("go back to All", false).as_deref(), Some("All"));
+        assert_eq!(p("go to the shops", false), None);
         assert_eq!(
             p("All again", false),
             None,
