@@ -696,8 +696,17 @@ fn count_left(clause: &str) -> Option<String> {
     let noun = words[k];
     let n = words.get(k.checked_sub(1)?)?;
     // "there's no bread left" says the bread is gone, it counts nothing a counter shows;
-    // "no items left" is the counter's "0 items left".
-    if *n == "no" && !super::count_items::NOUNS.contains(&noun) {
+    // "no items left" is the counter's "0 items left". "three things are left, none of them
+    // ticked" counts list items: a counter's own text only where its noun is "item(s)" or
+    // the clause speaks of what shows it.
+    let shown = [
+        "counter", "footer", "says", "say", "reads", "read", "shows", "show", "display",
+    ]
+    .iter()
+    .any(|w| words.contains(w));
+    if (*n == "no" && !super::count_items::NOUNS.contains(&noun))
+        || (!shown && !["item", "items"].contains(&noun))
+    {
         return None;
     }
     let digits = if n.chars().all(|c| c.is_ascii_digit()) {
@@ -893,7 +902,10 @@ mod tests {
         // A count of what is left, as a counter writes it.
         let c = checkable("finish the todo, then check that 1 item is left");
         assert_eq!(c[0].checks, vec!["assert screen contains \"1 item left\""]);
+        // Other nouns left or remaining count the open items, as a counter does.
         let c = checkable("make sure there are three tasks remaining");
+        assert_eq!(c[0].checks, vec!["assert 3 items are not checked"]);
+        let c = checkable("make sure the counter reads 3 tasks remaining");
         assert_eq!(
             c[0].checks,
             vec!["assert screen contains \"3 tasks remaining\""]

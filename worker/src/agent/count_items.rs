@@ -184,14 +184,18 @@ fn count_en(words: &[&str]) -> Option<String> {
         return None;
     }
     let negated = has(NOT);
-    let state = if has(OPEN) || has(DONE) && negated || words.windows(2).any(|p| p == ["to", "do"])
-    {
-        Some(false)
-    } else if has(DONE) {
-        Some(true)
-    } else {
-        None
-    };
+    // "three tasks left / remaining": what a list's counter counts, the open ones ("N items
+    // left", the counter's own text, is read before this).
+    let left = after.iter().any(|w| ["left", "remaining"].contains(w)) && !has(DONE);
+    let state =
+        if has(OPEN) || has(DONE) && negated || words.windows(2).any(|p| p == ["to", "do"]) || left
+        {
+            Some(false)
+        } else if has(DONE) {
+            Some(true)
+        } else {
+            None
+        };
     if state.is_none() && !(has(TOTAL) || of_them || bare) {
         return None;
     }

@@ -507,11 +507,64 @@ fn verb_of(body: &str) -> Option<Does> {
 /// ([`EN`] at the clause's start after [`EN_FILLERS`], `cross … off`, `mark … done`;
 /// [`ZH`] anywhere) and no negation or description word takes it back.
 pub(super) fn order_of(body: &str) -> Option<Order> {
+    if let Some(order) = arrow_order(body) {
+        return Some(order);
+    }
     let outside = clauses::without_quotes(body);
     if outside.chars().any(is_cjk) {
         return order_zh(body, &outside);
     }
     order_en(body, &outside)
+}
+
+/// Arrows a note puts between an item and what becomes of it ("raffle tickets → done").
+const ARROWS: &[&str] = &["→", "->", "=>", "⇒", "⟶"];
+
+/// An order written as a note, "X → done" / "X -> delete" / "X → 未完成": the item before
+/// the arrow, in the state (or under the order) after it; `None` without an arrow, or
+/// when what follows it is neither.
+fn arrow_order(body: &str) -> Option<Order> {
+    let (at, arrow) = ARROWS
+        .iter()
+        .filter_map(|a| body.find(a).map(|i| (i, a.len())))
+        .min()?;
+    let subject = body[..at].trim();
+    let after = body[at + arrow..]
+        .trim()
+        .trim_end_matches(['.', '!', '。', '！'])
+        .trim();
+    if subject.is_empty() || after.is_empty() {
+        return None;
+    }
+    let lower = after.to_lowercase();
+    let gone = [
+        "delete", "deleted", "remove", "removed", "gone", "drop", "删掉", "删除",
+    ];
+    let does = if gone.contains(&lower.as_str()) {
+        Does::Delete
+    } else if let Some(d) = state_word(&lower) {
+        d
+    } else {
+        match order_of(after) {
+            Some(o) if words_of_object(&o.object).is_empty() => o.does,
+            _ => return None,
+        }
+    };
+    Some(Order {
+        does,
+        verb: None,
+        object: format!(" {subject}"),
+    })
+}
+
+/// An order's object's words (letters, digits or CJK), its pronouns left out.
+fn words_of_object(object: &str) -> String {
+    let lower = object.to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !["it", "this", "that", "one"].contains(w))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Chinese words saying a tick was a mistake.

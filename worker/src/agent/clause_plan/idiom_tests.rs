@@ -414,3 +414,37 @@ fn possessives_take_backs_and_renames_that_keep_the_old_title_read() {
         ["tap \"Delete\" in the row of \"交学费\""]
     );
 }
+
+#[test]
+fn notes_with_arrows_relatives_of_done_items_and_gerunds_of_what_was_done_read() {
+    let obs = list(&[
+        ("hang the bunting", false),
+        ("dog-proof the garden", false),
+        ("order the cake", true),
+        ("hire a bouncy castle", true),
+    ]);
+    let cases: &[(&str, &[&str])] = &[
+        // A note's arrow gives the item's new state, or what becomes of it.
+        (
+            "Party prep:\n- bunting hung → done\n- bouncy castle -> remove",
+            &[
+                "check \"hang the bunting\"",
+                "tap \"Delete\" in the row of \"hire a bouncy castle\"",
+            ],
+        ),
+        // A hyphenated verb said as done ticks its item; a gerund joined by "and" to a
+        // clause that tells what was done orders nothing.
+        (
+            "I spent the morning fixing the fence and adding a gate latch, so the garden is dog-proofed now.",
+            &["check \"dog-proof the garden\""],
+        ),
+        // The pronoun after a free relative of the done items is those items.
+        (
+            "Untick the cake. Whatever is still ticked after that, clear it.",
+            &["uncheck \"order the cake\"", "tap \"Clear done\""],
+        ),
+    ];
+    for (said, want) in cases {
+        assert_eq!(steps(said, &obs).unwrap_or_default(), *want, "{said}");
+    }
+}

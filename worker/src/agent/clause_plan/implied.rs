@@ -83,9 +83,11 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
         return state_zh(clause, items);
     }
     let lower = clause.to_lowercase().replace('’', "'");
+    // A hyphenated verb stays one token ("is puppy-proofed" of "puppy-proof the kitchen").
     let toks: Vec<&str> = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
         .flat_map(|w| w.split('\''))
+        .map(|w| w.trim_matches('-'))
         .filter(|w| !w.is_empty())
         .collect();
     let negated = lower
@@ -94,7 +96,16 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
     let said = words(clause);
     let mut found: Option<(String, bool)> = None;
     for (i, tok) in toks.iter().enumerate() {
-        let Some(base) = base_of(tok) else { continue };
+        // "puppy-proofed": the last part takes the ending, the parts before stay as said.
+        let (head, last) = match tok.rsplit_once('-') {
+            Some((h, l)) => (Some(h), l),
+            None => (None, *tok),
+        };
+        let Some(base) = base_of(last) else { continue };
+        let base = match head {
+            Some(h) => format!("{h}-{base}"),
+            None => base,
+        };
         let mut j = i;
         while j > 0 && ADVERBS.contains(&toks[j - 1]) && !LINKS.contains(&toks[j - 1]) {
             j -= 1;

@@ -295,6 +295,13 @@ impl Reader<'_> {
                 self.taken.push(j);
             }
         }
+        if self.gerund_goes_on(k) {
+            // "I spent Sunday clearing the shelves and putting locks on the cupboards": the
+            // gerund goes on with what was done, it orders nothing.
+            self.last = None;
+            self.described.push(k);
+            return Some(());
+        }
         self.last = order.as_ref().map(|o| o.does);
         // A state said of something ("most of this is handled"), not an imperative.
         let said = order.as_ref().is_some_and(|o| o.verb.is_none()) && describes(&seg);
@@ -488,6 +495,27 @@ impl Reader<'_> {
         }
         // An order Argus cannot read: the model acts it out when its turn comes.
         self.free(&seg, &seg);
+    }
+
+    /// Whether clause `k` is a gerund joined by "and" to a clause before that orders nothing
+    /// and tells what was done with a gerund of its own ("I spent Sunday clearing …").
+    fn gerund_goes_on(&self, k: usize) -> bool {
+        let gerund = |s: &str| {
+            s.split_whitespace()
+                .any(|w| w.len() > 5 && w.to_lowercase().ends_with("ing"))
+        };
+        let raw = self.split[k].1.trim_start().to_lowercase();
+        let Some(rest) = raw.strip_prefix("and ") else {
+            return false;
+        };
+        let leads = rest
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.len() > 5 && w.ends_with("ing"));
+        let prev = k.checked_sub(1).map(|j| self.segs[j].as_str());
+        leads
+            && self.last.is_none()
+            && prev.is_some_and(|p| gerund(p) && describes(p) && effects::order_of(p).is_none())
     }
 
     /// Whether the clause after `k` takes it back ("…, never mind"), a hesitation between

@@ -174,6 +174,24 @@ fn zh_demonstrative(head: &str) -> bool {
     .any(|w| head.contains(w))
 }
 
+/// Whether a clause picks out the done items by a free relative ("whatever is still under
+/// Completed", "anything that's ticked", "everything done"): such a word first, and a done
+/// word ([`names_done`]).
+fn picks_done(clause: &str) -> bool {
+    let lower = clause.trim().to_lowercase();
+    [
+        "whatever",
+        "anything",
+        "everything",
+        "all that",
+        "what's",
+        "whatever's",
+    ]
+    .iter()
+    .any(|w| lower.starts_with(w))
+        && names_done(&lower)
+}
+
 /// Share of `item`'s words (EN stems and CJK character pairs) that `title` holds.
 fn kept_share(title: &str, item: &str) -> f64 {
     let have = words(title);
@@ -402,6 +420,14 @@ fn item_targets(
         return Err(Some(vec![Some(step(kind, "", ""))]));
     }
     if does == Does::Delete && names_done(object) {
+        return Err(clear_done(seg, cx));
+    }
+    // "whatever is still showing under Completed, clear it": the pronoun is the done items
+    // the clause before picks out, not the item named before that.
+    if does == Does::Delete
+        && pronoun(object, does)
+        && cx.before.first().is_some_and(|b| picks_done(b))
+    {
         return Err(clear_done(seg, cx));
     }
     let named = |items: &[(String, bool)]| {

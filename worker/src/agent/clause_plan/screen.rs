@@ -349,7 +349,10 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
         "switch over to ",
         "switch to ",
         "go back to ",
+        "go into ",
         "go to ",
+        "back to ",
+        "return to ",
         "change the view to ",
         "flip to ",
         "select ",
@@ -416,6 +419,11 @@ mod tests {
         );
         assert_eq!(p("go back to All", false).as_deref(), Some("All"));
         assert_eq!(p("go to the shops", false), None);
+        assert_eq!(p("then back to All", false).as_deref(), Some("All"));
+        assert_eq!(
+            p("go into the Active view", false).as_deref(),
+            Some("Active")
+        );
         assert_eq!(
             p("All again", false),
             None,
