@@ -551,3 +551,39 @@ async fn a_made_up_check_step_caps_the_verdict_and_fails_only_a_midway_check() {
         "nothing after the failed midway check"
     );
 }
+
+#[tokio::test]
+async fn a_free_step_the_model_cannot_carry_out_is_skipped_and_the_read_steps_still_run() {
+    // The reader reads both adds and the check; the clause between them is left to the model
+    // (the stub's clause-map answers are unusable). Its two taps on the counter change
+    // nothing, so the step is stuck: it is skipped, not re-planned, the second add is still
+    // typed, and the run cannot pass (`unverified`, naming the skipped step).
+    let bad = || Reply::Content("{\"nothing\": true}".into());
+    let stub = ChatStub::start(vec![
+        bad(),
+        bad(),
+        bad(),
+        Reply::Call(
+            "tap",
+            json!({"element": "{{id:1 item left}}", "observation": "{{obs}}"}),
+        ),
+        Reply::Call(
+            "tap",
+            json!({"element": "{{id:1 item left}}", "observation": "{{obs}}"}),
+        ),
+    ])
+    .await;
+    let mut dev = todos_device(false);
+    let spec = job(
+        "Add 'buy milk', then scroll to the very bottom of the page, then add 'walk dog'. Confirm the counter reads 2 items left.",
+        &stub,
+    );
+    let d = run_scripted(spec, &mut dev, Arc::new(AtomicBool::new(false))).await;
+    assert_eq!(d.status, RunStatus::Unverified, "{:?}", d.error);
+    let why = d.error.clone().unwrap_or_default();
+    assert!(why.contains("was skipped"), "{why}");
+    assert_eq!(d.plans().len(), 1, "no re-plan");
+    assert!(sent(&dev)
+        .iter()
+        .any(|s| matches!(s, Sent::Type { text, .. } if text == "walk dog")));
+}

@@ -184,7 +184,7 @@ pub fn checkable(instruction: &str) -> Vec<Clause> {
             // "make sure X, and that Y" / "确认…，而且…" / "…: six entries, two ticked": the
             // second half is the check's too.
             let counts = !led && !super::count_items::item_counts(body).is_empty();
-            let goes_on = after_check && (continues_check(&seg) || counts);
+            let goes_on = after_check && (continues_check(&seg) || counts || none_ticked(body));
             after_check = led || goes_on;
             (led || goes_on).then(|| {
                 let c = Clause {
@@ -722,6 +722,50 @@ fn count_left(clause: &str) -> Option<String> {
         .then(|| format!("{digits} {noun} {}", words[at]))
 }
 
+/// Whether a check clause says no item is ticked: "none of them ticked", "neither of them is
+/// done", "nothing ticked", "都没打勾", "一条都没勾".
+fn none_ticked(clause: &str) -> bool {
+    let lower = clause.to_lowercase();
+    let en = [
+        "none of them",
+        "neither of them",
+        "nothing",
+        "no item",
+        "no items",
+        "none",
+    ]
+    .iter()
+    .any(|lead| {
+        lower.find(lead).is_some_and(|i| {
+            let rest = &lower[i + lead.len()..];
+            let rest = rest
+                .trim_start()
+                .trim_start_matches("is ")
+                .trim_start_matches("are ")
+                .trim_start_matches("should be ")
+                .trim_start_matches("still ");
+            ["ticked", "checked", "done", "completed", "crossed off"]
+                .iter()
+                .any(|s| rest.starts_with(s))
+        })
+    });
+    let zh = [
+        "都没打勾",
+        "都没勾",
+        "都没有打勾",
+        "都没有勾",
+        "都没完成",
+        "都没有完成",
+        "都未完成",
+        "都是未完成",
+        "一条都没勾",
+        "都不打勾",
+    ]
+    .iter()
+    .any(|w| clause.contains(w));
+    en || zh
+}
+
 /// The check lines a clause's own words give (see the module docs).
 fn checks_of(clause: &str) -> Vec<String> {
     let texts = quoted(clause);
@@ -754,6 +798,10 @@ fn checks_of(clause: &str) -> Vec<String> {
             "assert screen contains"
         };
         return vec![format!("{verb} {}", quote_line(&left))];
+    }
+    if none_ticked(clause) {
+        // "…, none of them ticked", "而且都没打勾": no item is checked.
+        return vec![argus_protocol::action::items_line(Some(true), 0)];
     }
     let counted = super::count_items::item_counts(clause);
     if !counted.is_empty() {
@@ -1016,5 +1064,20 @@ mod tests {
             checkable("Then check that there are no items left.")[0].checks,
             vec!["assert screen contains \"0 items left\""]
         );
+    }
+
+    #[test]
+    fn none_ticked_is_a_count_of_zero_checked() {
+        let c = checkable("Make sure four remain, none of them ticked.");
+        assert!(
+            c.iter().any(|c| c.checks == ["assert 0 items are checked"]),
+            "{c:?}"
+        );
+        let c = checkable("检查一下剩下四条，而且都没打勾。");
+        assert!(
+            c.iter().any(|c| c.checks == ["assert 0 items are checked"]),
+            "{c:?}"
+        );
+        assert!(!none_ticked("make sure none of them are missing"));
     }
 }

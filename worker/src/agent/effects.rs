@@ -359,7 +359,16 @@ fn zh_untick(outside: &str) -> Option<(usize, usize)> {
     None
 }
 /// English words that make a clause a negation of its verb ("don't tick 'X'").
-const EN_NOT_ORDERS: &[&str] = &["don't ", "do not ", "never ", "without "];
+const EN_NOT_ORDERS: &[&str] = &[
+    "don't ",
+    "do not ",
+    "never ",
+    "without ",
+    // "Finish on All": where the run ends, a view, not "finish" (tick) of an item.
+    "finish on ",
+    "finish in the ",
+    "end on ",
+];
 
 /// The effect lines `instruction`'s action clauses name, one per quoted item (the last
 /// clause naming an item wins), in the order of the clauses that decided them.
@@ -520,14 +529,51 @@ pub(super) fn order_of(body: &str) -> Option<Order> {
 /// Arrows a note puts between an item and what becomes of it ("raffle tickets → done").
 const ARROWS: &[&str] = &["→", "->", "=>", "⇒", "⟶"];
 
+/// Spaced dashes of a note ("photos - done").
+pub(super) const DASHES: &[&str] = &[" - ", " – ", " — "];
+/// Done verbs a note puts after its dash or arrow ("fee - paid", "tickets → booked").
+pub(super) const DASH_STATES: &[&str] = &[
+    "paid",
+    "booked",
+    "sent",
+    "bought",
+    "sorted",
+    "handled",
+    "ordered",
+    "posted",
+    "signed",
+    "collected",
+    "printed",
+    "fixed",
+    "ticked",
+    "checked",
+];
+
 /// An order written as a note, "X → done" / "X -> delete" / "X → 未完成": the item before
 /// the arrow, in the state (or under the order) after it; `None` without an arrow, or
 /// when what follows it is neither.
 fn arrow_order(body: &str) -> Option<Order> {
-    let (at, arrow) = ARROWS
+    let arrow = ARROWS
         .iter()
         .filter_map(|a| body.find(a).map(|i| (i, a.len())))
-        .min()?;
+        .min();
+    // "photos - done", "fee – paid": a spaced dash does the same in a short note, where what
+    // follows is a state or a done verb only ([`DASH_STATES`]).
+    let dash = || {
+        DASHES
+            .iter()
+            .filter_map(|a| body.find(a).map(|i| (i, a.len())))
+            .min()
+            .filter(|(i, n)| {
+                let after = body[i + n..]
+                    .trim()
+                    .trim_end_matches(['.', '!', '。'])
+                    .to_lowercase();
+                body[..*i].split_whitespace().count() <= 5
+                    && (state_word(&after).is_some() || DASH_STATES.contains(&after.as_str()))
+            })
+    };
+    let (at, arrow) = arrow.or_else(dash)?;
     let subject = body[..at].trim();
     let after = body[at + arrow..]
         .trim()
@@ -544,6 +590,8 @@ fn arrow_order(body: &str) -> Option<Order> {
         Does::Delete
     } else if let Some(d) = state_word(&lower) {
         d
+    } else if DASH_STATES.contains(&lower.as_str()) {
+        Does::Check
     } else {
         match order_of(after) {
             Some(o) if words_of_object(&o.object).is_empty() => o.does,
@@ -767,6 +815,7 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
         });
     }
     gerund_order(&lower, raw)
+        .or_else(|| needs_gerund(raw))
         .or_else(|| super::order_idioms::goes_in_as(&lower))
         .or_else(|| super::order_idioms::fix_wording(&lower, raw))
         .or_else(|| super::order_idioms::make_say(&lower, raw))
@@ -1183,6 +1232,30 @@ fn gerund_order(lower: &str, raw: &str) -> Option<Order> {
         does: *does,
         verb: Some(verb),
         object: format!(" {object}"),
+    })
+}
+
+/// "so that one needs unticking", "the old entry needs deleting": the gerund after
+/// need(s) is the order, said of the words before it.
+fn needs_gerund(raw: &str) -> Option<Order> {
+    // Found on the clause as written (quotes kept), where the subject's offsets are.
+    let written = format!(" {}", raw.to_lowercase());
+    if written.len() != raw.len() + 1 {
+        return None;
+    }
+    let (at, len) = [" needs ", " need "]
+        .iter()
+        .filter_map(|w| written.find(w).map(|i| (i, w.len())))
+        .min()?;
+    let rest = written.get(at + len..)?.trim_end();
+    if !rest.split_whitespace().next()?.ends_with("ing") {
+        return None;
+    }
+    let order = gerund_order(&format!("{rest} "), rest)?;
+    let subject = raw.get(..at.saturating_sub(1))?;
+    Some(Order {
+        object: format!(" {subject} {}", order.object.trim()),
+        ..order
     })
 }
 

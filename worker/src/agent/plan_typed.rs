@@ -46,7 +46,7 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
                 .then(|| whole_token(task, &text))
                 .flatten();
             // "内容是：X。就这十二个字，前后不要加引号": the model copied how to write it too.
-            let described = super::typed_tail::described_tail(&text)
+            let described = super::typed_tail::described_tail(&text, says_keep_full_stop(task))
                 .filter(|head| task.contains(head.as_str()));
             let unstopped = says_no_full_stop(task)
                 .then(|| text.strip_suffix(['。', '.', '．']).map(str::to_string))
@@ -146,6 +146,33 @@ const LEAVE_OUT_BEFORE: &[&str] = &[
     "not ",
 ];
 const LEAVE_OUT_AFTER: &[&str] = &["不要", "不用", "别", "去掉", "省略", " off", " out"];
+
+/// Words near a [`FULL_STOPS`] word that say to keep it ("句号也要带上", "keep the full stop").
+const KEEP: &[&str] = &[
+    "带上", "保留", "也要", "要带", "留着", "keep", "include", "with the",
+];
+
+/// Whether `task` says to keep the full stop in what is typed: a [`FULL_STOPS`] word with a
+/// [`KEEP`] word in the 10 characters before or after it, and no word of leaving it out
+/// ([`says_no_full_stop`]).
+pub(super) fn says_keep_full_stop(task: &str) -> bool {
+    if says_no_full_stop(task) {
+        return false;
+    }
+    let lower = task.to_lowercase();
+    let chars: Vec<char> = lower.chars().collect();
+    FULL_STOPS.iter().any(|stop| {
+        let s: Vec<char> = stop.chars().collect();
+        (0..(chars.len() + 1).saturating_sub(s.len()))
+            .filter(|&i| chars[i..i + s.len()] == s[..])
+            .any(|i| {
+                let near: String = chars[i.saturating_sub(10)..(i + s.len() + 10).min(chars.len())]
+                    .iter()
+                    .collect();
+                KEEP.iter().any(|w| near.contains(w))
+            })
+    })
+}
 
 /// Whether `task` says to leave the full stop out of what is typed: a [`FULL_STOPS`] word
 /// with a [`LEAVE_OUT_BEFORE`] word in the 16 characters before it or a [`LEAVE_OUT_AFTER`]
@@ -927,5 +954,17 @@ mod tests {
             (steps[0].as_str(), n),
             ("type \"Closed today. Open tomorrow.\" into \"Post\"", 0)
         );
+    }
+
+    #[test]
+    fn a_full_stop_the_instruction_says_to_keep_stays_when_the_text_is_cut() {
+        let task = "备注栏写：明天停电。句号要保留，写完点保存。";
+        let (steps, _) = as_written(
+            vec!["type \"明天停电。句号要保留\" into \"备注\"".to_string()],
+            task,
+        );
+        assert_eq!(steps[0], "type \"明天停电。\" into \"备注\"");
+        assert!(says_keep_full_stop(task));
+        assert!(!says_keep_full_stop("备注写：明天停电，不要句号。"));
     }
 }

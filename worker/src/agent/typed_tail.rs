@@ -78,9 +78,10 @@ fn about_text(sentence: &str) -> bool {
 
 /// The sentences of a typed `text` before the first one that speaks about the text itself
 /// ([`about_text`]: "明早九点前寄到。就这十个字，不要句号" → "明早九点前寄到"): the model copied
-/// the instruction past the end of what to type. `None` when no sentence after the first
+/// the instruction past the end of what to type; the sentence's own stop kept when
+/// `keep_stop` (the instruction says so). `None` when no sentence after the first
 /// does (a sentence that only uses such a word, "记得写名字", "Sign the letters", is text).
-pub(super) fn described_tail(text: &str) -> Option<String> {
+pub(super) fn described_tail(text: &str, keep_stop: bool) -> Option<String> {
     let ends: Vec<(usize, usize)> = text
         .char_indices()
         .filter(|(i, c)| {
@@ -92,7 +93,14 @@ pub(super) fn described_tail(text: &str) -> Option<String> {
     ends.iter().enumerate().find_map(|(k, &(at, next))| {
         let upto = ends.get(k + 1).map_or(text.len(), |e| e.0);
         let head = text[..at].trim();
-        (!head.is_empty() && about_text(&text[next..upto])).then(|| head.to_string())
+        (!head.is_empty() && about_text(&text[next..upto])).then(|| {
+            // The stop itself stays where the instruction says to keep it ("句末的句号也要带上").
+            if keep_stop {
+                text[..next].trim().to_string()
+            } else {
+                head.to_string()
+            }
+        })
     })
 }
 
@@ -103,16 +111,16 @@ mod tests {
     #[test]
     fn only_a_sentence_about_how_the_text_is_written_ends_it() {
         assert_eq!(
-            described_tail("周五前交报告。就这九个字，别加引号").as_deref(),
+            described_tail("周五前交报告。就这九个字，别加引号", false).as_deref(),
             Some("周五前交报告")
         );
         assert_eq!(
-            described_tail("Gate code is 4411. Keep the capital G. No quotes").as_deref(),
+            described_tail("Gate code is 4411. Keep the capital G. No quotes", false).as_deref(),
             Some("Gate code is 4411")
         );
         // An abbreviation's stop is no sentence end of note.
         assert_eq!(
-            described_tail("Ask Mr. Li at 5. Without a full stop").as_deref(),
+            described_tail("Ask Mr. Li at 5. Without a full stop", false).as_deref(),
             Some("Ask Mr. Li at 5")
         );
         // Sentences that only use such a word are text of their own.
@@ -123,7 +131,11 @@ mod tests {
             "Back at two. The letters are on the desk.",
             "Budget is due. Mind the capital costs.",
         ] {
-            assert_eq!(described_tail(whole), None, "{whole}");
+            assert_eq!(described_tail(whole, false), None, "{whole}");
         }
+        assert_eq!(
+            described_tail("周日不营业。句号要保留", true).as_deref(),
+            Some("周日不营业。")
+        );
     }
 }

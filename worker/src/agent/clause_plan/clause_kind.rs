@@ -206,6 +206,8 @@ const EN_LIST_OBJECTS: &[&str] = &[
 /// the list", "a few updates please").
 const PREAMBLES: &[&str] = &[
     "following",
+    // "Update on paint night".
+    "update",
     // "Change of plan for Saturday's dinner".
     "change",
     "changes",
@@ -407,7 +409,8 @@ pub(super) fn cancels(seg: &str) -> bool {
         .trim_matches(|c: char| !c.is_alphanumeric() && !effects::is_cjk(c))
         .to_lowercase()
         .replace(',', "");
-    // "actually scratch that", "oh wait, never mind", "哦不对": a lead word of taking back.
+    // "actually scratch that", "oh wait, never mind": a lead word of taking back ("哦不对，
+    // 冰箱那条别勾" corrects a part, it takes nothing back: Chinese leads are not stripped).
     let lower = [
         "actually ",
         "oh ",
@@ -419,9 +422,6 @@ pub(super) fn cancels(seg: &str) -> bool {
     ]
     .iter()
     .fold(lower, |l, w| {
-        l.strip_prefix(w).map_or(l.clone(), str::to_string)
-    });
-    let lower = ["其实", "哦", "啊"].iter().fold(lower, |l, w| {
         l.strip_prefix(w).map_or(l.clone(), str::to_string)
     });
     CANCELS.iter().any(|c| lower == *c)

@@ -448,3 +448,50 @@ fn notes_with_arrows_relatives_of_done_items_and_gerunds_of_what_was_done_read()
         assert_eq!(steps(said, &obs).unwrap_or_default(), *want, "{said}");
     }
 }
+
+#[test]
+fn needs_gerunds_new_item_headings_dashed_notes_and_exceptions_to_all_read() {
+    let obs = list(&[
+        ("book the minibus", false),
+        ("pay the deposit", false),
+        ("print the maps", true),
+        ("pack the first aid kit", false),
+    ]);
+    let cases: &[(&str, &[&str])] = &[
+        // The gerund after "needs" is the order.
+        (
+            "The maps were the wrong edition, so that one needs unticking.",
+            &["uncheck \"print the maps\""],
+        ),
+        // A heading that announces one new item, then its unquoted title.
+        (
+            "trip notes\n- new todo: ring the museum\n",
+            &["type \"ring the museum\" into \"New item\"", "press Enter"],
+        ),
+        // A note's spaced dash before a state or a done verb.
+        (
+            "trip: minibus - booked. deposit - paid.",
+            &["check \"book the minibus\"", "check \"pay the deposit\""],
+        ),
+        // "after all" says nothing of every item; "finish on All" ticks nothing.
+        (
+            "The maps aren't printed after all -> untick. Finish on All.",
+            &["uncheck \"print the maps\""],
+        ),
+        // An exception after ticking every item puts its item back.
+        (
+            "Tick everything. The first aid kit isn't packed yet, so don't tick that one.",
+            &["check every item", "uncheck \"pack the first aid kit\""],
+        ),
+    ];
+    for (said, want) in cases {
+        assert_eq!(steps(said, &obs).unwrap_or_default(), *want, "{said}");
+    }
+    // A pronoun's context: a Chinese title's head noun said alone, the list's own name
+    // skipped.
+    let zh = list(&[("办会员卡", true), ("买登山鞋", true), ("订营地", false)]);
+    assert_eq!(
+        steps("徒步那个单子：鞋不合脚退掉了，勾取消。", &zh).unwrap_or_default(),
+        ["uncheck \"买登山鞋\""]
+    );
+}

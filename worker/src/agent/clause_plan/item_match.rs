@@ -186,6 +186,10 @@ pub(super) fn by_context(
     }
     let mut found: Vec<String> = Vec::new();
     for seg in before {
+        if names_the_list(seg) {
+            // "健身那个单子：…": the list's own name speaks of no item.
+            continue;
+        }
         let quoted: Vec<String> = clauses::quoted(seg)
             .iter()
             .filter_map(|q| find_item(q, items))
@@ -195,7 +199,9 @@ pub(super) fn by_context(
                 .or_else(|| {
                     (n == Some(1))
                         .then(|| {
-                            by_chars(seg, items).or_else(|| positions::by_position(seg, items))
+                            by_chars(seg, items)
+                                .or_else(|| positions::by_position(seg, items))
+                                .or_else(|| by_head_char(seg, items))
                         })
                         .flatten()
                         .map(|one| vec![one])
@@ -266,6 +272,36 @@ pub(super) fn by_words(
 const ZH_FUNCTION_CHARS: &str =
     "了的已经把这那条个一下吧就也都还没不是在我你他她它们给让被去来过着呢啊吗要再和跟与又很太先后";
 
+/// Whether a clause names the list itself, not an item ("健身那个单子", "the camping list"):
+/// a list noun and no quote.
+fn names_the_list(seg: &str) -> bool {
+    let lower = seg.trim().to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .filter(|w| !w.is_empty())
+        .collect();
+    // Short, or ending with the noun: "清单里的牛奶买了" speaks of the milk.
+    let zh = ["单子", "清单", "列表"].iter().any(|w| {
+        lower.trim_end_matches(['：', ':', '。']).ends_with(w)
+            || (lower.contains(w) && lower.chars().count() <= 8)
+    });
+    let en = words.len() <= 4 && words.iter().any(|w| ["list", "checklist"].contains(w));
+    clauses::quoted(seg).is_empty() && (zh || en)
+}
+
+/// The one item whose last character (a Chinese title's head noun: 鞋 of 买运动鞋) the
+/// clause says, for a pronoun's context only ("鞋其实退了，勾取消"); `None` when none or
+/// several items end so.
+fn by_head_char(seg: &str, items: &[(String, bool)]) -> Option<String> {
+    let mut hits = items.iter().filter(|(name, _)| {
+        name.chars().last().is_some_and(|c| {
+            effects::is_cjk(c) && !ZH_FUNCTION_CHARS.contains(c) && seg.contains(c)
+        })
+    });
+    let one = hits.next()?;
+    hits.next().is_none().then(|| one.0.clone())
+}
+
 /// The one item sharing the most meaning-bearing Chinese characters with `text` (a clause
 /// that words the item in another order: "花已经浇过了" names 浇花), when character pairs
 /// found none; `None` when no item shares one or several tie.
@@ -286,7 +322,10 @@ pub(super) fn by_chars(text: &str, items: &[(String, bool)]) -> Option<String> {
                     seen.push(c);
                 }
             }
-            (seen.len(), name)
+            // "鱼我妈拎回家了" of 买鱼: a two-character item's object, said alone, names it.
+            let object =
+                name.chars().count() == 2 && name.chars().last().is_some_and(|c| want.contains(&c));
+            (seen.len().max(if object { 2 } else { 0 }), name)
         })
         // One shared character (买 of 买水果 in "把新的买回来了") is no evidence.
         .filter(|(k, _)| *k > 1)

@@ -156,6 +156,25 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
     r.read_any.then_some(r.out)
 }
 
+/// Words that hold a tick (or an untick) back from an item, and the order they hold back
+/// ([`Reader::all_but`]).
+const HELD_BACK: &[(&str, Does)] = &[
+    ("别勾", Does::Check),
+    ("不要勾", Does::Check),
+    ("不用勾", Does::Check),
+    ("别打勾", Does::Check),
+    ("不要打勾", Does::Check),
+    ("不勾", Does::Check),
+    ("don't tick", Does::Check),
+    ("do not tick", Does::Check),
+    ("don't check", Does::Check),
+    ("do not check", Does::Check),
+    ("don't mark", Does::Check),
+    ("别取消", Does::Uncheck),
+    ("don't untick", Does::Uncheck),
+    ("do not untick", Does::Uncheck),
+];
+
 /// Whether a clause only opens an item's editor ("double-click 'X'", "双击“X”"): a
 /// double click and its object, nothing else done.
 fn opens_for_edit(seg: &str) -> bool {
@@ -270,6 +289,10 @@ impl Reader<'_> {
             // "…, press Enter" after a rename or add that ends with its own Enter.
             return Some(());
         }
+        if let Some(steps) = self.all_but(&seg, &before) {
+            // "全部勾上吧。哦不对，冰箱还没清，那条别勾": an exception to a tick of every item.
+            return self.write(steps);
+        }
         if conditions::keeps(&seg) {
             // "leave it where it is": nothing to do.
             self.gate = None;
@@ -285,7 +308,9 @@ impl Reader<'_> {
             .or_else(|| self.continued_order(k))
             .or_else(|| undo_order(&seg, &before))
             .or_else(|| new_items_order(&seg))
-            .or_else(|| name_order(&seg));
+            .or_else(|| name_order(&seg))
+            .or_else(|| self.titled_new_item(k))
+            .or_else(|| self.dashed_state(k));
         if let Some(o) = order
             .as_mut()
             .filter(|o| o.does == Does::Add && clauses::quoted(&o.object).is_empty())
@@ -495,6 +520,104 @@ impl Reader<'_> {
         }
         // An order Argus cannot read: the model acts it out when its turn comes.
         self.free(&seg, &seg);
+    }
+
+    /// "photos - done. fee - paid": a clause, a spaced dash and a bare state or done verb
+    /// (split apart at the dash) is an order on the items the clause names; the state's
+    /// clause is taken ([`Reader::taken`]).
+    fn dashed_state(&mut self, k: usize) -> Option<effects::Order> {
+        let next = self.split.get(k + 1)?.1.trim().to_string();
+        let state = next.trim_end_matches(['.', '!', '。']).to_lowercase();
+        let does = effects::state_word(&state).or_else(|| {
+            effects::DASH_STATES
+                .contains(&state.as_str())
+                .then_some(Does::Check)
+        })?;
+        let this = self.split[k].1.trim();
+        let joined = effects::DASHES
+            .iter()
+            .any(|d| self.instruction.contains(&format!("{this}{d}{next}")));
+        if !joined || this.split_whitespace().count() > 5 {
+            return None;
+        }
+        self.taken.push(k + 1);
+        Some(effects::Order {
+            does,
+            verb: None,
+            object: format!(" {this}"),
+        })
+    }
+
+    /// "new item: take photos of the damp corner": the whole clause after a heading that
+    /// announces one new item and its colon, unquoted, is that item's title (an add).
+    fn titled_new_item(&self, k: usize) -> Option<effects::Order> {
+        let head = self.segs.get(k.checked_sub(1)?)?.trim().to_lowercase();
+        let heads = [
+            "new item",
+            "new todo",
+            "new to-do",
+            "new task",
+            "new entry",
+            "new one",
+            "to add",
+            "新增",
+            "新加一条",
+            "加一条",
+            "新增一条",
+        ];
+        let colon = self
+            .instruction
+            .match_indices(self.split[k - 1].1.trim())
+            .any(|(i, m)| {
+                self.instruction[i + m.len()..]
+                    .trim_start()
+                    .starts_with([':', '：'])
+            });
+        let title = self.segs[k].trim().trim_end_matches(['.', '。', '!', '！']);
+        (heads.contains(&head.as_str())
+            && colon
+            && clauses::quoted(title).is_empty()
+            && !title.is_empty())
+        .then(|| effects::Order {
+            does: Does::Add,
+            verb: None,
+            object: clauses::quote_line(title),
+        })
+    }
+
+    /// The steps of a clause that holds an order back from one item ("那条别勾", "but don't
+    /// tick the fridge") after the plan ticked (or unticked) every item: that item put back.
+    /// `None` for any other clause.
+    fn all_but(&mut self, seg: &str, before: &[&str]) -> Option<Vec<Option<PlanStep>>> {
+        let lower = seg.to_lowercase();
+        let (at, n, held) = HELD_BACK
+            .iter()
+            .filter_map(|(w, d)| lower.find(w).map(|i| (i, w.len(), *d)))
+            .min_by_key(|(i, _, _)| *i)?;
+        if lower.len() != seg.len() {
+            return None;
+        }
+        let all = match held {
+            Does::Check => StepKind::CheckAll,
+            _ => StepKind::UncheckAll,
+        };
+        if !self.typed.iter().any(|t| t.kind == all) {
+            return None;
+        }
+        let object = format!("{} {}", &seg[..at], &seg[at + n..]);
+        let undo = if held == Does::Check {
+            Does::Uncheck
+        } else {
+            Does::Check
+        };
+        let mut cx = Ctx {
+            before,
+            items: &mut self.items,
+            deleted: &mut self.deleted,
+            obs: self.obs,
+            uncertain: self.uncertain,
+        };
+        item_steps(undo, &object, seg, &mut cx)
     }
 
     /// Whether clause `k` is a gerund joined by "and" to a clause before that orders nothing

@@ -396,7 +396,10 @@ fn item_targets(
             .collect());
     }
     let quoted = clauses::quoted(object);
-    let lower = clauses::without_quotes(object).to_lowercase();
+    // "boxes aren't labelled after all": the idiom says nothing of every item.
+    let lower = clauses::without_quotes(object)
+        .to_lowercase()
+        .replace("after all", " ");
     let all = ALL_WORDS
         .iter()
         .any(|w| lower.split_whitespace().any(|x| x == *w) || (w.len() > 3 && lower.contains(w)));

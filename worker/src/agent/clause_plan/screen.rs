@@ -353,6 +353,8 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
         "go to ",
         "back to ",
         "return to ",
+        "finish on ",
+        "end on ",
         "change the view to ",
         "flip to ",
         "select ",
