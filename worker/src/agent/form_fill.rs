@@ -71,6 +71,14 @@ pub fn leaves_untyped(plan: &[String], obs: &Observation, task: &str) -> bool {
     if fields.is_empty() {
         return false;
     }
+    // A value dictated piece by piece ([`super::form_compose`]) the plan never types whole.
+    let dictated = fields.iter().any(|f| {
+        super::form_compose::composed(task, &f.name, &fields)
+            .is_some_and(|v| !plan.iter().any(|s| typing(s).is_some_and(|(t, _)| t == v)))
+    });
+    if dictated {
+        return true;
+    }
     let mut typed: Vec<String> = Vec::new();
     for s in plan {
         match as_script_line(s) {
@@ -83,7 +91,9 @@ pub fn leaves_untyped(plan: &[String], obs: &Observation, task: &str) -> bool {
                 if super::plan_typed::cut_short(task, &text)
                     || goes_on(task, &text)
                     || (gives_values(task)
-                        && !task.to_lowercase().contains(&text.trim().to_lowercase()))
+                        && !task.to_lowercase().contains(&text.trim().to_lowercase())
+                        && super::form_compose::composed(task, &t.name, &fields).as_deref()
+                            != Some(text.as_str()))
                 {
                     return true;
                 }

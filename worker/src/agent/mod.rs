@@ -31,6 +31,7 @@ pub mod count_items;
 pub mod effects;
 pub(crate) mod expect;
 pub mod focus;
+pub mod form_compose;
 pub mod form_derive;
 pub mod form_fill;
 pub mod form_swap;

@@ -402,7 +402,10 @@ impl Exec<'_, AgentState> {
             let mut values = Vec::new();
             let (mut asked, mut derived) = (0, 0);
             for name in &names {
-                let mut v = ff::held(&whole, name, task);
+                // "先写 Plum，紧接着数字 7，再写 Orchid": a value dictated piece by piece is
+                // put together without the model (which typed one piece of it).
+                let mut v = super::form_compose::composed(task, name, &fields)
+                    .or_else(|| ff::held(&whole, name, task));
                 if v.is_none() && asked < 3 {
                     asked += 1;
                     let one = [*name];
