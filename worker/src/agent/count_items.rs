@@ -114,7 +114,7 @@ const DONE_ZH: &[&str] = &[
 ];
 /// Chinese words that make a count a total.
 const TOTAL_ZH: &[&str] = &[
-    "一共", "总共", "共", "总计", "只有", "只剩", "剩", "正好", "有",
+    "一共", "总共", "共", "总计", "总数", "合计", "只有", "只剩", "剩", "正好", "有",
 ];
 
 /// The `assert N items …` lines of `clause` (see the module docs); empty when it counts

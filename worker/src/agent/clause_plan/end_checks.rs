@@ -110,11 +110,36 @@ pub(super) fn unnamed_untouched(start: &[(String, bool)], instruction: &str) -> 
         .collect()
 }
 
+/// Whether a tapped control clears the done items ("Clear completed", 清除已完成): a view's
+/// link ("Active", "Completed", "All") changes no item.
+fn clearing(name: &str) -> bool {
+    let lower = name.trim().to_lowercase();
+    ["clear", "remove", "delete", "purge"]
+        .iter()
+        .any(|w| lower.starts_with(w))
+        || ["清除", "清空", "删除", "清理"]
+            .iter()
+            .any(|w| name.contains(w))
+}
+
+/// Whether a tapped control leaves a view that hides some items ("Active", "Completed"):
+/// any tap but a clearing one and "All" / 全部.
+fn narrows(name: &str) -> bool {
+    let lower = name.trim().to_lowercase();
+    !clearing(name) && !["all", "全部", "所有"].contains(&lower.as_str())
+}
+
 /// The check lines of the end state `steps` leave the screen's items `start` in: a ticked,
 /// unticked or untouched item's state (under its last name), an added or renamed item shown,
 /// a deleted, cleared or renamed-away one gone (unless a shown item's name holds its text).
-/// A tap is a clearing button: it takes away the items done by then.
+/// A tap on a clearing button ([`clearing`]) takes away the items done by then; a view's
+/// link changes none, and a plan that ends on a view other than All gives no end state.
 pub(super) fn end_state(start: &[(String, bool)], steps: &[PlanStep]) -> Vec<String> {
+    // A plan that ends on a view hiding some items cannot show its whole end state.
+    let last_tap = steps.iter().rev().find(|s| s.kind == StepKind::Tap);
+    if last_tap.is_some_and(|t| narrows(&t.target)) {
+        return Vec::new();
+    }
     let mut items = start.to_vec();
     let mut set: Vec<String> = Vec::new();
     let mut shown: Vec<String> = Vec::new();
@@ -156,7 +181,7 @@ pub(super) fn end_state(start: &[(String, bool)], steps: &[PlanStep]) -> Vec<Str
                 shown.push(s.text.clone());
                 gone.push(t.to_string());
             }
-            StepKind::Tap => {
+            StepKind::Tap if clearing(t) => {
                 gone.extend(items.iter().filter(|(_, d)| *d).map(|(n, _)| n.clone()));
                 items.retain(|(_, d)| !d);
             }
@@ -194,6 +219,27 @@ mod tests {
     use super::super::read;
     use super::super::test_support::list;
     use super::*;
+
+    #[test]
+    fn a_views_link_changes_no_item_and_a_plan_ending_on_one_names_no_end_state() {
+        let start = vec![("a".to_string(), true), ("b".to_string(), false)];
+        let tap = |t: &str| PlanStep {
+            kind: StepKind::Tap,
+            target: t.into(),
+            text: String::new(),
+        };
+        let back = end_state(&start, &[tap("Active"), tap("All")]);
+        assert!(
+            back.contains(&"assert \"a\" is checked".to_string()),
+            "{back:?}"
+        );
+        assert!(end_state(&start, &[tap("All"), tap("Completed")]).is_empty());
+        let cleared = end_state(&start, &[tap("Clear completed")]);
+        assert!(
+            cleared.contains(&"assert screen does not contain \"a\"".to_string()),
+            "{cleared:?}"
+        );
+    }
 
     #[test]
     fn a_read_plan_names_the_end_state_it_leaves() {

@@ -344,6 +344,10 @@ impl Reader<'_> {
             }
             return Some(());
         }
+        if describes(&seg) && order.is_none() && self.press(&seg, false) {
+            // "then back to All": a control pressed by its name, whatever its lead word.
+            return Some(());
+        }
         if describes(&seg) && order.is_none() {
             // "the defence room is booked": the item's own verb, done — unless the next
             // clause orders what to do ("房租早就交了，那条直接删了吧").
@@ -491,26 +495,8 @@ impl Reader<'_> {
             // on it.
             return;
         }
-        // Only on a list's screen, the reader's own ground: elsewhere a bare "tap the target"
-        // stays the model's (a `vlm` job answers it with a point).
-        let press = (!self.start.is_empty())
-            .then(|| screen::pressed_control(&seg, self.obs, self.pressed))
-            .flatten();
-        if let Some(name) = press {
-            // "click the Active filter", "then All again": a control the screen names so.
-            self.pressed = true;
-            self.uncertain = true;
-            self.read_any = true;
-            let tap = PlanStep {
-                kind: StepKind::Tap,
-                target: name,
-                text: String::new(),
-            };
-            if let Ok(lines) = tap.lines() {
-                self.out.steps.extend(lines);
-                self.typed.push(tap);
-                return;
-            }
+        if self.press(&seg, self.pressed) {
+            return;
         }
         if self.reason_for_next(k) {
             // "老师把我从接力赛调去了跳远，名字改成“报名跳远”": what happened to the item the
@@ -639,6 +625,33 @@ impl Reader<'_> {
         leads
             && self.last.is_none()
             && prev.is_some_and(|p| gerund(p) && describes(p) && effects::order_of(p).is_none())
+    }
+
+    /// Taps the control clause `seg` presses by its name ("click the Active filter", "then
+    /// All again" after a press: [`screen::pressed_control`]); whether it did. Only on a
+    /// list's screen, the reader's own ground: elsewhere a bare "tap the target" stays the
+    /// model's (a `vlm` job answers it with a point).
+    fn press(&mut self, seg: &str, after_press: bool) -> bool {
+        let Some(name) = (!self.start.is_empty())
+            .then(|| screen::pressed_control(seg, self.obs, after_press))
+            .flatten()
+        else {
+            return false;
+        };
+        let tap = PlanStep {
+            kind: StepKind::Tap,
+            target: name,
+            text: String::new(),
+        };
+        let Ok(lines) = tap.lines() else {
+            return false;
+        };
+        self.pressed = true;
+        self.uncertain = true;
+        self.read_any = true;
+        self.out.steps.extend(lines);
+        self.typed.push(tap);
+        true
     }
 
     /// Whether the clause after `k` takes it back ("…, never mind"), a hesitation between

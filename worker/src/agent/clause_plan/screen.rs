@@ -422,6 +422,15 @@ mod tests {
         assert_eq!(p("go back to All", false).as_deref(), Some("All"));
         assert_eq!(p("go to the shops", false), None);
         assert_eq!(p("then back to All", false).as_deref(), Some("All"));
+        // Read in a whole instruction too, though "back" leads no order.
+        assert_eq!(
+            steps(
+                "Tick 'walk the dog', then back to All and make sure it is ticked.",
+                &obs
+            )
+            .unwrap_or_default(),
+            ["check \"walk the dog\"", "tap \"All\""]
+        );
         assert_eq!(
             p("go into the Active view", false).as_deref(),
             Some("Active")
