@@ -419,13 +419,7 @@ impl Reader<'_> {
     /// The order of a check clause ([`should_state::order`]) on the item `subject` names;
     /// nothing when it names none (the clause stays a check only).
     fn given(&mut self, does: Does, subject: &str, seg: &str, before: &[&str]) -> Option<()> {
-        let mut cx = Ctx {
-            before,
-            items: &mut self.items,
-            deleted: &mut self.deleted,
-            obs: self.obs,
-            uncertain: self.uncertain,
-        };
+        let mut cx = self.ctx(before);
         match item_steps(does, subject, seg, &mut cx) {
             Some(steps) => self.write(steps),
             None => Some(()),
@@ -596,13 +590,7 @@ impl Reader<'_> {
         } else {
             Does::Check
         };
-        let mut cx = Ctx {
-            before,
-            items: &mut self.items,
-            deleted: &mut self.deleted,
-            obs: self.obs,
-            uncertain: self.uncertain,
-        };
+        let mut cx = self.ctx(before);
         item_steps(undo, &object, seg, &mut cx)
     }
 
@@ -625,6 +613,17 @@ impl Reader<'_> {
         leads
             && self.last.is_none()
             && prev.is_some_and(|p| gerund(p) && describes(p) && effects::order_of(p).is_none())
+    }
+
+    /// The items and screen an order is read against, with the clauses said `before` it.
+    fn ctx<'b>(&'b mut self, before: &'b [&'b str]) -> Ctx<'b> {
+        Ctx {
+            before,
+            items: &mut self.items,
+            deleted: &mut self.deleted,
+            obs: self.obs,
+            uncertain: self.uncertain,
+        }
     }
 
     /// Taps the control clause `seg` presses by its name ("click the Active filter", "then
