@@ -66,14 +66,15 @@
 # been looked at): run once at 5803e2f and looked at, so no longer clean. `held_out_21` and
 # `held_out_22` (rounds 21 and 22: 10 more each, written blind at the same time, the same way,
 # by someone independent of the tuning, after held_out, held_out_2, ..., held_out_19 and
-# held_out_20 had been looked at) are not run yet, so clean: DO NOT TUNE ON held_out_21 OR
-# held_out_22. `held_out_23` and `held_out_24` (rounds 23 and 24: 10 more each, written blind
-# at the same time, the same way, blind to the agent, by someone independent of the tuning,
-# after held_out, held_out_2, ..., held_out_19 and held_out_20 had been looked at, while
-# held_out_21 and held_out_22 were written but not yet run) are not run yet, so clean: DO NOT
-# TUNE ON held_out_23 OR held_out_24. `held_out_25` (round 25: 10 more, written blind the same
-# way, blind to the agent, by someone independent of the tuning, after all splits up to
-# held_out_24 had been looked at) is not run yet, so clean: DO NOT TUNE ON held_out_25.
+# held_out_20 had been looked at): run once each, at 6170432 and 3a14e00 (e4bd3f0's build
+# before a clippy-only amend), and looked at, so no longer clean. `held_out_23` and
+# `held_out_24` (rounds 23 and 24: 10 more each, written blind at the same time, the same way,
+# blind to the agent, by someone independent of the tuning, after held_out, held_out_2, ...,
+# held_out_19 and held_out_20 had been looked at, while held_out_21 and held_out_22 were
+# written but not yet run): run once each at a572701 and looked at, so no longer clean.
+# `held_out_25` (round 25: 10 more, written blind the same way, blind to the agent, by someone
+# independent of the tuning, after all splits up to held_out_24 had been looked at): run once
+# at d144fd2 and looked at, so no longer clean. No split is clean now.
 # The default split is held_out.
 #
 # What it does: services from deploy/dev-up.sh (reused when they answer; it also installs
@@ -110,7 +111,7 @@ while [[ $# -gt 0 ]]; do
     --out) out=$2; shift 2 ;;
     --check-set) exec python3 bench/paraphrase/runner.py --check-set ;;
     --retable) exec python3 bench/paraphrase/runner.py --retable "$2" ;;
-    -h|--help) sed -n '2,95p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,96p' "$0"; exit 0 ;;
     *) log "unknown argument $1"; exit 2 ;;
   esac
 done
