@@ -359,7 +359,15 @@ pub(super) fn reports_zh(seg: &str) -> bool {
         && clauses::quoted(body).is_empty()
         && !ZH_ORDER_WORDS
             .iter()
-            .any(|w| says_word(body, w) && !lets_someone(body, w))
+            .any(|w| says_word(body, w) && !lets_someone(body, w) && !done_for_me(body, w))
+}
+
+/// Whether 帮我 / 给我 in a report tells what someone already did for me ("师兄那边已经帮我
+/// 内推了"), not a request.
+fn done_for_me(body: &str, word: &str) -> bool {
+    ["帮我", "给我"].contains(&word)
+        && ["已经", "早就", "早已"].iter().any(|w| body.contains(w))
+        && !body.starts_with(word)
 }
 
 /// Whether `body` says the request word `w` itself, not inside a word it is part of
@@ -444,7 +452,16 @@ pub(super) fn describes(seg: &str) -> bool {
             && !["请", "帮我", "麻烦", "给我"]
                 .iter()
                 .any(|w| s.starts_with(w) && says_word(s, w));
-        return past || done_by_someone || !ZH_ORDER_WORDS.iter().any(|w| says_word(s, w));
+        // "师兄那边已经帮我内推了": someone already did it for me.
+        let already = ["已经", "早就", "早已"].iter().any(|w| s.contains(w))
+            && body.ends_with('了')
+            && !["请", "帮我", "麻烦", "给我"]
+                .iter()
+                .any(|w| s.starts_with(w));
+        return past
+            || done_by_someone
+            || already
+            || !ZH_ORDER_WORDS.iter().any(|w| says_word(s, w));
     }
     let lead = s
         .split_whitespace()

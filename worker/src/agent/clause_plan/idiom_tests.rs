@@ -495,3 +495,23 @@ fn needs_gerunds_new_item_headings_dashed_notes_and_exceptions_to_all_read() {
         ["uncheck \"买登山鞋\""]
     );
 }
+
+#[test]
+fn chinese_exceptions_after_the_order_and_work_done_for_me_read() {
+    let zh = list(&[
+        ("订机票", true),
+        ("换外币", false),
+        ("买电话卡", false),
+        ("收拾行李", false),
+    ]);
+    // "…全勾上，X那条除外": every other item.
+    assert_eq!(
+        steps("剩下的全勾上，电话卡那条除外。", &zh).unwrap_or_default(),
+        ["check \"换外币\"", "check \"收拾行李\""]
+    );
+    // "同事已经帮我换好外币了" is a report of what someone did, the reason for the order after.
+    assert_eq!(
+        steps("同事已经帮我把外币换了，标成完成。", &zh).unwrap_or_default(),
+        ["check \"换外币\""]
+    );
+}

@@ -327,6 +327,16 @@ impl Reader<'_> {
             self.described.push(k);
             return Some(());
         }
+        if let Some(o) = order
+            .as_mut()
+            .filter(|o| matches!(o.does, Does::Check | Does::Uncheck))
+        {
+            if let Some(x) = self.postfix_exception(k, &o.object) {
+                // "剩下的全勾上，西瓜卡那条除外": every other item.
+                o.object = format!("除了{x}，其他都");
+                self.taken.push(k + 1);
+            }
+        }
         self.last = order.as_ref().map(|o| o.does);
         // A state said of something ("most of this is handled"), not an imperative.
         let said = order.as_ref().is_some_and(|o| o.verb.is_none()) && describes(&seg);
@@ -624,6 +634,21 @@ impl Reader<'_> {
             obs: self.obs,
             uncertain: self.uncertain,
         }
+    }
+
+    /// The item words of an exception said right after an order on every item, in Chinese
+    /// ("…全勾上，西瓜卡那条除外" → 西瓜卡那条); `None` when the next clause is none or the
+    /// order's `object` names no whole.
+    fn postfix_exception(&self, k: usize, object: &str) -> Option<String> {
+        let whole = ["全", "都", "所有", "剩下", "其余", "其他"]
+            .iter()
+            .any(|w| object.contains(w));
+        let next = self.segs.get(k + 1)?.trim();
+        let x = next
+            .strip_suffix("除外")
+            .or_else(|| next.strip_suffix("不算"))?
+            .trim();
+        (whole && !x.is_empty() && x.chars().any(effects::is_cjk)).then(|| x.to_string())
     }
 
     /// Taps the control clause `seg` presses by its name ("click the Active filter", "then

@@ -362,10 +362,19 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
     ]
     .iter()
     .find(|v| lower.starts_with(**v));
-    let mut name = match verb {
-        Some(v) => &lower[v.len()..],
-        None if after_press => lower,
-        None => return None,
+    // "切到 Active", "回到 All 看一下": a Chinese verb of going to a view.
+    let zh = ["切换到", "切到", "点到", "回到", "点开", "点击", "点一下"]
+        .iter()
+        .find(|v| lower.starts_with(**v));
+    let mut name = match (verb, zh) {
+        (Some(v), _) => &lower[v.len()..],
+        (None, Some(v)) => ["看一下", "看看", "视图", "页面", "那一栏", "里"]
+            .iter()
+            .fold(lower[v.len()..].trim(), |n, t| {
+                n.strip_suffix(t).unwrap_or(n).trim()
+            }),
+        (None, None) if after_press => lower,
+        (None, None) => return None,
     };
     name = name.strip_prefix("the ").unwrap_or(name);
     for tail in [" again", " filter", " view", " button", " tab", " link"] {
@@ -422,6 +431,7 @@ mod tests {
         assert_eq!(p("go back to All", false).as_deref(), Some("All"));
         assert_eq!(p("go to the shops", false), None);
         assert_eq!(p("then back to All", false).as_deref(), Some("All"));
+        assert_eq!(p("切到 Active 看一下", false).as_deref(), Some("Active"));
         // Read in a whole instruction too, though "back" leads no order.
         assert_eq!(
             steps(
