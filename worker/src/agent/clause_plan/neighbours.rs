@@ -1,0 +1,224 @@
+//! Clauses read together with their neighbours: a note's "X - done" split at its dash, a
+//! "new item:" heading and the title after it, an exception said after an order on every
+//! item, a take-back after a hesitation, a gerund that goes on with what was done, a
+//! double-click or an Enter that belongs to the order beside it.
+
+use super::order_steps::item_steps;
+use super::{clause_kind::cancels, describes, Reader};
+use crate::agent::clauses;
+use crate::agent::effects::{self, Does};
+use crate::agent::plan_step::{PlanStep, StepKind};
+
+/// Words that hold a tick (or an untick) back from an item, and the order they hold back
+/// ([`Reader::all_but`]).
+const HELD_BACK: &[(&str, Does)] = &[
+    ("别勾", Does::Check),
+    ("不要勾", Does::Check),
+    ("不用勾", Does::Check),
+    ("别打勾", Does::Check),
+    ("不要打勾", Does::Check),
+    ("不勾", Does::Check),
+    ("don't tick", Does::Check),
+    ("do not tick", Does::Check),
+    ("don't check", Does::Check),
+    ("do not check", Does::Check),
+    ("don't mark", Does::Check),
+    ("别取消", Does::Uncheck),
+    ("don't untick", Does::Uncheck),
+    ("do not untick", Does::Uncheck),
+];
+
+/// Whether a clause only opens an item's editor ("double-click 'X'", "双击“X”"): a
+/// double click and its object, nothing else done.
+pub(super) fn opens_for_edit(seg: &str) -> bool {
+    let lower = seg.trim().to_lowercase();
+    let rest = [
+        "double-click on ",
+        "double-click ",
+        "double click on ",
+        "double click ",
+        "double-tap ",
+        "double tap ",
+        "双击",
+    ]
+    .iter()
+    .find_map(|v| lower.strip_prefix(v));
+    rest.is_some_and(|r| effects::order_of(r).is_none())
+}
+
+/// Whether a clause only presses Enter ("press Enter", "commit with Enter", "hit return",
+/// "按回车").
+pub(super) fn presses_enter(seg: &str) -> bool {
+    let lower = seg.trim().trim_end_matches(['.', '!', '。']).to_lowercase();
+    let lower = lower.strip_prefix("and ").unwrap_or(&lower);
+    [
+        "press enter",
+        "hit enter",
+        "press return",
+        "hit return",
+        "commit with enter",
+        "confirm with enter",
+        "save with enter",
+        "按回车",
+        "回车",
+        "按回车键",
+        "敲回车",
+    ]
+    .contains(&lower)
+}
+
+impl Reader<'_> {
+    /// "photos - done. fee - paid": a clause, a spaced dash and a bare state or done verb
+    /// (split apart at the dash) is an order on the items the clause names; the state's
+    /// clause is taken ([`Reader::taken`]).
+    pub(super) fn dashed_state(&mut self, k: usize) -> Option<effects::Order> {
+        let next = self.split.get(k + 1)?.1.trim().to_string();
+        let state = next.trim_end_matches(['.', '!', '。']).to_lowercase();
+        let does = effects::state_word(&state).or_else(|| {
+            effects::DASH_STATES
+                .contains(&state.as_str())
+                .then_some(Does::Check)
+        })?;
+        let this = self.split[k].1.trim();
+        let joined = effects::DASHES
+            .iter()
+            .any(|d| self.instruction.contains(&format!("{this}{d}{next}")));
+        if !joined || this.split_whitespace().count() > 5 {
+            return None;
+        }
+        self.taken.push(k + 1);
+        Some(effects::Order {
+            does,
+            verb: None,
+            object: format!(" {this}"),
+        })
+    }
+
+    /// "new item: take photos of the damp corner": the whole clause after a heading that
+    /// announces one new item and its colon, unquoted, is that item's title (an add).
+    pub(super) fn titled_new_item(&self, k: usize) -> Option<effects::Order> {
+        let head = self.segs.get(k.checked_sub(1)?)?.trim().to_lowercase();
+        let heads = [
+            "new item",
+            "new todo",
+            "new to-do",
+            "new task",
+            "new entry",
+            "new one",
+            "to add",
+            "新增",
+            "新加一条",
+            "加一条",
+            "新增一条",
+        ];
+        let colon = self
+            .instruction
+            .match_indices(self.split[k - 1].1.trim())
+            .any(|(i, m)| {
+                self.instruction[i + m.len()..]
+                    .trim_start()
+                    .starts_with([':', '：'])
+            });
+        let title = self.segs[k].trim().trim_end_matches(['.', '。', '!', '！']);
+        (heads.contains(&head.as_str())
+            && colon
+            && clauses::quoted(title).is_empty()
+            && !title.is_empty())
+        .then(|| effects::Order {
+            does: Does::Add,
+            verb: None,
+            object: clauses::quote_line(title),
+        })
+    }
+
+    /// The steps of a clause that holds an order back from one item ("那条别勾", "but don't
+    /// tick the fridge") after the plan ticked (or unticked) every item: that item put back.
+    /// `None` for any other clause.
+    pub(super) fn all_but(&mut self, seg: &str, before: &[&str]) -> Option<Vec<Option<PlanStep>>> {
+        let lower = seg.to_lowercase();
+        let (at, n, held) = HELD_BACK
+            .iter()
+            .filter_map(|(w, d)| lower.find(w).map(|i| (i, w.len(), *d)))
+            .min_by_key(|(i, _, _)| *i)?;
+        if lower.len() != seg.len() {
+            return None;
+        }
+        let all = match held {
+            Does::Check => StepKind::CheckAll,
+            _ => StepKind::UncheckAll,
+        };
+        if !self.typed.iter().any(|t| t.kind == all) {
+            return None;
+        }
+        let object = format!("{} {}", &seg[..at], &seg[at + n..]);
+        let undo = if held == Does::Check {
+            Does::Uncheck
+        } else {
+            Does::Check
+        };
+        let mut cx = self.ctx(before);
+        item_steps(undo, &object, seg, &mut cx)
+    }
+
+    /// Whether clause `k` is a gerund joined by "and" to a clause before that orders nothing
+    /// and tells what was done with a gerund of its own ("I spent Sunday clearing …").
+    pub(super) fn gerund_goes_on(&self, k: usize) -> bool {
+        let gerund = |s: &str| {
+            s.split_whitespace()
+                .any(|w| w.len() > 5 && w.to_lowercase().ends_with("ing"))
+        };
+        let raw = self.split[k].1.trim_start().to_lowercase();
+        let Some(rest) = raw.strip_prefix("and ") else {
+            return false;
+        };
+        let leads = rest
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.len() > 5 && w.ends_with("ing"));
+        let prev = k.checked_sub(1).map(|j| self.segs[j].as_str());
+        leads
+            && self.last.is_none()
+            && prev.is_some_and(|p| gerund(p) && describes(p) && effects::order_of(p).is_none())
+    }
+
+    /// The item words of an exception said right after an order on every item, in Chinese
+    /// ("…全勾上，西瓜卡那条除外" → 西瓜卡那条); `None` when the next clause is none or the
+    /// order's `object` names no whole.
+    pub(super) fn postfix_exception(&self, k: usize, object: &str) -> Option<String> {
+        let whole = ["全", "都", "所有", "剩下", "其余", "其他"]
+            .iter()
+            .any(|w| object.contains(w));
+        let next = self.segs.get(k + 1)?.trim();
+        let x = next
+            .strip_suffix("除外")
+            .or_else(|| next.strip_suffix("不算"))?
+            .trim();
+        (whole && !x.is_empty() && x.chars().any(effects::is_cjk)).then(|| x.to_string())
+    }
+
+    /// Whether the clause after `k` takes it back ("…, never mind"), a hesitation between
+    /// them aside ("…, oh wait, never mind").
+    pub(super) fn taken_back(&self, k: usize) -> bool {
+        let hesitates = |s: &str| {
+            let l = s.trim().trim_end_matches(['.', '!', ',']).to_lowercase();
+            [
+                "oh",
+                "wait",
+                "oh wait",
+                "hmm",
+                "um",
+                "hang on",
+                "哦",
+                "等等",
+                "等一下",
+            ]
+            .contains(&l.as_str())
+        };
+        let mut next = self.segs.iter().skip(k + 1);
+        let mut n = next.next();
+        if n.is_some_and(|s| hesitates(s)) {
+            n = next.next();
+        }
+        n.is_some_and(|s| cancels(s))
+    }
+}
