@@ -7,8 +7,6 @@
 //! such a password the model typed "Orchid" into one box and "plum7orchid" into the other;
 //! the pieces themselves are plain to read.
 
-use super::form_fill::Field;
-
 /// Words that open a dictated sequence (lower-case; Chinese anywhere).
 const LEADS: &[&str] = &[
     "先写",
@@ -131,10 +129,11 @@ fn sequence_at(task: &str, start: usize) -> Option<String> {
     (pieces >= 2).then_some(out)
 }
 
-/// The value `task` dictates piece by piece for `field` of `fields`: a sequence whose lead
+/// The value `task` dictates piece by piece for the form field named `field` (`masked`: a
+/// password box; `only_masked`: every text field of the form is one): a sequence whose lead
 /// comes within 24 characters after the field's name (a password box also by 密码 /
 /// "password"), or, on a form of password boxes only, the one sequence for each of them.
-pub fn composed(task: &str, field: &str, fields: &[Field]) -> Option<String> {
+pub fn composed(task: &str, field: &str, masked: bool, only_masked: bool) -> Option<String> {
     let lower = task.to_lowercase();
     if lower.len() != task.len() {
         // Offsets below are on `task`; lower-casing kept them (ASCII and CJK do).
@@ -144,7 +143,6 @@ pub fn composed(task: &str, field: &str, fields: &[Field]) -> Option<String> {
         .iter()
         .flat_map(|l| lower.match_indices(l).map(move |(i, _)| i + l.len()))
         .collect();
-    let masked = fields.iter().any(|f| f.name == field && f.masked);
     let mut names = vec![field.to_lowercase()];
     if masked {
         names.extend(["密码".to_string(), "password".to_string()]);
@@ -156,7 +154,7 @@ pub fn composed(task: &str, field: &str, fields: &[Field]) -> Option<String> {
     let named: Vec<usize> = starts.iter().copied().filter(|s| near(*s)).collect();
     let pick = match named.as_slice() {
         [one] => Some(*one),
-        [] if fields.iter().all(|f| f.masked) && starts.len() == 1 => Some(starts[0]),
+        [] if only_masked && starts.len() == 1 => Some(starts[0]),
         _ => None,
     }?;
     sequence_at(task, pick)
@@ -166,64 +164,33 @@ pub fn composed(task: &str, field: &str, fields: &[Field]) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn pw(names: &[&str]) -> Vec<Field> {
-        names
-            .iter()
-            .map(|n| Field {
-                name: n.to_string(),
-                masked: true,
-            })
-            .collect()
-    }
-
     #[test]
     fn a_value_dictated_piece_by_piece_is_put_together() {
-        let f = pw(&["Password", "Verify password"]);
         assert_eq!(
             composed(
                 "新密码这样设：先写 Kite，接着数字 3，再写 Moon，两个框都填。",
-                "Password",
-                &f
+                "Verify password",
+                true,
+                true
             )
             .as_deref(),
             Some("Kite3Moon")
         );
-        let f = vec![
-            Field {
-                name: "Username".into(),
-                masked: false,
-            },
-            Field {
-                name: "Password".into(),
-                masked: true,
-            },
-        ];
         let task = "Log in. For the username start with kai, then an underscore, then 42; the password is Rain!7.";
-        assert_eq!(composed(task, "Username", &f).as_deref(), Some("kai_42"));
-        assert_eq!(composed(task, "Password", &f), None);
+        assert_eq!(
+            composed(task, "Username", false, false).as_deref(),
+            Some("kai_42")
+        );
+        assert_eq!(composed(task, "Password", true, false), None);
         // Pieces that are words of a sentence are no dictation.
         assert_eq!(
-            composed("Start with the form, then press Submit.", "Username", &f),
+            composed(
+                "Start with the form, then press Submit.",
+                "Username",
+                false,
+                false
+            ),
             None
         );
-    }
-
-    #[test]
-    fn a_plan_that_types_one_piece_of_a_dictated_value_leaves_it_untyped() {
-        let obs = crate::agent::test_screen(&[
-            (argus_perception::Role::Textfield, "Password"),
-            (argus_perception::Role::Button, "Submit"),
-        ]);
-        let task = "Set the password: start with Kite, then the number 3, then Moon, and submit.";
-        let plan = vec![
-            "type \"Kite\" into \"Password\"".to_string(),
-            "tap \"Submit\"".to_string(),
-        ];
-        assert!(super::super::form_fill::leaves_untyped(&plan, &obs, task));
-        let whole = vec![
-            "type \"Kite3Moon\" into \"Password\"".to_string(),
-            "tap \"Submit\"".to_string(),
-        ];
-        assert!(!super::super::form_fill::leaves_untyped(&whole, &obs, task));
     }
 }

@@ -72,8 +72,13 @@ pub fn leaves_untyped(plan: &[String], obs: &Observation, task: &str) -> bool {
         return false;
     }
     // A value dictated piece by piece ([`super::form_compose`]) the plan never types whole.
+    let all_masked = fields.iter().all(|f| f.masked);
+    let dictated_for = |name: &str| {
+        let masked = fields.iter().any(|f| f.name == name && f.masked);
+        super::form_compose::composed(task, name, masked, all_masked)
+    };
     let dictated = fields.iter().any(|f| {
-        super::form_compose::composed(task, &f.name, &fields)
+        super::form_compose::composed(task, &f.name, f.masked, all_masked)
             .is_some_and(|v| !plan.iter().any(|s| typing(s).is_some_and(|(t, _)| t == v)))
     });
     if dictated {
@@ -92,8 +97,7 @@ pub fn leaves_untyped(plan: &[String], obs: &Observation, task: &str) -> bool {
                     || goes_on(task, &text)
                     || (gives_values(task)
                         && !task.to_lowercase().contains(&text.trim().to_lowercase())
-                        && super::form_compose::composed(task, &t.name, &fields).as_deref()
-                            != Some(text.as_str()))
+                        && dictated_for(&t.name).as_deref() != Some(text.as_str()))
                 {
                     return true;
                 }
@@ -595,5 +599,24 @@ mod tests {
             Some("j.okafor")
         );
         assert_eq!(held(&answers[..1], "Username", task), None);
+    }
+
+    #[test]
+    fn a_plan_that_types_one_piece_of_a_dictated_value_leaves_it_untyped() {
+        let obs = crate::agent::test_screen(&[
+            (argus_perception::Role::Textfield, "Password"),
+            (argus_perception::Role::Button, "Submit"),
+        ]);
+        let task = "Set the password: start with Kite, then the number 3, then Moon, and submit.";
+        let plan = vec![
+            "type \"Kite\" into \"Password\"".to_string(),
+            "tap \"Submit\"".to_string(),
+        ];
+        assert!(leaves_untyped(&plan, &obs, task));
+        let whole = vec![
+            "type \"Kite3Moon\" into \"Password\"".to_string(),
+            "tap \"Submit\"".to_string(),
+        ];
+        assert!(!leaves_untyped(&whole, &obs, task));
     }
 }

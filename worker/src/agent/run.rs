@@ -404,7 +404,9 @@ impl Exec<'_, AgentState> {
             for name in &names {
                 // "先写 Plum，紧接着数字 7，再写 Orchid": a value dictated piece by piece is
                 // put together without the model (which typed one piece of it).
-                let mut v = super::form_compose::composed(task, name, &fields)
+                let masked = fields.iter().any(|f| f.name == *name && f.masked);
+                let only_masked = fields.iter().all(|f| f.masked);
+                let mut v = super::form_compose::composed(task, name, masked, only_masked)
                     .or_else(|| ff::held(&whole, name, task));
                 if v.is_none() && asked < 3 {
                     asked += 1;
