@@ -362,11 +362,14 @@ pub(super) fn reports_zh(seg: &str) -> bool {
             .any(|w| says_word(body, w) && !lets_someone(body, w) && !done_for_me(body, w))
 }
 
+/// Chinese words saying a thing is already done ("已经帮我内推了").
+const ALREADY_ZH: &[&str] = &["已经", "早就", "早已"];
+
 /// Whether 帮我 / 给我 in a report tells what someone already did for me ("师兄那边已经帮我
 /// 内推了"), not a request.
 fn done_for_me(body: &str, word: &str) -> bool {
     ["帮我", "给我"].contains(&word)
-        && ["已经", "早就", "早已"].iter().any(|w| body.contains(w))
+        && ALREADY_ZH.iter().any(|w| body.contains(w))
         && !body.starts_with(word)
 }
 
@@ -453,7 +456,7 @@ pub(super) fn describes(seg: &str) -> bool {
                 .iter()
                 .any(|w| s.starts_with(w) && says_word(s, w));
         // "师兄那边已经帮我内推了": someone already did it for me.
-        let already = ["已经", "早就", "早已"].iter().any(|w| s.contains(w))
+        let already = ALREADY_ZH.iter().any(|w| s.contains(w))
             && body.ends_with('了')
             && !["请", "帮我", "麻烦", "给我"]
                 .iter()
