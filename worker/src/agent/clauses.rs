@@ -575,6 +575,26 @@ fn is_decimal_point(chars: &[char], i: usize) -> bool {
         && chars.get(i + 1).is_some_and(char::is_ascii_digit)
 }
 
+/// Byte ranges of a clause's quoted texts, quotes included, in order (as [`quoted`] finds
+/// them): where a clause may not be cut.
+pub(super) fn quoted_spans(s: &str) -> Vec<(usize, usize)> {
+    let chars: Vec<char> = s.chars().collect();
+    let offsets: Vec<usize> = s.char_indices().map(|(b, _)| b).chain([s.len()]).collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if let Some(close) = closing_quote(chars[i], &chars, i) {
+            if let Some(len) = closing_at(&chars, i, close) {
+                out.push((offsets[i], offsets[i + len + 2]));
+                i += len + 2;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
 /// Quoted texts of a clause, in order.
 pub(super) fn quoted(s: &str) -> Vec<String> {
     let chars: Vec<char> = s.chars().collect();
@@ -640,7 +660,7 @@ const WHEN_CLAUSES: &[&str] = &[
 ];
 
 /// `text` without a trailing [`WHEN_CLAUSES`] clause and [`TIME_WORDS`].
-fn without_time_words(text: &str) -> &str {
+pub(super) fn without_time_words(text: &str) -> &str {
     let mut t = text.trim();
     let lower = t.to_lowercase();
     if lower.len() == t.len() {

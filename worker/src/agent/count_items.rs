@@ -75,6 +75,12 @@ const TOTAL: &[&str] = &[
     "contains",
     // "verify that three items remain" ("the remaining two" picks items out: no total).
     "remain",
+    // "confirm it shows three items": what the list shows, counted.
+    "shows",
+    "show",
+    "showing",
+    "lists",
+    "displays",
 ];
 /// English negations (apostrophes dropped).
 const NOT: &[&str] = &[
@@ -221,7 +227,11 @@ fn count_zh(part: &str) -> Option<String> {
     let chars: Vec<char> = part.chars().collect();
     let (at, n) = (0..chars.len()).find_map(|i| {
         let (n, len) = number_zh(&chars[i..])?;
-        CLASSIFIERS.contains(chars.get(i + len)?).then_some((i, n))
+        // "还剩 3 项没做": a space may stand between the number and its classifier.
+        let gap = chars[i + len..].iter().take_while(|c| **c == ' ').count();
+        CLASSIFIERS
+            .contains(chars.get(i + len + gap)?)
+            .then_some((i, n))
     })?;
     let before: String = chars[..at].iter().collect();
     if ["这", "那", "前", "后", "第"]

@@ -728,6 +728,15 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
         return Some(order);
     }
     let after = |n: usize| raw.get(n..).unwrap_or("").to_string();
+    // "leave it on the Active filter when you're done": a view the run ends on, no item's
+    // order.
+    if (lower.starts_with("leave ") || lower.starts_with("keep "))
+        && [" filter", " view", " tab"]
+            .iter()
+            .any(|w| lower.contains(w))
+    {
+        return None;
+    }
     if ["mark ", "set ", "leave ", "keep "]
         .iter()
         .any(|w| lower.starts_with(w))

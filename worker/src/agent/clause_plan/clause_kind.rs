@@ -485,9 +485,16 @@ pub(super) fn describes(seg: &str) -> bool {
         .unwrap_or("")
         .to_lowercase()
         .replace('’', "'");
+    // "tap got fixed by the plumber": an imperative's word followed by a verb of state is
+    // the clause's subject, a noun.
+    let second = s.split_whitespace().nth(1).unwrap_or("").to_lowercase();
     SUBJECTS.contains(&first.as_str())
         || SUBORDINATORS.contains(&first.as_str())
         || first.ends_with("'s")
+        || [
+            "got", "is", "was", "has", "had", "were", "are", "gets", "been",
+        ]
+        .contains(&second.as_str())
 }
 
 /// Whether a clause read as a description may still order something: it quotes, not at its

@@ -110,6 +110,12 @@ fn split_so(seg: &str) -> Vec<String> {
     ]
     .iter()
     .filter_map(|w| rest.find(w).map(|i| (i, w.len())))
+    .filter(|(i, _)| {
+        // "rename it to 'book the van (new company)'": never inside a quote.
+        !clauses::quoted_spans(&rest)
+            .iter()
+            .any(|(a, b)| (*a..*b).contains(i))
+    })
     .filter(|(i, n)| {
         // "edit 'x' so it says 'y'": what it should say is the order's own.
         let lower = rest[i + n..].to_lowercase();

@@ -194,7 +194,13 @@ pub(super) fn by_context(
             .iter()
             .filter_map(|q| find_item(q, items))
             .collect();
-        let hits = if quoted.is_empty() {
+        // "真题和计算器昨天一起网上买了，两条都打勾": a plural's items joined in one clause.
+        let parts = n
+            .filter(|k| *k > 1)
+            .and_then(|k| each_part(seg, items).filter(|p| p.len() == k));
+        let hits = if let Some(parts) = parts.filter(|_| quoted.is_empty()) {
+            parts
+        } else if quoted.is_empty() {
             by_words(seg, items, n.filter(|k| *k == 1))
                 .or_else(|| {
                     (n == Some(1))

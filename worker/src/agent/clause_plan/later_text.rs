@@ -61,6 +61,77 @@ pub(super) fn text_for_add(
     None
 }
 
+/// Lead words of a correction ("actually make it 'y'", "sorry, I mean 'y'").
+const CORRECTS: &[&str] = &[
+    "actually",
+    "oh",
+    "wait",
+    "sorry",
+    "no",
+    "i mean",
+    "i meant",
+    "不对",
+    "哦不对",
+    "说错了",
+];
+
+/// The clause after `k` (within [`REACH`]) that corrects the text `x` an add typed, and the
+/// text it gives: "add 'pick up the lemons'. Actually drop the 'the', make it 'pick up
+/// lemons'" → (2, "pick up lemons"). The correction has one quoted text and a [`WRITES`]
+/// word; it must be one of `x` (at least half of `x`'s words kept) or follow a
+/// [`CORRECTS`] lead. Clauses between it and the add quote nothing but parts of `x` (they
+/// say how it changes). `None` when a clause names a listed item of `items` outside its
+/// quotes or orders something else first.
+pub(super) fn corrected_text(
+    segs: &[String],
+    k: usize,
+    x: &str,
+    items: &[(String, bool)],
+) -> Option<(usize, String)> {
+    let mut led = false;
+    for (j, seg) in segs.iter().enumerate().skip(k + 1).take(REACH) {
+        let quoted = clauses::quoted(seg);
+        let outside = clauses::without_quotes(seg).to_lowercase();
+        led |= CORRECTS.iter().any(|w| outside.trim_start().starts_with(w));
+        if by_words(&outside, items, Some(1)).is_some() || by_chars(&outside, items).is_some() {
+            return None;
+        }
+        if let [y] = quoted.as_slice() {
+            if WRITES.iter().any(|w| outside.contains(w)) {
+                return (y != x && (led || kept_words(x, y) * 2 >= words(x).len()))
+                    .then(|| (j, y.clone()));
+            }
+        }
+        let parts_of_x = !quoted.is_empty() && quoted.iter().all(|q| x.contains(q.as_str()));
+        if !parts_of_x && (effects::order_of(seg).is_some() || !quoted.is_empty()) {
+            return None;
+        }
+    }
+    None
+}
+
+/// `s`'s words (lowercase), or its characters where it is Chinese.
+fn words(s: &str) -> Vec<String> {
+    if s.chars().any(effects::is_cjk) {
+        return s
+            .chars()
+            .filter(|c| effects::is_cjk(*c))
+            .map(String::from)
+            .collect();
+    }
+    s.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// How many of `x`'s words `y` keeps.
+fn kept_words(x: &str, y: &str) -> usize {
+    let ys = words(y);
+    words(x).iter().filter(|w| ys.contains(w)).count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,5 +160,42 @@ mod tests {
             .map(String::from)
             .to_vec();
         assert_eq!(text_for_add(&renamed, 0, &[]), None, "the rename's text");
+    }
+
+    #[test]
+    fn a_correction_of_an_added_text_gives_the_new_text() {
+        let segs = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let x = "fetch the spare keys from reception";
+        let fixed = segs(&[
+            "add 'fetch the spare keys from reception'",
+            "oh, lose the 'the'",
+            "make it 'fetch spare keys from reception'",
+        ]);
+        assert_eq!(
+            corrected_text(&fixed, 0, x, &[]),
+            Some((2, "fetch spare keys from reception".to_string()))
+        );
+        let led = segs(&["add 'buy milk'", "no wait, call it 'buy oat drink'"]);
+        assert_eq!(
+            corrected_text(&led, 0, "buy milk", &[]),
+            Some((1, "buy oat drink".to_string()))
+        );
+        // Another text, not led by a correction: a new thing, not this add's.
+        let other = segs(&["add 'buy milk'", "make it 'walk the dog'"]);
+        assert_eq!(corrected_text(&other, 0, "buy milk", &[]), None);
+        // A listed item named first: its own rename.
+        let items = vec![("water the ferns".to_string(), false)];
+        let named = segs(&["add 'buy milk'", "the ferns: make it 'water the big ferns'"]);
+        assert_eq!(corrected_text(&named, 0, "buy milk", &items), None);
+        let tick = segs(&[
+            "add 'buy milk'",
+            "tick 'walk the dog'",
+            "actually make it 'buy oat milk'",
+        ]);
+        assert_eq!(
+            corrected_text(&tick, 0, "buy milk", &[]),
+            None,
+            "an order between"
+        );
     }
 }

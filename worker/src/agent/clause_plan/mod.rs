@@ -264,6 +264,15 @@ impl Reader<'_> {
                 self.taken.push(j);
             }
         }
+        if let Some(o) = order.as_mut().filter(|o| o.does == Does::Add) {
+            if let [x] = clauses::quoted(&o.object).as_slice() {
+                // "add 'x'. Actually drop the 'the', make it 'y'": the add types y.
+                if let Some((j, y)) = later_text::corrected_text(&self.segs, k, x, &self.items) {
+                    o.object = clauses::quote_line(&y);
+                    self.taken.extend(k + 1..=j);
+                }
+            }
+        }
         if self.gerund_goes_on(k) {
             // "I spent Sunday clearing the shelves and putting locks on the cupboards": the
             // gerund goes on with what was done, it orders nothing.

@@ -274,3 +274,85 @@ fn what_does_not_read_is_left_to_the_model() {
         vec!["check \"fix the fence\""]
     );
 }
+
+#[test]
+fn quoted_brackets_corrected_adds_subject_nouns_and_joined_context_read() {
+    let obs = list(&[
+        ("order the cake", true),
+        ("fix the leaking pipe", false),
+        ("hire the bouncy castle", false),
+    ]);
+    // A bracket inside a quote is the new title's, not a clause of its own.
+    assert_eq!(
+        steps(
+            "Untick the cake and rename it to 'order the cake (gluten free)'.",
+            &obs
+        )
+        .unwrap(),
+        vec![
+            "uncheck \"order the cake\"",
+            "double tap \"order the cake\"",
+            "type \"order the cake (gluten free)\" into \"order the cake\"",
+            "press Enter",
+        ]
+    );
+    // An added text corrected in the next clauses: the correction is typed, once.
+    assert_eq!(
+        steps(
+            "Add 'collect the balloons from the shop'. Oh, lose the 'the', make it 'collect balloons from the shop'.",
+            &obs
+        )
+        .unwrap(),
+        vec![
+            "type \"collect balloons from the shop\" into \"New item\"",
+            "press Enter",
+        ]
+    );
+    // "pipe got fixed": a noun before a verb of state, even where it could be a verb.
+    let taps = list(&[("fix the dripping tap", false), ("sweep the porch", false)]);
+    assert_eq!(
+        steps("tap got sorted by the landlord, tick that.", &taps).unwrap(),
+        vec!["check \"fix the dripping tap\""]
+    );
+    // A plural's items joined in the clause before.
+    let zh = list(&[("买牛奶", false), ("买面包", false), ("交水费", false)]);
+    assert_eq!(
+        steps("牛奶和面包刚才顺路买好了，这两条都勾上。", &zh).unwrap(),
+        vec!["check \"买牛奶\"", "check \"买面包\""]
+    );
+}
+
+#[test]
+fn where_the_run_ends_and_counts_of_what_shows_read() {
+    use argus_perception::Role;
+    let obs = crate::agent::test_screen(&[
+        (Role::Textfield, "New item"),
+        (Role::Checkbox, "sweep the porch"),
+        (Role::Checkbox, "wash the van"),
+        (Role::Link, "All"),
+        (Role::Link, "Active"),
+        (Role::Link, "Completed"),
+    ]);
+    assert_eq!(
+        steps(
+            "Tick the porch one and leave it on the Completed filter at the end.",
+            &obs
+        )
+        .unwrap(),
+        vec!["check \"sweep the porch\"", "tap \"Completed\""]
+    );
+    let zh = crate::agent::test_screen(&[
+        (Role::Checkbox, "洗车"),
+        (Role::Checkbox, "扫院子"),
+        (Role::Link, "Active"),
+        (Role::Link, "Completed"),
+    ]);
+    assert_eq!(
+        steps("洗车那条勾上，做完停在 Completed 那页就好。", &zh).unwrap(),
+        vec!["check \"洗车\"", "tap \"Completed\""]
+    );
+    let c = crate::agent::clauses::checkable("then confirm the list shows two items");
+    assert_eq!(c[0].checks, vec!["assert 2 items are listed"]);
+    let c = crate::agent::clauses::checkable("最后确认一下，底部应该显示还剩 2 项没做");
+    assert_eq!(c[0].checks, vec!["assert 2 items are not checked"]);
+}

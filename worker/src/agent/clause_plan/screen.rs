@@ -355,6 +355,12 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
         "return to ",
         "finish on ",
         "end on ",
+        // "leave it on the Active filter when you're done": the view the run ends on.
+        "leave it on ",
+        "leave the list on ",
+        "leave the page on ",
+        "stay on ",
+        "end up on ",
         "change the view to ",
         "flip to ",
         "select ",
@@ -363,19 +369,48 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
     .iter()
     .find(|v| lower.starts_with(**v));
     // "切到 Active", "回到 All 看一下": a Chinese verb of going to a view.
-    let zh = ["切换到", "切到", "点到", "回到", "点开", "点击", "点一下"]
+    // "弄完停在 Active 那一页就行": where the run ends, after what it does.
+    let lower = ["弄完", "做完", "改完", "完了", "最后"]
         .iter()
-        .find(|v| lower.starts_with(**v));
+        .fold(lower, |l, h| l.strip_prefix(h).unwrap_or(l));
+    let zh = [
+        "切换到",
+        "切到",
+        "点到",
+        "回到",
+        "点开",
+        "点击",
+        "点一下",
+        "停在",
+        "留在",
+    ]
+    .iter()
+    .find(|v| lower.starts_with(**v));
     let mut name = match (verb, zh) {
         (Some(v), _) => &lower[v.len()..],
-        (None, Some(v)) => ["看一下", "看看", "视图", "页面", "那一栏", "里"]
-            .iter()
-            .fold(lower[v.len()..].trim(), |n, t| {
-                n.strip_suffix(t).unwrap_or(n).trim()
-            }),
+        (None, Some(v)) => [
+            "就行",
+            "就好",
+            "即可",
+            "看一下",
+            "看看",
+            "视图",
+            "页面",
+            "那一栏",
+            "那一页",
+            "那页",
+            "这一页",
+            "里",
+            "上",
+        ]
+        .iter()
+        .fold(lower[v.len()..].trim(), |n, t| {
+            n.strip_suffix(t).unwrap_or(n).trim()
+        }),
         (None, None) if after_press => lower,
         (None, None) => return None,
     };
+    name = crate::agent::clauses::without_time_words(name);
     name = name.strip_prefix("the ").unwrap_or(name);
     for tail in [" again", " filter", " view", " button", " tab", " link"] {
         name = name.strip_suffix(tail).unwrap_or(name);
