@@ -19,6 +19,9 @@
 
 use super::clauses;
 pub(super) use super::order_kind::{state_word, Does, Order, DONE_WORDS, UNDONE_WORDS};
+use super::verb_particles::{
+    crossed_off_order, list_start_order, marked_order, taken_off_order, thrown_order,
+};
 
 /// English verbs at the start of an imperative clause (lower-case, longest first where one
 /// is the prefix of another). `mark` is decided by the words after it.
@@ -727,7 +730,6 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
     if let Some(order) = pressed_order(&lower, raw) {
         return Some(order);
     }
-    let after = |n: usize| raw.get(n..).unwrap_or("").to_string();
     // "leave it on the Active filter when you're done": a view the run ends on, no item's
     // order.
     if (lower.starts_with("leave ") || lower.starts_with("keep "))
@@ -737,51 +739,13 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
     {
         return None;
     }
-    if ["mark ", "set ", "leave ", "keep "]
-        .iter()
-        .any(|w| lower.starts_with(w))
-    {
-        let has = |w: &&str| lower.contains(&format!(" {w} ")) || lower.ends_with(&format!(" {w}"));
-        let object = after(lower.find(' ').unwrap_or(0));
-        if UNDONE_WORDS.iter().any(has) {
-            return Some(Order {
-                does: Does::Uncheck,
-                verb: None,
-                object,
-            });
-        }
-        let marks = lower.starts_with("mark ") || lower.starts_with("set ");
-        // "mark that one off": the particle after the object.
-        let off = lower.starts_with("mark ") && lower.trim_end().ends_with(" off");
-        return (marks && (off || DONE_WORDS.iter().any(has))).then_some(Order {
-            does: Does::Check,
-            verb: None,
-            object,
-        });
+    // "mark 'x' done", "throw 'x' on the end": the words after the verb decide, or that
+    // the clause orders nothing.
+    if let Some(decided) = marked_order(&lower, raw).or_else(|| thrown_order(&lower, raw)) {
+        return decided;
     }
-    // "throw 'x' on the end" adds, "chuck that one out" deletes: the particle decides.
-    if let Some(verb) = ["throw ", "chuck "].iter().find(|v| lower.starts_with(**v)) {
-        let has = |w: &str| lower.contains(&format!(" {w} ")) || lower.ends_with(&format!(" {w}"));
-        let does = if has("out") || has("away") {
-            Does::Delete
-        } else if ["on", "onto", "in", "into", "at"].iter().any(|w| has(w)) {
-            Does::Add
-        } else {
-            return None;
-        };
-        return Some(Order {
-            does,
-            verb: None,
-            object: after(verb.len()),
-        });
-    }
-    // "cross that one off": the particle comes after the object.
-    if lower.starts_with("cross ") && lower.contains(" off") {
-        return Some(Order {
-            does: Does::Check,
-            verb: Some("cross off"),
-            object: after("cross ".len()),
-        });
+    if let Some(order) = crossed_off_order(&lower, raw) {
+        return Some(order);
     }
     if let Some(order) = state_setter_order(&lower, raw) {
         return Some(order);
@@ -796,32 +760,13 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
         return Some(Order {
             does: *does,
             verb: Some(verb),
-            object: after(verb.len()),
+            object: raw.get(verb.len()..).unwrap_or("").to_string(),
         });
     }
-    // "take 'x' off the list", "take it out": the particle comes after the object.
-    if (lower.starts_with("take ") || lower.starts_with("get "))
-        && [" off", " out"].iter().any(|p| lower.contains(p))
+    if let Some(order) =
+        taken_off_order(&lower, raw).or_else(|| list_start_order(&lower, raw, body))
     {
-        return Some(Order {
-            does: Does::Delete,
-            verb: Some("take off"),
-            object: after(lower.find(' ').unwrap_or(0)),
-        });
-    }
-    // "start a packing list with 'a' and 'b'": the quoted items start the list.
-    if ["start ", "begin ", "make "]
-        .iter()
-        .any(|w| lower.starts_with(w))
-        && lower.contains(" list")
-        && !clauses::quoted(body).is_empty()
-    {
-        let first = lower.find(' ').unwrap_or(0);
-        return Some(Order {
-            does: Does::Add,
-            verb: Some("add"),
-            object: after(first),
-        });
+        return Some(order);
     }
     gerund_order(&lower, raw)
         .or_else(|| needs_gerund(raw))

@@ -300,16 +300,9 @@ impl Exec<'_, AgentState> {
         };
         detail.push_str(&mapped);
         if let (true, Ok(o), None) = (ok && !read_first, &obs, previous) {
-            if super::form_fill::leaves_untyped(&plan, o, task) {
-                let values = self.form_values(task, o, &mut usage).await;
-                let (filled, n) = super::form_fill::complete(plan, &values);
-                plan = filled;
-                if n > 0 {
-                    detail.push_str(&format!(
-                        " ({n} typing(s) added, moved or dropped to give each form field the value the instruction gives it)"
-                    ));
-                }
-            }
+            plan = self
+                .with_form_values(task, plan, o, &mut usage, &mut detail)
+                .await;
         }
         let rec = Record::new(step, 0, RecordKind::Plan, detail, started_at)
             .result(err.clone(), Disposition::NotDelivered)
@@ -319,6 +312,40 @@ impl Exec<'_, AgentState> {
             .on(obs.as_ref().ok());
         self.rec.emit_action(rec.done()).await?;
         self.rec.end_step(step, err.clone(), start).await;
+        self.checked_plan(title, plan, err)
+    }
+
+    /// `plan` with each form field typed the value the instruction (`task`) gives it, when it
+    /// leaves one untyped ([`super::form_fill`]); what that changed is told in `detail`.
+    async fn with_form_values(
+        &mut self,
+        task: &str,
+        mut plan: Vec<String>,
+        o: &Observation,
+        usage: &mut ModelUsage,
+        detail: &mut String,
+    ) -> Vec<String> {
+        if super::form_fill::leaves_untyped(&plan, o, task) {
+            let values = self.form_values(task, o, usage).await;
+            let (filled, n) = super::form_fill::complete(plan, &values);
+            plan = filled;
+            if n > 0 {
+                detail.push_str(&format!(
+                    " ({n} typing(s) added, moved or dropped to give each form field the value the instruction gives it)"
+                ));
+            }
+        }
+        plan
+    }
+
+    /// The `title` step's plan once [`check_plan`] passes it (else a verdict failure), or
+    /// its planning failure `err`.
+    fn checked_plan(
+        &self,
+        title: &str,
+        plan: Vec<String>,
+        err: Option<String>,
+    ) -> Result<Vec<String>, StepFail> {
         match err {
             None => {
                 check_plan(

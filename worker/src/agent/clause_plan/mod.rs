@@ -204,33 +204,7 @@ impl Reader<'_> {
         let seg = self.segs[k].clone();
         let said_before: Vec<String> = self.segs[..k].iter().rev().cloned().collect();
         let before: Vec<&str> = said_before.iter().map(String::as_str).collect();
-        match conditions::condition(&seg) {
-            Ok(Some(c)) => {
-                self.gate = Some(gate_of(&c, &seg, &before, &self.items, self.uncertain));
-                return Some(());
-            }
-            Err(()) => {
-                self.gate = Some(Gate::Unknown(seg.clone()));
-                return Some(());
-            }
-            Ok(None) => {}
-        }
-        if retracted(&seg) || self.taken_back(k) {
-            // "刚想说顺便勾上，不行": said, then taken back.
-            return Some(());
-        }
-        if opens_for_edit(&seg)
-            && self.segs.get(k + 1).is_some_and(|n| {
-                effects::order_of(n)
-                    .is_some_and(|o| o.does == Does::Rename && clauses::quoted(&o.object).len() < 2)
-            })
-        {
-            // "double-click 'X', change the text to 'Y'": the rename after it opens the
-            // editor itself.
-            return Some(());
-        }
-        if presses_enter(&seg) && self.out.steps.last().is_some_and(|s| s == "press Enter") {
-            // "…, press Enter" after a rename or add that ends with its own Enter.
+        if self.sets_gate(&seg, &before) || self.passed_over(k, &seg) {
             return Some(());
         }
         if let Some(steps) = self.all_but(&seg, &before) {
@@ -246,13 +220,95 @@ impl Reader<'_> {
             // The text of an add said before ([`later_text`]).
             return Some(());
         }
+        let mut order = self.read_order(k, &seg, &before);
+        if self.gerund_goes_on(k) {
+            // "I spent Sunday clearing the shelves and putting locks on the cupboards": the
+            // gerund goes on with what was done, it orders nothing.
+            self.last = None;
+            self.described.push(k);
+            return Some(());
+        }
+        self.all_but_next(k, order.as_mut());
+        self.last = order.as_ref().map(|o| o.does);
+        // A state said of something ("most of this is handled"), not an imperative.
+        let said = order.as_ref().is_some_and(|o| o.verb.is_none()) && describes(&seg);
+        let continued = self.after_check && clauses::continues_check(&self.split[k].1);
+        let after_a_check = self.after_check;
+        self.after_check = clauses::reads_as_check(&seg) || continued;
+        if self.after_check {
+            return self.check_clause(k, &seg, &before);
+        }
+        if describes(&seg) && order.is_none() {
+            return self.description(k, &seg, &before, after_a_check);
+        }
+        if self.gated_out(k, &seg) {
+            return Some(());
+        }
+        let uncertain = self.uncertain;
+        let steps = order.and_then(|order| {
+            let mut cx = Ctx {
+                before: &before,
+                items: &mut self.items,
+                deleted: &mut self.deleted,
+                obs: self.obs,
+                uncertain,
+            };
+            order_steps(order.does, &order.object, &seg, &mut cx)
+        });
+        let Some(steps) = steps else {
+            self.unread(k, said);
+            return Some(());
+        };
+        self.write(steps)
+    }
+
+    /// Whether clause `seg` is a condition ("if it's still open, …"): the order after it
+    /// then waits on its [`Gate`].
+    fn sets_gate(&mut self, seg: &str, before: &[&str]) -> bool {
+        match conditions::condition(seg) {
+            Ok(Some(c)) => {
+                self.gate = Some(gate_of(&c, seg, before, &self.items, self.uncertain));
+                true
+            }
+            Err(()) => {
+                self.gate = Some(Gate::Unknown(seg.to_string()));
+                true
+            }
+            Ok(None) => false,
+        }
+    }
+
+    /// Whether clause `k` (`seg`) gives no step of its own: taken back, or done by the step
+    /// next to it.
+    fn passed_over(&self, k: usize, seg: &str) -> bool {
+        if retracted(seg) || self.taken_back(k) {
+            // "刚想说顺便勾上，不行": said, then taken back.
+            return true;
+        }
+        if opens_for_edit(seg)
+            && self.segs.get(k + 1).is_some_and(|n| {
+                effects::order_of(n)
+                    .is_some_and(|o| o.does == Does::Rename && clauses::quoted(&o.object).len() < 2)
+            })
+        {
+            // "double-click 'X', change the text to 'Y'": the rename after it opens the
+            // editor itself.
+            return true;
+        }
+        // "…, press Enter" after a rename or add that ends with its own Enter.
+        presses_enter(seg) && self.out.steps.last().is_some_and(|s| s == "press Enter")
+    }
+
+    /// The order clause `k` (`seg`) gives, by the first reading that takes it; an add with
+    /// no quoted text takes the text said after it ([`later_text`]).
+    fn read_order(&mut self, k: usize, seg: &str, before: &[&str]) -> Option<effects::Order> {
         let mut order = self
             .title_first(k)
-            .unwrap_or_else(|| effects::order_of(&seg))
+            .unwrap_or_else(|| effects::order_of(seg))
             .or_else(|| self.continued_order(k))
-            .or_else(|| undo_order(&seg, &before))
-            .or_else(|| new_items_order(&seg))
-            .or_else(|| name_order(&seg))
+            .or_else(|| undo_order(seg, before))
+            .or_else(|| new_items_order(seg))
+            .or_else(|| name_order(seg))
             .or_else(|| self.titled_new_item(k))
             .or_else(|| self.dashed_state(k));
         if let Some(o) = order
@@ -273,77 +329,84 @@ impl Reader<'_> {
                 }
             }
         }
-        if self.gerund_goes_on(k) {
-            // "I spent Sunday clearing the shelves and putting locks on the cupboards": the
-            // gerund goes on with what was done, it orders nothing.
-            self.last = None;
-            self.described.push(k);
-            return Some(());
-        }
-        if let Some(o) = order
-            .as_mut()
-            .filter(|o| matches!(o.does, Does::Check | Does::Uncheck))
-        {
+        order
+    }
+
+    /// A tick (or untick) `order` of clause `k` with an exception in the clause after it
+    /// ([`Reader::postfix_exception`]): its object becomes every other item.
+    fn all_but_next(&mut self, k: usize, order: Option<&mut effects::Order>) {
+        if let Some(o) = order.filter(|o| matches!(o.does, Does::Check | Does::Uncheck)) {
             if let Some(x) = self.postfix_exception(k, &o.object) {
                 // "剩下的全勾上，西瓜卡那条除外": every other item.
                 o.object = format!("除了{x}，其他都");
                 self.taken.push(k + 1);
             }
         }
-        self.last = order.as_ref().map(|o| o.does);
-        // A state said of something ("most of this is handled"), not an imperative.
-        let said = order.as_ref().is_some_and(|o| o.verb.is_none()) && describes(&seg);
-        let continued = self.after_check && clauses::continues_check(&self.split[k].1);
-        let after_a_check = self.after_check;
-        self.after_check = clauses::reads_as_check(&seg) || continued;
-        if self.after_check {
-            // "so it should be open again": the state is given, then checked.
-            if let Some((does, subject)) = should_state::order(&seg, &self.split[k].1) {
-                let t = self.typed.len();
-                self.given(does, &subject, &seg, &before)?;
-                if self.typed.len() == t + 1 {
-                    self.given_checks.push((seg.clone(), t));
-                }
+    }
+
+    /// Check clause `k` (`seg`): the state it gives first, when it gives one.
+    fn check_clause(&mut self, k: usize, seg: &str, before: &[&str]) -> Option<()> {
+        // "so it should be open again": the state is given, then checked.
+        if let Some((does, subject)) = should_state::order(seg, &self.split[k].1) {
+            let t = self.typed.len();
+            self.given(does, &subject, seg, before)?;
+            if self.typed.len() == t + 1 {
+                self.given_checks.push((seg.to_string(), t));
             }
-            return Some(());
         }
-        if describes(&seg) && order.is_none() && self.press(&seg, false) {
+        Some(())
+    }
+
+    /// Clause `k` (`seg`) that describes and orders nothing: a control pressed by its name,
+    /// the state it says of an item, a clause for the model to map, or a description
+    /// (`after_a_check`: the clause before was a check).
+    fn description(
+        &mut self,
+        k: usize,
+        seg: &str,
+        before: &[&str],
+        after_a_check: bool,
+    ) -> Option<()> {
+        if self.press(seg, false) {
             // "then back to All": a control pressed by its name, whatever its lead word.
             return Some(());
         }
-        if describes(&seg) && order.is_none() {
-            // "the defence room is booked": the item's own verb, done — unless the next
-            // clause orders what to do ("房租早就交了，那条直接删了吧").
-            let ordered_next = self
-                .segs
-                .get(k + 1)
-                .is_some_and(|n| effects::order_of(n).is_some());
-            let implied = (!implied::held_back(self.instruction) && !ordered_next)
-                .then(|| implied::state(&seg, &self.items))
-                .flatten();
-            if let Some((item, done)) = implied {
-                let does = if done { Does::Check } else { Does::Uncheck };
-                let (line, typed) = (self.out.steps.len(), self.typed.len());
-                self.given(does, &format!("\"{item}\""), &seg, &before)?;
-                if self.typed.len() == typed + 1 && self.out.steps.len() == line + 1 {
-                    self.implied_at.push((line, typed));
-                }
-                return Some(());
-            }
-            // "make sure there are six, and three of them are still open": the check's.
-            let goes_on = after_a_check && self.split[k].1.trim_start().starts_with("and ");
-            // "这条不需要了，删掉": a description the next clause's order acts on is its
-            // reason, not a clause for the model.
-            let reason = ordered_next && clauses::quoted(&seg).is_empty();
-            if !goes_on && !reason && may_order(&self.split[k].1, &self.items) {
-                // Not plainly a description either ("two new ones: 'a' and 'b'"): the
-                // model maps it, clause by clause.
-                self.ask(k);
-            } else if !goes_on {
-                self.described.push(k);
+        // "the defence room is booked": the item's own verb, done — unless the next
+        // clause orders what to do ("房租早就交了，那条直接删了吧").
+        let ordered_next = self
+            .segs
+            .get(k + 1)
+            .is_some_and(|n| effects::order_of(n).is_some());
+        let implied = (!implied::held_back(self.instruction) && !ordered_next)
+            .then(|| implied::state(seg, &self.items))
+            .flatten();
+        if let Some((item, done)) = implied {
+            let does = if done { Does::Check } else { Does::Uncheck };
+            let (line, typed) = (self.out.steps.len(), self.typed.len());
+            self.given(does, &format!("\"{item}\""), seg, before)?;
+            if self.typed.len() == typed + 1 && self.out.steps.len() == line + 1 {
+                self.implied_at.push((line, typed));
             }
             return Some(());
         }
+        // "make sure there are six, and three of them are still open": the check's.
+        let goes_on = after_a_check && self.split[k].1.trim_start().starts_with("and ");
+        // "这条不需要了，删掉": a description the next clause's order acts on is its
+        // reason, not a clause for the model.
+        let reason = ordered_next && clauses::quoted(seg).is_empty();
+        if !goes_on && !reason && may_order(&self.split[k].1, &self.items) {
+            // Not plainly a description either ("two new ones: 'a' and 'b'"): the
+            // model maps it, clause by clause.
+            self.ask(k);
+        } else if !goes_on {
+            self.described.push(k);
+        }
+        Some(())
+    }
+
+    /// Whether the condition before clause `k` (`seg`) decided it: one that does not hold
+    /// leaves its order out, one Argus cannot test goes to the model with the clause.
+    fn gated_out(&mut self, k: usize, seg: &str) -> bool {
         if self.gate.is_some() {
             self.gated.push(k);
         }
@@ -351,32 +414,16 @@ impl Reader<'_> {
             Some(Gate::Fails) => {
                 // The condition does not hold: its order is not given.
                 self.out.already += 1;
-                return Some(());
+                true
             }
             Some(Gate::Unknown(cond)) => {
                 // A condition Argus cannot test: the model acts it out, condition and all.
                 let text = format!("{}, {}", cond.trim(), seg.trim());
-                self.free(&text, &seg);
-                return Some(());
+                self.free(&text, seg);
+                true
             }
-            Some(Gate::Holds) | None => {}
+            Some(Gate::Holds) | None => false,
         }
-        let uncertain = self.uncertain;
-        let steps = order.and_then(|order| {
-            let mut cx = Ctx {
-                before: &before,
-                items: &mut self.items,
-                deleted: &mut self.deleted,
-                obs: self.obs,
-                uncertain,
-            };
-            order_steps(order.does, &order.object, &seg, &mut cx)
-        });
-        let Some(steps) = steps else {
-            self.unread(k, said);
-            return Some(());
-        };
-        self.write(steps)
     }
 
     /// The order of a check clause ([`should_state::order`]) on the item `subject` names;

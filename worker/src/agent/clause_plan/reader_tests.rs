@@ -4,13 +4,23 @@
 use super::test_support::{list, steps};
 use super::*;
 
-#[test]
-fn orders_said_as_states_undos_take_backs_and_placements_read() {
-    let obs = list(&[
+/// Three chores, the car and the parcel done.
+fn chores() -> Observation {
+    list(&[
         ("wash the car", true),
         ("water the ferns", false),
         ("post the parcel", true),
-    ]);
+    ])
+}
+
+/// Two chores in Chinese, both open.
+fn chores_zh() -> Observation {
+    list(&[("洗车", false), ("浇花", false)])
+}
+
+#[test]
+fn a_check_joined_to_a_reason_gives_its_state_and_worded_renames() {
+    let obs = chores();
     // A check clause joined to a reason gives its state; "worded 'x'" renames the item
     // the clauses before speak of.
     assert_eq!(
@@ -38,11 +48,21 @@ fn orders_said_as_states_undos_take_backs_and_placements_read() {
             "assert \"post the big parcel\" is not checked".to_string()
         )]
     );
+}
+
+#[test]
+fn undo_that_takes_back_the_state_said_before() {
+    let obs = chores();
     // "undo that" takes back the state the clause before says.
     assert_eq!(
         steps("The car is marked done by mistake; undo that.", &obs).unwrap(),
         vec!["uncheck \"wash the car\""]
     );
+}
+
+#[test]
+fn orders_taken_back_give_nothing_and_placements_add_or_delete() {
+    let obs = chores();
     // Said, then taken back: nothing; "throw … on" adds, "… can go completely" deletes.
     assert_eq!(
         steps(
@@ -56,7 +76,7 @@ fn orders_said_as_states_undos_take_backs_and_placements_read() {
             "tap \"Delete\" in the row of \"water the ferns\"",
         ]
     );
-    let zh = list(&[("洗车", false), ("浇花", false)]);
+    let zh = chores_zh();
     assert_eq!(
         steps(
             "本来想把洗车那条勾掉，算了。浇花那条的名字换成“给花浇水”。",
@@ -69,7 +89,12 @@ fn orders_said_as_states_undos_take_backs_and_placements_read() {
             "press Enter",
         ]
     );
-    // New items under a heading; a report of what happened; no longer counted done.
+}
+
+#[test]
+fn new_items_under_a_heading_are_added() {
+    let obs = chores();
+    // New items under a heading.
     assert_eq!(
         steps(
             "A couple of new entries: 'oil the hinge' and 'sweep the yard'.",
@@ -83,6 +108,12 @@ fn orders_said_as_states_undos_take_backs_and_placements_read() {
             "press Enter",
         ]
     );
+}
+
+#[test]
+fn a_report_and_no_longer_done_on_an_open_item_leave_nothing_to_do() {
+    let zh = chores_zh();
+    // A report of what happened; no longer counted done.
     assert_eq!(
         steps(
             "洗车的事推迟了。浇花那条又加了一盆，所以它现在不算完成。",
@@ -92,6 +123,11 @@ fn orders_said_as_states_undos_take_backs_and_placements_read() {
         None,
         "浇花 is open already: nothing to do"
     );
+}
+
+#[test]
+fn a_change_told_of_an_item_the_plan_leaves_alone_is_unsure() {
+    let obs = chores();
     // A description that tells of a change to an item the plan leaves alone: unsure.
     let r = read(
         "The parcel got returned to sender last week. Untick the car.",
@@ -107,6 +143,11 @@ fn orders_said_as_states_undos_take_backs_and_placements_read() {
     );
     let r = read("The parcel stays as it is. Untick the car.", &obs).unwrap();
     assert!(r.unsure.is_empty(), "{r:?}");
+}
+
+#[test]
+fn a_new_name_on_its_own_renames_and_a_report_beside_it_is_its_reason() {
+    let zh = chores_zh();
     // A new name on its own after "改个名字"; a report beside a rename is its reason.
     assert_eq!(
         steps(
@@ -120,6 +161,11 @@ fn orders_said_as_states_undos_take_backs_and_placements_read() {
             "press Enter",
         ]
     );
+}
+
+#[test]
+fn a_check_on_its_own_never_makes_its_own_state() {
+    let obs = chores();
     // A check on its own never makes its own state.
     assert_eq!(
         steps("Untick the car. The ferns one should be ticked.", &obs).unwrap(),
