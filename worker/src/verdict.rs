@@ -317,7 +317,8 @@ impl Exec<'_, AgentState> {
     }
 
     /// A natural-language run that would end `succeeded` but never pressed a control its
-    /// instruction says to press (see `agent::presses`) ends `failed`, naming it.
+    /// instruction says to press (see `agent::presses`) ends `failed`, naming it; one that
+    /// pressed Enter instead ends `unverified`.
     fn with_named_presses(
         &self,
         decided: (RunStatus, Option<String>, Verdict),
@@ -339,7 +340,18 @@ impl Exec<'_, AgentState> {
         let mut named = crate::agent::presses::named(&task, start);
         named.retain(|n| !forbidden.contains(&n.to_lowercase()));
         let (tapped, entered) = self.rec.em.presses();
-        match crate::agent::presses::missed(&named, tapped, entered) {
+        match crate::agent::presses::missed(&named, tapped) {
+            // Enter in place of the control: whether it did the same Argus cannot tell (keys
+            // are not effect-checked; measured: Enter in a MiniWoB form whose Submit is a
+            // clickable text submitted nothing, and the run ended `succeeded`).
+            Some(m) if entered => {
+                let basis = format!(
+                    "the instruction says to press {m:?}; the run pressed Enter instead, which may not do the same ({})",
+                    v.basis
+                );
+                v.basis = basis.clone();
+                (RunStatus::Unverified, Some(basis), v)
+            }
             Some(m) => {
                 let basis = format!(
                     "the instruction says to press {m:?} and the run never did ({})",

@@ -684,8 +684,15 @@ fn order_zh(body: &str, outside: &str) -> Option<Order> {
         Does::Check if outside.contains("取消") || outside.contains("勾去掉") => Does::Uncheck,
         d => *d,
     };
-    // `未` of the verb `改回未完成` is no negation; one elsewhere is.
-    let rest = outside.replacen(verb, " ", 1).replace("取消", " ");
+    // `未` of the verb `改回未完成` is no negation; one elsewhere is. "已经做完的几条清掉":
+    // 已经 of the items' description is no report.
+    let rest = ZH_DONE_ADJECTIVES
+        .iter()
+        .fold(outside.to_string(), |s, a| {
+            s.replace(&format!("已经{a}"), "□")
+        })
+        .replacen(verb, " ", 1)
+        .replace("取消", " ");
     if ZH_NOT_ORDERS.iter().any(|w| rest.contains(w)) {
         return None;
     }

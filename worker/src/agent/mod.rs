@@ -56,6 +56,7 @@ pub(crate) mod state;
 pub mod step_done;
 pub(crate) mod turn;
 mod typed_tail;
+mod typed_value;
 mod verb_particles;
 
 /// A screen of `items` (role, name) stacked 40 px apart under one root, as the perception

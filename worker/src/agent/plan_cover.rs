@@ -6,7 +6,8 @@
 //!
 //! Rule: the job's last clause is `<verb> [on] [the] <name> [button]` (verb: press, click,
 //! hit, tap, push; the name may be quoted); the plan's screen has exactly one button or
-//! link with that name (case and white space ignored); no plan step mentions the name.
+//! link with that name (case and white space ignored), or none and exactly one text or
+//! plain element (a clickable `<div>`); no plan step mentions the name.
 //! Then a closing `press Enter` becomes `tap "<name as the screen writes it>"` (the job
 //! said the button, not the key), or, where no step presses Enter, the tap is appended.
 //! Every other plan is left as it is.
@@ -34,11 +35,25 @@ pub fn with_closing_tap(
         return (plan, false);
     };
     let want = collapse_ws(&name).to_lowercase();
-    let mut hits = obs.elements.iter().filter(|e| {
-        matches!(e.role, Role::Button | Role::Link) && collapse_ws(&e.name).to_lowercase() == want
-    });
-    let (Some(button), None) = (hits.next(), hits.next()) else {
-        return (plan, false);
+    let named_so = |e: &&argus_perception::Element| collapse_ws(&e.name).to_lowercase() == want;
+    // A button or link by that name; else one plain element (a clickable `<div>Submit</div>`
+    // reads as text: measured on a MiniWoB form, the plan pressed Enter there and nothing
+    // was submitted).
+    let buttons: Vec<_> = obs
+        .elements
+        .iter()
+        .filter(named_so)
+        .filter(|e| matches!(e.role, Role::Button | Role::Link))
+        .collect();
+    let plain: Vec<_> = obs
+        .elements
+        .iter()
+        .filter(named_so)
+        .filter(|e| matches!(e.role, Role::Text | Role::Other))
+        .collect();
+    let button = match (buttons.as_slice(), plain.as_slice()) {
+        ([one], _) | ([], [one]) => *one,
+        _ => return (plan, false),
     };
     let enter = |s: &String| {
         let s = s.to_lowercase();
@@ -188,6 +203,15 @@ mod tests {
             with_closing_tap(job, vec!["type 'abc' into \"textfield\"".into()], &screen);
         assert!(added);
         assert_eq!(p.last().map(String::as_str), Some("tap \"Submit\""));
+        // A clickable text named so, where no button is, closes the plan in place of Enter.
+        let text = obs(&[(Role::Textfield, "Year"), (Role::Text, "Submit")]);
+        let (p, added) = with_closing_tap(
+            "Year 1990, then make sure it reads 1990 before you hit Submit.",
+            vec!["type \"1990\" into \"Year\"".into(), "press Enter".into()],
+            &text,
+        );
+        assert!(added);
+        assert_eq!(p, vec!["type \"1990\" into \"Year\"", "tap \"Submit\""]);
         // A step naming the button only as a neighbour does not press it.
         let (p, added) = with_closing_tap(
             job,
@@ -220,9 +244,14 @@ mod tests {
             assert!(!added);
             assert_eq!(p, plan);
         }
-        // No such button on the screen, or two: left alone.
+        // No such control on the screen (a heading is none), or two: left alone.
         for items in [
-            vec![(Role::Textfield, ""), (Role::Text, "Submit")],
+            vec![(Role::Textfield, ""), (Role::Heading, "Submit")],
+            vec![
+                (Role::Textfield, ""),
+                (Role::Text, "Submit"),
+                (Role::Text, "submit"),
+            ],
             vec![(Role::Button, "Submit"), (Role::Link, "submit")],
         ] {
             let (_, added) = with_closing_tap(

@@ -51,7 +51,10 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
             let unstopped = says_no_full_stop(task)
                 .then(|| text.strip_suffix(['。', '.', '．']).map(str::to_string))
                 .flatten();
+            // "Username's X, no wait, … Y", "X, capital P": the value meant.
+            let owned = super::typed_value::own_value(task, &text, field.as_deref());
             match year
+                .or(owned)
                 .or(described)
                 .or(unstopped)
                 .or(whole)

@@ -10,8 +10,9 @@
 //! Rule: after a press verb (press, click, hit, tap, push, and their -ing forms), skipping
 //! `on` / `the`, the longest run of one to four words that equals (case and white space
 //! ignored) the label of an element on the screen the first plan saw is a named press. A run
-//! pressed it when one of its delivered taps went to an element with that label, or it
-//! pressed Enter (a form submitted by Enter needs no button).
+//! pressed it when one of its delivered taps went to an element with that label; one that
+//! pressed Enter instead is `unverified` (a form may submit on Enter, or may not: keys are
+//! not effect-checked).
 
 use argus_perception::elements::collapse_ws;
 use argus_perception::Observation;
@@ -67,11 +68,9 @@ pub fn named(instruction: &str, start: &Observation) -> Vec<String> {
 }
 
 /// The first of `named` the run never pressed: `tapped` are the labels of the elements its
-/// delivered taps went to, `entered` whether it pressed Enter.
-pub fn missed<'a>(named: &'a [String], tapped: &[String], entered: bool) -> Option<&'a String> {
-    if entered {
-        return None;
-    }
+/// delivered taps went to. An Enter is no press of a named control here (the verdict tells
+/// it apart: `unverified`, not `failed`).
+pub fn missed<'a>(named: &'a [String], tapped: &[String]) -> Option<&'a String> {
     named.iter().find(|n| {
         !tapped
             .iter()
@@ -113,10 +112,9 @@ mod tests {
     }
 
     #[test]
-    fn a_press_counts_by_tap_or_enter() {
+    fn a_press_counts_by_a_tap_on_its_label() {
         let n = vec!["Login".to_string()];
-        assert_eq!(missed(&n, &[], false), Some(&n[0]));
-        assert_eq!(missed(&n, &["login".into()], false), None);
-        assert_eq!(missed(&n, &[], true), None);
+        assert_eq!(missed(&n, &[]), Some(&n[0]));
+        assert_eq!(missed(&n, &["login".into()]), None);
     }
 }
