@@ -379,14 +379,21 @@ pub fn reads_as_check(step: &str) -> bool {
 }
 
 /// Words that end a Chinese clause saying when ("都弄好后", "改完以后"); a lead word may follow.
-const WHEN_ZH: &[&str] = &["之后", "以后", "后", "完了", "好了", "的时候", "时"];
+const WHEN_ZH: &[&str] = &["之后", "以后", "后", "完了", "好了", "的时候", "时", "完"];
 
-/// `body` after a leading Chinese "when" phrase that a [`LEADS_ZH`] word follows
-/// ("都弄好后核对一下…" → "核对一下…"); `body` itself otherwise.
+/// Words of asking between a "when" phrase and its check lead ("改完帮我确认一下").
+const ASKS_ZH: &[&str] = &["帮我", "帮忙", "麻烦", "请", "再"];
+
+/// `body` after a leading Chinese "when" phrase that a [`LEADS_ZH`] word follows, words of
+/// asking between ("都弄好后核对一下…" → "核对一下…", "改完帮我确认一下" → "确认一下"); `body`
+/// itself otherwise.
 fn after_when_zh(body: &str) -> &str {
     for w in WHEN_ZH {
         for (at, _) in body.match_indices(w) {
-            let rest = body[at + w.len()..].trim_start_matches(['，', ',', ' ']);
+            let mut rest = body[at + w.len()..].trim_start_matches(['，', ',', ' ']);
+            while let Some(r) = ASKS_ZH.iter().find_map(|a| rest.strip_prefix(a)) {
+                rest = r;
+            }
             if at > 0
                 && body[..at].chars().count() <= 8
                 && LEADS_ZH.iter().any(|l| rest.starts_with(l))

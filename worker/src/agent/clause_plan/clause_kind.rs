@@ -376,6 +376,12 @@ fn done_for_me(body: &str, word: &str) -> bool {
 /// Whether `body` says the request word `w` itself, not inside a word it is part of
 /// (请 of 邀请函 / 申请 / 请假 asks nothing).
 fn says_word(body: &str, w: &str) -> bool {
+    if w == "让" {
+        // "抽奖平台不让搞": not letting is no request.
+        return body
+            .match_indices('让')
+            .any(|(i, _)| !body[..i].ends_with(['不', '没']));
+    }
     if w != "请" {
         return body.contains(w);
     }

@@ -280,7 +280,7 @@ const ZH_FUNCTION_CHARS: &str =
 
 /// Whether a clause names the list itself, not an item ("健身那个单子", "the camping list"):
 /// a list noun and no quote.
-fn names_the_list(seg: &str) -> bool {
+pub(super) fn names_the_list(seg: &str) -> bool {
     let lower = seg.trim().to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric() && c != '-')

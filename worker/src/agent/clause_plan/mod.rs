@@ -763,7 +763,8 @@ fn unsure(
             || ["as it is", "as is", "除了", "原样"]
                 .iter()
                 .any(|w| lower.contains(w));
-        if kept || !implied::tells_a_change(&segs[k]) {
+        // "今晚直播前再过一遍单子": the list's own name speaks of no item.
+        if kept || !implied::tells_a_change(&segs[k]) || item_match::names_the_list(&segs[k]) {
             continue;
         }
         let Some(item) = named(&segs[k]) else {

@@ -402,3 +402,27 @@ fn where_the_run_ends_and_counts_of_what_shows_read() {
     let c = crate::agent::clauses::checkable("最后确认一下，底部应该显示还剩 2 项没做");
     assert_eq!(c[0].checks, vec!["assert 2 items are not checked"]);
 }
+
+#[test]
+fn a_refusal_is_a_reason_and_a_bare_check_lead_after_when_asks_nothing() {
+    let zh = list(&[("订停车位", false), ("买门票", true), ("借相机", false)]);
+    // 不让 tells what someone refused; the next clause's order acts on it.
+    assert_eq!(
+        steps("停车场那边不让预订，那条直接删掉。", &zh).unwrap(),
+        vec!["tap \"Delete\" in the row of \"订停车位\""]
+    );
+    // "改完帮我确认一下，…": a check lead, its content in the next clause.
+    let r = read(
+        "相机借到了，打勾。弄完帮我核对一下，是不是只剩一条没勾。",
+        &zh,
+    )
+    .unwrap();
+    assert_eq!(r.without_asks().steps, vec!["check \"借相机\""]);
+    let c = crate::agent::clauses::checkable("弄完帮我核对一下，是不是只剩一条没勾。");
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].checks, vec!["assert 1 item is not checked"]);
+    // The list's own name, sharing characters with an item, leaves nothing unsure.
+    let trip = list(&[("买相机电池", false), ("订酒店", false)]);
+    let r = read("出发前再看一遍相机那张单子。酒店订好了，打勾。", &trip).unwrap();
+    assert!(r.unsure.is_empty(), "{:?}", r.unsure);
+}
