@@ -402,3 +402,26 @@ fn where_the_run_ends_and_counts_of_what_shows_read() {
     let c = crate::agent::clauses::checkable("最后确认一下，底部应该显示还剩 2 项没做");
     assert_eq!(c[0].checks, vec!["assert 2 items are not checked"]);
 }
+
+#[test]
+fn a_second_items_text_and_an_item_named_by_a_view_word_read_as_said() {
+    let obs = list(&[("buy milk", false), ("replace the water filter", true)]);
+    // "make it 'y'" after "one for the roofer": a second item, not a correction of the first.
+    let s = steps(
+        "Add 'call the electrician'. Then one for the roofer, make it 'call the roofer'.",
+        &obs,
+    )
+    .unwrap();
+    assert_eq!(
+        s[..2],
+        [
+            "type \"call the electrician\" into \"New item\"",
+            "press Enter"
+        ]
+    );
+    // "keep … filter … unticked" names an item, not a view to end on.
+    assert_eq!(
+        steps("Keep the water filter one unticked.", &obs).unwrap(),
+        vec!["uncheck \"replace the water filter\""]
+    );
+}
