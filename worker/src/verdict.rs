@@ -318,7 +318,7 @@ impl Exec<'_, AgentState> {
 
     /// A natural-language run that would end `succeeded` but never pressed a control its
     /// instruction says to press (see `agent::presses`) ends `failed`, naming it; one that
-    /// pressed Enter instead ends `unverified`.
+    /// pressed Enter instead (its last input) ends `unverified`.
     fn with_named_presses(
         &self,
         decided: (RunStatus, Option<String>, Verdict),

@@ -82,6 +82,18 @@ const TOTAL: &[&str] = &[
     "lists",
     "displays",
 ];
+/// Words between a number and its noun that pick some items out ("2 new items", "two more
+/// entries"): the number counts those, not the list.
+const SUBSET: &[&str] = &[
+    "new",
+    "more",
+    "extra",
+    "other",
+    "added",
+    "additional",
+    "fewer",
+    "less",
+];
 /// English negations (apostrophes dropped).
 const NOT: &[&str] = &[
     "not", "arent", "isnt", "dont", "doesnt", "havent", "hasnt", "wasnt", "werent", "never",
@@ -205,6 +217,14 @@ fn count_en(words: &[&str]) -> Option<String> {
     if state.is_none() && !(has(TOTAL) || of_them || bare) {
         return None;
     }
+    // "make sure it doesn't show 3 items", "the list shows 2 new items": no total of the
+    // list (a total not there, or some items picked out).
+    let picked = after[..noun.unwrap_or(0)]
+        .iter()
+        .any(|w| SUBSET.contains(w));
+    if state.is_none() && (negated || picked) {
+        return None;
+    }
     Some(argus_protocol::action::items_line(state, n))
 }
 
@@ -234,9 +254,10 @@ fn count_zh(part: &str) -> Option<String> {
             .then_some((i, n))
     })?;
     let before: String = chars[..at].iter().collect();
+    // "确认第 2 条已完成": a space may stand after the word too.
     if ["这", "那", "前", "后", "第"]
         .iter()
-        .any(|d| before.ends_with(d))
+        .any(|d| before.trim_end().ends_with(d))
         && n != 1
     {
         return None;
@@ -319,6 +340,15 @@ mod tests {
         assert!(item_counts("make sure it says 3 items").is_empty());
         assert!(item_counts("confirm the year is 1999").is_empty());
         assert!(item_counts("check the total: 3 apples").is_empty());
+        // What the list shows is a total, but not one said not to be, nor some items
+        // picked out of it.
+        assert_eq!(
+            item_counts("then confirm the list shows two items"),
+            ["assert 2 items are listed"]
+        );
+        assert!(item_counts("make sure it doesn't show 3 items").is_empty());
+        assert!(item_counts("make sure the list shows 2 new items at the top").is_empty());
+        assert!(item_counts("check it displays two more tasks than before").is_empty());
     }
 
     #[test]
@@ -336,6 +366,13 @@ mod tests {
             ["assert 1 item is not checked"]
         );
         assert!(item_counts("确认前两条还在").is_empty());
+        // A space between the number and its classifier, or before the number.
+        assert_eq!(
+            item_counts("底部应该显示还剩 2 项没做"),
+            ["assert 2 items are not checked"]
+        );
+        assert!(item_counts("确认第 2 条已完成").is_empty());
+        assert!(item_counts("确认前 2 条都完成了").is_empty());
         assert!(item_counts("确认页面显示欢迎").is_empty());
     }
 }

@@ -738,12 +738,12 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
         return Some(order);
     }
     // "leave it on the Active filter when you're done": a view the run ends on, no item's
-    // order.
-    if (lower.starts_with("leave ") || lower.starts_with("keep "))
-        && [" filter", " view", " tab"]
-            .iter()
-            .any(|w| lower.contains(w))
-    {
+    // order ("keep the water filter one unticked", "leave the table booking open" are).
+    let on_a_view = lower.split_once(" on ").is_some_and(|(_, r)| {
+        r.split(|c: char| !c.is_alphanumeric())
+            .any(|w| ["filter", "view", "tab"].contains(&w))
+    });
+    if (lower.starts_with("leave ") || lower.starts_with("keep ")) && on_a_view {
         return None;
     }
     // "mark 'x' done", "throw 'x' on the end": the words after the verb decide, or that
@@ -1664,6 +1664,25 @@ mod tests {
                 "{said}"
             );
         }
+    }
+
+    #[test]
+    fn a_view_to_end_on_is_no_order_but_an_item_named_by_a_view_word_is() {
+        assert_eq!(
+            super::order_of("leave it on the Active filter when you're done"),
+            None
+        );
+        // "filter", "tab" in an item's words, or inside another word ("table").
+        for (said, does) in [
+            ("keep the water filter one unticked", super::Does::Uncheck),
+            ("leave the table booking unticked", super::Does::Uncheck),
+        ] {
+            assert_eq!(super::order_of(said).map(|o| o.does), Some(does), "{said}");
+        }
+        // 已经 before a done adjective describes the items; 别 still forbids.
+        let o = super::order_of("已经做完的几条清掉").expect("an order");
+        assert_eq!(o.does, super::Does::Delete);
+        assert_eq!(super::order_of("已经做完的先别删"), None);
     }
 
     #[test]

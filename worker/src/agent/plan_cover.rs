@@ -7,7 +7,8 @@
 //! Rule: the job's last clause is `<verb> [on] [the] <name> [button]` (verb: press, click,
 //! hit, tap, push; the name may be quoted); the plan's screen has exactly one button or
 //! link with that name (case and white space ignored), or none and exactly one text or
-//! plain element (a clickable `<div>`); no plan step mentions the name.
+//! plain element (a clickable `<div>`) and no other element named so (not a field's
+//! label); no plan step mentions the name.
 //! Then a closing `press Enter` becomes `tap "<name as the screen writes it>"` (the job
 //! said the button, not the key), or, where no step presses Enter, the tap is appended.
 //! Every other plan is left as it is.
@@ -45,14 +46,15 @@ pub fn with_closing_tap(
         .filter(named_so)
         .filter(|e| matches!(e.role, Role::Button | Role::Link))
         .collect();
-    let plain: Vec<_> = obs
-        .elements
+    // The text must be the only element named so: a field's label ("Search" beside a search
+    // box named "Search") is no control to press.
+    let all_named: Vec<_> = obs.elements.iter().filter(named_so).collect();
+    let plain = all_named
         .iter()
-        .filter(named_so)
-        .filter(|e| matches!(e.role, Role::Text | Role::Other))
-        .collect();
-    let button = match (buttons.as_slice(), plain.as_slice()) {
-        ([one], _) | ([], [one]) => *one,
+        .all(|e| matches!(e.role, Role::Text | Role::Other));
+    let button = match (buttons.as_slice(), all_named.as_slice()) {
+        ([one], _) => *one,
+        ([], [one]) if plain => *one,
         _ => return (plan, false),
     };
     let enter = |s: &String| {
@@ -212,6 +214,20 @@ mod tests {
         );
         assert!(added);
         assert_eq!(p, vec!["type \"1990\" into \"Year\"", "tap \"Submit\""]);
+        // A text that is a field's label (the box is named so too) is no control: the
+        // search box submits on Enter.
+        let label = obs(&[(Role::Text, "Search"), (Role::Textfield, "Search")]);
+        let plan = vec![
+            "type \"oat milk\" into \"Search\"".to_string(),
+            "press Enter".into(),
+        ];
+        let (p, added) = with_closing_tap(
+            "Type 'oat milk' into the search box and hit Search.",
+            plan.clone(),
+            &label,
+        );
+        assert!(!added);
+        assert_eq!(p, plan);
         // A step naming the button only as a neighbour does not press it.
         let (p, added) = with_closing_tap(
             job,

@@ -35,6 +35,10 @@ pub(super) fn typing(step: &str) -> Option<(String, Option<String>)> {
 /// changed.
 pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
     let mut changed = 0;
+    let fields: Vec<String> = steps
+        .iter()
+        .filter_map(|s| typing(s).and_then(|(_, f)| f))
+        .collect();
     let steps = steps
         .into_iter()
         .map(|s| {
@@ -52,7 +56,16 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
                 .then(|| text.strip_suffix(['。', '.', '．']).map(str::to_string))
                 .flatten();
             // "Username's X, no wait, … Y", "X, capital P": the value meant.
-            let owned = super::typed_value::own_value(task, &text, field.as_deref());
+            let others: Vec<String> = fields
+                .iter()
+                .filter(|f| {
+                    field
+                        .as_ref()
+                        .is_none_or(|own| !own.eq_ignore_ascii_case(f))
+                })
+                .cloned()
+                .collect();
+            let owned = super::typed_value::own_value(task, &text, field.as_deref(), &others);
             match year
                 .or(owned)
                 .or(described)
@@ -658,6 +671,29 @@ mod tests {
         assert_eq!((p[0].as_str(), n), ("type \"Jo\" into \"Username\"", 0));
         let (_, n) = as_written(v(&["type \"ab\" into \"X\""]), "type aB or Ab");
         assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn a_value_is_corrected_only_by_its_own_fields_words() {
+        let task = "Username's frontdesk.3, no wait, this one is frontdesk.2. Password is \
+                    Pelican!Row8, capital P and capital R.";
+        let (p, n) = as_written(
+            v(&[
+                "type \"Username's frontdesk.3\" into \"Username\"",
+                "type \"Pelican!Row8, capital P and capital R\" into \"Password\"",
+            ]),
+            task,
+        );
+        assert_eq!(n, 2);
+        assert_eq!(p[0], "type \"frontdesk.2\" into \"Username\"");
+        assert_eq!(p[1], "type \"Pelican!Row8\" into \"Password\"");
+        // The password named after an aside is the password's, not a corrected username.
+        let plan = v(&[
+            "type \"anna.b\" into \"Username\"",
+            "type \"anna.b99\" into \"Password\"",
+        ]);
+        let task = "Log in as anna.b, actually her password is anna.b99.";
+        assert_eq!(as_written(plan.clone(), task), (plan, 0));
     }
 
     #[test]

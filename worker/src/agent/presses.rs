@@ -11,8 +11,9 @@
 //! `on` / `the`, the longest run of one to four words that equals (case and white space
 //! ignored) the label of an element on the screen the first plan saw is a named press. A run
 //! pressed it when one of its delivered taps went to an element with that label; one that
-//! pressed Enter instead is `unverified` (a form may submit on Enter, or may not: keys are
-//! not effect-checked).
+//! pressed Enter instead, with no tap, tick or typing after it, is `unverified` (a form may
+//! submit on Enter, or may not: keys are not effect-checked); an Enter followed by more input
+//! (the Enter that added a todo before a tick) stood for no press.
 
 use argus_perception::elements::collapse_ws;
 use argus_perception::Observation;

@@ -58,6 +58,17 @@ const SPELLING: &[&str] = &[
     "first",
 ];
 
+/// Words of a spelling note that name letters (one of them, or a letter, must be there).
+const LETTER_WORDS: &[&str] = &[
+    "case",
+    "caps",
+    "capitals",
+    "letter",
+    "letters",
+    "uppercase",
+    "lowercase",
+];
+
 /// Words of a spelling note that say a case (one must be there).
 const CASE_WORDS: &[&str] = &[
     "capital",
@@ -72,17 +83,28 @@ const CASE_WORDS: &[&str] = &[
 
 /// The value `text` (typed into `field`) stands for in `task`: without a lead naming the
 /// field ("Username's X" → X), without a spelling note after a comma ("X, capital P" → X),
-/// and replaced by a later correction ("X, no wait, … is Y" → Y, where Y has X's shape).
-/// `None` when none applies or the result is not in `task`.
-pub(super) fn own_value(task: &str, text: &str, field: Option<&str>) -> Option<String> {
+/// and replaced by a later correction ("X, no wait, … is Y" → Y, where Y has X's shape,
+/// said before any of `others`, the plan's other fields, is named). A text the task quotes
+/// as it is keeps its lead and note ("type 'Note: fragile'"). `None` when none applies or
+/// the result is not in `task`.
+pub(super) fn own_value(
+    task: &str,
+    text: &str,
+    field: Option<&str>,
+    others: &[String],
+) -> Option<String> {
     let mut v = text.trim().to_string();
-    if let Some(rest) = field.and_then(|f| without_field_lead(&v, f)) {
+    let quoted = super::clauses::quoted(task).contains(&v);
+    if let Some(rest) = field
+        .filter(|_| !quoted)
+        .and_then(|f| without_field_lead(&v, f))
+    {
         v = rest;
     }
-    if let Some(head) = without_spelling_note(&v) {
+    if let Some(head) = without_spelling_note(&v).filter(|_| !quoted) {
         v = head;
     }
-    if let Some(later) = corrected_later(task, &v) {
+    if let Some(later) = corrected_later(task, &v, others) {
         v = later;
     }
     (v != text.trim() && !v.is_empty() && task.contains(v.as_str())).then_some(v)
@@ -120,20 +142,34 @@ fn without_spelling_note(v: &str) -> Option<String> {
         .split(|c: char| c.is_whitespace() || c == '-')
         .filter(|w| !w.is_empty())
         .collect();
+    // A letter, or a word for letters, is there ("Latte, small" is an order's size): the
+    // article "a" is a letter only after a case word ("capital a").
+    let letter = tokens.iter().enumerate().any(|(i, w)| {
+        LETTER_WORDS.contains(w)
+            || (w.chars().count() == 1
+                && (*w != "a" || i > 0 && CASE_WORDS.contains(&tokens[i - 1])))
+    });
     let en = !tokens.is_empty()
         && tokens
             .iter()
             .all(|w| SPELLING.contains(w) || w.chars().count() == 1)
-        && tokens.iter().any(|w| CASE_WORDS.contains(w));
-    let zh = note.contains("大写") || note.contains("小写");
+        && tokens.iter().any(|w| CASE_WORDS.contains(w))
+        && letter;
+    // "Q 大写", "全部小写": nothing but letters and words of case ("大写壹佰元" is a text).
+    let zh = (note.contains("大写") || note.contains("小写"))
+        && note
+            .chars()
+            .filter(|c| super::effects::is_cjk(*c))
+            .all(|c| "大小写字母首全部都是的".contains(c));
     (en || zh).then(|| head.trim().to_string())
 }
 
 /// The value that corrects `v` later in `task`: right after `v` (within
-/// [`TAKE_BACK_REACH`]) a [`TAKE_BACKS`] word, then (within [`CORRECTION_REACH`]) the first
-/// token of `v`'s shape: the same length give or take two, and at least half of `v` as its
-/// start ("frontdesk.3 … frontdesk.2").
-fn corrected_later(task: &str, v: &str) -> Option<String> {
+/// [`TAKE_BACK_REACH`]) a [`TAKE_BACKS`] word, then (within [`CORRECTION_REACH`], and
+/// before any of the fields `others` is named: "anna.b, actually her password is anna.b99"
+/// gives the password) the first token of `v`'s shape: the same length give or take two,
+/// and at least half of `v` as its start ("frontdesk.3 … frontdesk.2").
+fn corrected_later(task: &str, v: &str, others: &[String]) -> Option<String> {
     if v.chars().count() < 3 || v.contains(' ') {
         return None;
     }
@@ -149,6 +185,19 @@ fn corrected_later(task: &str, v: &str) -> Option<String> {
     }
     let from = lead_at + lead;
     let window: String = after[from..].chars().take(CORRECTION_REACH).collect();
+    let lower = window.to_lowercase();
+    let other_at = others
+        .iter()
+        .map(|o| o.trim().to_lowercase())
+        .filter(|o| !o.is_empty())
+        .filter_map(|o| lower.find(&o))
+        .min()
+        .unwrap_or(lower.len());
+    // Lower-casing may change byte lengths: cut by characters.
+    let window: String = window
+        .chars()
+        .take(lower[..other_at].chars().count())
+        .collect();
     let vc: Vec<char> = v.chars().collect();
     window
         .split(|c: char| c.is_whitespace() || "，。；、".contains(c))
@@ -203,20 +252,89 @@ mod tests {
             None
         );
         assert_eq!(without_spelling_note("Smith, John"), None);
+        // A size is no spelling note, nor is an amount written out in words.
+        assert_eq!(without_spelling_note("latte, small"), None);
+        assert_eq!(without_spelling_note("100元，大写壹佰元"), None);
+        assert_eq!(
+            without_spelling_note("kiosk, all lower case").as_deref(),
+            Some("kiosk")
+        );
+    }
+
+    #[test]
+    fn a_quoted_text_keeps_its_lead_and_note() {
+        let field = |t: &str, text: &str, f: &str| own_value(t, text, Some(f), &[]);
+        assert_eq!(
+            field(
+                "Type 'Note: fragile' into the Note field.",
+                "Note: fragile",
+                "Note"
+            ),
+            None
+        );
+        assert_eq!(
+            field(
+                "In Message write 'Message is urgent'.",
+                "Message is urgent",
+                "Message"
+            ),
+            None
+        );
+        assert_eq!(
+            field(
+                "Type 'OK, all caps' into the reply box.",
+                "OK, all caps",
+                "Reply"
+            ),
+            None
+        );
+        // Unquoted, the lead is cut.
+        assert_eq!(
+            field("Note: fragile. Save it.", "Note: fragile", "Note").as_deref(),
+            Some("fragile")
+        );
     }
 
     #[test]
     fn a_value_taken_back_gives_the_corrected_one() {
         let task = "The user is desk.4, no wait, that's the old one, it's desk.5 now. Log in.";
-        assert_eq!(corrected_later(task, "desk.4").as_deref(), Some("desk.5"));
+        assert_eq!(
+            corrected_later(task, "desk.4", &[]).as_deref(),
+            Some("desk.5")
+        );
         let zh = "用户名 room12，不对，是 room21，密码不变。";
-        assert_eq!(corrected_later(zh, "room12").as_deref(), Some("room21"));
+        assert_eq!(
+            corrected_later(zh, "room12", &[]).as_deref(),
+            Some("room21")
+        );
         // No take-back right after it: nothing corrected.
         let plain = "User desk.4 and then desk.5 for the other kiosk.";
-        assert_eq!(corrected_later(plain, "desk.4"), None);
+        assert_eq!(corrected_later(plain, "desk.4", &[]), None);
         assert_eq!(
-            own_value(task, "user is desk.4", Some("User")).as_deref(),
+            own_value(task, "user is desk.4", Some("User"), &[]).as_deref(),
             Some("desk.5")
+        );
+        // A value of another field after an aside is no correction.
+        let pw = ["Password".to_string()];
+        for (task, v) in [
+            (
+                "Log in as anna.b, actually her password is anna.b99.",
+                "anna.b",
+            ),
+            (
+                "Username is kiosk.7, sorry it's long, and the password is kiosk.7pw.",
+                "kiosk.7",
+            ),
+        ] {
+            assert_eq!(corrected_later(task, v, &pw), None, "{task}");
+        }
+        let zh = "用户名 zhang01，说错了，密码是 zhang0101。";
+        assert_eq!(corrected_later(zh, "zhang01", &["密码".to_string()]), None);
+        // The correction before the other field is named still counts.
+        let task = "Username's frontdesk.3, no wait, this one is frontdesk.2. Password is Kite!9.";
+        assert_eq!(
+            corrected_later(task, "frontdesk.3", &pw).as_deref(),
+            Some("frontdesk.2")
         );
     }
 }

@@ -125,7 +125,8 @@ impl Emitter {
     }
 
     /// The names of the elements this run's taps went to (ok taps and double taps), and
-    /// whether it pressed Enter: which controls the run pressed (`agent::presses`).
+    /// whether it pressed Enter with no tap, tick or typing delivered after it (an Enter that
+    /// may stand for a closing press): which controls the run pressed (`agent::presses`).
     pub fn presses(&self) -> (&[String], bool) {
         (&self.tapped, self.entered)
     }
@@ -140,6 +141,17 @@ impl Emitter {
                 if let Some(t) = &r.target {
                     self.tapped.push(t.name.clone());
                 }
+            }
+            // An Enter followed by a tap, a tick or typing was not the run's closing press.
+            let input = [
+                ActionKind::Tap,
+                ActionKind::DoubleTap,
+                ActionKind::LongPress,
+                ActionKind::SetChecked,
+                ActionKind::Type,
+            ];
+            if r.ok && input.into_iter().any(kind) {
+                self.entered = false;
             }
             self.entered |= r.ok && kind(ActionKind::Key) && r.detail.contains("Enter");
         }
@@ -178,5 +190,46 @@ impl Emitter {
             }
         }
         Err(format!("event {} not published: {last}", ev.seq))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use argus_protocol::{ActionRecord, Disposition};
+
+    fn finished(kind: ActionKind, detail: &str) -> EventBody {
+        EventBody::ActionFinished(Box::new(ActionRecord::new(
+            0,
+            0,
+            kind.name(),
+            detail.to_string(),
+            true,
+            None,
+            Disposition::DeliveredUnverified,
+            Utc::now(),
+        )))
+    }
+
+    #[tokio::test]
+    async fn an_enter_stands_for_a_press_only_with_no_input_after_it() {
+        let mut em = Emitter::new(Arc::new(MemorySink::default()), Uuid::nil(), Uuid::nil());
+        for (kind, detail) in [
+            (ActionKind::Type, "type \"1990\" into \"Year\""),
+            (ActionKind::Key, "press Enter"),
+            (
+                ActionKind::AssertContains,
+                "assert screen contains \"1990\"",
+            ),
+        ] {
+            em.emit(finished(kind, detail)).await.expect("published");
+        }
+        assert!(em.presses().1, "the closing Enter");
+        // "Add 'milk', tick it, then hit Clear completed": the Enter added the item; a tick
+        // came after it, so it stands for no press.
+        em.emit(finished(ActionKind::SetChecked, "check \"milk\""))
+            .await
+            .expect("published");
+        assert!(!em.presses().1);
     }
 }

@@ -637,6 +637,11 @@ mod tests {
             steps("房租早就交了，那条直接删了吧。", &zh).unwrap(),
             vec!["tap \"Delete\" in the row of \"交房租\""]
         );
+        // An imperative's word before a verb of state is a noun; with its object it orders.
+        assert!(super::describes("Tap is fixed"));
+        assert!(super::describes("Fix was done by the landlord"));
+        assert!(!super::describes("Tap the plumber one"));
+        assert!(!super::describes("Fix the tap, it is dripping"));
     }
 
     #[test]

@@ -225,6 +225,15 @@ mod tests {
                 ],
             ),
             ("Untick whatever is ticked.", vec!["uncheck every item"]),
+            // A colon inside a quote stays the text's; a dash outside it still cuts.
+            (
+                "Add 'call mum: birthday' - and tick 'print boarding passes'.",
+                vec![
+                    "type \"call mum: birthday\" into \"New item\"",
+                    "press Enter",
+                    "check \"print boarding passes\"",
+                ],
+            ),
         ];
         for (t, want) in cases {
             assert_eq!(steps(t, &obs).unwrap(), want, "{t}");

@@ -410,6 +410,9 @@ mod tests {
             steps("水管其实还没修好，机票也没订成，这两条都得重新打开。", &zh).unwrap(),
             vec!["uncheck \"修水管\"", "uncheck \"订机票\""]
         );
+        // Three joined items are not what "both" speaks of.
+        let three = list(&[("买牛奶", false), ("买面包", false), ("买鸡蛋", false)]);
+        assert_eq!(steps("牛奶、面包和鸡蛋都买了，两条都勾上。", &three), None);
     }
 
     #[test]

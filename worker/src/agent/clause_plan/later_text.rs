@@ -75,13 +75,50 @@ const CORRECTS: &[&str] = &[
     "说错了",
 ];
 
+/// Words that speak of one more item ("and a second one, call it 'y'", "还有一条叫“y”"): a
+/// text after them is a new item's, not a correction of the one just added.
+const ANOTHER: &[&str] = &[
+    "another",
+    "one more",
+    "a second",
+    "second one",
+    "new one",
+    "one for",
+    "还有一条",
+    "另一条",
+    "另外",
+    "再来",
+    "再加",
+    "再添",
+];
+
+/// Whether `outside` (a clause without its quotes, lower case) speaks of one more item
+/// ([`ANOTHER`]; English words whole).
+fn speaks_of_another(outside: &str) -> bool {
+    let spaced = format!(
+        " {} ",
+        outside
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    ANOTHER.iter().any(|w| {
+        if w.chars().any(effects::is_cjk) {
+            outside.contains(w)
+        } else {
+            spaced.contains(&format!(" {w} "))
+        }
+    })
+}
+
 /// The clause after `k` (within [`REACH`]) that corrects the text `x` an add typed, and the
 /// text it gives: "add 'pick up the lemons'. Actually drop the 'the', make it 'pick up
 /// lemons'" → (2, "pick up lemons"). The correction has one quoted text and a [`WRITES`]
 /// word; it must be one of `x` (at least half of `x`'s words kept) or follow a
 /// [`CORRECTS`] lead. Clauses between it and the add quote nothing but parts of `x` (they
 /// say how it changes). `None` when a clause names a listed item of `items` outside its
-/// quotes or orders something else first.
+/// quotes, orders something else first or speaks of one more item ([`speaks_of_another`]).
 pub(super) fn corrected_text(
     segs: &[String],
     k: usize,
@@ -93,6 +130,10 @@ pub(super) fn corrected_text(
         let quoted = clauses::quoted(seg);
         let outside = clauses::without_quotes(seg).to_lowercase();
         led |= CORRECTS.iter().any(|w| outside.trim_start().starts_with(w));
+        if speaks_of_another(&outside) {
+            // "add 'x'. Then one for the roofer, make it 'y'": y is a second item.
+            return None;
+        }
         if by_words(&outside, items, Some(1)).is_some() || by_chars(&outside, items).is_some() {
             return None;
         }
@@ -196,6 +237,34 @@ mod tests {
             corrected_text(&tick, 0, "buy milk", &[]),
             None,
             "an order between"
+        );
+    }
+
+    #[test]
+    fn a_text_for_one_more_item_corrects_nothing() {
+        let segs = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        // Most words kept, but a second item: both are added.
+        let roofer = segs(&[
+            "add 'call the electrician'",
+            "then one for the roofer",
+            "make it 'call the roofer'",
+        ]);
+        assert_eq!(
+            corrected_text(&roofer, 0, "call the electrician", &[]),
+            None
+        );
+        let second = segs(&[
+            "add 'pick up the parcel'",
+            "and a second one, call it 'pick up the suit'",
+        ]);
+        assert_eq!(corrected_text(&second, 0, "pick up the parcel", &[]), None);
+        let zh = segs(&["加一条“交电费”", "还有一条叫“交燃气费”"]);
+        assert_eq!(corrected_text(&zh, 0, "交电费", &[]), None);
+        // A take-back still corrects.
+        let fixed = segs(&["加一条“交电费”", "说错了，写成“交物业费”"]);
+        assert_eq!(
+            corrected_text(&fixed, 0, "交电费", &[]),
+            Some((1, "交物业费".to_string()))
         );
     }
 }

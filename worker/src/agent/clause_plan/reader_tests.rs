@@ -426,3 +426,26 @@ fn a_refusal_is_a_reason_and_a_bare_check_lead_after_when_asks_nothing() {
     let r = read("出发前再看一遍相机那张单子。酒店订好了，打勾。", &trip).unwrap();
     assert!(r.unsure.is_empty(), "{:?}", r.unsure);
 }
+
+#[test]
+fn a_second_items_text_and_an_item_named_by_a_view_word_read_as_said() {
+    let obs = list(&[("buy milk", false), ("replace the water filter", true)]);
+    // "make it 'y'" after "one for the roofer": a second item, not a correction of the first.
+    let s = steps(
+        "Add 'call the electrician'. Then one for the roofer, make it 'call the roofer'.",
+        &obs,
+    )
+    .unwrap();
+    assert_eq!(
+        s[..2],
+        [
+            "type \"call the electrician\" into \"New item\"",
+            "press Enter"
+        ]
+    );
+    // "keep … filter … unticked" names an item, not a view to end on.
+    assert_eq!(
+        steps("Keep the water filter one unticked.", &obs).unwrap(),
+        vec!["uncheck \"replace the water filter\""]
+    );
+}
