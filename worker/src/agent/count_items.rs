@@ -266,6 +266,10 @@ fn count_zh(part: &str) -> Option<String> {
         Some(false)
     } else if DONE_ZH.iter().any(|w| part.contains(w)) {
         Some(true)
+    } else if before.contains('剩') {
+        // "左下角显示还剩 3 项": what is left is what a list's counter counts, the open ones
+        // (as "3 items left").
+        Some(false)
     } else {
         None
     };

@@ -142,6 +142,7 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
         given_checks: Vec::new(),
         taken: Vec::new(),
         pressed: false,
+        typed_at: Vec::new(),
         described: Vec::new(),
         gated: Vec::new(),
         implied_at: Vec::new(),
@@ -196,11 +197,14 @@ struct Reader<'a> {
     taken: Vec<usize>,
     /// The last unread clause pressed a control ([`screen::pressed_control`]).
     pressed: bool,
+    /// How many steps were typed when each clause read so far began.
+    typed_at: Vec<usize>,
 }
 
 impl Reader<'_> {
     /// Reads clause `k`; `None` when a step it reads cannot be written as a line.
     fn clause(&mut self, k: usize) -> Option<()> {
+        self.typed_at.push(self.typed.len());
         let seg = self.segs[k].clone();
         let said_before: Vec<String> = self.segs[..k].iter().rev().cloned().collect();
         let before: Vec<&str> = said_before.iter().map(String::as_str).collect();
@@ -389,6 +393,9 @@ impl Reader<'_> {
             }
             return Some(());
         }
+        if let Some((item, does)) = self.also(k, seg) {
+            return self.given(does, &format!("\"{item}\""), seg, before);
+        }
         // "make sure there are six, and three of them are still open": the check's.
         let goes_on = after_a_check && self.split[k].1.trim_start().starts_with("and ");
         // "这条不需要了，删掉": a description the next clause's order acts on is its
@@ -402,6 +409,40 @@ impl Reader<'_> {
             self.described.push(k);
         }
         Some(())
+    }
+
+    /// "Batteries are all charged now. Registration as well": a clause of nothing but an
+    /// item's name and "as well" / "too" / 也一样, right after a clause that ticked (or
+    /// unticked) one other item, does the same to the item it names.
+    fn also(&self, k: usize, seg: &str) -> Option<(String, Does)> {
+        let from = *self.typed_at.get(k.checked_sub(1)?)?;
+        let [one] = self.typed.get(from..*self.typed_at.get(k)?)? else {
+            return None;
+        };
+        let does = match one.kind {
+            StepKind::Check => Does::Check,
+            StepKind::Uncheck => Does::Uncheck,
+            _ => return None,
+        };
+        let body = seg.trim().trim_end_matches(['.', '!', '。', '！']);
+        let lower = body.to_lowercase();
+        let name = [" as well", " too", " also"]
+            .iter()
+            .find_map(|t| lower.strip_suffix(t))
+            .map(str::to_string)
+            .or_else(|| {
+                ["也一样", "也是", "同理"]
+                    .iter()
+                    .find_map(|t| body.strip_suffix(t))
+                    .map(str::to_string)
+            })?;
+        if name.split_whitespace().count() > 4 || name.trim().is_empty() {
+            return None;
+        }
+        let item = by_words(&name, &self.items, Some(1))
+            .and_then(|mut v| v.pop())
+            .or_else(|| by_chars(&name, &self.items))?;
+        (item != one.target).then_some((item, does))
     }
 
     /// Whether the condition before clause `k` (`seg`) decided it: one that does not hold

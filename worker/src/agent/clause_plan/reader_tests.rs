@@ -449,3 +449,21 @@ fn a_second_items_text_and_an_item_named_by_a_view_word_read_as_said() {
         vec!["uncheck \"replace the water filter\""]
     );
 }
+
+#[test]
+fn an_item_said_as_well_after_a_state_gets_that_state() {
+    let obs = list(&[
+        ("pay the caterer", false),
+        ("confirm the venue", false),
+        ("print the menus", false),
+    ]);
+    // "Registration as well" of *register*: the noun of an item's verb.
+    assert_eq!(
+        steps("The caterer is paid now. Venue confirmation as well.", &obs).unwrap(),
+        vec!["check \"pay the caterer\"", "check \"confirm the venue\""]
+    );
+    // No state before it: nothing to copy.
+    assert_eq!(steps("The menus too.", &obs), None);
+    let c = crate::agent::clauses::checkable("最后核对一下，底部显示还剩 2 项");
+    assert_eq!(c[0].checks, vec!["assert 2 items are not checked"]);
+}

@@ -140,18 +140,34 @@ pub(in crate::agent) fn words(text: &str) -> Vec<String> {
 }
 
 /// Whether two stems are one word: equal, or one a prefix of the other by at most two
-/// letters, both of five or more ("cancell" of "cancelling" and "cancel").
+/// letters, both of five or more ("cancell" of "cancelling" and "cancel"), or both sharing
+/// six or more first letters and differing after them by at most three letters in all, two
+/// on a side ("registr" of "registration" and "register", "batteri" and "battery"; "contract"
+/// and "contrast" differ by four).
 pub(in crate::agent) fn same_word(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    short.chars().count() >= 5 && long.starts_with(short) && long.len() - short.len() <= 2
+    if short.chars().count() >= 5 && long.starts_with(short) && long.len() - short.len() <= 2 {
+        return true;
+    }
+    let shared = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let (ta, tb) = (a.chars().count() - shared, b.chars().count() - shared);
+    shared >= 6 && ta <= 2 && tb <= 2 && ta + tb <= 3
 }
 
-/// A crude English stem: `-ing`, `-ed`, `-es`/`-s` dropped from longer words, then a final
-/// `-e` ("filing" and "file" share `fil`).
+/// A crude English stem: a noun's `-ation` / `-ment` ("registration" of "register",
+/// "replacement" of "replace"), `-ing`, `-ed`, `-es`/`-s` dropped from longer words, then a
+/// final `-e` ("filing" and "file" share `fil`).
 fn stem(w: &str) -> String {
+    for (suffix, min) in [("ation", 9), ("ment", 8)] {
+        if w.len() >= min {
+            if let Some(s) = w.strip_suffix(suffix) {
+                return stem(s);
+            }
+        }
+    }
     for (suffix, min) in [("ing", 6), ("ed", 5), ("es", 5), ("s", 4)] {
         if w.len() >= min {
             if let Some(s) = w.strip_suffix(suffix) {
