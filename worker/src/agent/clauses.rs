@@ -749,6 +749,37 @@ fn count_left(clause: &str) -> Option<String> {
         .then(|| format!("{digits} {noun} {}", words[at]))
 }
 
+/// A count of what is left with no noun, said of what shows it ("the counter says 3 left",
+/// "it should read two remaining"): how many items are open. `None` without a counter or
+/// display word, or with a noun after the number.
+fn bare_left(clause: &str) -> Option<u32> {
+    let lower = clause.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || ",.;:!?".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let at = words
+        .iter()
+        .rposition(|w| *w == "left" || *w == "remaining")?;
+    let n = words.get(at.checked_sub(1)?)?;
+    let shown = [
+        "counter", "footer", "says", "say", "reads", "read", "shows", "show",
+    ]
+    .iter()
+    .any(|w| words.contains(w));
+    let n: u32 = if n.chars().all(|c| c.is_ascii_digit()) {
+        n.parse().ok()?
+    } else {
+        super::count_items::NUMBER_WORDS
+            .iter()
+            .find(|(w, _)| w == n)?
+            .1
+            .parse()
+            .ok()?
+    };
+    shown.then_some(n)
+}
+
 /// Whether a check clause says no item is ticked: "none of them ticked", "neither of them is
 /// done", "nothing ticked", "都没打勾", "一条都没勾".
 fn none_ticked(clause: &str) -> bool {
@@ -818,6 +849,10 @@ fn checks_of(clause: &str) -> Vec<String> {
     let lower = format!(" {} ", clause.to_lowercase());
     // A count of what is left is the counter's own text, whatever verb shows it ("the
     // bottom of the list is showing 3 items left after").
+    if let Some(n) = bare_left(clause) {
+        // "the counter at the bottom says 3 left": the open items, counted.
+        return vec![argus_protocol::action::items_line(Some(false), n)];
+    }
     if let Some(left) = count_left(clause) {
         let verb = if negated(&lower) {
             "assert screen does not contain"

@@ -889,9 +889,33 @@ fn stative_at(norm: &str, lower: &str, at: usize, len: usize) -> Option<Order> {
         return None;
     }
     let mut rest = format!(" {}", &lower[at + len..]);
-    let negative = lower[..at + len].ends_with("n't ") || rest.starts_with(" not ");
+    // "so that's back to not done", "it's back to open": the state it returns to.
+    let back = [" back to ", " back "]
+        .iter()
+        .find_map(|b| rest.strip_prefix(b).map(|r| format!(" {r}")));
+    let reopened = back.as_deref().is_some_and(|r| {
+        [
+            "open",
+            "undone",
+            "unticked",
+            "unchecked",
+            "active",
+            "to do",
+            "incomplete",
+            "unfinished",
+        ]
+        .iter()
+        .any(|u| r.trim() == *u)
+    });
+    if let Some(r) = back {
+        rest = r;
+    }
+    let negative = lower[..at + len].ends_with("n't ") || rest.starts_with(" not ") || reopened;
     if let Some(r) = rest.strip_prefix(" not") {
         rest = r.to_string();
+    }
+    if reopened {
+        rest = " done".to_string();
     }
     while let Some(r) = STATE_ADVERBS
         .iter()

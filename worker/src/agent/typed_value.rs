@@ -23,6 +23,11 @@ const TAKE_BACKS: &[&str] = &[
     "说错了",
     "哦不",
     "更正",
+    "hang on",
+    "hold on",
+    "等下",
+    "等一下",
+    "等等",
 ];
 
 /// How far after a value (bytes) a take-back may start and still be about it.
@@ -104,7 +109,7 @@ pub(super) fn own_value(
     if let Some(head) = without_spelling_note(&v).filter(|_| !quoted) {
         v = head;
     }
-    if let Some(later) = corrected_later(task, &v, others) {
+    if let Some(later) = corrected_later(task, &v, others, field) {
         v = later;
     }
     (v != text.trim() && !v.is_empty() && task.contains(v.as_str())).then_some(v)
@@ -169,7 +174,7 @@ fn without_spelling_note(v: &str) -> Option<String> {
 /// before any of the fields `others` is named: "anna.b, actually her password is anna.b99"
 /// gives the password) the first token of `v`'s shape: the same length give or take two,
 /// and at least half of `v` as its start ("frontdesk.3 … frontdesk.2").
-fn corrected_later(task: &str, v: &str, others: &[String]) -> Option<String> {
+fn corrected_later(task: &str, v: &str, others: &[String], field: Option<&str>) -> Option<String> {
     if v.chars().count() < 3 || v.contains(' ') {
         return None;
     }
@@ -211,6 +216,13 @@ fn corrected_later(task: &str, v: &str, others: &[String]) -> Option<String> {
             *t != v && tc.len().abs_diff(vc.len()) <= 2 && shared * 2 >= vc.len()
         })
         .map(str::to_string)
+        // "director Adebayo, hang on, no, … the director is Mensah": the field named again
+        // after the take-back gives its value.
+        .or_else(|| {
+            field
+                .and_then(|f| super::form_fill::cue_value(&window, f))
+                .filter(|y| y != v)
+        })
 }
 
 #[cfg(test)]
@@ -296,20 +308,34 @@ mod tests {
     }
 
     #[test]
+    fn a_value_taken_back_by_hang_on_or_the_field_named_again_is_corrected() {
+        let zh = "两个框都填 Lychee_1204……等下，1204 是旧的，现在用 Lychee_7731。";
+        assert_eq!(
+            corrected_later(zh, "Lychee_1204", &[], Some("password")).as_deref(),
+            Some("Lychee_7731")
+        );
+        let en = "Put drama in the genre box, director Okafor, hang on, no, Okafor wrote it, the director is Bello. Year 2001.";
+        assert_eq!(
+            corrected_later(en, "Okafor", &["Year".to_string()], Some("Director")).as_deref(),
+            Some("Bello")
+        );
+    }
+
+    #[test]
     fn a_value_taken_back_gives_the_corrected_one() {
         let task = "The user is desk.4, no wait, that's the old one, it's desk.5 now. Log in.";
         assert_eq!(
-            corrected_later(task, "desk.4", &[]).as_deref(),
+            corrected_later(task, "desk.4", &[], None).as_deref(),
             Some("desk.5")
         );
         let zh = "用户名 room12，不对，是 room21，密码不变。";
         assert_eq!(
-            corrected_later(zh, "room12", &[]).as_deref(),
+            corrected_later(zh, "room12", &[], None).as_deref(),
             Some("room21")
         );
         // No take-back right after it: nothing corrected.
         let plain = "User desk.4 and then desk.5 for the other kiosk.";
-        assert_eq!(corrected_later(plain, "desk.4", &[]), None);
+        assert_eq!(corrected_later(plain, "desk.4", &[], None), None);
         assert_eq!(
             own_value(task, "user is desk.4", Some("User"), &[]).as_deref(),
             Some("desk.5")
@@ -326,14 +352,21 @@ mod tests {
                 "kiosk.7",
             ),
         ] {
-            assert_eq!(corrected_later(task, v, &pw), None, "{task}");
+            assert_eq!(
+                corrected_later(task, v, &pw, Some("Username")),
+                None,
+                "{task}"
+            );
         }
         let zh = "用户名 zhang01，说错了，密码是 zhang0101。";
-        assert_eq!(corrected_later(zh, "zhang01", &["密码".to_string()]), None);
+        assert_eq!(
+            corrected_later(zh, "zhang01", &["密码".to_string()], None),
+            None
+        );
         // The correction before the other field is named still counts.
         let task = "Username's frontdesk.3, no wait, this one is frontdesk.2. Password is Kite!9.";
         assert_eq!(
-            corrected_later(task, "frontdesk.3", &pw).as_deref(),
+            corrected_later(task, "frontdesk.3", &pw, None).as_deref(),
             Some("frontdesk.2")
         );
     }

@@ -428,20 +428,32 @@ pub(super) fn cancels(seg: &str) -> bool {
         .replace(',', "");
     // "actually scratch that", "oh wait, never mind": a lead word of taking back ("哦不对，
     // 冰箱那条别勾" corrects a part, it takes nothing back: Chinese leads are not stripped).
-    let lower = [
+    let stripped = [
         "actually ",
         "oh ",
         "wait ",
         "no ",
+        "actually ",
         "sorry ",
         "oh wait ",
         "um ",
     ]
     .iter()
-    .fold(lower, |l, w| {
+    .fold(lower.clone(), |l, w| {
         l.strip_prefix(w).map_or(l.clone(), str::to_string)
     });
-    CANCELS.iter().any(|c| lower == *c)
+    // "no actually leave it": a take-back's lead before keeping it as it was.
+    let led = stripped != lower;
+    CANCELS.iter().any(|c| stripped == *c)
+        || (led
+            && [
+                "leave it",
+                "leave it as it is",
+                "leave it as is",
+                "keep it",
+                "leave that",
+            ]
+            .contains(&stripped.as_str()))
 }
 
 /// Whether a clause only describes (see [`SUBJECTS`], [`ZH_ORDER_WORDS`], [`IMPERATIVES`]).

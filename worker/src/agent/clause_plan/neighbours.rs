@@ -219,6 +219,19 @@ impl Reader<'_> {
         if n.is_some_and(|s| hesitates(s)) {
             n = next.next();
         }
-        n.is_some_and(|s| cancels(s))
+        if n.is_some_and(|s| cancels(s)) {
+            return true;
+        }
+        // "untick the sugar, I used the lot... no actually leave it": a reason between the
+        // order and a take-back led by "no" / "actually".
+        let reason = n.is_some_and(|s| describes(s) && effects::order_of(s).is_none());
+        reason
+            && next.next().is_some_and(|s| {
+                let l = s.trim().to_lowercase();
+                ["no ", "actually ", "no, "]
+                    .iter()
+                    .any(|w| l.starts_with(w))
+                    && cancels(s)
+            })
     }
 }

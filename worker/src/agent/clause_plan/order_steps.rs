@@ -369,6 +369,25 @@ fn whichever(object: &str) -> String {
         .map_or_else(|| object.to_string(), str::to_string)
 }
 
+/// What an order names: its items, or (`Err`) the steps that stand for them (`None`: it
+/// does not read).
+type Targets = Result<Vec<String>, Option<Vec<Option<PlanStep>>>>;
+
+/// "tick everything except the rent": every item the exception does not name; "get rid of
+/// everything that's ticked off, except the vet one": of the items in the state the order
+/// names, every one the exception does not name. `None` when `object` has no exception.
+fn all_but(object: &str, cx: &Ctx<'_>) -> Option<Targets> {
+    let kept = positions::except(object, cx.before)?;
+    let state = state_named(&object.replacen(&kept, " ", 1));
+    Some(named_by(&kept, cx.items).map(|kept| {
+        cx.items
+            .iter()
+            .filter(|(n, done)| !kept.contains(n) && state.is_none_or(|s| *done == s))
+            .map(|(n, _)| n.clone())
+            .collect()
+    }))
+}
+
 /// The items a tick, untick or delete names (see the module docs), or the steps that stand
 /// for them when none does ("all" → `check every item`; a clearing button).
 fn item_targets(
@@ -382,18 +401,8 @@ fn item_targets(
     // "tick whichever of those two isn't ticked yet": those two (one already in that state
     // is left out as already done).
     let object = &whichever(object);
-    if let Some(kept) = positions::except(object, cx.before) {
-        // "tick everything except the rent": every item the exception does not name; "get
-        // rid of everything that's ticked off, except the vet one": of the items in the
-        // state the order names, every one the exception does not name.
-        let state = state_named(&object.replacen(&kept, " ", 1));
-        let kept = named_by(&kept, cx.items)?;
-        return Ok(cx
-            .items
-            .iter()
-            .filter(|(n, done)| !kept.contains(n) && state.is_none_or(|s| *done == s))
-            .map(|(n, _)| n.clone())
-            .collect());
+    if let Some(found) = all_but(object, cx) {
+        return found;
     }
     let quoted = clauses::quoted(object);
     // "boxes aren't labelled after all": the idiom says nothing of every item.
@@ -458,6 +467,10 @@ fn item_targets(
     if let Some(found) = each_part(object, cx.items) {
         return Ok(found);
     }
+    if deleted_before(does, object, cx) {
+        // "…the new queen, scrap that, …, so delete it": "it" is the item just deleted.
+        return Err(Some(vec![None]));
+    }
     if let Some(found) = named(cx.items) {
         return Ok(found);
     }
@@ -469,6 +482,17 @@ fn item_targets(
         .then(|| button_for(seg, cx.obs))
         .flatten()
         .map(|b| vec![Some(step(StepKind::Tap, &b, ""))]))
+}
+
+/// Whether a delete of a pronoun speaks of an item this plan deleted already: the clauses
+/// before, read against the items left and the deleted ones, name only deleted ones.
+fn deleted_before(does: Does, object: &str, cx: &Ctx) -> bool {
+    if does != Does::Delete || !pronoun(object, does) || cx.deleted.is_empty() {
+        return false;
+    }
+    let all: Vec<(String, bool)> = cx.items.iter().chain(cx.deleted.iter()).cloned().collect();
+    by_context(cx.before, &all, plural(object))
+        .is_some_and(|found| found.iter().all(|f| cx.deleted.iter().any(|(n, _)| n == f)))
 }
 
 /// The items `text` names by quotes, by position, by words (each part of an "and" list one

@@ -467,3 +467,52 @@ fn an_item_said_as_well_after_a_state_gets_that_state() {
     let c = crate::agent::clauses::checkable("最后核对一下，底部显示还剩 2 项");
     assert_eq!(c[0].checks, vec!["assert 2 items are not checked"]);
 }
+
+#[test]
+fn take_backs_after_a_reason_deleted_pronouns_states_returned_to_and_views_by_meaning() {
+    let obs = list(&[
+        ("book the minibus", true),
+        ("order the trophies", false),
+        ("buy more cones", true),
+    ]);
+    // A take-back led by "no actually" after a reason: the untick is not given.
+    assert_eq!(
+        steps(
+            "Tick the trophies. Untick the cones, we lost a few... no actually leave it, the club lent us more.",
+            &obs
+        )
+        .unwrap(),
+        vec!["check \"order the trophies\""]
+    );
+    // "delete it" of the item the clauses before already deleted: once.
+    assert_eq!(
+        steps(
+            "The trophies we were going to order, scrap that, the league sends them, so delete it.",
+            &obs
+        )
+        .unwrap(),
+        vec!["tap \"Delete\" in the row of \"order the trophies\""]
+    );
+    // "that's back to not done": the item just named, unticked.
+    assert_eq!(
+        steps(
+            "The minibus fell through, so that's back to not done.",
+            &obs
+        )
+        .unwrap(),
+        vec!["uncheck \"book the minibus\""]
+    );
+    use argus_perception::Role;
+    let zh = crate::agent::test_screen(&[
+        (Role::Checkbox, "洗车"),
+        (Role::Link, "All"),
+        (Role::Link, "Active"),
+        (Role::Link, "Completed"),
+    ]);
+    assert_eq!(
+        steps("洗车勾上，改完切到“已完成”那个筛选就行。", &zh).unwrap(),
+        vec!["check \"洗车\"", "tap \"Completed\""]
+    );
+    let c = crate::agent::clauses::checkable("then make sure the counter says 2 left");
+    assert_eq!(c[0].checks, vec!["assert 2 items are not checked"]);
+}

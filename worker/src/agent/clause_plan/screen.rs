@@ -330,44 +330,46 @@ pub fn button_for(seg: &str, obs: &Observation) -> Option<String> {
     })
 }
 
+/// Verbs of pressing a control by its name, and of going to a view ("switch to the Active
+/// filter", "leave it on the Active filter when you're done").
+const PRESS_VERBS: &[&str] = &[
+    "click on ",
+    "click ",
+    "press ",
+    "tap on ",
+    "tap ",
+    "hit ",
+    "push ",
+    // "switch to the Active filter", "go back to All": a view chosen by its control.
+    "switch back to ",
+    "switch over to ",
+    "switch to ",
+    "go back to ",
+    "go into ",
+    "go to ",
+    "back to ",
+    "return to ",
+    "finish on ",
+    "end on ",
+    // "leave it on the Active filter when you're done": the view the run ends on.
+    "leave it on ",
+    "leave the list on ",
+    "leave the page on ",
+    "stay on ",
+    "end up on ",
+    "change the view to ",
+    "flip to ",
+    "select ",
+    "choose ",
+];
+
 /// The control a clause presses by its name ("click the Active filter", "press Save", "then
 /// All again" after a press): a button, link or tab named exactly so (case aside), alone on
 /// the screen. `after_press`: the clause before pressed a control, so a bare name is one too.
 pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Option<String> {
     let lower = seg.trim().trim_end_matches(['.', '!', '。']).to_lowercase();
     let lower = lower.strip_prefix("then ").unwrap_or(&lower);
-    let verb = [
-        "click on ",
-        "click ",
-        "press ",
-        "tap on ",
-        "tap ",
-        "hit ",
-        "push ",
-        // "switch to the Active filter", "go back to All": a view chosen by its control.
-        "switch back to ",
-        "switch over to ",
-        "switch to ",
-        "go back to ",
-        "go into ",
-        "go to ",
-        "back to ",
-        "return to ",
-        "finish on ",
-        "end on ",
-        // "leave it on the Active filter when you're done": the view the run ends on.
-        "leave it on ",
-        "leave the list on ",
-        "leave the page on ",
-        "stay on ",
-        "end up on ",
-        "change the view to ",
-        "flip to ",
-        "select ",
-        "choose ",
-    ]
-    .iter()
-    .find(|v| lower.starts_with(**v));
+    let verb = PRESS_VERBS.iter().find(|v| lower.starts_with(**v));
     // "切到 Active", "回到 All 看一下": a Chinese verb of going to a view.
     // "弄完停在 Active 那一页就行": where the run ends, after what it does.
     let lower = ["弄完", "做完", "改完", "完了", "最后"]
@@ -415,17 +417,40 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
     for tail in [" again", " filter", " view", " button", " tab", " link"] {
         name = name.strip_suffix(tail).unwrap_or(name);
     }
-    let name = name.trim().trim_matches(['"', '\'', '“', '”']);
+    let name = ["那个筛选", "这个筛选", "筛选", "那个", "那栏"]
+        .iter()
+        .fold(name.trim(), |n, t| n.strip_suffix(t).unwrap_or(n).trim());
+    let name = name.trim_matches(['"', '\'', '“', '”', '「', '」']);
     if name.is_empty() {
         return None;
     }
-    let mut hits = obs.elements.iter().filter(|e| {
-        matches!(e.role, Role::Button | Role::Link | Role::Tab)
-            && e.name.trim().eq_ignore_ascii_case(name)
-    });
-    let one = hits.next()?;
-    hits.next().is_none().then(|| one.name.trim().to_string())
+    let control = |want: &str| {
+        let mut hits = obs.elements.iter().filter(|e| {
+            matches!(e.role, Role::Button | Role::Link | Role::Tab)
+                && e.name.trim().eq_ignore_ascii_case(want)
+        });
+        let one = hits.next()?;
+        hits.next().is_none().then(|| one.name.trim().to_string())
+    };
+    // "切到“未完成”那个筛选": a list's view said by its meaning in Chinese, on a screen that
+    // names it in English.
+    control(name).or_else(|| {
+        VIEW_MEANINGS
+            .iter()
+            .find(|(zh, _)| zh.contains(&name))
+            .and_then(|(_, en)| control(en))
+    })
 }
+
+/// Chinese words for a list's views, and the English name such a control has.
+const VIEW_MEANINGS: &[(&[&str], &str)] = &[
+    (&["全部", "所有", "全部的"], "All"),
+    (
+        &["未完成", "没完成", "进行中", "待办", "未完成的", "没做的"],
+        "Active",
+    ),
+    (&["已完成", "完成", "已完成的", "做完的"], "Completed"),
+];
 
 /// The tap a free step that clears or deletes what no quote names becomes when its verb
 /// starts the name of exactly one button on the screen now ("clear the finished items" →
