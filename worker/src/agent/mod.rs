@@ -32,6 +32,7 @@ pub mod effects;
 pub(crate) mod expect;
 pub mod focus;
 pub mod form_compose;
+mod form_cue;
 pub mod form_derive;
 pub mod form_fill;
 pub mod form_swap;

@@ -220,7 +220,7 @@ fn corrected_later(task: &str, v: &str, others: &[String], field: Option<&str>) 
         // after the take-back gives its value.
         .or_else(|| {
             field
-                .and_then(|f| super::form_fill::cue_value(&window, f))
+                .and_then(|f| super::form_cue::cue_value(&window, f))
                 .filter(|y| y != v)
         })
 }
