@@ -342,7 +342,7 @@ impl Exec<'_, AgentState> {
         let (tapped, entered) = self.rec.em.presses();
         match crate::agent::presses::missed(&named, tapped) {
             // Enter in place of the control: whether it did the same Argus cannot tell (keys
-            // are not effect-checked; measured: Enter in a MiniWoB form whose Submit is a
+            // are not effect-checked; measured: Enter in a web form whose Submit is a
             // clickable text submitted nothing, and the run ended `succeeded`).
             Some(m) if entered => {
                 let basis = format!(

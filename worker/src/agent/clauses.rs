@@ -702,20 +702,41 @@ pub(super) fn quote_line(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
+/// A clause's words in lower case (split at white space and sentence marks), and where its
+/// last "left" / "remaining" stands: what [`count_left`] and [`bare_left`] read.
+fn left_words(clause: &str) -> Option<(Vec<String>, usize)> {
+    let words: Vec<String> = clause
+        .to_lowercase()
+        .split(|c: char| c.is_whitespace() || ",.;:!?".contains(c))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    let at = words
+        .iter()
+        .rposition(|w| w == "left" || w == "remaining")?;
+    Some((words, at))
+}
+
+/// A count written as digits or as a number word ([`super::count_items::NUMBER_WORDS`]), as
+/// digits.
+fn count_digits(n: &str) -> Option<String> {
+    if n.chars().all(|c| c.is_ascii_digit()) {
+        return Some(n.to_string());
+    }
+    super::count_items::NUMBER_WORDS
+        .iter()
+        .find(|(w, _)| *w == n)
+        .map(|(_, d)| d.to_string())
+}
+
 /// A count of what is left, as a counter shows it: "… that 3 items are left" / "there is
 /// one task remaining" → `3 items left` / `1 task remaining` (the copula dropped, a number
 /// word as digits). Only `left` / `remaining`: a count of what is "shown" or "listed" has
 /// no one way a page writes it, and a shorter text ("3 items") would also be found in "13
 /// items".
 fn count_left(clause: &str) -> Option<String> {
-    let lower = clause.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || ",.;:!?".contains(c))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let at = words
-        .iter()
-        .rposition(|w| *w == "left" || *w == "remaining")?;
+    let (words, at) = left_words(clause)?;
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let mut k = at.checked_sub(1)?;
     if ["is", "are"].contains(&words[k]) {
         k = k.checked_sub(1)?;
@@ -736,15 +757,7 @@ fn count_left(clause: &str) -> Option<String> {
     {
         return None;
     }
-    let digits = if n.chars().all(|c| c.is_ascii_digit()) {
-        n.to_string()
-    } else {
-        super::count_items::NUMBER_WORDS
-            .iter()
-            .find(|(w, _)| w == n)?
-            .1
-            .to_string()
-    };
+    let digits = count_digits(n)?;
     (noun.chars().all(char::is_alphabetic) && !["is", "are"].contains(&noun))
         .then(|| format!("{digits} {noun} {}", words[at]))
 }
@@ -753,30 +766,15 @@ fn count_left(clause: &str) -> Option<String> {
 /// "it should read two remaining"): how many items are open. `None` without a counter or
 /// display word, or with a noun after the number.
 fn bare_left(clause: &str) -> Option<u32> {
-    let lower = clause.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || ",.;:!?".contains(c))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let at = words
-        .iter()
-        .rposition(|w| *w == "left" || *w == "remaining")?;
+    let (words, at) = left_words(clause)?;
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let n = words.get(at.checked_sub(1)?)?;
     let shown = [
         "counter", "footer", "says", "say", "reads", "read", "shows", "show",
     ]
     .iter()
     .any(|w| words.contains(w));
-    let n: u32 = if n.chars().all(|c| c.is_ascii_digit()) {
-        n.parse().ok()?
-    } else {
-        super::count_items::NUMBER_WORDS
-            .iter()
-            .find(|(w, _)| w == n)?
-            .1
-            .parse()
-            .ok()?
-    };
+    let n: u32 = count_digits(n)?.parse().ok()?;
     shown.then_some(n)
 }
 

@@ -38,7 +38,7 @@ pub fn with_closing_tap(
     let want = collapse_ws(&name).to_lowercase();
     let named_so = |e: &&argus_perception::Element| collapse_ws(&e.name).to_lowercase() == want;
     // A button or link by that name; else one plain element (a clickable `<div>Submit</div>`
-    // reads as text: measured on a MiniWoB form, the plan pressed Enter there and nothing
+    // reads as text: measured on a web form, the plan pressed Enter there and nothing
     // was submitted).
     let buttons: Vec<_> = obs
         .elements
