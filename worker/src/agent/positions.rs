@@ -81,6 +81,25 @@ pub(super) fn by_position(object: &str, items: &[(String, bool)]) -> Option<Stri
     (0..n).contains(&i).then(|| items[i as usize].0.clone())
 }
 
+/// The item a clause said before a pronoun names by its row ([`by_position`]), where the
+/// clause counts rows: a Chinese ordinal with 个 there counts the things it describes
+/// ("书架只买了一个，第二个发现放不下": the second shelf, not the second row), so only 条 / 项 /
+/// 行 / 件 / 栏 or a first / last word count.
+pub(super) fn row_said_before(seg: &str, items: &[(String, bool)]) -> Option<String> {
+    if seg.chars().any(super::cjk::is_cjk) {
+        let chars: Vec<char> = seg.chars().collect();
+        let generic = chars.windows(3).any(|w| {
+            w[0] == '第'
+                && (w[1].is_ascii_digit() || ZH_NUMERALS.iter().any(|(z, _)| *z == w[1]))
+                && w[2] == '个'
+        });
+        if generic {
+            return None;
+        }
+    }
+    by_position(seg, items)
+}
+
 /// The items a run of positions names, "the first two", "the last three items", "both of the
 /// top two", 前两条, 最后两条: `n` items from the top or the bottom (screen order kept);
 /// `None` when `object` names no such run, holds other words of meaning, or the list is

@@ -206,7 +206,7 @@ pub(super) fn by_context(
                     (n == Some(1))
                         .then(|| {
                             by_chars(seg, items)
-                                .or_else(|| positions::by_position(seg, items))
+                                .or_else(|| positions::row_said_before(seg, items))
                                 .or_else(|| by_head_char(seg, items))
                         })
                         .flatten()

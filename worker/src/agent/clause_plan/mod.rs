@@ -32,6 +32,7 @@ mod idiom_tests;
 mod implied;
 mod item_match;
 mod later_text;
+mod meant_item;
 mod neighbours;
 mod order_steps;
 #[cfg(test)]
@@ -42,6 +43,7 @@ mod stems;
 mod substitute;
 #[cfg(test)]
 mod test_support;
+mod typos;
 
 use super::clauses;
 use super::effects::{self, Does};
@@ -118,6 +120,7 @@ pub struct FreeClause {
 /// The plan read from `instruction` on `obs` (see the module docs); `None` when a clause does
 /// not read or no clause orders anything.
 pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
+    let instruction = &typos::mend(instruction, &list_items(obs));
     let instruction = &effects::quote_lists(instruction);
     let split = clauses_of(instruction);
     let items = list_items(obs);
@@ -324,6 +327,16 @@ impl Reader<'_> {
                 self.taken.push(j);
             }
         }
+        if let Some(o) = order
+            .as_mut()
+            .filter(|o| matches!(o.does, Does::Check | Does::Uncheck | Does::Delete))
+        {
+            // "tick the fence, sorry, no, I meant the hedge trimmer": the item meant.
+            if let Some((j, item)) = meant_item::meant_item(&self.segs, k, &self.items) {
+                o.object = clauses::quote_line(&item);
+                self.taken.extend(k + 1..=j);
+            }
+        }
         if let Some(o) = order.as_mut().filter(|o| o.does == Does::Add) {
             if let [x] = clauses::quoted(&o.object).as_slice() {
                 // "add 'x'. Actually drop the 'the', make it 'y'": the add types y.
@@ -350,6 +363,17 @@ impl Reader<'_> {
 
     /// Check clause `k` (`seg`): the state it gives first, when it gives one.
     fn check_clause(&mut self, k: usize, seg: &str, before: &[&str]) -> Option<()> {
+        // "navy not sage green, so that one should read 'paint the cabinets navy'": the
+        // rename is given, then checked (unless an item reads so already: a check only).
+        if let Some((subject, new)) = should_state::renamed(seg, &self.split[k].1) {
+            if !self.items.iter().any(|(n, _)| n.eq_ignore_ascii_case(&new)) {
+                let object = format!("{subject} to {}", clauses::quote_line(&new));
+                let mut cx = self.ctx(before);
+                if let Some(steps) = order_steps(Does::Rename, &object, seg, &mut cx) {
+                    return self.write(steps);
+                }
+            }
+        }
         // "so it should be open again": the state is given, then checked.
         if let Some((does, subject)) = should_state::order(seg, &self.split[k].1) {
             let t = self.typed.len();

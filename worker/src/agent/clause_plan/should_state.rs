@@ -98,9 +98,100 @@ pub(super) fn order(seg: &str, raw: &str) -> Option<(Does, String)> {
     Some((does, subject))
 }
 
+/// Modals before the text an item should show ("should read 'x'", "should say 'x'").
+const TEXT_MODALS: &[&str] = &[
+    "should read ",
+    "should say ",
+    "should now read ",
+    "should now say ",
+    "should be called ",
+    "should be named ",
+    "needs to read ",
+    "needs to say ",
+    "has to read ",
+    "has to say ",
+    "应该写成",
+    "应该叫",
+    "应该是",
+];
+
+/// The rename in check clause `seg` (as split, `raw`): the words before the modal that
+/// name the item ("that one") and the one quoted text it should read — "…, navy not sage
+/// green, so that one should read 'paint the cabinets navy'". Joined as [`order`] asks
+/// ("so …", "and …", "… instead", "… now"); `None` for a check on its own or any other
+/// shape. The caller renames only when no item is called that already.
+pub(super) fn renamed(seg: &str, raw: &str) -> Option<(String, String)> {
+    let lower = seg.trim().to_lowercase();
+    if LEADS.iter().any(|l| lower.starts_with(l)) {
+        return None;
+    }
+    let (at, len) = TEXT_MODALS
+        .iter()
+        .filter_map(|m| lower.find(m).map(|i| (i, m.len())))
+        .min_by_key(|(i, len)| (*i, usize::MAX - len))?;
+    let subject = seg.trim().get(..at)?.trim().to_string();
+    let after = seg.trim().get(at + len..)?;
+    let quoted = crate::agent::clauses::quoted(after);
+    let [text] = quoted.as_slice() else {
+        return None;
+    };
+    let tail = crate::agent::clauses::without_quotes(after).to_lowercase();
+    let tail = tail.trim().trim_end_matches(['.', '!', '。', '！']).trim();
+    if !["", "instead", "now", "from now on"].contains(&tail) {
+        return None;
+    }
+    let raw_lower = raw.trim_start().to_lowercase();
+    let joined = ["so ", "and "].iter().any(|j| raw_lower.starts_with(j))
+        || ["所以", "那就", "就"]
+            .iter()
+            .any(|j| raw_lower.starts_with(j))
+        || !tail.is_empty();
+    (joined && !subject.is_empty()).then(|| (subject, text.clone()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_joined_to_a_change_is_a_rename() {
+        assert_eq!(
+            renamed(
+                "that one should read 'sand the deck twice'",
+                "so that one should read 'sand the deck twice'"
+            ),
+            Some(("that one".into(), "sand the deck twice".into()))
+        );
+        assert_eq!(
+            renamed(
+                "the gas entry should say 'pay gas in May' instead",
+                "the gas entry should say 'pay gas in May' instead"
+            ),
+            Some(("the gas entry".into(), "pay gas in May".into()))
+        );
+        // A check on its own, or led by a check word, stays a check.
+        assert_eq!(
+            renamed(
+                "the first one should read 'x'",
+                "the first one should read 'x'"
+            ),
+            None
+        );
+        assert_eq!(
+            renamed(
+                "make sure it should read 'x'",
+                "so make sure it should read 'x'"
+            ),
+            None
+        );
+        assert_eq!(
+            renamed(
+                "it should read 'x' and 'y'",
+                "so it should read 'x' and 'y'"
+            ),
+            None
+        );
+    }
 
     #[test]
     fn a_state_joined_to_a_reason_or_a_change_is_an_order() {
