@@ -229,6 +229,10 @@ const ZH: &[(&str, Does)] = &[
     ("补一项", Does::Add),
     ("添一个", Does::Add),
     ("加一个", Does::Add),
+    // "再加个“X”": a measure word between the verb and the text.
+    ("加个", Does::Add),
+    ("添个", Does::Add),
+    ("补个", Does::Add),
     ("再加", Does::Add),
     ("再添", Does::Add),
     // "要加的是“X”".
@@ -778,6 +782,7 @@ fn order_en(body: &str, outside: &str) -> Option<Order> {
     gerund_order(&lower, raw)
         .or_else(|| needs_gerund(raw))
         .or_else(|| super::order_idioms::goes_in_as(&lower))
+        .or_else(|| super::order_idioms::so_it_reads(&lower, raw))
         .or_else(|| super::order_idioms::fix_wording(&lower, raw))
         .or_else(|| super::order_idioms::make_say(&lower, raw))
         .or_else(|| super::order_idioms::turn_into(&lower, raw))

@@ -70,6 +70,60 @@ pub(super) fn fix_wording(lower: &str, raw: &str) -> Option<Order> {
     })
 }
 
+/// "swap the name in that one so it reads 'ask Priya'", "tweak the gas one so it says 'X'":
+/// a verb of mending, its object, and "so it reads" / "so it says" before one quoted text
+/// that ends the clause: a rename of that object to the text.
+pub(super) fn so_it_reads(lower: &str, raw: &str) -> Option<Order> {
+    let verb = [
+        "swap ",
+        "fix ",
+        "tweak ",
+        "adjust ",
+        "rewrite ",
+        "redo ",
+        "rework ",
+        "sort out ",
+    ]
+    .iter()
+    .find(|v| lower.starts_with(**v))?;
+    let (at, len) = [
+        " so it reads ",
+        " so it says ",
+        " so that it reads ",
+        " so that it says ",
+    ]
+    .iter()
+    .find_map(|w| lower.find(w).map(|i| (i, w.len())))?;
+    let after = raw
+        .get(at + len..)?
+        .trim()
+        .trim_end_matches(['.', '!', ';']);
+    let quoted = super::clauses::quoted(after);
+    let whole = after.starts_with(['"', '\'', '“', '‘', '「'])
+        && super::clauses::without_quotes(after).trim().is_empty();
+    // "the name in that one", "the wording of it": the item is what follows.
+    let object = raw.get(verb.len()..at)?.trim();
+    let object = [
+        "the name in ",
+        "the name of ",
+        "the wording in ",
+        "the wording of ",
+    ]
+    .iter()
+    .find_map(|p| {
+        object
+            .get(..p.len())
+            .filter(|h| h.eq_ignore_ascii_case(p))
+            .and_then(|_| object.get(p.len()..))
+    })
+    .unwrap_or(object);
+    (quoted.len() == 1 && whole && !object.is_empty()).then(|| Order {
+        does: Does::Rename,
+        verb: None,
+        object: format!("{object} to {after}"),
+    })
+}
+
 /// "turn that item into 'marinate the tofu'", "turn the lamb one into 'X'": a rename to the
 /// one quoted text after "into".
 pub(super) fn turn_into(lower: &str, raw: &str) -> Option<Order> {

@@ -515,3 +515,69 @@ fn chinese_exceptions_after_the_order_and_work_done_for_me_read() {
         ["check \"换外币\""]
     );
 }
+
+#[test]
+fn corrections_of_the_item_renames_said_as_the_text_it_reads_and_measure_words_read() {
+    let en = list(&[
+        ("sand the fence", false),
+        ("oil the hedge trimmer", false),
+        ("ring Omar about the skip", false),
+        ("paint the shed red", false),
+    ]);
+    // "tick X, sorry, no, I meant Y": Y.
+    assert_eq!(
+        steps("Tick the fence, sorry, no, I meant the hedge trimmer.", &en).unwrap_or_default(),
+        ["check \"oil the hedge trimmer\""]
+    );
+    // "… so that one should read 'X'" after a change: a rename of it.
+    assert_eq!(
+        steps(
+            "We went with green in the end, so the shed one should read 'paint the shed green'.",
+            &en
+        )
+        .unwrap_or_default(),
+        [
+            "double tap \"paint the shed red\"",
+            "type \"paint the shed green\" into \"paint the shed red\"",
+            "press Enter"
+        ]
+    );
+    // "swap the name in that one so it reads 'X'".
+    assert_eq!(
+        steps(
+            "Omar is away, Lucy has the keys, so swap the name in that one so it reads 'ring Lucy about the skip'.",
+            &en
+        )
+        .unwrap_or_default(),
+        [
+            "double tap \"ring Omar about the skip\"",
+            "type \"ring Lucy about the skip\" into \"ring Omar about the skip\"",
+            "press Enter"
+        ]
+    );
+    // One slipped letter in an adverb.
+    assert_eq!(
+        steps("The fence is someone else's now, drop it entirley.", &en).unwrap_or_default(),
+        ["tap \"Delete\" in the row of \"sand the fence\""]
+    );
+    let zh = list(&[("买灯泡", false), ("修门锁", false)]);
+    // "再添个“X”": a measure word after the verb.
+    assert_eq!(
+        steps("再添个“取快递”。", &zh).unwrap_or_default(),
+        ["type \"取快递\" into \"New item\"", "press Enter"]
+    );
+    // "那个柜子买了一个，第二个放不下": 第二个 counts the things described, not the rows.
+    assert_eq!(
+        steps("门锁的零件买了一个，第二个还没到，那条打勾。", &zh).unwrap_or_default(),
+        ["check \"修门锁\""]
+    );
+    // "第二件写具体点，写成“X”": a new name alone for the row named before.
+    assert_eq!(
+        steps("第二条写具体点，写成“修卧室门锁”。", &zh).unwrap_or_default(),
+        [
+            "double tap \"修门锁\"",
+            "type \"修卧室门锁\" into \"修门锁\"",
+            "press Enter"
+        ]
+    );
+}

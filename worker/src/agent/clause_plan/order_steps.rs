@@ -49,13 +49,22 @@ pub(super) fn undo_order(seg: &str, before: &[&str]) -> Option<effects::Order> {
     })
 }
 
-/// "叫“整理待产包”" after "那条改个名字": a new name alone, for the item the clauses before
-/// name.
+/// "叫“整理待产包”" after "那条改个名字", "写成“取干洗的西装”" after "第二件写具体点": a new name
+/// alone, for the item the clauses before name.
 pub(super) fn name_order(seg: &str) -> Option<effects::Order> {
     let s = seg.trim();
-    let lead = ["就叫", "改叫", "叫做", "叫"]
-        .iter()
-        .find(|l| s.starts_with(**l))?;
+    let lead = [
+        "就叫",
+        "改叫",
+        "叫做",
+        "叫",
+        "就写成",
+        "改写成",
+        "写成",
+        "就写",
+    ]
+    .iter()
+    .find(|l| s.starts_with(**l))?;
     let rest = s[lead.len()..].trim_start();
     (rest.starts_with(['“', '"', '「', '‘']) && clauses::quoted(rest).len() == 1).then(|| {
         effects::Order {
