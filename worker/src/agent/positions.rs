@@ -84,17 +84,30 @@ pub(super) fn by_position(object: &str, items: &[(String, bool)]) -> Option<Stri
 /// The item a clause said before a pronoun names by its row ([`by_position`]), where the
 /// clause counts rows: a Chinese ordinal with 个 there counts the things it describes
 /// ("书架只买了一个，第二个发现放不下": the second shelf, not the second row), so only 条 / 项 /
-/// 行 / 件 / 栏 or a first / last word count.
+/// 行 / 件 / 栏 or a first / last word count — unless the ordinal with 个 stands alone
+/// ("第二个，把它勾上", "第二个那条") or the clause names the list ("列表里第二个已经做完了"):
+/// then it can count nothing but rows.
 pub(super) fn row_said_before(seg: &str, items: &[(String, bool)]) -> Option<String> {
     if seg.chars().any(super::cjk::is_cjk) {
         let chars: Vec<char> = seg.chars().collect();
-        let generic = chars.windows(3).any(|w| {
+        let at = chars.windows(3).position(|w| {
             w[0] == '第'
                 && (w[1].is_ascii_digit() || ZH_NUMERALS.iter().any(|(z, _)| *z == w[1]))
                 && w[2] == '个'
         });
-        if generic {
-            return None;
+        if let Some(at) = at {
+            let rest: String = chars[..at].iter().chain(&chars[at + 3..]).collect();
+            let alone = ["那个", "那条", "那项", "就是", "是", "的", "呢"]
+                .iter()
+                .fold(rest, |r, f| r.replace(f, ""))
+                .chars()
+                .all(|c| !c.is_alphanumeric());
+            let in_list = ["列表", "清单", "单子", "待办"]
+                .iter()
+                .any(|w| seg.contains(w));
+            if !alone && !in_list {
+                return None;
+            }
         }
     }
     by_position(seg, items)

@@ -581,3 +581,71 @@ fn corrections_of_the_item_renames_said_as_the_text_it_reads_and_measure_words_r
         ]
     );
 }
+
+#[test]
+fn narrowed_corrections_labels_ordinals_and_questions_about_a_name() {
+    let en = list(&[
+        ("wash the van", false),
+        ("return the library books", false),
+        ("book the dentist for March", false),
+    ]);
+    // A take-back word then the item meant: the order goes to that item.
+    assert_eq!(
+        steps("Tick the van, no wait, I meant the library books.", &en).unwrap_or_default(),
+        ["check \"return the library books\""]
+    );
+    // "I mean X too" says more than the item: the order keeps its own.
+    assert_eq!(
+        steps(
+            "Delete the van, I mean the library books are overdue anyway.",
+            &en
+        )
+        .unwrap_or_default(),
+        ["tap \"Delete\" in the row of \"wash the van\""]
+    );
+    // A label the item should show is checked, never typed in as its name.
+    assert_eq!(
+        steps("Tick the van and it should say 'Done'.", &en).unwrap_or_default(),
+        ["check \"wash the van\""]
+    );
+    // A text that mends the old name is still a rename.
+    assert_eq!(
+        steps(
+            "The dentist moved me, so the dentist one should read 'book the dentist for April'.",
+            &en
+        )
+        .unwrap_or_default(),
+        [
+            "double tap \"book the dentist for March\"",
+            "type \"book the dentist for April\" into \"book the dentist for March\"",
+            "press Enter"
+        ]
+    );
+    let zh = list(&[("洗车", false), ("还书", false), ("约牙医", false)]);
+    assert_eq!(
+        steps("把洗车勾上，不对，我是说还书那条。", &zh).unwrap_or_default(),
+        ["check \"还书\""]
+    );
+    // 第N个 alone, or said of the list, counts rows.
+    assert_eq!(
+        steps("第三个，把它删了。", &zh).unwrap_or_default(),
+        ["tap \"Delete\" in the row of \"约牙医\""]
+    );
+    assert_eq!(
+        steps("清单里的第三个早就约好了，它可以打勾。", &zh).unwrap_or_default(),
+        ["check \"约牙医\""]
+    );
+    // A question about the name is no rename.
+    assert_eq!(
+        steps("第三条，写成“约牙医复查”了吗？", &zh).unwrap_or_default(),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        steps("第三条改一下，写成“约牙医复查”吧。", &zh).unwrap_or_default(),
+        [
+            "double tap \"约牙医\"",
+            "type \"约牙医复查\" into \"约牙医\"",
+            "press Enter"
+        ]
+    );
+}

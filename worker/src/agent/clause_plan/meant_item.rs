@@ -70,9 +70,41 @@ pub(super) fn meant_item(
                 .or_else(|| by_chars(rest, items)),
             _ => None,
         };
-        return found.map(|name| (j, name));
+        return found
+            .filter(|name| names_only(&clauses::without_quotes(rest), name))
+            .map(|name| (j, name));
     }
     None
+}
+
+/// Words a correction may hold besides the item's own ("I meant the one about the skip",
+/// "the hedge trimmer one instead").
+const FILLER: &[&str] = &[
+    "the", "a", "an", "one", "item", "entry", "task", "row", "line", "that", "this", "about",
+    "for", "instead", "thing", "on", "my", "list",
+];
+
+/// Characters a Chinese correction may hold besides the item's own ("电费那条", "交电费的那个").
+const FILLER_ZH: &str = "那这条个项件的一吧啊呀啦";
+
+/// Whether correction `rest` says nothing but item `name` (with [`FILLER`] words): "I mean
+/// the hedge trimmer too", "I meant the hedge trimmer should stay open", "我是说交电费也勾上"
+/// and "我是说交电费还没交" say more about that item — a second order or a state — and are
+/// no correction of the item before, so the order keeps its own item.
+fn names_only(rest: &str, name: &str) -> bool {
+    let name = name.to_lowercase();
+    let own: Vec<&str> = name.split(|c: char| !c.is_alphanumeric()).collect();
+    let latin_ok = rest
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .map(|w| w.trim_matches('\''))
+        .filter(|w| !w.is_empty() && !w.chars().any(effects::is_cjk))
+        .all(|w| own.contains(&w) || FILLER.contains(&w));
+    let cjk_ok = rest
+        .chars()
+        .filter(|c| effects::is_cjk(*c))
+        .all(|c| name.contains(c) || FILLER_ZH.contains(c));
+    latin_ok && cjk_ok
 }
 
 #[cfg(test)]
@@ -113,5 +145,45 @@ mod tests {
         // "I mean, it's fine": no item named.
         let s = segs(&["tick the fence", "I mean it was about time"]);
         assert_eq!(meant_item(&s, 0, &items), None);
+    }
+
+    #[test]
+    fn a_clause_saying_more_of_the_other_item_corrects_nothing() {
+        let items = vec![
+            ("sand the fence".to_string(), false),
+            ("oil the hedge trimmer".to_string(), false),
+            ("交电费".to_string(), false),
+            ("买猫粮".to_string(), false),
+        ];
+        for said in [
+            "I mean the hedge trimmer as well",
+            "I meant the hedge trimmer has to wait",
+            "I mean the hedge trimmer isn't urgent",
+        ] {
+            assert_eq!(
+                meant_item(&segs(&["tick the fence", said]), 0, &items),
+                None,
+                "{said}"
+            );
+        }
+        for said in ["我是说交电费也要勾", "我是说交电费下周再弄"] {
+            assert_eq!(
+                meant_item(&segs(&["把猫粮勾上", said]), 0, &items),
+                None,
+                "{said}"
+            );
+        }
+        // The item alone, with words that only point at it, still corrects.
+        let s = segs(&[
+            "tick the fence",
+            "oops",
+            "I meant the hedge trimmer one instead",
+        ]);
+        assert_eq!(
+            meant_item(&s, 0, &items),
+            Some((2, "oil the hedge trimmer".to_string()))
+        );
+        let s = segs(&["把猫粮勾上", "说错了", "我指的是交电费的那个"]);
+        assert_eq!(meant_item(&s, 0, &items), Some((2, "交电费".to_string())));
     }
 }

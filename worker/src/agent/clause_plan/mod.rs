@@ -365,14 +365,8 @@ impl Reader<'_> {
     fn check_clause(&mut self, k: usize, seg: &str, before: &[&str]) -> Option<()> {
         // "navy not sage green, so that one should read 'paint the cabinets navy'": the
         // rename is given, then checked (unless an item reads so already: a check only).
-        if let Some((subject, new)) = should_state::renamed(seg, &self.split[k].1) {
-            if !self.items.iter().any(|(n, _)| n.eq_ignore_ascii_case(&new)) {
-                let object = format!("{subject} to {}", clauses::quote_line(&new));
-                let mut cx = self.ctx(before);
-                if let Some(steps) = order_steps(Does::Rename, &object, seg, &mut cx) {
-                    return self.write(steps);
-                }
-            }
+        if let Some(steps) = self.given_rename(k, seg, before) {
+            return self.write(steps);
         }
         // "so it should be open again": the state is given, then checked.
         if let Some((does, subject)) = should_state::order(seg, &self.split[k].1) {
@@ -383,6 +377,42 @@ impl Reader<'_> {
             }
         }
         Some(())
+    }
+
+    /// The steps of the rename check clause `k` (`seg`) gives ([`should_state::renamed`]):
+    /// only when no item reads so already and the new text mends the old name
+    /// ([`should_state::mends`]) — "and it should say 'Completed'" checks a label, and a
+    /// rename to it would make the very text it checks. The known items change only then.
+    fn given_rename(
+        &mut self,
+        k: usize,
+        seg: &str,
+        before: &[&str],
+    ) -> Option<Vec<Option<PlanStep>>> {
+        let (subject, new) = should_state::renamed(seg, &self.split[k].1)?;
+        if self.items.iter().any(|(n, _)| n.eq_ignore_ascii_case(&new)) {
+            return None;
+        }
+        let object = format!("{subject} to {}", clauses::quote_line(&new));
+        let (mut items, mut deleted) = (self.items.clone(), self.deleted.clone());
+        let mut cx = Ctx {
+            before,
+            items: &mut items,
+            deleted: &mut deleted,
+            obs: self.obs,
+            uncertain: self.uncertain,
+        };
+        let steps = order_steps(Does::Rename, &object, seg, &mut cx)?;
+        let old = &steps
+            .iter()
+            .flatten()
+            .find(|s| s.kind == StepKind::Rename)?
+            .target;
+        if !should_state::mends(old, &new) {
+            return None;
+        }
+        (self.items, self.deleted) = (items, deleted);
+        Some(steps)
     }
 
     /// Clause `k` (`seg`) that describes and orders nothing: a control pressed by its name,

@@ -220,7 +220,11 @@ impl Reader<'_> {
             n = next.next();
         }
         if n.is_some_and(|s| cancels(s)) {
-            return true;
+            // "把买灯泡勾上，不对，我是说交电费": the "no" takes back the item, not the order —
+            // the correction after it names the item meant.
+            let on_item = effects::order_of(&self.segs[k])
+                .is_some_and(|o| matches!(o.does, Does::Check | Does::Uncheck | Does::Delete));
+            return !on_item || super::meant_item::meant_item(&self.segs, k, &self.items).is_none();
         }
         // "untick the sugar, I used the lot... no actually leave it": a reason between the
         // order and a take-back led by "no" / "actually".

@@ -66,12 +66,27 @@ pub(super) fn name_order(seg: &str) -> Option<effects::Order> {
     .iter()
     .find(|l| s.starts_with(**l))?;
     let rest = s[lead.len()..].trim_start();
-    (rest.starts_with(['“', '"', '「', '‘']) && clauses::quoted(rest).len() == 1).then(|| {
-        effects::Order {
-            does: Does::Rename,
-            verb: None,
-            object: rest.to_string(),
-        }
+    // "写成“X”了吗？", "叫“X”是对的": a question or a statement about the name, not an order.
+    let tail = clauses::without_quotes(rest);
+    let tail = tail.trim().trim_end_matches(['。', '！', '.', '!']);
+    let orders = [
+        "",
+        "吧",
+        "就行",
+        "就好",
+        "就行了",
+        "就好了",
+        "即可",
+        "就可以",
+        "就可以了",
+    ];
+    (rest.starts_with(['“', '"', '「', '‘'])
+        && clauses::quoted(rest).len() == 1
+        && orders.contains(&tail))
+    .then(|| effects::Order {
+        does: Does::Rename,
+        verb: None,
+        object: rest.to_string(),
     })
 }
 

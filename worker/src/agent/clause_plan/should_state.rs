@@ -149,6 +149,29 @@ pub(super) fn renamed(seg: &str, raw: &str) -> Option<(String, String)> {
     (joined && !subject.is_empty()).then(|| (subject, text.clone()))
 }
 
+/// Short words two titles share that tell nothing of a mend.
+const COMMON: &[&str] = &[
+    "the", "and", "for", "with", "from", "into", "to", "a", "an", "of",
+];
+
+/// Whether `new` reads as a mended `old` title: they share a word of meaning ("paint the shed
+/// red" → "paint the shed green") or, in Chinese, a character ("修门锁" → "修卧室门锁"). A text
+/// that shares none ("Completed", "0 items left") is a label the clause checks, not the
+/// item's new name.
+pub(super) fn mends(old: &str, new: &str) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty() && !w.chars().any(effects::is_cjk))
+            .filter(|w| !COMMON.contains(w))
+            .map(str::to_string)
+            .collect()
+    };
+    let old_words = words(old);
+    words(new).iter().any(|w| old_words.contains(w))
+        || new.chars().any(|c| effects::is_cjk(c) && old.contains(c))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,6 +40,28 @@ const KNOWN: &[&str] = &[
     "entries",
 ];
 
+/// Real words one edit inside a [`KNOWN`] word: no slip, left as typed ("it's snowing" is no
+/// "showing", "they compete" no "complete", "the retaining wall" no "remaining" — which
+/// would read as "the rest of the items").
+const REAL: &[&str] = &[
+    "compete",
+    "competed",
+    "depleted",
+    "delated",
+    "untucked",
+    "unpicked",
+    "retaining",
+    "regaining",
+    "snowing",
+    "slowing",
+    "stowing",
+    "shewing",
+    "shoeing",
+    "shoving",
+    "shooing",
+    "entrees",
+];
+
 /// `instruction` with each slipped word read as the [`KNOWN`] word it is one edit from
 /// (see the module docs); `items` are the list's titles, whose words are never changed.
 pub(super) fn mend(instruction: &str, items: &[(String, bool)]) -> String {
@@ -59,7 +81,11 @@ pub(super) fn mend(instruction: &str, items: &[(String, bool)]) -> String {
             continue;
         }
         let lower = word.to_lowercase();
-        if lower.chars().count() < 7 || KNOWN.contains(&lower.as_str()) || titled.contains(&lower) {
+        if lower.chars().count() < 7
+            || KNOWN.contains(&lower.as_str())
+            || REAL.contains(&lower.as_str())
+            || titled.contains(&lower)
+        {
             continue;
         }
         let near: Vec<&&str> = KNOWN
@@ -145,6 +171,28 @@ mod tests {
         assert_eq!(
             mend("it's remvoed, ramoved", &items),
             "it's removed, ramoved"
+        );
+    }
+
+    #[test]
+    fn real_words_near_a_known_word_are_no_slips() {
+        let items = vec![("build the garden wall".to_string(), false)];
+        // Each would be read as a known word but for the list of real words.
+        for w in REAL {
+            assert!(KNOWN.iter().any(|k| inside(w, k) && one_edit(w, k)), "{w}");
+        }
+        assert_eq!(
+            mend("The retaining wall went up, and it was snowing", &items),
+            "The retaining wall went up, and it was snowing"
+        );
+        assert_eq!(
+            mend("the twins compete on Sunday", &items),
+            "the twins compete on Sunday"
+        );
+        // A slip still mends beside them.
+        assert_eq!(
+            mend("snowing, delete it entirley", &items),
+            "snowing, delete it entirely"
         );
     }
 
