@@ -58,6 +58,7 @@ pub mod step_done;
 pub(crate) mod turn;
 mod typed_tail;
 mod typed_value;
+mod typed_whole;
 mod verb_particles;
 
 /// A screen of `items` (role, name) stacked 40 px apart under one root, as the perception

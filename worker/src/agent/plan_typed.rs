@@ -45,6 +45,11 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
             let Some((text, field)) = typing(&s) else {
                 return s;
             };
+            if let Some(button) = field.as_deref().filter(|f| sends_by_name(f, &text)) {
+                // `type "submit" into "Submit"`: the model meant to press it.
+                changed += 1;
+                return format!("tap {}", super::clauses::quote_line(button));
+            }
             let year = four_digit_year(&text, field.as_deref(), task);
             let whole = cut_short(task, &text)
                 .then(|| whole_token(task, &text))
@@ -66,7 +71,10 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
                 .cloned()
                 .collect();
             let owned = super::typed_value::own_value(task, &text, field.as_deref(), &others);
+            // "word for word: X, Y." typed as "X": the whole dictated text.
+            let whole_text = super::typed_whole::dictated_whole(task, &text);
             match year
+                .or(whole_text)
                 .or(owned)
                 .or(described)
                 .or(unstopped)
@@ -92,6 +100,19 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
         })
         .collect();
     (steps, changed)
+}
+
+/// Whether a typing of `text` into the control named `field` is a press of a form's send
+/// control written as a typing: the text is the control's own name, and that name a send
+/// word ("Submit", "Log in", "提交").
+fn sends_by_name(field: &str, text: &str) -> bool {
+    let name = field.trim().to_lowercase();
+    name == text.trim().to_lowercase()
+        && [
+            "submit", "send", "save", "ok", "login", "log in", "sign in", "search", "提交", "登录",
+            "发送", "保存", "确定",
+        ]
+        .contains(&name.as_str())
 }
 
 /// Whether a planner check, mapped for a clause it does not name, expects a text the screen
@@ -671,6 +692,24 @@ mod tests {
         assert_eq!((p[0].as_str(), n), ("type \"Jo\" into \"Username\"", 0));
         let (_, n) = as_written(v(&["type \"ab\" into \"X\""]), "type aB or Ab");
         assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn a_dictated_text_is_typed_whole_and_a_send_word_typed_into_its_button_pressed() {
+        let task = "Put this in, word for word: Gate B closed, use gate C. Then send it.";
+        let (p, n) = as_written(
+            v(&[
+                "type \"Gate B closed\" into \"Note\"",
+                "type \"submit\" into \"Submit\"",
+            ]),
+            task,
+        );
+        assert_eq!(n, 2);
+        assert_eq!(p[0], "type \"Gate B closed, use gate C\" into \"Note\"");
+        assert_eq!(p[1], "tap \"Submit\"");
+        // A value that is a field's own name but no send word stays a typing.
+        let (p, _) = as_written(v(&["type \"Name\" into \"Name\""]), "type Name");
+        assert_eq!(p[0], "type \"Name\" into \"Name\"");
     }
 
     #[test]

@@ -444,7 +444,8 @@ pub(super) fn cancels(seg: &str) -> bool {
     });
     // "no actually leave it": a take-back's lead before keeping it as it was.
     let led = stripped != lower;
-    CANCELS.iter().any(|c| stripped == *c)
+    // "no wait" is a take-back whole, though "no " is also a lead.
+    CANCELS.iter().any(|c| stripped == *c || lower == *c)
         || (led
             && [
                 "leave it",

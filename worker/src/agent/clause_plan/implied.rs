@@ -121,7 +121,9 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
                 let Some(verb) = name.split_whitespace().next() else {
                     return false;
                 };
-                same_word(&base, &verb.to_lowercase())
+                let verb = verb.to_lowercase();
+                // "baked" → "bak": the verb's silent e ("bake") comes back.
+                (same_word(&base, &verb) || same_word(&format!("{base}e"), &verb))
                     && words(name)
                         .iter()
                         .skip(1)

@@ -184,6 +184,19 @@ pub(super) fn by_context(
     }) {
         return Some(run);
     }
+    // "“检查加热棒是否正常”那条我看过了，灯亮着，水温也对，勾上吧": a clause that names an item
+    // plainly, up to three back, beats a nearer one that only shares a head character
+    // (水 of 水温 is no 换水).
+    if n == Some(1) {
+        if let Some(one) = before
+            .iter()
+            .take(3)
+            .filter(|seg| !names_the_list(seg))
+            .find_map(|seg| plainly_named(seg, items))
+        {
+            return Some(vec![one]);
+        }
+    }
     let mut found: Vec<String> = Vec::new();
     for seg in before {
         if names_the_list(seg) {
@@ -202,6 +215,7 @@ pub(super) fn by_context(
             parts
         } else if quoted.is_empty() {
             by_words(seg, items, n.filter(|k| *k == 1))
+                .or_else(|| (n == Some(1)).then(|| first_named(seg, items)).flatten())
                 .or_else(|| {
                     (n == Some(1))
                         .then(|| {
@@ -271,6 +285,49 @@ pub(super) fn by_words(
         }
         Some(k) => (scored.len() == k).then(|| scored.iter().map(|(_, n)| (*n).clone()).collect()),
         None => Some(scored.iter().map(|(_, n)| (*n).clone()).collect()),
+    }
+}
+
+/// The one item a clause names plainly: by a quote, its words, its characters or its row —
+/// not by a head character alone ([`by_head_char`]).
+fn plainly_named(seg: &str, items: &[(String, bool)]) -> Option<String> {
+    if let [q] = clauses::quoted(seg).as_slice() {
+        return find_item(q, items);
+    }
+    by_words(seg, items, Some(1))
+        .or_else(|| first_named(seg, items))
+        .and_then(|mut v| v.pop())
+        .or_else(|| by_chars(seg, items))
+        .or_else(|| positions::row_said_before(seg, items))
+}
+
+/// Among the items tied best by words in a clause said before a pronoun, the one named
+/// first: "Got the till working after an hour on hold to the card company, so that's done"
+/// speaks of the till (a clause's topic comes first; the card company is where the hour
+/// went). `None` when no word names an item or the first word names several.
+fn first_named(seg: &str, items: &[(String, bool)]) -> Option<Vec<String>> {
+    let said = words(seg);
+    let scored: Vec<(usize, usize, &String)> = items
+        .iter()
+        .filter_map(|(name, _)| {
+            let own = words(name);
+            let hits: Vec<usize> = said
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| own.iter().any(|w| same_word(x, w)))
+                .map(|(i, _)| i)
+                .collect();
+            Some((hits.len(), *hits.first()?, name))
+        })
+        .collect();
+    let best = scored.iter().map(|(n, _, _)| *n).max()?;
+    let top: Vec<&(usize, usize, &String)> = scored.iter().filter(|(n, _, _)| *n == best).collect();
+    let first = top.iter().map(|(_, at, _)| *at).min()?;
+    let at_first: Vec<&&(usize, usize, &String)> =
+        top.iter().filter(|(_, at, _)| *at == first).collect();
+    match at_first.as_slice() {
+        [one] => Some(vec![one.2.clone()]),
+        _ => None,
     }
 }
 

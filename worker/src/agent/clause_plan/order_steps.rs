@@ -553,9 +553,17 @@ fn without_reason(object: &str) -> String {
         " once ",
         " 因为",
         "因为",
+        // "delete it rather than ticking it": the other way it could go, not an item.
+        " rather than ",
+        " instead of ",
     ]
     .iter()
     .filter_map(|w| lower.find(w))
+    .filter(|at| {
+        !clauses::quoted_spans(object)
+            .iter()
+            .any(|(a, b)| (*a..*b).contains(at))
+    })
     .min()
     .and_then(|at| object.get(..at))
     .unwrap_or(object)

@@ -388,6 +388,9 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
     ]
     .iter()
     .find(|v| lower.starts_with(**v));
+    if let Some(view) = shown_view(lower, obs) {
+        return Some(view);
+    }
     let mut name = match (verb, zh) {
         (Some(v), _) => &lower[v.len()..],
         (None, Some(v)) => [
@@ -440,6 +443,51 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
             .find(|(zh, _)| zh.contains(&name))
             .and_then(|(_, en)| control(en))
     })
+}
+
+/// English states a list's view shows, and the name such a control has.
+const VIEW_STATES: &[(&[&str], &str)] = &[
+    (
+        &["completed", "done", "finished", "ticked", "checked"],
+        "Completed",
+    ),
+    (
+        &[
+            "active",
+            "open",
+            "remaining",
+            "unfinished",
+            "outstanding",
+            "incomplete",
+            "unticked",
+        ],
+        "Active",
+    ),
+    (&["all", "everything"], "All"),
+];
+
+/// The view a clause asks to be shown by the state of its items ("show me just the
+/// completed ones", "only show the open items", "display everything"): a link, button or
+/// tab so named, alone on the screen. `lower`: the clause in lower case.
+fn shown_view(lower: &str, obs: &Observation) -> Option<String> {
+    let rest = ["show me ", "show ", "display ", "only show ", "just show "]
+        .iter()
+        .find_map(|v| lower.strip_prefix(v))?;
+    let rest = ["just ", "only ", "the "]
+        .iter()
+        .fold(rest.trim(), |r, p| r.strip_prefix(p).unwrap_or(r).trim());
+    let ws: Vec<&str> = rest.split_whitespace().collect();
+    let (state, tail) = ws.split_first()?;
+    let nouns = ["ones", "items", "todos", "tasks", "entries"];
+    if tail.len() > 1 || tail.first().is_some_and(|t| !nouns.contains(t)) {
+        return None;
+    }
+    let (_, name) = VIEW_STATES.iter().find(|(s, _)| s.contains(state))?;
+    let mut hits = obs.elements.iter().filter(|e| {
+        matches!(e.role, Role::Button | Role::Link | Role::Tab) && e.name.trim() == *name
+    });
+    let one = hits.next()?;
+    hits.next().is_none().then(|| one.name.trim().to_string())
 }
 
 /// Chinese words for a list's views, and the English name such a control has.
@@ -511,6 +559,12 @@ mod tests {
             "a bare name only after a press"
         );
         assert_eq!(p("press the save button.", false).as_deref(), Some("Save"));
+        // A view asked for by its items' state.
+        assert_eq!(
+            p("show me only the active ones", false).as_deref(),
+            Some("Active")
+        );
+        assert_eq!(p("show me the dog", false), None);
         assert_eq!(p("click the Done filter", false), None, "no such control");
         assert_eq!(
             p("tap walk the dog", false),
