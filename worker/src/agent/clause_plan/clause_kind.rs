@@ -415,6 +415,28 @@ fn lets_someone(body: &str, word: &str) -> bool {
 
 /// Whether clause `seg` only says what the speaker meant to order ([`RETRACTED`]).
 pub(super) fn retracted(seg: &str) -> bool {
+    // "改成“买咸鸭蛋”……哦不": said, then taken back after a trailing-off.
+    let body = seg
+        .trim()
+        .trim_end_matches(['，', ',', '。', '.', '!', '！'])
+        .to_lowercase();
+    let trailed = [
+        "哦不对",
+        "哦不",
+        "不对",
+        "算了",
+        "no wait",
+        "actually no",
+        "no",
+    ]
+    .iter()
+    .any(|t| {
+        body.strip_suffix(t)
+            .is_some_and(|h| h.trim_end().ends_with(['…', '.']))
+    });
+    if trailed {
+        return true;
+    }
     let lower = seg.trim().to_lowercase().replace('’', "'");
     RETRACTED.iter().any(|r| lower.starts_with(r))
 }
@@ -507,13 +529,21 @@ pub(super) fn describes(seg: &str) -> bool {
     // "tap got fixed by the plumber": an imperative's word followed by a verb of state is
     // the clause's subject, a noun.
     let second = s.split_whitespace().nth(1).unwrap_or("").to_lowercase();
+    let third = s.split_whitespace().nth(2).unwrap_or("").to_lowercase();
+    let state_verbs = [
+        "got", "is", "was", "has", "had", "were", "are", "gets", "been",
+    ];
+    // "Open mic is Thursday": two words of a noun before the verb of state.
+    let noun_pair = ![
+        "the", "a", "an", "my", "our", "your", "it", "that", "this", "all",
+    ]
+    .contains(&second.as_str())
+        && state_verbs.contains(&third.as_str());
     SUBJECTS.contains(&first.as_str())
         || SUBORDINATORS.contains(&first.as_str())
         || first.ends_with("'s")
-        || [
-            "got", "is", "was", "has", "had", "were", "are", "gets", "been",
-        ]
-        .contains(&second.as_str())
+        || state_verbs.contains(&second.as_str())
+        || noun_pair
 }
 
 /// Whether a clause read as a description may still order something: it quotes, not at its

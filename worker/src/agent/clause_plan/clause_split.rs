@@ -16,10 +16,43 @@ pub(super) fn clauses_of(instruction: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Lead words of a correction that goes on with an order of its own ("…, untick it, no
+/// actually just delete it").
+const CORRECTION_LEADS: &[&str] = &[
+    "no actually, ",
+    "no actually ",
+    "no, actually, ",
+    "no, actually ",
+    "actually no, ",
+    "actually no ",
+    "no wait, ",
+    "no wait ",
+    "actually, ",
+    "actually ",
+    "no, ",
+    "sorry, ",
+];
+
+/// The order in clause `seg` after a correction's lead ([`CORRECTION_LEADS`]): `None` when
+/// it has no such lead or what follows orders nothing.
+pub(super) fn correction_rest(seg: &str) -> Option<String> {
+    let t = seg.trim();
+    let lower = t.to_lowercase();
+    let lead = CORRECTION_LEADS.iter().find(|l| lower.starts_with(**l))?;
+    let rest = t.get(lead.len()..)?.trim();
+    let rest = rest.strip_prefix("just ").unwrap_or(rest);
+    // "actually scratch that" takes back, it orders nothing of its own.
+    if super::clause_kind::cancels(rest) || super::clause_kind::cancels(t) {
+        return None;
+    }
+    effects::order_of(rest).map(|_| rest.to_string())
+}
+
 /// `seg` without the lead words of [`clauses::strip_fillers`] and [`effects::EN_FILLERS`]
 /// ("so", "and then", "afterwards").
 fn strip_all_fillers(seg: &str) -> String {
-    let mut s = clauses::strip_fillers(without_marker(seg))
+    let seg = correction_rest(seg).unwrap_or_else(|| seg.to_string());
+    let mut s = clauses::strip_fillers(without_marker(&seg))
         .trim()
         .to_string();
     while let Some(f) = effects::EN_FILLERS

@@ -649,3 +649,65 @@ fn narrowed_corrections_labels_ordinals_and_questions_about_a_name() {
         ]
     );
 }
+
+#[test]
+fn notes_dropped_subjects_people_and_corrections_with_their_own_order_read() {
+    let en = list(&[
+        ("ask Priya to run the raffle", true),
+        ("order the bunting", false),
+        ("hang the bunting", false),
+        ("bake the scones", false),
+        ("renew the hall booking", false),
+        ("collect the urn from the church", false),
+    ]);
+    let s = |said: &str| steps(said, &en).unwrap_or_default();
+    // A person's pronoun: the item naming them.
+    assert_eq!(
+        s("Priya is off sick, so untick her."),
+        ["uncheck \"ask Priya to run the raffle\""]
+    );
+    // A past form with the speaker unsaid, and a silent e come back ("baked").
+    assert_eq!(
+        s("Baked the scones last night. Add 'buy jam'."),
+        [
+            "check \"bake the scones\"",
+            "type \"buy jam\" into \"New item\"",
+            "press Enter"
+        ]
+    );
+    // Someone named did the item's own action; a note's topic before a colon.
+    assert_eq!(
+        s("Tom hung the bunting on Friday. Add 'buy jam'.")[0],
+        "check \"hang the bunting\""
+    );
+    assert_eq!(
+        s("Urn: got it. Add 'buy jam'.")[0],
+        "check \"collect the urn from the church\""
+    );
+    // A correction with an order of its own replaces the order before it; "no wait" alone
+    // takes it back.
+    assert_eq!(
+        s("The hall booking lapsed, untick it, no actually just delete it."),
+        ["tap \"Delete\" in the row of \"renew the hall booking\""]
+    );
+    assert_eq!(
+        s("Tick the scones, no wait, they burnt. Add 'buy jam'.")[0],
+        "type \"buy jam\" into \"New item\""
+    );
+    // "rather than" gives the other way, not an item; "Order form is ready" is no order.
+    assert_eq!(
+        s("The hall is free anyway, delete it rather than ticking it."),
+        ["tap \"Delete\" in the row of \"renew the hall booking\""]
+    );
+    assert_eq!(s("Order form is ready. Add 'buy jam'.").len(), 2);
+    let zh = list(&[("买灯泡", true), ("修门锁", false), ("交电费", false)]);
+    // A clause trailing off into a take-back says nothing; 一起勾 ticks.
+    assert_eq!(
+        steps("门锁改成“换门锁”……哦不，干脆删了吧。", &zh).unwrap_or_default(),
+        ["tap \"Delete\" in the row of \"修门锁\""]
+    );
+    assert_eq!(
+        steps("电费也交了，一起勾。", &zh).unwrap_or_default(),
+        ["check \"交电费\""]
+    );
+}

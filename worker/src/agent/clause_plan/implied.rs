@@ -111,7 +111,10 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
             j -= 1;
         }
         let led = j > 0 && (LINKS.contains(&toks[j - 1]) || SPEAKERS.contains(&toks[j - 1]))
-            || j > 1 && toks[j - 1] == "ve" && SPEAKERS.contains(&toks[j - 2]);
+            || j > 1 && toks[j - 1] == "ve" && SPEAKERS.contains(&toks[j - 2])
+            // "Bought the strings on the way home": the speaker, left unsaid.
+            || j == 0
+            || (j > 0 && named(clause, toks[j - 1]));
         if !led {
             continue;
         }
@@ -121,6 +124,12 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
                 let Some(verb) = name.split_whitespace().next() else {
                     return false;
                 };
+                // "Dr. Patel sent chapter 2 back" of "send chapter 2 to Dr. Patel": the one
+                // named in the item did it to the speaker, not the item's action done.
+                if j > 0 && named(clause, toks[j - 1]) && name.to_lowercase().contains(toks[j - 1])
+                {
+                    return false;
+                }
                 let verb = verb.to_lowercase();
                 // "baked" → "bak": the verb's silent e ("bake") comes back.
                 (same_word(&base, &verb) || same_word(&format!("{base}e"), &verb))
@@ -139,6 +148,64 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
         }
     }
     found
+}
+
+/// Whether clause `seg` is a note's topic: a few words the instruction follows with a colon
+/// ("Grab rail: Rob fitted it this morning").
+pub(super) fn is_topic(seg: &str, instruction: &str) -> bool {
+    let seg = seg.trim();
+    !seg.is_empty()
+        && seg.split_whitespace().count() <= 4
+        && (instruction.contains(&format!("{seg}:")) || instruction.contains(&format!("{seg}：")))
+}
+
+/// What a note says of its topic's item: "Prescriptions: got them" (a bare done phrase of
+/// [`NOTED_DONE`]) or "Grab rail: Rob fitted it" (the item's own verb done, read as
+/// [`state`] reads the topic and the clause together); the topic must name one item.
+pub(super) fn noted(topic: &str, clause: &str, items: &[(String, bool)]) -> Option<(String, bool)> {
+    let item = super::item_match::by_words(topic, items, Some(1))
+        .and_then(|mut v| v.pop())
+        .or_else(|| super::item_match::by_chars(topic, items))?;
+    let bare = clause
+        .trim()
+        .trim_end_matches(['.', '!'])
+        .to_lowercase()
+        .replace('’', "'");
+    if NOTED_DONE.contains(&bare.as_str()) {
+        return Some((item, true));
+    }
+    state(&format!("{topic} {clause}"), items).filter(|(found, _)| *found == item)
+}
+
+/// Bare phrases a note gives its topic's item as done.
+const NOTED_DONE: &[&str] = &[
+    "got them",
+    "got it",
+    "got that",
+    "done",
+    "all done",
+    "sorted",
+    "handled",
+    "got them all",
+    "bought",
+    "paid",
+    "booked",
+    "sent",
+    "sorted it",
+    "done it",
+    "done that",
+];
+
+/// Whether `tok` (lower case) stands in `clause` as a person's name: written with a capital
+/// and no pronoun or article ("Rob fitted it this morning").
+fn named(clause: &str, tok: &str) -> bool {
+    ![
+        "i", "we", "he", "she", "they", "it", "the", "this", "that", "you",
+    ]
+    .contains(&tok)
+        && clause
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w.to_lowercase() == tok && w.chars().next().is_some_and(char::is_uppercase))
 }
 
 /// Chinese markers of a finished action right after its verb ("签了", "订上了", "交过了").

@@ -95,10 +95,13 @@ pub(super) fn pronoun(object: &str, does: Does) -> bool {
             || ["这", "那", "它"].iter().any(|w| object.contains(w));
     }
     // "those two", "both": a count of items named before is no word of meaning.
-    words(object)
-        .iter()
-        .all(|w| ["two", "three", "four", "both", "those", "these", "them"].contains(&w.as_str()))
-        || possessive(object)
+    words(object).iter().all(|w| {
+        // "Marcus can't host, so untick him": a person's pronoun is the item naming them.
+        [
+            "two", "three", "four", "both", "those", "these", "them", "him", "her",
+        ]
+        .contains(&w.as_str())
+    }) || possessive(object)
 }
 
 /// Whether an object is only a possessive pronoun ("Lena said yes, so tick hers", "his one

@@ -431,12 +431,23 @@ impl Reader<'_> {
         }
         // "the defence room is booked": the item's own verb, done — unless the next
         // clause orders what to do ("房租早就交了，那条直接删了吧").
-        let ordered_next = self
-            .segs
-            .get(k + 1)
-            .is_some_and(|n| effects::order_of(n).is_some());
+        // (An order of its own item — "…, add 'x'" — leaves the description its state.)
+        let ordered_next = self.segs.get(k + 1).is_some_and(|n| {
+            effects::order_of(n).is_some_and(|o| {
+                clauses::quoted(&o.object).is_empty()
+                    && by_words(&o.object, &self.items, Some(1)).is_none()
+                    && by_chars(&o.object, &self.items).is_none()
+            })
+        });
+        let topic = k
+            .checked_sub(1)
+            .map(|j| self.segs[j].as_str())
+            .filter(|t| implied::is_topic(t, self.instruction));
         let implied = (!implied::held_back(self.instruction) && !ordered_next)
-            .then(|| implied::state(seg, &self.items))
+            .then(|| {
+                implied::state(seg, &self.items)
+                    .or_else(|| topic.and_then(|t| implied::noted(t, seg, &self.items)))
+            })
             .flatten();
         if let Some((item, done)) = implied {
             let does = if done { Does::Check } else { Does::Uncheck };

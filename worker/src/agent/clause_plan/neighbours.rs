@@ -219,6 +219,22 @@ impl Reader<'_> {
         if n.is_some_and(|s| hesitates(s)) {
             n = next.next();
         }
+        // "untick it, no actually just delete it": a correction with an order of its own
+        // on the same item replaces this one.
+        let said = self.split.get(k + 1).map(|(_, raw)| raw.as_str());
+        let replaced = said
+            .and_then(super::clause_split::correction_rest)
+            .is_some_and(|rest| {
+                effects::order_of(&rest).is_some_and(|o| {
+                    super::item_match::pronoun(&clauses::without_quotes(&o.object), o.does)
+                })
+            });
+        if replaced
+            && effects::order_of(&self.segs[k])
+                .is_some_and(|o| matches!(o.does, Does::Check | Does::Uncheck | Does::Delete))
+        {
+            return true;
+        }
         if n.is_some_and(|s| cancels(s)) {
             // "把买灯泡勾上，不对，我是说交电费": the "no" takes back the item, not the order —
             // the correction after it names the item meant.

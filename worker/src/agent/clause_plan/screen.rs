@@ -394,6 +394,9 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
     let mut name = match (verb, zh) {
         (Some(v), _) => &lower[v.len()..],
         (None, Some(v)) => [
+            "给我看看",
+            "给我看一下",
+            "给我看",
             "就行",
             "就好",
             "即可",
