@@ -344,6 +344,8 @@ const CANCELS: &[&str] = &[
     "forget that",
     "no wait",
     "actually no",
+    // "Tick the tap... no": a bare "no" said after an order, as a clause of its own.
+    "no",
     "算了",
     "不行",
     "不对",

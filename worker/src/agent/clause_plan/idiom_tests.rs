@@ -711,3 +711,48 @@ fn notes_dropped_subjects_people_and_corrections_with_their_own_order_read() {
         ["check \"交电费\""]
     );
 }
+
+#[test]
+fn hedged_or_asked_past_forms_and_bare_no_corrections_tick_nothing_wrong() {
+    let shed = list(&[
+        ("mend the gutter", false),
+        ("print the flyers", false),
+        ("fit the smoke alarm", false),
+        ("oil the gate", true),
+    ]);
+    let s = |said: &str| steps(said, &shed).unwrap_or_default();
+    let add = ["type \"get nails\" into \"New item\"", "press Enter"];
+    // A hedge or a question leaves the past form undone; a plain report still ticks.
+    assert_eq!(s("Nearly mended the gutter. Add 'get nails'."), add);
+    assert_eq!(
+        s("Probably Ana fitted the smoke alarm. Add 'get nails'."),
+        add
+    );
+    assert_eq!(s("Has Ana fitted the smoke alarm? Add 'get nails'."), add);
+    assert_eq!(s("Mended the gutter yet? Add 'get nails'."), add);
+    assert_eq!(
+        s("Ana fitted the smoke alarm. Add 'get nails'.")[0],
+        "check \"fit the smoke alarm\""
+    );
+    // A past form used as an adjective, the clause's verb coming later.
+    assert_eq!(
+        s("Printed flyers are cheaper at the library. Add 'get nails'."),
+        add
+    );
+    assert_eq!(
+        s("Printed the flyers that were left. Add 'get nails'.")[0],
+        "check \"print the flyers\""
+    );
+    // A "no"-led correction replaces the order before, whatever item it names; a bare "no"
+    // takes it back.
+    assert_eq!(
+        s("Tick the gutter, no actually untick the gate."),
+        ["uncheck \"oil the gate\""]
+    );
+    assert_eq!(s("Tick the gutter... no"), Vec::<String>::new());
+    // Without the "no" it adds to the order before.
+    assert_eq!(
+        s("Tick the gutter, actually untick the gate."),
+        ["check \"mend the gutter\"", "uncheck \"oil the gate\""]
+    );
+}

@@ -113,9 +113,9 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
         let led = j > 0 && (LINKS.contains(&toks[j - 1]) || SPEAKERS.contains(&toks[j - 1]))
             || j > 1 && toks[j - 1] == "ve" && SPEAKERS.contains(&toks[j - 2])
             // "Bought the strings on the way home": the speaker, left unsaid.
-            || j == 0
+            || j == 0 && !attributive(&toks[i + 1..])
             || (j > 0 && named(clause, toks[j - 1]));
-        if !led {
+        if !led || unsure(&lower, &toks[..i], negated) {
             continue;
         }
         let hits: Vec<&String> = items
@@ -196,6 +196,63 @@ const NOTED_DONE: &[&str] = &[
     "done that",
 ];
 
+/// Words that leave a past form undone or unsure ("Almost fixed the tap", "Maybe Rob
+/// fitted it"): the sentence-initial capital of such a word is no person's name either.
+const HEDGES: &[&str] = &[
+    "almost",
+    "nearly",
+    "half",
+    "partly",
+    "partially",
+    "barely",
+    "hardly",
+    "maybe",
+    "perhaps",
+    "probably",
+    "possibly",
+    "hopefully",
+    "supposedly",
+    "if",
+    "whether",
+];
+
+/// Whether a past form after the words `before` (lower-case tokens) is no plain report of a
+/// done action: a hedge ([`HEDGES`]) before it, or a question — a clause asking with "?" or
+/// led by an auxiliary before its subject ("Has Rob fitted the grab rail"), or asking "yet"
+/// unnegated (its "?" may be gone from the clause: "Booked the hall yet?"; "hasn't been
+/// renewed yet" still says undone).
+fn unsure(lower: &str, before: &[&str], negated: bool) -> bool {
+    let aux = ["has", "have", "had", "did", "is", "was", "were", "are"];
+    before.iter().any(|w| HEDGES.contains(w))
+        || lower.trim_end().ends_with('?')
+        || !negated
+            && lower
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == "yet")
+        || before.len() >= 2
+            && aux.contains(&before[0])
+            && !ADVERBS.contains(&before[1])
+            && !LINKS.contains(&before[1])
+}
+
+/// Whether a sentence-initial past form is an adjective of the noun after it, not a verb
+/// with the speaker unsaid: the clause goes on to a verb of its own ("Printed tickets are
+/// needed at the door", "Signed copies will be sold"). `after`: the tokens after it.
+fn attributive(after: &[&str]) -> bool {
+    // "Fixed the tap that was leaking": an article after it, the past form is the verb.
+    let det = [
+        "the", "a", "an", "my", "our", "his", "her", "their", "its", "it", "them", "that", "this",
+        "those", "these", "all", "both",
+    ];
+    if after.first().is_some_and(|w| det.contains(w)) {
+        return false;
+    }
+    let verbs = [
+        "is", "are", "was", "were", "will", "must", "need", "needs", "needed", "cost", "costs",
+    ];
+    after.iter().any(|w| verbs.contains(w))
+}
+
 /// Whether `tok` (lower case) stands in `clause` as a person's name: written with a capital
 /// and no pronoun or article ("Rob fitted it this morning").
 fn named(clause: &str, tok: &str) -> bool {
@@ -203,6 +260,7 @@ fn named(clause: &str, tok: &str) -> bool {
         "i", "we", "he", "she", "they", "it", "the", "this", "that", "you",
     ]
     .contains(&tok)
+        && !HEDGES.contains(&tok)
         && clause
             .split(|c: char| !c.is_alphanumeric())
             .any(|w| w.to_lowercase() == tok && w.chars().next().is_some_and(char::is_uppercase))

@@ -227,12 +227,10 @@ impl Reader<'_> {
             .is_some_and(|rest| {
                 effects::order_of(&rest).is_some_and(|o| {
                     super::item_match::pronoun(&clauses::without_quotes(&o.object), o.does)
+                        || said.is_some_and(|s| says_no(s, &rest)) && on_item(o.does)
                 })
             });
-        if replaced
-            && effects::order_of(&self.segs[k])
-                .is_some_and(|o| matches!(o.does, Does::Check | Does::Uncheck | Does::Delete))
-        {
+        if replaced && effects::order_of(&self.segs[k]).is_some_and(|o| on_item(o.does)) {
             return true;
         }
         if n.is_some_and(|s| cancels(s)) {
@@ -254,4 +252,26 @@ impl Reader<'_> {
                     && cancels(s)
             })
     }
+}
+
+/// Whether an order does something to a row (ticks, unticks or deletes it).
+fn on_item(does: Does) -> bool {
+    matches!(does, Does::Check | Does::Uncheck | Does::Delete)
+}
+
+/// Whether correction `said` (as written) says "no" to the order before and orders `rest`
+/// in its stead, on whatever item: "Tick the tap, no actually untick the scones" unticks the
+/// scones only, as "…, no wait, untick the scones" does. Not with a word that adds to the
+/// order before ("no, untick the scones too").
+fn says_no(said: &str, rest: &str) -> bool {
+    let lower = said.trim().to_lowercase();
+    let rest = rest.to_lowercase();
+    let adds = rest.contains("as well")
+        || rest
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| ["also", "too"].contains(&w));
+    ["no ", "no,", "actually no"]
+        .iter()
+        .any(|l| lower.starts_with(l))
+        && !adds
 }
