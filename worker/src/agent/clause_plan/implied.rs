@@ -166,15 +166,30 @@ pub(super) fn noted(topic: &str, clause: &str, items: &[(String, bool)]) -> Opti
     let item = super::item_match::by_words(topic, items, Some(1))
         .and_then(|mut v| v.pop())
         .or_else(|| super::item_match::by_chars(topic, items))?;
+    // "The tiers aren't in the freezer yet, done?": a negated topic gives no state.
+    let lower = topic.to_lowercase().replace('’', "'");
+    let negated = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .any(|w| NOT.contains(&w) || w.ends_with("n't"))
+        || NOT_ZH.iter().any(|w| topic.contains(w));
+    if negated {
+        return None;
+    }
+    if bare_done(clause) {
+        return Some((item, true));
+    }
+    state(&format!("{topic} {clause}"), items).filter(|(found, _)| *found == item)
+}
+
+/// Whether `clause` is nothing but a [`NOTED_DONE`] phrase: said after a clause that names
+/// one item ("The tiers are in the freezer, done"), it gives that item as done.
+pub(super) fn bare_done(clause: &str) -> bool {
     let bare = clause
         .trim()
         .trim_end_matches(['.', '!'])
         .to_lowercase()
         .replace('’', "'");
-    if NOTED_DONE.contains(&bare.as_str()) {
-        return Some((item, true));
-    }
-    state(&format!("{topic} {clause}"), items).filter(|(found, _)| *found == item)
+    NOTED_DONE.contains(&bare.as_str())
 }
 
 /// Bare phrases a note gives its topic's item as done.

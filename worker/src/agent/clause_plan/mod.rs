@@ -442,7 +442,7 @@ impl Reader<'_> {
         let topic = k
             .checked_sub(1)
             .map(|j| self.segs[j].as_str())
-            .filter(|t| implied::is_topic(t, self.instruction));
+            .filter(|t| implied::is_topic(t, self.instruction) || implied::bare_done(seg));
         let implied = (!implied::held_back(self.instruction) && !ordered_next)
             .then(|| {
                 implied::state(seg, &self.items)
