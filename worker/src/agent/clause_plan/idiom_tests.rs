@@ -684,6 +684,12 @@ fn notes_dropped_subjects_people_and_corrections_with_their_own_order_read() {
         s("Urn: got it. Add 'buy jam'.")[0],
         "check \"collect the urn from the church\""
     );
+    // A bare "done" after a clause naming one item; not after a negated one.
+    assert_eq!(
+        s("Scones are cooling on the rack, done. Add 'buy jam'.")[0],
+        "check \"bake the scones\""
+    );
+    assert_eq!(s("Scones aren't out yet, done. Add 'buy jam'.").len(), 2);
     // A correction with an order of its own replaces the order before it; "no wait" alone
     // takes it back.
     assert_eq!(
