@@ -229,7 +229,7 @@ const ZH: &[(&str, Does)] = &[
     ("补一项", Does::Add),
     ("添一个", Does::Add),
     ("加一个", Does::Add),
-    // "多媒体教室也借到了，一起勾": tick it along with the one before.
+    // "投影仪也借到了，一起勾": tick it along with the one before.
     ("一起勾", Does::Check),
     // "再加个“X”": a measure word between the verb and the text.
     ("加个", Does::Add),

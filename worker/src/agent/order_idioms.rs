@@ -70,7 +70,7 @@ pub(super) fn fix_wording(lower: &str, raw: &str) -> Option<Order> {
     })
 }
 
-/// "swap the name in that one so it reads 'ask Priya'", "tweak the gas one so it says 'X'":
+/// "swap the name in that one so it reads 'ask Lucy'", "tweak the gas one so it says 'X'":
 /// a verb of mending, its object, and "so it reads" / "so it says" before one quoted text
 /// that ends the clause: a rename of that object to the text.
 pub(super) fn so_it_reads(lower: &str, raw: &str) -> Option<Order> {

@@ -83,7 +83,7 @@ pub(super) fn by_position(object: &str, items: &[(String, bool)]) -> Option<Stri
 
 /// The item a clause said before a pronoun names by its row ([`by_position`]), where the
 /// clause counts rows: a Chinese ordinal with 个 there counts the things it describes
-/// ("书架只买了一个，第二个发现放不下": the second shelf, not the second row), so only 条 / 项 /
+/// ("椅子只借到一把，第二个还在找": the second chair, not the second row), so only 条 / 项 /
 /// 行 / 件 / 栏 or a first / last word count — unless the ordinal with 个 stands alone
 /// ("第二个，把它勾上", "第二个那条") or the clause names the list ("列表里第二个已经做完了"):
 /// then it can count nothing but rows.

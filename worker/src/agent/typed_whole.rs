@@ -1,5 +1,5 @@
-//! A dictated text typed cut short at a comma: "Type this, word for word: Room 4 towels by
-//! the door, ask for ID." typed as `Room 4 towels by the door`. When the instruction says the
+//! A dictated text typed cut short at a comma: "Type this, word for word: Bay 3 is shut
+//! today, use bay 4." typed as `Bay 3 is shut today`. When the instruction says the
 //! text is to be typed whole ([`WHOLE_CUES`]) and a colon then opens it, the text runs to
 //! the sentence's end; a typing that is that text cut at a comma is given the rest
 //! ([`dictated_whole`], used by [`super::plan_typed::as_written`]).

@@ -417,7 +417,7 @@ fn lets_someone(body: &str, word: &str) -> bool {
 
 /// Whether clause `seg` only says what the speaker meant to order ([`RETRACTED`]).
 pub(super) fn retracted(seg: &str) -> bool {
-    // "改成“买咸鸭蛋”……哦不": said, then taken back after a trailing-off.
+    // "改成“买蜡烛”……哦不": said, then taken back after a trailing-off.
     let body = seg
         .trim()
         .trim_end_matches(['，', ',', '。', '.', '!', '！'])
@@ -535,7 +535,7 @@ pub(super) fn describes(seg: &str) -> bool {
     let state_verbs = [
         "got", "is", "was", "has", "had", "were", "are", "gets", "been",
     ];
-    // "Open mic is Thursday": two words of a noun before the verb of state.
+    // "Sign language class is full": two words of a noun before the verb of state.
     let noun_pair = ![
         "the", "a", "an", "my", "our", "your", "it", "that", "this", "all",
     ]

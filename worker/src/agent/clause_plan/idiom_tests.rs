@@ -571,7 +571,7 @@ fn corrections_of_the_item_renames_said_as_the_text_it_reads_and_measure_words_r
         steps("门锁的零件买了一个，第二个还没到，那条打勾。", &zh).unwrap_or_default(),
         ["check \"修门锁\""]
     );
-    // "第二件写具体点，写成“X”": a new name alone for the row named before.
+    // "第一条写清楚点，写成“X”": a new name alone for the row named before.
     assert_eq!(
         steps("第二条写具体点，写成“修卧室门锁”。", &zh).unwrap_or_default(),
         [

@@ -112,7 +112,7 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
         }
         let led = j > 0 && (LINKS.contains(&toks[j - 1]) || SPEAKERS.contains(&toks[j - 1]))
             || j > 1 && toks[j - 1] == "ve" && SPEAKERS.contains(&toks[j - 2])
-            // "Bought the strings on the way home": the speaker, left unsaid.
+            // "Picked the parcel up at lunch": the speaker, left unsaid.
             || j == 0 && !attributive(&toks[i + 1..])
             || (j > 0 && named(clause, toks[j - 1]));
         if !led || unsure(&lower, &toks[..i], negated) {
@@ -151,7 +151,7 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
 }
 
 /// Whether clause `seg` is a note's topic: a few words the instruction follows with a colon
-/// ("Grab rail: Rob fitted it this morning").
+/// ("Shelf: Ana hung it on Monday").
 pub(super) fn is_topic(seg: &str, instruction: &str) -> bool {
     let seg = seg.trim();
     !seg.is_empty()
@@ -159,14 +159,14 @@ pub(super) fn is_topic(seg: &str, instruction: &str) -> bool {
         && (instruction.contains(&format!("{seg}:")) || instruction.contains(&format!("{seg}：")))
 }
 
-/// What a note says of its topic's item: "Prescriptions: got them" (a bare done phrase of
-/// [`NOTED_DONE`]) or "Grab rail: Rob fitted it" (the item's own verb done, read as
+/// What a note says of its topic's item: "Stamps: got them" (a bare done phrase of
+/// [`NOTED_DONE`]) or "Shelf: Ana hung it" (the item's own verb done, read as
 /// [`state`] reads the topic and the clause together); the topic must name one item.
 pub(super) fn noted(topic: &str, clause: &str, items: &[(String, bool)]) -> Option<(String, bool)> {
     let item = super::item_match::by_words(topic, items, Some(1))
         .and_then(|mut v| v.pop())
         .or_else(|| super::item_match::by_chars(topic, items))?;
-    // "The tiers aren't in the freezer yet, done?": a negated topic gives no state.
+    // "The jars aren't labelled yet, done?": a negated topic gives no state.
     let lower = topic.to_lowercase().replace('’', "'");
     let negated = lower
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
@@ -182,7 +182,7 @@ pub(super) fn noted(topic: &str, clause: &str, items: &[(String, bool)]) -> Opti
 }
 
 /// Whether `clause` is nothing but a [`NOTED_DONE`] phrase: said after a clause that names
-/// one item ("The tiers are in the freezer, done"), it gives that item as done.
+/// one item ("The jars are on the shelf, done"), it gives that item as done.
 pub(super) fn bare_done(clause: &str) -> bool {
     let bare = clause
         .trim()
@@ -233,7 +233,7 @@ const HEDGES: &[&str] = &[
 
 /// Whether a past form after the words `before` (lower-case tokens) is no plain report of a
 /// done action: a hedge ([`HEDGES`]) before it, or a question — a clause asking with "?" or
-/// led by an auxiliary before its subject ("Has Rob fitted the grab rail"), or asking "yet"
+/// led by an auxiliary before its subject ("Has Ana hung the shelf"), or asking "yet"
 /// unnegated (its "?" may be gone from the clause: "Booked the hall yet?"; "hasn't been
 /// renewed yet" still says undone).
 fn unsure(lower: &str, before: &[&str], negated: bool) -> bool {
@@ -269,7 +269,7 @@ fn attributive(after: &[&str]) -> bool {
 }
 
 /// Whether `tok` (lower case) stands in `clause` as a person's name: written with a capital
-/// and no pronoun or article ("Rob fitted it this morning").
+/// and no pronoun or article ("Ana hung it on Monday").
 fn named(clause: &str, tok: &str) -> bool {
     ![
         "i", "we", "he", "she", "they", "it", "the", "this", "that", "you",

@@ -96,7 +96,7 @@ pub(super) fn pronoun(object: &str, does: Does) -> bool {
     }
     // "those two", "both": a count of items named before is no word of meaning.
     words(object).iter().all(|w| {
-        // "Marcus can't host, so untick him": a person's pronoun is the item naming them.
+        // "Omar is away, so untick him": a person's pronoun is the item naming them.
         [
             "two", "three", "four", "both", "those", "these", "them", "him", "her",
         ]
@@ -187,9 +187,9 @@ pub(super) fn by_context(
     }) {
         return Some(run);
     }
-    // "“检查加热棒是否正常”那条我看过了，灯亮着，水温也对，勾上吧": a clause that names an item
+    // "“检查热水器”那条我看过了，灯亮着，水温也对，勾上吧": a clause that names an item
     // plainly, up to three back, beats a nearer one that only shares a head character
-    // (水 of 水温 is no 换水).
+    // (水 of 水温 is no 买水).
     if n == Some(1) {
         if let Some(one) = before
             .iter()
@@ -305,8 +305,8 @@ fn plainly_named(seg: &str, items: &[(String, bool)]) -> Option<String> {
 }
 
 /// Among the items tied best by words in a clause said before a pronoun, the one named
-/// first: "Got the till working after an hour on hold to the card company, so that's done"
-/// speaks of the till (a clause's topic comes first; the card company is where the hour
+/// first: "Got the printer going after an hour on hold to the toner company, so that's done"
+/// speaks of the printer (a clause's topic comes first; the toner company is where the hour
 /// went). `None` when no word names an item or the first word names several.
 fn first_named(seg: &str, items: &[(String, bool)]) -> Option<Vec<String>> {
     let said = words(seg);

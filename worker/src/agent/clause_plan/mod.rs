@@ -363,7 +363,7 @@ impl Reader<'_> {
 
     /// Check clause `k` (`seg`): the state it gives first, when it gives one.
     fn check_clause(&mut self, k: usize, seg: &str, before: &[&str]) -> Option<()> {
-        // "navy not sage green, so that one should read 'paint the cabinets navy'": the
+        // "oak not pine, so that one should read 'stain the shelves oak'": the
         // rename is given, then checked (unless an item reads so already: a check only).
         if let Some(steps) = self.given_rename(k, seg, before) {
             return self.write(steps);

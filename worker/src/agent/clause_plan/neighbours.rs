@@ -219,7 +219,7 @@ impl Reader<'_> {
         if n.is_some_and(|s| hesitates(s)) {
             n = next.next();
         }
-        // "untick it, no actually just delete it": a correction with an order of its own
+        // "untick it, no actually just remove it": a correction with an order of its own
         // on the same item replaces this one.
         let said = self.split.get(k + 1).map(|(_, raw)| raw.as_str());
         let replaced = said

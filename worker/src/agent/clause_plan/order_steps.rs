@@ -49,7 +49,7 @@ pub(super) fn undo_order(seg: &str, before: &[&str]) -> Option<effects::Order> {
     })
 }
 
-/// "叫“整理待产包”" after "那条改个名字", "写成“取干洗的西装”" after "第二件写具体点": a new name
+/// "叫“整理待产包”" after "那条改个名字", "写成“取修好的手表”" after "第一条写清楚点": a new name
 /// alone, for the item the clauses before name.
 pub(super) fn name_order(seg: &str) -> Option<effects::Order> {
     let s = seg.trim();
@@ -553,7 +553,7 @@ fn without_reason(object: &str) -> String {
         " once ",
         " 因为",
         "因为",
-        // "delete it rather than ticking it": the other way it could go, not an item.
+        // "remove it rather than ticking it": the other way it could go, not an item.
         " rather than ",
         " instead of ",
     ]

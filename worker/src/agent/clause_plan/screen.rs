@@ -469,8 +469,8 @@ const VIEW_STATES: &[(&[&str], &str)] = &[
     (&["all", "everything"], "All"),
 ];
 
-/// The view a clause asks to be shown by the state of its items ("show me just the
-/// completed ones", "only show the open items", "display everything"): a link, button or
+/// The view a clause asks to be shown by the state of its items ("show me only the
+/// done ones", "only show the open items", "display everything"): a link, button or
 /// tab so named, alone on the screen. `lower`: the clause in lower case.
 fn shown_view(lower: &str, obs: &Observation) -> Option<String> {
     let rest = ["show me ", "show ", "display ", "only show ", "just show "]

@@ -116,8 +116,8 @@ const TEXT_MODALS: &[&str] = &[
 ];
 
 /// The rename in check clause `seg` (as split, `raw`): the words before the modal that
-/// name the item ("that one") and the one quoted text it should read — "…, navy not sage
-/// green, so that one should read 'paint the cabinets navy'". Joined as [`order`] asks
+/// name the item ("that one") and the one quoted text it should read — "…, oak not pine,
+/// so that one should read 'stain the shelves oak'". Joined as [`order`] asks
 /// ("so …", "and …", "… instead", "… now"); `None` for a check on its own or any other
 /// shape. The caller renames only when no item is called that already.
 pub(super) fn renamed(seg: &str, raw: &str) -> Option<(String, String)> {

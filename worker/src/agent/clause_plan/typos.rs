@@ -1,4 +1,4 @@
-//! Typing slips in the words the reader keys on: "take it off my list completley" reads as
+//! Typing slips in the words the reader keys on: "drop it from the list entirley" reads as
 //! "completely". A word of seven letters or more that is no word of [`KNOWN`], stands
 //! outside quotes and in no item's title, and is one edit inside the word (a letter left
 //! out, added or changed, or two letters swapped; its first and last letters kept — an edit
@@ -198,7 +198,7 @@ mod tests {
 
     #[test]
     fn one_edit_is_one_letter_or_one_swap() {
-        assert!(one_edit("completley", "completely"));
+        assert!(one_edit("comlpetely", "completely"));
         assert!(!one_edit("complely", "completely"));
         assert!(one_edit("delet", "delete"));
         assert!(one_edit("deletes", "delete"));
