@@ -90,9 +90,7 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
         .map(|w| w.trim_matches('-'))
         .filter(|w| !w.is_empty())
         .collect();
-    let negated = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .any(|w| NOT.contains(&w) || w.ends_with("n't"));
+    let negated = says_not(&lower);
     let said = words(clause);
     let mut found: Option<(String, bool)> = None;
     for (i, tok) in toks.iter().enumerate() {
@@ -150,6 +148,14 @@ pub(super) fn state(clause: &str, items: &[(String, bool)]) -> Option<(String, b
     found
 }
 
+/// Whether an English clause (`lower`: lower case, straight apostrophes) holds a negation
+/// ([`NOT`], or any "…n't").
+fn says_not(lower: &str) -> bool {
+    lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .any(|w| NOT.contains(&w) || w.ends_with("n't"))
+}
+
 /// Whether clause `seg` is a note's topic: a few words the instruction follows with a colon
 /// ("Shelf: Ana hung it on Monday").
 pub(super) fn is_topic(seg: &str, instruction: &str) -> bool {
@@ -168,11 +174,7 @@ pub(super) fn noted(topic: &str, clause: &str, items: &[(String, bool)]) -> Opti
         .or_else(|| super::item_match::by_chars(topic, items))?;
     // "The jars aren't labelled yet, done?": a negated topic gives no state.
     let lower = topic.to_lowercase().replace('’', "'");
-    let negated = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .any(|w| NOT.contains(&w) || w.ends_with("n't"))
-        || NOT_ZH.iter().any(|w| topic.contains(w));
-    if negated {
+    if says_not(&lower) || NOT_ZH.iter().any(|w| topic.contains(w)) {
         return None;
     }
     if bare_done(clause) {

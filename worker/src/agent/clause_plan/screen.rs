@@ -430,14 +430,7 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
     if name.is_empty() {
         return None;
     }
-    let control = |want: &str| {
-        let mut hits = obs.elements.iter().filter(|e| {
-            matches!(e.role, Role::Button | Role::Link | Role::Tab)
-                && e.name.trim().eq_ignore_ascii_case(want)
-        });
-        let one = hits.next()?;
-        hits.next().is_none().then(|| one.name.trim().to_string())
-    };
+    let control = |want: &str| one_control(obs, want);
     // "切到“未完成”那个筛选": a list's view said by its meaning in Chinese, on a screen that
     // names it in English.
     control(name).or_else(|| {
@@ -486,8 +479,15 @@ fn shown_view(lower: &str, obs: &Observation) -> Option<String> {
         return None;
     }
     let (_, name) = VIEW_STATES.iter().find(|(s, _)| s.contains(state))?;
+    one_control(obs, name)
+}
+
+/// The name of the one button, link or tab on the screen named `want` (case aside); `None`
+/// when there is none or several.
+fn one_control(obs: &Observation, want: &str) -> Option<String> {
     let mut hits = obs.elements.iter().filter(|e| {
-        matches!(e.role, Role::Button | Role::Link | Role::Tab) && e.name.trim() == *name
+        matches!(e.role, Role::Button | Role::Link | Role::Tab)
+            && e.name.trim().eq_ignore_ascii_case(want)
     });
     let one = hits.next()?;
     hits.next().is_none().then(|| one.name.trim().to_string())
