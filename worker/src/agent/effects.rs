@@ -672,6 +672,14 @@ fn order_zh(body: &str, outside: &str) -> Option<Order> {
     if ZH_STATE_AFTER_SHI.iter().any(|w| outside.contains(w)) {
         return None;
     }
+    // "票拿到了，勾。": the bare verb alone is an order to tick what the clause before names.
+    if bare_tick(outside) {
+        return Some(Order {
+            does: Does::Check,
+            verb: None,
+            object: String::new(),
+        });
+    }
     // "把已完成的都清掉": 完成 describes the items; the verb is 清掉.
     let search = ZH_DONE_ADJECTIVES
         .iter()
@@ -721,6 +729,19 @@ fn order_zh(body: &str, outside: &str) -> Option<Order> {
         verb: None,
         object: body.replacen(verb, " ", 1),
     })
+}
+
+/// Whether a Chinese clause is the tick verb alone ("勾。", "也勾吧", "钩！"), which orders the
+/// item the clause before names ticked.
+fn bare_tick(outside: &str) -> bool {
+    let mut c = outside
+        .trim()
+        .trim_end_matches(['。', '，', '！', '!', '.', ' ', '～', '~']);
+    c = c.strip_suffix('吧').unwrap_or(c);
+    for lead in ["也", "就", "那就", "都"] {
+        c = c.strip_prefix(lead).unwrap_or(c);
+    }
+    matches!(c, "勾" | "钩")
 }
 
 /// [`order_of`] for an English clause (`outside`: the clause without its quotes).
@@ -1660,6 +1681,18 @@ mod tests {
         );
         assert_eq!(super::quote_lists("Log in: as 'x'"), "Log in: as 'x'");
         assert_eq!(super::order_of("“X”那条是我手滑点成完成的"), None);
+    }
+
+    #[test]
+    fn the_tick_verb_alone_ticks() {
+        for c in ["勾。", "也勾吧", "钩！"] {
+            let o = super::order_of(c).expect("an order");
+            assert_eq!(o.does, super::Does::Check, "{c}");
+            assert!(o.object.trim().is_empty(), "{c}");
+        }
+        // The verb with a negation or inside a longer clause is not this form.
+        assert!(super::order_of("别勾").is_none_or(|o| o.object.contains('别')));
+        assert_eq!(super::order_of("勾了没"), None);
     }
 
     #[test]

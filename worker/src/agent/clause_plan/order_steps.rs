@@ -230,15 +230,32 @@ fn kept_share(title: &str, item: &str) -> f64 {
 /// 刷英语一真题), when the item the context gave (`near`) keeps under half of its words in
 /// it: a renamed title mostly keeps the old one, and the nearest clause may have named
 /// another item by a shared word only.
-fn kept_in(new: &str, near: &str, items: &[(String, bool)]) -> Option<String> {
-    if kept_share(new, near) >= 0.5 {
+///
+/// Or, when the new title keeps none of `near`'s words, the one item it keeps at least half
+/// of that one of the clauses `before` (nearest first, up to four) names by a word: "The
+/// boat: the yard can't take it in May, I'll paint it myself, rename it to 'paint the boat'"
+/// renames the boat item, not the one "May" named.
+fn kept_in(new: &str, near: &str, items: &[(String, bool)], before: &[&str]) -> Option<String> {
+    let share = kept_share(new, near);
+    if share >= 0.5 {
         return None;
     }
-    let mut whole = items
-        .iter()
-        .filter(|(n, _)| n != new && n != near && kept_share(new, n) >= 1.0);
-    let one = whole.next()?;
-    whole.next().is_none().then(|| one.0.clone())
+    let one_of = |keeps: f64| {
+        let mut it = items
+            .iter()
+            .filter(move |(n, _)| n != new && n != near && kept_share(new, n) >= keeps);
+        let one = it.next()?;
+        it.next().is_none().then(|| one.0.clone())
+    };
+    one_of(1.0).or_else(|| {
+        let one = one_of(0.5).filter(|_| share == 0.0)?;
+        before
+            .iter()
+            .take(4)
+            .filter_map(|seg| by_words(seg, items, None))
+            .any(|named| named.contains(&one))
+            .then_some(one)
+    })
 }
 
 /// Chinese adverbs that may lead a clause going on from the one before ("顺便改成…").
@@ -290,8 +307,9 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
             if names_another(&clauses::without_quotes(object)) {
                 return None;
             }
+            let near = by_context(cx.before, cx.items, Some(1))?.pop()?;
             (
-                by_context(cx.before, cx.items, Some(1))?.pop()?,
+                kept_in(new, &near, cx.items, cx.before).unwrap_or(near),
                 new.clone(),
             )
         }
@@ -324,7 +342,7 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
                     || title_noun(head, cx.obs) =>
                 {
                     let near = by_context(cx.before, cx.items, Some(1))?.pop()?;
-                    kept_in(new, &near, cx.items).unwrap_or(near)
+                    kept_in(new, &near, cx.items, cx.before).unwrap_or(near)
                 }
                 None => return None,
             };
@@ -731,6 +749,38 @@ mod tests {
         assert_eq!(
             steps("邻居已经帮我洗好了。买袜子那条删掉。", &zh).unwrap(),
             vec!["tap \"Delete\" in the row of \"买袜子\""]
+        );
+    }
+
+    #[test]
+    fn a_rename_by_pronoun_takes_the_item_its_new_title_keeps() {
+        let obs = list(&[
+            ("varnish the deck by May", false),
+            ("book the boat yard", false),
+            ("buy rope", true),
+        ]);
+        // "it" follows a clause that names the deck by "May"; the new title keeps the boat
+        // item's words and the topic clause named the boat.
+        assert_eq!(
+            steps(
+                "The boat: they can't take it before May, so I'll do it myself, rename it to 'book a slipway for the boat'.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "double tap \"book the boat yard\"",
+                "type \"book a slipway for the boat\" into \"book the boat yard\"",
+                "press Enter",
+            ]
+        );
+        // A new title that keeps nothing of any item renames the item the context gave.
+        assert_eq!(
+            steps("The deck is late. Rename it to 'hire a painter'.", &obs).unwrap(),
+            vec![
+                "double tap \"varnish the deck by May\"",
+                "type \"hire a painter\" into \"varnish the deck by May\"",
+                "press Enter",
+            ]
         );
     }
 
