@@ -636,6 +636,14 @@ const ZH_WRONG_TICK: &[&str] = &[
 
 /// [`order_of`] for a Chinese clause (`outside`: the clause without its quotes).
 fn order_zh(body: &str, outside: &str) -> Option<Order> {
+    if let Some(ending) = zh_not_wanted(outside) {
+        // "灯谜今年不弄了，这条不要了": not wanted any more is an order to delete it.
+        return Some(Order {
+            does: Does::Delete,
+            verb: None,
+            object: body.replacen(ending, " ", 1),
+        });
+    }
     if let Some(w) = ZH_WRONG_TICK.iter().find(|w| outside.contains(*w)) {
         // "勾打错了": the tick was a mistake, so it comes off (the item from the context).
         return Some(Order {
@@ -729,6 +737,22 @@ fn order_zh(body: &str, outside: &str) -> Option<Order> {
         verb: None,
         object: body.replacen(verb, " ", 1),
     })
+}
+
+/// The ending of a Chinese clause that says its item is not wanted any more ("这条不要了",
+/// "那个用不着了吧"): one of these last, no question, nothing else negated before it.
+fn zh_not_wanted(outside: &str) -> Option<&'static str> {
+    let c = outside
+        .trim()
+        .trim_end_matches(['。', '，', '！', '!', '.', ' ', '吧', '啦']);
+    let ending = ["不要了", "不需要了", "用不着了", "用不上了"]
+        .into_iter()
+        .find(|e| c.ends_with(e))?;
+    let rest = &c[..c.len() - ending.len()];
+    let asks = ["吗", "？", "?", "要不要", "是不是"]
+        .iter()
+        .any(|w| outside.contains(w));
+    (!asks && !ZH_NOT_ORDERS.iter().any(|w| rest.contains(w))).then_some(ending)
 }
 
 /// Whether a Chinese clause is the tick verb alone ("勾。", "也勾吧", "钩！"), which orders the
@@ -951,10 +975,22 @@ fn stative_at(norm: &str, lower: &str, at: usize, len: usize) -> Option<Order> {
     {
         rest = format!(" {r}");
     }
-    let state = STATIVE_DONE.iter().find(|s| {
-        rest.strip_prefix(&format!(" {s}"))
-            .is_some_and(|r| r.is_empty() || r.starts_with(' '))
-    })?;
+    let state_of = |rest: &str| {
+        STATIVE_DONE.iter().find(|s| {
+            rest.strip_prefix(&format!(" {s}"))
+                .is_some_and(|r| r.is_empty() || r.starts_with(' '))
+        })
+    };
+    // "so that's one done", "that's another one finished": a count of things done so far.
+    if state_of(&rest).is_none() {
+        if let Some(r) = [" one more", " another one", " another", " one"]
+            .iter()
+            .find_map(|c| rest.strip_prefix(c).filter(|r| r.starts_with(' ')))
+        {
+            rest = r.to_string();
+        }
+    }
+    let state = state_of(&rest)?;
     let mut tail = rest[state.len() + 1..].trim().to_string();
     while let Some(t) = STATE_TAILS.iter().find(|t| tail.starts_with(**t)) {
         tail = tail[t.len()..].trim().to_string();
@@ -1007,6 +1043,19 @@ fn state_setter_order(lower: &str, raw: &str) -> Option<Order> {
         .iter()
         .any(|p| head.ends_with(p));
     if !linked && *verb != "make" {
+        return None;
+    }
+    // "switch to Active", "change to Completed": nothing set between the verb and the state
+    // is a view chosen by its control, not an item's state.
+    let between = head[verb.len()..]
+        .trim()
+        .trim_start_matches("back")
+        .trim()
+        .trim_end_matches(" back")
+        .trim();
+    if ["to", "into", "as", "over to"].contains(&between)
+        && ["switch", "change", "move", "turn"].contains(verb)
+    {
         return None;
     }
     // The object as written: after the verb, before the state (quotes intact).
@@ -1681,6 +1730,20 @@ mod tests {
         );
         assert_eq!(super::quote_lists("Log in: as 'x'"), "Log in: as 'x'");
         assert_eq!(super::order_of("“X”那条是我手滑点成完成的"), None);
+    }
+
+    #[test]
+    fn not_wanted_any_more_deletes_and_a_count_done_ticks() {
+        let o = super::order_of("那个用不着了吧").expect("an order");
+        assert_eq!(o.does, super::Does::Delete);
+        // Asked, or not said of the item, it orders nothing.
+        assert_eq!(super::order_of("这条还要不要了？"), None);
+        let o = super::order_of("so that's another one done").expect("an order");
+        assert_eq!((o.does, o.object.trim()), (super::Does::Check, "it"));
+        // A view chosen by name sets no item's state; a state set on an item does.
+        assert_eq!(super::order_of("switch to Active"), None);
+        let o = super::order_of("switch it back to active").expect("an order");
+        assert_eq!(o.does, super::Does::Uncheck);
     }
 
     #[test]

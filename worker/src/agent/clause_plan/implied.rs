@@ -24,30 +24,6 @@ const SPEAKERS: &[&str] = &["i", "we"];
 const ADVERBS: &[&str] = &[
     "already", "just", "finally", "now", "all", "also", "been", "not",
 ];
-/// Irregular past forms and their base verbs.
-const IRREGULAR: &[(&str, &str)] = &[
-    ("sent", "send"),
-    ("paid", "pay"),
-    ("bought", "buy"),
-    ("done", "do"),
-    ("made", "make"),
-    ("written", "write"),
-    ("wrote", "write"),
-    ("taken", "take"),
-    ("took", "take"),
-    ("given", "give"),
-    ("gave", "give"),
-    ("brought", "bring"),
-    ("found", "find"),
-    ("sold", "sell"),
-    ("fed", "feed"),
-    ("hung", "hang"),
-    ("built", "build"),
-    ("rung", "ring"),
-    ("rang", "ring"),
-    ("got", "get"),
-    ("picked", "pick"),
-];
 /// Negations that make the state "not done".
 const NOT: &[&str] = &[
     "not", "isn't", "wasn't", "aren't", "haven't", "hasn't", "didn't", "never",
@@ -347,7 +323,7 @@ pub(super) fn tells_a_change(clause: &str) -> bool {
 
 /// The base verb of a past form (`booked` → `book`, `patched` → `patch`, `paid` → `pay`).
 fn base_of(tok: &str) -> Option<String> {
-    if let Some((_, b)) = IRREGULAR.iter().find(|(p, _)| *p == tok) {
+    if let Some((_, b)) = super::stems::IRREGULAR.iter().find(|(p, _)| *p == tok) {
         return Some((*b).to_string());
     }
     let stem = tok.strip_suffix("ed").filter(|s| s.len() >= 2)?;

@@ -198,6 +198,16 @@ fn zh_demonstrative(head: &str) -> bool {
     .any(|w| head.contains(w))
 }
 
+/// Whether a Chinese head is only a title noun of the item spoken of ("名字", "把它的标题"):
+/// with demonstratives, 把 and 的 left out, nothing but one of them.
+fn zh_title_only(head: &str) -> bool {
+    let bare: String = head
+        .chars()
+        .filter(|c| !"把它的这那条个一项".contains(*c) && !c.is_whitespace())
+        .collect();
+    ["名字", "文字", "标题", "内容", "名称"].contains(&bare.as_str())
+}
+
 /// Whether a clause picks out the done items by a free relative ("whatever is still under
 /// Completed", "anything that's ticked", "everything done"): such a word first, and a done
 /// word ([`names_done`]).
@@ -334,7 +344,14 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
             });
             let head = head.as_str();
             let at = positions::by_position(head, cx.items).map(|one| vec![one]);
-            let old = match at.or_else(|| by_words(head, cx.items, Some(1))) {
+            let named = || {
+                // "名字改成“X”": the name of the item spoken of, even where an item's own
+                // title holds 名字.
+                (!zh_title_only(head))
+                    .then(|| by_words(head, cx.items, Some(1)))
+                    .flatten()
+            };
+            let old = match at.or_else(named) {
                 Some(mut found) => found.pop()?,
                 None if another => return None,
                 None if words(head).is_empty()
@@ -779,6 +796,20 @@ mod tests {
             vec![
                 "double tap \"varnish the deck by May\"",
                 "type \"hire a painter\" into \"varnish the deck by May\"",
+                "press Enter",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_title_noun_renames_the_item_spoken_of_even_when_a_title_holds_it() {
+        let obs = list(&[("订机票", true), ("打印名字卡", false)]);
+        assert_eq!(
+            steps("机票订错日子了，取消勾选，名字改成“改签机票”。", &obs).unwrap(),
+            vec![
+                "uncheck \"订机票\"",
+                "double tap \"订机票\"",
+                "type \"改签机票\" into \"订机票\"",
                 "press Enter",
             ]
         );

@@ -103,6 +103,17 @@ const STOP: &[&str] = &[
     "unticked",
     "unchecked",
     "either",
+    // Prepositions and the speaker's "mine" ("he was fine about it", "remove it from mine").
+    "about",
+    "into",
+    "onto",
+    "near",
+    "mine",
+    "they",
+    "he",
+    "she",
+    "we",
+    "us",
 ];
 
 /// Words that make an object "all of them".
@@ -143,7 +154,7 @@ pub(in crate::agent) fn words(text: &str) -> Vec<String> {
 /// letters, both of five or more ("cancell" of "cancelling" and "cancel"), or both sharing
 /// six or more first letters and differing after them by at most three letters in all, two
 /// on a side ("registr" of "registration" and "register", "batteri" and "battery"; "contract"
-/// and "contrast" differ by four).
+/// and "contrast" differ by four), or one with a derivational ending off ([`root`]) the other.
 pub(in crate::agent) fn same_word(a: &str, b: &str) -> bool {
     if a == b {
         return true;
@@ -154,13 +165,66 @@ pub(in crate::agent) fn same_word(a: &str, b: &str) -> bool {
     }
     let shared = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
     let (ta, tb) = (a.chars().count() - shared, b.chars().count() - shared);
-    shared >= 6 && ta <= 2 && tb <= 2 && ta + tb <= 3
+    (shared >= 6 && ta <= 2 && tb <= 2 && ta + tb <= 3)
+        || ((root(a).is_some() || root(b).is_some())
+            && root(a).unwrap_or(a) == root(b).unwrap_or(b))
 }
 
-/// A crude English stem: a noun's `-ation` / `-ment` ("registration" of "register",
+/// A stem less one derivational ending, when five or more letters stay: "insur" of
+/// "insurer" and "insurance", "collect" of "collection", "visit" of "visitor" (the one who
+/// does it and the thing done are one word of meaning). `None` when no ending comes off.
+fn root(stem: &str) -> Option<&str> {
+    ["anc", "enc", "ion", "er", "or"]
+        .iter()
+        .find_map(|e| stem.strip_suffix(e))
+        .filter(|r| r.chars().count() >= 5)
+}
+
+/// Irregular past forms and their base verbs ("told my boss" names "tell the boss").
+pub(super) const IRREGULAR: &[(&str, &str)] = &[
+    ("sent", "send"),
+    ("paid", "pay"),
+    ("bought", "buy"),
+    ("done", "do"),
+    ("made", "make"),
+    ("written", "write"),
+    ("wrote", "write"),
+    ("taken", "take"),
+    ("took", "take"),
+    ("given", "give"),
+    ("gave", "give"),
+    ("brought", "bring"),
+    ("found", "find"),
+    ("sold", "sell"),
+    ("fed", "feed"),
+    ("hung", "hang"),
+    ("built", "build"),
+    ("rung", "ring"),
+    ("rang", "ring"),
+    ("got", "get"),
+    ("picked", "pick"),
+    ("told", "tell"),
+    ("spoke", "speak"),
+    ("spoken", "speak"),
+    ("met", "meet"),
+    ("caught", "catch"),
+    ("taught", "teach"),
+    ("chose", "choose"),
+    ("chosen", "choose"),
+    ("drove", "drive"),
+    ("driven", "drive"),
+    ("swept", "sweep"),
+    ("sewn", "sew"),
+];
+
+/// A crude English stem: an irregular past form's base ([`IRREGULAR`]), a noun's `-ation` /
+/// `-ment` ("registration" of "register",
 /// "replacement" of "replace"), `-ing`, `-ed`, `-es`/`-s` dropped from longer words, then a
 /// final `-e` ("filing" and "file" share `fil`).
 fn stem(w: &str) -> String {
+    if let Some((_, base)) = IRREGULAR.iter().find(|(past, _)| *past == w) {
+        return stem(base);
+    }
     for (suffix, min) in [("ation", 9), ("ment", 8)] {
         if w.len() >= min {
             if let Some(s) = w.strip_suffix(suffix) {
@@ -178,5 +242,30 @@ fn stem(w: &str) -> String {
     match w.strip_suffix('e') {
         Some(s) if w.len() >= 4 => s.to_string(),
         _ => w.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{same_word, words};
+
+    #[test]
+    fn doer_and_deed_irregular_pasts_and_prepositions() {
+        let one = |a: &str, b: &str| {
+            let (x, y) = (words(a), words(b));
+            x.len() == 1 && y.len() == 1 && same_word(&x[0], &y[0])
+        };
+        // The one who does it and the thing done.
+        assert!(one("surveyors", "survey"));
+        assert!(one("inspection", "inspect"));
+        assert!(one("insurer", "insurance"));
+        // An irregular past names its verb.
+        assert!(one("told", "tell"));
+        assert!(one("caught", "catch"));
+        // Short roots stay apart; so do words sharing only a head.
+        assert!(!one("poster", "post"));
+        assert!(!one("counsel", "council"));
+        // A preposition names nothing.
+        assert!(words("he was fine about it").iter().all(|w| w != "about"));
     }
 }
