@@ -752,7 +752,28 @@ fn zh_not_wanted(outside: &str) -> Option<&'static str> {
     let asks = ["吗", "？", "?", "要不要", "是不是"]
         .iter()
         .any(|w| outside.contains(w));
-    (!asks && !ZH_NOT_ORDERS.iter().any(|w| rest.contains(w))).then_some(ending)
+    // "交完这条就用不上了", "到时候就不需要了": not wanted once something to come is done,
+    // which orders nothing now.
+    let later = [
+        "到时候",
+        "以后",
+        "之后",
+        "等到",
+        "等我",
+        "等他",
+        "等她",
+        "完就",
+        "完这",
+        "完那",
+        "明天",
+        "下周",
+        "下个月",
+        "过几天",
+        "将来",
+    ]
+    .iter()
+    .any(|w| rest.contains(w));
+    (!asks && !later && !ZH_NOT_ORDERS.iter().any(|w| rest.contains(w))).then_some(ending)
 }
 
 /// Whether a Chinese clause is the tick verb alone ("勾。", "也勾吧", "钩！"), which orders the
@@ -762,7 +783,8 @@ fn bare_tick(outside: &str) -> bool {
         .trim()
         .trim_end_matches(['。', '，', '！', '!', '.', ' ', '～', '~']);
     c = c.strip_suffix('吧').unwrap_or(c);
-    for lead in ["也", "就", "那就", "都"] {
+    // Not "都勾": all of several items, which this one-item order would tick one of.
+    for lead in ["也", "就", "那就"] {
         c = c.strip_prefix(lead).unwrap_or(c);
     }
     matches!(c, "勾" | "钩")
@@ -1053,7 +1075,17 @@ fn state_setter_order(lower: &str, raw: &str) -> Option<Order> {
         .trim()
         .trim_end_matches(" back")
         .trim();
-    if ["to", "into", "as", "over to"].contains(&between)
+    // Only a view's name ("Active", "Completed") or a capitalised one ("switch to Done")
+    // is a view: "the ferns are watered, change to done" sets the item spoken of.
+    let view = ["active", "completed"].contains(state)
+        || raw
+            .trim_end()
+            .trim_end_matches(['.', '!', ' '])
+            .rsplit(' ')
+            .next()
+            .is_some_and(|w| w.starts_with(|c: char| c.is_uppercase()));
+    if view
+        && ["to", "into", "as", "over to"].contains(&between)
         && ["switch", "change", "move", "turn"].contains(verb)
     {
         return None;
@@ -1756,6 +1788,21 @@ mod tests {
         // The verb with a negation or inside a longer clause is not this form.
         assert!(super::order_of("别勾").is_none_or(|o| o.object.contains('别')));
         assert_eq!(super::order_of("勾了没"), None);
+    }
+
+    #[test]
+    fn the_narrowed_not_wanted_bare_tick_and_view_forms() {
+        // Not wanted once something still to come is done: nothing to delete now.
+        assert_eq!(super::order_of("寄完这条就用不上了"), None);
+        assert_eq!(super::order_of("到时候这个就不需要了"), None);
+        let o = super::order_of("烤箱那条不需要了").expect("an order");
+        assert_eq!(o.does, super::Does::Delete);
+        // "都勾" asks for several items; a one-item tick would take only one of them.
+        assert_eq!(super::order_of("都勾吧"), None);
+        // A state that is no view's name sets the item spoken of.
+        let o = super::order_of("change to done").expect("an order");
+        assert_eq!(o.does, super::Does::Check);
+        assert_eq!(super::order_of("switch over to Completed"), None);
     }
 
     #[test]

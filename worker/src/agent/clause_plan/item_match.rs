@@ -2,7 +2,7 @@
 //! an "and" list, a position among the items just added, or a pronoun and the clauses
 //! before it; and the state an object picks its items by.
 
-use super::stems::{same_word, words};
+use super::stems::{same_word, words, IRREGULAR};
 use crate::agent::effects::{self, Does};
 use crate::agent::{clauses, positions};
 
@@ -308,6 +308,10 @@ fn plainly_named(seg: &str, items: &[(String, bool)]) -> Option<String> {
 /// first: "Got the printer going after an hour on hold to the toner company, so that's done"
 /// speaks of the printer (a clause's topic comes first; the toner company is where the hour
 /// went). `None` when no word names an item or the first word names several.
+///
+/// Among those, the clause's leading verb on an item's own leading verb counts last: "Got
+/// the cake" speaks of the cake, not of "get a haircut" ("got" stems to "get" as irregular
+/// pasts do), "Got the fence fixed" of "fix the fence", not "get the car fixed".
 fn first_named(seg: &str, items: &[(String, bool)]) -> Option<Vec<String>> {
     let said = words(seg);
     let scored: Vec<(usize, usize, &String)> = items
@@ -325,6 +329,37 @@ fn first_named(seg: &str, items: &[(String, bool)]) -> Option<Vec<String>> {
         .collect();
     let best = scored.iter().map(|(n, _, _)| *n).max()?;
     let top: Vec<&(usize, usize, &String)> = scored.iter().filter(|(n, _, _)| *n == best).collect();
+    // Hits less the clause's leading verb, a past form ("got", "booked"), on the item's own
+    // leading verb.
+    let first = seg
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    let past = first.ends_with("ed") || IRREGULAR.iter().any(|(p, _)| *p == first);
+    let other_hits = |name: &str| {
+        let own = words(name);
+        let lead = past
+            && own.len() > 1
+            && said.len() > 1
+            && words(&first).first() == said.first()
+            && same_word(&said[0], &own[0]);
+        said.iter()
+            .enumerate()
+            .filter(|(i, x)| !(lead && *i == 0) && own.iter().any(|w| same_word(x, w)))
+            .count()
+    };
+    if top.len() > 1 {
+        let counts: Vec<usize> = top.iter().map(|(_, _, name)| other_hits(name)).collect();
+        let most = counts.iter().copied().max().unwrap_or(0);
+        if let [at] = (0..top.len())
+            .filter(|&i| counts[i] == most)
+            .collect::<Vec<_>>()[..]
+        {
+            return Some(vec![top[at].2.clone()]);
+        }
+    }
     let first = top.iter().map(|(_, at, _)| *at).min()?;
     let at_first: Vec<&&(usize, usize, &String)> =
         top.iter().filter(|(_, at, _)| *at == first).collect();

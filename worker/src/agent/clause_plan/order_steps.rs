@@ -199,13 +199,14 @@ fn zh_demonstrative(head: &str) -> bool {
 }
 
 /// Whether a Chinese head is only a title noun of the item spoken of ("名字", "把它的标题"):
-/// with demonstratives, 把 and 的 left out, nothing but one of them.
+/// with demonstratives, 把 and 的 left out before it, nothing but one of them. A
+/// demonstrative after the noun makes it an item's own word ("名字那条" is the item
+/// holding 名字, not the name of the one spoken of).
 fn zh_title_only(head: &str) -> bool {
-    let bare: String = head
-        .chars()
-        .filter(|c| !"把它的这那条个一项".contains(*c) && !c.is_whitespace())
-        .collect();
-    ["名字", "文字", "标题", "内容", "名称"].contains(&bare.as_str())
+    let bare = head
+        .trim()
+        .trim_start_matches(|c: char| "把它的这那条个一项".contains(c) || c.is_whitespace());
+    ["名字", "文字", "标题", "内容", "名称"].contains(&bare.trim_end())
 }
 
 /// Whether a clause picks out the done items by a free relative ("whatever is still under
@@ -236,6 +237,12 @@ fn kept_share(title: &str, item: &str) -> f64 {
     of.iter().filter(|w| have.contains(w)).count() as f64 / of.len() as f64
 }
 
+/// How many of `item`'s words `title` keeps.
+fn kept_words(title: &str, item: &str) -> usize {
+    let have = words(title);
+    words(item).iter().filter(|w| have.contains(w)).count()
+}
+
 /// The one item a new title keeps whole ("把那条改成“刷英语一真题并整理错题”" of
 /// 刷英语一真题), when the item the context gave (`near`) keeps under half of its words in
 /// it: a renamed title mostly keeps the old one, and the nearest clause may have named
@@ -258,7 +265,8 @@ fn kept_in(new: &str, near: &str, items: &[(String, bool)], before: &[&str]) -> 
         it.next().is_none().then(|| one.0.clone())
     };
     one_of(1.0).or_else(|| {
-        let one = one_of(0.5).filter(|_| share == 0.0)?;
+        // Two words at least: one shared verb ("buy", "book") is no sign of the same item.
+        let one = one_of(0.5).filter(|one| share == 0.0 && kept_words(new, one) >= 2)?;
         before
             .iter()
             .take(4)
@@ -796,6 +804,34 @@ mod tests {
             vec![
                 "double tap \"varnish the deck by May\"",
                 "type \"hire a painter\" into \"varnish the deck by May\"",
+                "press Enter",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rename_by_pronoun_keeps_its_item_for_a_shared_verb_or_a_titled_row() {
+        // One shared verb is no sign the new title belongs to an item named earlier.
+        let obs = list(&[("book the dentist", true), ("ring the gas man", false)]);
+        assert_eq!(
+            steps(
+                "Booked the dentist on Monday. The gas man never called back, rename it to 'book a heating engineer'.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "double tap \"ring the gas man\"",
+                "type \"book a heating engineer\" into \"ring the gas man\"",
+                "press Enter",
+            ]
+        );
+        // "名字那条" is the row holding 名字, not the name of the item spoken of.
+        let zh = list(&[("交电费", true), ("写名字贴", false)]);
+        assert_eq!(
+            steps("电费交了。把名字那条改成“贴姓名贴”。", &zh).unwrap(),
+            vec![
+                "double tap \"写名字贴\"",
+                "type \"贴姓名贴\" into \"写名字贴\"",
                 "press Enter",
             ]
         );

@@ -268,4 +268,34 @@ mod tests {
         // A preposition names nothing.
         assert!(words("he was fine about it").iter().all(|w| w != "about"));
     }
+
+    #[test]
+    fn a_leading_irregular_past_does_not_outweigh_the_thing_it_names() {
+        use super::super::test_support::{list, steps};
+        // "got" stems to "get": the lead verb ties with "get …" items, the noun decides.
+        let obs = list(&[
+            ("get the boiler serviced", false),
+            ("collect the prescription", false),
+        ]);
+        assert_eq!(
+            steps("Got the prescription, tick it.", &obs).unwrap(),
+            vec!["check \"collect the prescription\""]
+        );
+        let obs = list(&[("buy stamps", false), ("pick up the birthday cake", false)]);
+        assert_eq!(
+            steps("Bought the birthday cake on the way, so tick it.", &obs).unwrap(),
+            vec!["check \"pick up the birthday cake\""]
+        );
+        let obs = list(&[("get the bike repaired", false), ("repair the gate", false)]);
+        assert_eq!(
+            steps("Got the gate repaired, tick it.", &obs).unwrap(),
+            vec!["check \"repair the gate\""]
+        );
+        // A subject noun first is no leading verb: a tie stays unread.
+        let obs = list(&[("clean the grill", false), ("pay the cleaner", false)]);
+        assert_eq!(
+            steps("The cleaning got done this morning, tick it.", &obs),
+            None
+        );
+    }
 }
