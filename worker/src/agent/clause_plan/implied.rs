@@ -265,7 +265,24 @@ const DONE_ZH: &[&str] = &[
 ];
 /// Chinese words that make such a clause no report of the item's own action done.
 const NOT_ZH: &[&str] = &[
-    "没", "未", "不", "别", "被", "要", "得", "想", "打算", "准备",
+    "没",
+    "未",
+    "不",
+    "别",
+    "被",
+    "要",
+    "得",
+    "想",
+    "打算",
+    "准备",
+    // "报告写了一半", "差不多写完了": part done, or nearly, is not done.
+    "一半",
+    "一部分",
+    "大半",
+    "差不多",
+    "快要",
+    "还差",
+    "还剩",
 ];
 
 /// The Chinese form of [`state`]: the item's first character (its verb: 签 of 签租房合同, 订
@@ -388,6 +405,9 @@ mod tests {
         assert_eq!(state("合同还没签", &zh), None);
         assert_eq!(state("押金也转过去了", &zh), None);
         assert_eq!(state("酒店要订了", &zh), None);
+        // Part done, or nearly, is not done.
+        assert_eq!(state("租房合同签了一半", &zh), None);
+        assert_eq!(state("租房合同差不多签好了", &zh), None);
     }
 
     #[test]
