@@ -739,12 +739,15 @@ fn order_zh(body: &str, outside: &str) -> Option<Order> {
     })
 }
 
+/// Marks that may end a Chinese clause after its last word (full stop, comma, exclamation).
+const ZH_CLAUSE_END: [char; 6] = ['。', '，', '！', '!', '.', ' '];
+
 /// The ending of a Chinese clause that says its item is not wanted any more ("这条不要了",
 /// "那个用不着了吧"): one of these last, no question, nothing else negated before it.
 fn zh_not_wanted(outside: &str) -> Option<&'static str> {
     let c = outside
         .trim()
-        .trim_end_matches(['。', '，', '！', '!', '.', ' ', '吧', '啦']);
+        .trim_end_matches(|c: char| ZH_CLAUSE_END.contains(&c) || "吧啦".contains(c));
     let ending = ["不要了", "不需要了", "用不着了", "用不上了"]
         .into_iter()
         .find(|e| c.ends_with(e))?;
@@ -781,7 +784,7 @@ fn zh_not_wanted(outside: &str) -> Option<&'static str> {
 fn bare_tick(outside: &str) -> bool {
     let mut c = outside
         .trim()
-        .trim_end_matches(['。', '，', '！', '!', '.', ' ', '～', '~']);
+        .trim_end_matches(|c: char| ZH_CLAUSE_END.contains(&c) || "～~".contains(c));
     c = c.strip_suffix('吧').unwrap_or(c);
     // Not "都勾": all of several items, which this one-item order would tick one of.
     for lead in ["也", "就", "那就"] {
