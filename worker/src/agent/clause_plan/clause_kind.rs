@@ -220,8 +220,10 @@ const PREAMBLES: &[&str] = &[
 
 /// Whether an unread clause only announces the orders after it: it says a [`PREAMBLES`] word,
 /// quotes nothing and names no one item of `items` (a word of the list's own name, "the
-/// book club list", does not count).
-pub(super) fn preamble(seg: &str, items: &[(String, bool)]) -> bool {
+/// book club list", does not count). `sorts`: whether the screen offers sorting (an element
+/// named "sort…"); where it does not, "let's sort the list" means dealing with it, the way
+/// "sort out the list" does, not putting it in order.
+pub(super) fn preamble(seg: &str, items: &[(String, bool)], sorts: bool) -> bool {
     if seg.chars().any(effects::is_cjk) {
         // "清单帮我过一遍", "列表改一下": the list as a whole, nothing done to an item yet.
         // "你帮我理一理": a verb of going over, with no object at all, is said of the list.
@@ -270,7 +272,8 @@ pub(super) fn preamble(seg: &str, items: &[(String, bool)]) -> bool {
                 && w.last()
                     .is_some_and(|l| ["list", "checklist", "to-do list"].contains(l)))
     };
-    let whole_list = EN_LIST_VERBS.iter().any(|v| {
+    let sort = (!sorts).then_some("sort");
+    let whole_list = EN_LIST_VERBS.iter().chain(sort.as_ref()).any(|v| {
         body.strip_prefix(v)
             .and_then(|r| r.strip_prefix(' '))
             .is_some_and(|r| names_list(r.trim()))
@@ -634,8 +637,26 @@ mod tests {
         assert!(!super::says_word("申请表交了", "请"));
         // Putting a list in order sorts it: no preamble; getting it in order is one.
         let items = vec![("pack the tent".to_string(), false)];
-        assert!(!super::preamble("Put the camping list in order.", &items));
-        assert!(super::preamble("Get the camping list in order.", &items));
+        assert!(!super::preamble(
+            "Put the camping list in order.",
+            &items,
+            false
+        ));
+        assert!(super::preamble(
+            "Get the camping list in order.",
+            &items,
+            false
+        ));
+        // "Let's sort the list" deals with it where nothing on the screen sorts; where
+        // something does, it may be an order, and so is sorting by something.
+        assert!(super::preamble("Let's sort the list.", &items, false));
+        assert!(super::preamble(
+            "Can you sort my list for me?",
+            &items,
+            false
+        ));
+        assert!(!super::preamble("Let's sort the list.", &items, true));
+        assert!(!super::preamble("Sort the list by date.", &items, false));
     }
 
     #[test]

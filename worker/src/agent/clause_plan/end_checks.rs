@@ -274,7 +274,7 @@ mod tests {
         );
         // A free step's effect is not foreseen: only the items no clause names are
         // expected as they were.
-        let r = read("Tick off the bread and sort the list.", &obs).unwrap();
+        let r = read("Tick off the bread and sort the list by date.", &obs).unwrap();
         assert_eq!(
             r.effects,
             vec![

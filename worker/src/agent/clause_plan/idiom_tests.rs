@@ -762,3 +762,38 @@ fn hedged_or_asked_past_forms_and_bare_no_corrections_tick_nothing_wrong() {
         ["check \"mend the gutter\"", "uncheck \"oil the gate\""]
     );
 }
+
+#[test]
+fn an_and_no_answers_a_possessive_one_speaks_of_a_person_and_sort_deals_with_the_list() {
+    let obs = list(&[
+        ("renew the car insurance", false),
+        ("ask Priya to feed the cat", false),
+        ("defrost the freezer", true),
+    ]);
+    let s = |t: &str| steps(t, &obs).unwrap_or_default();
+    // "and no, it isn't X yet" says the renamed item's state; the rename stands.
+    assert_eq!(
+        s("Insurance went up, change that one to 'renew the car insurance with Admiral', and no, it isn't renewed yet."),
+        [
+            "double tap \"renew the car insurance\"",
+            "type \"renew the car insurance with Admiral\" into \"renew the car insurance\"",
+            "press Enter",
+        ]
+    );
+    // A bare "no" after an order still takes it back.
+    assert_eq!(s("Untick the freezer... no"), Vec::<String>::new());
+    // "her one": the item of the person named before.
+    assert_eq!(
+        s("Priya is away next week, so change her one to 'ask Dev to feed the cat'."),
+        [
+            "double tap \"ask Priya to feed the cat\"",
+            "type \"ask Dev to feed the cat\" into \"ask Priya to feed the cat\"",
+            "press Enter",
+        ]
+    );
+    // "let's sort the list" with nothing on the screen that sorts only announces the rest.
+    assert_eq!(
+        s("Holiday next week, so let's sort the list. The freezer's defrosted."),
+        Vec::<String>::new()
+    );
+}

@@ -579,6 +579,16 @@ impl Reader<'_> {
         })
     }
 
+    /// Whether the screen offers sorting: an element whose name starts a word with "sort".
+    fn sorts(&self) -> bool {
+        self.obs.elements.iter().any(|e| {
+            e.name
+                .to_lowercase()
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w.starts_with("sort"))
+        })
+    }
+
     /// Clause `k` names an order that does not read (`said`: a state said, not ordered).
     fn unread(&mut self, k: usize, said: bool) {
         let seg = self.segs[k].clone();
@@ -591,7 +601,7 @@ impl Reader<'_> {
             return;
         }
         if heading(&seg, &self.split[k].1, self.instruction)
-            || preamble(&seg, &self.items)
+            || preamble(&seg, &self.items, self.sorts())
             || reports_zh(&seg)
         {
             // "Fix that: …": what to do comes after the colon.

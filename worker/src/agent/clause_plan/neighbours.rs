@@ -214,11 +214,21 @@ impl Reader<'_> {
             ]
             .contains(&l.as_str())
         };
-        let mut next = self.segs.iter().skip(k + 1);
+        let mut next = self.segs.iter().zip(&self.split).skip(k + 1);
         let mut n = next.next();
-        if n.is_some_and(|s| hesitates(s)) {
+        if n.is_some_and(|(s, _)| hesitates(s)) {
             n = next.next();
         }
+        // "change it to 'X', and no, it isn't ordered yet": a "no" joined on by "and"
+        // answers a question the listener may have; it takes nothing back.
+        let and_no = |(s, (_, raw)): (&String, &(String, String))| {
+            s.trim().eq_ignore_ascii_case("no") && raw.trim().to_lowercase().starts_with("and ")
+        };
+        if n.is_some_and(and_no) {
+            return false;
+        }
+        let mut next = next.map(|(s, _)| s);
+        let n = n.map(|(s, _)| s);
         // "untick it, no actually just remove it": a correction with an order of its own
         // on the same item replaces this one.
         let said = self.split.get(k + 1).map(|(_, raw)| raw.as_str());

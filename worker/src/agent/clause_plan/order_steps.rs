@@ -249,31 +249,51 @@ fn kept_words(title: &str, item: &str) -> usize {
 /// another item by a shared word only.
 ///
 /// Or, when the new title keeps none of `near`'s words, the one item it keeps at least half
-/// of that one of the clauses `before` (nearest first, up to four) names by a word: "The
-/// boat: the yard can't take it in May, I'll paint it myself, rename it to 'paint the boat'"
-/// renames the boat item, not the one "May" named.
+/// of that one of the clauses `before` (nearest first, up to four) names by a word, or of
+/// which it keeps two thirds and three words at least: "The boat: the yard can't take it in
+/// May, I'll paint it myself, rename it to 'paint the boat'" renames the boat item, not the
+/// one "May" named.
 fn kept_in(new: &str, near: &str, items: &[(String, bool)], before: &[&str]) -> Option<String> {
     let share = kept_share(new, near);
     if share >= 0.5 {
         return None;
     }
-    let one_of = |keeps: f64| {
-        let mut it = items
-            .iter()
-            .filter(move |(n, _)| n != new && n != near && kept_share(new, n) >= keeps);
-        let one = it.next()?;
-        it.next().is_none().then(|| one.0.clone())
-    };
+    let one_of = |keeps: f64| one_kept(new, &[near], items, keeps);
     one_of(1.0).or_else(|| {
         // Two words at least: one shared verb ("buy", "book") is no sign of the same item.
         let one = one_of(0.5).filter(|one| share == 0.0 && kept_words(new, one) >= 2)?;
-        before
-            .iter()
-            .take(4)
-            .filter_map(|seg| by_words(seg, items, None))
-            .any(|named| named.contains(&one))
-            .then_some(one)
+        // Most of an item, three words at least, kept in a title that keeps nothing of the
+        // context's item: that item is the one renamed, however the clause before named it
+        // (a measure word of another item, "八斤就够了", is no naming).
+        let most = kept_share(new, &one) >= 2.0 / 3.0 && kept_words(new, &one) >= 3;
+        (most
+            || before
+                .iter()
+                .take(4)
+                .filter_map(|seg| by_words(seg, items, None))
+                .any(|named| named.contains(&one)))
+        .then_some(one)
     })
+}
+
+/// The one item other than `new` and those `not` that a new title keeps at least `keeps`
+/// of ([`kept_share`]); `None` when none or several do.
+fn one_kept(new: &str, not: &[&str], items: &[(String, bool)], keeps: f64) -> Option<String> {
+    let mut it = items
+        .iter()
+        .filter(|(n, _)| n != new && !not.contains(&n.as_str()) && kept_share(new, n) >= keeps);
+    let one = it.next()?;
+    it.next().is_none().then(|| one.0.clone())
+}
+
+/// The item a rename by pronoun speaks of: the one the clauses before name ([`kept_in`]), or,
+/// when they name none, the one item of which the new title keeps two thirds and three
+/// words at least ("超市说周末到货，把那条改成“买三斤面粉”" of 买五斤面粉).
+fn spoken_of(new: &str, cx: &Ctx<'_>) -> Option<String> {
+    match by_context(cx.before, cx.items, Some(1)).and_then(|mut v| v.pop()) {
+        Some(near) => Some(kept_in(new, &near, cx.items, cx.before).unwrap_or(near)),
+        None => one_kept(new, &[], cx.items, 2.0 / 3.0).filter(|one| kept_words(new, one) >= 3),
+    }
 }
 
 /// Chinese adverbs that may lead a clause going on from the one before ("顺便改成…").
@@ -325,11 +345,7 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
             if names_another(&clauses::without_quotes(object)) {
                 return None;
             }
-            let near = by_context(cx.before, cx.items, Some(1))?.pop()?;
-            (
-                kept_in(new, &near, cx.items, cx.before).unwrap_or(near),
-                new.clone(),
-            )
+            (spoken_of(new, cx)?, new.clone())
         }
         // "rename the ferns task to 'X'", "把浇花那条改成“X”": the old item by the words
         // before the new name.
@@ -366,8 +382,7 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
                     || zh_demonstrative(head)
                     || title_noun(head, cx.obs) =>
                 {
-                    let near = by_context(cx.before, cx.items, Some(1))?.pop()?;
-                    kept_in(new, &near, cx.items, cx.before).unwrap_or(near)
+                    spoken_of(new, cx)?
                 }
                 None => return None,
             };
@@ -832,6 +847,53 @@ mod tests {
             vec![
                 "double tap \"写名字贴\"",
                 "type \"贴姓名贴\" into \"写名字贴\"",
+                "press Enter",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rename_by_pronoun_takes_the_item_its_title_mostly_keeps_over_a_measure_word() {
+        // "三斤就行" shares only its measure word with the rice item; the new title keeps
+        // most of the flour item and nothing of the rice one.
+        let zh = list(&[("买五斤高筋面粉", false), ("送大米两斤给邻居", false)]);
+        assert_eq!(
+            steps(
+                "超市说周末到货，三斤就行，把那条改成“买三斤高筋面粉”。",
+                &zh
+            )
+            .unwrap(),
+            vec![
+                "double tap \"买五斤高筋面粉\"",
+                "type \"买三斤高筋面粉\" into \"买五斤高筋面粉\"",
+                "press Enter",
+            ]
+        );
+        // The clause before names the parcel item by its measure word only.
+        let zh = list(&[("买五斤高筋面粉", false), ("给舅舅寄两斤", false)]);
+        assert_eq!(
+            steps(
+                "早上去超市看了，三斤就够了，把那条名字改成“买三斤高筋面粉”。",
+                &zh
+            )
+            .unwrap(),
+            vec![
+                "double tap \"买五斤高筋面粉\"",
+                "type \"买三斤高筋面粉\" into \"买五斤高筋面粉\"",
+                "press Enter",
+            ]
+        );
+        // One shared verb and noun is not most of an item: the context's item stays.
+        let en = list(&[("buy dog food", false), ("walk the dog at six", false)]);
+        assert_eq!(
+            steps(
+                "The walk moved to seven, rename it to 'buy a dog lead'.",
+                &en
+            )
+            .unwrap(),
+            vec![
+                "double tap \"walk the dog at six\"",
+                "type \"buy a dog lead\" into \"walk the dog at six\"",
                 "press Enter",
             ]
         );

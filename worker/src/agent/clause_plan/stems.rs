@@ -114,6 +114,11 @@ const STOP: &[&str] = &[
     "she",
     "we",
     "us",
+    // Possessives stand for a person named before ("change his one to …"), no word of a title.
+    "his",
+    "her",
+    "their",
+    "our",
 ];
 
 /// Words that make an object "all of them".
