@@ -1,7 +1,7 @@
 //! The reader on orders said as idioms, swaps and texts given later, in words other than
 //! any paraphrase set's.
 
-use super::test_support::{list, steps};
+use super::test_support::{list, list_with, steps};
 
 #[test]
 fn idioms_swaps_and_later_texts_read_as_orders() {
@@ -796,4 +796,63 @@ fn an_and_no_answers_a_possessive_one_speaks_of_a_person_and_sort_deals_with_the
         s("Holiday next week, so let's sort the list. The freezer's defrosted."),
         Vec::<String>::new()
     );
+}
+
+#[test]
+fn an_and_no_before_a_take_back_takes_the_order_back_and_sort_wordings_on_screen_count() {
+    let obs = list(&[
+        ("buy milk", false),
+        ("call the plumber", false),
+        ("defrost the freezer", true),
+    ]);
+    let s = |t: &str| steps(t, &obs).unwrap_or_default();
+    // "and no" followed by a take-back, a correction or a ban is a "no" to the order
+    // before: nothing is ticked, deleted or unticked.
+    for t in [
+        "Tick off the milk, and no, leave it.",
+        "Delete the plumber one, and no, actually keep it.",
+        "Tick off the milk and no, forget it.",
+        "Untick the freezer and no, don't.",
+        "Tick off the milk, and no, not the milk, the plumber.",
+        "Tick off the milk, and no.",
+    ] {
+        assert!(
+            !s(t).iter().any(|l| l.starts_with("check")
+                || l.starts_with("uncheck")
+                || l.contains("Delete")),
+            "{t}: {:?}",
+            s(t)
+        );
+    }
+    // A statement after it answers: the order stands.
+    let renamed = [
+        "double tap \"buy milk\"",
+        "type \"buy oat milk\" into \"buy milk\"",
+        "press Enter",
+    ];
+    assert_eq!(
+        s("Rename the milk one to 'buy oat milk', and no, it's not bought yet."),
+        renamed
+    );
+    assert_eq!(
+        s("Rename the milk one to 'buy oat milk', and no, I haven't got it yet."),
+        renamed
+    );
+    assert_eq!(
+        s("Untick the freezer, and no, I haven't defrosted it."),
+        ["uncheck \"defrost the freezer\""]
+    );
+    // A screen that orders its list under another word than "sort" still sorts: "let's sort
+    // the list" may then be an order of its own, as with a Sort button.
+    for button in ["Order by name", "A–Z"] {
+        let obs = list_with(
+            &[("buy milk", false), ("call the plumber", false)],
+            &[button],
+        );
+        assert_eq!(
+            steps("Let's sort the list. Tick off the milk.", &obs).unwrap(),
+            ["sort the list", "check \"buy milk\""],
+            "{button}"
+        );
+    }
 }

@@ -284,11 +284,36 @@ pub(super) fn by_words(
                 .filter(|(s, _)| *s == best)
                 .map(|(_, n)| *n)
                 .collect();
-            (top.len() == 1).then(|| vec![top[0].clone()])
+            if let [one] = top.as_slice() {
+                return Some(vec![(*one).clone()]);
+            }
+            // "tick off her prescription" of "pick up her prescription" and "pick up my
+            // prescription": a possessive is no title word, but it tells tied items apart.
+            let said = possessives(text);
+            let mine: Vec<&String> = top
+                .into_iter()
+                .filter(|n| possessives(n).iter().any(|p| said.contains(p)))
+                .collect();
+            (mine.len() == 1).then(|| vec![mine[0].clone()])
         }
         Some(k) => (scored.len() == k).then(|| scored.iter().map(|(_, n)| (*n).clone()).collect()),
         None => Some(scored.iter().map(|(_, n)| (*n).clone()).collect()),
     }
+}
+
+/// The possessives `text` says ("her", "our", …): stop words ([`words`] leaves them out) that
+/// still tell "book his haircut" from "book my haircut".
+fn possessives(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| {
+            [
+                "my", "his", "her", "their", "our", "your", "mine", "hers", "theirs", "ours",
+            ]
+            .contains(w)
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 /// The one item a clause names plainly: by a quote, its words, its characters or its row —
@@ -484,6 +509,44 @@ pub(super) fn among_added(object: &str, before: &[&str]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{list, steps};
+
+    #[test]
+    fn a_possessive_tells_apart_items_tied_on_their_other_words() {
+        // Possessives are no title words, but between two items alike but for one, the one
+        // said is meant.
+        let obs = list(&[
+            ("pick up her prescription", false),
+            ("pick up my prescription", false),
+            ("feed their cat", false),
+            ("feed our cat", false),
+        ]);
+        assert_eq!(
+            steps("Tick off her prescription.", &obs).unwrap(),
+            vec!["check \"pick up her prescription\""]
+        );
+        assert_eq!(
+            steps("Got my prescription, tick it.", &obs).unwrap(),
+            vec!["check \"pick up my prescription\""]
+        );
+        assert_eq!(
+            steps("The neighbours are back, so delete feed their cat.", &obs).unwrap(),
+            vec!["tap \"Delete\" in the row of \"feed their cat\""]
+        );
+        // "hers" stands for the person named before, as "her one" does.
+        let obs = list(&[("ask Priya to feed the cat", false), ("buy milk", false)]);
+        assert_eq!(
+            steps(
+                "Priya is away, so change hers to 'ask Dev to feed the cat'.",
+                &obs
+            )
+            .unwrap(),
+            vec![
+                "double tap \"ask Priya to feed the cat\"",
+                "type \"ask Dev to feed the cat\" into \"ask Priya to feed the cat\"",
+                "press Enter",
+            ]
+        );
+    }
 
     #[test]
     fn pronouns_and_paraphrases_find_their_items() {

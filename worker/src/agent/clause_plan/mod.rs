@@ -579,13 +579,16 @@ impl Reader<'_> {
         })
     }
 
-    /// Whether the screen offers sorting: an element whose name starts a word with "sort".
+    /// Whether the screen offers sorting: an element whose name starts a word with "sort", or
+    /// says it otherwise ("Order by name", "Reorder", "A-Z").
     fn sorts(&self) -> bool {
         self.obs.elements.iter().any(|e| {
-            e.name
-                .to_lowercase()
-                .split(|c: char| !c.is_alphanumeric())
-                .any(|w| w.starts_with("sort"))
+            let name = e.name.to_lowercase().replace('\u{2013}', "-");
+            name.split(|c: char| !c.is_alphanumeric())
+                .any(|w| w.starts_with("sort") || w == "reorder")
+                || ["order by", "a-z", "z-a", "a to z", "z to a"]
+                    .iter()
+                    .any(|p| name.contains(p))
         })
     }
 

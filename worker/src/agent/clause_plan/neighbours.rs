@@ -220,14 +220,16 @@ impl Reader<'_> {
             n = next.next();
         }
         // "change it to 'X', and no, it isn't ordered yet": a "no" joined on by "and"
-        // answers a question the listener may have; it takes nothing back.
+        // answers a question the listener may have; it takes nothing back. Only when a
+        // statement follows it: "…, and no, leave it", "…, and no, not the milk", "…, and
+        // no." take the order back as a bare "no" does.
         let and_no = |(s, (_, raw)): (&String, &(String, String))| {
             s.trim().eq_ignore_ascii_case("no") && raw.trim().to_lowercase().starts_with("and ")
         };
-        if n.is_some_and(and_no) {
+        let mut next = next.map(|(s, _)| s);
+        if n.is_some_and(and_no) && next.clone().next().is_some_and(|s| answers(s)) {
             return false;
         }
-        let mut next = next.map(|(s, _)| s);
         let n = n.map(|(s, _)| s);
         // "untick it, no actually just remove it": a correction with an order of its own
         // on the same item replaces this one.
@@ -262,6 +264,20 @@ impl Reader<'_> {
                     && cancels(s)
             })
     }
+}
+
+/// Whether the clause after an "and no" states something ("it isn't renewed yet", "I
+/// haven't paid it"): it describes, and neither takes back ("leave it", "forget it", "hang
+/// on"), nor corrects ("not the milk"), nor forbids ("don't").
+fn answers(seg: &str) -> bool {
+    let lower = seg.trim().to_lowercase().replace('\u{2019}', "'");
+    let first = lower.split_whitespace().next().unwrap_or("");
+    let first = first.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+    let leads = [
+        "not", "don't", "do", "wait", "hang", "hold", "actually", "sorry", "oh", "never", "leave",
+        "keep", "forget", "scratch", "skip", "cancel", "undo", "stop",
+    ];
+    !cancels(&format!("no {}", seg.trim())) && !leads.contains(&first) && describes(seg)
 }
 
 /// Whether an order does something to a row (ticks, unticks or deletes it).

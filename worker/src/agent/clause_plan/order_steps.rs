@@ -263,9 +263,13 @@ fn kept_in(new: &str, near: &str, items: &[(String, bool)], before: &[&str]) -> 
         // Two words at least: one shared verb ("buy", "book") is no sign of the same item.
         let one = one_of(0.5).filter(|one| share == 0.0 && kept_words(new, one) >= 2)?;
         // Most of an item, three words at least, kept in a title that keeps nothing of the
-        // context's item: that item is the one renamed, however the clause before named it
-        // (a measure word of another item, "八斤就够了", is no naming).
-        let most = kept_share(new, &one) >= 2.0 / 3.0 && kept_words(new, &one) >= 3;
+        // context's item: that item is the one renamed, when the clauses before named the
+        // context's item only by what the new title also says (a measure word of another
+        // item, "八斤就够了", is no naming). "The gym's shut, rename it to 'run in the park
+        // Saturday morning'" still renames the gym item, whatever run item there is.
+        let most = kept_share(new, &one) >= 2.0 / 3.0
+            && kept_words(new, &one) >= 3
+            && !named_apart(near, new, before);
         (most
             || before
                 .iter()
@@ -274,6 +278,20 @@ fn kept_in(new: &str, near: &str, items: &[(String, bool)], before: &[&str]) -> 
                 .any(|named| named.contains(&one)))
         .then_some(one)
     })
+}
+
+/// Whether one of the clauses `before` (up to four) shares a word with item `near` that the
+/// new title `new` does not hold: it named that item by its own words ("送大米那条", "the
+/// gym's shut"), not by a word of the new title.
+fn named_apart(near: &str, new: &str, before: &[&str]) -> bool {
+    let own: Vec<String> = words(near)
+        .into_iter()
+        .filter(|w| !words(new).contains(w))
+        .collect();
+    before
+        .iter()
+        .take(4)
+        .any(|seg| words(seg).iter().any(|w| own.contains(w)))
 }
 
 /// The one item other than `new` and those `not` that a new title keeps at least `keeps`
@@ -894,6 +912,56 @@ mod tests {
             vec![
                 "double tap \"walk the dog at six\"",
                 "type \"buy a dog lead\" into \"walk the dog at six\"",
+                "press Enter",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rename_by_pronoun_keeps_the_item_the_clause_before_names_by_its_own_words() {
+        // The new title keeps most of another item, but the clause before names the
+        // context's item by a word of its own: that item is renamed.
+        let en = list(&[
+            ("gym class", false),
+            ("run in the park Sunday morning", false),
+            ("buy milk", false),
+        ]);
+        assert_eq!(
+            steps(
+                "The gym is shut for repairs, rename it to 'run in the park Saturday morning'.",
+                &en
+            )
+            .unwrap(),
+            vec![
+                "double tap \"gym class\"",
+                "type \"run in the park Saturday morning\" into \"gym class\"",
+                "press Enter",
+            ]
+        );
+        let zh = list(&[("买五斤高筋面粉", false), ("送大米两斤给邻居", false)]);
+        assert_eq!(
+            steps("送大米那条，把它改成“买三斤高筋面粉”。", &zh).unwrap(),
+            vec![
+                "double tap \"送大米两斤给邻居\"",
+                "type \"买三斤高筋面粉\" into \"送大米两斤给邻居\"",
+                "press Enter",
+            ]
+        );
+        // Named only by what the new title says too ("two kilos"): the item the title
+        // mostly keeps.
+        let en = list(&[
+            ("buy five kilos of flour", false),
+            ("send two kilos to my uncle", false),
+        ]);
+        assert_eq!(
+            steps(
+                "Two kilos is plenty, rename it to 'buy two kilos of flour'.",
+                &en
+            )
+            .unwrap(),
+            vec![
+                "double tap \"buy five kilos of flour\"",
+                "type \"buy two kilos of flour\" into \"buy five kilos of flour\"",
                 "press Enter",
             ]
         );

@@ -114,11 +114,15 @@ const STOP: &[&str] = &[
     "she",
     "we",
     "us",
-    // Possessives stand for a person named before ("change his one to …"), no word of a title.
+    // Possessives stand for a person named before ("change his one to …", "change hers to
+    // …"), no word of a title.
     "his",
     "her",
     "their",
     "our",
+    "hers",
+    "theirs",
+    "ours",
 ];
 
 /// Words that make an object "all of them".

@@ -6,6 +6,11 @@ use argus_perception::{build, Node, Observation, Rect, Role, Screen, Tree, Tri};
 /// A list app's shape: a new-item field, one row per item (a toggle named by the item),
 /// a "Clear done" button.
 pub(super) fn list(items: &[(&str, bool)]) -> Observation {
+    list_with(items, &[])
+}
+
+/// [`list`] with more buttons after "Clear done" ("Order by name").
+pub(super) fn list_with(items: &[(&str, bool)], buttons: &[&str]) -> Observation {
     let mut tree = Tree::default();
     let mut root = Node::new(Role::Other, "main", "");
     root.bounds = Some(Rect::new(0.0, 0.0, 400.0, 400.0));
@@ -22,10 +27,12 @@ pub(super) fn list(items: &[(&str, bool)]) -> Observation {
         n.parent = Some(0);
         tree.nodes.push(n);
     }
-    let mut b = Node::new(Role::Button, "button", "Clear done");
-    b.bounds = Some(Rect::new(10.0, 360.0, 100.0, 24.0));
-    b.parent = Some(0);
-    tree.nodes.push(b);
+    for (i, name) in ["Clear done"].iter().chain(buttons).enumerate() {
+        let mut b = Node::new(Role::Button, "button", name);
+        b.bounds = Some(Rect::new(10.0 + 110.0 * i as f64, 360.0, 100.0, 24.0));
+        b.parent = Some(0);
+        tree.nodes.push(b);
+    }
     tree.nodes[0].children = (1..tree.nodes.len()).collect();
     build(
         &tree,
