@@ -227,6 +227,11 @@ impl Reader<'_> {
             // The text of an add said before ([`later_text`]).
             return Some(());
         }
+        if k > 0 && clause_kind::cancels(&seg) {
+            // "Tick the milk. Scratch that.": the take-back of the clause before, no delete
+            // of its own ([`Reader::taken_back`] drops the order it takes back).
+            return Some(());
+        }
         let mut order = self.read_order(k, &seg, &before);
         if self.gerund_goes_on(k) {
             // "I spent Sunday clearing the shelves and putting locks on the cupboards": the

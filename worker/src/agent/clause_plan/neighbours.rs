@@ -222,12 +222,14 @@ impl Reader<'_> {
         // "change it to 'X', and no, it isn't ordered yet": a "no" joined on by "and"
         // answers a question the listener may have; it takes nothing back. Only when a
         // statement follows it: "…, and no, leave it", "…, and no, not the milk", "…, and
-        // no." take the order back as a bare "no" does.
+        // no." take the order back as a bare "no" does. Nor after an order on a row: "delete
+        // the milk, and no, we still need it" takes the delete back.
         let and_no = |(s, (_, raw)): (&String, &(String, String))| {
             s.trim().eq_ignore_ascii_case("no") && raw.trim().to_lowercase().starts_with("and ")
         };
+        let on_row = effects::order_of(&self.segs[k]).is_some_and(|o| on_item(o.does));
         let mut next = next.map(|(s, _)| s);
-        if n.is_some_and(and_no) && next.clone().next().is_some_and(|s| answers(s)) {
+        if !on_row && n.is_some_and(and_no) && next.clone().next().is_some_and(|s| answers(s)) {
             return false;
         }
         let n = n.map(|(s, _)| s);
