@@ -424,12 +424,44 @@ pub(super) fn strip_fillers(seg: &str) -> &str {
                     .find_map(|f| s.strip_prefix(f))
                     // "最后一条" is the last row, not "finally".
                     .filter(|rest| !ZH_ROW_AFTER_LAST.iter().any(|r| rest.starts_with(r)))
-            });
+            })
+            .or_else(|| s.get(time_lead(&lower)?..));
         match next {
             Some(n) => s = n.trim_start(),
             None => return s,
         }
     }
+}
+
+/// The length of a lead that only says when the order after it comes ("once it's gone add
+/// …", "when that's done, untick …", "as soon as they're cleared add …"): a time word, a
+/// pronoun and its verb, and one word of state; `None` when `lower` has none.
+fn time_lead(lower: &str) -> Option<usize> {
+    let rest = ["once ", "when ", "as soon as ", "after "]
+        .iter()
+        .find_map(|w| lower.strip_prefix(w))?;
+    let rest = [
+        "it's ",
+        "it is ",
+        "it has ",
+        "that's ",
+        "that is ",
+        "they're ",
+        "they are ",
+        "those are ",
+        "everything's ",
+    ]
+    .iter()
+    .find_map(|w| rest.strip_prefix(w))?;
+    // "once that's all done": the degree word is part of the state.
+    let rest = ["all ", "completely ", "fully "]
+        .iter()
+        .find_map(|w| rest.strip_prefix(w))
+        .unwrap_or(rest);
+    let word = rest.split([' ', ',']).next()?;
+    let after = rest[word.len()..].trim_start_matches([',', ' ']);
+    // ASCII up to there: the length is taken of the lower-cased text.
+    (!word.is_empty() && word.is_ascii() && !after.is_empty()).then(|| lower.len() - after.len())
 }
 
 /// Words that open an exception to the clause before a comma ("delete everything that's

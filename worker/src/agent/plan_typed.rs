@@ -78,6 +78,7 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
                 .or(owned)
                 .or(described)
                 .or(unstopped)
+                .or_else(|| stop_kept(task, &text))
                 .or(whole)
                 .or_else(|| spelt_in(task, &text))
             {
@@ -209,6 +210,19 @@ pub(super) fn says_keep_full_stop(task: &str) -> bool {
                 KEEP.iter().any(|w| near.contains(w))
             })
     })
+}
+
+/// `text` with the full stop the instruction gives it after it ("打这句：X。…末尾句号要带
+/// 上" typed as `X`), when `task` says to keep the full stop ([`says_keep_full_stop`]) and
+/// holds the text followed by one; `None` otherwise.
+fn stop_kept(task: &str, text: &str) -> Option<String> {
+    if text.is_empty() || text.ends_with(['。', '.', '．']) || !says_keep_full_stop(task) {
+        return None;
+    }
+    ['。', '.', '．']
+        .iter()
+        .map(|stop| format!("{text}{stop}"))
+        .find(|stopped| task.contains(stopped.as_str()))
 }
 
 /// Whether `task` says to leave the full stop out of what is typed: a [`FULL_STOPS`] word
@@ -766,6 +780,26 @@ mod tests {
         let (p, n) = as_written(v(&["type \"see you at noon.\""]), task);
         assert_eq!((p[0].as_str(), n), ("type \"see you at noon.\"", 0));
         assert!(!says_no_full_stop("Book it for the whole period, no rush."));
+    }
+
+    #[test]
+    fn a_full_stop_the_instruction_keeps_is_typed() {
+        let task = "框里写：明天停水一天。句尾的句号也要带上，然后提交。";
+        let (p, n) = as_written(v(&["type \"明天停水一天\" into \"Text\""]), task);
+        assert_eq!(
+            (p[0].as_str(), n),
+            ("type \"明天停水一天。\" into \"Text\"", 1)
+        );
+        let task = "Type: lift is out of order. Keep the full stop at the end.";
+        let (p, _) = as_written(v(&["type \"lift is out of order\""]), task);
+        assert_eq!(p[0], "type \"lift is out of order.\"");
+        // Nothing said of the stop: as typed.
+        let task = "框里写：明天停水一天。然后提交。";
+        let (p, n) = as_written(v(&["type \"明天停水一天\" into \"Text\""]), task);
+        assert_eq!(
+            (p[0].as_str(), n),
+            ("type \"明天停水一天\" into \"Text\"", 0)
+        );
     }
 
     #[test]

@@ -147,6 +147,9 @@ const ZH_PREAMBLE_VERBS: &[&str] = &[
     "调一调",
     "整理下",
     "处理下",
+    "捋一遍",
+    "动一下",
+    "动动",
 ];
 
 /// Chinese words for the list as a whole ([`preamble`]).
@@ -367,6 +370,37 @@ pub(super) fn reports_zh(seg: &str) -> bool {
             .any(|w| says_word(body, w) && !lets_someone(body, w) && !done_for_me(body, w))
 }
 
+/// Whether an unread Chinese clause only reports what someone said ("宽带那边说可以改成按年
+/// 交", "房东说下周再来"): a 说 after a speaker, followed by what may or will be, not an
+/// order to tell someone ("跟房东说…", "你说一下…").
+pub(super) fn hearsay_zh(seg: &str) -> bool {
+    let Some(i) = seg.find('说') else {
+        return false;
+    };
+    let (head, after) = (&seg[..i], &seg[i + '说'.len_utf8()..]);
+    let speaker = !head.is_empty()
+        && !["跟", "和", "给", "帮", "你", "请", "再", "先", "要", "得"]
+            .iter()
+            .any(|w| head.ends_with(w) || head.starts_with(w) || head.contains('把'));
+    speaker
+        && [
+            "可以", "能", "会", "不用", "不能", "没", "已经", "下", "明", "要",
+        ]
+        .iter()
+        .any(|w| after.starts_with(w))
+        && clauses::quoted(seg).is_empty()
+}
+
+/// Whether an unread Chinese clause only says why the order before is wanted ("让我看看还差
+/// 什么", "好让我数一下"): letting the speaker see or count, no order of its own.
+pub(super) fn lets_me_see_zh(seg: &str) -> bool {
+    let body = seg.trim().trim_start_matches(['好', '再']);
+    ["让我看", "让我数", "让我瞧", "我看看", "我瞅瞅"]
+        .iter()
+        .any(|w| body.starts_with(w))
+        && clauses::quoted(seg).is_empty()
+}
+
 /// Chinese words saying a thing is already done ("已经帮我内推了").
 const ALREADY_ZH: &[&str] = &["已经", "早就", "早已"];
 
@@ -392,8 +426,9 @@ fn says_word(body: &str, w: &str) -> bool {
     }
     let chars: Vec<char> = body.chars().collect();
     chars.iter().enumerate().any(|(i, c)| {
+        // "还没请呢": a leave not yet asked for; 请 said of the item, not of Argus.
         *c == '请'
-            && !(i > 0 && "邀申宴聘提约".contains(chars[i - 1]))
+            && !(i > 0 && "邀申宴聘提约没".contains(chars[i - 1]))
             && !chars
                 .get(i + 1)
                 .is_some_and(|n| "假客柬帖教愿求款示".contains(*n))

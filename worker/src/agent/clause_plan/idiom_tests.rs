@@ -871,3 +871,84 @@ fn scratch_that_after_an_order_takes_it_back_and_deletes_nothing() {
         ["check \"call the plumber\""]
     );
 }
+
+#[test]
+fn topics_hearsay_purposes_results_and_time_leads_read() {
+    let zh = list(&[
+        ("订周六的蛋糕", true),
+        ("订餐厅包间", false),
+        ("买蜡烛和彩带", false),
+        ("跟公司请周五的假", false),
+        ("办港澳通行证", false),
+    ]);
+    let s = |t: &str| steps(t, &zh).unwrap_or_default();
+    // A clause that only names its topic beats what is said about it since.
+    assert_eq!(
+        s("包间那条——蛋糕店说可以送到餐厅，不用另外订了，删了吧。"),
+        ["tap \"Delete\" in the row of \"订餐厅包间\""]
+    );
+    // What someone said may be is no order; the rename after it reads.
+    assert_eq!(
+        s("餐厅那边说可以改到七点，把那条改成“订七点的餐厅包间”。"),
+        [
+            "double tap \"订餐厅包间\"",
+            "type \"订七点的餐厅包间\" into \"订餐厅包间\"",
+            "press Enter",
+        ]
+    );
+    // Letting me see is why, not what; a verb with its result says done. Neither what
+    // someone said nor why is left to the model.
+    assert_eq!(
+        s("蜡烛彩带买回来了，让我看看还剩什么。"),
+        ["check \"买蜡烛和彩带\""]
+    );
+    for t in [
+        "蜡烛彩带买回来了，让我看看还剩什么。",
+        "餐厅那边说可以改到七点，把那条改成“订七点的餐厅包间”。",
+        "请假那条改成“跟公司请周四的假”，还没请呢。",
+        "生日这几条帮我动一下。通行证办下来了。",
+    ] {
+        assert_eq!(super::read(t, &zh).unwrap().free, vec![], "{t}");
+    }
+    assert_eq!(s("通行证办下来了。"), ["check \"办港澳通行证\""]);
+    // 还没请 says the leave is not asked for yet: no order to the model.
+    assert_eq!(
+        s("请假那条改成“跟公司请周四的假”，还没请呢。"),
+        [
+            "double tap \"跟公司请周五的假\"",
+            "type \"跟公司请周四的假\" into \"跟公司请周五的假\"",
+            "press Enter",
+        ]
+    );
+    // A whole-list verb announces the rest.
+    assert_eq!(
+        s("生日这几条帮我动一下。通行证办下来了。"),
+        ["check \"办港澳通行证\""]
+    );
+    let en = list(&[
+        ("buy firelighters", false),
+        ("sweep the patio", true),
+        ("print the menus", false),
+    ]);
+    let s = |t: &str| steps(t, &en).unwrap_or_default();
+    // "that's bought" after the clause naming the thing bought.
+    assert_eq!(
+        s("The firelighters are in the shed, so that's bought."),
+        ["check \"buy firelighters\""]
+    );
+    // A lead saying when the order comes is no part of it; "when that's all done" alone
+    // orders nothing.
+    assert_eq!(
+        s("Clear the done ones, and once they're gone add 'hang the lanterns'."),
+        [
+            "tap \"Clear done\"",
+            "type \"hang the lanterns\" into \"New item\"",
+            "press Enter",
+        ]
+    );
+    let read = s("Tick off the menus. When that's all done, make sure 1 item is left.");
+    assert_eq!(read[0], "check \"print the menus\"");
+    assert!(!read
+        .iter()
+        .any(|l| l.contains("firelighters") || l.contains("patio")));
+}

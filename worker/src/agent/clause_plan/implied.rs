@@ -159,15 +159,28 @@ pub(super) fn noted(topic: &str, clause: &str, items: &[(String, bool)]) -> Opti
     state(&format!("{topic} {clause}"), items).filter(|(found, _)| *found == item)
 }
 
-/// Whether `clause` is nothing but a [`NOTED_DONE`] phrase: said after a clause that names
-/// one item ("The jars are on the shelf, done"), it gives that item as done.
+/// Whether `clause` is nothing but a [`NOTED_DONE`] phrase, said of the thing just named or
+/// not ("that's bought", "that one's sorted"): said after a clause that names one item
+/// ("The jars are on the shelf, done"), it gives that item as done.
 pub(super) fn bare_done(clause: &str) -> bool {
     let bare = clause
         .trim()
         .trim_end_matches(['.', '!'])
         .to_lowercase()
         .replace('’', "'");
-    NOTED_DONE.contains(&bare.as_str())
+    let bare = [
+        "that's ",
+        "that is ",
+        "that one's ",
+        "that one is ",
+        "it's ",
+        "it is ",
+        "this one's ",
+    ]
+    .iter()
+    .find_map(|p| bare.strip_prefix(p))
+    .unwrap_or(&bare);
+    NOTED_DONE.contains(&bare)
 }
 
 /// Bare phrases a note gives its topic's item as done.
@@ -261,7 +274,21 @@ fn named(clause: &str, tok: &str) -> bool {
 
 /// Chinese markers of a finished action right after its verb ("签了", "订上了", "交过了").
 const DONE_ZH: &[&str] = &[
-    "了", "好了", "完了", "过了", "上了", "掉了", "好", "完", "过",
+    "了",
+    "好了",
+    "完了",
+    "过了",
+    "上了",
+    "掉了",
+    "好",
+    "完",
+    "过",
+    // A direction or result after the verb: "铅笔买回来了", "准考证打出来了", "签证办下来了".
+    "回来了",
+    "出来了",
+    "下来了",
+    "到了",
+    "齐了",
 ];
 /// Chinese words that make such a clause no report of the item's own action done.
 const NOT_ZH: &[&str] = &[

@@ -191,6 +191,15 @@ pub(super) fn by_context(
     // plainly, up to three back, beats a nearer one that only shares a head character
     // (水 of 水温 is no 买水).
     if n == Some(1) {
+        // "午饭那条——酒店说可以送餐，不用另外订，删了吧": a clause that only names its topic
+        // ("X那条", "the X one"), up to three back, beats the things said about it since.
+        if let Some(one) = before
+            .iter()
+            .take(3)
+            .find_map(|seg| topic_named(seg, items))
+        {
+            return Some(vec![one]);
+        }
         if let Some(one) = before
             .iter()
             .take(3)
@@ -314,6 +323,29 @@ fn possessives(text: &str) -> Vec<String> {
         })
         .map(str::to_string)
         .collect()
+}
+
+/// The one item a clause that is nothing but a topic names: "午饭那条", "酒店这一条", "the
+/// lunch one" (with dashes or a colon after it).
+fn topic_named(seg: &str, items: &[(String, bool)]) -> Option<String> {
+    let body = seg
+        .trim()
+        .trim_end_matches(['—', '-', '–', ':', '：', ',', '，', ' '])
+        .trim();
+    let lower = body.to_lowercase();
+    let head = ["那条", "这条", "那一条", "这一条", "那项", "这项"]
+        .iter()
+        .find_map(|w| body.strip_suffix(w))
+        .or_else(|| {
+            lower
+                .strip_prefix("the ")
+                .and_then(|r| r.strip_suffix(" one"))
+                .filter(|r| !r.is_empty())
+        })?;
+    if head.trim().is_empty() || names_the_list(head) {
+        return None;
+    }
+    plainly_named(head, items)
 }
 
 /// The one item a clause names plainly: by a quote, its words, its characters or its row —

@@ -611,6 +611,8 @@ impl Reader<'_> {
         if heading(&seg, &self.split[k].1, self.instruction)
             || preamble(&seg, &self.items, self.sorts())
             || reports_zh(&seg)
+            || clause_kind::hearsay_zh(&seg)
+            || clause_kind::lets_me_see_zh(&seg)
         {
             // "Fix that: …": what to do comes after the colon.
             return;
@@ -854,7 +856,15 @@ impl Reader<'_> {
         if self.free_segs.is_empty() {
             self.out.effects = end_state(&self.start, &self.typed);
         } else if !self.free_segs.iter().any(|s| names_many(s)) {
-            self.out.effects = unnamed_untouched(&self.start, self.instruction);
+            // An item a step of the plan touches is no longer as it was, however the
+            // instruction named it ("拍片那条…把勾去掉" of 拍牙片 shares no character pair).
+            let untouched: Vec<(String, bool)> = self
+                .start
+                .iter()
+                .filter(|(n, _)| !self.typed.iter().any(|s| s.target == *n))
+                .cloned()
+                .collect();
+            self.out.effects = unnamed_untouched(&untouched, self.instruction);
         }
     }
 }
