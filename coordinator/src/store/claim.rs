@@ -17,7 +17,10 @@
 //! `argus_claim_batch` in `coordinator/sql/claim.sql` ([`CLAIM_SQL`], applied on every
 //! connect by [`apply_claim_sql`]), which claims for each class of identical slots
 //! (platform, labels, teams served) with one candidate query (`argus_claim_candidates`,
-//! [`class_candidates_sql`]) and one assigning UPDATE.
+//! [`class_candidates_sql`]) and one assigning UPDATE. A class's free slots are taken next
+//! fit: after the slot its previous claim locked last (`claim_hands`, migration 0021),
+//! wrapping around, so a claim on a farm of mostly busy slots does not step over all of them
+//! from the class's first slot.
 
 use argus_protocol::JobSpec;
 use chrono::{DateTime, Utc};

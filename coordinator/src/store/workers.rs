@@ -48,8 +48,11 @@ async fn upsert_worker(tx: &mut PgConnection, hb: &Heartbeat) -> Result<(), sqlx
 }
 
 /// Extends every lease the worker holds, in one statement; returns those not extended (no
-/// longer its own: fenced). `r.id = any ($1)`: primary-key look-ups whatever the
-/// statistics (see `store::effects`' `runs_started`).
+/// longer its own: fenced). Primary-key look-ups whatever the statistics (see
+/// `store::effects`' `runs_started`): `r.id = any ($1)`, and the status read by key in a
+/// materialized CTE and checked there, the updated row only compared with it (a
+/// `status in ('assigned', 'running')` on the updated table let the planner walk all of
+/// `runs_active_team`, every busy slot's run, on each heartbeat).
 ///
 /// Lock order is runs (by id), then devices (by id) — the event applier's order — so a
 /// heartbeat and an applier batch never deadlock.
@@ -70,10 +73,15 @@ async fn extend_leases(
     .fetch_all(&mut *tx)
     .await?;
     let extended: HashSet<(uuid::Uuid, uuid::Uuid)> = sqlx::query!(
-        r#"update runs r set lease_expires_at = now() + make_interval(secs => $3)
-                 from unnest($1::uuid[], $2::uuid[]) as l(run_id, attempt_id)
-                where r.id = l.run_id and r.attempt_id = l.attempt_id and r.worker_id = $4
-                  and r.status in ('assigned', 'running') and r.id = any ($1)
+        r#"with t as materialized (
+               select x.id, x.attempt_id, x.worker_id, x.status from runs x
+                where x.id = any ($1))
+           update runs r set lease_expires_at = now() + make_interval(secs => $3)
+                 from unnest($1::uuid[], $2::uuid[]) as l(run_id, attempt_id), t
+                where t.id = l.run_id and t.attempt_id = l.attempt_id and t.worker_id = $4
+                  and t.status in ('assigned', 'running')
+                  and r.id = t.id and r.attempt_id = t.attempt_id and r.worker_id = t.worker_id
+                  and r.status = t.status and r.id = any ($1)
                returning r.id, r.attempt_id as "attempt_id!""#,
         &run_ids,
         &attempt_ids,

@@ -95,3 +95,100 @@ async fn an_unchanged_slot_is_rewritten_only_when_its_last_seen_ages() {
         ["hb-refresh-d0", "hb-refresh-d1", "hb-refresh-d2"]
     );
 }
+
+/// The lease extension (`store::workers::heartbeat`, `extend_leases`) reads each listed
+/// run's status by key in a CTE instead of filtering the updated table by status (which let
+/// the planner walk `runs_active_team`, every busy slot's run, on each beat): a lease the
+/// worker holds is extended; one whose attempt is not the run's current one, one of a run
+/// that ended, and one of a run held by another worker are fenced and left as they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_heartbeat_extends_its_own_leases_and_fences_the_rest() {
+    use argus_coordinator::store::claim::claim_batch;
+    use argus_protocol::LeaseRef;
+
+    let farm = bare_farm().await;
+    let pool = &farm.pool;
+    // Three slots of worker hb-refresh, then aged past the farm dispatcher's 15 s TTL so
+    // only the claim below hands them runs.
+    let mut hb = beat("chromium");
+    argus_coordinator::store::workers::heartbeat(pool, &hb, 30, None, 5.0)
+        .await
+        .expect("register");
+    exec(
+        pool,
+        "update devices set last_seen = now() - interval '1 minute' where worker_id = 'hb-refresh'",
+    )
+    .await;
+    for i in 0..3 {
+        farm.submit(
+            &serde_json::json!({"platform": "web", "instruction": format!("wait {i}ms"),
+            "selector": {"labels": {"browser": "chromium"}}}),
+        )
+        .await;
+    }
+    let claimed = claim_batch(pool, 600, 30, 256).await.expect("claim");
+    assert_eq!(claimed.len(), 3, "{claimed:?}");
+    let (held, ended, other) = (&claimed[0], &claimed[1], &claimed[2]);
+    exec(
+        pool,
+        &format!(
+            "update runs set status = 'succeeded', finished_at = now() where id = '{}'",
+            ended.run_id
+        ),
+    )
+    .await;
+    exec(
+        pool,
+        &format!(
+            "update runs set worker_id = 'someone-else' where id = '{}'",
+            other.run_id
+        ),
+    )
+    .await;
+    let lease = |id: uuid::Uuid| {
+        let pool = pool.clone();
+        async move {
+            let (at,): (Option<chrono::DateTime<chrono::Utc>>,) =
+                sqlx::query_as("select lease_expires_at from runs where id = $1")
+                    .bind(id)
+                    .fetch_one(&pool)
+                    .await
+                    .expect("lease");
+            at
+        }
+    };
+    let other_before = lease(other.run_id).await;
+    let stale = LeaseRef {
+        run_id: held.run_id,
+        attempt_id: uuid::Uuid::new_v4(),
+    };
+    let lease_of = |c: &argus_coordinator::store::claim::Claimed| LeaseRef {
+        run_id: c.run_id,
+        attempt_id: c.attempt_id,
+    };
+    hb.running = vec![
+        lease_of(held),
+        stale.clone(),
+        lease_of(ended),
+        lease_of(other),
+    ];
+    let (mut fenced, _) = argus_coordinator::store::workers::heartbeat(pool, &hb, 3600, None, 5.0)
+        .await
+        .expect("heartbeat");
+    let mut want = vec![stale, lease_of(ended), lease_of(other)];
+    let key = |l: &LeaseRef| (l.run_id, l.attempt_id);
+    fenced.sort_by_key(key);
+    want.sort_by_key(key);
+    assert_eq!(fenced, want);
+    // extended to an hour from now (the claim gave 30 s)
+    let extended = lease(held.run_id).await.expect("held lease");
+    assert!(
+        extended > chrono::Utc::now() + chrono::Duration::minutes(50),
+        "{extended}"
+    );
+    assert_eq!(
+        lease(other.run_id).await,
+        other_before,
+        "another's lease moved"
+    );
+}

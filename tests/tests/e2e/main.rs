@@ -16,6 +16,7 @@ mod chromium_env;
 mod circles;
 mod claim;
 mod claim_classes;
+mod claim_hand;
 mod cli_help;
 mod cli_run;
 mod cluster;
