@@ -975,6 +975,18 @@ fn a_topic_gives_way_to_an_item_named_since_and_progress_is_not_done() {
         s("The bread one: the corner shop said they'd deliver, so delete it."),
         ["tap \"Delete\" in the row of \"buy bread\""]
     );
+    // An aside on another item ("too") leaves the order to the topic; an order since ends it.
+    assert_eq!(
+        s("The bread one: the rent's paid as well, but delete it."),
+        ["tap \"Delete\" in the row of \"buy bread\""]
+    );
+    assert_eq!(
+        s("The bread one, delete it. The rent's paid too, tick it."),
+        [
+            "tap \"Delete\" in the row of \"buy bread\"",
+            "check \"pay the rent\""
+        ]
+    );
     // "when it's been paid" waits on the rent: no tick of it, and no bare "paid" left over.
     assert_eq!(
         s("The rent's due Friday. When it's been paid, add 'file the receipt'."),
@@ -989,6 +1001,10 @@ fn a_topic_gives_way_to_an_item_named_since_and_progress_is_not_done() {
         &["全部", "未完成", "已完成"],
     );
     let s = |t: &str| steps(t, &zh).unwrap_or_default();
+    assert_eq!(
+        s("毕业论文那条——导师说可以延期，牛奶也买了，删了吧。"),
+        ["tap \"Delete\" in the row of \"写毕业论文\""]
+    );
     // How far a thing has got (到了第…) is not done; a question (…了吗) says nothing.
     assert_eq!(
         s("论文写到了第三章，纪录片看到了第五集，牛奶买回来了。"),

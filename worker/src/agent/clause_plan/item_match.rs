@@ -322,15 +322,25 @@ fn possessives(text: &str) -> Vec<String> {
 }
 
 /// The item of the nearest clause, up to three back, that is nothing but a topic
-/// ([`topic_named`]), unless a clause since names an item plainly and is no hearsay ("The
-/// bread one: leave it. The plumber came though, tick him off" ticks the plumber; "包间那条
-/// ——蛋糕店说可以送到餐厅，删了吧" deletes 包间).
+/// ([`topic_named`]), unless a clause since orders something or names an item plainly, not
+/// as hearsay or an aside ("The bread one: leave it. The plumber came though, tick him off"
+/// ticks the plumber; "包间那条——蛋糕店说可以送到餐厅，删了吧" and "午饭那条——同事帮我带，
+/// 电费也交了，删了吧" delete the topic's item).
 fn topic_before(before: &[&str], items: &[(String, bool)]) -> Option<String> {
     for seg in before.iter().take(3) {
         if let Some(one) = topic_named(seg, items) {
             return Some(one);
         }
-        if plainly_named(seg, items).is_some() && !hearsay(seg) {
+        let aside = || {
+            let lower = format!(" {} ", seg.to_lowercase().trim_end_matches(['.', '!']));
+            seg.contains('也')
+                || [" too ", " also ", " as well "]
+                    .iter()
+                    .any(|w| lower.contains(w))
+        };
+        if effects::order_of(seg).is_some()
+            || plainly_named(seg, items).is_some() && !hearsay(seg) && !aside()
+        {
             return None;
         }
     }
