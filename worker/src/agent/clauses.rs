@@ -460,9 +460,31 @@ fn time_lead(lower: &str) -> Option<usize> {
         .unwrap_or(rest);
     let word = rest.split([' ', ',']).next()?;
     let after = rest[word.len()..].trim_start_matches([',', ' ']);
+    // "when it's been paid, …", "once it's bought …": the item's own state is a condition
+    // (and "been" no state), not the end of an order before.
+    let state = TIME_LEAD_STATES.contains(&word);
     // ASCII up to there: the length is taken of the lower-cased text.
-    (!word.is_empty() && word.is_ascii() && !after.is_empty()).then(|| lower.len() - after.len())
+    (state && !after.is_empty()).then(|| lower.len() - after.len())
 }
+
+/// States an order of the list leaves things in, after which a [`time_lead`] says the next
+/// order comes ("once they're gone", "when that's done").
+const TIME_LEAD_STATES: &[&str] = &[
+    "gone",
+    "done",
+    "cleared",
+    "deleted",
+    "removed",
+    "ticked",
+    "checked",
+    "unticked",
+    "unchecked",
+    "added",
+    "finished",
+    "over",
+    "saved",
+    "sorted",
+];
 
 /// Words that open an exception to the clause before a comma ("delete everything that's
 /// done, except the vet one"): the comma does not end that clause.
@@ -1171,5 +1193,23 @@ mod tests {
             "{c:?}"
         );
         assert!(!none_ticked("make sure none of them are missing"));
+    }
+
+    #[test]
+    fn only_a_state_a_list_order_leaves_makes_a_time_lead() {
+        assert_eq!(strip_fillers("once they're gone add 'x'"), "add 'x'");
+        assert_eq!(
+            strip_fillers("when that's all done, untick it"),
+            "untick it"
+        );
+        // The item's own state is a condition, and "been" no state: the lead stays.
+        assert_eq!(
+            strip_fillers("when it's been paid add 'file it'"),
+            "when it's been paid add 'file it'"
+        );
+        assert_eq!(
+            strip_fillers("once it's bought tick the bread"),
+            "once it's bought tick the bread"
+        );
     }
 }

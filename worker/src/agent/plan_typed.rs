@@ -39,6 +39,9 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
         .iter()
         .filter_map(|s| typing(s).and_then(|(_, f)| f))
         .collect();
+    // "Name: Anna. Note: back soon. Keep the full stop.": which text keeps it is unsure
+    // when several are typed.
+    let one_typed = steps.iter().filter(|s| typing(s).is_some()).count() == 1;
     let steps = steps
         .into_iter()
         .map(|s| {
@@ -78,7 +81,7 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
                 .or(owned)
                 .or(described)
                 .or(unstopped)
-                .or_else(|| stop_kept(task, &text))
+                .or_else(|| one_typed.then(|| stop_kept(task, &text)).flatten())
                 .or(whole)
                 .or_else(|| spelt_in(task, &text))
             {
@@ -1078,5 +1081,20 @@ mod tests {
         assert_eq!(steps[0], "type \"明天停电。\" into \"备注\"");
         assert!(says_keep_full_stop(task));
         assert!(!says_keep_full_stop("备注写：明天停电，不要句号。"));
+    }
+
+    #[test]
+    fn a_kept_full_stop_is_not_given_to_each_of_several_texts() {
+        // The stop after the name ends its sentence: which text keeps one is unsure.
+        let task = "名字写张三。备注写：周末送达。句号也要带上。";
+        let (p, n) = as_written(
+            v(&[
+                "type \"张三\" into \"Name\"",
+                "type \"周末送达\" into \"Note\"",
+            ]),
+            task,
+        );
+        assert_eq!(p[0], "type \"张三\" into \"Name\"");
+        assert_eq!(n, 0);
     }
 }

@@ -378,10 +378,14 @@ pub(super) fn hearsay_zh(seg: &str) -> bool {
         return false;
     };
     let (head, after) = (&seg[..i], &seg[i + '说'.len_utf8()..]);
+    // "记得跟物业说明天来修": whom to tell, anywhere before 说, makes it an order to tell.
     let speaker = !head.is_empty()
         && !["跟", "和", "给", "帮", "你", "请", "再", "先", "要", "得"]
             .iter()
-            .any(|w| head.ends_with(w) || head.starts_with(w) || head.contains('把'));
+            .any(|w| head.ends_with(w) || head.starts_with(w) || head.contains('把'))
+        && !["跟", "和", "给", "对", "告诉", "记得", "提醒", "别忘"]
+            .iter()
+            .any(|w| head.contains(w));
     speaker
         && [
             "可以", "能", "会", "不用", "不能", "没", "已经", "下", "明", "要",
@@ -392,12 +396,16 @@ pub(super) fn hearsay_zh(seg: &str) -> bool {
 }
 
 /// Whether an unread Chinese clause only says why the order before is wanted ("让我看看还差
-/// 什么", "好让我数一下"): letting the speaker see or count, no order of its own.
+/// 什么", "好让我数一下"): letting the speaker see or count, no order of its own — not when
+/// it names a view of the list to show ("让我看一下已完成的").
 pub(super) fn lets_me_see_zh(seg: &str) -> bool {
     let body = seg.trim().trim_start_matches(['好', '再']);
     ["让我看", "让我数", "让我瞧", "我看看", "我瞅瞅"]
         .iter()
         .any(|w| body.starts_with(w))
+        && !["已完成", "未完成", "完成的", "全部", "所有"]
+            .iter()
+            .any(|w| body.contains(w))
         && clauses::quoted(seg).is_empty()
 }
 
@@ -898,5 +906,17 @@ mod tests {
                 "press Enter"
             ]
         );
+    }
+
+    #[test]
+    fn telling_someone_and_asking_for_a_view_are_no_hearsay_or_purpose() {
+        use super::{hearsay_zh, lets_me_see_zh};
+        assert!(hearsay_zh("物业说明天来修水管"));
+        // Whom to tell, anywhere before 说: an order to tell them.
+        assert!(!hearsay_zh("记得跟物业说明天来修水管"));
+        assert!(!hearsay_zh("回头给房东说下周交租"));
+        assert!(lets_me_see_zh("让我看看还剩几条"));
+        // A view of the list to show is asked for.
+        assert!(!lets_me_see_zh("让我看一下已完成的"));
     }
 }

@@ -952,3 +952,70 @@ fn topics_hearsay_purposes_results_and_time_leads_read() {
         .iter()
         .any(|l| l.contains("firelighters") || l.contains("patio")));
 }
+
+#[test]
+fn a_topic_gives_way_to_an_item_named_since_and_progress_is_not_done() {
+    let en = list(&[
+        ("buy bread", false),
+        ("pay the rent", false),
+        ("call the plumber", false),
+    ]);
+    let s = |t: &str| steps(t, &en).unwrap_or_default();
+    // The topic had its say; the clause since names the plumber.
+    assert_eq!(
+        s("The bread one: leave it. The plumber's been called, tick it."),
+        ["check \"call the plumber\""]
+    );
+    assert_eq!(
+        s("The bread one, the bakery said Friday. The plumber came though, tick him off."),
+        ["check \"call the plumber\""]
+    );
+    // What someone said of the topic still leaves the order to it.
+    assert_eq!(
+        s("The bread one: the corner shop said they'd deliver, so delete it."),
+        ["tap \"Delete\" in the row of \"buy bread\""]
+    );
+    // An aside on another item ("too") leaves the order to the topic; an order since ends it.
+    assert_eq!(
+        s("The bread one: the rent's paid as well, but delete it."),
+        ["tap \"Delete\" in the row of \"buy bread\""]
+    );
+    assert_eq!(
+        s("The bread one, delete it. The rent's paid too, tick it."),
+        [
+            "tap \"Delete\" in the row of \"buy bread\"",
+            "check \"pay the rent\""
+        ]
+    );
+    // "when it's been paid" waits on the rent: no tick of it, and no bare "paid" left over.
+    assert_eq!(
+        s("The rent's due Friday. When it's been paid, add 'file the receipt'."),
+        ["type \"file the receipt\" into \"New item\"", "press Enter"]
+    );
+    let zh = list_with(
+        &[
+            ("买牛奶", false),
+            ("写毕业论文", false),
+            ("看完纪录片", false),
+        ],
+        &["全部", "未完成", "已完成"],
+    );
+    let s = |t: &str| steps(t, &zh).unwrap_or_default();
+    assert_eq!(
+        s("毕业论文那条——导师说可以延期，牛奶也买了，删了吧。"),
+        ["tap \"Delete\" in the row of \"写毕业论文\""]
+    );
+    // How far a thing has got (到了第…) is not done; a question (…了吗) says nothing.
+    assert_eq!(
+        s("论文写到了第三章，纪录片看到了第五集，牛奶买回来了。"),
+        ["check \"买牛奶\""]
+    );
+    assert!(steps("牛奶买回来了吗？", &zh).is_none());
+    // Asking to see a view of the list is no purpose clause: it stays for the model.
+    let read = super::read("牛奶那条勾上，让我看一下已完成的。", &zh).unwrap();
+    assert_eq!(read.steps[0], "check \"买牛奶\"");
+    assert!(
+        read.steps[1..].iter().any(|l| l.contains("已完成")),
+        "{read:?}"
+    );
+}

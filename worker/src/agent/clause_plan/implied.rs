@@ -310,6 +310,8 @@ const NOT_ZH: &[&str] = &[
     "快要",
     "还差",
     "还剩",
+    // "牛奶买回来了吗": asked, not said.
+    "吗",
 ];
 
 /// The Chinese form of [`state`]: the item's first character (its verb: 签 of 签租房合同, 订
@@ -335,7 +337,10 @@ fn state_zh(clause: &str, items: &[(String, bool)]) -> Option<(String, bool)> {
                 .count();
             let done = clause.match_indices(verb).any(|(i, v)| {
                 let after = &clause[i + v.len()..];
-                DONE_ZH.iter().any(|d| after.starts_with(d))
+                // "论文写到了第三章", "看完第一集": how far it has got, not done.
+                DONE_ZH
+                    .iter()
+                    .any(|d| after.starts_with(d) && !after[d.len()..].starts_with('第'))
             });
             super::super::cjk::is_cjk(verb) && done && shared >= 2
         })

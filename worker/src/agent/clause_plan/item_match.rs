@@ -193,11 +193,7 @@ pub(super) fn by_context(
     if n == Some(1) {
         // "午饭那条——酒店说可以送餐，不用另外订，删了吧": a clause that only names its topic
         // ("X那条", "the X one"), up to three back, beats the things said about it since.
-        if let Some(one) = before
-            .iter()
-            .take(3)
-            .find_map(|seg| topic_named(seg, items))
-        {
+        if let Some(one) = topic_before(before, items) {
             return Some(vec![one]);
         }
         if let Some(one) = before
@@ -323,6 +319,42 @@ fn possessives(text: &str) -> Vec<String> {
         })
         .map(str::to_string)
         .collect()
+}
+
+/// The item of the nearest clause, up to three back, that is nothing but a topic
+/// ([`topic_named`]), unless a clause since orders something or names an item plainly, not
+/// as hearsay or an aside ("The bread one: leave it. The plumber came though, tick him off"
+/// ticks the plumber; "包间那条——蛋糕店说可以送到餐厅，删了吧" and "午饭那条——同事帮我带，
+/// 电费也交了，删了吧" delete the topic's item).
+fn topic_before(before: &[&str], items: &[(String, bool)]) -> Option<String> {
+    for seg in before.iter().take(3) {
+        if let Some(one) = topic_named(seg, items) {
+            return Some(one);
+        }
+        let aside = || {
+            let lower = format!(" {} ", seg.to_lowercase().trim_end_matches(['.', '!']));
+            seg.contains('也')
+                || [" too ", " also ", " as well "]
+                    .iter()
+                    .any(|w| lower.contains(w))
+        };
+        if effects::order_of(seg).is_some()
+            || plainly_named(seg, items).is_some() && !hearsay(seg) && !aside()
+        {
+            return None;
+        }
+    }
+    None
+}
+
+/// Whether a clause only reports what someone said ("蛋糕店说可以送", "the bakery said
+/// they'd bring it").
+fn hearsay(seg: &str) -> bool {
+    let lower = format!(" {} ", seg.to_lowercase());
+    super::clause_kind::hearsay_zh(seg)
+        || [" said ", " says ", " told me ", " say "]
+            .iter()
+            .any(|w| lower.contains(w))
 }
 
 /// The one item a clause that is nothing but a topic names: "午饭那条", "酒店这一条", "the
