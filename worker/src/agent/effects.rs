@@ -1102,9 +1102,9 @@ fn state_setter_order(lower: &str, raw: &str) -> Option<Order> {
     })
 }
 
-/// "make the lemons one '3 lemons' instead": `make`, the item by its words, then one quoted
-/// new name and nothing after it but [`MAKE_TAILS`] — a rename (a state there, "make it
-/// done", is [`state_setter_order`]'s).
+/// "make the lemons one '3 lemons' instead": `make`, the item by its words or a pronoun
+/// ("make it 'x'"), then one quoted new name and nothing after it but [`MAKE_TAILS`] — a
+/// rename (a state there, "make it done", is [`state_setter_order`]'s).
 fn make_rename_order(lower: &str, raw: &str) -> Option<Order> {
     let object = lower.strip_prefix("make ").and(raw.get("make ".len()..))?;
     let [_new] = clauses::quoted(object).as_slice() else {
@@ -1122,7 +1122,11 @@ fn make_rename_order(lower: &str, raw: &str) -> Option<Order> {
         .any(|w| {
             w.len() > 2 && !["the", "one", "that", "this"].contains(&w.to_lowercase().as_str())
         });
-    (tail_ok && head_has_words).then(|| Order {
+    // "Flowers, I'll pick them myself, so make it 'pick up flowers'": the item spoken of
+    // (after an add, [`crate::agent::clause_plan`] reads it as the add's text corrected).
+    let head = object[..open].trim().to_lowercase();
+    let pronoun = ["it", "that", "that one", "this one", "this"].contains(&head.as_str());
+    (tail_ok && (head_has_words || pronoun)).then(|| Order {
         does: Does::Rename,
         verb: None,
         object: object.to_string(),

@@ -395,6 +395,18 @@ pub(super) fn hearsay_zh(seg: &str) -> bool {
         && clauses::quoted(seg).is_empty()
 }
 
+/// Whether an unread Chinese clause reports a change someone made for us ("给我们挪到了周五",
+/// "帮我改成了线上"): 给我 / 帮我 before a verb whose result (到了 / 成了) is followed by
+/// what it became — a request says it without 了 ("给我挪到周五").
+pub(super) fn done_for_us_zh(seg: &str) -> bool {
+    ["给我", "帮我"].iter().any(|w| seg.contains(w))
+        && ["到了", "成了"].iter().any(|r| {
+            seg.match_indices(r)
+                .any(|(i, _)| seg[i + r.len()..].chars().any(effects::is_cjk))
+        })
+        && clauses::quoted(seg).is_empty()
+}
+
 /// Whether an unread Chinese clause only says why the order before is wanted ("让我看看还差
 /// 什么", "好让我数一下"): letting the speaker see or count, no order of its own — not when
 /// it names a view of the list to show ("让我看一下已完成的").

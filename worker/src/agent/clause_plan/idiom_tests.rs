@@ -1019,3 +1019,66 @@ fn a_topic_gives_way_to_an_item_named_since_and_progress_is_not_done() {
         "{read:?}"
     );
 }
+
+#[test]
+fn pairs_lots_corrected_adds_pronoun_makes_and_topics_after_an_order_read() {
+    let obs = list(&[
+        ("buy wrapping paper", false),
+        ("get sellotape", false),
+        ("make mince pies", false),
+        ("post the cards", true),
+        ("book the panto", false),
+        ("order the turkey", false),
+    ]);
+    let s = |t: &str| steps(t, &obs).unwrap_or_default();
+    // "the pair of them": the two items the clauses before name.
+    assert_eq!(
+        s("Wrapping paper and sellotape, both from the corner shop, so tick the pair of them."),
+        ["check \"buy wrapping paper\"", "check \"get sellotape\""]
+    );
+    // "the whole lot": every item.
+    assert_eq!(s("Just tick the whole lot."), ["check every item"]);
+    // "no, make that 'y'" corrects the add's text, even beside an item whose verb is "make".
+    assert_eq!(
+        s("Add 'buy crackers'... no, make that 'buy posh crackers'."),
+        [
+            "type \"buy posh crackers\" into \"New item\"",
+            "press Enter"
+        ]
+    );
+    // "make it 'x'" with no add before renames the item spoken of.
+    assert_eq!(
+        s("The turkey, the butcher only does geese now, so make it 'order the goose'."),
+        [
+            "double tap \"order the turkey\"",
+            "type \"order the goose\" into \"order the turkey\"",
+            "press Enter",
+        ]
+    );
+    // After a delete, "and the X one" with a pronoun order after it is that order's topic.
+    assert_eq!(
+        s("Delete the mince pies. And the panto one, rename it 'book the panto for Boxing Day'."),
+        [
+            "tap \"Delete\" in the row of \"make mince pies\"",
+            "double tap \"book the panto\"",
+            "type \"book the panto for Boxing Day\" into \"book the panto\"",
+            "press Enter",
+        ]
+    );
+    // Without a pronoun order after it, "and the X one" is more of the order before.
+    assert_eq!(
+        s("Delete the mince pies, and the panto one."),
+        [
+            "tap \"Delete\" in the row of \"make mince pies\"",
+            "tap \"Delete\" in the row of \"book the panto\"",
+        ]
+    );
+    // A change someone made for us is a report, not an order.
+    let zh = list(&[("订周六的包间", false), ("买蛋糕", false)]);
+    let r = super::read(
+        "饭店说周六满了，给我们挪到了周日，把那条改成“订周日的包间”。",
+        &zh,
+    )
+    .unwrap();
+    assert!(r.free.is_empty(), "{:?}", r.free);
+}

@@ -98,7 +98,7 @@ pub(super) fn pronoun(object: &str, does: Does) -> bool {
     words(object).iter().all(|w| {
         // "Omar is away, so untick him": a person's pronoun is the item naming them.
         [
-            "two", "three", "four", "both", "those", "these", "them", "him", "her",
+            "two", "three", "four", "both", "those", "these", "them", "him", "her", "pair",
         ]
         .contains(&w.as_str())
     }) || possessive(object)
@@ -146,7 +146,8 @@ pub(super) fn plural(object: &str) -> Option<usize> {
     if both_named {
         return Some(1);
     }
-    if has("both") || has("two") || object.contains('两') {
+    // "tick the pair of them".
+    if has("both") || has("two") || has("pair") || object.contains('两') {
         return Some(2);
     }
     if has("three") || object.contains('三') {

@@ -22,6 +22,7 @@ const WRITES: &[&str] = &[
     "word it",
     "call it",
     "make it",
+    "make that",
     "put it down as",
     "name it",
     "title it",
@@ -134,7 +135,11 @@ pub(super) fn corrected_text(
             // "add 'x'. Then one for the roofer, make it 'y'": y is a second item.
             return None;
         }
-        if by_words(&outside, items, Some(1)).is_some() || by_chars(&outside, items).is_some() {
+        // "make that 'y'" names no "make parkin" item by its verb.
+        let said = WRITES
+            .iter()
+            .fold(outside.clone(), |o, w| o.replace(w, " "));
+        if by_words(&said, items, Some(1)).is_some() || by_chars(&said, items).is_some() {
             return None;
         }
         if let [y] = quoted.as_slice() {

@@ -576,7 +576,19 @@ impl Reader<'_> {
                 let name = seg.trim().trim_end_matches(['.', '!']).to_lowercase();
                 self.items.iter().any(|(n, _)| n.to_lowercase() == name)
             });
-        let d = self.last.filter(|_| items_only || one_item)?;
+        // "…, delete it. And the contact lens one, rename it 'x'": the topic of the order
+        // after it, which speaks of it by a pronoun, not more of the order before.
+        let topic_of_next = self.segs.get(k + 1).is_some_and(|n| {
+            effects::order_of(n).is_some_and(|o| {
+                let quoted = clauses::quoted(&o.object).len();
+                // A quote is the item named, but a rename's one quote is its new title.
+                let by_pronoun = quoted == 0 || (quoted == 1 && o.does == Does::Rename);
+                by_pronoun && words(&clauses::without_quotes(&o.object)).is_empty()
+            })
+        });
+        let d = self
+            .last
+            .filter(|_| (items_only || one_item) && !topic_of_next)?;
         Some(effects::Order {
             does: d,
             verb: None,
@@ -613,6 +625,7 @@ impl Reader<'_> {
             || reports_zh(&seg)
             || clause_kind::hearsay_zh(&seg)
             || clause_kind::lets_me_see_zh(&seg)
+            || clause_kind::done_for_us_zh(&seg)
         {
             // "Fix that: …": what to do comes after the colon.
             return;

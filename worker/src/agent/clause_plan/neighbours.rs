@@ -199,6 +199,14 @@ impl Reader<'_> {
     /// Whether the clause after `k` takes it back ("…, never mind"), a hesitation between
     /// them aside ("…, oh wait, never mind").
     pub(super) fn taken_back(&self, k: usize) -> bool {
+        // "Add 'x'... no, make that 'y'": the "no" leads the correction of the add's text,
+        // which types y ([`super::later_text::corrected_text`]); nothing is taken back.
+        let add = effects::order_of(&self.segs[k]).filter(|o| o.does == Does::Add);
+        if let Some([x]) = add.map(|o| clauses::quoted(&o.object)).as_deref() {
+            if super::later_text::corrected_text(&self.segs, k, x, &self.items).is_some() {
+                return false;
+            }
+        }
         let hesitates = |s: &str| {
             let l = s.trim().trim_end_matches(['.', '!', ',']).to_lowercase();
             [

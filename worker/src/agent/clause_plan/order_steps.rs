@@ -509,9 +509,22 @@ fn item_targets(
     let lower = clauses::without_quotes(object)
         .to_lowercase()
         .replace("after all", " ");
+    // "tick the whole lot in one go": the list's every item, said as a lot.
+    let spaced = format!(
+        " {} ",
+        lower.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
     let all = ALL_WORDS
         .iter()
-        .any(|w| lower.split_whitespace().any(|x| x == *w) || (w.len() > 3 && lower.contains(w)));
+        .any(|w| lower.split_whitespace().any(|x| x == *w) || (w.len() > 3 && lower.contains(w)))
+        || [
+            " the whole lot ",
+            " the lot ",
+            " the whole list ",
+            " the entire list ",
+        ]
+        .iter()
+        .any(|p| spaced.contains(p));
     if !quoted.is_empty() {
         return quoted
             .iter()
