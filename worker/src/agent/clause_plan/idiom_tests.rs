@@ -1112,10 +1112,31 @@ fn topics_pairs_lots_and_pronoun_makes_give_way_to_what_else_is_said() {
         s("Tick the pair of boots one."),
         ["check \"buy a pair of boots\""]
     );
-    // "make it 'x'" beside one more item gives the new item's text: no listed item renamed.
+    // "the lot" with an exception leaves the exception out.
+    assert_eq!(
+        s("Tick the lot apart from the car."),
+        [
+            "check \"rake the lot\"",
+            "check \"buy a pair of boots\"",
+            "check \"print the whole list\"",
+            "check \"fix the gate\"",
+        ]
+    );
+    assert_eq!(
+        s("Tick the lot but the gate."),
+        [
+            "check \"rake the lot\"",
+            "check \"buy a pair of boots\"",
+            "check \"print the whole list\"",
+            "check \"wash the car\"",
+        ]
+    );
+    // "make it 'x'" beside one more item, or after an add, gives an added item's text: no
+    // listed item renamed.
     for t in [
         "Tick the car. For the next one, make it 'book the dentist'.",
         "The gate is fine, and I want one for the dentist, make it 'book the dentist'.",
+        "Add 'buy dog food' and tick the car, no, make that 'book the groomer'.",
     ] {
         let read = s(t);
         assert!(
