@@ -279,7 +279,21 @@ const EN_ALL: &[&str] = &[
     "others",
     "anything",
     "whole",
+    "entire",
 ];
+
+/// Whether the part before an exception speaks of every item as "the lot" ("tick the lot
+/// apart from the plumber"): a lot of one thing ("a lot") is not all the items.
+fn the_lot(left: &str) -> bool {
+    format!(
+        " {} ",
+        left.to_lowercase()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    )
+    .contains(" the lot ")
+}
 /// Chinese words for "the others" after a 除了 phrase.
 const ZH_OTHERS: &[&str] = &["其他", "其它", "其余", "别的", "剩下", "都", "全"];
 
@@ -288,7 +302,8 @@ const ZH_OTHERS: &[&str] = &["其他", "其它", "其余", "别的", "剩下", "
 pub(super) fn all_but(left: &str) -> bool {
     let lower = left.to_lowercase();
     let last: Vec<&str> = lower.split_whitespace().rev().take(3).collect();
-    last.iter().any(|w| EN_ALL.contains(w))
+    let words_in_order: Vec<&str> = last.iter().rev().copied().collect();
+    last.iter().any(|w| EN_ALL.contains(w)) || the_lot(&words_in_order.join(" "))
 }
 
 /// The words naming the items an "all" order leaves out: `Some(except)` for "everything
@@ -336,7 +351,7 @@ pub(super) fn except(object: &str, before: &[&str]) -> Option<String> {
             .find_map(|b| except(b, &[]));
     };
     let left = &lower[..at];
-    if !left.split_whitespace().any(|w| EN_ALL.contains(&w)) {
+    if !left.split_whitespace().any(|w| EN_ALL.contains(&w)) && !the_lot(left) {
         return None;
     }
     // `lower` has one leading space more than `object`.

@@ -295,6 +295,21 @@ pub(super) fn preamble(seg: &str, items: &[(String, bool)], sorts: bool) -> bool
         && by_words(seg, items, Some(1)).is_none_or(|_| lower.contains(" list"))
 }
 
+/// Whether a raw clause leads with a word of sequence ("then tick it", "and then …", "after
+/// that …"): what it orders comes after the order before, not instead of it.
+pub(super) fn next_in_time(raw: &str) -> bool {
+    let l = raw.trim_start().to_lowercase();
+    [
+        "then ",
+        "and then ",
+        "after that",
+        "afterwards",
+        "and after that",
+    ]
+    .iter()
+    .any(|w| l.starts_with(w))
+}
+
 /// Whether a clause as split is the second half of an object joined by "and" ("… and the
 /// lawn"): it starts with the conjunction and says nothing of its own (no verb of state).
 pub(super) fn joins(seg: &str) -> bool {
@@ -397,14 +412,17 @@ pub(super) fn hearsay_zh(seg: &str) -> bool {
 
 /// Whether an unread Chinese clause reports a change someone made for us ("给我们挪到了周五",
 /// "帮我改成了线上"): 给我 / 帮我 before a verb whose result (到了 / 成了) is followed by
-/// what it became — a request says it without 了 ("给我挪到周五").
+/// what it became — a request says it without 了 ("给我挪到周五"), or asks after the
+/// result ("蛋糕做成了帮我记一笔").
 pub(super) fn done_for_us_zh(seg: &str) -> bool {
-    ["给我", "帮我"].iter().any(|w| seg.contains(w))
-        && ["到了", "成了"].iter().any(|r| {
-            seg.match_indices(r)
-                .any(|(i, _)| seg[i + r.len()..].chars().any(effects::is_cjk))
-        })
-        && clauses::quoted(seg).is_empty()
+    // The 给我 / 帮我 comes first: "蛋糕做成了帮我记一笔" asks something after a result.
+    let Some(us) = ["给我", "帮我"].iter().filter_map(|w| seg.find(w)).min() else {
+        return false;
+    };
+    ["到了", "成了"].iter().any(|r| {
+        seg.match_indices(r)
+            .any(|(i, _)| i > us && seg[i + r.len()..].chars().any(effects::is_cjk))
+    }) && clauses::quoted(seg).is_empty()
 }
 
 /// Whether an unread Chinese clause only says why the order before is wanted ("让我看看还差

@@ -1082,3 +1082,76 @@ fn pairs_lots_corrected_adds_pronoun_makes_and_topics_after_an_order_read() {
     .unwrap();
     assert!(r.free.is_empty(), "{:?}", r.free);
 }
+
+#[test]
+fn topics_pairs_lots_and_pronoun_makes_give_way_to_what_else_is_said() {
+    let obs = list(&[
+        ("rake the lot", false),
+        ("buy a pair of boots", false),
+        ("print the whole list", false),
+        ("wash the car", false),
+        ("fix the gate", false),
+        ("pay the window cleaner", true),
+    ]);
+    let s = |t: &str| steps(t, &obs).unwrap_or_default();
+    // "And the X one, then … them": more of the order before, not the next order's topic.
+    let both = s("Tick the car, and the gate one, then delete both.");
+    assert_eq!(
+        both[..2],
+        ["check \"wash the car\"", "check \"fix the gate\""],
+        "{both:?}"
+    );
+    // A listed item's own "the lot" / "the whole list" is that item, not every item.
+    assert_eq!(s("Tick rake the lot."), ["check \"rake the lot\""]);
+    assert_eq!(
+        s("Printed it at work, so tick the print the whole list one."),
+        ["check \"print the whole list\""]
+    );
+    // "pair" with an item's own words is that item, not two items spoken of before.
+    assert_eq!(
+        s("Tick the pair of boots one."),
+        ["check \"buy a pair of boots\""]
+    );
+    // "the lot" with an exception leaves the exception out.
+    assert_eq!(
+        s("Tick the lot apart from the car."),
+        [
+            "check \"rake the lot\"",
+            "check \"buy a pair of boots\"",
+            "check \"print the whole list\"",
+            "check \"fix the gate\"",
+        ]
+    );
+    assert_eq!(
+        s("Tick the lot but the gate."),
+        [
+            "check \"rake the lot\"",
+            "check \"buy a pair of boots\"",
+            "check \"print the whole list\"",
+            "check \"wash the car\"",
+        ]
+    );
+    // "make it 'x'" beside one more item, or after an add, gives an added item's text: no
+    // listed item renamed.
+    for t in [
+        "Tick the car. For the next one, make it 'book the dentist'.",
+        "The gate is fine, and I want one for the dentist, make it 'book the dentist'.",
+        "Add 'buy dog food' and tick the car, no, make that 'book the groomer'.",
+    ] {
+        let read = s(t);
+        assert!(
+            !read.iter().any(|l| l.starts_with("double tap")),
+            "{t}: {read:?}"
+        );
+    }
+}
+
+#[test]
+fn a_request_after_a_result_is_not_a_change_made_for_us() {
+    let obs = list(&[("取蛋糕", false), ("买蜡烛", false)]);
+    // 帮我 after 做成了: asks something of us, left to the model, not dropped as a report.
+    assert_eq!(
+        steps("把买蜡烛勾上，蛋糕做成了帮我记一笔", &obs).unwrap_or_default(),
+        ["check \"买蜡烛\"", "蛋糕做成了帮我记一笔"]
+    );
+}

@@ -146,8 +146,9 @@ pub(super) fn plural(object: &str) -> Option<usize> {
     if both_named {
         return Some(1);
     }
-    // "tick the pair of them".
-    if has("both") || has("two") || has("pair") || object.contains('两') {
+    // "tick the pair of them" (not "the pair of shoes one": an item's own words).
+    let pair = has("pair") && words(&lower).iter().all(|w| w == "pair");
+    if has("both") || has("two") || pair || object.contains('两') {
         return Some(2);
     }
     if has("three") || object.contains('三') {

@@ -84,6 +84,7 @@ const ANOTHER: &[&str] = &[
     "a second",
     "second one",
     "new one",
+    "next one",
     "one for",
     "还有一条",
     "另一条",
@@ -111,6 +112,29 @@ fn speaks_of_another(outside: &str) -> bool {
             spaced.contains(&format!(" {w} "))
         }
     })
+}
+
+/// Whether clause `k` or the one before it speaks of one more item ("…, and one for the
+/// vet, make it 'x'") or of adding one with no text yet ("add a reminder, make it 'x'"), or
+/// an add comes within [`REACH`] before it ("add 'x' and tick the turkey, no, make that
+/// 'y'"): a "make it 'y'" there gives an added item's text, it renames no listed item.
+pub(super) fn new_item_near(segs: &[String], k: usize) -> bool {
+    let added = segs[k.saturating_sub(REACH)..k]
+        .iter()
+        .any(|s| effects::order_of(s).is_some_and(|o| o.does == effects::Does::Add));
+    added
+        || segs
+            .iter()
+            .take(k + 1)
+            .skip(k.saturating_sub(1))
+            .any(|seg| {
+                let outside = clauses::without_quotes(seg).to_lowercase();
+                let adds = clauses::quoted(seg).is_empty()
+                    && outside
+                        .split(|c: char| !c.is_alphanumeric())
+                        .any(|w| w == "add");
+                speaks_of_another(&outside) || adds
+            })
 }
 
 /// The clause after `k` (within [`REACH`]) that corrects the text `x` an add typed, and the

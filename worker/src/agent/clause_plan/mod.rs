@@ -51,7 +51,8 @@ use super::plan_step::{PlanStep, StepKind};
 use super::{conditions, positions};
 use argus_perception::Observation;
 use clause_kind::{
-    describes, heading, joins, may_order, preamble, reports_zh, retracted, KEEPS, KEEPS_ZH,
+    describes, heading, joins, may_order, next_in_time, preamble, reports_zh, retracted, KEEPS,
+    KEEPS_ZH,
 };
 use clause_split::clauses_of;
 use end_checks::{end_state, names_many, unnamed_untouched};
@@ -115,6 +116,16 @@ pub struct FreeClause {
     /// description, when the model does not map it. (Always so today: a clause whose order
     /// does not read stays a free step the model acts out.)
     pub described: bool,
+}
+
+/// Whether `o` is a rename said "make it 'x'" ("make that 'x'"): a pronoun, then the new
+/// title ([`effects`]' `make_rename_order`).
+fn pronoun_make(o: &effects::Order) -> bool {
+    let head = clauses::without_quotes(&o.object).trim().to_lowercase();
+    o.does == Does::Rename
+        && o.verb.is_none()
+        && clauses::quoted(&o.object).len() == 1
+        && ["it", "that", "that one", "this one", "this"].contains(&head.as_str())
 }
 
 /// The plan read from `instruction` on `obs` (see the module docs); `None` when a clause does
@@ -323,6 +334,11 @@ impl Reader<'_> {
             .or_else(|| name_order(seg))
             .or_else(|| self.titled_new_item(k))
             .or_else(|| self.dashed_state(k));
+        if order.as_ref().is_some_and(pronoun_make) && later_text::new_item_near(&self.segs, k) {
+            // "…, and one for the vet, make it 'ring the vet'": a new item's text, not a
+            // rename of the item spoken of; left to the model.
+            order = None;
+        }
         if let Some(o) = order
             .as_mut()
             .filter(|o| o.does == Does::Add && clauses::quoted(&o.object).is_empty())
@@ -578,12 +594,22 @@ impl Reader<'_> {
             });
         // "…, delete it. And the contact lens one, rename it 'x'": the topic of the order
         // after it, which speaks of it by a pronoun, not more of the order before.
+        // Not "…, and the panto one, then clear them": a plural pronoun or a "then" lead
+        // speaks of all the items ordered so far, after the order before.
         let topic_of_next = self.segs.get(k + 1).is_some_and(|n| {
+            let then = self
+                .split
+                .get(k + 1)
+                .is_some_and(|(_, raw)| next_in_time(raw));
             effects::order_of(n).is_some_and(|o| {
                 let quoted = clauses::quoted(&o.object).len();
                 // A quote is the item named, but a rename's one quote is its new title.
                 let by_pronoun = quoted == 0 || (quoted == 1 && o.does == Does::Rename);
-                by_pronoun && words(&clauses::without_quotes(&o.object)).is_empty()
+                let object = clauses::without_quotes(&o.object).to_lowercase();
+                let plural = object
+                    .split(|c: char| !c.is_alphanumeric())
+                    .any(|w| ["them", "both", "all", "those", "these", "they"].contains(&w));
+                by_pronoun && !plural && !then && words(&object).is_empty()
             })
         });
         let d = self

@@ -488,6 +488,28 @@ fn all_but(object: &str, cx: &Ctx<'_>) -> Option<Targets> {
     }))
 }
 
+/// Whether `lower` (an object without its quotes, lower case) speaks of every item as a lot
+/// ("tick the whole lot in one go", "the entire list") — not where a listed item's own name
+/// says it ("tick the sweep the lot one").
+fn says_the_lot(lower: &str, items: &[(String, bool)]) -> bool {
+    let spaced = |s: &str| format!(" {} ", s.split_whitespace().collect::<Vec<_>>().join(" "));
+    let object = spaced(lower);
+    [
+        "the whole lot",
+        "the lot",
+        "the whole list",
+        "the entire list",
+    ]
+    .iter()
+    .any(|p| {
+        let p = format!(" {p} ");
+        object.contains(&p)
+            && !items
+                .iter()
+                .any(|(n, _)| spaced(&n.to_lowercase()).contains(&p))
+    })
+}
+
 /// The items a tick, untick or delete names (see the module docs), or the steps that stand
 /// for them when none does ("all" → `check every item`; a clearing button).
 fn item_targets(
@@ -509,22 +531,10 @@ fn item_targets(
     let lower = clauses::without_quotes(object)
         .to_lowercase()
         .replace("after all", " ");
-    // "tick the whole lot in one go": the list's every item, said as a lot.
-    let spaced = format!(
-        " {} ",
-        lower.split_whitespace().collect::<Vec<_>>().join(" ")
-    );
     let all = ALL_WORDS
         .iter()
         .any(|w| lower.split_whitespace().any(|x| x == *w) || (w.len() > 3 && lower.contains(w)))
-        || [
-            " the whole lot ",
-            " the lot ",
-            " the whole list ",
-            " the entire list ",
-        ]
-        .iter()
-        .any(|p| spaced.contains(p));
+        || says_the_lot(&lower, cx.items);
     if !quoted.is_empty() {
         return quoted
             .iter()
