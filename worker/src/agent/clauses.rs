@@ -93,7 +93,11 @@ const FILLERS: &[&str] = &[
     "after which ",
     "and after that ",
 ];
-const FILLERS_ZH: &[&str] = &["然后", "最后", "并且", "所以", "再", "并", "请"];
+/// Chinese lead words dropped from a clause (不过 / 但是 / 可是 lead it as "but": 不过 is no
+/// negation).
+const FILLERS_ZH: &[&str] = &[
+    "然后", "最后", "并且", "所以", "再", "并", "请", "不过", "但是", "可是",
+];
 /// What follows 最后 when it names the last row rather than meaning "finally".
 const ZH_ROW_AFTER_LAST: &[&str] = &["一条", "一个", "一项", "一行", "一件", "那条", "那个", "面"];
 /// Words that make a display verb a phrasal verb ("shows up in the list", "reads as
@@ -425,7 +429,8 @@ pub(super) fn strip_fillers(seg: &str) -> &str {
                     // "最后一条" is the last row, not "finally".
                     .filter(|rest| !ZH_ROW_AFTER_LAST.iter().any(|r| rest.starts_with(r)))
             })
-            .or_else(|| s.get(time_lead(&lower)?..));
+            .or_else(|| s.get(time_lead(&lower)?..))
+            .or_else(|| s.get(time_lead_zh(s)?..));
         match next {
             Some(n) => s = n.trim_start(),
             None => return s,
@@ -485,6 +490,21 @@ const TIME_LEAD_STATES: &[&str] = &[
     "saved",
     "sorted",
 ];
+
+/// The length of a Chinese lead that only says the order after it comes once the rest is
+/// done ("都弄好以后切到…", "弄完之后…"): at most eight characters ending in 好 / 完 and then
+/// 以后 / 之后 / 后; `None` when `s` has none or nothing follows it.
+fn time_lead_zh(s: &str) -> Option<usize> {
+    let head: String = s.chars().take(10).collect();
+    let end = ["以后", "之后", "后"].iter().find_map(|w| {
+        ["好", "完"].iter().find_map(|d| {
+            let lead = format!("{d}{w}");
+            head.find(&lead).map(|i| i + lead.len())
+        })
+    })?;
+    (head[..end].chars().count() <= 8 && s[end..].chars().any(|c| c.is_alphanumeric()))
+        .then_some(end)
+}
 
 /// Words that open an exception to the clause before a comma ("delete everything that's
 /// done, except the vet one"): the comma does not end that clause.

@@ -139,6 +139,8 @@ const ZH: &[(&str, Does)] = &[
     ("不能算完成", Does::Uncheck),
     ("不算办完", Does::Uncheck),
     ("不算做完", Does::Uncheck),
+    ("不算弄完", Does::Uncheck),
+    ("不算弄好", Does::Uncheck),
     ("改回未完成", Does::Uncheck),
     ("标成未完成", Does::Uncheck),
     ("标为未完成", Does::Uncheck),
@@ -163,6 +165,8 @@ const ZH: &[(&str, Does)] = &[
     // "这三条都算办完了": they count as done.
     ("算办完", Does::Check),
     ("算做完", Does::Check),
+    ("算弄完", Does::Check),
+    ("算弄好", Does::Check),
     ("算搞定", Does::Check),
     ("算是办完", Does::Check),
     ("算是做完", Does::Check),

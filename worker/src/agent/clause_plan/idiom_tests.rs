@@ -1155,3 +1155,39 @@ fn a_request_after_a_result_is_not_a_change_made_for_us() {
         ["check \"买蜡烛\"", "蛋糕做成了帮我记一笔"]
     );
 }
+
+#[test]
+fn local_hold_backs_views_by_what_is_left_leads_and_her_line_read() {
+    let obs = list(&[
+        ("water the tomatoes", false),
+        ("bake the bread", false),
+        ("ask Nina about the shed", false),
+    ]);
+    // A "don't tick it" about one item holds back only the descriptions around it.
+    let r = super::read(
+        "Watered the tomatoes this morning. The bread is still proving, so don't tick it. Nina's away, so scratch her line.",
+        &obs,
+    )
+    .unwrap();
+    assert_eq!(
+        r.without_asks().steps,
+        [
+            "check \"water the tomatoes\"",
+            "tap \"Delete\" in the row of \"ask Nina about the shed\"",
+        ]
+    );
+    let zh = list(&[("修自行车", false), ("找发票", false), ("买车锁", true)]);
+    // 不过 is "but", no negation; 算弄完了 counts as done.
+    assert_eq!(
+        steps("发票翻出来了，不过这条也算弄完了。", &zh).unwrap(),
+        ["check \"找发票\""]
+    );
+    // A lead saying "once all is done" is dropped from the order after it.
+    assert_eq!(
+        steps("车锁那条删了，弄完以后把修自行车勾上。", &zh).unwrap(),
+        [
+            "tap \"Delete\" in the row of \"买车锁\"",
+            "check \"修自行车\"",
+        ]
+    );
+}

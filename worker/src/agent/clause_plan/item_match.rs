@@ -104,20 +104,34 @@ pub(super) fn pronoun(object: &str, does: Does) -> bool {
     }) || possessive(object)
 }
 
+/// Nouns of a list's row said after a possessive ("her line", "their entry").
+const ROW_NOUNS: &[&str] = &["line", "entry", "item", "task", "one"];
+
 /// Whether an object is only a possessive pronoun ("Lena said yes, so tick hers", "his one
-/// too"): the item of the person just named.
+/// too", "scratch her line"): the item of the person just named.
 fn possessive(object: &str) -> bool {
     let lower = object.to_lowercase();
     let tokens: Vec<&str> = lower
         .split(|c: char| !c.is_alphabetic())
         .filter(|t| !t.is_empty())
         .collect();
-    tokens.iter().any(|t| ["hers", "his", "theirs"].contains(t))
+    // "scratch her line", "tick their entry": her / their before a noun of a list's row.
+    let owner = |t: &&str| ["hers", "his", "theirs"].contains(t);
+    let her_row = tokens
+        .windows(2)
+        .any(|w| ["her", "their"].contains(&w[0]) && ROW_NOUNS.contains(&w[1]));
+    (tokens.iter().any(owner) || her_row)
         && tokens.iter().all(|t| {
             [
                 "hers",
                 "his",
                 "theirs",
+                "her",
+                "their",
+                "line",
+                "entry",
+                "item",
+                "task",
                 "one",
                 "too",
                 "as",

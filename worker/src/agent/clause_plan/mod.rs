@@ -464,7 +464,9 @@ impl Reader<'_> {
             .checked_sub(1)
             .map(|j| self.segs[j].as_str())
             .filter(|t| implied::is_topic(t, self.instruction) || implied::bare_done(seg));
-        let implied = (!implied::held_back(self.instruction) && !ordered_next)
+        // "don't tick it" holds back the descriptions around it, not every one said.
+        let near = self.segs[k..(k + 2).min(self.segs.len())].join(", ");
+        let implied = (!implied::held_back(&near) && !ordered_next)
             .then(|| {
                 implied::state(seg, &self.items)
                     .or_else(|| topic.and_then(|t| implied::noted(t, seg, &self.items)))
@@ -947,11 +949,14 @@ fn unsure(
             .iter()
             .enumerate()
             .any(|(j, s)| j != k && !described.contains(&j) && named(s).as_deref() == Some(&item));
+        // A tap may change any item, but a view's link ("Completed", 已完成) changes none.
+        let view = |t: &str| {
+            ["all", "active", "completed", "全部", "未完成", "已完成"]
+                .contains(&t.trim().to_lowercase().as_str())
+        };
         let all = typed.iter().any(|s| {
-            matches!(
-                s.kind,
-                StepKind::CheckAll | StepKind::UncheckAll | StepKind::Tap
-            )
+            matches!(s.kind, StepKind::CheckAll | StepKind::UncheckAll)
+                || (s.kind == StepKind::Tap && !view(&s.target))
         });
         if !touched(&item) && !elsewhere && !all {
             out.push((segs[k].clone(), item));

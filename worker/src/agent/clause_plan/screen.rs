@@ -472,6 +472,20 @@ fn shown_view(lower: &str, obs: &Observation) -> Option<String> {
     let rest = ["just ", "only ", "the "]
         .iter()
         .fold(rest.trim(), |r, p| r.strip_prefix(p).unwrap_or(r).trim());
+    // "show me only what's still to do", "show me what's done": the items by what is left.
+    let what = rest
+        .trim_end_matches(['.', '!'])
+        .strip_prefix("what's ")
+        .or_else(|| rest.strip_prefix("what is "))
+        .map(|w| w.trim_start_matches("still ").trim());
+    if let Some(w) = what {
+        let name = match w {
+            "to do" | "left" | "left to do" | "open" | "outstanding" | "not done" => "Active",
+            "done" | "finished" | "ticked" | "completed" | "sorted" => "Completed",
+            _ => return None,
+        };
+        return one_control(obs, name);
+    }
     let ws: Vec<&str> = rest.split_whitespace().collect();
     let (state, tail) = ws.split_first()?;
     let nouns = ["ones", "items", "todos", "tasks", "entries"];
