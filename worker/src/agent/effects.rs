@@ -67,6 +67,8 @@ const EN: &[(&str, Does)] = &[
     ("create", Does::Add),
     ("put", Does::Add),
     ("check", Does::Check),
+    // "Except the film, so undo that one": after a tick, its undoing.
+    ("undo", Does::Uncheck),
     ("rename", Does::Rename),
     ("call it", Does::Rename),
     ("reword", Does::Rename),
@@ -790,6 +792,10 @@ fn bare_tick(outside: &str) -> bool {
         .trim()
         .trim_end_matches(|c: char| ZH_CLAUSE_END.contains(&c) || "～~".contains(c));
     c = c.strip_suffix('吧').unwrap_or(c);
+    // "这条也勾": the item just spoken of, by a demonstrative.
+    for lead in ["这条", "那条", "这个", "那个", "这项", "那项"] {
+        c = c.strip_prefix(lead).unwrap_or(c);
+    }
     // Not "都勾": all of several items, which this one-item order would tick one of.
     for lead in ["也", "就", "那就"] {
         c = c.strip_prefix(lead).unwrap_or(c);

@@ -410,6 +410,17 @@ pub(super) fn hearsay_zh(seg: &str) -> bool {
         && clauses::quoted(seg).is_empty()
 }
 
+/// Whether an unread Chinese clause only says a thing was not done ("他嫌麻烦没弄",
+/// "钥匙还没配"): 没 with no request word, no quote and no list verb (勾 / 删 / 加 / 改).
+pub(super) fn not_done_zh(seg: &str) -> bool {
+    seg.contains('没')
+        && !ZH_ORDER_WORDS.iter().any(|w| says_word(seg, w))
+        && !["勾", "删", "加", "改", "清"]
+            .iter()
+            .any(|w| seg.contains(w))
+        && clauses::quoted(seg).is_empty()
+}
+
 /// Whether an unread Chinese clause reports a change someone made for us ("给我们挪到了周五",
 /// "帮我改成了线上"): 给我 / 帮我 before a verb whose result (到了 / 成了) is followed by
 /// what it became — a request says it without 了 ("给我挪到周五"), or asks after the
@@ -458,6 +469,12 @@ fn says_word(body: &str, w: &str) -> bool {
         return body
             .match_indices('让')
             .any(|(i, _)| !body[..i].ends_with(['不', '没']));
+    }
+    if w == "麻烦" {
+        // "他嫌麻烦没弄": finding a thing a bother is no request.
+        return body
+            .match_indices(w)
+            .any(|(i, _)| !body[..i].ends_with(['嫌', '怕', '太', '很', '好']));
     }
     if w != "请" {
         return body.contains(w);

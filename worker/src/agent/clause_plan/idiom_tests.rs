@@ -1191,3 +1191,30 @@ fn local_hold_backs_views_by_what_is_left_leads_and_her_line_read() {
         ]
     );
 }
+
+#[test]
+fn demonstrative_ticks_undoing_a_tick_and_things_not_done_read() {
+    let zh = list(&[
+        ("问能不能带猫", false),
+        ("订民宿", false),
+        ("买猫砂", false),
+    ]);
+    // "这条也勾": the item the clause before names.
+    assert_eq!(
+        steps("房东说猫可以带，这条也勾。", &zh).unwrap(),
+        ["check \"问能不能带猫\""]
+    );
+    // A thing not done, said of someone, is no order for the model ("嫌麻烦" asks nothing).
+    let r = super::read("民宿订好了，勾上。猫砂他嫌麻烦没买，先放着。", &zh).unwrap();
+    assert!(r.free.is_empty(), "{:?}", r.free);
+    let en = list(&[("pick a board game", false), ("buy crisps", false)]);
+    // "undo that one" after ticking everything unticks the item named before it.
+    assert_eq!(
+        steps(
+            "Tick everything. Except the board game, we can't agree, so undo that one.",
+            &en
+        )
+        .unwrap(),
+        ["check every item", "uncheck \"pick a board game\""]
+    );
+}

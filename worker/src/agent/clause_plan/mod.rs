@@ -669,6 +669,11 @@ impl Reader<'_> {
         if self.press(&seg, self.pressed) {
             return;
         }
+        if clause_kind::not_done_zh(&seg) {
+            // "他嫌麻烦没弄": a thing not done, said; Argus may not tell what it asks.
+            self.described.push(k);
+            return;
+        }
         if self.reason_for_next(k) {
             // "老师把我从接力赛调去了跳远，名字改成“报名跳远”": what happened to the item the
             // next clause changes is that change's reason, not an order of its own.

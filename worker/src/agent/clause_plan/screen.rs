@@ -372,7 +372,8 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
     let verb = PRESS_VERBS.iter().find(|v| lower.starts_with(**v));
     // "切到 Active", "回到 All 看一下": a Chinese verb of going to a view.
     // "弄完停在 Active 那一页就行": where the run ends, after what it does.
-    let lower = ["弄完", "做完", "改完", "完了", "最后"]
+    // "最后帮我切到“未完成”那里": who it is done for says nothing of the view.
+    let lower = ["弄完", "做完", "改完", "完了", "最后", "帮我", "麻烦"]
         .iter()
         .fold(lower, |l, h| l.strip_prefix(h).unwrap_or(l));
     let zh = [
@@ -408,6 +409,8 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
             "那一页",
             "那页",
             "这一页",
+            "那里",
+            "那儿",
             "里",
             "上",
         ]
