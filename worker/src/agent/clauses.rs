@@ -493,10 +493,11 @@ const TIME_LEAD_STATES: &[&str] = &[
 
 /// The length of a Chinese lead that only says the order after it comes once the rest is
 /// done ("都弄好以后切到…", "弄完之后…"): at most eight characters ending in 好 / 完 and then
-/// 以后 / 之后 / 后; `None` when `s` has none or nothing follows it.
+/// 以后 / 之后; `None` when `s` has none or nothing follows it.
 fn time_lead_zh(s: &str) -> Option<usize> {
     let head: String = s.chars().take(10).collect();
-    let end = ["以后", "之后", "后"].iter().find_map(|w| {
+    // Not a bare 后: "最好后天去" is "best the day after tomorrow".
+    let end = ["以后", "之后"].iter().find_map(|w| {
         ["好", "完"].iter().find_map(|d| {
             let lead = format!("{d}{w}");
             head.find(&lead).map(|i| i + lead.len())
