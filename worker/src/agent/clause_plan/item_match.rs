@@ -367,7 +367,7 @@ fn topic_before(before: &[&str], items: &[(String, bool)]) -> Option<String> {
 /// they'd bring it").
 fn hearsay(seg: &str) -> bool {
     let lower = format!(" {} ", seg.to_lowercase());
-    super::clause_kind::hearsay_zh(seg)
+    super::hearsay::hearsay_zh(seg)
         || [" said ", " says ", " told me ", " say "]
             .iter()
             .any(|w| lower.contains(w))

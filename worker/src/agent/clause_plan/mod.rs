@@ -27,6 +27,7 @@
 mod clause_kind;
 mod clause_split;
 mod end_checks;
+mod hearsay;
 #[cfg(test)]
 mod idiom_tests;
 mod implied;
@@ -651,7 +652,7 @@ impl Reader<'_> {
         if heading(&seg, &self.split[k].1, self.instruction)
             || preamble(&seg, &self.items, self.sorts())
             || reports_zh(&seg)
-            || clause_kind::hearsay_zh(&seg)
+            || hearsay::hearsay_zh(&seg)
             || clause_kind::lets_me_see_zh(&seg)
             || clause_kind::done_for_us_zh(&seg)
         {
