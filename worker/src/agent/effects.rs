@@ -1135,13 +1135,15 @@ fn make_rename_order(lower: &str, raw: &str) -> Option<Order> {
     // "Flowers, I'll pick them myself, so make it 'pick up flowers'": the item spoken of
     // (after an add, [`crate::agent::clause_plan`] reads it as the add's text corrected).
     let head = object[..open].trim().to_lowercase();
-    let pronoun = ["it", "that", "that one", "this one", "this"].contains(&head.as_str());
+    let pronoun = MAKE_PRONOUNS.contains(&head.as_str());
     (tail_ok && (head_has_words || pronoun)).then(|| Order {
         does: Does::Rename,
         verb: None,
         object: object.to_string(),
     })
 }
+/// The pronouns a [`make_rename_order`] may speak of its item by ("make it 'x'").
+pub(super) const MAKE_PRONOUNS: &[&str] = &["it", "that", "that one", "this one", "this"];
 /// Words a [`make_rename_order`] may end with.
 const MAKE_TAILS: &[&str] = &["instead", "now", "please", "then", "too", "actually"];
 

@@ -126,7 +126,7 @@ fn pronoun_make(o: &effects::Order) -> bool {
     o.does == Does::Rename
         && o.verb.is_none()
         && clauses::quoted(&o.object).len() == 1
-        && ["it", "that", "that one", "this one", "this"].contains(&head.as_str())
+        && effects::MAKE_PRONOUNS.contains(&head.as_str())
 }
 
 /// The plan read from `instruction` on `obs` (see the module docs); `None` when a clause does
