@@ -28,6 +28,7 @@ pub mod clause_plan;
 pub mod clauses;
 pub mod conditions;
 pub mod count_items;
+pub mod done_report;
 pub mod effects;
 pub(crate) mod expect;
 pub mod focus;

@@ -276,6 +276,7 @@ impl Exec<'_, AgentState> {
         let mut mapped = String::new();
         if let (Some(r), Ok(o)) = (read.as_mut(), &obs) {
             mapped = self.map_free(r, o, &mut usage).await;
+            mapped.push_str(&self.ask_reports(r, &mut usage).await);
         }
         let read_first = read.is_some();
         let res = match self.st.model.as_ref() {
@@ -552,11 +553,17 @@ impl Exec<'_, AgentState> {
                     let named = cm::named(&l);
                     read.effects
                         .retain(|e| !named.iter().any(|n| e.contains(&format!("\"{n}\""))));
+                    for r in read.reports.iter_mut().filter(|r| r.step > f.step) {
+                        r.step = r.step + l.len() - 1;
+                    }
                     read.steps.splice(f.step..=f.step, l);
                 }
                 None if f.described => {
                     n_none += 1;
                     read.steps.remove(f.step);
+                    for r in read.reports.iter_mut().filter(|r| r.step > f.step) {
+                        r.step -= 1;
+                    }
                 }
                 None => n_left += 1,
             }

@@ -38,6 +38,7 @@ mod neighbours;
 mod order_steps;
 #[cfg(test)]
 mod reader_tests;
+mod reports;
 mod screen;
 mod should_state;
 mod stems;
@@ -52,8 +53,7 @@ use super::plan_step::{PlanStep, StepKind};
 use super::{conditions, positions};
 use argus_perception::Observation;
 use clause_kind::{
-    describes, heading, joins, may_order, next_in_time, preamble, reports_zh, retracted, KEEPS,
-    KEEPS_ZH,
+    describes, heading, joins, may_order, next_in_time, preamble, reports_zh, retracted,
 };
 use clause_split::clauses_of;
 use end_checks::{end_state, names_many, unnamed_untouched};
@@ -62,9 +62,12 @@ use neighbours::{opens_for_edit, presses_enter};
 use order_steps::{item_steps, name_order, new_items_order, order_steps, undo_order, Ctx};
 
 pub use end_checks::unnamed_guard;
+pub use reports::Report;
 pub(super) use screen::submits_a_form;
 pub use screen::{absence_check, button_for, list_items, one_text_field, state_check, verb_button};
 pub(super) use stems::{same_word, words};
+#[cfg(test)]
+pub(crate) use test_support::list as test_list;
 
 /// A plan read from the instruction (see the module docs).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -87,6 +90,9 @@ pub struct Read {
     /// Check clauses that gave their state ([`should_state`]) and the check line of that
     /// state on the item's last name: (clause, line), for the run's expectations.
     pub checks: Vec<(String, String)>,
+    /// Descriptions that may report an open item's task done, for the model to judge one by
+    /// one ([`reports`]).
+    pub reports: Vec<Report>,
 }
 
 impl Read {
@@ -97,6 +103,9 @@ impl Read {
             self.steps.remove(f.step);
             for g in self.free.iter_mut().filter(|g| g.step > f.step) {
                 g.step -= 1;
+            }
+            for r in self.reports.iter_mut().filter(|r| r.step > f.step) {
+                r.step -= 1;
             }
         }
         self.free.retain(|f| !f.described);
@@ -153,12 +162,14 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
             free: Vec::new(),
             unsure: Vec::new(),
             checks: Vec::new(),
+            reports: Vec::new(),
         },
         given_checks: Vec::new(),
         taken: Vec::new(),
         pressed: false,
         typed_at: Vec::new(),
         described: Vec::new(),
+        described_at: Vec::new(),
         gated: Vec::new(),
         implied_at: Vec::new(),
         read_any: false,
@@ -202,6 +213,8 @@ struct Reader<'a> {
     gate: Option<Gate>,
     /// Clauses read as descriptions, and orders a condition decided, for [`unsure`].
     described: Vec<usize>,
+    /// The descriptions with the step index where they were said, for [`reports`].
+    described_at: Vec<(usize, usize)>,
     gated: Vec<usize>,
     /// Steps read from a description ([`implied::state`]): (line in `out.steps`, index in
     /// `typed`); dropped at the end when another step touches the same item.
@@ -249,7 +262,7 @@ impl Reader<'_> {
             // "I spent Sunday clearing the shelves and putting locks on the cupboards": the
             // gerund goes on with what was done, it orders nothing.
             self.last = None;
-            self.described.push(k);
+            self.describe(k);
             return Some(());
         }
         self.all_but_next(k, order.as_mut());
@@ -495,7 +508,7 @@ impl Reader<'_> {
             // model maps it, clause by clause.
             self.ask(k);
         } else if !goes_on {
-            self.described.push(k);
+            self.describe(k);
         }
         Some(())
     }
@@ -672,13 +685,13 @@ impl Reader<'_> {
         }
         if clause_kind::not_done_zh(&seg) {
             // "他嫌麻烦没弄": a thing not done, said; Argus may not tell what it asks.
-            self.described.push(k);
+            self.describe(k);
             return;
         }
         if self.reason_for_next(k) {
             // "老师把我从接力赛调去了跳远，名字改成“报名跳远”": what happened to the item the
             // next clause changes is that change's reason, not an order of its own.
-            self.described.push(k);
+            self.describe(k);
             return;
         }
         // An order Argus cannot read: the model acts it out when its turn comes.
@@ -829,6 +842,12 @@ impl Reader<'_> {
                 && pronoun(&object, order.does))
     }
 
+    /// Clause `k` read as a description.
+    fn describe(&mut self, k: usize) {
+        self.described.push(k);
+        self.described_at.push((k, self.out.steps.len()));
+    }
+
     /// Clause `k`, read as a description that may yet order something, for the model to map
     /// on its own: a placeholder step that the model's answer replaces, or that goes (see
     /// [`FreeClause::described`]). Item states stay known: the plan is read as if it were a
@@ -889,6 +908,9 @@ impl Reader<'_> {
                 for f in self.out.free.iter_mut().filter(|f| f.step > line) {
                     f.step -= 1;
                 }
+                for d in self.described_at.iter_mut().filter(|d| d.1 > line) {
+                    d.1 -= 1;
+                }
             }
         }
         // A description beside an order a condition decided ("the shoes came yesterday, so
@@ -900,6 +922,21 @@ impl Reader<'_> {
             .filter(|k| !self.gated.iter().any(|g| g.abs_diff(*k) <= 2))
             .collect();
         self.out.unsure = unsure(&self.segs, &described, &self.start, &self.typed);
+        let described_at: Vec<(usize, usize)> = self
+            .described_at
+            .iter()
+            .copied()
+            .filter(|(k, _)| described.contains(k))
+            .collect();
+        let raw: Vec<String> = self.split.iter().map(|(_, r)| r.clone()).collect();
+        self.out.reports = reports::reports(
+            &self.segs,
+            &raw,
+            self.instruction,
+            &described_at,
+            &self.start,
+            &self.typed,
+        );
         if self.free_segs.is_empty() {
             self.out.effects = end_state(&self.start, &self.typed);
         } else if !self.free_segs.iter().any(|s| names_many(s)) {
@@ -927,23 +964,12 @@ fn unsure(
     start: &[(String, bool)],
     typed: &[PlanStep],
 ) -> Vec<(String, String)> {
-    let named = |seg: &str| {
-        by_words(seg, start, Some(1))
-            .and_then(|mut v| v.pop())
-            .or_else(|| by_chars(seg, start))
-    };
+    let named = |seg: &str| reports::named(seg, start);
     let touched = |item: &str| typed.iter().any(|s| s.target == item);
     let mut out = Vec::new();
     for &k in described {
         // "the brake pads item stays as it is", "除了…": the item is left alone on purpose.
-        let lower = segs[k].to_lowercase();
-        let kept = KEEPS_ZH.iter().any(|w| segs[k].contains(w))
-            || lower
-                .split(|c: char| !c.is_alphanumeric() && c != '\'')
-                .any(|w| KEEPS.contains(&w) || ["fine", "apart", "except", "besides"].contains(&w))
-            || ["as it is", "as is", "除了", "原样"]
-                .iter()
-                .any(|w| lower.contains(w));
+        let kept = reports::left_alone(&segs[k]);
         // "今晚直播前再过一遍单子": the list's own name speaks of no item.
         if kept || !implied::tells_a_change(&segs[k]) || item_match::names_the_list(&segs[k]) {
             continue;

@@ -5,7 +5,7 @@ use argus_perception::{build, Node, Observation, Rect, Role, Screen, Tree, Tri};
 
 /// A list app's shape: a new-item field, one row per item (a toggle named by the item),
 /// a "Clear done" button.
-pub(super) fn list(items: &[(&str, bool)]) -> Observation {
+pub(crate) fn list(items: &[(&str, bool)]) -> Observation {
     list_with(items, &[])
 }
 
