@@ -82,6 +82,7 @@ pub fn as_written(steps: Vec<String>, task: &str) -> (Vec<String>, usize) {
                 .or(described)
                 .or(unstopped)
                 .or_else(|| one_typed.then(|| stop_kept(task, &text)).flatten())
+                .or_else(|| one_typed.then(|| mark_kept(task, &text)).flatten())
                 .or(whole)
                 .or_else(|| spelt_in(task, &text))
             {
@@ -228,16 +229,47 @@ fn stop_kept(task: &str, text: &str) -> Option<String> {
         .find(|stopped| task.contains(stopped.as_str()))
 }
 
+/// Exclamation and question marks, and the words that name them.
+const OTHER_MARKS: &[(&[char], &[&str])] = &[
+    (&['！', '!'], &["感叹号", "叹号", "exclamation"]),
+    (&['？', '?'], &["问号", "question mark"]),
+];
+
+/// `text` with the exclamation or question mark the instruction gives it after it, when
+/// the instruction names that mark ("逗号和感叹号都用中文全角的", "with an exclamation mark at
+/// the end") and does not say to leave it out: unlike a full stop, such a mark after a
+/// dictated text that the instruction speaks of is the text's own. `None` otherwise.
+fn mark_kept(task: &str, text: &str) -> Option<String> {
+    let lower = task.to_lowercase();
+    OTHER_MARKS.iter().find_map(|(marks, words)| {
+        if text.ends_with(*marks)
+            || !words.iter().any(|w| lower.contains(w))
+            || says_no(task, words)
+        {
+            return None;
+        }
+        marks
+            .iter()
+            .map(|m| format!("{text}{m}"))
+            .find(|marked| task.contains(marked.as_str()))
+    })
+}
+
 /// Whether `task` says to leave the full stop out of what is typed: a [`FULL_STOPS`] word
 /// with a [`LEAVE_OUT_BEFORE`] word in the 16 characters before it or a [`LEAVE_OUT_AFTER`]
 /// word in the 8 after. A typed text that ends with a full stop then loses it (the model
 /// copied the instruction's own sentence end: "敲一行字：X。就这几个字，句号不要" typed `X。`).
 pub(super) fn says_no_full_stop(task: &str) -> bool {
+    says_no(task, FULL_STOPS)
+}
+
+/// Whether `task` says to leave out the mark one of `words` names ([`says_no_full_stop`]).
+fn says_no(task: &str, words: &[&str]) -> bool {
     let lower = task.to_lowercase();
     let chars: Vec<char> = lower.chars().collect();
     let near =
         |from: usize, to: usize| -> String { chars[from..to.min(chars.len())].iter().collect() };
-    FULL_STOPS.iter().any(|stop| {
+    words.iter().any(|stop| {
         let s: Vec<char> = stop.chars().collect();
         (0..(chars.len() + 1).saturating_sub(s.len()))
             .filter(|&i| chars[i..i + s.len()] == s[..])
@@ -491,10 +523,14 @@ pub fn forbidden_presses(task: &str) -> Vec<String> {
                     .find(|w| {
                         !w.is_empty() && !["on", "the", "a", "it", "yet", "button"].contains(w)
                     });
-                match after {
-                    Some(w) => out.push(w.to_string()),
-                    None if verb.starts_with("submit") => out.push("submit".into()),
-                    None => {}
+                // "don't submit anything", "don't send the form yet": these verbs take
+                // what is sent as their object; the control is the verb's own.
+                if verb.starts_with("submit") {
+                    out.push("submit".into());
+                } else if verb.starts_with("send") {
+                    out.push("send".into());
+                } else if let Some(w) = after {
+                    out.push(w.to_string());
                 }
             }
         }
@@ -806,6 +842,30 @@ mod tests {
     }
 
     #[test]
+    fn an_exclamation_mark_the_instruction_speaks_of_is_typed() {
+        let task = "在框里打：周六上午九点操场见！感叹号用全角。然后提交。";
+        let (p, n) = as_written(v(&["type \"周六上午九点操场见\" into \"Text\""]), task);
+        assert_eq!(
+            (p[0].as_str(), n),
+            ("type \"周六上午九点操场见！\" into \"Text\"", 1)
+        );
+        // Not named, or named to be left out: as typed.
+        for task in [
+            "在框里打：周六上午九点操场见！然后提交。",
+            "Type: see you at nine! Leave off the exclamation mark, then submit.",
+        ] {
+            let text = if task.starts_with('T') {
+                "see you at nine"
+            } else {
+                "周六上午九点操场见"
+            };
+            let line = format!("type \"{text}\" into \"Text\"");
+            let (p, n) = as_written(v(&[line.as_str()]), task);
+            assert_eq!((p[0].as_str(), n), (line.as_str(), 0), "{task}");
+        }
+    }
+
+    #[test]
     fn a_control_the_instruction_forbids_is_not_pressed() {
         assert_eq!(
             forbidden_presses("Fill it in as 'jo', but hold off on clicking Login. I'll check."),
@@ -820,6 +880,15 @@ mod tests {
             vec!["submit"]
         );
         assert!(forbidden_presses("Fill in the form and press Submit.").is_empty());
+        // What is sent is the verb's object, not a control's name.
+        assert_eq!(
+            forbidden_presses("Put the three values in, but don't submit anything yet."),
+            vec!["submit"]
+        );
+        assert_eq!(
+            forbidden_presses("Write the reply and leave it; do not send the message."),
+            vec!["send"]
+        );
         let (p, n) = without_forbidden_taps(
             v(&["type \"jo\" into \"User\"", "tap \"Login\""]),
             "Fill it in as 'jo', but hold off on clicking Login.",

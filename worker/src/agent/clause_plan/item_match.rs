@@ -102,6 +102,25 @@ pub(super) fn pronoun(object: &str, does: Does) -> bool {
         ]
         .contains(&w.as_str())
     }) || possessive(object)
+        || demonstrative_row(object)
+}
+
+/// Whether an object is only a demonstrative and a noun of a list's row ("change that line
+/// to …", "this entry"): the item just spoken of.
+pub(super) fn demonstrative_row(object: &str) -> bool {
+    // "change that line to 'x'": the new title is no word of the object.
+    let object = &super::super::clauses::without_quotes(object);
+    let lower = object.to_lowercase();
+    let tokens: Vec<&str> = lower
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|t| !t.is_empty())
+        .collect();
+    let meant = words(object);
+    tokens
+        .windows(2)
+        .any(|w| ["that", "this"].contains(&w[0]) && ROW_NOUNS.contains(&w[1]))
+        && meant.len() == 1
+        && words(&ROW_NOUNS.join(" ")).contains(&meant[0])
 }
 
 /// Nouns of a list's row said after a possessive ("her line", "their entry").
@@ -246,6 +265,7 @@ pub(super) fn by_context(
                             by_chars(seg, items)
                                 .or_else(|| positions::row_said_before(seg, items))
                                 .or_else(|| by_head_char(seg, items))
+                                .or_else(|| by_lead_char(seg, items))
                         })
                         .flatten()
                         .map(|one| vec![one])
@@ -389,6 +409,14 @@ fn topic_named(seg: &str, items: &[(String, bool)]) -> Option<String> {
                 .strip_prefix("the ")
                 .and_then(|r| r.strip_suffix(" one"))
                 .filter(|r| !r.is_empty())
+        })
+        // "Forget bleeding the radiators, the engineer says he'll do it, so delete it": what
+        // is given up is what the sentence goes on about.
+        .or_else(|| {
+            ["forget about ", "forget ", "never mind "]
+                .iter()
+                .find_map(|w| lower.strip_prefix(w))
+                .filter(|r| !r.is_empty() && !r.starts_with("it") && !r.starts_with("that"))
         })?;
     if head.trim().is_empty() || names_the_list(head) {
         return None;
@@ -504,6 +532,24 @@ fn by_head_char(seg: &str, items: &[(String, bool)]) -> Option<String> {
             effects::is_cjk(c) && !ZH_FUNCTION_CHARS.contains(c) && seg.contains(c)
         })
     });
+    let one = hits.next()?;
+    hits.next().is_none().then(|| one.0.clone())
+}
+
+/// The one item holding the character a clause's topic is, when the topic is that one
+/// character before 已经 / 也 / 都 / 早 / 还 / 就 ("假已经批下来了，勾" of 请一天假陪他们去), for
+/// a pronoun's context only; `None` when none or several items hold it.
+fn by_lead_char(seg: &str, items: &[(String, bool)]) -> Option<String> {
+    let seg = seg.trim();
+    let c = seg.chars().next()?;
+    let rest = &seg[c.len_utf8()..];
+    let topic = ["已经", "也", "都", "早", "还", "就"]
+        .iter()
+        .any(|w| rest.starts_with(w));
+    if !effects::is_cjk(c) || ZH_FUNCTION_CHARS.contains(c) || !topic {
+        return None;
+    }
+    let mut hits = items.iter().filter(|(name, _)| name.contains(c));
     let one = hits.next()?;
     hits.next().is_none().then(|| one.0.clone())
 }
@@ -651,6 +697,18 @@ mod tests {
         // Three joined items are not what "both" speaks of.
         let three = list(&[("买牛奶", false), ("买面包", false), ("买鸡蛋", false)]);
         assert_eq!(steps("牛奶、面包和鸡蛋都买了，两条都勾上。", &three), None);
+    }
+
+    #[test]
+    fn a_one_character_topic_names_its_item_for_a_bare_tick() {
+        let obs = list(&[("请一天假陪他们去", false), ("问问能不能用医保卡", false)]);
+        assert_eq!(
+            steps("假已经批下来了，勾。", &obs).unwrap(),
+            vec!["check \"请一天假陪他们去\""]
+        );
+        // Two items hold it: no guess.
+        let obs = list(&[("请三天假去旅游", false), ("假期作业做完", false)]);
+        assert!(steps("假已经批下来了，勾。", &obs).is_none_or(|s| s.is_empty()));
     }
 
     #[test]

@@ -46,6 +46,7 @@ mod substitute;
 #[cfg(test)]
 mod test_support;
 mod typos;
+mod undone;
 
 use super::clauses;
 use super::effects::{self, Does};
@@ -182,6 +183,7 @@ pub fn read(instruction: &str, obs: &Observation) -> Option<Read> {
         r.clause(k)?;
     }
     r.finish();
+    undone::drop_undone(&mut r.out, &r.start);
     r.read_any.then_some(r.out)
 }
 

@@ -398,6 +398,7 @@ fn rename_steps(object: &str, cx: &mut Ctx<'_>) -> Option<Vec<Option<PlanStep>>>
                 None if another => return None,
                 None if words(head).is_empty()
                     || zh_demonstrative(head)
+                    || super::item_match::demonstrative_row(head)
                     || title_noun(head, cx.obs) =>
                 {
                     spoken_of(new, cx)?

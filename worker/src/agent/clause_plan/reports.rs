@@ -26,12 +26,13 @@ pub struct Report {
 }
 
 /// Whether `seg` leaves an item alone on purpose ("the brake pads item stays as it is",
-/// "don't tick it", "除了…", "先放着"): no report, and no doubt about it either.
+/// "don't tick it", "除了…", "先放着"): no report, and no doubt about it either. A hyphened
+/// word is one ("no-claims" is no "no").
 pub(super) fn left_alone(seg: &str) -> bool {
     let lower = seg.to_lowercase();
     KEEPS_ZH.iter().any(|w| seg.contains(w))
         || lower
-            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
             .any(|w| KEEPS.contains(&w) || ["fine", "apart", "except", "besides"].contains(&w))
         || ["as it is", "as is", "除了", "原样"]
             .iter()
@@ -100,14 +101,15 @@ pub(super) fn reports(
 }
 
 /// Whether `sentence` says something is not so ("isn't", "haven't looked", "never", 没,
-/// 未, 不): a report of a finished task says nothing of the kind.
+/// 未, 不): a report of a finished task says nothing of the kind. A hyphened word is one
+/// ("the no-claims question").
 fn negated(sentence: &str) -> bool {
     let lower = sentence.to_lowercase().replace('’', "'");
     ['没', '未', '不', '别']
         .iter()
         .any(|c| sentence.contains(*c))
         || lower
-            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
             .any(|w| w.ends_with("n't") || ["not", "never", "no", "nothing", "nobody"].contains(&w))
 }
 

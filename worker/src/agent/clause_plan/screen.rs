@@ -389,7 +389,7 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
     ]
     .iter()
     .find(|v| lower.starts_with(**v));
-    if let Some(view) = shown_view(lower, obs) {
+    if let Some(view) = shown_view(lower, obs).or_else(|| put_on_view(lower, obs)) {
         return Some(view);
     }
     let mut name = match (verb, zh) {
@@ -441,6 +441,35 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
             .iter()
             .find(|(zh, _)| zh.contains(&name))
             .and_then(|(_, en)| control(en))
+    })
+}
+
+/// Verbs that leave the screen on a view ("put it on the Active view", "leave it on the
+/// Completed filter", "finish on the All tab").
+const VIEW_VERBS: &[&str] = &[
+    "put ",
+    "leave ",
+    "set ",
+    "end on ",
+    "end up on ",
+    "finish on ",
+    "stay on ",
+    "open ",
+];
+
+/// The control a clause leaves the screen on: a [`VIEW_VERBS`] verb, then "the X view"
+/// (filter, tab) with X one control of the screen. `lower`: the clause in lower case.
+fn put_on_view(lower: &str, obs: &Observation) -> Option<String> {
+    if !VIEW_VERBS.iter().any(|v| lower.starts_with(v)) {
+        return None;
+    }
+    [" view", " filter", " tab"].iter().find_map(|noun| {
+        let at = lower.find(noun)?;
+        let name = lower[..at]
+            .split_whitespace()
+            .last()?
+            .trim_matches(['"', '\'', '“', '”']);
+        one_control(obs, name)
     })
 }
 
