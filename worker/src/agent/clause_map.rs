@@ -90,13 +90,16 @@ pub fn schema(items: &[(String, bool)]) -> Value {
 
 /// The typed steps of an answer, checked against `items`; `Ok(vec![])` for `none`. `field`
 /// is the list's new-item field (`add` types into it); an `add` of an item already listed is
-/// left out, unless the answer deletes or renames that item before. An operation naming no listed item, or an `add` / `rename` with no text, makes
+/// left out, unless the answer deletes or renames that item before, and so is an `add` of
+/// a text `clause` does not quote. An operation naming no listed item, or an `add` / `rename` with no text, makes
 /// the whole answer an error.
 pub fn parse(
     v: &Value,
     items: &[(String, bool)],
     field: Option<&str>,
+    clause: &str,
 ) -> Result<Vec<PlanStep>, String> {
+    let quoted = super::clauses::quoted(clause);
     let steps = v["steps"]
         .as_array()
         .ok_or("`steps` (an array) is missing")?;
@@ -132,6 +135,9 @@ pub fn parse(
             StepKind::Type
                 if items.iter().any(|(t, _)| same_title(t, text))
                     && !gone.iter().any(|g| same_title(g, text)) => {}
+            // "新钥匙只配了两把" answered `add "新钥匙只配了两把"`: a small model adds the
+            // clause itself; only a name the clause quotes is a new item.
+            StepKind::Type if !quoted.iter().any(|q| same_title(q, text)) => {}
             StepKind::Type => {
                 let field = field.ok_or("add, but the screen has no one new-item field")?;
                 out.push(step(StepKind::Type, field, text));
@@ -196,7 +202,13 @@ mod tests {
             {"do": "add", "item": "", "text": "charge the tuner"},
             {"do": "none", "item": "", "text": ""}
         ]});
-        let s = parse(&v, &items(), Some("New item")).unwrap();
+        let s = parse(
+            &v,
+            &items(),
+            Some("New item"),
+            "…, and add 'charge the tuner' and 'fix the snare stand' and 'x'",
+        )
+        .unwrap();
         let lines: Vec<String> = s.iter().flat_map(|p| p.lines().unwrap()).collect();
         assert_eq!(
             lines,
@@ -209,19 +221,25 @@ mod tests {
                 "press Enter",
             ]
         );
-        assert!(parse(&json!({"steps": []}), &items(), None)
+        assert!(parse(&json!({"steps": []}), &items(), None, "")
             .unwrap()
             .is_empty());
         let bad = json!({"steps": [{"do": "check", "item": "tune the drums", "text": ""}]});
-        assert!(parse(&bad, &items(), None)
+        assert!(parse(&bad, &items(), None, "")
             .unwrap_err()
             .contains("not on the list"));
         let bad = json!({"steps": [{"do": "rename", "item": "print the setlist", "text": ""}]});
-        assert!(parse(&bad, &items(), None).is_err());
+        assert!(parse(&bad, &items(), None, "").is_err());
         let again =
             json!({"steps": [{"do": "add", "item": "", "text": items()[0].0.to_uppercase()}]});
         assert_eq!(
-            parse(&again, &items(), Some("New")).unwrap(),
+            parse(
+                &again,
+                &items(),
+                Some("New"),
+                "…, and add 'charge the tuner' and 'fix the snare stand' and 'x'"
+            )
+            .unwrap(),
             vec![],
             "already listed"
         );
@@ -230,12 +248,34 @@ mod tests {
             {"do": "add", "item": "", "text": items()[0].0}
         ]});
         assert_eq!(
-            parse(&readd, &items(), Some("New")).unwrap().len(),
+            parse(
+                &readd,
+                &items(),
+                Some("New"),
+                "…, and add 'charge the tuner' and 'fix the snare stand' and 'x'"
+            )
+            .unwrap()
+            .len(),
             3,
             "deleted, then added back"
         );
         let add = json!({"steps": [{"do": "add", "item": "", "text": "x"}]});
-        assert!(parse(&add, &items(), None).is_err(), "no field to add into");
+        assert!(
+            parse(
+                &add,
+                &items(),
+                None,
+                "…, and add 'charge the tuner' and 'fix the snare stand' and 'x'"
+            )
+            .is_err(),
+            "no field to add into"
+        );
+        // The clause itself, answered as a new item: not quoted there, not added.
+        let own = json!({"steps": [{"do": "add", "item": "", "text": "the new keys are cut"}]});
+        assert_eq!(
+            parse(&own, &items(), Some("New"), "the new keys are cut").unwrap(),
+            vec![]
+        );
     }
 
     #[test]

@@ -526,7 +526,7 @@ impl Exec<'_, AgentState> {
                 messages,
                 "clause",
                 &schema,
-                |v| cm::parse(v, &items, field.as_deref()),
+                |v| cm::parse(v, &items, field.as_deref(), &f.clause),
                 cm::MAX_TOKENS,
                 usage,
             );
@@ -1084,7 +1084,7 @@ impl Exec<'_, AgentState> {
             };
             let signature = signature(&pending.call, &obs);
             forget_other_states(fruitless, &signature, step, &obs);
-            let toggle = toggled_key(&pending.call, &obs);
+            let toggle = toggled_key(&pending.call, &obs, turn.text());
             let count = fruitless.get(&signature).map_or(0, |f| f.count);
             if let Some((why, repeated)) =
                 refusal(&signature, count, toggle.as_ref(), &turn.toggled)
@@ -1208,7 +1208,15 @@ impl Exec<'_, AgentState> {
         let (point, swipe) = acted.geometry();
         let (mut out, after) = (acted.out, acted.after);
         let delivered = out.disposition != Disposition::NotDelivered;
-        if let Some(k) = toggle.filter(|_| delivered) {
+        // A delete control counts once something went: a press that changed nothing (a
+        // control shown only on hover) may be pressed again.
+        let removed = || {
+            after
+                .as_ref()
+                .is_some_and(|a| a.elements.len() < obs.elements.len())
+        };
+        let counts = |k: &String| k != super::turn::DELETE_KEY || removed();
+        if let Some(k) = toggle.filter(|k| delivered && counts(k)) {
             turn.toggled.push(k);
         }
         if !p.refusals.is_empty() {
@@ -1782,16 +1790,23 @@ fn signature(call: &Action, obs: &Observation) -> String {
 
 /// For a tap on a checkbox, switch or radio (`check`/`uncheck` set a state and undo nothing): the toggle's tree path and role, which
 /// stay the same across observations of one screen (ids do not); `None` for anything else.
-fn toggled_key(call: &Action, obs: &Observation) -> Option<String> {
-    let Action::Tap { target } = call else {
+fn toggled_key(call: &Action, obs: &Observation, step_text: &str) -> Option<String> {
+    let (Action::Tap { target } | Action::DoubleTap { target }) = call else {
         return None;
     };
     let Aim::Element { id, .. } = target else {
         return None;
     };
     let e = obs.element(id)?;
-    (argus_perception::row_label::is_toggle(e.role) && !e.path.is_empty())
-        .then(|| format!("{} {:?}", e.role.as_str(), e.path))
+    if super::turn::deletes_one(e.role, &e.name, step_text) {
+        // Measured: a free step "take that line off" double-tapped row after row's ✖ while
+        // its check said "not done yet", emptying the list.
+        return Some(super::turn::DELETE_KEY.to_string());
+    }
+    (matches!(call, Action::Tap { .. })
+        && argus_perception::row_label::is_toggle(e.role)
+        && !e.path.is_empty())
+    .then(|| format!("{} {:?}", e.role.as_str(), e.path))
 }
 
 /// One line of the step's history for the next prompt.

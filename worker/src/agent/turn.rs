@@ -203,14 +203,48 @@ pub(crate) fn refusal(
             true,
         ));
     }
-    toggle.filter(|k| toggled.contains(k)).map(|_| {
-        (
-            format!(
-                "not sent: {signature} was already toggled in this step; a second tap would undo it"
-            ),
-            false,
-        )
+    toggle.filter(|k| toggled.contains(k)).map(|k| {
+        let why = if k == DELETE_KEY {
+            "a delete control was already pressed in this step; another press would delete another item"
+        } else {
+            "was already toggled in this step; a second tap would undo it"
+        };
+        (format!("not sent: {signature}: {why}"), false)
     })
+}
+
+/// The key [`refusal`] keeps for any delete control pressed in a step ([`deletes_one`]).
+pub(crate) const DELETE_KEY: &str = "delete control";
+
+/// Whether a press on an element of `role` named `name` deletes one thing, in a step
+/// (`step_text`) that does not speak of several ("all", "every", "both", "them", 全部, 都):
+/// such a step presses a delete control once.
+pub(crate) fn deletes_one(role: argus_perception::Role, name: &str, step_text: &str) -> bool {
+    let n = name.trim().to_lowercase();
+    let control = role == argus_perception::Role::Button
+        && ([
+            "✖", "×", "✕", "x", "delete", "remove", "destroy", "删除", "删掉",
+        ]
+        .contains(&n.as_str())
+            || n.starts_with("delete ")
+            || n.starts_with("remove "));
+    let lower = step_text.to_lowercase();
+    let several = lower.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        [
+            "all",
+            "every",
+            "both",
+            "them",
+            "those",
+            "these",
+            "each",
+            "everything",
+        ]
+        .contains(&w)
+    }) || ["全部", "都", "所有", "两条", "几条"]
+        .iter()
+        .any(|w| step_text.contains(w));
+    control && !several
 }
 
 /// Whether this call ends the step: `finish` (done), `fail` and failed checks the step asks
@@ -236,6 +270,22 @@ pub(crate) fn step_end(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_step_presses_one_delete_control_unless_it_speaks_of_several() {
+        use argus_perception::Role;
+        assert!(deletes_one(Role::Button, "✖", "take that line off"));
+        assert!(deletes_one(Role::Button, "Delete", "remove the eggs"));
+        assert!(!deletes_one(Role::Button, "✖", "remove all of them"));
+        assert!(!deletes_one(Role::Button, "Save", "take that line off"));
+        assert!(!deletes_one(Role::Link, "Delete", "take that line off"));
+        let key = DELETE_KEY.to_string();
+        let second = refusal("double_tap e15", 0, Some(&key), std::slice::from_ref(&key));
+        assert!(
+            second.is_some_and(|(why, repeated)| why.contains("delete another item") && !repeated)
+        );
+        assert!(refusal("double_tap e15", 0, Some(&key), &[]).is_none());
+    }
 
     fn plan() -> Vec<String> {
         vec!["tap \"Save\"".to_string()]

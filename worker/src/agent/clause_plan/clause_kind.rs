@@ -643,6 +643,21 @@ pub(super) fn may_order(raw: &str, items: &[(String, bool)]) -> bool {
         .any(|q| !items.iter().any(|(n, _)| n.eq_ignore_ascii_case(q.trim())))
 }
 
+/// Chinese verbs that change a list or what it shows (tick, delete, rename, add, clear,
+/// move, press, switch, show).
+const ORDER_VERBS_ZH: &[&str] = &[
+    "勾", "删", "改", "加", "添", "补", "取消", "去掉", "清", "标", "划", "换成", "写成", "挪",
+    "移", "点", "切", "显示", "新建", "建", "记", "放", "撤", "打钩", "打上", "排",
+];
+
+/// Whether `seg` is Chinese, quotes nothing and holds none of [`ORDER_VERBS_ZH`]: it says
+/// something, it orders nothing the reader knows a verb for.
+pub(super) fn no_order_verb_zh(seg: &str) -> bool {
+    seg.chars().any(effects::is_cjk)
+        && clauses::quoted(seg).is_empty()
+        && !ORDER_VERBS_ZH.iter().any(|v| seg.contains(v))
+}
+
 /// Words of a clause that keeps or forbids ("don't tick the scheduling one", "keep that",
 /// "the payroll one stays open"): never asked of the model as an order ([`may_order`]).
 pub(super) const KEEPS: &[&str] = &[
@@ -655,6 +670,25 @@ pub(super) const KEEPS_ZH: &[&str] = &["别", "不要", "不用", "先放着", "
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{list, steps};
+
+    #[test]
+    fn a_chinese_clause_without_an_order_verb_is_asked_never_acted_out() {
+        let obs = list(&[("配三把新钥匙", false), ("问问楼下便利店", false)]);
+        let text =
+            "新钥匙只配了两把，够用了，把那条改成“配两把新钥匙”。便利店老板说帮我留意着，先别勾。";
+        let r = super::super::read(text, &obs).expect("reads");
+        assert!(
+            r.free.iter().all(|f| f.described),
+            "asked of the model, dropped without one: {:?}",
+            r.free
+        );
+        let plain = steps(text, &obs).unwrap();
+        assert!(plain.iter().all(|s| !s.contains("新钥匙只配")), "{plain:?}");
+        assert!(
+            plain.iter().any(|s| s.contains("配两把新钥匙")),
+            "{plain:?}"
+        );
+    }
 
     #[test]
     fn self_corrections_past_events_and_list_wide_preambles() {

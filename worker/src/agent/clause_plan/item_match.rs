@@ -234,7 +234,7 @@ pub(super) fn by_context(
         if let Some(one) = before
             .iter()
             .take(3)
-            .filter(|seg| !names_the_list(seg))
+            .filter(|seg| !names_the_list(seg) && !about_speaker(seg))
             .find_map(|seg| plainly_named(seg, items))
         {
             return Some(vec![one]);
@@ -242,7 +242,7 @@ pub(super) fn by_context(
     }
     let mut found: Vec<String> = Vec::new();
     for seg in before {
-        if names_the_list(seg) {
+        if names_the_list(seg) || about_speaker(seg) {
             // "健身那个单子：…": the list's own name speaks of no item.
             continue;
         }
@@ -381,6 +381,16 @@ fn topic_before(before: &[&str], items: &[(String, bool)]) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether a Chinese clause says what the speaker is ("我们是本地户口"): a reason, about no
+/// item, whatever characters it shares with one. (Not English: "we're skipping the aprons"
+/// speaks of the aprons.)
+fn about_speaker(seg: &str) -> bool {
+    let s = seg.trim();
+    ["我们是", "我是", "咱们是", "咱是", "我们家是"]
+        .iter()
+        .any(|w| s.starts_with(w))
 }
 
 /// Whether a clause only reports what someone said ("蛋糕店说可以送", "the bakery said
@@ -697,6 +707,15 @@ mod tests {
         // Three joined items are not what "both" speaks of.
         let three = list(&[("买牛奶", false), ("买面包", false), ("买鸡蛋", false)]);
         assert_eq!(steps("牛奶、面包和鸡蛋都买了，两条都勾上。", &three), None);
+    }
+
+    #[test]
+    fn what_the_speaker_is_names_no_item_for_a_bare_delete() {
+        let obs = list(&[("准备户口本复印件", false), ("开居住证明", false)]);
+        assert_eq!(
+            steps("居住证明不用开了，我们是本地户口，删掉。", &obs).unwrap(),
+            vec!["tap \"Delete\" in the row of \"开居住证明\""]
+        );
     }
 
     #[test]

@@ -696,6 +696,14 @@ impl Reader<'_> {
             self.describe(k);
             return;
         }
+        if clause_kind::no_order_verb_zh(&seg) {
+            // "新钥匙只配了两把", "便利店老板说帮我留意着": a Chinese clause with no verb that
+            // changes a list is mapped by the model from a closed set (or is a description),
+            // never acted out freely (measured: acted out, such a clause tapped a row's title
+            // until the re-plan gave up).
+            self.ask(k);
+            return;
+        }
         // An order Argus cannot read: the model acts it out when its turn comes.
         self.free(&seg, &seg);
     }

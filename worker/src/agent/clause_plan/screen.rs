@@ -389,7 +389,10 @@ pub fn pressed_control(seg: &str, obs: &Observation, after_press: bool) -> Optio
     ]
     .iter()
     .find(|v| lower.starts_with(**v));
-    if let Some(view) = shown_view(lower, obs).or_else(|| put_on_view(lower, obs)) {
+    if let Some(view) = shown_view(lower, obs)
+        .or_else(|| put_on_view(lower, obs))
+        .or_else(|| shown_view_zh(lower, obs))
+    {
         return Some(view);
     }
     let mut name = match (verb, zh) {
@@ -528,6 +531,38 @@ fn shown_view(lower: &str, obs: &Observation) -> Option<String> {
     one_control(obs, name)
 }
 
+/// The view a Chinese clause asks to be shown by its items' state ("让页面只显示还没完成的
+/// 那些", "只看打了勾的"): 只显示 / 只看 / 只留, then a state; not-done words are read
+/// first (还没完成 holds 完成).
+fn shown_view_zh(seg: &str, obs: &Observation) -> Option<String> {
+    let at = ["只显示", "只看", "只留", "只展示"]
+        .iter()
+        .filter_map(|v| seg.find(v).map(|i| i + v.len()))
+        .min()?;
+    let rest = &seg[at..];
+    let open = ["没完成", "未完成", "还没", "没做", "没打勾", "没勾", "待办"];
+    let done = [
+        "已完成",
+        "完成了",
+        "完成的",
+        "做完",
+        "打了勾",
+        "勾了",
+        "打勾的",
+        "勾上的",
+    ];
+    let name = if open.iter().any(|w| rest.contains(w)) {
+        "Active"
+    } else if done.iter().any(|w| rest.contains(w)) {
+        "Completed"
+    } else if ["全部", "所有"].iter().any(|w| rest.contains(w)) {
+        "All"
+    } else {
+        return None;
+    };
+    one_control(obs, name)
+}
+
 /// The name of the one button, link or tab on the screen named `want` (case aside); `None`
 /// when there is none or several.
 fn one_control(obs: &Observation, want: &str) -> Option<String> {
@@ -564,8 +599,43 @@ pub fn verb_button(step: &str, obs: &Observation) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{list, steps};
+    use super::super::test_support::{list, list_with, steps};
     use super::*;
+
+    #[test]
+    fn a_view_left_on_or_shown_by_state_in_chinese_is_its_tap() {
+        let obs = list_with(
+            &[("写作业", false), ("买菜", true)],
+            &["All", "Active", "Completed"],
+        );
+        for (text, view) in [
+            (
+                "Tick the first one. When you're done, put it on the Active view.",
+                "Active",
+            ),
+            (
+                "Tick the first one, then leave it on the Completed filter.",
+                "Completed",
+            ),
+            ("把第一条勾上。最后让页面只显示还没完成的那些。", "Active"),
+            ("把第一条勾上，弄完只看打了勾的。", "Completed"),
+        ] {
+            let got = steps(text, &obs).unwrap();
+            assert_eq!(
+                got.last().map(String::as_str),
+                Some(format!("tap \"{view}\"").as_str()),
+                "{text}"
+            );
+        }
+        // No view of that name, or no view asked for: no tap.
+        for text in [
+            "Tick the first one and put it on the shelf view.",
+            "把第一条勾上。他只看书。",
+        ] {
+            let got = steps(text, &obs).unwrap_or_default();
+            assert!(!got.iter().any(|s| s.starts_with("tap")), "{text}: {got:?}");
+        }
+    }
 
     #[test]
     fn a_press_by_a_controls_name_taps_it() {
