@@ -186,8 +186,13 @@ const LEAVE_OUT_BEFORE: &[&str] = &[
     "don't",
     "do not",
     "not ",
+    "instead of",
+    "rather than",
+    "代替",
 ];
-const LEAVE_OUT_AFTER: &[&str] = &["不要", "不用", "别", "去掉", "省略", " off", " out"];
+const LEAVE_OUT_AFTER: &[&str] = &[
+    "不要", "不用", "别", "去掉", "省略", "换成", "改成", " off", " out",
+];
 
 /// Words near a [`FULL_STOPS`] word that say to keep it ("句号也要带上", "keep the full stop").
 const KEEP: &[&str] = &[
@@ -490,6 +495,26 @@ fn unsaid_en(before: &str) -> bool {
     .any(|u| b.ends_with(u) || b.ends_with(&format!("{u} to")))
 }
 
+/// Whether the words between a negation and its press verb make it a reminder ("don't
+/// forget to click Save", "别忘了提交", "never fail to send it"): an order to press.
+fn forgets(between: &str) -> bool {
+    ["forget", "fail to", "hesitate", "忘"]
+        .iter()
+        .any(|w| between.contains(w))
+}
+
+/// Whether the rest of a negated submit / send clause limits when or how often, not
+/// whether ("don't submit it twice", "… until the email is in", "… before Friday",
+/// "never send it without the total"): the control itself is no forbidden one.
+fn limited(rest: &str) -> bool {
+    rest.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        [
+            "until", "till", "before", "unless", "twice", "again", "without", "once",
+        ]
+        .contains(&w)
+    })
+}
+
 /// Names of the controls `task` says not to press: the word after a press verb that follows a
 /// negation in the same clause ("… but hold off on clicking Login" → `login`; "don't submit
 /// it" → `submit`; "先别点 Submit" → `submit`), lower-case.
@@ -524,14 +549,17 @@ pub fn forbidden_presses(task: &str) -> Vec<String> {
                         !w.is_empty() && !["on", "the", "a", "it", "yet", "button"].contains(w)
                     });
                 // "don't submit anything", "don't send the form yet": these verbs take
-                // what is sent as their object; the control is the verb's own.
-                if verb.starts_with("submit") {
-                    out.push("submit".into());
-                } else if verb.starts_with("send") {
-                    out.push("send".into());
-                } else if let Some(w) = after {
-                    out.push(w.to_string());
-                }
+                // what is sent as their object; the control is the verb's own — unless
+                // the negation is of forgetting or of a time or a repeat ("don't forget to
+                // submit", "don't submit it twice", "don't send it until …").
+                let own = ["submit", "send"].into_iter().find(|v| verb.starts_with(v));
+                let banned = match own {
+                    _ if forgets(&rest[..p]) => None,
+                    Some(_) if limited(&rest[p..]) => None,
+                    Some(v) => Some(v),
+                    None => after,
+                };
+                out.extend(banned.map(str::to_string));
             }
         }
         if let Some(at) = NOT_ZH
@@ -545,6 +573,7 @@ pub fn forbidden_presses(task: &str) -> Vec<String> {
                 .iter()
                 .filter_map(|v| rest.find(v).map(|i| (i, *v)))
                 .min()
+                .filter(|(p, _)| !forgets(&rest[..*p]))
             {
                 let after: String = rest[p + verb.len()..]
                     .trim_start()
@@ -859,6 +888,43 @@ mod tests {
             } else {
                 "周六上午九点操场见"
             };
+            let line = format!("type \"{text}\" into \"Text\"");
+            let (p, n) = as_written(v(&[line.as_str()]), task);
+            assert_eq!((p[0].as_str(), n), (line.as_str(), 0), "{task}");
+        }
+    }
+
+    #[test]
+    fn a_reminder_or_a_limit_forbids_no_control() {
+        for task in [
+            "Enter the postcode, and don't forget to hit Save at the end.",
+            "Fill in the amount, then submit. Don't submit it twice, it charges again.",
+            "Put both dates in and do not submit until the end date is there.",
+            "Write the note; never send it without the total in it.",
+            "填好邮编，别忘了提交。",
+        ] {
+            assert!(forbidden_presses(task).is_empty(), "{task}");
+        }
+        // A plain ban stays one.
+        assert_eq!(
+            forbidden_presses("Fill the amount in, but do not submit it."),
+            vec!["submit"]
+        );
+        assert_eq!(
+            forbidden_presses("填好邮编，先别提交。"),
+            vec!["submit", "提交"]
+        );
+    }
+
+    #[test]
+    fn a_mark_the_instruction_replaces_is_not_typed() {
+        for (task, text) in [
+            (
+                "Could you type running late? Use a full stop instead of a question mark.",
+                "running late",
+            ),
+            ("输入：马上到？问号换成句号。", "马上到"),
+        ] {
             let line = format!("type \"{text}\" into \"Text\"");
             let (p, n) = as_written(v(&[line.as_str()]), task);
             assert_eq!((p[0].as_str(), n), (line.as_str(), 0), "{task}");

@@ -229,22 +229,52 @@ pub(crate) fn deletes_one(role: argus_perception::Role, name: &str, step_text: &
             || n.starts_with("delete ")
             || n.starts_with("remove "));
     let lower = step_text.to_lowercase();
-    let several = lower.split(|c: char| !c.is_alphanumeric()).any(|w| {
-        [
-            "all",
-            "every",
-            "both",
-            "them",
-            "those",
-            "these",
-            "each",
-            "everything",
-        ]
-        .contains(&w)
-    }) || ["全部", "都", "所有", "两条", "几条"]
-        .iter()
-        .any(|w| step_text.contains(w));
+    let several = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| SEVERAL_EN.contains(&w) || w.parse::<u32>().is_ok_and(|n| n > 1))
+        || ["全部", "都", "所有", "和", "、"]
+            .iter()
+            .any(|w| step_text.contains(w))
+        || zh_count(step_text);
     control && !several
+}
+
+/// English words of a step that speak of several things: quantifiers, plural row nouns, a
+/// count ("the last two items"), two objects joined ("the eggs and the milk").
+const SEVERAL_EN: &[&str] = &[
+    "all",
+    "every",
+    "both",
+    "them",
+    "those",
+    "these",
+    "each",
+    "everything",
+    "and",
+    "items",
+    "ones",
+    "lines",
+    "entries",
+    "rows",
+    "tasks",
+    "todos",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+];
+
+/// Whether a Chinese step counts more than one row ("最后三条", "这两个", "几项").
+fn zh_count(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .windows(2)
+        .any(|w| "两二三四五六七八九十几".contains(w[0]) && "条个项行".contains(w[1]))
 }
 
 /// Whether this call ends the step: `finish` (done), `fail` and failed checks the step asks
@@ -277,6 +307,17 @@ mod tests {
         assert!(deletes_one(Role::Button, "✖", "take that line off"));
         assert!(deletes_one(Role::Button, "Delete", "remove the eggs"));
         assert!(!deletes_one(Role::Button, "✖", "remove all of them"));
+        // A count, a plural, two objects: several presses asked for.
+        for step in [
+            "get rid of the bottom two",
+            "bin the finished ones",
+            "remove the stamps and the envelopes",
+            "delete 3 of the entries",
+            "把最后三条删掉",
+            "删掉邮票和信封",
+        ] {
+            assert!(!deletes_one(Role::Button, "✖", step), "{step}");
+        }
         assert!(!deletes_one(Role::Button, "Save", "take that line off"));
         assert!(!deletes_one(Role::Link, "Delete", "take that line off"));
         let key = DELETE_KEY.to_string();

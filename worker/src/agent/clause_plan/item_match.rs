@@ -234,7 +234,7 @@ pub(super) fn by_context(
         if let Some(one) = before
             .iter()
             .take(3)
-            .filter(|seg| !names_the_list(seg) && !about_speaker(seg))
+            .filter(|seg| !names_the_list(seg) && !about_speaker(seg, items))
             .find_map(|seg| plainly_named(seg, items))
         {
             return Some(vec![one]);
@@ -242,7 +242,7 @@ pub(super) fn by_context(
     }
     let mut found: Vec<String> = Vec::new();
     for seg in before {
-        if names_the_list(seg) || about_speaker(seg) {
+        if names_the_list(seg) || about_speaker(seg, items) {
             // "健身那个单子：…": the list's own name speaks of no item.
             continue;
         }
@@ -386,11 +386,21 @@ fn topic_before(before: &[&str], items: &[(String, bool)]) -> Option<String> {
 /// Whether a Chinese clause says what the speaker is ("我们是本地户口"): a reason, about no
 /// item, whatever characters it shares with one. (Not English: "we're skipping the aprons"
 /// speaks of the aprons.)
-fn about_speaker(seg: &str) -> bool {
+/// A clause that holds every meaning character of an item does speak of it ("我是昨天交的
+/// 电费", the 是…的 of when).
+fn about_speaker(seg: &str, items: &[(String, bool)]) -> bool {
     let s = seg.trim();
+    let holds_all = |name: &str| {
+        let mut meant = name
+            .chars()
+            .filter(|c| effects::is_cjk(*c) && !ZH_FUNCTION_CHARS.contains(*c))
+            .peekable();
+        meant.peek().is_some() && meant.all(|c| s.contains(c))
+    };
     ["我们是", "我是", "咱们是", "咱是", "我们家是"]
         .iter()
         .any(|w| s.starts_with(w))
+        && !items.iter().any(|(n, _)| holds_all(n))
 }
 
 /// Whether a clause only reports what someone said ("蛋糕店说可以送", "the bakery said
@@ -546,6 +556,10 @@ fn by_head_char(seg: &str, items: &[(String, bool)]) -> Option<String> {
     hits.next().is_none().then(|| one.0.clone())
 }
 
+/// Adverbs of time or degree that may stand first before 已经 / 就 / 都 (早就, 全都, 本来就,
+/// 刚就): no topic of their own.
+const LEAD_ADVERBS: &str = "早全本刚才总原";
+
 /// The one item holding the character a clause's topic is, when the topic is that one
 /// character before 已经 / 也 / 都 / 早 / 还 / 就 ("假已经批下来了，勾" of 请一天假陪他们去), for
 /// a pronoun's context only; `None` when none or several items hold it.
@@ -556,7 +570,8 @@ fn by_lead_char(seg: &str, items: &[(String, bool)]) -> Option<String> {
     let topic = ["已经", "也", "都", "早", "还", "就"]
         .iter()
         .any(|w| rest.starts_with(w));
-    if !effects::is_cjk(c) || ZH_FUNCTION_CHARS.contains(c) || !topic {
+    // "早就交了", "全都弄好了": an adverb before the adverb, no topic.
+    if !effects::is_cjk(c) || ZH_FUNCTION_CHARS.contains(c) || LEAD_ADVERBS.contains(c) || !topic {
         return None;
     }
     let mut hits = items.iter().filter(|(name, _)| name.contains(c));
@@ -715,6 +730,28 @@ mod tests {
         assert_eq!(
             steps("居住证明不用开了，我们是本地户口，删掉。", &obs).unwrap(),
             vec!["tap \"Delete\" in the row of \"开居住证明\""]
+        );
+    }
+
+    #[test]
+    fn an_adverb_first_is_no_one_character_topic() {
+        let obs = list(&[
+            ("买早点", false),
+            ("全家体检预约", false),
+            ("续交物业费", false),
+        ]);
+        for text in ["早就交了，勾上。", "全都弄好了，勾上。"] {
+            let got = steps(text, &obs).unwrap_or_default();
+            assert!(got.is_empty(), "{text}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn what_the_speaker_did_to_an_item_still_names_it() {
+        let obs = list(&[("续交物业费", false), ("开居住证明", false)]);
+        assert_eq!(
+            steps("我是上周续交的物业费，勾上。", &obs).unwrap(),
+            vec!["check \"续交物业费\""]
         );
     }
 

@@ -84,6 +84,9 @@ pub(super) fn reports(
         let Some(item) = named(&segs[k], start) else {
             continue;
         };
+        if kept_after(segs, k, &item, start) {
+            continue;
+        }
         let open = start.iter().any(|(n, done)| *n == item && !done);
         let touched = typed.iter().any(|s| s.target == item);
         let elsewhere = segs.iter().enumerate().any(|(j, s)| {
@@ -98,6 +101,21 @@ pub(super) fn reports(
         }
     }
     out
+}
+
+/// Whether a clause after `k`, before one that names another item, keeps or negates what
+/// was said ("The gas bill came. Don't tick it yet."): the report's own sentence does not
+/// show it, so the model would judge without it.
+fn kept_after(segs: &[String], k: usize, item: &str, start: &[(String, bool)]) -> bool {
+    for seg in segs.iter().skip(k + 1).take(3) {
+        if named(seg, start).is_some_and(|other| other != item) {
+            return false;
+        }
+        if left_alone(seg) || negated(seg) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether `sentence` says something is not so ("isn't", "haven't looked", "never", 没,
@@ -190,6 +208,29 @@ mod tests {
             super::sentence_of("Ship 2.3.1 not 2.3.0, so bump it. Done.", "so bump it"),
             "Ship 2.3.1 not 2.3.0, so bump it."
         );
+    }
+
+    #[test]
+    fn a_keep_said_in_the_next_sentence_leaves_no_report() {
+        let obs = list(&[
+            ("pay the water bill", false),
+            ("book the MOT", false),
+            ("sort the recycling", false),
+        ]);
+        for text in [
+            "Tick the MOT. The water bill arrived this morning. Don't tick it yet, I want to check the meter reading.",
+            "Delete the recycling one. The water bill arrived this morning. Leave that one for now.",
+        ] {
+            let r = read(text, &obs).expect("reads");
+            assert!(r.reports.is_empty(), "{text}: {:?}", r.reports);
+        }
+        // Another item named in between: the report stands.
+        let r = read(
+            "Tick the MOT. The water bill arrived this morning. The recycling isn't done, leave it.",
+            &obs,
+        )
+        .expect("reads");
+        assert_eq!(r.reports.len(), 1, "{r:?}");
     }
 
     #[test]

@@ -462,17 +462,19 @@ const VIEW_VERBS: &[&str] = &[
 
 /// The control a clause leaves the screen on: a [`VIEW_VERBS`] verb, then "the X view"
 /// (filter, tab) with X one control of the screen. `lower`: the clause in lower case.
+/// A verb other than "open" leaves the screen on the view only with "on" / "onto" / "to" /
+/// "in" before it ("leave it on the Active view"; "leave the Completed tab", "set the
+/// Active view aside" go elsewhere).
 fn put_on_view(lower: &str, obs: &Observation) -> Option<String> {
-    if !VIEW_VERBS.iter().any(|v| lower.starts_with(v)) {
-        return None;
-    }
+    let verb = VIEW_VERBS.iter().find(|v| lower.starts_with(**v))?;
     [" view", " filter", " tab"].iter().find_map(|noun| {
         let at = lower.find(noun)?;
-        let name = lower[..at]
-            .split_whitespace()
-            .last()?
-            .trim_matches(['"', '\'', '“', '”']);
-        one_control(obs, name)
+        let mut before = lower[verb.len()..at].split_whitespace().rev();
+        let name = before.next()?.trim_matches(['"', '\'', '“', '”']);
+        let placed = *verb == "open "
+            || verb.ends_with("on ")
+            || before.any(|w| ["on", "onto", "to", "in"].contains(&w));
+        placed.then(|| one_control(obs, name)).flatten()
     })
 }
 
@@ -535,11 +537,16 @@ fn shown_view(lower: &str, obs: &Observation) -> Option<String> {
 /// 那些", "只看打了勾的"): 只显示 / 只看 / 只留, then a state; not-done words are read
 /// first (还没完成 holds 完成).
 fn shown_view_zh(seg: &str, obs: &Observation) -> Option<String> {
-    let at = ["只显示", "只看", "只留", "只展示"]
+    // 只留 keeps items in the list (a clear), it shows nothing. 只看 has a person for its
+    // subject: an order only with none before it ("弄完只看…"; "老板只看…" is a habit).
+    let (at, verb) = ["只显示", "只看", "只展示"]
         .iter()
-        .filter_map(|v| seg.find(v).map(|i| i + v.len()))
+        .filter_map(|v| seg.find(v).map(|i| (i, *v)))
         .min()?;
-    let rest = &seg[at..];
+    if verb == "只看" && !imperative_before(&seg[..at]) {
+        return None;
+    }
+    let rest = &seg[at + verb.len()..];
     let open = ["没完成", "未完成", "还没", "没做", "没打勾", "没勾", "待办"];
     let done = [
         "已完成",
@@ -561,6 +568,16 @@ fn shown_view_zh(seg: &str, obs: &Observation) -> Option<String> {
         return None;
     };
     one_control(obs, name)
+}
+
+/// Whether `before`, the Chinese text before a verb, leaves it without a subject: empty,
+/// or a sequencing word at its end (然后, 最后, 弄完, 之后).
+fn imperative_before(before: &str) -> bool {
+    let b = before.trim();
+    b.is_empty()
+        || ["然后", "最后", "完", "之后", "以后", "接着", "再", "就"]
+            .iter()
+            .any(|w| b.ends_with(w))
 }
 
 /// The name of the one button, link or tab on the screen named `want` (case aside); `None`
@@ -631,9 +648,16 @@ mod tests {
         for text in [
             "Tick the first one and put it on the shelf view.",
             "把第一条勾上。他只看书。",
+            // Leaving a view, setting one aside, keeping items, someone's habit.
+            "Tick the first one. Leave the Completed tab and go back to All.",
+            "Tick the first one. Set the Active view aside for now.",
+            "把第一条勾上，列表里只留还没做的。",
+            "把第一条勾上。组长只看做完的那些。",
         ] {
             let got = steps(text, &obs).unwrap_or_default();
-            assert!(!got.iter().any(|s| s.starts_with("tap")), "{text}: {got:?}");
+            // ("go back to All" is a tap asked for.)
+            let stray = |s: &String| s.starts_with("tap") && s != "tap \"All\"";
+            assert!(!got.iter().any(stray), "{text}: {got:?}");
         }
     }
 
