@@ -196,7 +196,18 @@ const LEAVE_OUT_AFTER: &[&str] = &[
 
 /// Words near a [`FULL_STOPS`] word that say to keep it ("句号也要带上", "keep the full stop").
 const KEEP: &[&str] = &[
-    "带上", "保留", "也要", "要带", "留着", "keep", "include", "with the",
+    "带上",
+    "保留",
+    "也要",
+    "要带",
+    "留着",
+    "都用",
+    "全角",
+    "keep",
+    "include",
+    "with the",
+    " after the",
+    "at the end",
 ];
 
 /// Whether `task` says to keep the full stop in what is typed: a [`FULL_STOPS`] word with a
@@ -868,6 +879,28 @@ mod tests {
             (p[0].as_str(), n),
             ("type \"明天停水一天\" into \"Text\"", 0)
         );
+    }
+
+    #[test]
+    fn a_value_spelt_out_after_it_is_typed_without_the_spelling() {
+        let task =
+            "新的 Wi-Fi 密码是 Maple_2291：M 大写，中间一个下划线，最后是 2291。两个框都填。";
+        let line = "type \"Maple_2291：M 大写，中间一个下划线，最后是 2291\" into \"Password\"";
+        let (p, n) = as_written(v(&[line]), task);
+        assert_eq!(
+            (p[0].as_str(), n),
+            ("type \"Maple_2291\" into \"Password\"", 1)
+        );
+        let task = "Type this and send it: Keys are under the mat, door 4. Capital K, a comma before door, and a full stop after the 4.";
+        let line = "type \"Keys are under the mat, door 4. Capital K, a comma before door, and a full stop after the 4.\" into \"Text\"";
+        let (p, _) = as_written(v(&[line]), task);
+        assert_eq!(
+            p[0],
+            "type \"Keys are under the mat, door 4.\" into \"Text\""
+        );
+        let task = "框里打：周六下午两点在西门集合。数字用阿拉伯数字，逗号和句号都用中文的。";
+        let (p, _) = as_written(v(&["type \"周六下午两点在西门集合\" into \"Text\""]), task);
+        assert_eq!(p[0], "type \"周六下午两点在西门集合。\" into \"Text\"");
     }
 
     #[test]

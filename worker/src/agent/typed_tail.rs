@@ -4,7 +4,16 @@
 
 /// Chinese words that only ever speak about a text: its quotes, full stop, punctuation,
 /// spaces, how many characters it has.
-const ABOUT_ZH: &[&str] = &["引号", "句号", "标点", "空格", "字数"];
+const ABOUT_ZH: &[&str] = &[
+    "引号",
+    "句号",
+    "标点",
+    "空格",
+    "字数",
+    "下划线",
+    "拼音",
+    "井号",
+];
 /// Characters before 字 that count characters ("九个字", "十二字", "这几个字"), and before
 /// 大写 / 小写 that say how a text is cased ("首字母大写", "全部小写", "都用大写").
 const COUNTS_ZH: &str = "一二三四五六七八九十百两几个0123456789";
@@ -26,7 +35,16 @@ const ABOUT_EN: &[&str] = &[
     "lower-case",
     "uppercase",
     "upper-case",
+    "comma",
+    "commas",
+    "hyphen",
+    "underscore",
+    "colon",
+    "apostrophe",
 ];
+/// Words right after a mark's name that place it in the text ("a comma before code", "a
+/// full stop after the number").
+const PLACES_EN: &[&str] = &["before", "after", "between"];
 const ABOUT_EN_LEADS: &[&str] = &[
     "no", "without", "keep", "leave", "drop", "skip", "omit", "add", "in", "all",
 ];
@@ -45,12 +63,20 @@ const NUMBERS: &[&str] = &[
 fn about_text(sentence: &str) -> bool {
     let chars: Vec<char> = sentence.chars().collect();
     let after = |i: usize, set: &str| i > 0 && set.contains(chars[i - 1]);
+    // "Y 大写": a Latin letter (a space between or not) before 大写 / 小写.
+    let letter_before = |i: usize| {
+        chars[..i]
+            .iter()
+            .rev()
+            .find(|c| **c != ' ')
+            .is_some_and(|c| c.is_ascii_alphabetic())
+    };
     let zh = ABOUT_ZH.iter().any(|w| sentence.contains(w))
         || chars.iter().enumerate().any(|(i, c)| {
             (*c == '字' && after(i, COUNTS_ZH))
                 || (['大', '小'].contains(c)
                     && chars.get(i + 1) == Some(&'写')
-                    && after(i, CASED_ZH))
+                    && (after(i, CASED_ZH) || letter_before(i)))
         });
     if zh {
         return true;
@@ -69,10 +95,14 @@ fn about_text(sentence: &str) -> bool {
         let counted = ["characters", "letters"].contains(w)
             && lead.is_some_and(|l| NUMBERS.contains(&l) || l.parse::<u32>().is_ok());
         let full_stop = *w != "stop" || (i > 0 && words[i - 1] == "full");
+        let next = words.get(i + 1).copied();
+        // "Capital P", "a comma before code": a letter cased, a mark placed.
+        let letter = next.is_some_and(|n| n.len() == 1 && n.chars().all(|c| c.is_alphabetic()));
+        let placed = next.is_some_and(|n| PLACES_EN.contains(&n));
         counted
             || (ABOUT_EN.contains(w)
                 && full_stop
-                && lead.is_some_and(|l| ABOUT_EN_LEADS.contains(&l)))
+                && (lead.is_some_and(|l| ABOUT_EN_LEADS.contains(&l)) || letter || placed))
     })
 }
 
@@ -85,7 +115,8 @@ pub(super) fn described_tail(text: &str, keep_stop: bool) -> Option<String> {
     let ends: Vec<(usize, usize)> = text
         .char_indices()
         .filter(|(i, c)| {
-            (['。', '！', '？'].contains(c) && *i + c.len_utf8() < text.len())
+            // "Yinxing_7302：Y 大写，…": a full-width colon ends the text before its spelling.
+            (['。', '！', '？', '：'].contains(c) && *i + c.len_utf8() < text.len())
                 || (['.', '!', '?'].contains(c) && text[i + 1..].starts_with(' '))
         })
         .map(|(i, c)| (i, i + c.len_utf8()))
@@ -137,5 +168,26 @@ mod tests {
             described_tail("周日不营业。句号要保留", true).as_deref(),
             Some("周日不营业。")
         );
+        // Spelt out after a full-width colon, or in a sentence that cases letters and
+        // places marks.
+        assert_eq!(
+            described_tail("Maple_2291：M 大写，中间一个下划线", false).as_deref(),
+            Some("Maple_2291")
+        );
+        assert_eq!(
+            described_tail(
+                "Keys are under the mat, door 4. Capital K, a comma before door.",
+                false
+            )
+            .as_deref(),
+            Some("Keys are under the mat, door 4")
+        );
+        for whole in [
+            "会议改到：周五下午三点",
+            "Meet at gate B. Take the hyphenated road.",
+            "Bring a comma-free list. Sign it.",
+        ] {
+            assert_eq!(described_tail(whole, false), None, "{whole}");
+        }
     }
 }
