@@ -31,6 +31,9 @@ pub(super) fn names_done(object: &str) -> bool {
             "已完成",
             "打了勾",
             "打勾的",
+            "勾了的",
+            "勾上的",
+            "勾过的",
             "完成的",
             "勾选的",
             "做完的",
@@ -450,6 +453,9 @@ fn plainly_named(seg: &str, items: &[(String, bool)]) -> Option<String> {
     if let [q] = clauses::quoted(seg).as_slice() {
         return find_item(q, items);
     }
+    if let Some(one) = by_lead_noun(seg, items) {
+        return Some(one);
+    }
     by_words(seg, items, Some(1))
         .or_else(|| first_named(seg, items))
         .and_then(|mut v| v.pop())
@@ -579,10 +585,37 @@ fn by_lead_char(seg: &str, items: &[(String, bool)]) -> Option<String> {
     hits.next().is_none().then(|| one.0.clone())
 }
 
+/// Words that end a Chinese clause's leading topic ("照片|在出入境大厅里拍的", "合同|已经签了").
+const AFTER_TOPIC: &[&str] = &[
+    "在", "已经", "都", "也", "还", "是", "被", "给", "让", "我", "他", "她",
+];
+
+/// The one item holding a Chinese clause's leading topic, two or more characters before an
+/// [`AFTER_TOPIC`] word ("照片在出入境大厅里拍的" speaks of 拍护照照片, not of the 出入境 item
+/// where it happened); `None` when no item or several hold it.
+fn by_lead_noun(text: &str, items: &[(String, bool)]) -> Option<String> {
+    let t = text.trim();
+    let end = AFTER_TOPIC
+        .iter()
+        .filter_map(|w| t.find(w))
+        .filter(|i| *i > 0)
+        .min()?;
+    let lead = &t[..end];
+    if lead.chars().count() < 2 || !lead.chars().all(effects::is_cjk) {
+        return None;
+    }
+    let mut hits = items.iter().filter(|(name, _)| name.contains(lead));
+    let one = hits.next()?;
+    hits.next().is_none().then(|| one.0.clone())
+}
+
 /// The one item sharing the most meaning-bearing Chinese characters with `text` (a clause
 /// that words the item in another order: "花已经浇过了" names 浇花), when character pairs
 /// found none; `None` when no item shares one or several tie.
 pub(super) fn by_chars(text: &str, items: &[(String, bool)]) -> Option<String> {
+    if let Some(one) = by_lead_noun(text, items) {
+        return Some(one);
+    }
     let want: Vec<char> = text
         .chars()
         .filter(|c| effects::is_cjk(*c) && !ZH_FUNCTION_CHARS.contains(*c))
@@ -722,6 +755,42 @@ mod tests {
         // Three joined items are not what "both" speaks of.
         let three = list(&[("买牛奶", false), ("买面包", false), ("买鸡蛋", false)]);
         assert_eq!(steps("牛奶、面包和鸡蛋都买了，两条都勾上。", &three), None);
+    }
+
+    #[test]
+    fn a_chinese_clause_s_leading_noun_beats_where_it_happened() {
+        let obs = list(&[("去医院拿化验单", true), ("买体温计", false)]);
+        assert_eq!(
+            steps("体温计在医院门口的药店买的，已经买好了，勾上。", &obs).unwrap(),
+            vec!["check \"买体温计\""]
+        );
+        // 勾了的 are the done ones.
+        let obs = list(&[("买体温计", true), ("交电费", false)]);
+        assert_eq!(
+            steps("弄完把勾了的都清掉。", &obs).unwrap(),
+            vec!["tap \"Clear done\""]
+        );
+    }
+
+    #[test]
+    fn an_order_said_anyway_and_a_lone_verb_that_names_nothing() {
+        let obs = list(&[("make a packing list", false), ("book the parking", false)]);
+        assert_eq!(
+            steps(
+                "I wrote the packing list, even if it ran long, so tick it anyway.",
+                &obs
+            )
+            .unwrap(),
+            vec!["check \"make a packing list\""]
+        );
+        assert_eq!(
+            steps(
+                "There's no parking, you just stop and go, so delete the parking one.",
+                &obs
+            )
+            .unwrap(),
+            vec!["tap \"Delete\" in the row of \"book the parking\""]
+        );
     }
 
     #[test]

@@ -40,6 +40,7 @@ mod order_steps;
 mod reader_tests;
 mod reports;
 mod screen;
+mod sentence_topic;
 mod should_state;
 mod stems;
 mod substitute;
@@ -236,7 +237,15 @@ impl Reader<'_> {
     fn clause(&mut self, k: usize) -> Option<()> {
         self.typed_at.push(self.typed.len());
         let seg = self.segs[k].clone();
-        let said_before: Vec<String> = self.segs[..k].iter().rev().cloned().collect();
+        let mut said_before: Vec<String> = self.segs[..k].iter().rev().cloned().collect();
+        let raw: Vec<String> = self.split.iter().map(|(_, r)| r.clone()).collect();
+        if let Some(first) =
+            sentence_topic::topic_first(k, &self.segs, &raw, self.instruction, &self.items)
+        {
+            // "洗车不用专门去，…，这条删了": the sentence's topic is said nearest.
+            let topic = said_before.remove(k - 1 - first);
+            said_before.insert(0, topic);
+        }
         let before: Vec<&str> = said_before.iter().map(String::as_str).collect();
         if self.sets_gate(&seg, &before) || self.passed_over(k, &seg) {
             return Some(());
@@ -693,6 +702,16 @@ impl Reader<'_> {
         if self.reason_for_next(k) {
             // "老师把我从接力赛调去了跳远，名字改成“报名跳远”": what happened to the item the
             // next clause changes is that change's reason, not an order of its own.
+            self.describe(k);
+            return;
+        }
+        if !seg.chars().any(effects::is_cjk)
+            && clauses::quoted(&seg).is_empty()
+            && seg.split_whitespace().count() == 1
+            && effects::order_of(&seg).is_none()
+            && by_words(&seg, &self.items, None).is_none()
+        {
+            // "…, you just unload and go": one word that names nothing is no order.
             self.describe(k);
             return;
         }

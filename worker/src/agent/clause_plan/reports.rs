@@ -118,7 +118,8 @@ fn kept_after(segs: &[String], k: usize, item: &str, start: &[(String, bool)]) -
     false
 }
 
-/// Whether `sentence` says something is not so ("isn't", "haven't looked", "never", 没,
+/// Whether `sentence` says something is not so or not yet ("isn't", "haven't looked",
+/// "never", "still working on it", 没,
 /// 未, 不): a report of a finished task says nothing of the kind. A hyphened word is one
 /// ("the no-claims question").
 fn negated(sentence: &str) -> bool {
@@ -128,7 +129,10 @@ fn negated(sentence: &str) -> bool {
         .any(|c| sentence.contains(*c))
         || lower
             .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
-            .any(|w| w.ends_with("n't") || ["not", "never", "no", "nothing", "nobody"].contains(&w))
+            .any(|w| {
+                w.ends_with("n't")
+                    || ["not", "never", "no", "nothing", "nobody", "still", "yet"].contains(&w)
+            })
 }
 
 /// Whether a tap on `target` only switches the list's view ("Completed", 已完成).
@@ -139,7 +143,7 @@ fn is_view(target: &str) -> bool {
 
 /// The sentence of `instruction` that holds `clause` (split after `.`, `!`, `?`, `。`, `！`,
 /// `？` and line ends; an ASCII stop only before a space), or the clause.
-fn sentence_of(instruction: &str, clause: &str) -> String {
+pub(super) fn sentence_of(instruction: &str, clause: &str) -> String {
     let mut sentences = Vec::new();
     let mut cur = String::new();
     let mut chars = instruction.chars().peekable();
@@ -246,6 +250,7 @@ mod tests {
             "The dry cleaning came back, so delete it.",
             "The ferns got a good soak. Tick the bus pass.",
             "The dry cleaning is hanging in the hall. Tick everything.",
+            "The dry cleaning I'm still waiting on. Tick the bus pass.",
         ] {
             let r = read(text, &obs).expect("reads");
             assert!(r.reports.is_empty(), "{text}: {:?}", r.reports);

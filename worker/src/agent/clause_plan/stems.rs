@@ -11,6 +11,10 @@ const STOP: &[&str] = &[
     "altogether",
     "fully",
     "anymore",
+    // "tick it anyway": said of the order, not of an item.
+    "anyway",
+    "anyhow",
+    "regardless",
     "thanks",
     "ok",
     "okay",
