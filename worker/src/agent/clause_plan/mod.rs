@@ -1011,13 +1011,9 @@ fn unsure(
             .enumerate()
             .any(|(j, s)| j != k && !described.contains(&j) && named(s).as_deref() == Some(&item));
         // A tap may change any item, but a view's link ("Completed", 已完成) changes none.
-        let view = |t: &str| {
-            ["all", "active", "completed", "全部", "未完成", "已完成"]
-                .contains(&t.trim().to_lowercase().as_str())
-        };
         let all = typed.iter().any(|s| {
             matches!(s.kind, StepKind::CheckAll | StepKind::UncheckAll)
-                || (s.kind == StepKind::Tap && !view(&s.target))
+                || (s.kind == StepKind::Tap && !reports::is_view(&s.target))
         });
         if !touched(&item) && !elsewhere && !all {
             out.push((segs[k].clone(), item));

@@ -136,7 +136,7 @@ fn negated(sentence: &str) -> bool {
 }
 
 /// Whether a tap on `target` only switches the list's view ("Completed", 已完成).
-fn is_view(target: &str) -> bool {
+pub(super) fn is_view(target: &str) -> bool {
     ["all", "active", "completed", "全部", "未完成", "已完成"]
         .contains(&target.trim().to_lowercase().as_str())
 }
