@@ -26,9 +26,6 @@ const VERBS: &[&str] = &[
 /// Most words of a control's name read after a verb.
 const MAX_WORDS: usize = 4;
 
-/// Chinese press verbs a whitespace-split word may end with ("…。点 Login", "再按 Submit").
-const VERBS_ZH: &[&str] = &["点击", "点一下", "按一下", "点", "按"];
-
 /// The labels (as `start` writes them) of the controls `instruction` says to press.
 pub fn named(instruction: &str, start: &Observation) -> Vec<String> {
     let words: Vec<String> = instruction
@@ -37,8 +34,7 @@ pub fn named(instruction: &str, start: &Observation) -> Vec<String> {
         .collect();
     let mut out: Vec<String> = Vec::new();
     for (i, w) in words.iter().enumerate() {
-        let zh = VERBS_ZH.iter().any(|v| w.ends_with(v));
-        if !VERBS.contains(&w.to_lowercase().as_str()) && !zh {
+        if !VERBS.contains(&w.to_lowercase().as_str()) {
             continue;
         }
         let mut k = i + 1;
@@ -72,37 +68,6 @@ pub fn named(instruction: &str, start: &Observation) -> Vec<String> {
     out
 }
 
-/// `steps` with a tap on each control `task` names a press of ([`named`] on `obs`) that no
-/// step taps and the task does not forbid ([`super::plan_typed::forbidden_presses`]), at the
-/// end; the number added. Measured: "点 Login 之前检查一下用户名有没有打错" was planned as
-/// two typings and that clause as a check (dropped): nothing was pressed.
-pub fn with_named(steps: Vec<String>, task: &str, obs: &Observation) -> (Vec<String>, usize) {
-    let forbidden = super::plan_typed::forbidden_presses(task);
-    let tapped: Vec<String> = steps
-        .iter()
-        .filter_map(|s| match super::plan_fix::as_script_line(s) {
-            Some(argus_protocol::Action::Tap {
-                target: argus_protocol::Aim::Target(t),
-            }) => Some(collapse_ws(&t.name).to_lowercase()),
-            _ => None,
-        })
-        .collect();
-    let mut out = steps;
-    let mut n = 0;
-    for label in named(task, obs) {
-        let lower = label.to_lowercase();
-        let banned = forbidden
-            .iter()
-            .any(|f| lower == *f || lower.split_whitespace().next() == Some(f.as_str()));
-        if tapped.contains(&lower) || banned {
-            continue;
-        }
-        out.push(format!("tap {}", super::clauses::quote_line(&label)));
-        n += 1;
-    }
-    (out, n)
-}
-
 /// The first of `named` the run never pressed: `tapped` are the labels of the elements its
 /// delivered taps went to. An Enter is no press of a named control here (the verdict tells
 /// it apart: `unverified`, not `failed`).
@@ -121,33 +86,6 @@ mod tests {
 
     fn screen(items: &[(Role, &str)]) -> Observation {
         crate::agent::test_screen(items)
-    }
-
-    #[test]
-    fn a_named_press_the_plan_lacks_is_added_unless_forbidden() {
-        let s = screen(&[
-            (Role::Textfield, "Username"),
-            (Role::Textfield, "Password"),
-            (Role::Button, "Login"),
-        ]);
-        let typed = vec!["type \"kim\" into \"Username\"".to_string()];
-        let (p, n) = with_named(typed.clone(), "用户名填 kim。点 Login 之前先核对一遍。", &s);
-        assert_eq!(
-            (p.last().map(String::as_str), n),
-            (Some("tap \"Login\""), 1)
-        );
-        // Already tapped, or forbidden: nothing added.
-        let tapped = vec![typed[0].clone(), "tap \"Login\"".to_string()];
-        assert_eq!(with_named(tapped, "Type kim and press Login.", &s).1, 0);
-        assert_eq!(
-            with_named(
-                typed,
-                "Type kim, but don't press Login yet; I'll press Login later.",
-                &s
-            )
-            .1,
-            0
-        );
     }
 
     #[test]

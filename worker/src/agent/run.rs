@@ -815,10 +815,6 @@ impl Exec<'_, AgentState> {
         let (steps, swapped) = super::form_swap::swapped(steps, task, &form);
         let respelt = respelt + swapped;
         let (steps, submitted) = super::plan_typed::adds_submitted(steps, task);
-        let (steps, asked_presses) = match obs {
-            Some(o) => super::presses::with_named(steps, task, o),
-            None => (steps, 0),
-        };
         let (steps, added) = super::plan_fix::repair(steps);
         let added = added + submitted;
         let mut detail = format!("{} steps", steps.len());
@@ -849,11 +845,6 @@ impl Exec<'_, AgentState> {
         if repeated > 0 {
             detail.push_str(&format!(
                 " ({repeated} typing(s) this run already did, or adds of an item the list already holds, skipped)"
-            ));
-        }
-        if asked_presses > 0 {
-            detail.push_str(&format!(
-                " ({asked_presses} tap(s) on a control the instruction says to press added at the end)"
             ));
         }
         if added > 0 {
