@@ -553,11 +553,16 @@ pub(super) fn names_the_list(seg: &str) -> bool {
 /// clause says, for a pronoun's context only ("鞋其实退了，勾取消"); `None` when none or
 /// several items end so.
 fn by_head_char(seg: &str, items: &[(String, bool)]) -> Option<String> {
-    let mut hits = items.iter().filter(|(name, _)| {
+    only_item(items, |name| {
         name.chars().last().is_some_and(|c| {
             effects::is_cjk(c) && !ZH_FUNCTION_CHARS.contains(c) && seg.contains(c)
         })
-    });
+    })
+}
+
+/// The title of the one item of `items` that `holds`; `None` when none or several do.
+fn only_item(items: &[(String, bool)], holds: impl Fn(&str) -> bool) -> Option<String> {
+    let mut hits = items.iter().filter(|(name, _)| holds(name));
     let one = hits.next()?;
     hits.next().is_none().then(|| one.0.clone())
 }
@@ -580,9 +585,7 @@ fn by_lead_char(seg: &str, items: &[(String, bool)]) -> Option<String> {
     if !effects::is_cjk(c) || ZH_FUNCTION_CHARS.contains(c) || LEAD_ADVERBS.contains(c) || !topic {
         return None;
     }
-    let mut hits = items.iter().filter(|(name, _)| name.contains(c));
-    let one = hits.next()?;
-    hits.next().is_none().then(|| one.0.clone())
+    only_item(items, |name| name.contains(c))
 }
 
 /// Words that end a Chinese clause's leading topic ("照片|在出入境大厅里拍的", "合同|已经签了").
@@ -604,9 +607,7 @@ fn by_lead_noun(text: &str, items: &[(String, bool)]) -> Option<String> {
     if lead.chars().count() < 2 || !lead.chars().all(effects::is_cjk) {
         return None;
     }
-    let mut hits = items.iter().filter(|(name, _)| name.contains(lead));
-    let one = hits.next()?;
-    hits.next().is_none().then(|| one.0.clone())
+    only_item(items, |name| name.contains(lead))
 }
 
 /// The one item sharing the most meaning-bearing Chinese characters with `text` (a clause

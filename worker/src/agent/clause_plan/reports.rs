@@ -5,9 +5,9 @@
 //! ([`crate::agent::done_report`]). A yes ticks the item where the clause was said; the run
 //! still cannot end `succeeded` on it ([`super::Read::unsure`] keeps the pair).
 //!
-//! Why: in the paraphrase rounds written blind (37–40) every TodoMVC item still wrong after
-//! the reader's rules had such a report that named its item by words and said nothing the
-//! reader reads as an order: the item was left open.
+//! Why: measured on long, chatty list updates written blind (README, "Measured here"),
+//! every list instruction still wrong after the reader's rules had such a report that named
+//! its item by words and said nothing the reader reads as an order: the item was left open.
 
 use super::clause_kind::{KEEPS, KEEPS_ZH};
 use super::item_match::{by_chars, by_words, names_the_list};
