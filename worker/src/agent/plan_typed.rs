@@ -211,8 +211,8 @@ const KEEP: &[&str] = &[
 ];
 
 /// Whether `task` says to keep the full stop in what is typed: a [`FULL_STOPS`] word with a
-/// [`KEEP`] word in the 10 characters before or after it, and no word of leaving it out
-/// ([`says_no_full_stop`]).
+/// [`KEEP`] word in the 10 characters before it or starting within the 10 after it ("a full
+/// stop at the end"), and no word of leaving it out ([`says_no_full_stop`]).
 pub(super) fn says_keep_full_stop(task: &str) -> bool {
     if says_no_full_stop(task) {
         return false;
@@ -224,10 +224,15 @@ pub(super) fn says_keep_full_stop(task: &str) -> bool {
         (0..(chars.len() + 1).saturating_sub(s.len()))
             .filter(|&i| chars[i..i + s.len()] == s[..])
             .any(|i| {
-                let near: String = chars[i.saturating_sub(10)..(i + s.len() + 10).min(chars.len())]
-                    .iter()
-                    .collect();
-                KEEP.iter().any(|w| near.contains(w))
+                let before: String = chars[i.saturating_sub(10)..i].iter().collect();
+                let end = i + s.len();
+                let after: String = chars[end..(end + 24).min(chars.len())].iter().collect();
+                KEEP.iter().any(|w| {
+                    before.contains(w)
+                        || after
+                            .find(w)
+                            .is_some_and(|at| after[..at].chars().count() <= 10)
+                })
             })
     })
 }
@@ -1249,6 +1254,17 @@ mod tests {
         assert_eq!(steps[0], "type \"明天停电。\" into \"备注\"");
         assert!(says_keep_full_stop(task));
         assert!(!says_keep_full_stop("备注写：明天停电，不要句号。"));
+        // "at the end" starts 10 characters after the stop's name.
+        let task = "Leave this note: Back in ten minutes. Capital B, and a full stop at the end.";
+        assert!(says_keep_full_stop(task));
+        let (steps, _) = as_written(
+            vec!["type \"Back in ten minutes\" into \"Note\"".to_string()],
+            task,
+        );
+        assert_eq!(steps[0], "type \"Back in ten minutes.\" into \"Note\"");
+        assert!(!says_keep_full_stop(
+            "Leave this note: Back in ten minutes. No full stop, keep the capital B."
+        ));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::item_match::{
     state_named,
 };
 use super::screen::{button_for, one_text_field, submits_a_form};
-use super::stems::{words, ALL_WORDS};
+use super::stems::{says_every_zh, words, ALL_WORDS};
 use super::substitute;
 use crate::agent::effects::{self, Does};
 use crate::agent::plan_step::{PlanStep, StepKind};
@@ -535,7 +535,8 @@ fn item_targets(
     let all = ALL_WORDS
         .iter()
         .any(|w| lower.split_whitespace().any(|x| x == *w) || (w.len() > 3 && lower.contains(w)))
-        || says_the_lot(&lower, cx.items);
+        || says_the_lot(&lower, cx.items)
+        || says_every_zh(&lower);
     if !quoted.is_empty() {
         return quoted
             .iter()

@@ -516,3 +516,20 @@ fn take_backs_after_a_reason_deleted_pronouns_states_returned_to_and_views_by_me
     let c = crate::agent::clauses::checkable("then make sure the counter says 2 left");
     assert_eq!(c[0].checks, vec!["assert 2 items are not checked"]);
 }
+
+#[test]
+fn every_item_said_in_chinese_with_nothing_else_named() {
+    let obs = list(&[("订机票", true), ("换护照", false), ("买转换插头", false)]);
+    // "这几条全都" names every item; a later untick takes one back.
+    assert_eq!(
+        steps(
+            "行李差不多收好了，你把这几条全都勾上。插头还没买，这条取消勾。",
+            &obs
+        )
+        .unwrap(),
+        vec!["check every item", "uncheck \"买转换插头\""]
+    );
+    // "插头全都" names one item: no tick of every item.
+    let plain = steps("转换插头全都买好了，勾上。", &obs).unwrap();
+    assert!(plain.iter().all(|s| !s.contains("every")), "{plain:?}");
+}

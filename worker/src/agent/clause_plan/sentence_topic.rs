@@ -37,12 +37,19 @@ pub(super) fn topic_first(
     while first > 0 && ids[first - 1] == ids[k] {
         first -= 1;
     }
-    if k - first < 2 || !no_order_verb_zh(&segs[first]) {
+    if k - first < 2 || !(no_order_verb_zh(&segs[first]) || reports_done_zh(&segs[first])) {
         return None;
     }
     named(&segs[first], items)?;
     let quiet = (first + 1..k).all(|j| effects::order_of(&segs[j]).is_none());
     quiet.then_some(first)
+}
+
+/// Whether `seg` tells of something done with a verb that could order ("水电费交清了",
+/// "钉子眼补好了": 清 and 补 also clear and add) but reads as no order and ends in 了.
+fn reports_done_zh(seg: &str) -> bool {
+    let seg = seg.trim();
+    seg.ends_with('了') && seg.chars().any(effects::is_cjk) && effects::order_of(seg).is_none()
 }
 
 /// For each clause as written (`raw`, in order), the number of the sentence of
@@ -87,6 +94,13 @@ mod tests {
             )
             .unwrap(),
             vec!["tap \"Delete\" in the row of \"修自行车\""]
+        );
+        // A first clause that tells of a verb done (补好了) is the topic too: the receipt
+        // the clause between names is what was said about it.
+        let fees = list(&[("补交学费", false), ("把保修卡找出来", false)]);
+        assert_eq!(
+            steps("学费昨天补好了，学校给了保修卡一样的回执，勾上。", &fees).unwrap(),
+            vec!["check \"补交学费\""]
         );
         // The nearest clause decides when the sentence is only two clauses long.
         assert_eq!(

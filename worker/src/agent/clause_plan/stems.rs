@@ -140,6 +140,34 @@ pub(super) const ALL_WORDS: &[&str] = &[
     "所有",
 ];
 
+/// Chinese words that speak of every item ("这几条全都打上勾", "每一条都勾上"), when nothing
+/// else in the object names anything ([`says_every_zh`]).
+const EVERY_ZH: &[&str] = &[
+    "全都",
+    "每一条",
+    "每条",
+    "每一项",
+    "每项",
+    "这几条都",
+    "这些都",
+    "统统",
+];
+/// Characters that name nothing: who is asked, demonstratives, measure words, particles.
+const EMPTY_ZH: &str = "你我先再就把都全给帮请这那几条些项个的一下吧了啊呢";
+
+/// Whether `object` (an order's object) is an [`EVERY_ZH`] word and nothing else but
+/// [`EMPTY_ZH`] characters: "你先把这几条全都" speaks of every item, "把零食全都" of one.
+pub(super) fn says_every_zh(object: &str) -> bool {
+    EVERY_ZH.iter().any(|w| {
+        object.contains(w)
+            && object
+                .replacen(w, "", 1)
+                .chars()
+                .filter(|c| crate::agent::effects::is_cjk(*c) || c.is_alphanumeric())
+                .all(|c| EMPTY_ZH.contains(c))
+    })
+}
+
 /// Meaning-bearing words of `text`: English stems not in [`STOP`], and Chinese character
 /// pairs.
 pub(in crate::agent) fn words(text: &str) -> Vec<String> {
