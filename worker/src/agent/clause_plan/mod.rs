@@ -220,8 +220,9 @@ struct Reader<'a> {
     described_at: Vec<(usize, usize)>,
     gated: Vec<usize>,
     /// Steps read from a description ([`implied::state`]): (line in `out.steps`, index in
-    /// `typed`); dropped at the end when another step touches the same item.
-    implied_at: Vec<(usize, usize)>,
+    /// `typed`, the clause); dropped at the end when another step touches the same item
+    /// and no bare order after it said the same state ([`Reader::confirmed`]).
+    implied_at: Vec<(usize, usize, usize)>,
     /// Check clauses that gave their state: (clause, index in `typed` of the step).
     given_checks: Vec<(String, usize)>,
     /// Clauses an earlier order took as its own ([`later_text`]).
@@ -502,7 +503,7 @@ impl Reader<'_> {
             let (line, typed) = (self.out.steps.len(), self.typed.len());
             self.given(does, &format!("\"{item}\""), seg, before)?;
             if self.typed.len() == typed + 1 && self.out.steps.len() == line + 1 {
-                self.implied_at.push((line, typed));
+                self.implied_at.push((line, typed, k));
             }
             return Some(());
         }
@@ -604,6 +605,25 @@ impl Reader<'_> {
             }
         }
         Some(())
+    }
+
+    /// Whether a bare order (naming no item) within the three clauses after description
+    /// `k` says the state its implied step (`kind`) gives: "体检问过了，这条算问好了，勾上，名字
+    /// 改成…" ticks and renames; the tick, already given, was left out as done.
+    fn confirmed(&self, k: usize, kind: StepKind) -> bool {
+        let does = if kind == StepKind::Check {
+            Does::Check
+        } else {
+            Does::Uncheck
+        };
+        self.segs.iter().skip(k + 1).take(3).any(|s| {
+            effects::order_of(s).is_some_and(|o| {
+                o.does == does
+                    && clauses::quoted(&o.object).is_empty()
+                    && by_words(&o.object, &self.start, Some(1)).is_none()
+                    && by_chars(&o.object, &self.start).is_none()
+            })
+        })
     }
 
     /// The order clause `k` continues from the clause before when it has no verb: nothing
@@ -926,12 +946,12 @@ impl Reader<'_> {
         }
         // "清单早列完了" beside a rename of that item, "房租早就交了" beside its delete: the
         // description was the reason for them, not a tick.
-        for &(line, t) in self.implied_at.iter().rev() {
+        for &(line, t, k) in self.implied_at.clone().iter().rev() {
             let item = self.typed[t].target.clone();
             let other = self.typed.iter().enumerate().any(|(j, s)| {
                 j != t && s.target == item && matches!(s.kind, StepKind::Delete | StepKind::Rename)
             });
-            if other {
+            if other && !self.confirmed(k, self.typed[t].kind) {
                 self.out.steps.remove(line);
                 self.typed.remove(t);
                 for f in self.out.free.iter_mut().filter(|f| f.step > line) {

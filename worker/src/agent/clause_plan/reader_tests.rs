@@ -533,3 +533,25 @@ fn every_item_said_in_chinese_with_nothing_else_named() {
     let plain = steps("转换插头全都买好了，勾上。", &obs).unwrap();
     assert!(plain.iter().all(|s| !s.contains("every")), "{plain:?}");
 }
+
+#[test]
+fn a_tick_said_after_a_description_of_it_stays_beside_a_rename() {
+    let obs = list(&[("问体检时间", false), ("买牛奶", false)]);
+    // The description implies the tick, the bare 勾上 says it again, the rename keeps it.
+    assert_eq!(
+        steps(
+            "体检的事我打电话问过了，这条算问好了，勾上，名字改成“体检预约好了”。",
+            &obs
+        )
+        .unwrap(),
+        vec![
+            "check \"问体检时间\"",
+            "double tap \"问体检时间\"",
+            "type \"体检预约好了\" into \"问体检时间\"",
+            "press Enter",
+        ]
+    );
+    // Without the bare tick the description was only the rename's reason.
+    let plain = steps("体检的事我打电话问过了，名字改成“体检预约好了”。", &obs).unwrap();
+    assert!(plain.iter().all(|s| !s.starts_with("check")), "{plain:?}");
+}
