@@ -2,7 +2,7 @@
 //! an "and" list, a position among the items just added, or a pronoun and the clauses
 //! before it; and the state an object picks its items by.
 
-use super::stems::{same_word, words, IRREGULAR};
+use super::stems::{is_stop, same_word, words, IRREGULAR};
 use crate::agent::effects::{self, Does};
 use crate::agent::{clauses, positions};
 
@@ -335,13 +335,89 @@ pub(super) fn by_words(
             // prescription": a possessive is no title word, but it tells tied items apart.
             let said = possessives(text);
             let mine: Vec<&String> = top
-                .into_iter()
+                .iter()
                 .filter(|n| possessives(n).iter().any(|p| said.contains(p)))
+                .copied()
                 .collect();
-            (mine.len() == 1).then(|| vec![mine[0].clone()])
+            if mine.len() == 1 {
+                return Some(vec![mine[0].clone()]);
+            }
+            told_apart(text, &top).map(|one| vec![one])
         }
         Some(k) => (scored.len() == k).then(|| scored.iter().map(|(_, n)| (*n).clone()).collect()),
         None => Some(scored.iter().map(|(_, n)| (*n).clone()).collect()),
+    }
+}
+
+/// Words too common to tell tied items apart ([`told_apart`]): glue, counts (the count
+/// said may be the new one: "two kilos is plenty" of "buy five kilos"), states, persons.
+const GLUE: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "to",
+    "of",
+    "in",
+    "on",
+    "at",
+    "for",
+    "and",
+    "or",
+    "it",
+    "its",
+    "is",
+    "are",
+    "was",
+    "this",
+    "that",
+    "with",
+    "up",
+    "so",
+    "one",
+    "ones",
+    "two",
+    "both",
+    "all",
+    "them",
+    "these",
+    "those",
+    "either",
+    "open",
+    "undone",
+    "active",
+    "incomplete",
+    "unfinished",
+    "unticked",
+    "unchecked",
+    "i",
+    "me",
+    "you",
+    "my",
+    "your",
+];
+
+/// Among items tied by meaning words, the one that shares the most stop words (but
+/// [`GLUE`]) with `text` ("the new router turned up" of "order the new router" and "return
+/// the old router": `new` carries no item's meaning, yet it tells them apart); `None` when
+/// still tied.
+fn told_apart(text: &str, top: &[&String]) -> Option<String> {
+    let tokens = |s: &str| -> Vec<String> {
+        s.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| is_stop(w) && !GLUE.contains(w))
+            .map(str::to_string)
+            .collect()
+    };
+    let said = tokens(text);
+    let scored: Vec<(usize, &String)> = top
+        .iter()
+        .map(|n| (tokens(n).iter().filter(|w| said.contains(w)).count(), *n))
+        .collect();
+    let best = scored.iter().map(|(k, _)| *k).max()?;
+    let mut firsts = scored.iter().filter(|(k, _)| *k == best);
+    match (firsts.next(), firsts.next()) {
+        (Some((_, one)), None) => Some((*one).clone()),
+        _ => None,
     }
 }
 

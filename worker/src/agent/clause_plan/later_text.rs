@@ -172,12 +172,61 @@ pub(super) fn corrected_text(
                     .then(|| (j, y.clone()));
             }
         }
+        if let Some(y) = quoted.is_empty().then(|| spliced(seg, x)).flatten() {
+            return Some((j, y));
+        }
         let parts_of_x = !quoted.is_empty() && quoted.iter().all(|q| x.contains(q.as_str()));
         if !parts_of_x && (effects::order_of(seg).is_some() || !quoted.is_empty()) {
             return None;
         }
     }
     None
+}
+
+/// `x` with a phrase of it swapped for the one "make that …" gives unquoted, the two
+/// sharing their last word: "move the router to the hallway shelf", "hang on, make that the
+/// landing shelf" → "move the router to the landing shelf"; "buy 2 kg of apples", "make
+/// that 3 kg" → "buy 3 kg of apples". The phrase is two to four words after "make that" /
+/// "make it" (only [`CORRECTS`] words before it), its last word once in `x`; `None`
+/// otherwise ("make it bigger" gives no word of `x`).
+fn spliced(seg: &str, x: &str) -> Option<String> {
+    let lower = seg.trim().to_lowercase();
+    let (at, lead) = ["make that ", "make it "]
+        .iter()
+        .find_map(|w| lower.find(w).map(|i| (i, w.len())))?;
+    let before = lower[..at].trim_matches(|c: char| !c.is_alphanumeric());
+    let led_only = before
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .all(|w| {
+            CORRECTS.iter().any(|c| c.split(' ').any(|p| p == w)) || ["hang", "on"].contains(&w)
+        });
+    if !led_only || lower.len() != seg.trim().len() {
+        return None;
+    }
+    let phrase: Vec<&str> = seg.trim()[at + lead..]
+        .trim_end_matches(['.', '!', ',', ';'])
+        .split_whitespace()
+        .collect();
+    if !(2..=4).contains(&phrase.len()) || !phrase.iter().all(|w| w.is_ascii()) {
+        return None;
+    }
+    let head = phrase[phrase.len() - 1].to_lowercase();
+    let xs: Vec<&str> = x.split_whitespace().collect();
+    let bare = |w: &str| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    };
+    let hits: Vec<usize> = (0..xs.len()).filter(|i| bare(xs[*i]) == head).collect();
+    let [end] = hits.as_slice() else {
+        return None;
+    };
+    let start = (end + 1).checked_sub(phrase.len())?;
+    let mut out: Vec<&str> = xs[..start].to_vec();
+    out.extend(phrase.iter().copied());
+    out.extend(xs[end + 1..].iter().copied());
+    let y = out.join(" ");
+    (y != x).then_some(y)
 }
 
 /// `s`'s words (lowercase), or its characters where it is Chinese.
@@ -289,6 +338,20 @@ mod tests {
         assert_eq!(corrected_text(&second, 0, "pick up the parcel", &[]), None);
         let zh = segs(&["加一条“交电费”", "还有一条叫“交燃气费”"]);
         assert_eq!(corrected_text(&zh, 0, "交电费", &[]), None);
+        // An unquoted "make that" phrase swapped in at its last word.
+        let shelf = vec![
+            "add 'put the kettle on the top shelf'".to_string(),
+            "wait, make that the bottom shelf".to_string(),
+        ];
+        assert_eq!(
+            corrected_text(&shelf, 0, "put the kettle on the top shelf", &[]),
+            Some((1, "put the kettle on the bottom shelf".to_string()))
+        );
+        let bigger = vec![
+            "add 'paint the fence'".to_string(),
+            "make it bigger".to_string(),
+        ];
+        assert_eq!(corrected_text(&bigger, 0, "paint the fence", &[]), None);
         // A take-back still corrects.
         let fixed = segs(&["加一条“交电费”", "说错了，写成“交物业费”"]);
         assert_eq!(

@@ -555,3 +555,21 @@ fn a_tick_said_after_a_description_of_it_stays_beside_a_rename() {
     let plain = steps("体检的事我打电话问过了，名字改成“体检预约好了”。", &obs).unwrap();
     assert!(plain.iter().all(|s| !s.starts_with("check")), "{plain:?}");
 }
+
+#[test]
+fn a_stop_word_tells_items_tied_by_meaning_apart() {
+    let obs = list(&[
+        ("sell the old bike", false),
+        ("insure the new bike", false),
+        ("book a service", true),
+    ]);
+    // "new" carries no item's meaning, but of two bike items it names one.
+    assert_eq!(
+        steps(
+            "The new bike came with cover from the shop, so that one's sorted.",
+            &obs
+        )
+        .unwrap(),
+        vec!["check \"insure the new bike\""]
+    );
+}

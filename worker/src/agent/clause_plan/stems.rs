@@ -168,6 +168,11 @@ pub(super) fn says_every_zh(object: &str) -> bool {
     })
 }
 
+/// Whether the lower-case word `w` is one of [`STOP`].
+pub(super) fn is_stop(w: &str) -> bool {
+    STOP.contains(&w)
+}
+
 /// Meaning-bearing words of `text`: English stems not in [`STOP`], and Chinese character
 /// pairs.
 pub(in crate::agent) fn words(text: &str) -> Vec<String> {
