@@ -534,11 +534,27 @@ pub(super) fn order_of(body: &str) -> Option<Order> {
     if let Some(order) = arrow_order(body) {
         return Some(order);
     }
+    if let Some(order) = purpose(body).and_then(order_of) {
+        // "use Clear completed to get rid of everything that's finished": what it is used
+        // for is the order; the control is only how.
+        return Some(order);
+    }
     let outside = clauses::without_quotes(body);
     if outside.chars().any(is_cjk) {
         return order_zh(body, &outside);
     }
     order_en(body, &outside)
+}
+
+/// What a clause "use X to Y" says to do: Y (`None` for any other clause).
+fn purpose(body: &str) -> Option<&str> {
+    let lower = body.trim_start().to_lowercase();
+    if lower.len() != body.trim_start().len() || !lower.starts_with("use ") {
+        return None;
+    }
+    let at = lower.find(" to ")?;
+    let rest = body.trim_start()[at + 4..].trim();
+    (!rest.is_empty()).then_some(rest)
 }
 
 /// Arrows a note puts between an item and what becomes of it ("raffle tickets → done").

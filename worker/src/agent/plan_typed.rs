@@ -208,6 +208,8 @@ const KEEP: &[&str] = &[
     "with the",
     " after the",
     "at the end",
+    // "逗号句号都是中文标点": the stop is the Chinese one, so there is one.
+    "都是中文",
 ];
 
 /// Whether `task` says to keep the full stop in what is typed: a [`FULL_STOPS`] word with a
@@ -1257,6 +1259,9 @@ mod tests {
         // "at the end" starts 10 characters after the stop's name.
         let task = "Leave this note: Back in ten minutes. Capital B, and a full stop at the end.";
         assert!(says_keep_full_stop(task));
+        assert!(says_keep_full_stop(
+            "备注填：明天上午停电。逗号和句号都是中文的。"
+        ));
         let (steps, _) = as_written(
             vec!["type \"Back in ten minutes\" into \"Note\"".to_string()],
             task,

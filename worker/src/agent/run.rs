@@ -665,7 +665,7 @@ impl Exec<'_, AgentState> {
                 ));
             }
         }
-        let taken = self.take_end_state(&read.effects);
+        let taken = self.take_end_state(&read.effects, &read.steps);
         // A check of a toggle on an item the read plan deletes cannot hold ("…neither is
         // marked done" mapped for every item, the deleted one too).
         let known: Vec<String> = self
@@ -699,8 +699,15 @@ impl Exec<'_, AgentState> {
     /// expectation already names (the instruction's own words decide it); the number taken.
     /// Measured before: a tick that landed on the wrong row ended `succeeded` because the
     /// only check, a count, held either way.
-    fn take_end_state(&mut self, lines: &[String]) -> usize {
-        if lines.is_empty() {
+    ///
+    /// A read plan that ends on a view hiding some items (`steps`, [`ends_on_view`]) drops
+    /// the end states read from the quoted items too: "add 'x', then flip to the Completed
+    /// filter" leaves x open and out of sight (measured: such a run ended `failed` on
+    /// `assert screen contains "x"` with the page right).
+    ///
+    /// [`ends_on_view`]: super::clause_plan::ends_on_view
+    fn take_end_state(&mut self, lines: &[String], steps: &[String]) -> usize {
+        if lines.is_empty() && !super::clause_plan::ends_on_view(steps) {
             return 0;
         }
         // The plan's end state, played item by item, supersedes the effects read from the

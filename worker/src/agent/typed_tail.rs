@@ -86,6 +86,16 @@ fn about_text(sentence: &str) -> bool {
         .split(|c: char| !c.is_alphanumeric() && c != '-')
         .filter(|w| !w.is_empty())
         .collect();
+    // "T and B are capitals": capital letters named on their own before the word.
+    let said: Vec<&str> = sentence
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let capital_letter = |i: usize| {
+        said[i.saturating_sub(4)..i]
+            .iter()
+            .any(|w| w.len() == 1 && w.chars().all(|c| c.is_ascii_uppercase()) && *w != "I")
+    };
     words.iter().enumerate().any(|(i, w)| {
         let lead = words[..i]
             .iter()
@@ -102,7 +112,10 @@ fn about_text(sentence: &str) -> bool {
         counted
             || (ABOUT_EN.contains(w)
                 && full_stop
-                && (lead.is_some_and(|l| ABOUT_EN_LEADS.contains(&l)) || letter || placed))
+                && (lead.is_some_and(|l| ABOUT_EN_LEADS.contains(&l))
+                    || letter
+                    || placed
+                    || (said.len() == words.len() && capital_letter(i))))
     })
 }
 
@@ -117,7 +130,7 @@ pub(super) fn described_tail(text: &str, keep_stop: bool) -> Option<String> {
         .filter(|(i, c)| {
             // "Yinxing_7302：Y 大写，…": a full-width colon ends the text before its spelling.
             (['。', '！', '？', '：'].contains(c) && *i + c.len_utf8() < text.len())
-                || (['.', '!', '?'].contains(c) && text[i + 1..].starts_with(' '))
+                || (['.', '!', '?', ':'].contains(c) && text[i + 1..].starts_with(' '))
         })
         .map(|(i, c)| (i, i + c.len_utf8()))
         .collect();
@@ -182,7 +195,13 @@ mod tests {
             .as_deref(),
             Some("Keys are under the mat, door 4")
         );
+        // After a colon: the letters it names capitals.
+        assert_eq!(
+            described_tail("Maple&Oak9: M and O are capitals, then the digit 9", false).as_deref(),
+            Some("Maple&Oak9")
+        );
         for whole in [
+            "Agenda: budget, capital costs, hiring",
             "会议改到：周五下午三点",
             "Meet at gate B. Take the hyphenated road.",
             "Bring a comma-free list. Sign it.",

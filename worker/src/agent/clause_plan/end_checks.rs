@@ -129,6 +129,18 @@ fn narrows(name: &str) -> bool {
     !clearing(name) && !["all", "全部", "所有"].contains(&lower.as_str())
 }
 
+/// Whether plan `lines` end on a view that hides some items: the last tap (not a row's
+/// delete) is on a control that narrows the list ([`narrows`]: "Completed", "Active").
+pub fn ends_on_view(lines: &[String]) -> bool {
+    lines
+        .iter()
+        .rev()
+        .filter(|l| !l.contains(" in the row of "))
+        .find_map(|l| l.strip_prefix("tap "))
+        .and_then(|rest| clauses::quoted(rest).first().cloned())
+        .is_some_and(|t| narrows(&t))
+}
+
 /// The check lines of the end state `steps` leave the screen's items `start` in: a ticked,
 /// unticked or untouched item's state (under its last name), an added or renamed item shown,
 /// a deleted, cleared or renamed-away one gone (unless a shown item's name holds its text).
@@ -234,6 +246,17 @@ mod tests {
             "{back:?}"
         );
         assert!(end_state(&start, &[tap("All"), tap("Completed")]).is_empty());
+        let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(ends_on_view(&lines(&[
+            "type \"x\" into \"New\"",
+            "tap \"Completed\""
+        ])));
+        assert!(!ends_on_view(&lines(&[
+            "tap \"Active\"",
+            "tap \"All\"",
+            "tap \"Delete\" in the row of \"a\""
+        ])));
+        assert!(!ends_on_view(&lines(&["tap \"Clear completed\""])));
         let cleared = end_state(&start, &[tap("Clear completed")]);
         assert!(
             cleared.contains(&"assert screen does not contain \"a\"".to_string()),

@@ -217,6 +217,15 @@ pub(super) fn by_context(
     items: &[(String, bool)],
     n: Option<usize>,
 ) -> Option<Vec<String>> {
+    // "The monitor arm came, and it's already on the desk, so tick it": a clause whose
+    // subject is itself a pronoun speaks of what the clause before it names; the desk is
+    // where the arm is, not the item ticked.
+    let said: Vec<&str> = before
+        .iter()
+        .copied()
+        .filter(|seg| !pronoun_subject(seg))
+        .collect();
+    let before = if said.is_empty() { before } else { &said };
     if let Some(run) = n.filter(|k| *k > 1).and_then(|k| {
         before
             .iter()
@@ -294,6 +303,24 @@ pub(super) fn by_context(
         None if !found.is_empty() => Some(found),
         _ => None,
     }
+}
+
+/// Whether an English clause's subject is a pronoun ("it's already on the desk", "they
+/// were in the loft") and it quotes nothing.
+fn pronoun_subject(seg: &str) -> bool {
+    let lower = seg.trim().to_lowercase().replace('’', "'");
+    let lower = lower.strip_prefix("and ").unwrap_or(&lower);
+    clauses::quoted(seg).is_empty()
+        && [
+            "it's ",
+            "it is ",
+            "it was ",
+            "they're ",
+            "they are ",
+            "they were ",
+        ]
+        .iter()
+        .any(|p| lower.starts_with(p))
 }
 
 /// The items `text`'s words name: the unique best-scoring one for `Some(1)`, every item that

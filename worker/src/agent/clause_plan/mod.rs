@@ -63,7 +63,7 @@ use item_match::{by_chars, by_context, by_words, plural, pronoun};
 use neighbours::{opens_for_edit, presses_enter};
 use order_steps::{item_steps, name_order, new_items_order, order_steps, undo_order, Ctx};
 
-pub use end_checks::unnamed_guard;
+pub use end_checks::{ends_on_view, unnamed_guard};
 pub use reports::Report;
 pub(super) use screen::submits_a_form;
 pub use screen::{absence_check, button_for, list_items, one_text_field, state_check, verb_button};

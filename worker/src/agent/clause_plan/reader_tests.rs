@@ -573,3 +573,23 @@ fn a_stop_word_tells_items_tied_by_meaning_apart() {
         vec!["check \"insure the new bike\""]
     );
 }
+
+#[test]
+fn a_pronoun_subject_clause_and_a_means_clause_read_through() {
+    let obs = list(&[
+        ("buy a new kettle", false),
+        ("clean the kitchen shelf", false),
+        ("fix the tap", true),
+    ]);
+    // "it's on the kitchen shelf" speaks of the kettle: the shelf is where it is.
+    assert_eq!(
+        steps("The kettle arrived today and it's already on the kitchen shelf, so tick it.", &obs)
+            .unwrap(),
+        vec!["check \"buy a new kettle\""]
+    );
+    // "use X to Y": Y is the order.
+    assert_eq!(
+        steps("Use the button at the bottom to remove everything that's done.", &obs).unwrap(),
+        vec!["tap \"Clear done\""]
+    );
+}
