@@ -663,6 +663,28 @@ fn by_head_char(seg: &str, items: &[(String, bool)]) -> Option<String> {
     })
 }
 
+/// The one item holding the character a one-character topic before 那条 / 这条 says ("水那条
+/// 删了吧" of 带两瓶水); `None` when the topic is longer, a function character, or none or
+/// several items hold it.
+pub(super) fn by_topic_char(object: &str, items: &[(String, bool)]) -> Option<String> {
+    let t = object.trim();
+    let at = ["那条", "这条", "那项", "这项", "那个", "这个"]
+        .iter()
+        .filter_map(|w| t.find(w))
+        .min()?;
+    let head = t[..at].trim();
+    let head = ["把", "将"]
+        .iter()
+        .fold(head, |h, p| h.strip_prefix(p).unwrap_or(h))
+        .trim();
+    let mut chars = head.chars();
+    let c = chars.next()?;
+    if chars.next().is_some() || !effects::is_cjk(c) || ZH_FUNCTION_CHARS.contains(c) {
+        return None;
+    }
+    only_item(items, |name| name.contains(c))
+}
+
 /// The title of the one item of `items` that `holds`; `None` when none or several do.
 fn only_item(items: &[(String, bool)], holds: impl Fn(&str) -> bool) -> Option<String> {
     let mut hits = items.iter().filter(|(name, _)| holds(name));

@@ -3,8 +3,8 @@
 //! ones: …").
 
 use super::item_match::{
-    among_added, by_chars, by_context, by_words, each_part, find_item, names_done, plural, pronoun,
-    state_named,
+    among_added, by_chars, by_context, by_topic_char, by_words, each_part, find_item, names_done,
+    plural, pronoun, state_named,
 };
 use super::screen::{button_for, one_text_field, submits_a_form};
 use super::stems::{says_every_zh, words, ALL_WORDS};
@@ -577,6 +577,13 @@ fn item_targets(
             .or_else(|| {
                 (plural(object) == Some(1))
                     .then(|| by_chars(object, items))
+                    .flatten()
+                    .map(|one| vec![one])
+            })
+            .or_else(|| {
+                // "水那条删了吧": a one-character topic names the one item holding it.
+                (plural(object) == Some(1))
+                    .then(|| by_topic_char(object, items))
                     .flatten()
                     .map(|one| vec![one])
             })

@@ -583,13 +583,39 @@ fn a_pronoun_subject_clause_and_a_means_clause_read_through() {
     ]);
     // "it's on the kitchen shelf" speaks of the kettle: the shelf is where it is.
     assert_eq!(
-        steps("The kettle arrived today and it's already on the kitchen shelf, so tick it.", &obs)
-            .unwrap(),
+        steps(
+            "The kettle arrived today and it's already on the kitchen shelf, so tick it.",
+            &obs
+        )
+        .unwrap(),
         vec!["check \"buy a new kettle\""]
     );
     // "use X to Y": Y is the order.
     assert_eq!(
-        steps("Use the button at the bottom to remove everything that's done.", &obs).unwrap(),
+        steps(
+            "Use the button at the bottom to remove everything that's done.",
+            &obs
+        )
+        .unwrap(),
         vec!["tap \"Clear done\""]
+    );
+}
+
+#[test]
+fn a_one_character_topic_before_na_tiao_names_the_item_holding_it() {
+    let obs = list(&[("带雨伞", false), ("订酒店", false), ("买地图", false)]);
+    // "伞那条" of 带雨伞, not the item the clause before renamed.
+    assert_eq!(
+        steps(
+            "酒店那条改成“订湖边的民宿”。伞那条删了吧，天气预报说不下雨。",
+            &obs
+        )
+        .unwrap(),
+        vec![
+            "double tap \"订酒店\"",
+            "type \"订湖边的民宿\" into \"订酒店\"",
+            "press Enter",
+            "tap \"Delete\" in the row of \"带雨伞\"",
+        ]
     );
 }
