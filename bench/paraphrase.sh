@@ -4,11 +4,11 @@
 # on, and is its verdict right? Judged by an ORACLE that reads the page itself, not Argus.
 #
 #   bench/paraphrase.sh --model-url http://127.0.0.1:18080/v1 --model local \
-#       [--split held_out|held_out_2|held_out_3|held_out_4|held_out_5|held_out_6|held_out_7|held_out_8|held_out_9|held_out_10|held_out_11|held_out_12|held_out_13|held_out_14|held_out_15|held_out_16|held_out_17|held_out_18|held_out_19|held_out_20|held_out_21|held_out_22|held_out_23|held_out_24|held_out_25|held_out_26|held_out_27|held_out_28|held_out_29|held_out_30|held_out_31|held_out_32|held_out_33|held_out_34|held_out_35|held_out_36|held_out_37|held_out_38|held_out_39|held_out_40|held_out_41|held_out_42|held_out_43|held_out_44|held_out_45|held_out_46|held_out_47|held_out_48|dev|all] [--ids ID,ID] [--max-steps 15] [--timeout-s 600] [--out DIR]
+#       [--split held_out|held_out_2|held_out_3|held_out_4|held_out_5|held_out_6|held_out_7|held_out_8|held_out_9|held_out_10|held_out_11|held_out_12|held_out_13|held_out_14|held_out_15|held_out_16|held_out_17|held_out_18|held_out_19|held_out_20|held_out_21|held_out_22|held_out_23|held_out_24|held_out_25|held_out_26|held_out_27|held_out_28|held_out_29|held_out_30|held_out_31|held_out_32|held_out_33|held_out_34|held_out_35|held_out_36|held_out_37|held_out_38|held_out_39|held_out_40|held_out_41|held_out_42|held_out_43|held_out_44|held_out_45|held_out_46|held_out_47|held_out_48|held_out_49|held_out_50|dev|all] [--ids ID,ID] [--max-steps 15] [--timeout-s 600] [--out DIR]
 #   bench/paraphrase.sh --check-set        check the set (size, held-out rule, copied wording)
 #   bench/paraphrase.sh --retable DIR      re-print a run's report from DIR/rows.jsonl
 #
-# The set: bench/paraphrase/items.json, 499 instructions (EN and ZH) in 482 intents over TodoMVC
+# The set: bench/paraphrase/items.json, 519 instructions (EN and ZH) in 502 intents over TodoMVC
 # (npm todomvc@0.1.1: vanillajs, jquery, backbone, react) and form pages of PyPI miniwob 1.1.0
 # (login-user, enter-password, multi-orderings, enter-text), each with its start state and
 # the expected final state. `held_out` (exactly 10 items, 4 intents, chosen by a hash rule
@@ -118,8 +118,12 @@
 # held_out_45 run once at f5f4542 and held_out_46 once at 7cc3a32, and looked at, so no longer
 # clean. `held_out_47` and `held_out_48` (rounds 47 and 48: 10 more each, written blind at the
 # same time, the same way, blind to the agent, by someone independent of the tuning, after all
-# splits up to held_out_46 had been looked at): not run when they were added.
-# Every split up to held_out_46 has been run and looked at.
+# splits up to held_out_46 had been looked at): not run when they were added; held_out_47 run
+# once at ab081be and held_out_48 once at 9d60c4a, and looked at, so no longer clean.
+# `held_out_49` and `held_out_50` (rounds 49 and 50: 10 more each, written blind at the same
+# time, the same way, blind to the agent, by someone independent of the tuning, after all
+# splits up to held_out_48 had been looked at): not run when they were added.
+# Every split up to held_out_48 has been run and looked at.
 # The default split is held_out.
 #
 # What it does: services from deploy/dev-up.sh (reused when they answer; it also installs
@@ -135,7 +139,7 @@
 # (right/wrong by the page's final state), FALSE PASS when Argus said `succeeded` and the page
 # says wrong (the worst outcome for a regression farm); a `#` line per item that was wrong or
 # not `succeeded` (what the page held, what decided Argus's verdict); Argus's status counts;
-# last `paraphrase_right=A/N false_pass=B split=held_out|held_out_2|held_out_3|held_out_4|held_out_5|held_out_6|held_out_7|held_out_8|held_out_9|held_out_10|held_out_11|held_out_12|held_out_13|held_out_14|held_out_15|held_out_16|held_out_17|held_out_18|held_out_19|held_out_20|held_out_21|held_out_22|held_out_23|held_out_24|held_out_25|held_out_26|held_out_27|held_out_28|held_out_29|held_out_30|held_out_31|held_out_32|held_out_33|held_out_34|held_out_35|held_out_36|held_out_37|held_out_38|held_out_39|held_out_40|held_out_41|held_out_42|held_out_43|held_out_44|held_out_45|held_out_46|held_out_47|held_out_48|dev|all|subset`
+# last `paraphrase_right=A/N false_pass=B split=held_out|held_out_2|held_out_3|held_out_4|held_out_5|held_out_6|held_out_7|held_out_8|held_out_9|held_out_10|held_out_11|held_out_12|held_out_13|held_out_14|held_out_15|held_out_16|held_out_17|held_out_18|held_out_19|held_out_20|held_out_21|held_out_22|held_out_23|held_out_24|held_out_25|held_out_26|held_out_27|held_out_28|held_out_29|held_out_30|held_out_31|held_out_32|held_out_33|held_out_34|held_out_35|held_out_36|held_out_37|held_out_38|held_out_39|held_out_40|held_out_41|held_out_42|held_out_43|held_out_44|held_out_45|held_out_46|held_out_47|held_out_48|held_out_49|held_out_50|dev|all|subset`
 # (subset: --ids).
 # Everything (suite, JUnit, each run's JSON, rows.jsonl, logs) lands in --out
 # (default /tmp/argus-paraphrase-<time>).
@@ -173,8 +177,8 @@ done
   $split == held_out_36 || $split == held_out_37 || $split == held_out_38 || $split == held_out_39 ||
   $split == held_out_40 || $split == held_out_41 || $split == held_out_42 || $split == held_out_43 ||
   $split == held_out_44 || $split == held_out_45 || $split == held_out_46 || $split == held_out_47 ||
-  $split == held_out_48 || $split == all ]] ||
-  { log "--split is dev, held_out, held_out_2, held_out_3, held_out_4, held_out_5, held_out_6, held_out_7, held_out_8, held_out_9, held_out_10, held_out_11, held_out_12, held_out_13, held_out_14, held_out_15, held_out_16, held_out_17, held_out_18, held_out_19, held_out_20, held_out_21, held_out_22, held_out_23, held_out_24, held_out_25, held_out_26, held_out_27, held_out_28, held_out_29, held_out_30, held_out_31, held_out_32, held_out_33, held_out_34, held_out_35, held_out_36, held_out_37, held_out_38, held_out_39, held_out_40, held_out_41, held_out_42, held_out_43, held_out_44, held_out_45, held_out_46, held_out_47, held_out_48 or all"; exit 2; }
+  $split == held_out_48 || $split == held_out_49 || $split == held_out_50 || $split == all ]] ||
+  { log "--split is dev, held_out, held_out_2, held_out_3, held_out_4, held_out_5, held_out_6, held_out_7, held_out_8, held_out_9, held_out_10, held_out_11, held_out_12, held_out_13, held_out_14, held_out_15, held_out_16, held_out_17, held_out_18, held_out_19, held_out_20, held_out_21, held_out_22, held_out_23, held_out_24, held_out_25, held_out_26, held_out_27, held_out_28, held_out_29, held_out_30, held_out_31, held_out_32, held_out_33, held_out_34, held_out_35, held_out_36, held_out_37, held_out_38, held_out_39, held_out_40, held_out_41, held_out_42, held_out_43, held_out_44, held_out_45, held_out_46, held_out_47, held_out_48, held_out_49, held_out_50 or all"; exit 2; }
 curl -sf -m 5 "${model_url%/}/models" >/dev/null || { log "no model answers at $model_url"; exit 2; }
 python3 bench/paraphrase/runner.py --check-set >/dev/null || { python3 bench/paraphrase/runner.py --check-set; exit 1; }
 

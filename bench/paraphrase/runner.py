@@ -15,14 +15,14 @@
    `paraphrase_right=A/N false_pass=B split=…`. Rows land in OUT/rows.jsonl.
 
 `runner.py --check-set [items.json]` checks the set itself (no services): the size, the
-held-out rule (round 1: held_out by the hash rule over round-1 items; rounds 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47 and 48:
+held-out rule (round 1: held_out by the hash rule over round-1 items; rounds 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49 and 50:
 exactly 10 items each, all held_out_2 / held_out_3 / held_out_4 / held_out_5 / held_out_6 /
 held_out_7 / held_out_8 / held_out_9 / held_out_10 / held_out_11 / held_out_12 / held_out_13 /
 held_out_14 / held_out_15 / held_out_16 / held_out_17 / held_out_18 / held_out_19 / held_out_20 /
 held_out_21 / held_out_22 / held_out_23 / held_out_24 / held_out_25 / held_out_26 / held_out_27 /
 held_out_28 / held_out_29 / held_out_30 / held_out_31 / held_out_32 / held_out_33 / held_out_34 / held_out_35 / held_out_36 /
 held_out_37 / held_out_38 / held_out_39 / held_out_40 / held_out_41 / held_out_42 / held_out_43 / held_out_44 /
-held_out_45 / held_out_46 / held_out_47 / held_out_48; no intent in two rounds), the checkable-clause flags, and that no instruction copies wording from
+held_out_45 / held_out_46 / held_out_47 / held_out_48 / held_out_49 / held_out_50; no intent in two rounds), the checkable-clause flags, and that no instruction copies wording from
 tests/tests/e2e/.
 `runner.py --retable OUT` re-prints a run's report from OUT/rows.jsonl.
 """
@@ -141,6 +141,10 @@ ROUND47_SIZE = 10  # round 47: every item is held_out_47 (written blind after he
 ROUND47_SPLIT = "held_out_47"
 ROUND48_SIZE = 10  # round 48: every item is held_out_48 (written blind with round 47, after held_out, held_out_2, ..., held_out_46 were looked at)
 ROUND48_SPLIT = "held_out_48"
+ROUND49_SIZE = 10  # round 49: every item is held_out_49 (written blind after held_out, held_out_2, ..., held_out_48 were looked at)
+ROUND49_SPLIT = "held_out_49"
+ROUND50_SIZE = 10  # round 50: every item is held_out_50 (written blind with round 49, after held_out, held_out_2, ..., held_out_48 were looked at)
+ROUND50_SPLIT = "held_out_50"
 LATER_ROUNDS = {
     2: (ROUND2_SPLIT, ROUND2_SIZE),
     3: (ROUND3_SPLIT, ROUND3_SIZE),
@@ -189,8 +193,10 @@ LATER_ROUNDS = {
     46: (ROUND46_SPLIT, ROUND46_SIZE),
     47: (ROUND47_SPLIT, ROUND47_SIZE),
     48: (ROUND48_SPLIT, ROUND48_SIZE),
+    49: (ROUND49_SPLIT, ROUND49_SIZE),
+    50: (ROUND50_SPLIT, ROUND50_SIZE),
 }  # round → (split, size)
-SPLITS = ("dev", "held_out", ROUND2_SPLIT, ROUND3_SPLIT, ROUND4_SPLIT, ROUND5_SPLIT, ROUND6_SPLIT, ROUND7_SPLIT, ROUND8_SPLIT, ROUND9_SPLIT, ROUND10_SPLIT, ROUND11_SPLIT, ROUND12_SPLIT, ROUND13_SPLIT, ROUND14_SPLIT, ROUND15_SPLIT, ROUND16_SPLIT, ROUND17_SPLIT, ROUND18_SPLIT, ROUND19_SPLIT, ROUND20_SPLIT, ROUND21_SPLIT, ROUND22_SPLIT, ROUND23_SPLIT, ROUND24_SPLIT, ROUND25_SPLIT, ROUND26_SPLIT, ROUND27_SPLIT, ROUND28_SPLIT, ROUND29_SPLIT, ROUND30_SPLIT, ROUND31_SPLIT, ROUND32_SPLIT, ROUND33_SPLIT, ROUND34_SPLIT, ROUND35_SPLIT, ROUND36_SPLIT, ROUND37_SPLIT, ROUND38_SPLIT, ROUND39_SPLIT, ROUND40_SPLIT, ROUND41_SPLIT, ROUND42_SPLIT, ROUND43_SPLIT, ROUND44_SPLIT, ROUND45_SPLIT, ROUND46_SPLIT, ROUND47_SPLIT, ROUND48_SPLIT, "all")
+SPLITS = ("dev", "held_out", ROUND2_SPLIT, ROUND3_SPLIT, ROUND4_SPLIT, ROUND5_SPLIT, ROUND6_SPLIT, ROUND7_SPLIT, ROUND8_SPLIT, ROUND9_SPLIT, ROUND10_SPLIT, ROUND11_SPLIT, ROUND12_SPLIT, ROUND13_SPLIT, ROUND14_SPLIT, ROUND15_SPLIT, ROUND16_SPLIT, ROUND17_SPLIT, ROUND18_SPLIT, ROUND19_SPLIT, ROUND20_SPLIT, ROUND21_SPLIT, ROUND22_SPLIT, ROUND23_SPLIT, ROUND24_SPLIT, ROUND25_SPLIT, ROUND26_SPLIT, ROUND27_SPLIT, ROUND28_SPLIT, ROUND29_SPLIT, ROUND30_SPLIT, ROUND31_SPLIT, ROUND32_SPLIT, ROUND33_SPLIT, ROUND34_SPLIT, ROUND35_SPLIT, ROUND36_SPLIT, ROUND37_SPLIT, ROUND38_SPLIT, ROUND39_SPLIT, ROUND40_SPLIT, ROUND41_SPLIT, ROUND42_SPLIT, ROUND43_SPLIT, ROUND44_SPLIT, ROUND45_SPLIT, ROUND46_SPLIT, ROUND47_SPLIT, ROUND48_SPLIT, ROUND49_SPLIT, ROUND50_SPLIT, "all")
 CHECK_CLAUSE = re.compile(r"\b(confirm|make sure|check that|double[- ]check|verify|ensure)\b|确认|检查|确保|核对", re.I)
 
 
@@ -214,13 +220,13 @@ def round_of(it):
 def split_by_rule(data):
     """intent → 'held_out' | 'dev' | 'held_out_2' | 'held_out_3' | 'held_out_4' | 'held_out_5' |
     'held_out_6' | 'held_out_7' | 'held_out_8' | 'held_out_9' | 'held_out_10' | 'held_out_11' |
-    'held_out_12' | 'held_out_13' | 'held_out_14' | 'held_out_15' | 'held_out_16' | 'held_out_17' | 'held_out_18' | 'held_out_19' | 'held_out_20' | 'held_out_21' | 'held_out_22' | 'held_out_23' | 'held_out_24' | 'held_out_25' | 'held_out_26' | 'held_out_27' | 'held_out_28' | 'held_out_29' | 'held_out_30' | 'held_out_31' | 'held_out_32' | 'held_out_33' | 'held_out_34' | 'held_out_35' | 'held_out_36' | 'held_out_37' | 'held_out_38' | 'held_out_39' | 'held_out_40' | 'held_out_41' | 'held_out_42' | 'held_out_43' | 'held_out_44' | 'held_out_45' | 'held_out_46' | 'held_out_47' | 'held_out_48' by the file's split_rule (see items.json). Round 1's hash rule is computed over round-1 items only, so a later
+    'held_out_12' | 'held_out_13' | 'held_out_14' | 'held_out_15' | 'held_out_16' | 'held_out_17' | 'held_out_18' | 'held_out_19' | 'held_out_20' | 'held_out_21' | 'held_out_22' | 'held_out_23' | 'held_out_24' | 'held_out_25' | 'held_out_26' | 'held_out_27' | 'held_out_28' | 'held_out_29' | 'held_out_30' | 'held_out_31' | 'held_out_32' | 'held_out_33' | 'held_out_34' | 'held_out_35' | 'held_out_36' | 'held_out_37' | 'held_out_38' | 'held_out_39' | 'held_out_40' | 'held_out_41' | 'held_out_42' | 'held_out_43' | 'held_out_44' | 'held_out_45' | 'held_out_46' | 'held_out_47' | 'held_out_48' | 'held_out_49' | 'held_out_50' by the file's split_rule (see items.json). Round 1's hash rule is computed over round-1 items only, so a later
     round never moves one; every round-2 intent is held_out_2, every round-3 intent held_out_3, every
     round-4 intent held_out_4, every round-5 intent held_out_5, every round-6 intent held_out_6, every
     round-7 intent held_out_7, every round-8 intent held_out_8, every round-9 intent held_out_9,
     every round-10 intent held_out_10, every round-11 intent held_out_11, every round-12 intent
     held_out_12, every round-13 intent held_out_13, every round-14 intent held_out_14, every
-    round-15 intent held_out_15, every round-16 intent held_out_16, every round-17 intent held_out_17, every round-18 intent held_out_18, every round-19 intent held_out_19, every round-20 intent held_out_20, every round-21 intent held_out_21, every round-22 intent held_out_22, every round-23 intent held_out_23, every round-24 intent held_out_24, every round-25 intent held_out_25, every round-26 intent held_out_26, every round-27 intent held_out_27, every round-28 intent held_out_28, every round-29 intent held_out_29, every round-30 intent held_out_30, every round-31 intent held_out_31, every round-32 intent held_out_32, every round-33 intent held_out_33, every round-34 intent held_out_34, every round-35 intent held_out_35, every round-36 intent held_out_36, every round-37 intent held_out_37, every round-38 intent held_out_38, every round-39 intent held_out_39, every round-40 intent held_out_40, every round-41 intent held_out_41, every round-42 intent held_out_42, every round-43 intent held_out_43, every round-44 intent held_out_44, every round-45 intent held_out_45, every round-46 intent held_out_46, every round-47 intent held_out_47, every round-48 intent held_out_48."""
+    round-15 intent held_out_15, every round-16 intent held_out_16, every round-17 intent held_out_17, every round-18 intent held_out_18, every round-19 intent held_out_19, every round-20 intent held_out_20, every round-21 intent held_out_21, every round-22 intent held_out_22, every round-23 intent held_out_23, every round-24 intent held_out_24, every round-25 intent held_out_25, every round-26 intent held_out_26, every round-27 intent held_out_27, every round-28 intent held_out_28, every round-29 intent held_out_29, every round-30 intent held_out_30, every round-31 intent held_out_31, every round-32 intent held_out_32, every round-33 intent held_out_33, every round-34 intent held_out_34, every round-35 intent held_out_35, every round-36 intent held_out_36, every round-37 intent held_out_37, every round-38 intent held_out_38, every round-39 intent held_out_39, every round-40 intent held_out_40, every round-41 intent held_out_41, every round-42 intent held_out_42, every round-43 intent held_out_43, every round-44 intent held_out_44, every round-45 intent held_out_45, every round-46 intent held_out_46, every round-47 intent held_out_47, every round-48 intent held_out_48, every round-49 intent held_out_49, every round-50 intent held_out_50."""
     sizes, later = {}, {}
     for it in data["items"]:
         if round_of(it) in LATER_ROUNDS:
@@ -658,6 +664,8 @@ def main():
         n_held46 = sum(1 for it in data["items"] if it.get("split") == ROUND46_SPLIT)
         n_held47 = sum(1 for it in data["items"] if it.get("split") == ROUND47_SPLIT)
         n_held48 = sum(1 for it in data["items"] if it.get("split") == ROUND48_SPLIT)
+        n_held49 = sum(1 for it in data["items"] if it.get("split") == ROUND49_SPLIT)
+        n_held50 = sum(1 for it in data["items"] if it.get("split") == ROUND50_SPLIT)
         n_checks = sum(1 for it in data["items"] if it.get("checks"))
         print(
             f"items={len(data['items'])} intents={len(rule)} held_out={n_held} ({', '.join(held)}) "
@@ -677,6 +685,7 @@ def main():
             f"held_out_43={n_held43} (round 43) held_out_44={n_held44} (round 44) "
             f"held_out_45={n_held45} (round 45) held_out_46={n_held46} (round 46) "
             f"held_out_47={n_held47} (round 47) held_out_48={n_held48} (round 48) "
+            f"held_out_49={n_held49} (round 49) held_out_50={n_held50} (round 50) "
             f"with_checkable_clause={n_checks} zh={sum(1 for it in data['items'] if it['lang'] == 'zh')}"
         )
         for p in probs:
