@@ -7,13 +7,14 @@
 -- statement must therefore be repeatable (`create or replace`). A change of a function's
 -- arguments or result columns needs a migration that drops the old function first
 -- (`create or replace` cannot change them). The tables, indexes and
--- argus_selector_match it relies on are the migrations' (0001 to 0021); the versions of
+-- argus_selector_match it relies on are the migrations' (0001 to 0022); the versions of
 -- argus_claim_batch in migrations 0003, 0005, 0006, 0011 and 0013 are history, replaced
 -- by this file on connect.
 --
 -- argus_claim_batch(ttl_s, lease_s, max_n, only_device): claims runs for up to max_n free
 -- slots heard from within ttl_s seconds (only the slot only_device when given), each with
--- a fresh attempt id and a lease of lease_s seconds; returns the claimed runs. Slots of
+-- a fresh attempt id and a lease of lease_s seconds; returns the claimed runs, each with
+-- its team (the dispatcher's assignment carries it; migration 0022). Slots of
 -- identical platform, labels and teams served form a class; each class is served by one
 -- call of argus_claim_candidates and one assigning UPDATE. Within a class the free slots are
 -- taken next fit: those after the slot the class's previous claim locked last (its hand in
@@ -120,7 +121,7 @@ $$;
 create or replace function argus_claim_addressed(ttl_s float8, lease_s float8, max_n integer,
                                                  only_device text default null)
 returns table (run_id uuid, job_id uuid, attempt_id uuid, worker_id text, device_id text,
-               lease_expires_at timestamptz, spec jsonb)
+               lease_expires_at timestamptz, spec jsonb, team_id text)
 language plpgsql volatile as $$
 #variable_conflict use_column
 begin
@@ -152,12 +153,13 @@ begin
                lease_expires_at = now() + make_interval(secs => lease_s),
                assigned_at = now()
           from m where r.id = m.r
-        returning r.id, r.job_id, r.attempt_id, r.worker_id, r.device_id, r.lease_expires_at
+        returning r.id, r.job_id, r.attempt_id, r.worker_id, r.device_id, r.lease_expires_at,
+                  r.team_id
     ), mark as (
         update devices x set current_run_id = m.r from m where x.id = m.d
     )
     select upd.id, upd.job_id, upd.attempt_id, upd.worker_id, upd.device_id,
-           upd.lease_expires_at, j.spec
+           upd.lease_expires_at, j.spec, upd.team_id
       from upd join jobs j on j.id = upd.job_id;
 end
 $$;
@@ -185,7 +187,7 @@ $$;
 create or replace function argus_claim_batch(ttl_s float8, lease_s float8, max_n integer,
                                   only_device text default null)
 returns table (run_id uuid, job_id uuid, attempt_id uuid, worker_id text, device_id text,
-               lease_expires_at timestamptz, spec jsonb)
+               lease_expires_at timestamptz, spec jsonb, team_id text)
 language plpgsql volatile
 set enable_seqscan = off set enable_bitmapscan = off set enable_sort = off set jit = off
 set plan_cache_mode = force_generic_plan
@@ -454,7 +456,7 @@ begin
                        assigned_at = now()
                   from m where r.id = m.r
                 returning r.id, r.job_id, r.attempt_id, r.worker_id, r.device_id,
-                          r.lease_expires_at
+                          r.lease_expires_at, r.team_id
             ), mark as (
                 -- `x.id = any (…)`: primary-key look-ups (joined to m alone, the planner
                 -- read every slot of a large farm for a hash join)
@@ -462,7 +464,7 @@ begin
                  where x.id = m.d and x.id = any (pair_devs)
             )
             select upd.id, upd.job_id, upd.attempt_id, upd.worker_id, upd.device_id,
-                   upd.lease_expires_at, j.spec
+                   upd.lease_expires_at, j.spec, upd.team_id
               from upd join jobs j on j.id = upd.job_id;
             left_n := left_n - n;
             n_due := n_due - n;

@@ -69,13 +69,6 @@ async fn claim_pass(
             CLAIM_BATCH,
         )
         .await?;
-        if let Err(e) = claim::attach_teams(&state.pool, &mut claimed).await {
-            // Without its team a run could not be given its secrets: put the batch back.
-            for c in &claimed {
-                claim::unclaim(&state.pool, c).await?;
-            }
-            return Err(e.into());
-        }
         if let Err(e) = replay::attach(&state.pool, &mut claimed).await {
             // The runs still go out: their models do the work a script would have saved.
             tracing::warn!(error = %e, "cannot read the replay cache; assigning without it");

@@ -56,7 +56,7 @@ pub async fn free_devices(pool: &PgPool, ttl_s: u64) -> Result<Vec<FreeDevice>, 
 pub struct Claimed {
     pub run_id: Uuid,
     pub job_id: Uuid,
-    /// The job's team; empty until [`attach_teams`] filled it in.
+    /// The run's team (returned by the claim itself, migration 0022).
     pub team: String,
     pub attempt_id: Uuid,
     pub worker_id: String,
@@ -116,6 +116,7 @@ struct ClaimRow {
     device_id: String,
     lease_expires_at: DateTime<Utc>,
     spec: Json<JobSpec>,
+    team_id: String,
 }
 
 impl From<ClaimRow> for Claimed {
@@ -123,7 +124,7 @@ impl From<ClaimRow> for Claimed {
         Claimed {
             run_id: r.run_id,
             job_id: r.job_id,
-            team: String::new(),
+            team: r.team_id,
             attempt_id: r.attempt_id,
             worker_id: r.worker_id,
             device_id: r.device_id,
@@ -146,7 +147,8 @@ pub async fn claim(
         ClaimRow,
         r#"select run_id as "run_id!", job_id as "job_id!", attempt_id as "attempt_id!",
                   worker_id as "worker_id!", device_id as "device_id!",
-                  lease_expires_at as "lease_expires_at!", spec as "spec!: Json<JobSpec>"
+                  lease_expires_at as "lease_expires_at!", spec as "spec!: Json<JobSpec>",
+                  team_id as "team_id!"
              from argus_claim_batch($1, $2, 1, $3)"#,
         ANY_AGE_S,
         lease_s as f64,
@@ -171,7 +173,8 @@ pub async fn claim_batch(
         ClaimRow,
         r#"select run_id as "run_id!", job_id as "job_id!", attempt_id as "attempt_id!",
                   worker_id as "worker_id!", device_id as "device_id!",
-                  lease_expires_at as "lease_expires_at!", spec as "spec!: Json<JobSpec>"
+                  lease_expires_at as "lease_expires_at!", spec as "spec!: Json<JobSpec>",
+                  team_id as "team_id!"
              from argus_claim_batch($1, $2, $3, null)"#,
         ttl_s as f64,
         lease_s as f64,
@@ -180,29 +183,6 @@ pub async fn claim_batch(
     .fetch_all(pool)
     .await?;
     Ok(rows.into_iter().map(Claimed::from).collect())
-}
-
-/// Fills in each claimed run's team (one statement for the batch, by primary key). A run whose row is
-/// gone keeps an empty team, which resolves no secret on the worker.
-pub async fn attach_teams(pool: &PgPool, claimed: &mut [Claimed]) -> Result<(), sqlx::Error> {
-    if claimed.is_empty() {
-        return Ok(());
-    }
-    let ids: Vec<Uuid> = claimed.iter().map(|c| c.run_id).collect();
-    // primary-key look-ups whatever plan the connection cached (see `super::KEYED_BEGIN`)
-    let mut tx = super::begin_keyed(pool).await?;
-    let rows = sqlx::query!("select id, team_id from runs where id = any($1)", &ids)
-        .fetch_all(&mut *tx)
-        .await?;
-    tx.commit().await?;
-    let by_run: std::collections::HashMap<Uuid, String> =
-        rows.into_iter().map(|r| (r.id, r.team_id)).collect();
-    for c in claimed.iter_mut() {
-        if let Some(t) = by_run.get(&c.run_id) {
-            c.team = t.clone();
-        }
-    }
-    Ok(())
 }
 
 /// Frees the slot run `run_id` holds: the slot `device_id` (the run's, found by primary key)
