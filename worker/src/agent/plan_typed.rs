@@ -220,6 +220,13 @@ pub(super) fn says_keep_full_stop(task: &str) -> bool {
         return false;
     }
     let lower = task.to_lowercase();
+    // "finish with a full stop" ("replace the full stop with a comma" is no such phrase).
+    if ["with a full stop", "with a full-stop", "with a period"]
+        .iter()
+        .any(|p| lower.contains(p))
+    {
+        return true;
+    }
     let chars: Vec<char> = lower.chars().collect();
     FULL_STOPS.iter().any(|stop| {
         let s: Vec<char> = stop.chars().collect();
@@ -1261,6 +1268,12 @@ mod tests {
         assert!(says_keep_full_stop(task));
         assert!(says_keep_full_stop(
             "备注填：明天上午停电。逗号和句号都是中文的。"
+        ));
+        assert!(says_keep_full_stop(
+            "Type: Gates open at six. End it with a full stop."
+        ));
+        assert!(!says_keep_full_stop(
+            "Type: Gates open at six. Without a full stop."
         ));
         let (steps, _) = as_written(
             vec!["type \"Back in ten minutes\" into \"Note\"".to_string()],

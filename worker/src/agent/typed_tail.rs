@@ -46,7 +46,7 @@ const ABOUT_EN: &[&str] = &[
 /// full stop after the number").
 const PLACES_EN: &[&str] = &["before", "after", "between"];
 const ABOUT_EN_LEADS: &[&str] = &[
-    "no", "without", "keep", "leave", "drop", "skip", "omit", "add", "in", "all",
+    "no", "without", "keep", "leave", "drop", "skip", "omit", "add", "in", "all", "with",
 ];
 /// Words skipped between a lead and the word it leads ("without a full stop").
 const ARTICLES: &[&str] = &["a", "an", "the", "any", "its", "full"];
@@ -109,12 +109,15 @@ fn about_text(sentence: &str) -> bool {
         // "Capital P", "a comma before code": a letter cased, a mark placed.
         let letter = next.is_some_and(|n| n.len() == 1 && n.chars().all(|c| c.is_alphabetic()));
         let placed = next.is_some_and(|n| PLACES_EN.contains(&n));
+        // "Capitals exactly as I've typed them": the sentence opens with the word.
+        let opens = i == 0 && w.len() > 5;
         counted
             || (ABOUT_EN.contains(w)
                 && full_stop
                 && (lead.is_some_and(|l| ABOUT_EN_LEADS.contains(&l))
                     || letter
                     || placed
+                    || opens
                     || (said.len() == words.len() && capital_letter(i))))
     })
 }
@@ -194,6 +197,15 @@ mod tests {
             )
             .as_deref(),
             Some("Keys are under the mat, door 4")
+        );
+        // A sentence that opens with a word of form, or finishes "with a full stop".
+        assert_eq!(
+            described_tail(
+                "Bake sale moved to Friday. Punctuation as written, and finish with a full stop.",
+                true
+            )
+            .as_deref(),
+            Some("Bake sale moved to Friday.")
         );
         // After a colon: the letters it names capitals.
         assert_eq!(

@@ -652,7 +652,7 @@ fn named_by(
 /// `object` cut before a clause that gives a reason or a time ("because …", "since …").
 fn without_reason(object: &str) -> String {
     let lower = object.to_lowercase();
-    [
+    let cut = [
         " because ",
         " since ",
         " as it ",
@@ -675,7 +675,33 @@ fn without_reason(object: &str) -> String {
     .min()
     .and_then(|at| object.get(..at))
     .unwrap_or(object)
-    .to_string()
+    .to_string();
+    without_manner(&cut)
+}
+
+/// Adverbs of when or how an order is done that end its object ("tick it straight away",
+/// "delete that one right now"): no words of an item.
+const MANNER: &[&str] = &[
+    " straight away",
+    " right away",
+    " at once",
+    " immediately",
+    " right now",
+    " for me",
+    " for now",
+];
+
+/// `object` without the [`MANNER`] adverbs at its end.
+fn without_manner(object: &str) -> String {
+    let mut t = object.trim_end().trim_end_matches(['.', '!', ',']);
+    while let Some(w) = MANNER.iter().find(|w| {
+        t.len() > w.len()
+            && t.get(t.len() - w.len()..)
+                .is_some_and(|end| end.eq_ignore_ascii_case(w))
+    }) {
+        t = t[..t.len() - w.len()].trim_end();
+    }
+    t.to_string()
 }
 
 /// A tick, untick or delete of the items the order names.

@@ -619,3 +619,20 @@ fn a_one_character_topic_before_na_tiao_names_the_item_holding_it() {
         ]
     );
 }
+
+#[test]
+fn an_adverb_of_when_after_a_pronoun_names_no_item() {
+    let obs = list(&[("pay the gas bill", false)]);
+    assert_eq!(
+        steps(
+            "Add 'buy stamps' and tick it straight away, I got some at lunch.",
+            &obs
+        )
+        .unwrap(),
+        vec![
+            "type \"buy stamps\" into \"New item\"",
+            "press Enter",
+            "check \"buy stamps\""
+        ]
+    );
+}
