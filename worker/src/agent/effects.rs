@@ -737,21 +737,7 @@ fn order_zh(body: &str, outside: &str) -> Option<Order> {
         })
         .replacen(verb, " ", 1)
         .replace("取消", " ");
-    if ZH_NOT_ORDERS.iter().any(|w| rest.contains(w)) {
-        return None;
-    }
-    // "要等回复才算办完", "怎么能算办完？": when it would count as done, or a question
-    // whether it does — no order to tick.
-    if verb.starts_with('算')
-        && ["才", "怎么", "哪", "吗", "？", "?"]
-            .iter()
-            .any(|w| rest.contains(w))
-    {
-        return None;
-    }
-    // "“X”那条是我手滑点成完成的": a 是…的 sentence tells how things are, it orders nothing.
-    let trimmed = outside.trim_end_matches(['。', '，', '！', '.', ' ']);
-    if trimmed.ends_with('的') && trimmed.contains('是') {
+    if ZH_NOT_ORDERS.iter().any(|w| rest.contains(w)) || describes_zh(verb, &rest, outside) {
         return None;
     }
     Some(Order {
@@ -759,6 +745,18 @@ fn order_zh(body: &str, outside: &str) -> Option<Order> {
         verb: None,
         object: body.replacen(verb, " ", 1),
     })
+}
+
+/// Whether a Chinese clause holding order `verb` (`rest`: the clause without it) only tells
+/// how things are: "要等回复才算办完", "怎么能算办完？" (when it would count as done, or a
+/// question whether it does), "“X”那条是我手滑点成完成的" (a 是…的 sentence).
+fn describes_zh(verb: &str, rest: &str, outside: &str) -> bool {
+    let trimmed = outside.trim_end_matches(['。', '，', '！', '.', ' ']);
+    (verb.starts_with('算')
+        && ["才", "怎么", "哪", "吗", "？", "?"]
+            .iter()
+            .any(|w| rest.contains(w)))
+        || (trimmed.ends_with('的') && trimmed.contains('是'))
 }
 
 /// Marks that may end a Chinese clause after its last word (full stop, comma, exclamation).

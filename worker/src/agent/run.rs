@@ -1215,17 +1215,7 @@ impl Exec<'_, AgentState> {
         let (point, swipe) = acted.geometry();
         let (mut out, after) = (acted.out, acted.after);
         let delivered = out.disposition != Disposition::NotDelivered;
-        // A delete control counts once something went: a press that changed nothing (a
-        // control shown only on hover) may be pressed again.
-        let removed = || {
-            after
-                .as_ref()
-                .is_some_and(|a| a.elements.len() < obs.elements.len())
-        };
-        let counts = |k: &String| k != super::turn::DELETE_KEY || removed();
-        if let Some(k) = toggle.filter(|k| delivered && counts(k)) {
-            turn.toggled.push(k);
-        }
+        note_toggle(turn, toggle, delivered, obs, after.as_ref());
         if !p.refusals.is_empty() {
             out.detail.push_str(&format!(
                 " (re-asked {}×: {})",
@@ -1836,6 +1826,22 @@ fn summarize(raw_text: &str, out: &Outcome, reflection: Option<&Reflection>) -> 
 fn screen_of(obs: &Observation) -> [u32; 2] {
     let (w, h) = obs.screen.device_size();
     [w, h]
+}
+
+/// Notes the toggle key `toggle` of a delivered action on `turn`: a delete control counts
+/// once something went (a press that changed nothing, a control shown only on hover, may
+/// be pressed again), any other toggle at once.
+fn note_toggle(
+    turn: &mut Turn<'_>,
+    toggle: Option<String>,
+    delivered: bool,
+    obs: &Observation,
+    after: Option<&Observation>,
+) {
+    let removed = after.is_some_and(|a| a.elements.len() < obs.elements.len());
+    if let Some(k) = toggle.filter(|k| delivered && (k != super::turn::DELETE_KEY || removed)) {
+        turn.toggled.push(k);
+    }
 }
 
 #[cfg(test)]

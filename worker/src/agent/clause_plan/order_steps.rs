@@ -511,6 +511,20 @@ fn says_the_lot(lower: &str, items: &[(String, bool)]) -> bool {
     })
 }
 
+/// Whether `object` (outside its quotes) speaks of every item: an [`ALL_WORDS`] word, "the
+/// whole lot" ([`says_the_lot`]) or 这几条全都 ([`says_every_zh`]); "boxes aren't labelled
+/// after all" does not (the idiom says nothing of every item).
+fn says_every(object: &str, items: &[(String, bool)]) -> bool {
+    let lower = clauses::without_quotes(object)
+        .to_lowercase()
+        .replace("after all", " ");
+    ALL_WORDS
+        .iter()
+        .any(|w| lower.split_whitespace().any(|x| x == *w) || (w.len() > 3 && lower.contains(w)))
+        || says_the_lot(&lower, items)
+        || says_every_zh(&lower)
+}
+
 /// The items a tick, untick or delete names (see the module docs), or the steps that stand
 /// for them when none does ("all" → `check every item`; a clearing button).
 fn item_targets(
@@ -528,15 +542,7 @@ fn item_targets(
         return found;
     }
     let quoted = clauses::quoted(object);
-    // "boxes aren't labelled after all": the idiom says nothing of every item.
-    let lower = clauses::without_quotes(object)
-        .to_lowercase()
-        .replace("after all", " ");
-    let all = ALL_WORDS
-        .iter()
-        .any(|w| lower.split_whitespace().any(|x| x == *w) || (w.len() > 3 && lower.contains(w)))
-        || says_the_lot(&lower, cx.items)
-        || says_every_zh(&lower);
+    let all = says_every(object, cx.items);
     if !quoted.is_empty() {
         return quoted
             .iter()
