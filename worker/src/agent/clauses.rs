@@ -750,7 +750,14 @@ pub(super) fn without_time_words(text: &str) -> &str {
             t = t[..at].trim_end();
         }
     }
-    while let Some(w) = TIME_WORDS.iter().find(|w| {
+    without_suffixes(t, TIME_WORDS)
+}
+
+/// `text` (trimmed at its end) without any of `words` at its end, as often as they come
+/// (ASCII case ignored), never down to nothing.
+pub(super) fn without_suffixes<'a>(text: &'a str, words: &[&str]) -> &'a str {
+    let mut t = text.trim_end();
+    while let Some(w) = words.iter().find(|w| {
         t.len() > w.len()
             && t.get(t.len() - w.len()..)
                 .is_some_and(|end| end.eq_ignore_ascii_case(w))

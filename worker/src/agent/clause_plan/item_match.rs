@@ -527,7 +527,7 @@ fn topic_named(seg: &str, items: &[(String, bool)]) -> Option<String> {
         .trim_end_matches(['—', '-', '–', ':', '：', ',', '，', ' '])
         .trim();
     let lower = body.to_lowercase();
-    let head = ["那条", "这条", "那一条", "这一条", "那项", "这项"]
+    let head = THIS_ROW_ZH
         .iter()
         .find_map(|w| body.strip_suffix(w))
         .or_else(|| {
@@ -663,13 +663,17 @@ fn by_head_char(seg: &str, items: &[(String, bool)]) -> Option<String> {
     })
 }
 
+/// Chinese demonstratives of a list's row ("午饭那条", "水那条").
+const THIS_ROW_ZH: &[&str] = &["那条", "这条", "那一条", "这一条", "那项", "这项"];
+
 /// The one item holding the character a one-character topic before 那条 / 这条 says ("水那条
 /// 删了吧" of 带两瓶水); `None` when the topic is longer, a function character, or none or
 /// several items hold it.
 pub(super) fn by_topic_char(object: &str, items: &[(String, bool)]) -> Option<String> {
     let t = object.trim();
-    let at = ["那条", "这条", "那项", "这项", "那个", "这个"]
+    let at = THIS_ROW_ZH
         .iter()
+        .chain(&["那个", "这个"])
         .filter_map(|w| t.find(w))
         .min()?;
     let head = t[..at].trim();

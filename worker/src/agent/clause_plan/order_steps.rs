@@ -699,15 +699,8 @@ const MANNER: &[&str] = &[
 
 /// `object` without the [`MANNER`] adverbs at its end.
 fn without_manner(object: &str) -> String {
-    let mut t = object.trim_end().trim_end_matches(['.', '!', ',']);
-    while let Some(w) = MANNER.iter().find(|w| {
-        t.len() > w.len()
-            && t.get(t.len() - w.len()..)
-                .is_some_and(|end| end.eq_ignore_ascii_case(w))
-    }) {
-        t = t[..t.len() - w.len()].trim_end();
-    }
-    t.to_string()
+    let t = object.trim_end().trim_end_matches(['.', '!', ',']);
+    clauses::without_suffixes(t, MANNER).to_string()
 }
 
 /// A tick, untick or delete of the items the order names.
