@@ -12,6 +12,7 @@ use argus_protocol::JobSpec;
 use sqlx::PgPool;
 
 use crate::farm::Farm;
+use crate::procfs::{ticks_of_named, ticks_of_pid, ticks_per_s};
 use crate::sim;
 
 /// How often a drain looks at the counts.
@@ -23,6 +24,9 @@ pub struct Dispatch {
     pub jobs_per_s: f64,
     /// Events applied per second over the window.
     pub events_per_s: f64,
+    /// CPU per finished run over the window, µs: PostgreSQL (every `postgres` process),
+    /// `nats-server`, the coordinators, this process (the simulated devices).
+    pub cpu_us: [f64; 4],
     /// The claim's candidate query plan, when asked for.
     pub plan: Option<String>,
     /// What became of every queued run.
@@ -77,7 +81,7 @@ async fn counts(pool: &PgPool) -> anyhow::Result<(i64, i64)> {
 }
 
 /// Queues `jobs` jobs of one run each straight in the database.
-async fn preload(farm: &Farm, jobs: i64) -> anyhow::Result<()> {
+pub async fn preload(farm: &Farm, jobs: i64) -> anyhow::Result<()> {
     let spec = serde_json::to_value(job_spec("bench-queue")?)?;
     sqlx::query!(
         "with j as (
@@ -141,11 +145,12 @@ pub async fn dispatch_phase(
     let tally = sim::Shared::default();
     let tasks = sim::start_workers(&farm, devices, &tally).await?;
     let result = async {
-        let (jobs_per_s, events_per_s) = window(&farm.pool, jobs, window_s).await?;
+        let (jobs_per_s, events_per_s, cpu_us) = window(&farm, jobs, window_s).await?;
         let outcome = drain(&farm.pool, jobs, &tally).await?;
         Ok(Dispatch {
             jobs_per_s,
             events_per_s,
+            cpu_us,
             plan,
             outcome,
         })
@@ -155,9 +160,10 @@ pub async fn dispatch_phase(
     result
 }
 
-/// Waits for the first applied event, 1 s more, then measures `(jobs/s, events/s)` over
-/// `window_s`.
-async fn window(pool: &PgPool, jobs: i64, window_s: f64) -> anyhow::Result<(f64, f64)> {
+/// Waits for the first applied event, 1 s more, then measures `(jobs/s, events/s, CPU µs
+/// per job of [`Dispatch::cpu_us`]'s processes)` over `window_s`.
+async fn window(farm: &Farm, jobs: i64, window_s: f64) -> anyhow::Result<(f64, f64, [f64; 4])> {
+    let pool = &farm.pool;
     let deadline = Instant::now() + Duration::from_secs(30);
     // the first applied event (a run's end follows within the same batch or the next);
     // `exists` stops at the first row
@@ -172,14 +178,28 @@ async fn window(pool: &PgPool, jobs: i64, window_s: f64) -> anyhow::Result<(f64,
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
     let (j0, e0) = counts(pool).await?;
+    let c0 = cpu_ticks(farm);
     let t0 = Instant::now();
     tokio::time::sleep(Duration::from_secs_f64(window_s)).await;
     let (j1, e1) = counts(pool).await?;
+    let c1 = cpu_ticks(farm);
     let dt = t0.elapsed().as_secs_f64();
     if j1 >= jobs {
         eprintln!("note: queue drained inside the window; figure is a lower bound");
     }
-    Ok(((j1 - j0) as f64 / dt, (e1 - e0) as f64 / dt))
+    let done = ((j1 - j0) as f64).max(1.0);
+    let cpu_us = std::array::from_fn(|i| (c1[i] - c0[i]) as f64 / ticks_per_s() / done * 1e6);
+    Ok(((j1 - j0) as f64 / dt, (e1 - e0) as f64 / dt, cpu_us))
+}
+
+/// CPU ticks so far of PostgreSQL, `nats-server`, the coordinators and this process.
+fn cpu_ticks(farm: &Farm) -> [u64; 4] {
+    [
+        ticks_of_named("postgres"),
+        ticks_of_named("nats-server"),
+        farm.pids.iter().map(|&p| ticks_of_pid(p)).sum(),
+        ticks_of_pid(std::process::id()),
+    ]
 }
 
 /// Waits until every run succeeded or the count stops moving for 10 s; then tells what

@@ -23,6 +23,7 @@
 
 mod dispatch;
 mod farm;
+mod floor;
 mod idle;
 mod latency;
 mod procfs;
@@ -67,6 +68,11 @@ struct Cli {
     /// `--coordinators`; prints one row each. For iterating on the dispatcher.
     #[arg(long, value_delimiter = ',')]
     dispatch_only: Vec<usize>,
+    /// Run only the floors ([`floor`]): PostgreSQL's CPU per job for the rows a job writes
+    /// and nothing else, and JetStream's for the messages a job sends and nothing else, each
+    /// over `--window-s`; prints one row each and what they leave for the rest.
+    #[arg(long)]
+    floor: bool,
     /// Coordinator counts for `--dispatch-only`, `--idle-only` (default 1) and
     /// `--latency-only` (default 1,2), comma-separated.
     #[arg(long, value_delimiter = ',')]
@@ -90,6 +96,7 @@ enum Mode {
     Latency,
     Dispatch,
     Idle,
+    Floor,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -112,7 +119,9 @@ fn main() -> anyhow::Result<()> {
         secs: cli.latency_s,
         warmup_s: cli.warmup_s,
     };
-    let mode = if cli.latency_only {
+    let mode = if cli.floor {
+        Mode::Floor
+    } else if cli.latency_only {
         Mode::Latency
     } else if !cli.dispatch_only.is_empty() {
         Mode::Dispatch
@@ -136,6 +145,7 @@ fn main() -> anyhow::Result<()> {
                 dispatch_only(&env, &cli.dispatch_only, &coordinators(&[1]), cli.window_s).await
             }
             Mode::Idle => idle_only(&env, &cli.idle_only, &coordinators(&[1]), cli.idle_s).await,
+            Mode::Floor => floors(&env, cli.window_s).await,
             Mode::All => {
                 let settings = report::Settings {
                     window_s: cli.window_s,
@@ -214,7 +224,46 @@ async fn dispatch_only(
                 r.outcome.jobs,
                 procfs::loadavg()
             );
+            let [pg, nats, coord, sim] = r.cpu_us;
+            println!(
+                "  CPU per job: postgres {pg:.0} us, nats-server {nats:.0} us, coordinators \
+                 {coord:.0} us, simulated devices {sim:.0} us; {:.0} us in all",
+                pg + nats + coord + sim
+            );
         }
     }
+    Ok(())
+}
+
+/// `--floor`: the database and wire floors on one farm (one idle coordinator, which makes
+/// the schema and owns nothing the floors touch), and the most jobs/s two cores allow with
+/// both paid and nothing else.
+async fn floors(env: &farm::Env, window_s: f64) -> anyhow::Result<()> {
+    let (db, wire) = with_farm(env, 1, move |f| async move {
+        let db = floor::db_floor(&f, window_s).await?;
+        let wire = floor::wire_floor(&f, window_s).await?;
+        Ok((db, wire))
+    })
+    .await?;
+    let mut total = 0.0;
+    for (name, fl) in [("database", &db), ("wire", &wire)] {
+        let parts: Vec<String> = fl
+            .cpu_us
+            .iter()
+            .map(|(p, us)| format!("{p} {us:.0} us"))
+            .collect();
+        total += fl.cpu_us.iter().map(|(_, us)| us).sum::<f64>();
+        println!(
+            "floor {name}: {:.0} jobs/s, CPU per job: {} load {}",
+            fl.jobs_per_s,
+            parts.join(", "),
+            procfs::loadavg()
+        );
+    }
+    println!(
+        "floor both: {total:.0} us of CPU per job before any claim logic, coordinator or \
+         device work: at most {:.0} jobs/s on 2 cores",
+        2e6 / total
+    );
     Ok(())
 }

@@ -44,3 +44,22 @@ pub fn loadavg() -> String {
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|_| "?".into())
 }
+
+/// CPU time of every process whose command name is `name` (`postgres`, `nats-server`), in
+/// clock ticks; a process that ends between listing and reading is left out.
+pub fn ticks_of_named(name: &str) -> u64 {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name)
+        })
+        .filter_map(|pid| cpu_ticks(pid).ok())
+        .sum()
+}
+
+/// CPU time of `pid`, in clock ticks (0 when it cannot be read).
+pub fn ticks_of_pid(pid: u32) -> u64 {
+    cpu_ticks(pid).unwrap_or(0)
+}

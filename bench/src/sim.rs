@@ -101,7 +101,7 @@ fn device(worker_id: &str, d: usize) -> DeviceInfo {
 }
 
 /// The worker's durable pull consumer on the assignment stream, as a real worker makes it.
-async fn consumer(
+pub async fn consumer(
     farm: &Farm,
     worker_id: &str,
 ) -> anyhow::Result<jetstream::consumer::PullConsumer> {
@@ -163,7 +163,7 @@ async fn heartbeat(
 
 /// The simulated devices: every assignment is acked and answered at once with
 /// `run_started` and `run_finished` (succeeded), all publishes of a fetched batch pipelined.
-async fn serve_assignments(
+pub async fn serve_assignments(
     consumer: jetstream::consumer::PullConsumer,
     js: &jetstream::Context,
     subjects: &Subjects,

@@ -123,3 +123,92 @@ where
     }
     Some(Ok(batch))
 }
+
+/// [`next_batch`], then, when `linger` is not zero and the batch is not full, waits up to
+/// `linger` for more (each taken as it arrives) before handing the batch out: fewer, larger
+/// batches while messages arrive steadily, at the price of up to `linger` more delay each.
+/// A caller lingers only while it is busy (see the applier), so a lone message is never
+/// held.
+pub async fn next_batch_linger<S, T, E>(
+    messages: &mut S,
+    max: usize,
+    linger: std::time::Duration,
+) -> Option<anyhow::Result<Vec<T>>>
+where
+    S: futures::Stream<Item = Result<T, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    use futures::StreamExt;
+    let mut batch = match next_batch(messages, max).await? {
+        Ok(b) => b,
+        Err(e) => return Some(Err(e)),
+    };
+    if linger.is_zero() {
+        return Some(Ok(batch));
+    }
+    let deadline = tokio::time::Instant::now() + linger;
+    while batch.len() < max {
+        match tokio::time::timeout_at(deadline, messages.next()).await {
+            Ok(Some(Ok(m))) => batch.push(m),
+            Ok(Some(Err(e))) => return Some(Err(anyhow::anyhow!("{e}"))),
+            // the stream ended or the time is up: hand out what is here
+            Ok(None) | Err(_) => break,
+        }
+    }
+    Some(Ok(batch))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::next_batch_linger;
+    use tokio::sync::mpsc;
+
+    #[tokio::test]
+    async fn without_linger_a_lone_message_goes_out_alone() {
+        let (tx, mut rx) = mpsc::unbounded_channel::<u32>();
+        let mut s = Box::pin(futures::stream::poll_fn(move |cx| {
+            rx.poll_recv(cx).map(|o| o.map(Ok::<u32, String>))
+        }));
+        tx.send(1).ok();
+        let t = tokio::time::Instant::now();
+        let b = next_batch_linger(&mut s, 8, Duration::ZERO).await;
+        assert_eq!(b.map(|r| r.ok()), Some(Some(vec![1])));
+        assert!(t.elapsed() < Duration::from_secs(1));
+        // the stream's end is the end of batches
+        drop(tx);
+        assert!(next_batch_linger(&mut s, 8, Duration::from_millis(50))
+            .await
+            .is_none());
+    }
+
+    #[tokio::test]
+    async fn lingering_takes_what_arrives_in_time_and_no_more_than_max() {
+        let (tx, mut rx) = mpsc::unbounded_channel::<u32>();
+        let mut s = Box::pin(futures::stream::poll_fn(move |cx| {
+            rx.poll_recv(cx).map(|o| o.map(Ok::<u32, String>))
+        }));
+        tx.send(1).ok();
+        let late = tx.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            late.send(2).ok();
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            late.send(3).ok();
+        });
+        // 2 arrives within the linger and joins 1; 3 comes long after it and waits
+        let b = next_batch_linger(&mut s, 8, Duration::from_millis(100)).await;
+        assert_eq!(b.map(|r| r.ok()), Some(Some(vec![1, 2])));
+        let b = next_batch_linger(&mut s, 8, Duration::ZERO).await;
+        assert_eq!(b.map(|r| r.ok()), Some(Some(vec![3])));
+        // a full batch goes out without waiting for the linger to end
+        for n in 4..10 {
+            tx.send(n).ok();
+        }
+        let t = tokio::time::Instant::now();
+        let b = next_batch_linger(&mut s, 4, Duration::from_secs(5)).await;
+        assert_eq!(b.map(|r| r.ok()), Some(Some(vec![4, 5, 6, 7])));
+        assert!(t.elapsed() < Duration::from_secs(1));
+    }
+}
