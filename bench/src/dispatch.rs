@@ -188,7 +188,8 @@ async fn window(farm: &Farm, jobs: i64, window_s: f64) -> anyhow::Result<(f64, f
         eprintln!("note: queue drained inside the window; figure is a lower bound");
     }
     let done = ((j1 - j0) as f64).max(1.0);
-    let cpu_us = std::array::from_fn(|i| (c1[i] - c0[i]) as f64 / ticks_per_s() / done * 1e6);
+    let cpu_us =
+        std::array::from_fn(|i| c1[i].saturating_sub(c0[i]) as f64 / ticks_per_s() / done * 1e6);
     Ok(((j1 - j0) as f64 / dt, (e1 - e0) as f64 / dt, cpu_us))
 }
 

@@ -12,7 +12,8 @@
 //!   code: assignments published pipelined by `argus_coordinator::bus` (`Nats-Msg-Id`
 //!   = attempt id), ten simulated workers of [`sim`] fetching, acking and answering with two
 //!   events each, and one pull consumer fetching the events in batches of 256 and acking
-//!   them, as the applier does. On streams of their own made by the coordinator's
+//!   them, as the applier does (without its linger: the batches are as large as what has
+//!   arrived). On streams of their own made by the coordinator's
 //!   `ensure_streams`, so no coordinator applies them.
 //!
 //! CPU is read from `/proc` over each window: every `postgres` process for the database
@@ -35,9 +36,10 @@ use crate::farm::Farm;
 use crate::procfs::{ticks_of_named, ticks_of_pid, ticks_per_s};
 use crate::sim;
 
-/// Runs per claim and per applied batch: the dispatcher's `CLAIM_BATCH` and the applier's
-/// `APPLY_BATCH` (256 each).
-const BATCH: i64 = 256;
+/// Runs per claim and per applied batch of the wire floor, and by default of the database
+/// floor (`--floor-batch`): the dispatcher's `CLAIM_BATCH` and the applier's `APPLY_BATCH`
+/// (256 each).
+pub const BATCH: i64 = 256;
 
 /// Simulated devices the database floor claims for (registered long ago, so the phase's
 /// coordinator never takes them) and runs the wire floor keeps in flight.
@@ -51,26 +53,24 @@ pub struct Floor {
     pub cpu_us: Vec<(&'static str, f64)>,
 }
 
-/// The database floor over `window_s` seconds (after one warm-up batch).
-pub async fn db_floor(farm: &Farm, window_s: f64) -> anyhow::Result<Floor> {
+/// The database floor over `window_s` seconds (after one warm-up batch), `batch` runs a
+/// claim and an applied batch.
+pub async fn db_floor(farm: &Farm, window_s: f64, batch: i64) -> anyhow::Result<Floor> {
     let jobs = (window_s * 20_000.0).max(20_000.0) as i64;
     crate::dispatch::preload(farm, jobs).await?;
     slots(&farm.pool).await?;
     let bodies = event_bodies()?;
     let mut conn = farm.pool.acquire().await?;
-    one_job_batch(&mut conn, &bodies).await?;
+    one_job_batch(&mut conn, &bodies, batch).await?;
     let (pg0, t0) = (ticks_of_named("postgres"), Instant::now());
     let mut done = 0_i64;
     while t0.elapsed().as_secs_f64() < window_s {
-        let n = one_job_batch(&mut conn, &bodies).await?;
-        anyhow::ensure!(
-            n > 0,
-            "the queue ran dry after {done} runs; window too long"
-        );
+        let n = one_job_batch(&mut conn, &bodies, batch).await?;
+        anyhow::ensure!(n > 0, "no run claimed after {done} runs: the queue ran dry");
         done += n;
     }
     let dt = t0.elapsed().as_secs_f64();
-    let pg = (ticks_of_named("postgres") - pg0) as f64 / ticks_per_s();
+    let pg = ticks_of_named("postgres").saturating_sub(pg0) as f64 / ticks_per_s();
     Ok(Floor {
         jobs_per_s: done as f64 / dt,
         cpu_us: vec![("postgres", pg / done as f64 * 1e6)],
@@ -158,10 +158,11 @@ const APPLY: [&str; 5] = [
 async fn one_job_batch(
     conn: &mut sqlx::PgConnection,
     bodies: &[serde_json::Value; 2],
+    batch: i64,
 ) -> anyhow::Result<i64> {
     let mut tx = sqlx::Connection::begin(&mut *conn).await?;
     let (ids, atts, n): (Vec<Uuid>, Vec<Uuid>, i64) = sqlx::query_as(CLAIM)
-        .bind(BATCH)
+        .bind(batch)
         .fetch_one(&mut *tx)
         .await?;
     tx.commit().await?;
@@ -230,17 +231,18 @@ async fn wire_window(wire: &Farm, window_s: f64) -> anyhow::Result<Floor> {
         );
         let t0 = Instant::now();
         tokio::time::sleep(Duration::from_secs_f64(window_s)).await;
-        let done = (finished.load(Ordering::Relaxed) - f0) as f64;
+        let done = finished.load(Ordering::Relaxed).saturating_sub(f0) as f64;
+        let (n1, b1) = (ticks_of_named("nats-server"), ticks_of_pid(pid));
         let dt = t0.elapsed().as_secs_f64();
         anyhow::ensure!(done > 0.0, "no job went through the wire floor");
         let per_job = |t: u64| t as f64 / ticks_per_s() / done * 1e6;
         Ok(Floor {
             jobs_per_s: done / dt,
             cpu_us: vec![
-                ("nats-server", per_job(ticks_of_named("nats-server") - n0)),
+                ("nats-server", per_job(n1.saturating_sub(n0))),
                 (
                     "dispatch-bench (dispatcher, workers, applier)",
-                    per_job(ticks_of_pid(pid) - b0),
+                    per_job(b1.saturating_sub(b0)),
                 ),
             ],
         })

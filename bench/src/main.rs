@@ -73,6 +73,10 @@ struct Cli {
     /// over `--window-s`; prints one row each and what they leave for the rest.
     #[arg(long)]
     floor: bool,
+    /// Runs a claim and an applied batch of `--floor`'s database floor. Default 256 (the
+    /// dispatcher's and the applier's most).
+    #[arg(long, default_value_t = floor::BATCH)]
+    floor_batch: i64,
     /// Coordinator counts for `--dispatch-only`, `--idle-only` (default 1) and
     /// `--latency-only` (default 1,2), comma-separated.
     #[arg(long, value_delimiter = ',')]
@@ -145,7 +149,7 @@ fn main() -> anyhow::Result<()> {
                 dispatch_only(&env, &cli.dispatch_only, &coordinators(&[1]), cli.window_s).await
             }
             Mode::Idle => idle_only(&env, &cli.idle_only, &coordinators(&[1]), cli.idle_s).await,
-            Mode::Floor => floors(&env, cli.window_s).await,
+            Mode::Floor => floors(&env, cli.window_s, cli.floor_batch).await,
             Mode::All => {
                 let settings = report::Settings {
                     window_s: cli.window_s,
@@ -235,12 +239,12 @@ async fn dispatch_only(
     Ok(())
 }
 
-/// `--floor`: the database and wire floors on one farm (one idle coordinator, which makes
-/// the schema and owns nothing the floors touch), and the most jobs/s two cores allow with
-/// both paid and nothing else.
-async fn floors(env: &farm::Env, window_s: f64) -> anyhow::Result<()> {
+/// `--floor`: the database floor (`batch` runs a batch) and the wire floor on one farm (one
+/// idle coordinator, which makes the schema and owns nothing the floors touch), and the most
+/// jobs/s two cores allow with both paid and nothing else.
+async fn floors(env: &farm::Env, window_s: f64, batch: i64) -> anyhow::Result<()> {
     let (db, wire) = with_farm(env, 1, move |f| async move {
-        let db = floor::db_floor(&f, window_s).await?;
+        let db = floor::db_floor(&f, window_s, batch).await?;
         let wire = floor::wire_floor(&f, window_s).await?;
         Ok((db, wire))
     })
@@ -261,8 +265,9 @@ async fn floors(env: &farm::Env, window_s: f64) -> anyhow::Result<()> {
         );
     }
     println!(
-        "floor both: {total:.0} us of CPU per job before any claim logic, coordinator or \
-         device work: at most {:.0} jobs/s on 2 cores",
+        "floor both: {total:.0} us of CPU per job before any claim logic, HTTP heartbeat or \
+         coordinator database work (the wire floor's clients: publishing, the simulated \
+         workers' answers, fetching events): at most {:.0} jobs/s on 2 cores",
         2e6 / total
     );
     Ok(())

@@ -46,7 +46,9 @@ pub fn loadavg() -> String {
 }
 
 /// CPU time of every process whose command name is `name` (`postgres`, `nats-server`), in
-/// clock ticks; a process that ends between listing and reading is left out.
+/// clock ticks, with the time of their children that have exited and been waited for
+/// (`cutime` + `cstime`: a PostgreSQL backend that exits takes its ticks to the
+/// postmaster's); a process that ends between listing and reading is left out.
 pub fn ticks_of_named(name: &str) -> u64 {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return 0;
@@ -55,8 +57,19 @@ pub fn ticks_of_named(name: &str) -> u64 {
         .filter(|pid| {
             std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name)
         })
-        .filter_map(|pid| cpu_ticks(pid).ok())
+        .filter_map(|pid| Some(cpu_ticks(pid).ok()? + children_ticks(pid).unwrap_or(0)))
         .sum()
+}
+
+/// CPU time of `pid`'s exited, waited-for children, in clock ticks (`cutime` + `cstime`,
+/// fields 16 and 17 of `/proc/<pid>/stat`).
+fn children_ticks(pid: u32) -> anyhow::Result<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    let rest = stat.rsplit_once(')').context("no `)` in stat")?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let cutime: u64 = f.get(13).context("no cutime")?.parse()?;
+    let cstime: u64 = f.get(14).context("no cstime")?.parse()?;
+    Ok(cutime + cstime)
 }
 
 /// CPU time of `pid`, in clock ticks (0 when it cannot be read).

@@ -4,9 +4,9 @@
 //! commits; while events arrive steadily (the last batch held at least [`BUSY_BATCH`]) a
 //! batch waits up to [`LINGER`] to fill, so a busy farm commits fewer, larger batches
 //! (PostgreSQL's CPU per job falls with the batch: 94 µs a job at 256 runs a batch, 123 µs
-//! at 64, `dispatch-bench --floor`); when a batch fails its events are applied one by one, and a failed apply is
-//! nak'ed to come back in 500 ms (the ack wait, half the lease, covers a coordinator that
-//! died holding an event).
+//! at 64, `dispatch-bench --floor [--floor-batch 64]`); when a batch fails its events are
+//! applied one by one, and a failed apply is nak'ed to come back in 500 ms (the ack wait,
+//! half the lease, covers a coordinator that died holding an event).
 //!
 //! Poison events: each payload is decoded with U+0000 stripped ([`crate::ingest`]), so NUL
 //! in a string never reaches PostgreSQL. An event the database still rejects as data
@@ -34,7 +34,7 @@ use crate::AppState;
 const APPLY_BATCH: usize = 256;
 
 /// A batch of at least this many events means events arrive steadily: the next batch
-/// lingers up to [`LINGER`] to fill.
+/// lingers up to [`LINGER`] to fill (so the first batch after a burst may wait too).
 const BUSY_BATCH: usize = 32;
 
 /// How long a busy applier waits for its batch to fill.
@@ -86,24 +86,14 @@ async fn consume(state: &AppState, wake: &Notify, stop: &mut Stop) -> anyhow::Re
         .expires(Duration::from_secs(30))
         .messages()
         .await?;
-    // Take what has already arrived (up to one pull batch) and apply it in one
-    // transaction; acks follow the commit.
-    let mut linger = Duration::ZERO;
+    // Take what has already arrived (up to one pull batch), lingering while busy, and
+    // apply it in one transaction; acks follow the commit.
+    let mut busy = false;
     loop {
-        // Waiting for events stops at once on drain; messages pulled but not yet handed
-        // out are redelivered to another coordinator after the ack wait.
-        let next = tokio::select! {
-            biased;
-            _ = stop.wait() => return Ok(()),
-            next = argus_infra::nats::next_batch_linger(&mut messages, APPLY_BATCH, linger) => next,
+        let Some((batch, late_error)) = next_events(&mut messages, stop, busy).await? else {
+            break;
         };
-        let Some(batch) = next else { break };
-        let batch = batch?;
-        linger = if batch.len() >= BUSY_BATCH {
-            LINGER
-        } else {
-            Duration::ZERO
-        };
+        busy = batch.len() >= BUSY_BATCH;
         let mut events = Vec::with_capacity(batch.len());
         let mut msgs = Vec::with_capacity(batch.len());
         for msg in batch {
@@ -135,8 +125,49 @@ async fn consume(state: &AppState, wake: &Notify, stop: &mut Stop) -> anyhow::Re
                 }
             }
         }
+        if let Some(e) = late_error {
+            return Err(e);
+        }
     }
     Ok(())
+}
+
+/// The next batch of events: `None` when the stream ended or on drain before any arrived.
+/// While `busy` a batch that is not full lingers up to [`LINGER`] to fill; a drain or a
+/// stream error during the linger ends it early and the batch goes out as it is (so a
+/// drain still applies and acks what was received, `crate::drain`), the error handed back
+/// beside it to end the stream once the batch is applied. Messages pulled but not yet
+/// handed out when a drain stops the wait for the first are redelivered to another
+/// coordinator after the ack wait.
+async fn next_events<S, E>(
+    messages: &mut S,
+    stop: &mut Stop,
+    busy: bool,
+) -> anyhow::Result<Option<(Vec<Message>, Option<anyhow::Error>)>>
+where
+    S: futures::Stream<Item = Result<Message, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    let next = tokio::select! {
+        biased;
+        _ = stop.wait() => return Ok(None),
+        next = argus_infra::nats::next_batch(messages, APPLY_BATCH) => next,
+    };
+    let Some(batch) = next else {
+        return Ok(None);
+    };
+    let mut batch = batch?;
+    let mut late_error = None;
+    if busy && batch.len() < APPLY_BATCH {
+        tokio::select! {
+            biased;
+            _ = stop.wait() => {}
+            r = argus_infra::nats::linger_fill(messages, &mut batch, APPLY_BATCH, LINGER) => {
+                late_error = r.err();
+            }
+        }
+    }
+    Ok(Some((batch, late_error)))
 }
 
 /// Applies one event alone: acked when applied, parked when the database rejects it as data

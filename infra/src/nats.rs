@@ -124,91 +124,135 @@ where
     Some(Ok(batch))
 }
 
-/// [`next_batch`], then, when `linger` is not zero and the batch is not full, waits up to
-/// `linger` for more (each taken as it arrives) before handing the batch out: fewer, larger
-/// batches while messages arrive steadily, at the price of up to `linger` more delay each.
-/// A caller lingers only while it is busy (see the applier), so a lone message is never
-/// held.
-pub async fn next_batch_linger<S, T, E>(
+/// Waits up to `linger` for more messages after a batch's first ones, each pushed onto
+/// `batch` as it arrives, until `batch` holds `max`: fewer, larger batches while messages
+/// arrive steadily, at the price of up to `linger` more delay for the batch. Cancel-safe:
+/// dropped early (a drain), `batch` keeps what had arrived and nothing is lost. Ends early
+/// when the stream ends (what arrived stays in `batch`; the next [`next_batch`] reports the
+/// end). Errors: the first stream error met; `batch` keeps what arrived before it, so the
+/// caller can hand that out before restarting the stream.
+pub async fn linger_fill<S, T, E>(
     messages: &mut S,
+    batch: &mut Vec<T>,
     max: usize,
     linger: std::time::Duration,
-) -> Option<anyhow::Result<Vec<T>>>
+) -> anyhow::Result<()>
 where
     S: futures::Stream<Item = Result<T, E>> + Unpin,
     E: std::fmt::Display,
 {
     use futures::StreamExt;
-    let mut batch = match next_batch(messages, max).await? {
-        Ok(b) => b,
-        Err(e) => return Some(Err(e)),
-    };
-    if linger.is_zero() {
-        return Some(Ok(batch));
-    }
     let deadline = tokio::time::Instant::now() + linger;
     while batch.len() < max {
         match tokio::time::timeout_at(deadline, messages.next()).await {
             Ok(Some(Ok(m))) => batch.push(m),
-            Ok(Some(Err(e))) => return Some(Err(anyhow::anyhow!("{e}"))),
-            // the stream ended or the time is up: hand out what is here
+            Ok(Some(Err(e))) => anyhow::bail!("{e}"),
+            // the stream ended or the time is up: the batch is what is here
             Ok(None) | Err(_) => break,
         }
     }
-    Some(Ok(batch))
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
-    use super::next_batch_linger;
+    use super::{linger_fill, next_batch};
     use tokio::sync::mpsc;
 
-    #[tokio::test]
-    async fn without_linger_a_lone_message_goes_out_alone() {
-        let (tx, mut rx) = mpsc::unbounded_channel::<u32>();
-        let mut s = Box::pin(futures::stream::poll_fn(move |cx| {
-            rx.poll_recv(cx).map(|o| o.map(Ok::<u32, String>))
-        }));
-        tx.send(1).ok();
-        let t = tokio::time::Instant::now();
-        let b = next_batch_linger(&mut s, 8, Duration::ZERO).await;
-        assert_eq!(b.map(|r| r.ok()), Some(Some(vec![1])));
-        assert!(t.elapsed() < Duration::from_secs(1));
-        // the stream's end is the end of batches
-        drop(tx);
-        assert!(next_batch_linger(&mut s, 8, Duration::from_millis(50))
-            .await
-            .is_none());
+    type Feed = mpsc::UnboundedSender<Result<u32, String>>;
+
+    /// A message stream fed by hand, as a pull consumer's messages arrive.
+    fn feed() -> (
+        Feed,
+        impl futures::Stream<Item = Result<u32, String>> + Unpin,
+    ) {
+        let (tx, mut rx) = mpsc::unbounded_channel::<Result<u32, String>>();
+        let stream = Box::pin(futures::stream::poll_fn(move |cx| rx.poll_recv(cx)));
+        (tx, stream)
     }
 
     #[tokio::test]
     async fn lingering_takes_what_arrives_in_time_and_no_more_than_max() {
-        let (tx, mut rx) = mpsc::unbounded_channel::<u32>();
-        let mut s = Box::pin(futures::stream::poll_fn(move |cx| {
-            rx.poll_recv(cx).map(|o| o.map(Ok::<u32, String>))
-        }));
-        tx.send(1).ok();
+        let (tx, mut s) = feed();
+        tx.send(Ok(1)).ok();
         let late = tx.clone();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(5)).await;
-            late.send(2).ok();
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            late.send(3).ok();
+            late.send(Ok(2)).ok();
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            late.send(Ok(3)).ok();
         });
+        let mut b = next_batch(&mut s, 8)
+            .await
+            .and_then(|r| r.ok())
+            .unwrap_or_default();
+        assert_eq!(b, vec![1]);
         // 2 arrives within the linger and joins 1; 3 comes long after it and waits
-        let b = next_batch_linger(&mut s, 8, Duration::from_millis(100)).await;
-        assert_eq!(b.map(|r| r.ok()), Some(Some(vec![1, 2])));
-        let b = next_batch_linger(&mut s, 8, Duration::ZERO).await;
-        assert_eq!(b.map(|r| r.ok()), Some(Some(vec![3])));
+        assert!(linger_fill(&mut s, &mut b, 8, Duration::from_millis(200))
+            .await
+            .is_ok());
+        assert_eq!(b, vec![1, 2]);
+        let b = next_batch(&mut s, 8).await.and_then(|r| r.ok());
+        assert_eq!(b, Some(vec![3]));
         // a full batch goes out without waiting for the linger to end
         for n in 4..10 {
-            tx.send(n).ok();
+            tx.send(Ok(n)).ok();
         }
         let t = tokio::time::Instant::now();
-        let b = next_batch_linger(&mut s, 4, Duration::from_secs(5)).await;
-        assert_eq!(b.map(|r| r.ok()), Some(Some(vec![4, 5, 6, 7])));
+        let mut b = next_batch(&mut s, 1)
+            .await
+            .and_then(|r| r.ok())
+            .unwrap_or_default();
+        assert!(linger_fill(&mut s, &mut b, 4, Duration::from_secs(5))
+            .await
+            .is_ok());
+        assert_eq!(b, vec![4, 5, 6, 7]);
         assert!(t.elapsed() < Duration::from_secs(1));
+    }
+
+    #[tokio::test]
+    async fn an_error_or_the_end_while_lingering_keeps_what_arrived() {
+        let (tx, mut s) = feed();
+        tx.send(Ok(1)).ok();
+        tx.send(Err("consumer deleted".into())).ok();
+        let mut b = next_batch(&mut s, 1)
+            .await
+            .and_then(|r| r.ok())
+            .unwrap_or_default();
+        let e = linger_fill(&mut s, &mut b, 8, Duration::from_secs(5)).await;
+        assert!(e.is_err_and(|e| e.to_string().contains("consumer deleted")));
+        assert_eq!(b, vec![1]);
+        // the stream ends during the linger: the batch is what arrived, at once
+        tx.send(Ok(2)).ok();
+        drop(tx);
+        let t = tokio::time::Instant::now();
+        let mut b = Vec::new();
+        assert!(linger_fill(&mut s, &mut b, 8, Duration::from_secs(5))
+            .await
+            .is_ok());
+        assert_eq!(b, vec![2]);
+        assert!(t.elapsed() < Duration::from_secs(1));
+        assert!(next_batch(&mut s, 8).await.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_linger_dropped_early_loses_nothing() {
+        let (tx, mut s) = feed();
+        tx.send(Ok(1)).ok();
+        let mut b = Vec::new();
+        // dropped (as a drain drops it) before its time is up
+        let _ = tokio::time::timeout(
+            Duration::from_millis(50),
+            linger_fill(&mut s, &mut b, 8, Duration::from_secs(5)),
+        )
+        .await;
+        assert_eq!(b, vec![1]);
+        tx.send(Ok(2)).ok();
+        assert_eq!(
+            next_batch(&mut s, 8).await.and_then(|r| r.ok()),
+            Some(vec![2])
+        );
     }
 }
