@@ -15,14 +15,20 @@ pub fn rss_kb(pid: u32) -> anyhow::Result<u64> {
 /// CPU time `pid` has used, user + system, in clock ticks (`utime` + `stime`, fields 14
 /// and 15 of `/proc/<pid>/stat`).
 pub fn cpu_ticks(pid: u32) -> anyhow::Result<u64> {
+    stat_sum(pid, 14)
+}
+
+/// The sum of fields `n` and `n + 1` of `/proc/<pid>/stat` (numbered from 1, as proc(5)
+/// does).
+fn stat_sum(pid: u32, n: usize) -> anyhow::Result<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
     // The command name (field 2) may hold spaces; the fields after its `)` do not.
     let rest = stat.rsplit_once(')').context("no `)` in stat")?.1;
     let f: Vec<&str> = rest.split_whitespace().collect();
     // `rest` starts at field 3 (state), so field n is f[n - 3].
-    let utime: u64 = f.get(11).context("no utime")?.parse()?;
-    let stime: u64 = f.get(12).context("no stime")?.parse()?;
-    Ok(utime + stime)
+    let a: u64 = f.get(n - 3).context("stat too short")?.parse()?;
+    let b: u64 = f.get(n - 2).context("stat too short")?.parse()?;
+    Ok(a + b)
 }
 
 /// Clock ticks per second (`getconf CLK_TCK`; 100, Linux's value on every common
@@ -64,12 +70,7 @@ pub fn ticks_of_named(name: &str) -> u64 {
 /// CPU time of `pid`'s exited, waited-for children, in clock ticks (`cutime` + `cstime`,
 /// fields 16 and 17 of `/proc/<pid>/stat`).
 fn children_ticks(pid: u32) -> anyhow::Result<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    let rest = stat.rsplit_once(')').context("no `)` in stat")?.1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let cutime: u64 = f.get(13).context("no cutime")?.parse()?;
-    let cstime: u64 = f.get(14).context("no cstime")?.parse()?;
-    Ok(cutime + cstime)
+    stat_sum(pid, 16)
 }
 
 /// CPU time of `pid`, in clock ticks (0 when it cannot be read).
