@@ -131,26 +131,41 @@ select coalesce(array_agg(u.id), '{}'), coalesce(array_agg(u.attempt_id), '{}'),
        count(j.spec)
   from u join jobs j on j.id = u.job_id";
 
-/// The applier's writes for one batch: `$1` runs, `$2` their attempts, `$3`/`$4` the two
-/// events' bodies.
-const APPLY: [&str; 5] = [
-    "select id, attempt_id from runs where id = any ($1) order by id for update",
-    "insert into run_events (run_id, attempt_id, seq, body)
+/// The applier's writes for one batch, each with how many parameters it names: `$1` runs,
+/// `$2` their attempts, `$3`/`$4` the two events' bodies.
+const APPLY: [(&str, usize); 5] = [
+    (
+        "select id, attempt_id from runs where id = any ($1) order by id for update",
+        1,
+    ),
+    (
+        "insert into run_events (run_id, attempt_id, seq, body)
      select u.id, u.att, s.seq, case when s.seq = 1 then $3 else $4 end
        from unnest($1::uuid[], $2::uuid[]) u(id, att), (values (1::int8), (2)) s(seq)
      on conflict do nothing returning run_id",
-    "select id from devices
+        4,
+    ),
+    (
+        "select id from devices
       where id = any (array(select r.device_id from runs r where r.id = any ($1)))
         and current_run_id = any ($1) order by id for update",
-    "update runs r set status = 'succeeded', error = null, finished_at = now(),
+        1,
+    ),
+    (
+        "update runs r set status = 'succeeded', error = null, finished_at = now(),
             lease_expires_at = null, verdict = null, failure_class = null,
             started_at = coalesce(r.started_at, now()), screen_w_px = 1280, screen_h_px = 800
        from unnest($1::uuid[], $2::uuid[]) u(id, att)
       where r.id = u.id and r.attempt_id = u.att
         and r.status in ('queued', 'assigned', 'running') and r.id = any ($1)",
-    "update devices set current_run_id = null
+        2,
+    ),
+    (
+        "update devices set current_run_id = null
       where id = any (array(select r.device_id from runs r where r.id = any ($1)))
         and current_run_id = any ($1)",
+        1,
+    ),
 ];
 
 /// Claims a batch in one transaction and applies its two events per run in another, as the
@@ -170,13 +185,13 @@ async fn one_job_batch(
         return Ok(0);
     }
     let mut tx = sqlx::Connection::begin(&mut *conn).await?;
-    for (i, sql) in APPLY.iter().enumerate() {
+    for (sql, params) in APPLY {
         // each statement is bound only the parameters it names
         let mut q = sqlx::query(sql).bind(&ids);
-        if i == 1 || i == 3 {
+        if params >= 2 {
             q = q.bind(&atts);
         }
-        if i == 1 {
+        if params >= 4 {
             q = q.bind(&bodies[0]).bind(&bodies[1]);
         }
         q.execute(&mut *tx)
