@@ -15,6 +15,9 @@
 //!   them, as the applier does (without its linger: the batches are as large as what has
 //!   arrived). On streams of their own made by the coordinator's
 //!   `ensure_streams`, so no coordinator applies them.
+//!   Then once more as a what-if ([`Events::OneMessagePerFetch`]): each simulated worker
+//!   sends the events answering one fetched batch as one message, to tell what grouping
+//!   events on the worker would save (Argus's workers send one event a message).
 //!
 //! CPU is read from `/proc` over each window: every `postgres` process for the database
 //! floor (the phase's idle coordinator included, about 1% of a core), `nats-server` and this
@@ -202,8 +205,20 @@ async fn one_job_batch(
     Ok(n)
 }
 
+/// How the wire floor's simulated workers send their events.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Events {
+    /// One event a message on its run's subject, as Argus's workers do
+    /// (`worker/src/run/events.rs`).
+    OnePerMessage,
+    /// A what-if, not a protocol Argus has: a worker's events for one fetched batch of
+    /// assignments go in one message (a JSON array of events), so the wire floor tells what
+    /// batching events on the worker would save.
+    OneMessagePerFetch,
+}
+
 /// The wire floor over `window_s` seconds (after 1 s of warm-up).
-pub async fn wire_floor(farm: &Farm, window_s: f64) -> anyhow::Result<Floor> {
+pub async fn wire_floor(farm: &Farm, window_s: f64, events: Events) -> anyhow::Result<Floor> {
     let mut wire = farm.clone();
     wire.subjects = Subjects::new(&format!(
         "floor{}",
@@ -211,7 +226,7 @@ pub async fn wire_floor(farm: &Farm, window_s: f64) -> anyhow::Result<Floor> {
     ))
     .map_err(|e| anyhow::anyhow!(e))?;
     argus_coordinator::bus::ensure_streams(&wire.js, &wire.subjects, 1).await?;
-    let result = wire_window(&wire, window_s).await;
+    let result = wire_window(&wire, window_s, events).await;
     for s in [wire.subjects.assign_stream(), wire.subjects.events_stream()] {
         let _ = wire.js.delete_stream(&s).await;
     }
@@ -221,7 +236,7 @@ pub async fn wire_floor(farm: &Farm, window_s: f64) -> anyhow::Result<Floor> {
 /// Simulated workers answering assignments.
 const WORKERS: usize = 10;
 
-async fn wire_window(wire: &Farm, window_s: f64) -> anyhow::Result<Floor> {
+async fn wire_window(wire: &Farm, window_s: f64, events: Events) -> anyhow::Result<Floor> {
     let finished = Arc::new(AtomicU64::new(0));
     let tally = sim::Shared::default();
     let mut tasks = Vec::new();
@@ -229,7 +244,15 @@ async fn wire_window(wire: &Farm, window_s: f64) -> anyhow::Result<Floor> {
         let consumer = sim::consumer(wire, &format!("bw{w}")).await?;
         let (js, subjects, tally) = (wire.js.clone(), wire.subjects.clone(), tally.clone());
         tasks.push(tokio::spawn(async move {
-            if let Err(e) = sim::serve_assignments(consumer, &js, &subjects, &tally).await {
+            let served = match events {
+                Events::OnePerMessage => {
+                    sim::serve_assignments(consumer, &js, &subjects, &tally).await
+                }
+                Events::OneMessagePerFetch => {
+                    sim::serve_assignments_batched(consumer, &js, &subjects, &tally).await
+                }
+            };
+            if let Err(e) = served {
                 eprintln!("wire floor: simulated worker stopped: {e:#}");
             }
         }));
@@ -329,11 +352,17 @@ async fn apply_events(wire: Farm, finished: Arc<AtomicU64>) {
             .await?;
         while let Some(batch) = argus_infra::nats::next_batch(&mut messages, BATCH as usize).await {
             for msg in batch? {
-                let ev: argus_protocol::RunEvent = serde_json::from_slice(&msg.payload)?;
+                // one event, or (the what-if) an array of them
+                let evs: Vec<argus_protocol::RunEvent> = match msg.payload.first() {
+                    Some(b'[') => serde_json::from_slice(&msg.payload)?,
+                    _ => vec![serde_json::from_slice(&msg.payload)?],
+                };
                 msg.ack().await.map_err(|e| anyhow::anyhow!(e))?;
-                if matches!(ev.body, EventBody::RunFinished { .. }) {
-                    finished.fetch_add(1, Ordering::Relaxed);
-                }
+                let ended = evs
+                    .iter()
+                    .filter(|ev| matches!(ev.body, EventBody::RunFinished { .. }))
+                    .count();
+                finished.fetch_add(ended as u64, Ordering::Relaxed);
             }
         }
         anyhow::Ok(())

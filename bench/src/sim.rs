@@ -208,6 +208,53 @@ pub async fn serve_assignments(
     Ok(())
 }
 
+/// The wire floor's what-if ([`crate::floor::Events::OneMessagePerFetch`]): as
+/// [`serve_assignments`], but the events answering one fetched batch go in one message (a
+/// JSON array, on the first run's subject, `Nats-Msg-Id` a fresh id). Argus's workers do
+/// not do this; only `--floor` uses it.
+pub async fn serve_assignments_batched(
+    consumer: jetstream::consumer::PullConsumer,
+    js: &jetstream::Context,
+    subjects: &Subjects,
+    tally: &Shared,
+) -> anyhow::Result<()> {
+    let mut messages = consumer
+        .stream()
+        .max_messages_per_batch(256)
+        .heartbeat(Duration::from_secs(5))
+        .expires(Duration::from_secs(30))
+        .messages()
+        .await?;
+    while let Some(batch) = argus_infra::nats::next_batch(&mut messages, 256).await {
+        let batch = batch?;
+        let mut evs = Vec::with_capacity(batch.len() * 2);
+        for msg in batch {
+            let a: Assignment = serde_json::from_slice(&msg.payload)?;
+            msg.ack().await.map_err(|e| anyhow::anyhow!(e))?;
+            let now = chrono::Utc::now();
+            record(tally, &a, now);
+            for (i, body) in answer(&a).into_iter().enumerate() {
+                evs.push(RunEvent {
+                    run_id: a.run_id,
+                    attempt_id: a.attempt_id,
+                    seq: i as u64 + 1,
+                    at: now,
+                    body,
+                });
+            }
+        }
+        let Some(first) = evs.first() else { continue };
+        let subject = subjects.events(&first.run_id);
+        let mut headers = async_nats::HeaderMap::new();
+        headers.insert("Nats-Msg-Id", uuid::Uuid::new_v4().to_string().as_str());
+        let payload = serde_json::to_vec(&evs)?;
+        js.publish_with_headers(subject, headers, payload.into())
+            .await?
+            .await?;
+    }
+    Ok(())
+}
+
 /// A simulated device's whole run: started, then finished (succeeded).
 fn answer(a: &Assignment) -> [EventBody; 2] {
     [
