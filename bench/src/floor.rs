@@ -11,13 +11,12 @@
 //! - **Wire floor**: the JetStream traffic of a job and nothing else, through the same
 //!   code: assignments published pipelined by `argus_coordinator::bus` (`Nats-Msg-Id`
 //!   = attempt id), ten simulated workers of [`sim`] fetching, acking and answering with two
-//!   events each, and one pull consumer fetching the events in batches of 256 and acking
+//!   events each (through the workers' grouping publisher), and one pull consumer fetching the events in batches of 256 and acking
 //!   them, as the applier does (without its linger: the batches are as large as what has
 //!   arrived). On streams of their own made by the coordinator's
 //!   `ensure_streams`, so no coordinator applies them.
-//!   Then once more as a what-if ([`Events::OneMessagePerFetch`]): each simulated worker
-//!   sends the events answering one fetched batch as one message, to tell what grouping
-//!   events on the worker would save (Argus's workers send one event a message).
+//!   The workers' events go through the grouping publisher Argus's workers use; then once
+//!   more, for comparison ([`Events::OnePerMessage`]), one event a message, as before.
 //!
 //! CPU is read from `/proc` over each window: every `postgres` process for the database
 //! floor (the phase's idle coordinator included, about 1% of a core), `nats-server` and this
@@ -208,13 +207,12 @@ async fn one_job_batch(
 /// How the wire floor's simulated workers send their events.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Events {
-    /// One event a message on its run's subject, as Argus's workers do
-    /// (`worker/src/run/events.rs`).
+    /// As Argus's workers do: through one grouping publisher per worker
+    /// (`argus_worker::run::event_groups`), so what queues up while a publish is in flight
+    /// goes as one message.
+    Grouped,
+    /// For comparison: one event a message, as the workers sent them before.
     OnePerMessage,
-    /// A what-if, not a protocol Argus has: a worker's events for one fetched batch of
-    /// assignments go in one message (a JSON array of events), so the wire floor tells what
-    /// batching events on the worker would save.
-    OneMessagePerFetch,
 }
 
 /// The wire floor over `window_s` seconds (after 1 s of warm-up).
@@ -245,11 +243,9 @@ async fn wire_window(wire: &Farm, window_s: f64, events: Events) -> anyhow::Resu
         let (js, subjects, tally) = (wire.js.clone(), wire.subjects.clone(), tally.clone());
         tasks.push(tokio::spawn(async move {
             let served = match events {
+                Events::Grouped => sim::serve_assignments(consumer, &js, &subjects, &tally).await,
                 Events::OnePerMessage => {
-                    sim::serve_assignments(consumer, &js, &subjects, &tally).await
-                }
-                Events::OneMessagePerFetch => {
-                    sim::serve_assignments_batched(consumer, &js, &subjects, &tally).await
+                    sim::serve_assignments_one_per_message(consumer, &js, &subjects, &tally).await
                 }
             };
             if let Err(e) = served {
@@ -352,7 +348,7 @@ async fn apply_events(wire: Farm, finished: Arc<AtomicU64>) {
             .await?;
         while let Some(batch) = argus_infra::nats::next_batch(&mut messages, BATCH as usize).await {
             for msg in batch? {
-                // one event, or (the what-if) an array of them
+                // one event, or a worker's group of them (an array)
                 let evs: Vec<argus_protocol::RunEvent> = match msg.payload.first() {
                     Some(b'[') => serde_json::from_slice(&msg.payload)?,
                     _ => vec![serde_json::from_slice(&msg.payload)?],

@@ -70,8 +70,8 @@ struct Cli {
     dispatch_only: Vec<usize>,
     /// Run only the floors ([`floor`]): PostgreSQL's CPU per job for the rows a job writes
     /// and nothing else, and JetStream's for the messages a job sends and nothing else, each
-    /// over `--window-s`; prints one row each and what they leave for the rest, then a
-    /// what-if wire floor with each worker's events of a fetched batch in one message.
+    /// over `--window-s`; prints one row each and what they leave for the rest, then the
+    /// wire floor with one event a message (how workers sent events before) to compare.
     #[arg(long)]
     floor: bool,
     /// Runs a claim and an applied batch of `--floor`'s database floor. Default 256 (the
@@ -242,14 +242,14 @@ async fn dispatch_only(
 
 /// `--floor`: the database floor (`batch` runs a batch) and the wire floor on one farm (one
 /// idle coordinator, which makes the schema and owns nothing the floors touch), and the most
-/// jobs/s two cores allow with both paid and nothing else; then the wire floor's what-if
-/// with events grouped per fetched batch ([`floor::Events::OneMessagePerFetch`]).
+/// jobs/s two cores allow with both paid and nothing else; then the wire floor with one
+/// event a message ([`floor::Events::OnePerMessage`]) to compare.
 async fn floors(env: &farm::Env, window_s: f64, batch: i64) -> anyhow::Result<()> {
-    let (db, wire, batched) = with_farm(env, 1, move |f| async move {
+    let (db, wire, single) = with_farm(env, 1, move |f| async move {
         let db = floor::db_floor(&f, window_s, batch).await?;
-        let wire = floor::wire_floor(&f, window_s, floor::Events::OnePerMessage).await?;
-        let batched = floor::wire_floor(&f, window_s, floor::Events::OneMessagePerFetch).await?;
-        Ok((db, wire, batched))
+        let wire = floor::wire_floor(&f, window_s, floor::Events::Grouped).await?;
+        let single = floor::wire_floor(&f, window_s, floor::Events::OnePerMessage).await?;
+        Ok((db, wire, single))
     })
     .await?;
     let mut total = 0.0;
@@ -273,19 +273,19 @@ async fn floors(env: &farm::Env, window_s: f64, batch: i64) -> anyhow::Result<()
          workers' answers, fetching events): at most {:.0} jobs/s on 2 cores",
         2e6 / total
     );
-    let parts: Vec<String> = batched
+    let parts: Vec<String> = single
         .cpu_us
         .iter()
         .map(|(p, us)| format!("{p} {us:.0} us"))
         .collect();
     let wire_us: f64 = wire.cpu_us.iter().map(|(_, us)| us).sum();
-    let batched_us: f64 = batched.cpu_us.iter().map(|(_, us)| us).sum();
+    let single_us: f64 = single.cpu_us.iter().map(|(_, us)| us).sum();
     println!(
-        "floor wire, what-if (not how Argus works): a worker's events of one fetched batch in one \
-         message: {:.0} jobs/s, CPU per job: {} ({:+.0} us against one event a message) load {}",
-        batched.jobs_per_s,
+        "floor wire, one event a message (the workers before their events were grouped): \
+         {:.0} jobs/s, CPU per job: {} ({:+.0} us against grouped) load {}",
+        single.jobs_per_s,
         parts.join(", "),
-        batched_us - wire_us,
+        single_us - wire_us,
         procfs::loadavg()
     );
     Ok(())

@@ -12,6 +12,8 @@ use std::time::Duration;
 use anyhow::bail;
 use argus_protocol::subjects::Subjects;
 use argus_protocol::{Assignment, DeviceInfo, EventBody, Heartbeat, Platform, RunEvent, RunStatus};
+use argus_worker::run::event_groups::GroupingSink;
+use argus_worker::run::events::EventSink;
 use async_nats::jetstream::{self, consumer::pull};
 use tokio::task::JoinHandle;
 use uuid::Uuid;
@@ -162,8 +164,64 @@ async fn heartbeat(
 }
 
 /// The simulated devices: every assignment is acked and answered at once with
-/// `run_started` and `run_finished` (succeeded), all publishes of a fetched batch pipelined.
+/// `run_started` and `run_finished` (succeeded), each device's two events emitted one after
+/// the other through one [`GroupingSink`] per simulated worker — the publisher a real
+/// worker's runs share (`argus_worker::run::event_groups`), so what queues up while a
+/// publish is in flight goes out as one message — and the devices of a fetched batch
+/// concurrently, as a worker's runs are.
 pub async fn serve_assignments(
+    consumer: jetstream::consumer::PullConsumer,
+    js: &jetstream::Context,
+    subjects: &Subjects,
+    tally: &Shared,
+) -> anyhow::Result<()> {
+    let sink = Arc::new(GroupingSink::new(js.clone(), subjects.clone()));
+    let mut messages = consumer
+        .stream()
+        .max_messages_per_batch(256)
+        .heartbeat(Duration::from_secs(5))
+        .expires(Duration::from_secs(30))
+        .messages()
+        .await?;
+    while let Some(batch) = argus_infra::nats::next_batch(&mut messages, 256).await {
+        let batch = batch?;
+        let mut runs = Vec::with_capacity(batch.len());
+        for msg in batch {
+            let a: Assignment = serde_json::from_slice(&msg.payload)?;
+            msg.ack().await.map_err(|e| anyhow::anyhow!(e))?;
+            let now = chrono::Utc::now();
+            record(tally, &a, now);
+            let sink = sink.clone();
+            runs.push(async move {
+                for (i, body) in answer(&a).into_iter().enumerate() {
+                    let ev = RunEvent {
+                        run_id: a.run_id,
+                        attempt_id: a.attempt_id,
+                        seq: i as u64 + 1,
+                        at: now,
+                        body,
+                    };
+                    sink.publish(&ev).await.map_err(|e| anyhow::anyhow!(e))?;
+                }
+                anyhow::Ok(())
+            });
+        }
+        let mut set = tokio::task::JoinSet::new();
+        for run in runs {
+            set.spawn(run);
+        }
+        while let Some(r) = set.join_next().await {
+            r??;
+        }
+    }
+    Ok(())
+}
+
+/// `--floor`'s comparison ([`crate::floor::Events::OnePerMessage`]): as
+/// [`serve_assignments`], but every event is published as its own message (`Nats-Msg-Id` =
+/// [`RunEvent::msg_id`]), all of a fetched batch pipelined — how Argus's workers sent events
+/// before their runs shared a grouping publisher.
+pub async fn serve_assignments_one_per_message(
     consumer: jetstream::consumer::PullConsumer,
     js: &jetstream::Context,
     subjects: &Subjects,
@@ -204,53 +262,6 @@ pub async fn serve_assignments(
         for ack in acks {
             ack.await?;
         }
-    }
-    Ok(())
-}
-
-/// The wire floor's what-if ([`crate::floor::Events::OneMessagePerFetch`]): as
-/// [`serve_assignments`], but the events answering one fetched batch go in one message (a
-/// JSON array, on the first run's subject, `Nats-Msg-Id` a fresh id). Argus's workers do
-/// not do this; only `--floor` uses it.
-pub async fn serve_assignments_batched(
-    consumer: jetstream::consumer::PullConsumer,
-    js: &jetstream::Context,
-    subjects: &Subjects,
-    tally: &Shared,
-) -> anyhow::Result<()> {
-    let mut messages = consumer
-        .stream()
-        .max_messages_per_batch(256)
-        .heartbeat(Duration::from_secs(5))
-        .expires(Duration::from_secs(30))
-        .messages()
-        .await?;
-    while let Some(batch) = argus_infra::nats::next_batch(&mut messages, 256).await {
-        let batch = batch?;
-        let mut evs = Vec::with_capacity(batch.len() * 2);
-        for msg in batch {
-            let a: Assignment = serde_json::from_slice(&msg.payload)?;
-            msg.ack().await.map_err(|e| anyhow::anyhow!(e))?;
-            let now = chrono::Utc::now();
-            record(tally, &a, now);
-            for (i, body) in answer(&a).into_iter().enumerate() {
-                evs.push(RunEvent {
-                    run_id: a.run_id,
-                    attempt_id: a.attempt_id,
-                    seq: i as u64 + 1,
-                    at: now,
-                    body,
-                });
-            }
-        }
-        let Some(first) = evs.first() else { continue };
-        let subject = subjects.events(&first.run_id);
-        let mut headers = async_nats::HeaderMap::new();
-        headers.insert("Nats-Msg-Id", uuid::Uuid::new_v4().to_string().as_str());
-        let payload = serde_json::to_vec(&evs)?;
-        js.publish_with_headers(subject, headers, payload.into())
-            .await?
-            .await?;
     }
     Ok(())
 }

@@ -8,6 +8,11 @@
 //! applied one by one, and a failed apply is nak'ed to come back in 500 ms (the ack wait,
 //! half the lease, covers a coordinator that died holding an event).
 //!
+//! A message holds one event or a worker's group of them ([`crate::ingest::decode_group`]);
+//! it is acked once every event of it is applied, terminated once each is applied or parked
+//! (an element that cannot be read is parked on its own), and nak'ed while one must be
+//! retried.
+//!
 //! Poison events: each payload is decoded with U+0000 stripped ([`crate::ingest`]), so NUL
 //! in a string never reaches PostgreSQL. An event the database still rejects as data
 //! ([`rejects_data`]) is parked once JetStream has delivered it `event_max_deliveries` times
@@ -30,10 +35,11 @@ use crate::store::dead_events::{park, Parked};
 use crate::store::events::{apply, apply_batch, Applied};
 use crate::AppState;
 
-/// Most events applied in one transaction (one pull batch).
+/// Most messages applied in one transaction (one pull batch): events, or workers' groups
+/// of events.
 const APPLY_BATCH: usize = 256;
 
-/// A batch of at least this many events means events arrive steadily: the next batch
+/// A batch of at least this many messages means events arrive steadily: the next batch
 /// lingers up to [`LINGER`] to fill (so the first batch after a burst may wait too).
 const BUSY_BATCH: usize = 32;
 
@@ -94,17 +100,52 @@ async fn consume(state: &AppState, wake: &Notify, stop: &mut Stop) -> anyhow::Re
             break;
         };
         busy = batch.len() >= BUSY_BATCH;
+        // a message holds one event or a worker's group of them: `spans[m]` are message m's
+        // events in `events`; an element of a group that cannot be read is parked on its own
         let mut events = Vec::with_capacity(batch.len());
+        let mut parts = Vec::with_capacity(batch.len());
+        let mut spans = Vec::with_capacity(batch.len());
         let mut msgs = Vec::with_capacity(batch.len());
         for msg in batch {
-            match crate::ingest::decode(&msg.payload) {
-                Ok(ev) => {
-                    events.push(ev);
+            match crate::ingest::decode_group(&msg.payload) {
+                Ok(items) => {
+                    let grouped = items.len() > 1;
+                    let start = events.len();
+                    let mut how = Settled::Applied;
+                    for (at, item) in items.into_iter().enumerate() {
+                        match item {
+                            Ok(ev) => {
+                                events.push(ev);
+                                parts.push(grouped.then_some(at));
+                            }
+                            Err(e) => {
+                                tracing::error!(error = %e, subject = %msg.subject, at, "unreadable event parked");
+                                let part = grouped.then_some(at);
+                                let why = format!("unreadable event: {e}");
+                                if !park_msg(state, wake, &msg, None, part, &why).await {
+                                    how = Settled::Retry;
+                                } else if how == Settled::Applied {
+                                    how = Settled::Parked;
+                                }
+                            }
+                        }
+                    }
+                    spans.push((start..events.len(), how));
                     msgs.push(msg);
                 }
                 Err(e) => {
                     tracing::error!(error = %e, subject = %msg.subject, "unreadable event parked");
-                    park_msg(state, wake, &msg, None, &format!("unreadable event: {e}")).await;
+                    let why = format!("unreadable event: {e}");
+                    let parked = park_msg(state, wake, &msg, None, None, &why).await;
+                    settle(
+                        &msg,
+                        if parked {
+                            Settled::Parked
+                        } else {
+                            Settled::Retry
+                        },
+                    )
+                    .await;
                 }
             }
         }
@@ -113,15 +154,19 @@ async fn consume(state: &AppState, wake: &Notify, stop: &mut Stop) -> anyhow::Re
                 if outcomes.contains(&Applied::Finished) {
                     wake.notify_one();
                 }
-                for msg in &msgs {
-                    ack(msg).await;
+                for (msg, (_, how)) in msgs.iter().zip(&spans) {
+                    settle(msg, *how).await;
                 }
             }
             Err(e) => {
-                // One bad event must not hold the others back: retry them one by one.
-                tracing::warn!(events = events.len(), error = %e, "batch apply failed; applying one by one");
-                for (ev, msg) in events.iter().zip(&msgs) {
-                    apply_one(state, wake, ev, msg).await;
+                // One bad event must not hold the others back: each message alone, and the
+                // events of one that fails one by one; each message is settled as soon as
+                // its events are (so a long batch does not outlast the ack wait).
+                tracing::warn!(events = events.len(), error = %e, "batch apply failed; applying message by message");
+                for (msg, (span, how)) in msgs.iter().zip(spans) {
+                    let (evs, at) = (&events[span.clone()], &parts[span]);
+                    let how = apply_message(state, wake, evs, at, msg, how).await;
+                    settle(msg, how).await;
                 }
             }
         }
@@ -170,16 +215,68 @@ where
     Ok(Some((batch, late_error)))
 }
 
-/// Applies one event alone: acked when applied, parked when the database rejects it as data
-/// for the `event_max_deliveries`th time, else nak'ed to come back in 500 ms.
-async fn apply_one(state: &AppState, wake: &Notify, ev: &RunEvent, msg: &Message) {
+/// What became of one event applied alone, and so of its message: acked when all of its
+/// events were [`Settled::Applied`], terminated when one was parked and none must be
+/// retried, nak'ed to come back in 500 ms when one must be retried (its applied neighbours
+/// are duplicates then, and change nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Settled {
+    Applied,
+    Parked,
+    Retry,
+}
+
+impl Settled {
+    /// The message's outcome with one more event's: a retry outweighs a park, a park an
+    /// apply.
+    fn and(self, other: Settled) -> Settled {
+        match (self, other) {
+            (Settled::Retry, _) | (_, Settled::Retry) => Settled::Retry,
+            (Settled::Parked, _) | (_, Settled::Parked) => Settled::Parked,
+            _ => Settled::Applied,
+        }
+    }
+}
+
+/// Applies one message's events (`parts`: each one's place in a grouped message; `how`: what
+/// its unreadable elements came to) in one transaction, or, when that fails, one by one.
+async fn apply_message(
+    state: &AppState,
+    wake: &Notify,
+    evs: &[RunEvent],
+    parts: &[Option<usize>],
+    msg: &Message,
+    how: Settled,
+) -> Settled {
+    if let Ok(outcomes) = apply_batch(&state.pool, evs).await {
+        if outcomes.contains(&Applied::Finished) {
+            wake.notify_one();
+        }
+        return how;
+    }
+    let mut how = how;
+    for (ev, part) in evs.iter().zip(parts) {
+        how = how.and(apply_one(state, wake, ev, msg, *part).await);
+    }
+    how
+}
+
+/// Applies one event alone (`part`: its place in a grouped message, `None` when the message
+/// holds it alone); parks it when the database rejects it as data for the
+/// `event_max_deliveries`th delivery of its message.
+async fn apply_one(
+    state: &AppState,
+    wake: &Notify,
+    ev: &RunEvent,
+    msg: &Message,
+    part: Option<usize>,
+) -> Settled {
     let e = match apply(&state.pool, ev).await {
         Ok(outcome) => {
             if outcome == Applied::Finished {
                 wake.notify_one();
             }
-            ack(msg).await;
-            return;
+            return Settled::Applied;
         }
         Err(e) => e,
     };
@@ -187,13 +284,30 @@ async fn apply_one(state: &AppState, wake: &Notify, ev: &RunEvent, msg: &Message
     if rejects_data(&e) && delivered >= state.cfg.event_max_deliveries {
         tracing::error!(run_id = %ev.run_id, seq = ev.seq, deliveries = delivered, error = %e,
             "the database keeps rejecting this event; parked in dead_events");
-        park_msg(state, wake, msg, Some(ev), &e.to_string()).await;
-        return;
+        let parked = park_msg(state, wake, msg, Some(ev), part, &e.to_string()).await;
+        return if parked {
+            Settled::Parked
+        } else {
+            Settled::Retry
+        };
     }
     // Transient (deadlock, database restart) or not yet given up on: back in 500 ms, not
     // after the whole ack wait.
     tracing::warn!(run_id = %ev.run_id, seq = ev.seq, deliveries = delivered, error = %e, "event apply failed; will retry");
-    nak(msg).await;
+    Settled::Retry
+}
+
+/// Acks, terminates or naks `msg` as [`Settled`] says.
+async fn settle(msg: &Message, how: Settled) {
+    match how {
+        Settled::Applied => ack(msg).await,
+        Settled::Parked => {
+            if let Err(e) = msg.ack_with(AckKind::Term).await {
+                tracing::warn!(error = %e, "terminating a parked event failed (it will be parked again, once)");
+            }
+        }
+        Settled::Retry => nak(msg).await,
+    }
 }
 
 /// Whether `e` is the database refusing the event's data (SQLSTATE class 22 data exception,
@@ -209,22 +323,29 @@ pub fn rejects_data(e: &sqlx::Error) -> bool {
     }
 }
 
-/// Parks `msg` (see [`park`]) and terminates it on the stream; when parking fails it is
-/// nak'ed and parked on a later delivery.
+/// Parks `msg`'s event `ev` (see [`park`]; `None`: an element or a message that could not be
+/// read): its `dead_events` row is keyed by the message's stream sequence and subject,
+/// `#<part>` added for an element of a grouped message (`part`: its place). Returns whether
+/// it was parked (when parking fails the message is retried and parked on a later delivery).
 async fn park_msg(
     state: &AppState,
     wake: &Notify,
     msg: &Message,
     ev: Option<&RunEvent>,
+    part: Option<usize>,
     error: &str,
-) {
+) -> bool {
     let (stream_seq, delivered) = msg
         .info()
         .map(|i| (i.stream_sequence, i.delivered))
         .unwrap_or((0, 1));
+    let subject = match part {
+        Some(at) => format!("{}#{at}", msg.subject),
+        None => msg.subject.to_string(),
+    };
     let parked = Parked {
         stream_seq,
-        subject: msg.subject.as_str(),
+        subject: &subject,
         event: ev,
         payload: &msg.payload,
         error,
@@ -235,13 +356,11 @@ async fn park_msg(
             if freed {
                 wake.notify_one();
             }
-            if let Err(e) = msg.ack_with(AckKind::Term).await {
-                tracing::warn!(error = %e, "terminating a parked event failed (it will be parked again, once)");
-            }
+            true
         }
         Err(e) => {
             tracing::warn!(error = %e, "parking an event failed; will retry");
-            nak(msg).await;
+            false
         }
     }
 }

@@ -886,8 +886,10 @@ impl ProcFarm {
         out
     }
 
-    /// Every event the JetStream events stream holds for `run` (what workers published,
-    /// deduplicated by `Nats-Msg-Id`), in stream order.
+    /// Every event the JetStream events stream holds for `run` (what workers published: a
+    /// lone event on its run's subject, or a worker's group of events, a JSON array, on its
+    /// first event's run subject), in stream order. A publish retried after the stream had
+    /// stored it shows twice (a lone event's repeat is deduplicated by its `Nats-Msg-Id`).
     pub async fn stream_events(&self, run: uuid::Uuid) -> Vec<RunEvent> {
         let nc = async_nats::connect(&self.nats.url).await.expect("nats");
         let js = async_nats::jetstream::new(nc);
@@ -897,7 +899,7 @@ impl ProcFarm {
             .expect("events stream");
         let consumer = stream
             .create_consumer(async_nats::jetstream::consumer::pull::OrderedConfig {
-                filter_subject: self.subjects.events(&run),
+                filter_subject: self.subjects.events_all(),
                 ..Default::default()
             })
             .await
@@ -905,11 +907,13 @@ impl ProcFarm {
         let pending = consumer.cached_info().num_pending;
         let mut msgs = consumer.messages().await.expect("messages");
         let mut out = Vec::new();
-        while (out.len() as u64) < pending {
+        let mut read = 0_u64;
+        while read < pending {
             match tokio::time::timeout(Duration::from_secs(5), msgs.next()).await {
                 Ok(Some(Ok(m))) => {
-                    if let Ok(ev) = serde_json::from_slice::<RunEvent>(&m.payload) {
-                        out.push(ev);
+                    read += 1;
+                    if let Ok(evs) = argus_coordinator::ingest::decode_group(&m.payload) {
+                        out.extend(evs.into_iter().flatten().filter(|e| e.run_id == run));
                     }
                 }
                 _ => break,

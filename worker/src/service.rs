@@ -22,7 +22,8 @@ use uuid::Uuid;
 use crate::config::WorkerConfig;
 use crate::device::prelude::*;
 use crate::executor::{execute, RunInput};
-use crate::run::events::{Emitter, EventSink, NatsSink};
+use crate::run::event_groups::GroupingSink;
+use crate::run::events::{Emitter, EventSink};
 
 type Slot = Arc<tokio::sync::Mutex<Box<dyn Device>>>;
 
@@ -161,7 +162,9 @@ async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
         .messages()
         .await
         .context("cannot pull assignments")?;
-    let sink: Arc<dyn EventSink> = Arc::new(NatsSink::new(js.clone(), subjects.clone()));
+    // one publisher for all the worker's runs: what queues up while a publish is in flight
+    // goes out as one message (`run::event_groups`)
+    let sink: Arc<dyn EventSink> = Arc::new(GroupingSink::new(js.clone(), subjects.clone()));
     let live = crate::live::Link {
         nats: live_nats,
         subjects: subjects.clone(),

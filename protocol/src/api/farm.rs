@@ -58,7 +58,9 @@ pub struct DeadEvent {
     pub id: i64,
     /// Its JetStream stream sequence.
     pub stream_seq: i64,
-    /// The NATS subject it came on.
+    /// The NATS subject it came on; `#<n>` added for the nth (from 0) event of a worker's
+    /// grouped message (which comes on its first event's run subject, and whose whole
+    /// payload is kept).
     pub subject: String,
     /// Its run, when the payload parsed.
     pub run_id: Option<Uuid>,

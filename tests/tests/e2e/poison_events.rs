@@ -6,7 +6,8 @@
 //!   in `dead_events` after exactly the default 5 deliveries and stops coming back; its run
 //!   ends `errored` saying so, never left `running` silently;
 //! - `GET /api/v1/dead-events` shows it to an admin and answers 403 to a user token;
-//! - the applier keeps applying later events of other runs.
+//! - the applier keeps applying later events of other runs;
+//! - a grouped message (a worker's events as one JSON array) is applied event by event.
 
 use std::time::{Duration, Instant};
 
@@ -244,4 +245,112 @@ async fn a_poison_event_is_parked_and_nul_is_stripped() {
     assert_eq!(r.status().as_u16(), 403, "a user token sees no dead events");
     let body: Value = r.json().await.expect("envelope");
     assert_eq!(body["code"], "forbidden", "{body}");
+}
+
+/// A worker's events grouped in one message (`argus_worker::run::event_groups`: a JSON array
+/// of events) are applied each, as if they had come alone: a good one at once and once only,
+/// a poison one parked alone after 5 deliveries of the message (its `dead_events` row keyed
+/// by the message's subject and its place in the group), and the message settled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grouped_message_is_applied_event_by_event() {
+    let mut farm = ProcFarm::start(ProcFarmOptions {
+        lease_s: 60,
+        ..Default::default()
+    })
+    .await;
+    farm.start_coordinator().await;
+    let url = farm.coordinator_url(0);
+    let spec = json!({"platform": "web", "instruction": "wait 1ms",
+        "selector": {"labels": {"pool": format!("nobody-{}", farm.token)}}});
+    let (_, good) = farm.submit_to(&url, &spec).await;
+    let (_, poisoned) = farm.submit_to(&url, &spec).await;
+    let att_g = hold(&farm, good).await;
+    let att_p = hold(&farm, poisoned).await;
+    let nc = async_nats::connect(&farm.nats.url).await.expect("nats");
+    let js = async_nats::jetstream::new(nc);
+    // as above: PostgreSQL's timestamptz ends at 4713 BC (a run's start time is stored)
+    let poison = RunEvent {
+        run_id: poisoned,
+        attempt_id: att_p,
+        seq: 1,
+        at: Utc
+            .with_ymd_and_hms(-5000, 1, 1, 0, 0, 0)
+            .single()
+            .expect("date"),
+        body: EventBody::RunStarted {
+            device_id: "d".into(),
+            screen_w_px: 800,
+            screen_h_px: 600,
+        },
+    };
+    let group = vec![step(good, att_g, "grouped"), poison];
+    let subject = farm.subjects.events(&good);
+    js.publish(
+        subject.clone(),
+        serde_json::to_vec(&group).expect("JSON").into(),
+    )
+    .await
+    .expect("publish")
+    .await
+    .expect("publish ack");
+
+    let text = wait_text(
+        &farm,
+        "select text from steps where run_id = $1",
+        good,
+        Duration::from_secs(20),
+    )
+    .await;
+    assert_eq!(text, "grouped");
+    let error = wait_text(
+        &farm,
+        "select error from dead_events where run_id = $1",
+        poisoned,
+        Duration::from_secs(30),
+    )
+    .await;
+    assert!(
+        error.contains("out of range"),
+        "the database's reason: {error}"
+    );
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let parked: Vec<(Uuid, String, i32)> =
+        sqlx::query_as("select run_id, subject, deliveries from dead_events")
+            .fetch_all(&farm.pool)
+            .await
+            .expect("dead events");
+    assert_eq!(
+        parked,
+        vec![(poisoned, format!("{subject}#1"), 5)],
+        "only the poison parked, after 5 deliveries"
+    );
+    let steps: (i64,) = sqlx::query_as("select count(*) from steps where run_id = $1")
+        .bind(good)
+        .fetch_one(&farm.pool)
+        .await
+        .expect("count");
+    assert_eq!(steps.0, 1, "the good event applied once over 5 deliveries");
+    let mut consumer: async_nats::jetstream::consumer::PullConsumer = js
+        .get_stream(farm.subjects.events_stream())
+        .await
+        .expect("stream")
+        .get_consumer(&farm.subjects.coordinator_consumer())
+        .await
+        .expect("consumer");
+    let info = consumer.info().await.expect("consumer info");
+    assert_eq!(
+        (info.num_pending, info.num_ack_pending),
+        (0, 0),
+        "the message was settled: {info:?}"
+    );
+    let d: RunDetail = farm
+        .http
+        .get(format!("{url}/api/v1/runs/{poisoned}"))
+        .send()
+        .await
+        .expect("GET run")
+        .json()
+        .await
+        .expect("run JSON");
+    assert_eq!(d.status.as_str(), "errored", "{:?}", d.error);
 }

@@ -17,6 +17,7 @@ pub mod act;
 pub mod aim;
 pub(crate) mod ctx;
 pub mod effect;
+pub mod event_groups;
 pub mod events;
 pub(crate) mod exec;
 pub(crate) mod outcome;
