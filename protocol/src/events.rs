@@ -3,7 +3,9 @@
 //! Each event carries the run id, the attempt id that fences it (an event from a stale
 //! attempt is ignored by the coordinator) and a per-run sequence number starting at 1; the
 //! coordinator applies each `(run_id, seq)` exactly once. Events are published to
-//! [`crate::subjects::Subjects::events`] with `Nats-Msg-Id = "<run_id>:<seq>"`.
+//! [`crate::subjects::Subjects::events`]: one event with `Nats-Msg-Id` = [`RunEvent::msg_id`],
+//! or a worker's group of events (a JSON array of them, on the first one's run subject,
+//! `Nats-Msg-Id = "group:<uuid>"`; `argus_worker::run::event_groups`).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
