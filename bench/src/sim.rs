@@ -176,39 +176,17 @@ pub async fn serve_assignments(
     tally: &Shared,
 ) -> anyhow::Result<()> {
     let sink = Arc::new(GroupingSink::new(js.clone(), subjects.clone()));
-    let mut messages = consumer
-        .stream()
-        .max_messages_per_batch(256)
-        .heartbeat(Duration::from_secs(5))
-        .expires(Duration::from_secs(30))
-        .messages()
-        .await?;
+    let mut messages = pull(&consumer).await?;
     while let Some(batch) = argus_infra::nats::next_batch(&mut messages, 256).await {
-        let batch = batch?;
-        let mut runs = Vec::with_capacity(batch.len());
-        for msg in batch {
-            let a: Assignment = serde_json::from_slice(&msg.payload)?;
-            msg.ack().await.map_err(|e| anyhow::anyhow!(e))?;
-            let now = chrono::Utc::now();
-            record(tally, &a, now);
+        let mut set = tokio::task::JoinSet::new();
+        for evs in received(batch?, tally).await? {
             let sink = sink.clone();
-            runs.push(async move {
-                for (i, body) in answer(&a).into_iter().enumerate() {
-                    let ev = RunEvent {
-                        run_id: a.run_id,
-                        attempt_id: a.attempt_id,
-                        seq: i as u64 + 1,
-                        at: now,
-                        body,
-                    };
-                    sink.publish(&ev).await.map_err(|e| anyhow::anyhow!(e))?;
+            set.spawn(async move {
+                for ev in &evs {
+                    sink.publish(ev).await.map_err(|e| anyhow::anyhow!(e))?;
                 }
                 anyhow::Ok(())
             });
-        }
-        let mut set = tokio::task::JoinSet::new();
-        for run in runs {
-            set.spawn(run);
         }
         while let Some(r) = set.join_next().await {
             r??;
@@ -227,43 +205,61 @@ pub async fn serve_assignments_one_per_message(
     subjects: &Subjects,
     tally: &Shared,
 ) -> anyhow::Result<()> {
-    let mut messages = consumer
-        .stream()
-        .max_messages_per_batch(256)
-        .heartbeat(Duration::from_secs(5))
-        .expires(Duration::from_secs(30))
-        .messages()
-        .await?;
+    let mut messages = pull(&consumer).await?;
     while let Some(batch) = argus_infra::nats::next_batch(&mut messages, 256).await {
-        let batch = batch?;
-        let mut acks = Vec::with_capacity(batch.len() * 2);
-        for msg in batch {
-            let a: Assignment = serde_json::from_slice(&msg.payload)?;
-            msg.ack().await.map_err(|e| anyhow::anyhow!(e))?;
-            let now = chrono::Utc::now();
-            record(tally, &a, now);
-            for (i, body) in answer(&a).into_iter().enumerate() {
-                let ev = RunEvent {
-                    run_id: a.run_id,
-                    attempt_id: a.attempt_id,
-                    seq: i as u64 + 1,
-                    at: now,
-                    body,
-                };
-                let mut headers = async_nats::HeaderMap::new();
-                headers.insert("Nats-Msg-Id", ev.msg_id().as_str());
-                let payload = serde_json::to_vec(&ev)?;
-                acks.push(
-                    js.publish_with_headers(subjects.events(&a.run_id), headers, payload.into())
-                        .await?,
-                );
-            }
+        let mut acks = Vec::new();
+        for ev in received(batch?, tally).await?.iter().flatten() {
+            let mut headers = async_nats::HeaderMap::new();
+            headers.insert("Nats-Msg-Id", ev.msg_id().as_str());
+            let payload = serde_json::to_vec(ev)?;
+            acks.push(
+                js.publish_with_headers(subjects.events(&ev.run_id), headers, payload.into())
+                    .await?,
+            );
         }
         for ack in acks {
             ack.await?;
         }
     }
     Ok(())
+}
+
+/// A simulated worker's pull of its assignments, batches of up to 256.
+async fn pull(
+    consumer: &jetstream::consumer::PullConsumer,
+) -> anyhow::Result<jetstream::consumer::pull::Stream> {
+    Ok(consumer
+        .stream()
+        .max_messages_per_batch(256)
+        .heartbeat(Duration::from_secs(5))
+        .expires(Duration::from_secs(30))
+        .messages()
+        .await?)
+}
+
+/// Acks and tallies a fetched batch of assignments; returns each one's answer, its two
+/// events.
+async fn received(
+    batch: Vec<jetstream::Message>,
+    tally: &Shared,
+) -> anyhow::Result<Vec<[RunEvent; 2]>> {
+    let mut out = Vec::with_capacity(batch.len());
+    for msg in batch {
+        let a: Assignment = serde_json::from_slice(&msg.payload)?;
+        msg.ack().await.map_err(|e| anyhow::anyhow!(e))?;
+        let now = chrono::Utc::now();
+        record(tally, &a, now);
+        let [started, finished] = answer(&a);
+        let ev = |seq: u64, body: EventBody| RunEvent {
+            run_id: a.run_id,
+            attempt_id: a.attempt_id,
+            seq,
+            at: now,
+            body,
+        };
+        out.push([ev(1, started), ev(2, finished)]);
+    }
+    Ok(out)
 }
 
 /// A simulated device's whole run: started, then finished (succeeded).

@@ -57,6 +57,54 @@ fn step(run: Uuid, att: Uuid, text: &str) -> RunEvent {
     }
 }
 
+/// Valid JSON, a valid `RunEvent`, but PostgreSQL's timestamptz ends at 4713 BC (a run's
+/// start time is stored).
+fn poison(run: Uuid, att: Uuid) -> RunEvent {
+    RunEvent {
+        run_id: run,
+        attempt_id: att,
+        seq: 1,
+        at: Utc
+            .with_ymd_and_hms(-5000, 1, 1, 0, 0, 0)
+            .single()
+            .expect("date"),
+        body: EventBody::RunStarted {
+            device_id: "d".into(),
+            screen_w_px: 800,
+            screen_h_px: 600,
+        },
+    }
+}
+
+/// Asserts the coordinator's consumer holds nothing pending or unacked.
+async fn assert_settled(js: &async_nats::jetstream::Context, farm: &ProcFarm) {
+    let mut consumer: async_nats::jetstream::consumer::PullConsumer = js
+        .get_stream(farm.subjects.events_stream())
+        .await
+        .expect("stream")
+        .get_consumer(&farm.subjects.coordinator_consumer())
+        .await
+        .expect("consumer");
+    let info = consumer.info().await.expect("consumer info");
+    assert_eq!(
+        (info.num_pending, info.num_ack_pending),
+        (0, 0),
+        "every event was settled: {info:?}"
+    );
+}
+
+/// The run as `GET /api/v1/runs/{run}` shows it.
+async fn run_detail(farm: &ProcFarm, url: &str, run: Uuid) -> RunDetail {
+    farm.http
+        .get(format!("{url}/api/v1/runs/{run}"))
+        .send()
+        .await
+        .expect("GET run")
+        .json()
+        .await
+        .expect("run JSON")
+}
+
 /// Polls `sql` (one bound uuid, one text column) until it returns a row.
 async fn wait_text(farm: &ProcFarm, sql: &str, run: Uuid, limit: Duration) -> String {
     let deadline = Instant::now() + limit;
@@ -98,21 +146,7 @@ async fn a_poison_event_is_parked_and_nul_is_stripped() {
     let nc = async_nats::connect(&farm.nats.url).await.expect("nats");
     let js = async_nats::jetstream::new(nc);
 
-    // Valid JSON, a valid `RunEvent`, but PostgreSQL's timestamptz ends at 4713 BC.
-    let poison = RunEvent {
-        run_id: poisoned,
-        attempt_id: att_p,
-        seq: 1,
-        at: Utc
-            .with_ymd_and_hms(-5000, 1, 1, 0, 0, 0)
-            .single()
-            .expect("date"),
-        body: EventBody::RunStarted {
-            device_id: "d".into(),
-            screen_w_px: 800,
-            screen_h_px: 600,
-        },
-    };
+    let poison = poison(poisoned, att_p);
     publish(&js, &farm, &poison).await;
     publish(&js, &farm, &step(nul, att_n, "be\u{0}fore")).await;
 
@@ -157,15 +191,7 @@ async fn a_poison_event_is_parked_and_nul_is_stripped() {
     assert_eq!(nul_parked.0, 0, "the NUL event was applied, not parked");
 
     // Its run is not left running silently.
-    let d: RunDetail = farm
-        .http
-        .get(format!("{url}/api/v1/runs/{poisoned}"))
-        .send()
-        .await
-        .expect("GET run")
-        .json()
-        .await
-        .expect("run JSON");
+    let d = run_detail(&farm, &url, poisoned).await;
     assert_eq!(d.status.as_str(), "errored", "{:?}", d.error);
     let e = d.error.unwrap_or_default();
     assert!(
@@ -186,19 +212,7 @@ async fn a_poison_event_is_parked_and_nul_is_stripped() {
 
     // The parked event does not come back: nothing pending, nothing unacked, parked once.
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let mut consumer: async_nats::jetstream::consumer::PullConsumer = js
-        .get_stream(farm.subjects.events_stream())
-        .await
-        .expect("stream")
-        .get_consumer(&farm.subjects.coordinator_consumer())
-        .await
-        .expect("consumer");
-    let info = consumer.info().await.expect("consumer info");
-    assert_eq!(
-        (info.num_pending, info.num_ack_pending),
-        (0, 0),
-        "every event was settled: {info:?}"
-    );
+    assert_settled(&js, &farm).await;
     let parked: (i64, i32) =
         sqlx::query_as("select count(*), max(deliveries) from dead_events where run_id = $1")
             .bind(poisoned)
@@ -268,22 +282,7 @@ async fn a_grouped_message_is_applied_event_by_event() {
     let att_p = hold(&farm, poisoned).await;
     let nc = async_nats::connect(&farm.nats.url).await.expect("nats");
     let js = async_nats::jetstream::new(nc);
-    // as above: PostgreSQL's timestamptz ends at 4713 BC (a run's start time is stored)
-    let poison = RunEvent {
-        run_id: poisoned,
-        attempt_id: att_p,
-        seq: 1,
-        at: Utc
-            .with_ymd_and_hms(-5000, 1, 1, 0, 0, 0)
-            .single()
-            .expect("date"),
-        body: EventBody::RunStarted {
-            device_id: "d".into(),
-            screen_w_px: 800,
-            screen_h_px: 600,
-        },
-    };
-    let group = vec![step(good, att_g, "grouped"), poison];
+    let group = vec![step(good, att_g, "grouped"), poison(poisoned, att_p)];
     let subject = farm.subjects.events(&good);
     js.publish(
         subject.clone(),
@@ -330,27 +329,7 @@ async fn a_grouped_message_is_applied_event_by_event() {
         .await
         .expect("count");
     assert_eq!(steps.0, 1, "the good event applied once over 5 deliveries");
-    let mut consumer: async_nats::jetstream::consumer::PullConsumer = js
-        .get_stream(farm.subjects.events_stream())
-        .await
-        .expect("stream")
-        .get_consumer(&farm.subjects.coordinator_consumer())
-        .await
-        .expect("consumer");
-    let info = consumer.info().await.expect("consumer info");
-    assert_eq!(
-        (info.num_pending, info.num_ack_pending),
-        (0, 0),
-        "the message was settled: {info:?}"
-    );
-    let d: RunDetail = farm
-        .http
-        .get(format!("{url}/api/v1/runs/{poisoned}"))
-        .send()
-        .await
-        .expect("GET run")
-        .json()
-        .await
-        .expect("run JSON");
+    assert_settled(&js, &farm).await;
+    let d = run_detail(&farm, &url, poisoned).await;
     assert_eq!(d.status.as_str(), "errored", "{:?}", d.error);
 }
