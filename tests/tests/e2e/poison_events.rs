@@ -34,6 +34,26 @@ async fn hold(farm: &ProcFarm, run: Uuid) -> Uuid {
     att
 }
 
+/// A farm of one coordinator and `n` runs no device takes, each held (see [`hold`]):
+/// `(farm, coordinator URL, [(run, attempt)])`.
+async fn farm_holding(n: usize) -> (ProcFarm, String, Vec<(Uuid, Uuid)>) {
+    let mut farm = ProcFarm::start(ProcFarmOptions {
+        lease_s: 60,
+        ..Default::default()
+    })
+    .await;
+    farm.start_coordinator().await;
+    let url = farm.coordinator_url(0);
+    let spec = json!({"platform": "web", "instruction": "wait 1ms",
+        "selector": {"labels": {"pool": format!("nobody-{}", farm.token)}}});
+    let mut held = Vec::new();
+    for _ in 0..n {
+        let (_, run) = farm.submit_to(&url, &spec).await;
+        held.push((run, hold(&farm, run).await));
+    }
+    (farm, url, held)
+}
+
 /// Publishes `ev` on its run's events subject, as a worker does, and waits for the ack.
 async fn publish(js: &async_nats::jetstream::Context, farm: &ProcFarm, ev: &RunEvent) {
     let body = serde_json::to_vec(ev).expect("event JSON");
@@ -128,21 +148,10 @@ async fn wait_text(farm: &ProcFarm, sql: &str, run: Uuid, limit: Duration) -> St
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_poison_event_is_parked_and_nul_is_stripped() {
-    let mut farm = ProcFarm::start(ProcFarmOptions {
-        lease_s: 60,
-        ..Default::default()
-    })
-    .await;
-    farm.start_coordinator().await;
-    let url = farm.coordinator_url(0);
-    let spec = json!({"platform": "web", "instruction": "wait 1ms",
-        "selector": {"labels": {"pool": format!("nobody-{}", farm.token)}}});
-    let (_, poisoned) = farm.submit_to(&url, &spec).await;
-    let (_, nul) = farm.submit_to(&url, &spec).await;
-    let (_, later) = farm.submit_to(&url, &spec).await;
-    let att_p = hold(&farm, poisoned).await;
-    let att_n = hold(&farm, nul).await;
-    let att_l = hold(&farm, later).await;
+    let (farm, url, held) = farm_holding(3).await;
+    let [(poisoned, att_p), (nul, att_n), (later, att_l)] = held[..] else {
+        panic!("three runs")
+    };
     let nc = async_nats::connect(&farm.nats.url).await.expect("nats");
     let js = async_nats::jetstream::new(nc);
 
@@ -267,19 +276,10 @@ async fn a_poison_event_is_parked_and_nul_is_stripped() {
 /// by the message's subject and its place in the group), and the message settled.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_grouped_message_is_applied_event_by_event() {
-    let mut farm = ProcFarm::start(ProcFarmOptions {
-        lease_s: 60,
-        ..Default::default()
-    })
-    .await;
-    farm.start_coordinator().await;
-    let url = farm.coordinator_url(0);
-    let spec = json!({"platform": "web", "instruction": "wait 1ms",
-        "selector": {"labels": {"pool": format!("nobody-{}", farm.token)}}});
-    let (_, good) = farm.submit_to(&url, &spec).await;
-    let (_, poisoned) = farm.submit_to(&url, &spec).await;
-    let att_g = hold(&farm, good).await;
-    let att_p = hold(&farm, poisoned).await;
+    let (farm, url, held) = farm_holding(2).await;
+    let [(good, att_g), (poisoned, att_p)] = held[..] else {
+        panic!("two runs")
+    };
     let nc = async_nats::connect(&farm.nats.url).await.expect("nats");
     let js = async_nats::jetstream::new(nc);
     let group = vec![step(good, att_g, "grouped"), poison(poisoned, att_p)];
