@@ -125,6 +125,21 @@ async fn run_detail(farm: &ProcFarm, url: &str, run: Uuid) -> RunDetail {
         .expect("run JSON")
 }
 
+/// Waits (30 s at most) for `run`'s [`poison`] event to be parked with the database's reason.
+async fn wait_parked(farm: &ProcFarm, run: Uuid) {
+    let error = wait_text(
+        farm,
+        "select error from dead_events where run_id = $1",
+        run,
+        Duration::from_secs(30),
+    )
+    .await;
+    assert!(
+        error.contains("out of range"),
+        "the database's reason: {error}"
+    );
+}
+
 /// Polls `sql` (one bound uuid, one text column) until it returns a row.
 async fn wait_text(farm: &ProcFarm, sql: &str, run: Uuid, limit: Duration) -> String {
     let deadline = Instant::now() + limit;
@@ -170,17 +185,7 @@ async fn a_poison_event_is_parked_and_nul_is_stripped() {
     assert_eq!(text, "before", "U+0000 stripped, the rest kept");
 
     // The poison is parked after 5 deliveries, with the database's reason.
-    let error = wait_text(
-        &farm,
-        "select error from dead_events where run_id = $1",
-        poisoned,
-        Duration::from_secs(30),
-    )
-    .await;
-    assert!(
-        error.contains("out of range"),
-        "the database's reason: {error}"
-    );
+    wait_parked(&farm, poisoned).await;
     let (seq, subject, deliveries, attempt): (i64, String, i32, Uuid) = sqlx::query_as(
         "select seq, subject, deliveries, attempt_id from dead_events where run_id = $1",
     )
@@ -301,17 +306,7 @@ async fn a_grouped_message_is_applied_event_by_event() {
     )
     .await;
     assert_eq!(text, "grouped");
-    let error = wait_text(
-        &farm,
-        "select error from dead_events where run_id = $1",
-        poisoned,
-        Duration::from_secs(30),
-    )
-    .await;
-    assert!(
-        error.contains("out of range"),
-        "the database's reason: {error}"
-    );
+    wait_parked(&farm, poisoned).await;
     tokio::time::sleep(Duration::from_secs(3)).await;
     let parked: Vec<(Uuid, String, i32)> =
         sqlx::query_as("select run_id, subject, deliveries from dead_events")
