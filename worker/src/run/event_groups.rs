@@ -13,20 +13,16 @@
 //! runs against the commit before: nats-server 52–60 µs of CPU a job against 86–97, the
 //! coordinator 27–28 against 34–38; README). A group holds at most [`GROUP_EVENTS`] events
 //! and [`GROUP_BYTES`] of JSON. A failed publish is tried again as the same message (so the
-//! stream's duplicate window drops a repeat of one it had stored); when every try failed,
-//! every event of the group fails and each run's [`super::events::Emitter`] retries its own
-//! in a new group — a group the stream stored without the worker hearing so then leaves its
-//! events in the stream twice (the coordinator still applies each once; an event it parks
-//! is parked once per copy).
+//! stream's duplicate window drops a repeat of one it had stored), on the schedule a run's
+//! [`super::events::Emitter`] used for its own events; when every try failed, every event
+//! of the group fails, as a lone event's publish did.
 
 use argus_protocol::subjects::Subjects;
 use argus_protocol::RunEvent;
 use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
-use std::time::Duration;
-
-use super::events::{EventSink, PUBLISH_ATTEMPTS};
+use super::events::{retry_delays, EventSink, PUBLISH_ATTEMPTS};
 
 /// Most events in one message.
 pub const GROUP_EVENTS: usize = 256;
@@ -66,6 +62,11 @@ impl EventSink for GroupingSink {
         result
             .await
             .map_err(|_| "the event publisher stopped".to_string())?
+    }
+
+    /// A group is retried here, as the same message; a run's emitter tries once.
+    fn retries_itself(&self) -> bool {
+        true
     }
 }
 
@@ -120,8 +121,9 @@ fn encoded(p: Pending) -> Option<(Pending, Vec<u8>)> {
 }
 
 /// Publishes a group as [`send`] does, the same message again (the same `Nats-Msg-Id`, so
-/// the stream keeps it once) after each failure, [`PUBLISH_ATTEMPTS`] tries 250 ms apart
-/// doubling — the schedule of a run's own retries, which only begin after these.
+/// the stream keeps it once) after each failure, [`PUBLISH_ATTEMPTS`] tries on the
+/// [`retry_delays`] schedule (the runs' emitters, told by [`EventSink::retries_itself`],
+/// do not retry on top).
 async fn send_retrying(
     js: &async_nats::jetstream::Context,
     subjects: &Subjects,
@@ -135,16 +137,14 @@ async fn send_retrying(
     } else {
         format!("group:{}", uuid::Uuid::new_v4())
     };
-    let mut delay = Duration::from_millis(250);
     let mut last = String::new();
-    for _ in 0..PUBLISH_ATTEMPTS {
+    for delay in retry_delays().take(PUBLISH_ATTEMPTS as usize) {
         match send(js, subjects, group, &id).await {
             Ok(()) => return Ok(()),
             Err(e) => {
                 tracing::warn!(events = group.len(), error = %e, "event publish failed; retrying");
                 last = e;
                 tokio::time::sleep(delay).await;
-                delay *= 2;
             }
         }
     }

@@ -22,11 +22,23 @@ pub const PUBLISH_ATTEMPTS: u32 = 6;
 /// run ended without sending a long run's whole history.
 pub const ACTION_LOG_LINES: usize = 40;
 
+/// The waits after each failed publish try: 250 ms, doubling ([`PUBLISH_ATTEMPTS`] of them
+/// are used).
+pub fn retry_delays() -> impl Iterator<Item = Duration> {
+    std::iter::successors(Some(Duration::from_millis(250)), |d| Some(*d * 2))
+}
+
 /// A destination for run events.
 #[async_trait]
 pub trait EventSink: Send + Sync {
     /// Publishes one event, awaiting the broker's acknowledgement.
     async fn publish(&self, ev: &RunEvent) -> Result<(), String>;
+
+    /// Whether [`EventSink::publish`] already retries on the [`retry_delays`] schedule, so
+    /// the [`Emitter`] tries once instead of retrying again on top.
+    fn retries_itself(&self) -> bool {
+        false
+    }
 }
 
 /// JetStream publisher.
@@ -176,16 +188,21 @@ impl Emitter {
             at: Utc::now(),
             body,
         };
-        let mut delay = Duration::from_millis(250);
+        let tries = if self.sink.retries_itself() {
+            1
+        } else {
+            PUBLISH_ATTEMPTS
+        };
         let mut last = String::new();
-        for _ in 0..PUBLISH_ATTEMPTS {
+        for delay in retry_delays().take(tries as usize) {
             match self.sink.publish(&ev).await {
                 Ok(()) => return Ok(()),
                 Err(e) => {
                     tracing::warn!(run_id = %self.run_id, seq = ev.seq, error = %e, "event publish failed; retrying");
                     last = e;
-                    tokio::time::sleep(delay).await;
-                    delay *= 2;
+                    if tries > 1 {
+                        tokio::time::sleep(delay).await;
+                    }
                 }
             }
         }
