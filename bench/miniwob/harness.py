@@ -235,13 +235,15 @@ def argus_row(ep, run, run_id, rewards):
     calls = prompt = cached = completion = 0
     model_ms = 0.0
     steps = 0
-    # Per action record that called the model: (kind, ms per call, prompt tokens per call).
+    # Per action record that called the model: (kind, ms per call, prompt tokens per call,
+    # prompt tokens the server had cached per call, completion tokens per call).
     per_call = []
     for a in acts:
         u = a.get("usage") or {}
         if u.get("calls", 0) > 0:
             n = u["calls"]
-            per_call.append([a.get("kind"), u.get("latency_ms", 0.0) / n, u.get("prompt_tokens", 0) / n])
+            per_call.append([a.get("kind"), u.get("latency_ms", 0.0) / n, u.get("prompt_tokens", 0) / n,
+                             u.get("cached_tokens", 0) / n, u.get("completion_tokens", 0) / n])
         calls += u.get("calls", 0)
         prompt += u.get("prompt_tokens", 0)
         cached += u.get("cached_tokens", 0)
@@ -566,6 +568,12 @@ def report(rows, episodes):
     acting = [c for c in calls if c[0] not in ("plan", "judge")]
     call_s = f"{median([c[1] for c in acting]) / 1000.0:.1f}" if acting else "na"
     call_tok = f"{median([c[2] for c in acting]):.0f}" if acting else "na"
+    # Of those prompt tokens, the ones the server computed (not from its prefix cache), and
+    # the tokens the call wrote: the two costs of a call on a CPU-local model. Rows from
+    # before these fields (three-element per_call): "na".
+    full = [c for c in acting if len(c) >= 5]
+    call_new = f"{median([c[2] - c[3] for c in full]):.0f}" if full else "na"
+    call_out = f"{median([c[4] for c in full]):.0f}" if full else "na"
     judging = [c for c in calls if c[0] == "judge"]
     judge_s = f"{median([c[1] for c in judging]) / 1000.0:.1f}" if judging else "na"
     planning = [c for r in a for c in (r.get("per_call") or []) if c[0] == "plan"]
@@ -577,7 +585,9 @@ def report(rows, episodes):
         f"miniwob_success={rate(a)} peer_success={rate(p)} episodes={len(episodes)} "
         f"s_per_episode={spe(a)} peer_s_per_episode={spe(p)} tokens_per_episode={tpe} peer_tokens_per_episode={peer_tpe} "
         f"false_pass_rate={fpr} false_passes={fp} {counts} "
-        f"model_s_per_action_call={call_s} prompt_tokens_per_action_call={call_tok} prompt_tokens_per_plan_call={plan_tok} "
+        f"model_s_per_action_call={call_s} prompt_tokens_per_action_call={call_tok} "
+        f"uncached_prompt_tokens_per_action_call={call_new} completion_tokens_per_action_call={call_out} "
+        f"prompt_tokens_per_plan_call={plan_tok} "
         f"model_s_per_judge_call={judge_s}"
     )
 

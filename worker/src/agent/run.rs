@@ -893,8 +893,16 @@ impl Exec<'_, AgentState> {
         } else {
             "Name elements by their id in the current element list.".into()
         };
+        // The progress check's question, when checks are asked: here, in the text every
+        // acting and check request starts with, so a prefix cache holds it; a check request
+        // ends with [`CHECK_CUE`] alone.
+        let check = if mode == Mode::Llm && self.ctx.env.config.progress_check {
+            format!(" A request that ends with {CHECK_CUE:?} asks instead whether the work is done: do not act then; judging only by the screen shown and the actions so far, answer only with JSON {{\"step_done\": true|false, \"job_done\": true|false}}: step_done is true when the current step is done; job_done is true when everything the job asks is done, every check it asks for included.")
+        } else {
+            String::new()
+        };
         let system = format!(
-            "You operate a {} device for a UI-automation job, one tool call per turn. {how} Every acting call passes the observation number it was made from. Call exactly one tool. Call finish when the current step is done, fail when it cannot be done. An action that went through is done even when the screen shows no change (a click often changes nothing visible): if it was what the step asks, call finish instead of repeating it. Type secrets as ${{secret.NAME}}, never guess them.",
+            "You operate a {} device for a UI-automation job, one tool call per turn. {how} Every acting call passes the observation number it was made from. Call exactly one tool. Call finish when the current step is done, fail when it cannot be done. An action that went through is done even when the screen shows no change (a click often changes nothing visible): if it was what the step asks, call finish instead of repeating it. Type secrets as ${{secret.NAME}}, never guess them.{check}",
             self.ctx.spec.platform
         );
         let plan_text = plan
@@ -908,9 +916,16 @@ impl Exec<'_, AgentState> {
         } else {
             history.join("\n")
         };
+        // Most to least lasting, so a prefix cache serves what did not change: the job and
+        // plan, the step, the screen's element list, this step's actions, and the
+        // observation's number last. A progress check is this prompt plus one line, so the
+        // action call after it on an unchanged screen is served up to its last line; an
+        // attempt that changed nothing adds one history line after the list, which is then
+        // served too (measured on the local 1.5B model: ~11 and ~80 new prompt tokens
+        // instead of ~93 and ~175; 17-30 ms a prompt token on 2 cores).
         let mut text = format!(
-            "Job: {task}\nPlan:\n{plan_text}\nCurrent step: {}\nActions so far in this step:\n{done}\n\nObservation {} (screen {w}×{h} px):\n",
-            plan[i], obs.serial
+            "Job: {task}\nPlan:\n{plan_text}\nCurrent step: {}\n\nThe screen ({w}×{h} px):\n",
+            plan[i]
         );
         if mode == Mode::Vlm && png.is_some() {
             text.push_str("(the attached screenshot outlines every element below and labels it with its id)\n");
@@ -921,6 +936,10 @@ impl Exec<'_, AgentState> {
         } else {
             text.push_str(&super::focus::element_list(obs, &plan[i], task));
         }
+        text.push_str(&format!(
+            "\n\nActions so far in this step:\n{done}\n\nObservation {}: the screen above.",
+            obs.serial
+        ));
         let text = self.ctx.env.secrets.redact(&text);
         let content = match png {
             Some(p) if mode == Mode::Vlm => json!([
@@ -1393,10 +1412,12 @@ impl Exec<'_, AgentState> {
     /// Asks whether the current step (and the whole job) is done on `after`, the screen
     /// the last action left (`llm` mode with `--agent-progress-check`; `None` otherwise, or
     /// when the answer is unusable — the loop then goes on as without a check). The request
-    /// is the next action prompt with the question appended: the same system text (with the
-    /// tool listing when the endpoint gets `response_format`) and the same job / plan / step
-    /// prefix, so a prefix cache serves all but the new observation. Its usage is added to
-    /// `usage`. Cancelled with the run.
+    /// is the next action prompt with [`CHECK_CUE`] appended: the same system text (with the
+    /// tool listing when the endpoint gets `response_format`; the question's wording is
+    /// there too) and the same job / plan / step prefix, so a prefix cache serves all but the
+    /// new history line and observation, and the action call that follows on an unchanged
+    /// screen is served up to its last line. Its usage is added to `usage`. Cancelled with
+    /// the run.
     async fn check_progress(
         &mut self,
         task: &str,
@@ -1410,10 +1431,7 @@ impl Exec<'_, AgentState> {
             return Ok(None);
         }
         let mut messages = self.prompt(task, plan, i, history, after, None);
-        let question = format!(
-            "\n\nDo not act now. Judging only by this screen and the actions so far, answer with JSON {{\"step_done\": true|false, \"job_done\": true|false}}: step_done is true when the current step ({:?}) is done; job_done is true when everything the job asks is done, every check it asks for included.",
-            plan[i]
-        );
+        let question = format!("\n\n{CHECK_CUE}");
         if let Some(m) = messages.iter_mut().rev().find(|m| m["role"] == "user") {
             let c = m["content"].as_str().unwrap_or_default().to_string();
             m["content"] = json!(format!("{c}{question}"));
@@ -1565,7 +1583,7 @@ impl Exec<'_, AgentState> {
                 .into_iter()
                 .flatten()
             {
-                pin_to_observation(&mut branch["properties"]["arguments"], &ids, obs.serial);
+                pin_to_observation(&mut branch["properties"]["arguments"], &ids);
             }
         }
         let Some(c) = self.st.model.as_ref() else {
@@ -1636,11 +1654,14 @@ enum Asked {
 }
 
 /// Narrows one tool's parameters schema to the observation the call is about: `element` to
-/// an enum of that observation's ids (when it has any) and `observation` to its number. A
-/// server that enforces the schema (llama.cpp, vLLM, OpenAI `response_format`) then cannot
-/// decode a made-up id ("button"), a stale observation or an id from an older list — each
-/// of which otherwise costs a refused call and a re-ask.
-pub(crate) fn pin_to_observation(parameters: &mut Value, ids: &[String], serial: u64) {
+/// an enum of that observation's ids (when it has any), and `observation` left out (the
+/// call answers a request about one observation, and [`with_observation`] fills its number
+/// in). A server that enforces the schema (llama.cpp, vLLM, OpenAI `response_format`) then
+/// cannot decode a made-up id ("button"), a stale observation or an id from an older list —
+/// each of which otherwise costs a refused call and a re-ask — and the model does not spend
+/// tokens writing a number that can have one value only (measured on the local 1.5B model:
+/// `, "observation": 53` is ~6 of a tap call's ~29 tokens, 79 ms each on 2 cores).
+pub(crate) fn pin_to_observation(parameters: &mut Value, ids: &[String]) {
     let Some(props) = parameters
         .get_mut("properties")
         .and_then(Value::as_object_mut)
@@ -1652,8 +1673,12 @@ pub(crate) fn pin_to_observation(parameters: &mut Value, ids: &[String], serial:
             el.insert("enum".into(), json!(ids));
         }
     }
-    if let Some(o) = props.get_mut("observation").and_then(Value::as_object_mut) {
-        o.insert("enum".into(), json!([serial]));
+    props.remove("observation");
+    if let Some(req) = parameters
+        .get_mut("required")
+        .and_then(Value::as_array_mut)
+    {
+        req.retain(|r| r != "observation");
     }
 }
 
@@ -1670,6 +1695,12 @@ fn nothing_left(plan: &[String], what: &str, acting: bool) -> Result<(), StepFai
     }
     Ok(())
 }
+
+/// The last line of a progress-check request; the acting prompt's system text says what it
+/// asks (see [`Exec::check_progress`]). Short on purpose: it is the one part of a check a
+/// prefix cache cannot serve (measured on the local 1.5B model: 17 ms a prompt token on 2
+/// cores; the question it replaces, with the step quoted, was ~75 tokens).
+const CHECK_CUE: &str = "Check: is the current step done, and the whole job?";
 
 fn progress_schema() -> Value {
     json!({"type": "object", "additionalProperties": false,
@@ -1853,7 +1884,7 @@ mod tests {
         let mut schema = call_schema(Mode::Llm);
         let ids = vec!["e1".to_string(), "e2".to_string()];
         for b in schema["anyOf"].as_array_mut().into_iter().flatten() {
-            pin_to_observation(&mut b["properties"]["arguments"], &ids, 7);
+            pin_to_observation(&mut b["properties"]["arguments"], &ids);
         }
         let tap = schema["anyOf"]
             .as_array()
@@ -1865,13 +1896,16 @@ mod tests {
             .unwrap_or_default();
         let args = &tap["properties"]["arguments"]["properties"];
         assert_eq!(args["element"]["enum"], json!(["e1", "e2"]));
-        assert_eq!(args["observation"]["enum"], json!([7]));
+        // The observation is the request's: not decoded, filled in by with_observation.
+        assert!(args.get("observation").is_none());
+        let req = tap["properties"]["arguments"]["required"].clone();
+        assert_eq!(req, json!(["element"]));
         // Kinds without an element are left alone; no ids, no element enum.
         let mut finish = json!({"properties": {}});
-        pin_to_observation(&mut finish, &ids, 7);
+        pin_to_observation(&mut finish, &ids);
         assert_eq!(finish, json!({"properties": {}}));
         let mut p = json!({"properties": {"element": {"type": "string"}}});
-        pin_to_observation(&mut p, &[], 7);
+        pin_to_observation(&mut p, &[]);
         assert!(p["properties"]["element"].get("enum").is_none());
     }
 
