@@ -1674,10 +1674,7 @@ pub(crate) fn pin_to_observation(parameters: &mut Value, ids: &[String]) {
         }
     }
     props.remove("observation");
-    if let Some(req) = parameters
-        .get_mut("required")
-        .and_then(Value::as_array_mut)
-    {
+    if let Some(req) = parameters.get_mut("required").and_then(Value::as_array_mut) {
         req.retain(|r| r != "observation");
     }
 }
