@@ -5,7 +5,10 @@
 //! (`"observation": 12`); `vlm` mode names a point (`"x"`, `"y"`) in the declared coordinate
 //! space of that observation's screenshot. Every aimed tool names its observation so a call
 //! made against an older screen is refused as stale instead of applied to whatever is now at
-//! that id. Tools are in the OpenAI chat-completions `tools` format.
+//! that id. Tools are in the OpenAI chat-completions `tools` format. (A request whose
+//! decoding the worker constrains with `response_format` — a server without tool calls —
+//! leaves `observation` out of the schema and of [`tools_text_pinned`]: it can have one value
+//! only, which the worker fills in.)
 
 use serde_json::{json, Map, Value};
 
@@ -155,6 +158,17 @@ pub fn call_schema(mode: Mode) -> Value {
 /// The tool set as compact text for a prompt sent without `tools` (one line per tool:
 /// `name(arg, arg?): description`).
 pub fn tools_text(mode: Mode) -> String {
+    listing(mode, None)
+}
+
+/// [`tools_text`] for a request whose decoding schema names no observation (the worker's
+/// `llm` requests with `response_format`: the call answers a request about one
+/// observation, whose number the worker fills in): `observation` is not listed.
+pub fn tools_text_pinned(mode: Mode) -> String {
+    listing(mode, Some("observation"))
+}
+
+fn listing(mode: Mode, leave_out: Option<&str>) -> String {
     ActionKind::ALL
         .into_iter()
         .filter(|k| model_tool(*k))
@@ -168,6 +182,7 @@ pub fn tools_text(mode: Mode) -> String {
                 .as_object()
                 .map(|o| {
                     o.keys()
+                        .filter(|a| Some(a.as_str()) != leave_out)
                         .map(|a| {
                             if req.contains(&a.as_str()) {
                                 a.clone()
@@ -490,6 +505,11 @@ mod tests {
             text.contains("type(element, observation, text): "),
             "{text}"
         );
+        let pinned = tools_text_pinned(Mode::Llm);
+        assert_eq!(pinned.lines().count(), names.len());
+        assert!(pinned.contains("type(element, text): "), "{pinned}");
+        assert!(pinned.contains("swipe(direction, element?"), "{pinned}");
+        assert!(!pinned.contains("observation"), "{pinned}");
         // Every tool's required arguments are among its properties.
         for f in t.as_array().unwrap() {
             let p = &f["function"]["parameters"];

@@ -237,7 +237,7 @@ async fn a_server_without_tool_calls_gets_the_union_schema_and_few_tokens() {
     assert!(reqs[2]["max_tokens"].as_u64().is_some_and(|m| m <= 160));
     assert!(reqs[2]["messages"][0]["content"]
         .as_str()
-        .is_some_and(|c| c.contains("Tools:") && c.contains("tap(element, observation)")));
+        .is_some_and(|c| c.contains("Tools:") && c.contains("tap(element)")));
 }
 
 #[tokio::test]
@@ -312,7 +312,8 @@ async fn the_next_job_on_the_worker_starts_with_the_union_schema() {
     assert!(reqs[1].get("tools").is_some(), "the first job probes");
     assert!(reqs[4].get("tools").is_none(), "{}", reqs[4]);
     assert!(reqs[4]["response_format"]["json_schema"]["schema"]["anyOf"].is_array());
-    // Decoding is pinned to the observation: only its ids, only its number.
+    // Decoding is pinned to the observation: only its ids, and no number to write (the
+    // worker fills it in).
     let tap = reqs[4]["response_format"]["json_schema"]["schema"]["anyOf"]
         .as_array()
         .and_then(|a| {
@@ -323,9 +324,16 @@ async fn the_next_job_on_the_worker_starts_with_the_union_schema() {
         .unwrap_or_default();
     let args = &tap["properties"]["arguments"]["properties"];
     assert_eq!(args["element"]["enum"], json!(["e1", "e2"]), "{tap}");
+    assert!(args.get("observation").is_none(), "{tap}");
     assert_eq!(
-        args["observation"]["enum"].as_array().map(Vec::len),
-        Some(1)
+        tap["properties"]["arguments"]["required"],
+        json!(["element"])
+    );
+    // Its listing and system text ask for no observation number either.
+    let system = reqs[4]["messages"][0]["content"].as_str().unwrap_or("");
+    assert!(
+        system.contains("tap(element): ") && !system.contains("observation"),
+        "{system}"
     );
     // A worker that knows nothing yet (another endpoint, or a fresh worker) probes again.
     let stub2 = ChatStub::start(vec![
@@ -411,8 +419,16 @@ async fn the_progress_check_ends_a_done_step_and_a_done_job_without_finish_calls
     assert_eq!(checks.len(), 2);
     for c in &checks {
         assert!(c["max_tokens"].as_u64().is_some_and(|m| m <= 32), "{c}");
+        // The question's wording is in the shared system text; the request ends with a
+        // one-line cue naming the answer's keys.
         let text = argus_tests::chat_stub::last_user_text(c);
-        assert!(text.contains("step_done"), "{text}");
+        let last = text.lines().last().unwrap_or("");
+        assert!(
+            last.starts_with("Check: ") && last.contains("\"step_done\""),
+            "{text}"
+        );
+        let system = c["messages"][0]["content"].as_str().unwrap_or("");
+        assert!(system.contains("job_done is true when"), "{system}");
     }
     // The check's prompt starts like the action prompt (same system text, same job / plan
     // prefix): a prefix cache serves it.

@@ -14,7 +14,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use argus_perception::Observation;
-use argus_protocol::tool::{call_schema, parse_call, tools, tools_text};
+use argus_protocol::tool::{call_schema, parse_call, tools, tools_text, tools_text_pinned};
 use argus_protocol::{
     Action, ActionSource, ActionTimings, Aim, CoordSpace, Disposition, Mode, ModelUsage,
     ReflectClass, Reflection,
@@ -42,6 +42,13 @@ impl Exec<'_, AgentState> {
         } else {
             Mode::Llm
         }
+    }
+
+    /// Whether this run's action calls are decoded by `response_format` pinned to one
+    /// observation (`llm` mode on an endpoint without tool calls; see
+    /// [`pin_to_observation`]): the model then writes no observation number.
+    fn pinned(&self) -> bool {
+        self.mode() == Mode::Llm && self.st.model.as_ref().is_some_and(|c| !c.uses_tool_calls())
     }
 
     pub(crate) fn client(&mut self) -> Result<&crate::model::ModelClient, StepFail> {
@@ -897,12 +904,20 @@ impl Exec<'_, AgentState> {
         // acting and check request starts with, so a prefix cache holds it; a check request
         // ends with [`CHECK_CUE`] alone.
         let check = if mode == Mode::Llm && self.ctx.env.config.progress_check {
-            format!(" A request that ends with {CHECK_CUE:?} asks instead whether the work is done: do not act then; judging only by the screen shown and the actions so far, answer only with JSON {{\"step_done\": true|false, \"job_done\": true|false}}: step_done is true when the current step is done; job_done is true when everything the job asks is done, every check it asks for included.")
+            CHECK_RULE
         } else {
-            String::new()
+            ""
+        };
+        // Observation numbers are asked for only where the model writes one: native tool
+        // calls (whose tools stay whole: they are the prompt's cached prefix) and `vlm`;
+        // `llm` decoding by `response_format` names none (see [`pin_to_observation`]).
+        let obs_rule = if self.pinned() {
+            ""
+        } else {
+            " Every acting call passes the observation number it was made from."
         };
         let system = format!(
-            "You operate a {} device for a UI-automation job, one tool call per turn. {how} Every acting call passes the observation number it was made from. Call exactly one tool. Call finish when the current step is done, fail when it cannot be done. An action that went through is done even when the screen shows no change (a click often changes nothing visible): if it was what the step asks, call finish instead of repeating it. Type secrets as ${{secret.NAME}}, never guess them.{check}",
+            "You operate a {} device for a UI-automation job, one tool call per turn. {how}{obs_rule} Call exactly one tool. Call finish when the current step is done, fail when it cannot be done. An action that went through is done even when the screen shows no change (a click often changes nothing visible): if it was what the step asks, call finish instead of repeating it. Type secrets as ${{secret.NAME}}, never guess them.{check}",
             self.ctx.spec.platform
         );
         let plan_text = plan
@@ -1414,10 +1429,10 @@ impl Exec<'_, AgentState> {
     /// when the answer is unusable — the loop then goes on as without a check). The request
     /// is the next action prompt with [`CHECK_CUE`] appended: the same system text (with the
     /// tool listing when the endpoint gets `response_format`; the question's wording is
-    /// there too) and the same job / plan / step prefix, so a prefix cache serves all but the
-    /// new history line and observation, and the action call that follows on an unchanged
-    /// screen is served up to its last line. Its usage is added to `usage`. Cancelled with
-    /// the run.
+    /// there too) and the same job / plan / step prefix, so a prefix cache serves all of it
+    /// up to the element list (the whole list too when the action changed nothing on it),
+    /// and the action call that follows on an unchanged screen is served up to its last
+    /// line. Its usage is added to `usage`. Cancelled with the run.
     async fn check_progress(
         &mut self,
         task: &str,
@@ -1440,7 +1455,7 @@ impl Exec<'_, AgentState> {
             return Ok(None);
         };
         if !c.uses_tool_calls() {
-            messages = with_tools_text(&messages, &tools_text(Mode::Llm));
+            messages = with_tools_text(&messages, &listing(Mode::Llm));
         }
         let cancel = self.ctx.cancel.clone();
         let schema = progress_schema();
@@ -1574,7 +1589,7 @@ impl Exec<'_, AgentState> {
         let mut tool_set = ToolSet {
             tools: tools(mode),
             schema: call_schema(mode),
-            text: tools_text(mode),
+            text: listing(mode),
         };
         if mode == Mode::Llm {
             let ids: Vec<String> = obs.elements.iter().map(|e| e.id.clone()).collect();
@@ -1633,10 +1648,12 @@ fn not_sent(
 }
 
 /// `arguments` with `observation` set to `serial` where the call left it out. The call
-/// answers a request about observation `serial` (the union schema pins it to that number
-/// alone), so a missing one can only mean that one. Measured: Qwen2.5-Coder-1.5B sent
-/// `swipe` with an `element` and no `observation` (optional in that tool's schema) three
-/// times in a row, and the run errored.
+/// answers a request about observation `serial`, so a missing one can only mean that one.
+/// Decoded by `response_format` (see [`pin_to_observation`]) a call never names one: this is
+/// where its number comes from. With native tool calls the model names it, and a number
+/// other than `serial` is refused as stale when the action is carried out. Measured before
+/// the pinned schema left it out: Qwen2.5-Coder-1.5B sent `swipe` with an `element` and no
+/// `observation` (optional in that tool's schema) three times in a row, and the run errored.
 fn with_observation(arguments: &Value, serial: u64) -> Value {
     let mut a = arguments.clone();
     if let Some(o) = a.as_object_mut() {
@@ -1697,7 +1714,21 @@ fn nothing_left(plan: &[String], what: &str, acting: bool) -> Result<(), StepFai
 /// asks (see [`Exec::check_progress`]). Short on purpose: it is the one part of a check a
 /// prefix cache cannot serve (measured on the local 1.5B model: 17 ms a prompt token on 2
 /// cores; the question it replaces, with the step quoted, was ~75 tokens).
-const CHECK_CUE: &str = "Check: is the current step done, and the whole job?";
+const CHECK_CUE: &str = "Check: is the current step done, and the whole job? Answer {\"step_done\": true|false, \"job_done\": true|false}.";
+
+/// What a request ending with [`CHECK_CUE`] asks, in the acting system text (`llm` mode with
+/// progress checks on): there it is part of every acting and check request's cached prefix.
+const CHECK_RULE: &str = " A request whose last line starts with \"Check:\" asks instead whether the work is done: do not act then; judging only by the screen shown and the actions so far, answer only with JSON {\"step_done\": true|false, \"job_done\": true|false}: step_done is true when the current step is done; job_done is true when everything the job asks is done, every check it asks for included.";
+
+/// The tool listing of a request sent without `tools` in `mode`: in `llm` mode its decoding
+/// is pinned to one observation ([`pin_to_observation`]), so no `observation` is listed.
+fn listing(mode: Mode) -> String {
+    if mode == Mode::Llm {
+        tools_text_pinned(mode)
+    } else {
+        tools_text(mode)
+    }
+}
 
 fn progress_schema() -> Value {
     json!({"type": "object", "additionalProperties": false,
