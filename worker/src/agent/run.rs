@@ -900,14 +900,6 @@ impl Exec<'_, AgentState> {
         } else {
             "Name elements by their id in the current element list.".into()
         };
-        // The progress check's question, when checks are asked: here, in the text every
-        // acting and check request starts with, so a prefix cache holds it; a check request
-        // ends with [`CHECK_CUE`] alone.
-        let check = if mode == Mode::Llm && self.ctx.env.config.progress_check {
-            CHECK_RULE
-        } else {
-            ""
-        };
         // Observation numbers are asked for only where the model writes one: native tool
         // calls (whose tools stay whole: they are the prompt's cached prefix) and `vlm`;
         // `llm` decoding by `response_format` names none (see [`pin_to_observation`]).
@@ -917,7 +909,7 @@ impl Exec<'_, AgentState> {
             " Every acting call passes the observation number it was made from."
         };
         let system = format!(
-            "You operate a {} device for a UI-automation job, one tool call per turn. {how}{obs_rule} Call exactly one tool. Call finish when the current step is done, fail when it cannot be done. An action that went through is done even when the screen shows no change (a click often changes nothing visible): if it was what the step asks, call finish instead of repeating it. Type secrets as ${{secret.NAME}}, never guess them.{check}",
+            "You operate a {} device for a UI-automation job, one tool call per turn. {how}{obs_rule} Call exactly one tool. Call finish when the current step is done, fail when it cannot be done. An action that went through is done even when the screen shows no change (a click often changes nothing visible): if it was what the step asks, call finish instead of repeating it. Type secrets as ${{secret.NAME}}, never guess them.",
             self.ctx.spec.platform
         );
         let plan_text = plan
@@ -1427,12 +1419,15 @@ impl Exec<'_, AgentState> {
     /// Asks whether the current step (and the whole job) is done on `after`, the screen
     /// the last action left (`llm` mode with `--agent-progress-check`; `None` otherwise, or
     /// when the answer is unusable — the loop then goes on as without a check). The request
-    /// is the next action prompt with [`CHECK_CUE`] appended: the same system text (with the
-    /// tool listing when the endpoint gets `response_format`; the question's wording is
-    /// there too) and the same job / plan / step prefix, so a prefix cache serves all of it
-    /// up to the element list (the whole list too when the action changed nothing on it),
-    /// and the action call that follows on an unchanged screen is served up to its last
-    /// line. Its usage is added to `usage`. Cancelled with the run.
+    /// is the next action prompt with the question appended: the same system text (with the
+    /// tool listing when the endpoint gets `response_format`) and the same job / plan / step
+    /// prefix, so a prefix cache serves all of it up to the element list (the whole list too
+    /// when the action changed nothing on it), and the action call that follows on an
+    /// unchanged screen is served up to its question. The question stays here, after the
+    /// screen, and names the step: moved into the system text with a one-line cue here
+    /// (~60 prompt tokens less a check), the local 1.5B model answered `job_done` after the
+    /// first of two steps and two runs ended before their Submit (MiniWoB at 1002716, cut
+    /// after 36 episodes). Its usage is added to `usage`. Cancelled with the run.
     async fn check_progress(
         &mut self,
         task: &str,
@@ -1446,7 +1441,10 @@ impl Exec<'_, AgentState> {
             return Ok(None);
         }
         let mut messages = self.prompt(task, plan, i, history, after, None);
-        let question = format!("\n\n{CHECK_CUE}");
+        let question = format!(
+            "\n\nDo not act now. Judging only by this screen and the actions so far, answer with JSON {{\"step_done\": true|false, \"job_done\": true|false}}: step_done is true when the current step ({:?}) is done; job_done is true when everything the job asks is done, every check it asks for included.",
+            plan[i]
+        );
         if let Some(m) = messages.iter_mut().rev().find(|m| m["role"] == "user") {
             let c = m["content"].as_str().unwrap_or_default().to_string();
             m["content"] = json!(format!("{c}{question}"));
@@ -1709,16 +1707,6 @@ fn nothing_left(plan: &[String], what: &str, acting: bool) -> Result<(), StepFai
     }
     Ok(())
 }
-
-/// The last line of a progress-check request; the acting prompt's system text says what it
-/// asks (see [`Exec::check_progress`]). Short on purpose: it is the one part of a check a
-/// prefix cache cannot serve (measured on the local 1.5B model: 17 ms a prompt token on 2
-/// cores; the question it replaces, with the step quoted, was ~75 tokens).
-const CHECK_CUE: &str = "Check: is the current step done, and the whole job? Answer {\"step_done\": true|false, \"job_done\": true|false}.";
-
-/// What a request ending with [`CHECK_CUE`] asks, in the acting system text (`llm` mode with
-/// progress checks on): there it is part of every acting and check request's cached prefix.
-const CHECK_RULE: &str = " A request whose last line starts with \"Check:\" asks instead whether the work is done: do not act then; judging only by the screen shown and the actions so far, answer only with JSON {\"step_done\": true|false, \"job_done\": true|false}: step_done is true when the current step is done; job_done is true when everything the job asks is done, every check it asks for included.";
 
 /// The tool listing of a request sent without `tools` in `mode`: in `llm` mode its decoding
 /// is pinned to one observation ([`pin_to_observation`]), so no `observation` is listed.
