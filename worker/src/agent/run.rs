@@ -1426,8 +1426,8 @@ impl Exec<'_, AgentState> {
     /// unchanged screen is served up to its question. The question stays here, after the
     /// screen, and names the step: moved into the system text with a one-line cue here
     /// (~60 prompt tokens less a check), the local 1.5B model answered `job_done` after the
-    /// first of two steps and two runs ended before their Submit (MiniWoB at 1002716, cut
-    /// after 36 episodes). Its usage is added to `usage`. Cancelled with the run.
+    /// first of two planned steps, ending runs before their last step (README, issue 25's
+    /// benchmark figures). Its usage is added to `usage`. Cancelled with the run.
     async fn check_progress(
         &mut self,
         task: &str,
