@@ -174,11 +174,14 @@ pub fn last_user_text(body: &Value) -> String {
 /// The observation number the action prompt names: its last `Observation N` (the line after
 /// the element list and the step's actions, either of which may hold the word).
 fn observation(prompt: &str) -> i64 {
+    const AT: &str = "Observation ";
     prompt
-        .rsplit("Observation ")
-        .next()
-        .filter(|_| prompt.contains("Observation "))
-        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .rfind(AT)
+        .and_then(|i| {
+            prompt[i + AT.len()..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+        })
         .and_then(|n| n.parse().ok())
         .unwrap_or(-1)
 }

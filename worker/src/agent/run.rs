@@ -925,7 +925,7 @@ impl Exec<'_, AgentState> {
         };
         // Most to least lasting, so a prefix cache serves what did not change: the job and
         // plan, the step, the screen's element list, this step's actions, and the
-        // observation's number last. A progress check is this prompt plus one line, so the
+        // observation's number last. A progress check is this prompt plus its question, so the
         // action call after it on an unchanged screen is served up to its last line; an
         // attempt that changed nothing adds one history line after the list, which is then
         // served too (measured on the local 1.5B model: ~11 and ~80 new prompt tokens
