@@ -245,19 +245,23 @@ async fn received(
 ) -> anyhow::Result<Vec<[RunEvent; 2]>> {
     let mut out = Vec::with_capacity(batch.len());
     for msg in batch {
-        let a: Assignment = serde_json::from_slice(&msg.payload)?;
+        // one assignment or a group of them, as a real worker reads them
+        let items = argus_protocol::assignment_group::decode(&msg.payload)?;
         msg.ack().await.map_err(|e| anyhow::anyhow!(e))?;
         let now = chrono::Utc::now();
-        record(tally, &a, now);
-        let [started, finished] = answer(&a);
-        let ev = |seq: u64, body: EventBody| RunEvent {
-            run_id: a.run_id,
-            attempt_id: a.attempt_id,
-            seq,
-            at: now,
-            body,
-        };
-        out.push([ev(1, started), ev(2, finished)]);
+        for a in items {
+            let a = a?;
+            record(tally, &a, now);
+            let [started, finished] = answer(&a);
+            let ev = |seq: u64, body: EventBody| RunEvent {
+                run_id: a.run_id,
+                attempt_id: a.attempt_id,
+                seq,
+                at: now,
+                body,
+            };
+            out.push([ev(1, started), ev(2, finished)]);
+        }
     }
     Ok(out)
 }

@@ -11,6 +11,7 @@
 pub mod action;
 pub mod api;
 pub mod assignment;
+pub mod assignment_group;
 pub mod error;
 pub mod events;
 pub mod expect;

@@ -123,22 +123,25 @@ impl SimWorker {
         let consume = tokio::spawn(async move {
             while let Some(Ok(msg)) = msgs.next().await {
                 let _ = msg.ack().await;
-                let Ok(a) = serde_json::from_slice::<Assignment>(&msg.payload) else {
+                // one assignment or a group of them, as a real worker reads them
+                let Ok(items) = argus_protocol::assignment_group::decode(&msg.payload) else {
                     continue;
                 };
-                if let Ok(mut r) = rec.lock() {
-                    r.push(Received {
-                        run_id: a.run_id,
-                        device_id: a.device_id.clone(),
-                        at: Instant::now(),
-                        instruction: a.spec.instruction.clone(),
-                    });
+                for a in items.into_iter().flatten() {
+                    if let Ok(mut r) = rec.lock() {
+                        r.push(Received {
+                            run_id: a.run_id,
+                            device_id: a.device_id.clone(),
+                            at: Instant::now(),
+                            instruction: a.spec.instruction.clone(),
+                        });
+                    }
+                    if let Ok(mut h) = held.lock() {
+                        h.insert(a.run_id, (a.attempt_id, false));
+                    }
+                    let (sink, held, behavior) = (sink.clone(), held.clone(), behavior.clone());
+                    tokio::spawn(async move { play(a, sink, held, behavior).await });
                 }
-                if let Ok(mut h) = held.lock() {
-                    h.insert(a.run_id, (a.attempt_id, false));
-                }
-                let (sink, held, behavior) = (sink.clone(), held.clone(), behavior.clone());
-                tokio::spawn(async move { play(a, sink, held, behavior).await });
             }
         });
         SimWorker {

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 use argus_infra::{ArtifactStore, S3Store};
+use argus_protocol::assignment_group;
 use argus_protocol::subjects::{is_valid_worker_id, Subjects};
 use argus_protocol::{Assignment, EventBody, Heartbeat, HeartbeatReply, LeaseRef, RunStatus};
 use async_nats::jetstream::{self, consumer::pull};
@@ -245,9 +246,18 @@ async fn serve(
                 if let Err(e) = msg.ack().await {
                     tracing::warn!(error = %e, "assignment ack failed");
                 }
-                match serde_json::from_slice::<Assignment>(&msg.payload) {
-                    Ok(a) => accept(a, &slots, &running, &deps),
-                    Err(e) => tracing::error!(error = %e, "unreadable assignment dropped"),
+                // one assignment, or the runs one claim gave this worker's devices
+                // (`argus_protocol::assignment_group`); one unreadable element costs itself
+                match assignment_group::decode(&msg.payload) {
+                    Ok(items) => {
+                        for item in items {
+                            match item {
+                                Ok(a) => accept(a, &slots, &running, &deps),
+                                Err(e) => tracing::error!(error = %e, "unreadable assignment dropped"),
+                            }
+                        }
+                    }
+                    Err(e) => tracing::error!(error = %e, "unreadable assignment message dropped"),
                 }
             }
         }

@@ -193,7 +193,8 @@ impl Assignments {
         tokio::spawn(async move {
             let _keep = nc;
             while let Some(m) = sub.next().await {
-                if let Ok(a) = serde_json::from_slice::<Assignment>(&m.payload) {
+                let items = argus_protocol::assignment_group::decode(&m.payload);
+                for a in items.into_iter().flatten().flatten() {
                     if let Ok(mut l) = log.lock() {
                         l.push((a, m.subject.to_string(), Utc::now()));
                     }

@@ -9,6 +9,7 @@ mod agent_guards;
 mod agent_verdicts;
 mod android;
 mod apply_batch;
+mod assignment_groups;
 mod bad_input;
 mod bootstrap_revoked;
 mod builds;
