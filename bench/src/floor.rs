@@ -9,8 +9,10 @@
 //!   slot freed. No matching of selectors, classes, hands, quotas, health or replay: a
 //!   lower bound of PostgreSQL's CPU per job for the schema and the exactly-once rows.
 //! - **Wire floor**: the JetStream traffic of a job and nothing else, through the same
-//!   code: assignments published pipelined by `argus_coordinator::bus` (`Nats-Msg-Id`
-//!   = attempt id), ten simulated workers of [`sim`] fetching, acking and answering with two
+//!   code: assignments published pipelined by `argus_coordinator::bus`, each worker's of a
+//!   batch as one message (a group, `argus_protocol::assignment_group`, as Argus's
+//!   dispatcher sends them since 4d6cc7d: the wire floors before it are of one assignment a
+//!   message), ten simulated workers of [`sim`] fetching, acking and answering with two
 //!   events each (through the workers' grouping publisher), and one pull consumer fetching the events in batches of 256 and acking
 //!   them, as the applier does (without its linger: the batches are as large as what has
 //!   arrived). On streams of their own made by the coordinator's
@@ -314,8 +316,11 @@ async fn assign(wire: Farm, finished: Arc<AtomicU64>) {
                 (format!("bw{}", (sent + i) % WORKERS as u64), a)
             })
             .collect();
-        for r in argus_coordinator::bus::publish_assignments(&wire.js, &wire.subjects, &batch).await
-        {
+        // the bench's simulated workers read grouped assignments, as Argus's do
+        let published =
+            argus_coordinator::bus::publish_assignments(&wire.js, &wire.subjects, &batch, |_| true)
+                .await;
+        for r in published {
             if let Err(e) = r {
                 return eprintln!("wire floor: publish failed: {e:#}");
             }

@@ -59,6 +59,7 @@ pub async fn start_workers(
             hostname: "dispatch-bench".into(),
             devices: (0..n).map(|d| device(&worker_id, d)).collect(),
             running: Vec::new(),
+            reads_assignment_groups: true,
         };
         let url = format!(
             "{}/api/v1/workers/heartbeat",

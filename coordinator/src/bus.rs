@@ -43,57 +43,127 @@ pub async fn ensure_streams(
     Ok(())
 }
 
-/// Publishes a batch of assignments `(worker_id, assignment)` pipelined: each worker's
-/// assignments of the batch go as one message ([`argus_protocol::assignment_group`]: a lone
-/// assignment as before, several as a JSON array, split at
-/// [`argus_protocol::assignment_group::GROUP_MAX_BYTES`]), every message is sent first,
-/// then every stream acknowledgement is awaited. Returns one result per input, in order: a
-/// message's result is each of its assignments' (a failed group fails all of its runs).
+/// One assignment message of a batch, planned by [`plan`].
+#[derive(Debug)]
+pub struct Planned {
+    /// The worker it goes to (its subject token).
+    pub worker_id: String,
+    /// The batch's indexes of the assignments it carries, in order.
+    pub idx: Vec<usize>,
+    /// Its `Nats-Msg-Id`: the attempt id of a lone assignment, `group:<first attempt id>`
+    /// of a group ([`group::group_msg_id`]).
+    pub id: String,
+    /// Its bytes: an assignment (a JSON object) or a group (a JSON array).
+    pub payload: bytes::Bytes,
+}
+
+/// Plans a batch's messages: the assignments of a worker that reads groups (`grouped`)
+/// go as groups of at most `max_bytes` ([`group::pack`]), each other assignment as a
+/// message of its own; workers in order of first appearance, each worker's assignments in
+/// the batch's order. Returns the messages and, per assignment that cannot be encoded as
+/// JSON, its index and error.
+pub fn plan(
+    batch: &[(String, Assignment)],
+    grouped: impl Fn(&str) -> bool,
+    max_bytes: usize,
+) -> (Vec<Planned>, Vec<(usize, serde_json::Error)>) {
+    let mut failed = Vec::new();
+    // each worker's assignments, encoded, in the batch's order
+    let mut workers: Vec<(&str, Vec<group::Encoded>)> = Vec::new();
+    let mut slot: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, (worker_id, a)) in batch.iter().enumerate() {
+        match serde_json::to_vec(a) {
+            Ok(bytes) => {
+                let k = *slot.entry(worker_id.as_str()).or_insert_with(|| {
+                    workers.push((worker_id.as_str(), Vec::new()));
+                    workers.len() - 1
+                });
+                workers[k].1.push((i, bytes));
+            }
+            Err(e) => failed.push((i, e)),
+        }
+    }
+    let mut out = Vec::new();
+    for (worker_id, encoded) in workers {
+        let messages = if grouped(worker_id) {
+            group::pack(encoded, max_bytes)
+        } else {
+            encoded.into_iter().map(|(i, b)| (vec![i], b)).collect()
+        };
+        for (idx, payload) in messages {
+            let Some(&first) = idx.first() else { continue };
+            let attempt = batch[first].1.attempt_id;
+            let id = match idx.len() {
+                1 => attempt.to_string(),
+                _ => group::group_msg_id(attempt),
+            };
+            out.push(Planned {
+                worker_id: worker_id.to_string(),
+                idx,
+                id,
+                payload: payload.into(),
+            });
+        }
+    }
+    (out, failed)
+}
+
+/// Publishes a batch of assignments `(worker_id, assignment)` pipelined: the messages of
+/// [`plan`] (a worker that reads groups, `grouped`, gets its assignments of the batch as
+/// one message, split at [`group::GROUP_MAX_BYTES`] or half the server's `max_payload`,
+/// whichever is less; any other one assignment a message) are all sent first, then every
+/// stream acknowledgement is awaited. A message whose acknowledgement failed (a timeout or
+/// a stream leader change: it may be stored already) is sent once more, the same bytes
+/// with the same `Nats-Msg-Id`, which the stream's duplicate window (120 s) stores at most
+/// once; never regrouped. Returns one result per input, in order: a message's result is
+/// each of its assignments' (a failed group fails all of its runs).
 pub async fn publish_assignments(
     js: &jetstream::Context,
     subjects: &Subjects,
     batch: &[(String, Assignment)],
+    grouped: impl Fn(&str) -> bool,
 ) -> Vec<anyhow::Result<()>> {
+    let max_bytes = group::GROUP_MAX_BYTES.min(js_max_payload(js) / 2);
+    let (messages, failed) = plan(batch, grouped, max_bytes);
     let mut out: Vec<Option<anyhow::Result<()>>> = (0..batch.len()).map(|_| None).collect();
-    // each worker's assignments, in the batch's order (workers in order of first appearance)
-    let mut workers: Vec<(&str, Vec<group::Encoded>)> = Vec::new();
-    for (i, (worker_id, a)) in batch.iter().enumerate() {
-        let bytes = match serde_json::to_vec(a) {
-            Ok(b) => b,
-            Err(e) => {
-                out[i] = Some(Err(e.into()));
-                continue;
-            }
-        };
-        match workers.iter_mut().find(|w| w.0 == worker_id.as_str()) {
-            Some(w) => w.1.push((i, bytes)),
-            None => workers.push((worker_id.as_str(), vec![(i, bytes)])),
-        }
+    for (i, e) in failed {
+        out[i] = Some(Err(e.into()));
     }
-    let mut pending = Vec::new();
-    for (worker_id, encoded) in workers {
-        for (idx, payload) in group::pack(encoded) {
-            let Some(&first) = idx.first() else { continue };
-            let id = match idx.len() {
-                1 => batch[first].1.attempt_id.to_string(),
-                _ => group::group_msg_id(batch[first].1.attempt_id),
-            };
-            let sent = send(js, subjects.assign(worker_id), &id, payload).await;
-            pending.push((idx, sent));
-        }
+    let mut pending = Vec::with_capacity(messages.len());
+    for m in messages {
+        let subject = subjects.assign(&m.worker_id);
+        let sent = send(js, subject.clone(), &m.id, m.payload.clone()).await;
+        pending.push((m, subject, sent));
     }
-    for (idx, sent) in pending {
-        let res = match sent {
-            Ok(ack) => ack.await.map(|_| ()).map_err(|e| e.to_string()),
+    for (m, subject, sent) in pending {
+        let acked = match sent {
+            Ok(ack) => match ack.await {
+                Ok(_) => Ok(()),
+                Err(first) => {
+                    tracing::warn!(id = m.id, error = %first, "assignment not acknowledged; sending it again");
+                    match send(js, subject, &m.id, m.payload.clone()).await {
+                        Ok(ack) => ack.await.map(|_| ()).map_err(|e| e.to_string()),
+                        Err(e) => Err(format!("{e:#}")),
+                    }
+                }
+            },
             Err(e) => Err(format!("{e:#}")),
         };
-        for i in idx {
-            out[i] = Some(res.clone().map_err(|e| anyhow::anyhow!(e)));
+        for i in m.idx {
+            out[i] = Some(acked.clone().map_err(|e| anyhow::anyhow!(e)));
         }
     }
     out.into_iter()
         .map(|r| r.unwrap_or_else(|| Err(anyhow::anyhow!("assignment not published"))))
         .collect()
+}
+
+/// The server's `max_payload`, bytes (1 MiB, the default, when the client has not heard it).
+fn js_max_payload(js: &jetstream::Context) -> usize {
+    match js.client().server_info().max_payload {
+        0 => 1024 * 1024,
+        n => n,
+    }
 }
 
 /// Sends one assignment message with `Nats-Msg-Id` = `id`; the future is its stream
@@ -102,11 +172,83 @@ async fn send(
     js: &jetstream::Context,
     subject: String,
     id: &str,
-    payload: Vec<u8>,
+    payload: bytes::Bytes,
 ) -> anyhow::Result<jetstream::context::PublishAckFuture> {
     let mut headers = async_nats::HeaderMap::new();
     headers.insert("Nats-Msg-Id", id);
-    Ok(js
-        .publish_with_headers(subject, headers, payload.into())
-        .await?)
+    Ok(js.publish_with_headers(subject, headers, payload).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use argus_protocol::assignment_group::decode;
+
+    fn assignment(n: u128) -> Assignment {
+        Assignment {
+            run_id: uuid::Uuid::from_u128(n),
+            attempt_id: uuid::Uuid::from_u128(100 + n),
+            job_id: uuid::Uuid::from_u128(200 + n),
+            team: "qa".into(),
+            device_id: format!("d{n}"),
+            spec: serde_json::from_value(serde_json::json!({
+                "instruction": "wait 1ms", "platform": "web"
+            }))
+            .expect("spec"),
+            lease_expires_at: chrono::DateTime::UNIX_EPOCH,
+            replay: None,
+        }
+    }
+
+    fn runs(p: &Planned) -> Vec<uuid::Uuid> {
+        decode(&p.payload)
+            .expect("a message")
+            .into_iter()
+            .map(|a| a.expect("an assignment").run_id)
+            .collect()
+    }
+
+    #[test]
+    fn a_worker_that_reads_groups_gets_one_message_and_any_other_one_a_run() {
+        let batch: Vec<(String, Assignment)> = [("w1", 0), ("w2", 1), ("w1", 2), ("w2", 3)]
+            .into_iter()
+            .map(|(w, n)| (w.to_string(), assignment(n)))
+            .collect();
+        let (messages, failed) = plan(&batch, |w| w == "w1", group::GROUP_MAX_BYTES);
+        assert!(failed.is_empty());
+        let shape: Vec<(&str, Vec<usize>, String)> = messages
+            .iter()
+            .map(|m| (m.worker_id.as_str(), m.idx.clone(), m.id.clone()))
+            .collect();
+        let attempt = |n: u128| uuid::Uuid::from_u128(100 + n);
+        assert_eq!(
+            shape,
+            vec![
+                ("w1", vec![0, 2], group::group_msg_id(attempt(0))),
+                ("w2", vec![1], attempt(1).to_string()),
+                ("w2", vec![3], attempt(3).to_string()),
+            ]
+        );
+        assert_eq!(
+            runs(&messages[0]),
+            vec![batch[0].1.run_id, batch[2].1.run_id]
+        );
+        // a lone assignment is the object every worker reads, not an array of one
+        let lone: Assignment = serde_json::from_slice(&messages[1].payload).expect("object");
+        assert_eq!(lone, batch[1].1);
+    }
+
+    #[test]
+    fn a_group_is_split_at_the_cap() {
+        let batch: Vec<(String, Assignment)> =
+            (0..5).map(|n| ("w1".to_string(), assignment(n))).collect();
+        let one = serde_json::to_vec(&batch[0].1).expect("json").len();
+        let (messages, _) = plan(&batch, |_| true, 2 * one + 1);
+        let idx: Vec<Vec<usize>> = messages.iter().map(|m| m.idx.clone()).collect();
+        assert_eq!(idx, vec![vec![0, 1], vec![2, 3], vec![4]]);
+        assert_eq!(messages[2].id, batch[4].1.attempt_id.to_string());
+        for m in &messages {
+            assert_eq!(runs(m).len(), m.idx.len());
+        }
+    }
 }

@@ -2,9 +2,11 @@
 //! one statement (see [`crate::store::claim::claim_batch`]), commits, and hands the claimed
 //! batch to its publisher ([`publish_loop`]), which publishes the assignments to the slots'
 //! workers pipelined (all sent, then all acks awaited) while the next claim already runs:
-//! a claim never waits for the previous batch's stream acknowledgements. At most
+//! a claim never waits for the previous batch's stream acknowledgements. A worker that
+//! says it reads groups (`Heartbeat::reads_assignment_groups`) gets its runs of a batch as
+//! one message ([`bus::publish_assignments`]), any other one run a message. At most
 //! [`PUBLISHING_BATCHES`] claimed batches wait for the publisher (back-pressure). A failed
-//! publish puts that run back in the queue (fenced by attempt id). Wakes on submit, on run
+//! publish puts the runs of that message back in the queue (fenced by attempt id). Wakes on submit, on run
 //! finish, on re-queued runs, and every `dispatch_interval_ms`. The lease reaper runs on a
 //! task of its own ([`crate::reaper_task`]).
 //!
@@ -108,7 +110,20 @@ async fn publish(state: &AppState, claimed: &[Claimed]) -> anyhow::Result<()> {
         .iter()
         .map(|c| (c.worker_id.clone(), assignment(c)))
         .collect();
-    let results = bus::publish_assignments(&state.js, &state.subjects, &batch).await;
+    // a worker that reads groups gets its runs of this batch as one message
+    let mut workers: Vec<&str> = claimed.iter().map(|c| c.worker_id.as_str()).collect();
+    workers.sort_unstable();
+    workers.dedup();
+    let grouped = match crate::store::workers::reading_groups(&state.pool, &workers).await {
+        Ok(g) => g,
+        Err(e) => {
+            // one assignment a message: every worker reads those
+            tracing::warn!(error = %e, "cannot read which workers read grouped assignments; sending one a message");
+            Default::default()
+        }
+    };
+    let results =
+        bus::publish_assignments(&state.js, &state.subjects, &batch, |w| grouped.contains(w)).await;
     for (c, res) in claimed.iter().zip(results) {
         match res {
             Ok(()) => {

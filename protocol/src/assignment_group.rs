@@ -7,16 +7,20 @@
 //! attempt id belongs to one claim, so to one group, and a republish of the same group is
 //! deduplicated as a lone assignment's (id = its attempt id) is.
 //!
-//! A worker that reads these messages acks the message, then starts each assignment it can
-//! read; an element it cannot read (say, from a newer coordinator) costs only itself, and
-//! its run comes back to the queue when its lease expires, as a lost assignment's does.
+//! Only a worker that says so in its heartbeat (`Heartbeat::reads_assignment_groups`) is sent
+//! groups; an older one gets one assignment a message. A worker that reads these messages
+//! acks the message, then starts each assignment it can read; an element it cannot read
+//! (say, from a newer coordinator) costs only itself, and its run comes back to the queue
+//! when its lease expires, as a lost assignment's does. A group is sent again only as the
+//! same bytes with the same id (after an unacknowledged publish), never regrouped, so the
+//! stream's duplicate window stores it once.
 
 use crate::assignment::Assignment;
 
 /// Most bytes of assignments put in one group message (JSON, the array's brackets and
-/// commas aside). NATS refuses a message over the server's `max_payload` (1 MiB by
-/// default); a quarter of that leaves room for headers and a lowered limit. An assignment
-/// larger on its own goes alone, as every assignment did before groups.
+/// commas aside): a quarter of NATS's default `max_payload` (1 MiB). The coordinator caps a
+/// group at half the server's own `max_payload` when that is less. An assignment larger on
+/// its own goes alone, as every assignment did before groups.
 pub const GROUP_MAX_BYTES: usize = 256 * 1024;
 
 /// The `Nats-Msg-Id` of a group whose first assignment has attempt id `first_attempt`:
@@ -29,14 +33,15 @@ pub fn group_msg_id(first_attempt: uuid::Uuid) -> String {
 pub type Encoded = (usize, Vec<u8>);
 
 /// Splits one worker's assignments, already encoded ([`Encoded`], in order), into
-/// message payloads of at most [`GROUP_MAX_BYTES`] each (one larger assignment alone):
+/// message payloads of at most `max_bytes` of assignments each (one larger assignment
+/// alone; the coordinator passes [`GROUP_MAX_BYTES`] or less):
 /// returns, per message, the indexes it carries and its payload — a lone object for one
 /// assignment, an array for several.
-pub fn pack(encoded: Vec<Encoded>) -> Vec<(Vec<usize>, Vec<u8>)> {
+pub fn pack(encoded: Vec<Encoded>, max_bytes: usize) -> Vec<(Vec<usize>, Vec<u8>)> {
     let mut out: Vec<(Vec<usize>, Vec<Vec<u8>>, usize)> = Vec::new();
     for (i, bytes) in encoded {
         match out.last_mut() {
-            Some((idx, parts, size)) if *size + bytes.len() <= GROUP_MAX_BYTES => {
+            Some((idx, parts, size)) if *size + bytes.len() <= max_bytes => {
                 *size += bytes.len();
                 idx.push(i);
                 parts.push(bytes);
@@ -117,7 +122,7 @@ mod tests {
     #[test]
     fn one_assignment_goes_as_it_always_did_and_several_as_an_array() {
         let a = assignment(1, "open example.com");
-        let packed = pack(encoded(std::slice::from_ref(&a)));
+        let packed = pack(encoded(std::slice::from_ref(&a)), GROUP_MAX_BYTES);
         assert_eq!(packed.len(), 1);
         assert_eq!(packed[0].0, vec![0]);
         assert_eq!(packed[0].1, serde_json::to_vec(&a).expect("json"));
@@ -129,7 +134,7 @@ mod tests {
             assignment(2, "tap Next"),
             assignment(3, "wait 1s"),
         ];
-        let packed = pack(encoded(&three));
+        let packed = pack(encoded(&three), GROUP_MAX_BYTES);
         assert_eq!(packed.len(), 1);
         assert_eq!(packed[0].0, vec![0, 1, 2]);
         let back: Vec<Assignment> = decode(&packed[0].1)
@@ -152,7 +157,7 @@ mod tests {
             assignment(5, &mid),
             assignment(6, &mid),
         ];
-        let packed = pack(encoded(&items));
+        let packed = pack(encoded(&items), GROUP_MAX_BYTES);
         let groups: Vec<Vec<usize>> = packed.iter().map(|p| p.0.clone()).collect();
         assert_eq!(groups, vec![vec![0, 1], vec![2], vec![3, 4], vec![5]]);
         for (idx, payload) in &packed {

@@ -78,6 +78,7 @@ impl SimWorker {
             hostname: "sim".into(),
             devices: infos,
             running: vec![],
+            reads_assignment_groups: true,
         };
         let held: Held = Arc::new(Mutex::new(HashMap::new()));
         let http = farm.http.clone();

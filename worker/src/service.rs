@@ -137,6 +137,7 @@ async fn start(cfg: &WorkerConfig) -> anyhow::Result<Started> {
             .to_string(),
         devices,
         running: vec![],
+        reads_assignment_groups: true,
     };
     // Register before consuming so the coordinator knows the slots.
     register(&http, &cfg, &hb, &running).await?;

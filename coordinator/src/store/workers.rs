@@ -34,13 +34,17 @@ pub async fn heartbeat(
     Ok((fenced, cancel))
 }
 
-/// Registers the worker (or refreshes its hostname and `last_seen`).
+/// Registers the worker (or refreshes its hostname, `last_seen` and whether it reads
+/// grouped assignments).
 async fn upsert_worker(tx: &mut PgConnection, hb: &Heartbeat) -> Result<(), sqlx::Error> {
     sqlx::query!(
-        "insert into workers (id, hostname, last_seen) values ($1, $2, now())
-         on conflict (id) do update set hostname = excluded.hostname, last_seen = now()",
+        "insert into workers (id, hostname, last_seen, reads_assignment_groups)
+         values ($1, $2, now(), $3)
+         on conflict (id) do update set hostname = excluded.hostname, last_seen = now(),
+                reads_assignment_groups = excluded.reads_assignment_groups",
         hb.worker_id,
-        hb.hostname
+        hb.hostname,
+        hb.reads_assignment_groups
     )
     .execute(&mut *tx)
     .await?;
@@ -248,4 +252,23 @@ pub async fn label_sets(
     .fetch_all(pool)
     .await?;
     Ok(rows.into_iter().map(|r| r.0).collect())
+}
+
+/// Which of `ids` said in their last heartbeat that they read grouped assignments
+/// (`Heartbeat::reads_assignment_groups`, migration 0023); the dispatcher groups only
+/// their runs. Primary-key look-ups.
+///
+/// Errors: the database's.
+pub async fn reading_groups(pool: &PgPool, ids: &[&str]) -> Result<HashSet<String>, sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(HashSet::new());
+    }
+    Ok(sqlx::query_scalar!(
+        "select id from workers where id = any ($1) and reads_assignment_groups",
+        ids as _
+    )
+    .fetch_all(pool)
+    .await?
+    .into_iter()
+    .collect())
 }

@@ -98,6 +98,7 @@ async fn idle_unique_slots_keep_a_fruitless_claim_cheap() {
             })
             .collect(),
         running: Vec::new(),
+        reads_assignment_groups: false,
     };
     let t = Instant::now();
     argus_coordinator::store::workers::heartbeat(pool, &hb, 30, None, 5.0)

@@ -28,6 +28,7 @@ fn beat(browser_of_d1: &str) -> Heartbeat {
             })
             .collect(),
         running: Vec::new(),
+        reads_assignment_groups: false,
     }
 }
 
