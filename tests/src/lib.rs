@@ -391,6 +391,17 @@ impl Farm {
         (status, r.json().await.unwrap_or(Value::Null))
     }
 
+    /// POSTs `body` as JSON to `path` (`/api/v1/…`) with the farm's token; panics when the
+    /// request cannot be sent. Returns the response, whatever its status.
+    pub async fn post_json(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.http
+            .post(format!("{}{path}", self.base_url))
+            .json(body)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("POST {path}: {e}"))
+    }
+
     /// Submits a job spec; panics unless 201. Returns the run id.
     pub async fn submit(&self, spec: &Value) -> uuid::Uuid {
         let (status, body) = self.post_job_raw(spec.to_string()).await;

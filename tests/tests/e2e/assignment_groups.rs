@@ -122,13 +122,7 @@ async fn a_worker_that_does_not_say_it_reads_groups_gets_one_run_a_message() {
                  {"platform": "web", "name": "b", "instruction": "wait 1ms"}],
         "matrix": [{"labels": {"gen": "old"}}],
     });
-    let r = farm
-        .http
-        .post(format!("{}/api/v1/suites", farm.base_url))
-        .json(&suite)
-        .send()
-        .await
-        .expect("suite");
+    let r = farm.post_json("/api/v1/suites", &suite).await;
     assert_eq!(r.status().as_u16(), 201);
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     let seen = loop {

@@ -123,13 +123,7 @@ async fn insights_name_the_first_failing_build() {
         {"platform": "web", "name": "a", "instruction": "wait 1ms"},
         {"platform": "web", "name": "b", "instruction": "wait 1ms", "app_build": "x".repeat(65)},
     ]});
-    let r = farm
-        .http
-        .post(format!("{}/api/v1/suites", farm.base_url))
-        .json(&suite)
-        .send()
-        .await
-        .expect("suite");
+    let r = farm.post_json("/api/v1/suites", &suite).await;
     assert_eq!(r.status().as_u16(), 422);
     assert_eq!(run_count(&farm).await, before, "nothing stored");
 }
@@ -158,13 +152,7 @@ async fn the_suite_page_shows_each_case_with_its_failing_step_and_screenshot() {
              "instruction": "type \"buy milk\" into \"What needs to be done?\"\npress Enter\nassert screen contains \"no such todo\""},
         ],
     });
-    let r = farm
-        .http
-        .post(format!("{}/api/v1/suites", farm.base_url))
-        .json(&suite)
-        .send()
-        .await
-        .expect("suite");
+    let r = farm.post_json("/api/v1/suites", &suite).await;
     assert_eq!(r.status().as_u16(), 201);
     let created: Value = r.json().await.expect("json");
     let id = created["suite_id"].as_str().expect("id").to_string();

@@ -339,13 +339,7 @@ async fn schedule_fires_once_per_tick_with_two_coordinators() {
     // A bad cron is refused with the field named.
     let mut bad = body.clone();
     bad["cron"] = json!("every day");
-    let r = farm
-        .http
-        .post(format!("{}/api/v1/schedules", farm.base_url))
-        .json(&bad)
-        .send()
-        .await
-        .expect("bad");
+    let r = farm.post_json("/api/v1/schedules", &bad).await;
     assert_eq!(r.status().as_u16(), 422);
     let env: Value = r.json().await.expect("json");
     assert_eq!(env["field"], "cron");
@@ -376,13 +370,7 @@ async fn suite_over_three_devices_gives_verdict_flaky_and_junit() {
         ],
         "matrix": [{"labels": {"model": "A"}}, {"labels": {"model": "B"}}, {"labels": {"model": "C"}}],
     });
-    let r = farm
-        .http
-        .post(format!("{}/api/v1/suites", farm.base_url))
-        .json(&suite)
-        .send()
-        .await
-        .expect("suite");
+    let r = farm.post_json("/api/v1/suites", &suite).await;
     assert_eq!(r.status().as_u16(), 201);
     let created: Value = r.json().await.expect("json");
     let id = created["suite_id"].as_str().expect("id").to_string();

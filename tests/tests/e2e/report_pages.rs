@@ -45,13 +45,7 @@ async fn nightly(farm: &Farm, url: &str) -> uuid::Uuid {
                   "instruction": "tap \"Add\"\nwait for \"Cart: 1\"\nswipe up",
                   "retries": 1, "backoff_s": 6, "timeout_s": 90}],
     });
-    let r = farm
-        .http
-        .post(format!("{}/api/v1/suites", farm.base_url))
-        .json(&suite)
-        .send()
-        .await
-        .expect("suite");
+    let r = farm.post_json("/api/v1/suites", &suite).await;
     assert_eq!(r.status().as_u16(), 201);
     let v: Value = r.json().await.expect("json");
     v["jobs"][0]["run_id"]

@@ -228,13 +228,7 @@ async fn data_matrix_suite_runs_each_row_as_its_own_test_case() {
             {"ITEM": "beta", "EXPECT": "gamma", "URL": site.example_url("vanillajs", &tok("b"))},
         ],
     });
-    let r = farm
-        .http
-        .post(format!("{}/api/v1/suites", farm.base_url))
-        .json(&suite)
-        .send()
-        .await
-        .expect("suite");
+    let r = farm.post_json("/api/v1/suites", &suite).await;
     assert_eq!(r.status().as_u16(), 201);
     let created: Value = r.json().await.expect("json");
     let id = created["suite_id"].as_str().expect("id").to_string();
