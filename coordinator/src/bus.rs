@@ -1,9 +1,10 @@
 //! The NATS side of the coordinator: it owns the two JetStream streams (assignments, a
 //! work queue; run events, kept 7 days) and publishes assignments with `Nats-Msg-Id` = attempt
 //! id (a group's: `group:<first attempt id>`) so a republish is deduplicated. A claimed
-//! batch's assignments go one message per worker (a group,
-//! [`argus_protocol::assignment_group`]), pipelined: every message is sent before any
-//! acknowledgement is awaited (one round trip per batch, not per run).
+//! batch's assignments go one message per worker that reads groups (a group,
+//! [`argus_protocol::assignment_group`]; any other worker gets one a message), pipelined:
+//! every message is sent before any acknowledgement is awaited (one round trip per batch,
+//! not per run).
 
 use std::time::Duration;
 
