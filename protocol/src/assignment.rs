@@ -75,9 +75,10 @@ pub struct Heartbeat {
     pub devices: Vec<DeviceInfo>,
     /// Runs it is executing now.
     pub running: Vec<LeaseRef>,
-    /// It reads an assignment message that carries several assignments
-    /// ([`crate::assignment_group`]); the coordinator groups only this worker's runs. A
-    /// worker older than groups sends none (false) and gets one assignment a message.
+    /// It reads an assignment message that carries several assignments (a JSON array, the
+    /// protocol crate's `assignment_group`); the coordinator groups only the runs of a
+    /// worker that says so. A worker older than groups sends none (false) and gets one
+    /// assignment a message.
     #[serde(default)]
     pub reads_assignment_groups: bool,
 }
