@@ -137,19 +137,7 @@ pub async fn publish_assignments(
         pending.push((m, subject, sent));
     }
     for (m, subject, sent) in pending {
-        let acked = match sent {
-            Ok(ack) => match ack.await {
-                Ok(_) => Ok(()),
-                Err(first) => {
-                    tracing::warn!(id = m.id, error = %first, "assignment not acknowledged; sending it again");
-                    match send(js, subject, &m.id, m.payload.clone()).await {
-                        Ok(ack) => ack.await.map(|_| ()).map_err(|e| e.to_string()),
-                        Err(e) => Err(format!("{e:#}")),
-                    }
-                }
-            },
-            Err(e) => Err(format!("{e:#}")),
-        };
+        let acked = acked_or_sent_again(js, subject, &m, sent).await;
         for i in m.idx {
             out[i] = Some(acked.clone().map_err(|e| anyhow::anyhow!(e)));
         }
@@ -157,6 +145,27 @@ pub async fn publish_assignments(
     out.into_iter()
         .map(|r| r.unwrap_or_else(|| Err(anyhow::anyhow!("assignment not published"))))
         .collect()
+}
+
+/// Awaits `sent`'s stream acknowledgement; when it failed (the message may be stored
+/// already), sends `m` once more, the same bytes and id, and awaits that one's. Errors: the
+/// send's or the last acknowledgement's, as text (shared by every run of the message).
+async fn acked_or_sent_again(
+    js: &jetstream::Context,
+    subject: String,
+    m: &Planned,
+    sent: anyhow::Result<jetstream::context::PublishAckFuture>,
+) -> Result<(), String> {
+    let first = match sent {
+        Ok(ack) => ack.await,
+        Err(e) => return Err(format!("{e:#}")),
+    };
+    let Err(first) = first else { return Ok(()) };
+    tracing::warn!(id = m.id, error = %first, "assignment not acknowledged; sending it again");
+    match send(js, subject, &m.id, m.payload.clone()).await {
+        Ok(ack) => ack.await.map(|_| ()).map_err(|e| e.to_string()),
+        Err(e) => Err(format!("{e:#}")),
+    }
 }
 
 /// The server's `max_payload`, bytes (1 MiB, the default, when the client has not heard it).

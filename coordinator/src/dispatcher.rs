@@ -6,8 +6,8 @@
 //! says it reads groups (`Heartbeat::reads_assignment_groups`) gets its runs of a batch as
 //! one message ([`bus::publish_assignments`]), any other one run a message. At most
 //! [`PUBLISHING_BATCHES`] claimed batches wait for the publisher (back-pressure). A failed
-//! publish puts the runs of that message back in the queue (fenced by attempt id). Wakes on submit, on run
-//! finish, on re-queued runs, and every `dispatch_interval_ms`. The lease reaper runs on a
+//! publish puts the runs of that message back in the queue (fenced by attempt id). Wakes on
+//! submit, on run finish, on re-queued runs, and every `dispatch_interval_ms`. The lease reaper runs on a
 //! task of its own ([`crate::reaper_task`]).
 //!
 //! On drain the claimer stops after its pass and the publisher publishes every batch
